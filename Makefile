@@ -1,0 +1,41 @@
+# The two commands of the README. Each installs what is missing (Debian 12, as root or with sudo),
+# builds, then serves or tests.
+.PHONY: run test build deps asan release format clean
+
+JOBS ?= 2
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake --preset dev >/dev/null
+	@cmake --build --preset dev -j $(JOBS)
+
+# Serves on 127.0.0.1:8080 with the embedded defaults (SQLite under var/, offline model). The admin
+# token and master key are generated once into var/ and passed through the environment.
+run: build
+	@mkdir -p var && chmod 700 var
+	@[ -s var/admin.token ] || (umask 077; openssl rand -hex 24 > var/admin.token)
+	@[ -s var/master.key ] || (umask 077; build/agentgate gen-master-key > var/master.key)
+	@echo "Admin API token: var/admin.token (Authorization: Bearer \$$(cat var/admin.token))"
+	@AGENTGATE_ADMIN_TOKEN="$$(cat var/admin.token)" AGENTGATE_MASTER_KEY="$$(cat var/master.key)" \
+		exec build/agentgate serve --demo $(if $(CONFIG),--config $(CONFIG))
+
+test: build
+	@ctest --preset dev -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+	@ctest --preset asan -j $(JOBS)
+
+release: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+format:
+	@git ls-files '*.cpp' '*.hpp' | xargs clang-format -i
+
+clean:
+	@rm -rf build build-asan build-release

@@ -1,0 +1,34 @@
+#pragma once
+// What the handlers need, handed over by the wiring. Handlers translate HTTP to use-case calls
+// and back; they never touch a store directly except through the app layer.
+
+#include "adapters/http_server/router.hpp"
+#include "app/admin_service.hpp"
+#include "app/store_runner.hpp"
+#include "observability/metrics.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace agentgate::http {
+
+struct RouteDeps {
+  AdminService& admin;
+  StoreRunner& store;
+  Metrics& metrics;
+  std::optional<std::string> admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off
+  std::function<bool()> draining;
+};
+
+void AddOperatorRoutes(Router& router, RouteDeps& deps);
+void AddAdminOrgRoutes(Router& router, RouteDeps& deps);
+void AddAdminTokenRoutes(Router& router, RouteDeps& deps);
+void AddAdminAgentRoutes(Router& router, RouteDeps& deps);
+void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
+void AddInvokeRoutes(Router& router, RouteDeps& deps);
+
+// Every route of the server, in one table (the OpenAPI test compares against it).
+Router BuildRouter(RouteDeps& deps);
+
+}  // namespace agentgate::http

@@ -1,0 +1,16 @@
+#include "adapters/http_server/handlers/route_deps.hpp"
+
+namespace agentgate::http {
+
+Router BuildRouter(RouteDeps& deps) {
+  Router router;
+  AddOperatorRoutes(router, deps);
+  AddAdminOrgRoutes(router, deps);
+  AddAdminTokenRoutes(router, deps);
+  AddAdminAgentRoutes(router, deps);
+  AddAdminCrmRoutes(router, deps);
+  AddInvokeRoutes(router, deps);
+  return router;
+}
+
+}  // namespace agentgate::http

@@ -1,0 +1,41 @@
+#pragma once
+// The server's request and response, free of Beast so handlers compile fast and test simply.
+
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentgate::http {
+
+struct Request {
+  std::string method;  // upper case, e.g. "POST"
+  std::string path;    // as sent, without the query; ids in it are never percent-encoded
+  std::string query;   // raw, without '?'
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  std::string body;
+  std::string request_id;
+  std::string remote_address;
+  std::map<std::string, std::string> path_params;  // from the route pattern's {name} segments
+
+  std::optional<std::string_view> Header(std::string_view lower_name) const;
+  // A query parameter, percent-decoded; nullopt when absent.
+  std::optional<std::string> QueryParam(std::string_view name) const;
+  const std::string& Param(const std::string& name) const { return path_params.at(name); }
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+using Handler = std::function<boost::asio::awaitable<Response>(Request&)>;
+
+}  // namespace agentgate::http

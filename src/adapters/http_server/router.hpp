@@ -1,0 +1,40 @@
+#pragma once
+// The route table: (method, path pattern, handler). Patterns are literal segments and {name}
+// captures, e.g. "/admin/v1/orgs/{org}/tokens/{id}". The table also feeds the OpenAPI check.
+
+#include "adapters/http_server/http_types.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace agentgate::http {
+
+struct Route {
+  std::string method;
+  std::string pattern;
+  Handler handler;
+};
+
+// Matches `path` against `pattern`; on success fills `params` and returns true.
+bool MatchPattern(std::string_view pattern, std::string_view path, std::map<std::string, std::string>& params);
+
+class Router {
+ public:
+  void Add(std::string method, std::string pattern, Handler handler);
+
+  enum class Outcome { kMatched, kNotFound, kMethodNotAllowed };
+  struct Match {
+    Outcome outcome = Outcome::kNotFound;
+    const Route* route = nullptr;
+    std::map<std::string, std::string> params;
+  };
+  Match Find(std::string_view method, std::string_view path) const;
+
+  const std::vector<Route>& routes() const { return routes_; }
+
+ private:
+  std::vector<Route> routes_;
+};
+
+}  // namespace agentgate::http

@@ -1,0 +1,45 @@
+#include "adapters/http_server/router.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate::http {
+
+TEST(RoutePattern, CapturesNamedSegments) {
+  std::map<std::string, std::string> params;
+  ASSERT_TRUE(MatchPattern("/admin/v1/orgs/{org}/tokens/{id}", "/admin/v1/orgs/acme/tokens/t1", params));
+  EXPECT_EQ(params.at("org"), "acme");
+  EXPECT_EQ(params.at("id"), "t1");
+}
+
+TEST(RoutePattern, RequiresEverySegmentAndNoMore) {
+  std::map<std::string, std::string> params;
+  EXPECT_FALSE(MatchPattern("/admin/v1/orgs/{org}", "/admin/v1/orgs", params));
+  EXPECT_FALSE(MatchPattern("/admin/v1/orgs/{org}", "/admin/v1/orgs/", params));  // empty capture
+  EXPECT_FALSE(MatchPattern("/admin/v1/orgs/{org}", "/admin/v1/orgs/a/b", params));
+  EXPECT_FALSE(MatchPattern("/healthz", "/healthz/", params));
+  EXPECT_FALSE(MatchPattern("/healthz", "healthz", params));
+  EXPECT_TRUE(MatchPattern("/healthz", "/healthz", params));
+}
+
+TEST(Router, DistinguishesNotFoundFromMethodNotAllowed) {
+  Router router;
+  router.Add("GET", "/a/{x}", [](Request&) -> boost::asio::awaitable<Response> { co_return Response{}; });
+  router.Add("POST", "/a/{x}/b", [](Request&) -> boost::asio::awaitable<Response> { co_return Response{}; });
+  auto hit = router.Find("GET", "/a/1");
+  EXPECT_EQ(hit.outcome, Router::Outcome::kMatched);
+  EXPECT_EQ(hit.params.at("x"), "1");
+  EXPECT_EQ(router.Find("DELETE", "/a/1").outcome, Router::Outcome::kMethodNotAllowed);
+  EXPECT_EQ(router.Find("GET", "/zzz").outcome, Router::Outcome::kNotFound);
+  EXPECT_EQ(router.Find("POST", "/a/1/b").route->pattern, "/a/{x}/b");
+}
+
+TEST(RequestQuery, DecodesParameters) {
+  Request r;
+  r.query = "month=2026-11&q=SELECT+Id%20FROM+X&flag";
+  EXPECT_EQ(r.QueryParam("month"), "2026-11");
+  EXPECT_EQ(r.QueryParam("q"), "SELECT Id FROM X");
+  EXPECT_EQ(r.QueryParam("flag"), "");
+  EXPECT_FALSE(r.QueryParam("missing"));
+}
+
+}  // namespace agentgate::http

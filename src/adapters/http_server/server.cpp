@@ -1,0 +1,310 @@
+#include "adapters/http_server/server.hpp"
+
+#include "adapters/http_server/responses.hpp"
+#include "crypto/crypto.hpp"
+#include "observability/log.hpp"
+#include "observability/metrics.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <array>
+#include <mutex>
+#include <unordered_map>
+
+namespace agentgate::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+struct Connection {
+  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+  beast::tcp_stream stream;
+  bool busy = false;  // touched only on the connection's strand
+};
+
+// What to do with the connection after one exchange.
+enum class Next { kKeepAlive, kClose, kDrainThenClose };
+
+constexpr std::size_t kMaxLingerBytes = 8 * 1024 * 1024;
+constexpr auto kLingerTime = std::chrono::seconds(2);
+
+bool IsValidRequestId(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (char c : id) {
+    if (c <= 0x20 || c >= 0x7f) return false;
+  }
+  return true;
+}
+
+Request ToRequest(const bhttp::request<bhttp::string_body>& in, const std::string& remote) {
+  Request r;
+  r.method = std::string(in.method_string());
+  const std::string_view target = in.target();
+  const auto q = target.find('?');
+  r.path = std::string(target.substr(0, q));
+  if (q != std::string_view::npos) r.query = std::string(target.substr(q + 1));
+  for (const auto& field : in) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    r.headers.emplace_back(std::move(name), std::string(field.value()));
+  }
+  r.body = in.body();
+  r.remote_address = remote;
+  const auto id = r.Header("x-request-id");
+  r.request_id = id && IsValidRequestId(*id) ? std::string(*id) : crypto::RandomHex(8);
+  return r;
+}
+
+}  // namespace
+
+struct Server::Impl {
+  Impl(asio::io_context& io, const Router& r, Metrics& m, ServerOptions o)
+      : ioc(io), router(r), metrics(m), options(o) {}
+
+  asio::io_context& ioc;
+  const Router& router;
+  Metrics& metrics;
+  ServerOptions options;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
+  std::atomic<bool> draining{false};
+  std::atomic<std::size_t> active_requests{0};
+
+  std::mutex connections_mutex;
+  std::uint64_t next_connection_id = 0;
+  std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> connections;
+
+  asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor) {
+    for (;;) {
+      auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(ioc), kTuple);
+      if (ec) {
+        if (draining || !acceptor.is_open()) co_return;
+        // Out of descriptors and the like: back off instead of spinning.
+        asio::steady_timer pause(acceptor.get_executor(), std::chrono::milliseconds(50));
+        co_await pause.async_wait(kTuple);
+        continue;
+      }
+      auto connection = std::make_shared<Connection>(std::move(socket));
+      std::uint64_t id = 0;
+      {
+        std::lock_guard lock(connections_mutex);
+        id = next_connection_id++;
+        connections.emplace(id, connection);
+      }
+      asio::co_spawn(connection->stream.get_executor(), Serve(connection, id), asio::detached);
+    }
+  }
+
+  asio::awaitable<void> Serve(std::shared_ptr<Connection> c, std::uint64_t id) {
+    std::string remote;
+    {
+      beast::error_code ec;
+      const auto ep = c->stream.socket().remote_endpoint(ec);
+      if (!ec) remote = ep.address().to_string();
+    }
+    beast::flat_buffer buffer;
+    try {
+      Next next = Next::kKeepAlive;
+      while (next == Next::kKeepAlive && !draining) next = co_await ReadAndAnswer(*c, buffer, remote);
+      if (next == Next::kDrainThenClose) co_await Linger(*c);
+    } catch (const std::exception& e) {
+      log::Error("connection_failed", {{"error", std::string_view(e.what())}});
+    }
+    beast::error_code ignored;
+    c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    c->stream.socket().close(ignored);
+    std::lock_guard lock(connections_mutex);
+    connections.erase(id);
+  }
+
+  // After answering a request early (413, 431, 400) its body may still be arriving; closing now
+  // would reset the connection before the client reads the answer. Half-close and discard input.
+  asio::awaitable<void> Linger(Connection& c) {
+    beast::error_code ignored;
+    c.stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    c.stream.expires_after(kLingerTime);
+    std::array<char, 16384> sink{};
+    std::size_t discarded = 0;
+    while (discarded < kMaxLingerBytes) {
+      auto [ec, n] = co_await c.stream.async_read_some(asio::buffer(sink), kTuple);
+      if (ec) break;
+      discarded += n;
+    }
+  }
+
+  // Reads one request and writes its response.
+  asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer, const std::string& remote) {
+    if (buffer.size() == 0) {
+      // Waiting for the next request: the idle deadline applies until its first bytes arrive.
+      c.stream.expires_after(options.idle_timeout);
+      auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
+      if (ec) co_return Next::kClose;
+      buffer.commit(n);
+    }
+    bhttp::request_parser<bhttp::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+    parser.body_limit(options.max_body_bytes);
+    c.stream.expires_after(options.read_timeout);
+    auto [ec, n] = co_await bhttp::async_read(c.stream, buffer, parser, kTuple);
+    if (ec == bhttp::error::body_limit) {
+      co_await WriteError(c, Error{ErrorCode::kPayloadTooLarge, "request body is larger than the server's max_body_bytes"}, 413);
+      co_return Next::kDrainThenClose;
+    }
+    if (ec == bhttp::error::header_limit) {
+      co_await WriteError(c, Error{ErrorCode::kInvalidRequest, "request headers are too large"}, 431);
+      co_return Next::kDrainThenClose;
+    }
+    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
+        ec == asio::error::connection_reset || ec == asio::error::eof) {
+      co_return Next::kClose;
+    }
+    if (ec) {
+      co_await WriteError(c, Error{ErrorCode::kInvalidRequest, "malformed HTTP request: " + ec.message()}, 400);
+      co_return Next::kDrainThenClose;
+    }
+
+    c.busy = true;
+    ++active_requests;
+    metrics.AddGauge("agentgate_http_requests_in_flight", {}, 1);
+    const auto& raw = parser.get();
+    Request request = ToRequest(raw, remote);
+    const auto started = std::chrono::steady_clock::now();
+    std::string route_name = "unmatched";
+    Response response = co_await Dispatch(request, route_name);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    metrics.AddGauge("agentgate_http_requests_in_flight", {}, -1);
+    metrics.Add("agentgate_http_requests_total", {{"route", route_name}, {"status", std::to_string(response.status)}});
+    metrics.Observe("agentgate_http_request_duration_seconds", {{"route", route_name}}, seconds);
+    log::Info("http_request", {{"request_id", std::string_view(request.request_id)},
+                               {"method", std::string_view(request.method)},
+                               {"path", std::string_view(request.path)},
+                               {"route", std::string_view(route_name)},
+                               {"status", static_cast<std::int64_t>(response.status)},
+                               {"duration_ms", seconds * 1000}});
+
+    const bool keep_alive = raw.keep_alive() && !draining;
+    response.headers.emplace_back("X-Request-Id", request.request_id);
+    const bool written = co_await Write(c, response, raw.version(), keep_alive);
+    --active_requests;
+    c.busy = false;
+    co_return written && keep_alive ? Next::kKeepAlive : Next::kClose;
+  }
+
+  asio::awaitable<Response> Dispatch(Request& request, std::string& route_name) {
+    auto match = router.Find(request.method, request.path);
+    if (match.outcome == Router::Outcome::kNotFound) {
+      co_return ErrorResponse(Error{ErrorCode::kNotFound, "no route for " + request.method + " " + request.path});
+    }
+    if (match.outcome == Router::Outcome::kMethodNotAllowed) {
+      co_return ErrorResponse(Error{ErrorCode::kMethodNotAllowed, "method " + request.method + " is not allowed on " + request.path});
+    }
+    route_name = match.route->pattern;
+    request.path_params = std::move(match.params);
+    try {
+      co_return co_await match.route->handler(request);
+    } catch (const std::exception& e) {
+      log::Error("handler_failed", {{"request_id", std::string_view(request.request_id)},
+                                    {"route", std::string_view(route_name)},
+                                    {"error", std::string_view(e.what())}});
+    }
+    co_return ErrorResponse(Error{ErrorCode::kInternal, "internal error (request id " + request.request_id + ")"});
+  }
+
+  asio::awaitable<bool> Write(Connection& c, const Response& response, unsigned version, bool keep_alive) {
+    bhttp::response<bhttp::string_body> out{static_cast<bhttp::status>(response.status), version};
+    out.set(bhttp::field::server, "agentgate");
+    out.set(bhttp::field::content_type, response.content_type);
+    for (const auto& [k, v] : response.headers) out.set(k, v);
+    out.body() = response.body;
+    out.keep_alive(keep_alive);
+    out.prepare_payload();
+    c.stream.expires_after(options.read_timeout);
+    auto [ec, n] = co_await bhttp::async_write(c.stream, out, kTuple);
+    co_return !ec;
+  }
+
+  asio::awaitable<void> WriteError(Connection& c, const Error& error, int status) {
+    Response r = ErrorResponse(error);
+    r.status = status;
+    co_await Write(c, r, 11, false);
+  }
+};
+
+Server::Server(asio::io_context& ioc, const Router& router, Metrics& metrics, ServerOptions options)
+    : impl_(std::make_unique<Impl>(ioc, router, metrics, options)) {}
+
+Server::~Server() = default;
+
+Result<std::string> Server::Listen(const std::string& host_port) {
+  const auto colon = host_port.rfind(':');
+  if (colon == std::string::npos) return InvalidField("listen", "must be HOST:PORT");
+  std::string host = host_port.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string port = host_port.substr(colon + 1);
+  try {
+    tcp::resolver resolver(impl_->ioc);
+    const auto results = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service);
+    const tcp::endpoint endpoint = *results.begin();
+    auto acceptor = std::make_unique<tcp::acceptor>(asio::make_strand(impl_->ioc));
+    acceptor->open(endpoint.protocol());
+    acceptor->set_option(asio::socket_base::reuse_address(true));
+    acceptor->bind(endpoint);
+    acceptor->listen(asio::socket_base::max_listen_connections);
+    const auto bound = acceptor->local_endpoint();
+    impl_->acceptors.push_back(std::move(acceptor));
+    const std::string address = bound.address().to_string();
+    return (bound.address().is_v6() ? "[" + address + "]" : address) + ":" + std::to_string(bound.port());
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kUnavailable, "cannot listen on " + host_port + ": " + e.what());
+  }
+}
+
+void Server::Start() {
+  for (auto& acceptor : impl_->acceptors) {
+    asio::co_spawn(acceptor->get_executor(), impl_->AcceptLoop(*acceptor), asio::detached);
+  }
+}
+
+void Server::BeginShutdown() {
+  if (impl_->draining.exchange(true)) return;
+  for (auto& acceptor : impl_->acceptors) {
+    asio::post(acceptor->get_executor(), [a = acceptor.get()] {
+      beast::error_code ignored;
+      a->close(ignored);
+    });
+  }
+  std::lock_guard lock(impl_->connections_mutex);
+  for (auto& [id, weak] : impl_->connections) {
+    if (auto c = weak.lock()) {
+      asio::post(c->stream.get_executor(), [weak = weak] {
+        if (auto conn = weak.lock(); conn && !conn->busy) conn->stream.cancel();
+      });
+    }
+  }
+}
+
+bool Server::Draining() const { return impl_->draining; }
+std::size_t Server::ActiveRequests() const { return impl_->active_requests; }
+std::size_t Server::OpenConnections() const {
+  std::lock_guard lock(impl_->connections_mutex);
+  return impl_->connections.size();
+}
+
+}  // namespace agentgate::http

@@ -1,0 +1,52 @@
+#pragma once
+// The HTTP listener: accepts on one or more addresses, runs each connection as a coroutine on its
+// own strand, dispatches through the Router, and drains on shutdown. Beast stays inside server.cpp.
+
+#include "adapters/http_server/router.hpp"
+#include "domain/error.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace agentgate {
+class Metrics;
+}
+
+namespace agentgate::http {
+
+struct ServerOptions {
+  std::size_t max_body_bytes = 1048576;
+  std::size_t max_header_bytes = 16384;
+  std::chrono::seconds read_timeout{30};  // one request's headers and body, and one response write
+  std::chrono::seconds idle_timeout{60};  // a keep-alive connection waiting for its next request
+};
+
+class Server {
+ public:
+  Server(boost::asio::io_context& ioc, const Router& router, Metrics& metrics, ServerOptions options);
+  ~Server();
+
+  // Binds "host:port" (port 0 picks a free one); returns the bound "host:port".
+  Result<std::string> Listen(const std::string& host_port);
+  // Starts the accept loops of every bound address.
+  void Start();
+  // Stops accepting, closes idle keep-alive connections, answers in-flight requests with
+  // "Connection: close". Safe to call from any thread.
+  void BeginShutdown();
+  bool Draining() const;
+  // Requests being handled plus connections still open.
+  std::size_t ActiveRequests() const;
+  std::size_t OpenConnections() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentgate::http

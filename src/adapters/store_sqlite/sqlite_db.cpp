@@ -1,0 +1,146 @@
+#include "adapters/store_sqlite/sqlite_db.hpp"
+
+#include <sqlite3.h>
+
+namespace agentgate::sqlite {
+namespace {
+
+[[noreturn]] void Throw(sqlite3* db, int code, std::string_view what) {
+  throw SqliteError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(code)), code);
+}
+
+}  // namespace
+
+bool SqliteError::IsConstraint() const { return (code & 0xff) == SQLITE_CONSTRAINT; }
+
+Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
+  const int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
+  if (rc != SQLITE_OK) Throw(db, rc, "prepare");
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::Bind(int index, std::string_view text) {
+  const int rc = sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) Throw(db_, rc, "bind");
+  return *this;
+}
+
+Statement& Statement::BindBlob(int index, std::string_view bytes) {
+  const int rc = sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) Throw(db_, rc, "bind");
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::int64_t value) {
+  const int rc = sqlite3_bind_int64(stmt_, index, value);
+  if (rc != SQLITE_OK) Throw(db_, rc, "bind");
+  return *this;
+}
+
+Statement& Statement::Bind(int index, double value) {
+  const int rc = sqlite3_bind_double(stmt_, index, value);
+  if (rc != SQLITE_OK) Throw(db_, rc, "bind");
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::optional<double> value) {
+  return value ? Bind(index, *value) : BindNull(index);
+}
+
+Statement& Statement::BindNull(int index) {
+  const int rc = sqlite3_bind_null(stmt_, index);
+  if (rc != SQLITE_OK) Throw(db_, rc, "bind");
+  return *this;
+}
+
+bool Statement::Step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Throw(db_, rc, "step");
+}
+
+void Statement::Run() {
+  while (Step()) {
+  }
+}
+
+std::string Statement::Text(int column) const {
+  const auto* p = sqlite3_column_text(stmt_, column);
+  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, column)) : std::string();
+}
+
+std::string Statement::Blob(int column) const {
+  const auto* p = sqlite3_column_blob(stmt_, column);
+  return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, column)) : std::string();
+}
+
+std::int64_t Statement::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+double Statement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+bool Statement::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+
+Connection::Connection(const std::string& path) {
+  const int rc = sqlite3_open_v2(path.c_str(), &db_,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    throw SqliteError("open " + path + ": " + message, rc);
+  }
+  // Several servers may share one file: wait for the writer instead of failing.
+  sqlite3_busy_timeout(db_, 10000);
+  Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+}
+
+Connection::~Connection() { sqlite3_close(db_); }
+
+void Connection::Exec(std::string_view sql) {
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string message = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    throw SqliteError("exec: " + message, rc);
+  }
+}
+
+std::int64_t Connection::Changes() const { return sqlite3_changes64(db_); }
+
+WriteTransaction::WriteTransaction(Connection& c) : connection_(c) { connection_.Exec("BEGIN IMMEDIATE"); }
+
+WriteTransaction::~WriteTransaction() {
+  if (!done_) {
+    try {
+      connection_.Exec("ROLLBACK");
+    } catch (const SqliteError&) {  // the connection is closed or already rolled back
+    }
+  }
+}
+
+void WriteTransaction::Commit() {
+  connection_.Exec("COMMIT");
+  done_ = true;
+}
+
+ConnectionPool::ConnectionPool(std::string path, std::size_t size) : path_(std::move(path)) {
+  for (std::size_t i = 0; i < size; ++i) idle_.push_back(std::make_unique<Connection>(path_));
+}
+
+ConnectionPool::Lease ConnectionPool::Acquire() {
+  std::unique_lock lock(mutex_);
+  available_.wait(lock, [&] { return !idle_.empty(); });
+  auto c = std::move(idle_.back());
+  idle_.pop_back();
+  return Lease(*this, std::move(c));
+}
+
+void ConnectionPool::Return(std::unique_ptr<Connection> c) {
+  {
+    std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(c));
+  }
+  available_.notify_one();
+}
+
+}  // namespace agentgate::sqlite

@@ -1,0 +1,127 @@
+#pragma once
+// Thin RAII over the sqlite3 C API: a connection pool (one connection per concurrent caller,
+// WAL mode so readers do not block the writer) and prepared statements with typed binds.
+
+#include "domain/error.hpp"
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace agentgate::sqlite {
+
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql);
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& Bind(int index, std::string_view text);
+  Statement& BindBlob(int index, std::string_view bytes);
+  Statement& Bind(int index, std::int64_t value);
+  Statement& Bind(int index, int value) { return Bind(index, static_cast<std::int64_t>(value)); }
+  Statement& Bind(int index, double value);
+  Statement& Bind(int index, std::optional<double> value);
+  Statement& BindNull(int index);
+
+  bool Step();  // true while a row is available; throws on error
+  void Run();   // steps to completion
+
+  std::string Text(int column) const;
+  std::string Blob(int column) const;
+  std::int64_t Int(int column) const;
+  double Double(int column) const;
+  bool IsNull(int column) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// A failed sqlite call; turned into an internal error (or kConflict for constraints) at the edge.
+struct SqliteError : std::runtime_error {
+  SqliteError(const std::string& what, int sqlite_code) : std::runtime_error(what), code(sqlite_code) {}
+  int code;
+  bool IsConstraint() const;
+};
+
+class Connection {
+ public:
+  explicit Connection(const std::string& path);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void Exec(std::string_view sql);
+  Statement Prepare(std::string_view sql) { return Statement(db_, sql); }
+  std::int64_t Changes() const;
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back unless Commit() was called. IMMEDIATE takes the write
+// lock up front so read-then-write decisions (claims, windows, reservations) are serialised, across
+// processes too.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(Connection& c);
+  ~WriteTransaction();
+  void Commit();
+
+ private:
+  Connection& connection_;
+  bool done_ = false;
+};
+
+class ConnectionPool {
+ public:
+  ConnectionPool(std::string path, std::size_t size);
+
+  class Lease {
+   public:
+    Lease(ConnectionPool& pool, std::unique_ptr<Connection> c) : pool_(pool), c_(std::move(c)) {}
+    ~Lease() { pool_.Return(std::move(c_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Connection& operator*() { return *c_; }
+    Connection* operator->() { return c_.get(); }
+
+   private:
+    ConnectionPool& pool_;
+    std::unique_ptr<Connection> c_;
+  };
+
+  Lease Acquire();
+
+ private:
+  void Return(std::unique_ptr<Connection> c);
+
+  std::string path_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+};
+
+// Runs `fn(connection)` with a pooled connection; sqlite failures become Result errors.
+template <class Fn>
+auto WithConnection(ConnectionPool& pool, Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
+  try {
+    auto lease = pool.Acquire();
+    return fn(*lease);
+  } catch (const SqliteError& e) {
+    if (e.IsConstraint()) return MakeError(ErrorCode::kConflict, "already exists");
+    return MakeError(ErrorCode::kUnavailable, std::string("store error: ") + e.what());
+  }
+}
+
+}  // namespace agentgate::sqlite

@@ -1,0 +1,159 @@
+#include "adapters/store_sqlite/sqlite_store.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace agentgate {
+namespace {
+
+// Append-only: a released migration is never edited; a change is a new entry.
+constexpr std::array<std::string_view, 1> kMigrations = {R"sql(
+CREATE TABLE orgs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  monthly_spend_limit_usd REAL,
+  created_at_ms INTEGER NOT NULL
+);
+CREATE TABLE environments (
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  name TEXT NOT NULL,
+  PRIMARY KEY (org_id, name)
+);
+CREATE TABLE api_tokens (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  name TEXT NOT NULL,
+  secret_hash BLOB NOT NULL,
+  environments TEXT NOT NULL,          -- comma-separated; empty = all
+  created_at_ms INTEGER NOT NULL,
+  revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE grants (
+  org_id TEXT NOT NULL,
+  token_id TEXT NOT NULL REFERENCES api_tokens(id),
+  agent_id TEXT NOT NULL,
+  permissions TEXT NOT NULL,           -- comma-separated
+  PRIMARY KEY (token_id, agent_id)
+);
+CREATE TABLE agents (
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  id TEXT NOT NULL,
+  latest_version INTEGER NOT NULL,
+  PRIMARY KEY (org_id, id)
+);
+CREATE TABLE agent_versions (
+  org_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  config TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id, version),
+  FOREIGN KEY (org_id, agent_id) REFERENCES agents(org_id, id)
+);
+CREATE TABLE deployments (
+  org_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id, env),
+  FOREIGN KEY (org_id, agent_id, version) REFERENCES agent_versions(org_id, agent_id, version)
+);
+CREATE TABLE agent_instances (
+  org_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  instance_id TEXT NOT NULL,
+  instructions TEXT NOT NULL,
+  PRIMARY KEY (org_id, agent_id, instance_id),
+  FOREIGN KEY (org_id, agent_id) REFERENCES agents(org_id, id)
+);
+CREATE TABLE crm_credentials (
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  sealed BLOB NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (org_id, env),
+  FOREIGN KEY (org_id, env) REFERENCES environments(org_id, name)
+);
+CREATE TABLE conversations (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  instance_id TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL
+);
+CREATE TABLE messages (
+  conversation_id TEXT NOT NULL REFERENCES conversations(id),
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (conversation_id, seq)
+);
+CREATE TABLE memories (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  group_key TEXT NOT NULL,
+  fact TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL
+);
+CREATE INDEX memories_scope ON memories(org_id, env, agent_id, group_key, id);
+CREATE TABLE idempotency_keys (
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL,                 -- running | completed
+  status INTEGER NOT NULL DEFAULT 0,
+  body TEXT NOT NULL DEFAULT '',
+  claimed_at_ms INTEGER NOT NULL,
+  expires_at_ms INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (org_id, env, key)
+);
+CREATE TABLE conversation_calls (
+  conversation_id TEXT NOT NULL,
+  at_ms INTEGER NOT NULL
+);
+CREATE INDEX conversation_calls_by_conversation ON conversation_calls(conversation_id, at_ms);
+CREATE TABLE spend_totals (
+  org_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  month TEXT NOT NULL,
+  settled_usd REAL NOT NULL DEFAULT 0,
+  reserved_usd REAL NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  model_calls INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (org_id, agent_id, month)
+);
+CREATE TABLE spend_reservations (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  month TEXT NOT NULL,
+  amount_usd REAL NOT NULL,
+  created_at_ms INTEGER NOT NULL
+);
+)sql"};
+
+}  // namespace
+
+void MigrateSqlite(sqlite::Connection& c) {
+  sqlite::WriteTransaction tx(c);
+  c.Exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
+  std::size_t applied = 0;
+  {
+    auto current = c.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+    current.Step();
+    applied = static_cast<std::size_t>(current.Int(0));
+  }
+  for (std::size_t v = applied; v < kMigrations.size(); ++v) {
+    c.Exec(kMigrations[v]);
+    c.Prepare("INSERT INTO schema_migrations(version) VALUES (?)").Bind(1, static_cast<std::int64_t>(v + 1)).Run();
+  }
+  tx.Commit();
+}
+
+}  // namespace agentgate

@@ -1,0 +1,193 @@
+#include "app/admin_service.hpp"
+
+#include "domain/admin/names.hpp"
+#include "domain/auth/api_token.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <ctime>
+
+namespace agentgate {
+
+namespace asio = boost::asio;
+
+std::string MonthOf(std::int64_t epoch_ms) {
+  const std::time_t t = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
+  return buf;
+}
+
+std::string CrmSealContext(const std::string& org_id, const std::string& env) {
+  return "agentgate-crm-v1:" + org_id + "/" + env;
+}
+
+asio::awaitable<Result<OrgRecord>> AdminService::RequireOrg(const std::string& org_id) {
+  auto org = co_await store_.Run([&](Store& s) { return s.GetOrg(org_id); });
+  if (!org) co_return org.error();
+  if (!*org) co_return Error{ErrorCode::kNotFound, "organization '" + org_id + "' not found"};
+  co_return std::move(**org);
+}
+
+asio::awaitable<Result<void>> AdminService::RequireEnvironment(const std::string& org_id, const std::string& env) {
+  auto exists = co_await store_.Run([&](Store& s) { return s.HasEnvironment(org_id, env); });
+  if (!exists) co_return exists.error();
+  if (!*exists) co_return Error{ErrorCode::kNotFound, "environment '" + env + "' not found in organization '" + org_id + "'"};
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<void>> AdminService::RequireAgent(const std::string& org_id, const std::string& agent_id) {
+  // Every agent has version 1 from its creation on.
+  auto first = co_await store_.Run([&](Store& s) { return s.GetAgentVersion(org_id, agent_id, 1); });
+  if (!first) co_return first.error();
+  if (!*first) co_return Error{ErrorCode::kAgentNotFound, "agent '" + agent_id + "' not found"};
+  co_return Result<void>{};
+}
+
+Result<void> AdminService::CheckProvider(const AgentConfig& config) const {
+  if (!providers_.contains(config.model.provider)) {
+    return InvalidField("config.model.provider", "'" + config.model.provider + "' is not a configured provider");
+  }
+  return {};
+}
+
+asio::awaitable<Result<OrgRecord>> AdminService::CreateOrg(CreateOrgCommand cmd) {
+  OrgRecord org{cmd.id.value_or("org_" + crypto::RandomHex(6)), cmd.name, cmd.monthly_spend_limit_usd, clock_.NowMs()};
+  auto created = co_await store_.Run([&](Store& s) { return s.CreateOrg(org); });
+  if (!created) {
+    if (created.error().code == ErrorCode::kConflict) {
+      co_return Error{ErrorCode::kConflict, "organization '" + org.id + "' already exists"};
+    }
+    co_return created.error();
+  }
+  co_return org;
+}
+
+asio::awaitable<Result<OrgRecord>> AdminService::SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd) {
+  auto updated = co_await store_.Run([&](Store& s) { return s.SetOrgSpendLimit(org_id, cmd.monthly_spend_limit_usd); });
+  if (!updated) co_return updated.error();
+  co_return co_await RequireOrg(org_id);
+}
+
+asio::awaitable<Result<void>> AdminService::CreateEnvironment(std::string org_id, std::string env) {
+  if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
+  auto created = co_await store_.Run([&](Store& s) { return s.CreateEnvironment(org_id, env); });
+  if (!created && created.error().code == ErrorCode::kConflict) {
+    co_return Error{ErrorCode::kConflict, "environment '" + env + "' already exists"};
+  }
+  co_return created;
+}
+
+asio::awaitable<Result<IssuedToken>> AdminService::CreateToken(std::string org_id, CreateTokenCommand cmd) {
+  if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
+  for (std::size_t i = 0; i < cmd.environments.size(); ++i) {
+    if (auto env = co_await RequireEnvironment(org_id, cmd.environments[i]); !env) {
+      co_return InvalidField("environments[" + std::to_string(i) + "]", env.error().message);
+    }
+  }
+  const ApiTokenParts parts{crypto::RandomHex(8), crypto::RandomBase64Url(32)};
+  TokenRecord record{parts.id, org_id, cmd.name, crypto::Sha256(parts.secret), cmd.environments, clock_.NowMs(), false};
+  auto created = co_await store_.Run([&](Store& s) { return s.CreateToken(record); });
+  if (!created) co_return created.error();
+  co_return IssuedToken{record, FormatApiToken(parts)};
+}
+
+asio::awaitable<Result<void>> AdminService::RevokeToken(std::string org_id, std::string token_id) {
+  auto revoked = co_await store_.Run([&](Store& s) { return s.RevokeToken(org_id, token_id); });
+  if (!revoked) co_return revoked.error();
+  if (!*revoked) co_return Error{ErrorCode::kNotFound, "token '" + token_id + "' not found"};
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_id, CreateAgentCommand cmd) {
+  if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
+  if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
+  AgentVersionRecord v{org_id, cmd.id.value_or("agent_" + crypto::RandomHex(6)), 1,
+                       boost::json::serialize(cmd.config_json), clock_.NowMs()};
+  auto created = co_await store_.Run([&](Store& s) { return s.CreateAgent(v); });
+  if (!created) {
+    if (created.error().code == ErrorCode::kConflict) co_return Error{ErrorCode::kConflict, "agent '" + v.agent_id + "' already exists"};
+    co_return created.error();
+  }
+  co_return v.agent_id;
+}
+
+asio::awaitable<Result<int>> AdminService::AddAgentVersion(std::string org_id, std::string agent_id,
+                                                           CreateAgentCommand cmd) {
+  if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
+  const std::string config = boost::json::serialize(cmd.config_json);
+  const std::int64_t now = clock_.NowMs();
+  auto version = co_await store_.Run([&](Store& s) { return s.AddAgentVersion(org_id, agent_id, config, now); });
+  if (!version) co_return version.error();
+  if (!*version) co_return Error{ErrorCode::kAgentNotFound, "agent '" + agent_id + "' not found"};
+  co_return **version;
+}
+
+asio::awaitable<Result<void>> AdminService::SetDeployment(std::string org_id, std::string agent_id, std::string env,
+                                                          SetDeploymentCommand cmd) {
+  if (auto agent = co_await RequireAgent(org_id, agent_id); !agent) co_return agent.error();
+  if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
+  auto set = co_await store_.Run([&](Store& s) { return s.SetDeployment(org_id, agent_id, env, cmd.version); });
+  if (!set && set.error().code == ErrorCode::kNotFound) {
+    co_return InvalidField("version", "agent '" + agent_id + "' has no version " + std::to_string(cmd.version));
+  }
+  co_return set;
+}
+
+asio::awaitable<Result<void>> AdminService::CreateInstance(std::string org_id, std::string agent_id,
+                                                           CreateInstanceCommand cmd) {
+  if (auto agent = co_await RequireAgent(org_id, agent_id); !agent) co_return agent.error();
+  InstanceRecord record{org_id, agent_id, cmd.instance_id, cmd.instructions};
+  auto created = co_await store_.Run([&](Store& s) { return s.CreateInstance(record); });
+  if (!created && created.error().code == ErrorCode::kConflict) {
+    co_return Error{ErrorCode::kConflict, "instance '" + cmd.instance_id + "' already exists"};
+  }
+  co_return created;
+}
+
+asio::awaitable<Result<void>> AdminService::PutGrant(std::string org_id, PutGrantCommand cmd) {
+  auto token = co_await store_.Run([&](Store& s) { return s.GetToken(cmd.token_id); });
+  if (!token) co_return token.error();
+  if (!*token || (*token)->org_id != org_id) co_return InvalidField("token_id", "no such token in this organization");
+  if (auto agent = co_await RequireAgent(org_id, cmd.agent_id); !agent) {
+    co_return InvalidField("agent_id", agent.error().message);
+  }
+  co_return co_await store_.Run([&](Store& s) { return s.PutGrant(org_id, cmd.token_id, cmd.agent_id, cmd.permissions); });
+}
+
+asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id, std::string env, CrmCredentials creds) {
+  if (!master_key_) {
+    co_return Error{ErrorCode::kUnavailable,
+                    "no master key is configured (secrets.master_key_env); CRM secrets cannot be stored"};
+  }
+  if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
+  CrmCredentialRecord record{org_id, env,
+                             crypto::Seal(*master_key_, SerializeCrmCredentials(creds), CrmSealContext(org_id, env)),
+                             clock_.NowMs()};
+  co_return co_await store_.Run([&](Store& s) { return s.PutCrmCredential(record); });
+}
+
+asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id, std::optional<std::string> month) {
+  if (month && !names::IsValidMonth(*month)) co_return InvalidField("month", "must be YYYY-MM");
+  auto org = co_await RequireOrg(org_id);
+  if (!org) co_return org.error();
+  const std::string m = month.value_or(MonthOf(clock_.NowMs()));
+  auto rows = co_await store_.Run([&](Store& s) { return s.GetUsage(org_id, m); });
+  if (!rows) co_return rows.error();
+  co_return UsageReport{m, org->monthly_spend_limit_usd, std::move(*rows)};
+}
+
+asio::awaitable<Result<ConversationTranscript>> AdminService::GetConversation(std::string org_id, std::string id) {
+  auto conversation = co_await store_.Run([&](Store& s) { return s.GetConversation(id); });
+  if (!conversation) co_return conversation.error();
+  if (!*conversation || (*conversation)->org_id != org_id) {
+    co_return Error{ErrorCode::kConversationNotFound, "conversation '" + id + "' not found"};
+  }
+  auto messages = co_await store_.Run([&](Store& s) { return s.LoadMessages(id); });
+  if (!messages) co_return messages.error();
+  co_return ConversationTranscript{std::move(**conversation), std::move(*messages)};
+}
+
+}  // namespace agentgate

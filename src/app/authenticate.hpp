@@ -1,0 +1,33 @@
+#pragma once
+// Header authentication for product endpoints (SPEC §3): fl-api-org, fl-api-token, fl-api-env.
+
+#include "app/store_runner.hpp"
+#include "domain/error.hpp"
+
+#include <optional>
+#include <string>
+
+namespace agentgate {
+
+struct CallerHeaders {
+  std::optional<std::string> org;
+  std::optional<std::string> token;
+  std::optional<std::string> env;
+};
+
+struct Caller {
+  std::string org_id;
+  std::string env;
+  std::string token_id;
+};
+
+// 401 unauthenticated: missing org/token, unknown org, malformed, wrong or revoked token.
+// 400 missing_header: no env. 403 forbidden: token not valid for this env. The messages never
+// repeat the token.
+boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const CallerHeaders& headers);
+
+// 403 unless the caller's token holds `permission` on the agent.
+boost::asio::awaitable<Result<void>> Authorize(StoreRunner& store, const Caller& caller, const std::string& agent_id,
+                                               const std::string& permission);
+
+}  // namespace agentgate

@@ -1,0 +1,274 @@
+#include "config/config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace agentgate {
+namespace {
+
+constexpr const char* kDefaults = R"toml(
+[[providers]]
+name = "offline"
+kind = "offline"
+)toml";
+
+Error ConfigError(const std::string& key, const std::string& problem) {
+  return MakeError(ErrorCode::kInvalidRequest, "config key '" + key + "': " + problem);
+}
+
+std::string EnvName(const std::string& section, const std::string& key) {
+  std::string name = "AGENTGATE_" + section + "_" + key;
+  for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// One scalar key of a section, read from TOML then overridden by its environment variable.
+class SectionReader {
+ public:
+  SectionReader(const toml::table* table, std::string section, const EnvLookup& env)
+      : table_(table), section_(std::move(section)), env_(env) {}
+
+  Result<void> String(const std::string& key, std::string& out) {
+    seen_.insert(key);
+    if (table_ != nullptr) {
+      if (const auto* node = table_->get(key)) {
+        const auto v = node->value<std::string>();
+        if (!v) return ConfigError(Name(key), "must be a string");
+        out = *v;
+      }
+    }
+    if (auto e = env_(EnvName(section_, key))) out = *e;
+    return {};
+  }
+
+  template <class Int>
+  Result<void> Integer(const std::string& key, Int& out, long long min, long long max) {
+    seen_.insert(key);
+    std::optional<long long> value;
+    if (table_ != nullptr) {
+      if (const auto* node = table_->get(key)) {
+        value = node->value<long long>();
+        if (!value || !node->is_integer()) return ConfigError(Name(key), "must be an integer");
+      }
+    }
+    if (auto e = env_(EnvName(section_, key))) {
+      char* end = nullptr;
+      const long long parsed = std::strtoll(e->c_str(), &end, 10);
+      if (e->empty() || *end != '\0') {
+        return ConfigError(Name(key), "environment variable " + EnvName(section_, key) +
+                                          " must be an integer");
+      }
+      value = parsed;
+    }
+    if (value) {
+      if (*value < min || *value > max) {
+        return ConfigError(Name(key), "must be between " + std::to_string(min) + " and " +
+                                          std::to_string(max));
+      }
+      out = static_cast<Int>(*value);
+    }
+    return {};
+  }
+
+  Result<void> RejectUnknown() const {
+    if (table_ == nullptr) return {};
+    for (const auto& [k, v] : *table_) {
+      if (!seen_.contains(std::string(k.str()))) return ConfigError(Name(std::string(k.str())), "unknown key");
+    }
+    return {};
+  }
+
+ private:
+  std::string Name(const std::string& key) const { return section_ + "." + key; }
+
+  const toml::table* table_;
+  std::string section_;
+  const EnvLookup& env_;
+  std::set<std::string> seen_;
+};
+
+bool IsHttpUrl(const std::string& s) {
+  return s.starts_with("http://") || s.starts_with("https://");
+}
+
+Result<void> ReadProviders(const toml::table& root, Config& c) {
+  const auto* node = root.get("providers");
+  if (node == nullptr) return {};
+  const auto* arr = node->as_array();
+  if (arr == nullptr) return ConfigError("providers", "must be an array of tables [[providers]]");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const std::string key = "providers[" + std::to_string(i) + "]";
+    const auto* t = arr->get(i)->as_table();
+    if (t == nullptr) return ConfigError(key, "must be a table");
+    ProviderConfig p;
+    for (const auto& [k, v] : *t) {
+      const std::string field(k.str());
+      const auto s = v.value<std::string>();
+      if (!s) return ConfigError(key + "." + field, "must be a string");
+      if (field == "name") p.name = *s;
+      else if (field == "kind") p.kind = *s;
+      else if (field == "base_url") p.base_url = *s;
+      else if (field == "api_key_env") p.api_key_env = *s;
+      else if (field == "api_key") return ConfigError(key + ".api_key", "secrets never go in the TOML; name an environment variable with api_key_env");
+      else return ConfigError(key + "." + field, "unknown key");
+    }
+    if (p.name.empty()) return ConfigError(key + ".name", "is required");
+    if (!names.insert(p.name).second) return ConfigError(key + ".name", "duplicates provider '" + p.name + "'");
+    if (p.kind != "openai" && p.kind != "anthropic" && p.kind != "offline") {
+      return ConfigError(key + ".kind", "must be openai, anthropic or offline");
+    }
+    if (p.kind != "offline" && !IsHttpUrl(p.base_url)) {
+      return ConfigError(key + ".base_url", "must be an http or https URL");
+    }
+    c.providers.push_back(std::move(p));
+  }
+  return {};
+}
+
+Result<void> ReadPrices(const toml::table& root, Config& c) {
+  const auto* node = root.get("prices");
+  if (node == nullptr) return {};
+  const auto* t = node->as_table();
+  if (t == nullptr) return ConfigError("prices", "must be a table");
+  for (const auto& [model, v] : *t) {
+    const std::string key = "prices.\"" + std::string(model.str()) + "\"";
+    const auto* pt = v.as_table();
+    if (pt == nullptr) return ConfigError(key, "must be a table");
+    Price price;
+    for (const auto& [k, pv] : *pt) {
+      const auto d = pv.value<double>();
+      if (!d || *d < 0) return ConfigError(key + "." + std::string(k.str()), "must be a number >= 0");
+      if (k.str() == "input_per_mtok") price.input_per_mtok = *d;
+      else if (k.str() == "output_per_mtok") price.output_per_mtok = *d;
+      else return ConfigError(key + "." + std::string(k.str()), "unknown key");
+    }
+    c.prices[std::string(model.str())] = price;
+  }
+  return {};
+}
+
+Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
+  static const std::set<std::string> kTopLevel{"server", "store", "admin", "secrets", "providers", "prices"};
+  for (const auto& [k, v] : root) {
+    if (!kTopLevel.contains(std::string(k.str()))) return ConfigError(std::string(k.str()), "unknown section");
+  }
+  SectionReader server(root["server"].as_table(), "server", env);
+  AG_TRYV(server.String("listen", c.server.listen));
+  AG_TRYV(server.String("agent_platform_listen", c.server.agent_platform_listen));
+  AG_TRYV(server.Integer("turn_timeout_seconds", c.server.turn_timeout_seconds, 1, 3600));
+  AG_TRYV(server.Integer("answer_early_seconds", c.server.answer_early_seconds, 1, 3600));
+  AG_TRYV(server.Integer("max_body_bytes", c.server.max_body_bytes, 1024, 1LL << 30));
+  AG_TRYV(server.Integer("max_header_bytes", c.server.max_header_bytes, 1024, 1LL << 20));
+  AG_TRYV(server.Integer("read_timeout_seconds", c.server.read_timeout_seconds, 1, 3600));
+  AG_TRYV(server.Integer("idle_timeout_seconds", c.server.idle_timeout_seconds, 1, 3600));
+  AG_TRYV(server.Integer("io_threads", c.server.io_threads, 0, 256));
+  AG_TRYV(server.Integer("blocking_threads", c.server.blocking_threads, 1, 1024));
+  AG_TRYV(server.RejectUnknown());
+
+  SectionReader store(root["store"].as_table(), "store", env);
+  AG_TRYV(store.String("url", c.store.url));
+  AG_TRYV(store.RejectUnknown());
+
+  SectionReader admin(root["admin"].as_table(), "admin", env);
+  AG_TRYV(admin.String("token_env", c.admin.token_env));
+  AG_TRYV(admin.String("token_file", c.admin.token_file));
+  AG_TRYV(admin.RejectUnknown());
+
+  SectionReader secrets(root["secrets"].as_table(), "secrets", env);
+  AG_TRYV(secrets.String("master_key_env", c.secrets.master_key_env));
+  AG_TRYV(secrets.String("master_key_file", c.secrets.master_key_file));
+  AG_TRYV(secrets.RejectUnknown());
+
+  AG_TRYV(ReadProviders(root, c));
+  AG_TRYV(ReadPrices(root, c));
+  // The offline model is built in: always there unless the operator claims its name.
+  const bool has_offline = std::any_of(c.providers.begin(), c.providers.end(),
+                                       [](const ProviderConfig& p) { return p.name == "offline"; });
+  if (!has_offline) c.providers.push_back(ProviderConfig{"offline", "offline", "", ""});
+  return {};
+}
+
+Result<void> Validate(const Config& c) {
+  if (c.server.answer_early_seconds >= c.server.turn_timeout_seconds) {
+    return ConfigError("server.answer_early_seconds", "must be less than server.turn_timeout_seconds");
+  }
+  if (c.server.listen.find(':') == std::string::npos) {
+    return ConfigError("server.listen", "must be HOST:PORT");
+  }
+  if (!c.server.agent_platform_listen.empty() &&
+      c.server.agent_platform_listen.find(':') == std::string::npos) {
+    return ConfigError("server.agent_platform_listen", "must be HOST:PORT or empty");
+  }
+  if (!c.store.url.starts_with("sqlite:") && !c.store.url.starts_with("postgresql://") &&
+      !c.store.url.starts_with("postgres://")) {
+    return ConfigError("store.url", "must start with sqlite: or postgresql://");
+  }
+  if (c.store.url == "sqlite:") return ConfigError("store.url", "sqlite: needs a file path");
+  for (const auto& [model, price] : c.prices) {
+    if (model.find('/') == std::string::npos) {
+      return ConfigError("prices.\"" + model + "\"", "must be named \"provider/model\"");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+EnvLookup ProcessEnv() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+Result<Config> LoadConfig(const std::string& toml_text, const EnvLookup& env) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text.empty() ? std::string_view(kDefaults) : std::string_view(toml_text));
+  } catch (const toml::parse_error& e) {
+    std::ostringstream msg;
+    msg << "config is not valid TOML at line " << e.source().begin.line << ": " << e.description();
+    return MakeError(ErrorCode::kInvalidRequest, msg.str());
+  }
+  Config c;
+  AG_TRYV(ReadSections(root, env, c));
+  AG_TRYV(Validate(c));
+  return c;
+}
+
+Result<Config> LoadConfigFile(const std::string& path, const EnvLookup& env) {
+  std::ifstream in(path);
+  if (!in) return MakeError(ErrorCode::kInvalidRequest, "cannot read config file " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) text = kDefaults;
+  return LoadConfig(text, env);
+}
+
+Result<std::optional<std::string>> ResolveSecret(const std::string& env_name,
+                                                 const std::string& file_path,
+                                                 const EnvLookup& env) {
+  if (!env_name.empty()) {
+    if (auto v = env(env_name); v && !v->empty()) return std::optional<std::string>(*v);
+  }
+  if (!file_path.empty()) {
+    std::ifstream in(file_path);
+    if (!in) return MakeError(ErrorCode::kInvalidRequest, "cannot read secret file " + file_path);
+    std::string line;
+    std::getline(in, line);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty()) return MakeError(ErrorCode::kInvalidRequest, "secret file " + file_path + " is empty");
+    return std::optional<std::string>(line);
+  }
+  return std::optional<std::string>{};
+}
+
+}  // namespace agentgate

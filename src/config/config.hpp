@@ -1,0 +1,81 @@
+#pragma once
+// Server configuration: one TOML file plus AGENTGATE_<SECTION>_<KEY> environment overrides,
+// validated at start-up. Secrets are never read from the TOML itself, only from the environment
+// variables or files it names.
+
+#include "domain/error.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+struct ServerConfig {
+  std::string listen = "127.0.0.1:8080";
+  // Optional second listener for the agent platform host ({agent_platform_url}); empty = one.
+  std::string agent_platform_listen;
+  int turn_timeout_seconds = 120;
+  int answer_early_seconds = 100;
+  std::size_t max_body_bytes = 1048576;
+  std::size_t max_header_bytes = 16384;
+  int read_timeout_seconds = 30;  // per read: a slow client cannot hold a connection
+  int idle_timeout_seconds = 60;  // keep-alive connection with no request
+  int io_threads = 0;             // 0 = one per core
+  int blocking_threads = 8;       // store calls run here, never on an I/O thread
+};
+
+struct StoreConfig {
+  std::string url = "sqlite:var/agentgate.db";
+};
+
+struct AdminConfig {
+  std::string token_env = "AGENTGATE_ADMIN_TOKEN";
+  std::string token_file;
+};
+
+struct SecretsConfig {
+  std::string master_key_env = "AGENTGATE_MASTER_KEY";
+  std::string master_key_file;
+};
+
+struct ProviderConfig {
+  std::string name;
+  std::string kind;  // openai | anthropic | offline
+  std::string base_url;
+  std::string api_key_env;
+};
+
+struct Price {
+  double input_per_mtok = 0;
+  double output_per_mtok = 0;
+};
+
+struct Config {
+  ServerConfig server;
+  StoreConfig store;
+  AdminConfig admin;
+  SecretsConfig secrets;
+  std::vector<ProviderConfig> providers;
+  std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+// The process environment.
+EnvLookup ProcessEnv();
+
+// Parses TOML text (empty = the embedded defaults), applies overrides, validates.
+Result<Config> LoadConfig(const std::string& toml_text, const EnvLookup& env);
+Result<Config> LoadConfigFile(const std::string& path, const EnvLookup& env);
+
+// Secrets named by the config: the variable's value, else the file's first line; nullopt if
+// neither is set.
+Result<std::optional<std::string>> ResolveSecret(const std::string& env_name,
+                                                 const std::string& file_path,
+                                                 const EnvLookup& env);
+
+}  // namespace agentgate

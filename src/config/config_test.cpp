@@ -1,0 +1,108 @@
+#include "config/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace agentgate {
+namespace {
+
+EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+}
+
+}  // namespace
+
+TEST(Config, EmbeddedDefaultsServeOnLoopbackWithSqliteAndTheOfflineModel) {
+  auto c = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->server.listen, "127.0.0.1:8080");
+  EXPECT_EQ(c->server.turn_timeout_seconds, 120);
+  EXPECT_EQ(c->server.answer_early_seconds, 100);
+  EXPECT_EQ(c->server.max_body_bytes, 1048576u);
+  EXPECT_EQ(c->store.url, "sqlite:var/agentgate.db");
+  ASSERT_EQ(c->providers.size(), 1u);
+  EXPECT_EQ(c->providers[0].kind, "offline");
+}
+
+TEST(Config, ReadsTheContractKeys) {
+  auto c = LoadConfig(R"(
+[server]
+listen = "0.0.0.0:9000"
+turn_timeout_seconds = 60
+answer_early_seconds = 50
+max_body_bytes = 2048
+[store]
+url = "sqlite:/tmp/x.db"
+[admin]
+token_env = "MY_ADMIN"
+[secrets]
+master_key_env = "MY_KEY"
+[[providers]]
+name = "openai"
+kind = "openai"
+base_url = "https://api.openai.com/v1"
+api_key_env = "OPENAI_API_KEY"
+[prices."openai/gpt-4o-mini"]
+input_per_mtok = 0.15
+output_per_mtok = 0.60
+)", FakeEnv({}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->server.listen, "0.0.0.0:9000");
+  EXPECT_EQ(c->server.max_body_bytes, 2048u);
+  EXPECT_EQ(c->admin.token_env, "MY_ADMIN");
+  EXPECT_EQ(c->providers.at(0).api_key_env, "OPENAI_API_KEY");
+  ASSERT_EQ(c->providers.size(), 2u);  // the built-in offline model is always there
+  EXPECT_EQ(c->providers.at(1).kind, "offline");
+  EXPECT_DOUBLE_EQ(c->prices.at("openai/gpt-4o-mini").output_per_mtok, 0.60);
+}
+
+TEST(Config, EnvironmentOverridesTheFile) {
+  auto c = LoadConfig("[server]\nlisten = \"127.0.0.1:1\"\n",
+                      FakeEnv({{"AGENTGATE_SERVER_LISTEN", "127.0.0.1:0"},
+                               {"AGENTGATE_SERVER_TURN_TIMEOUT_SECONDS", "30"},
+                               {"AGENTGATE_SERVER_ANSWER_EARLY_SECONDS", "20"},
+                               {"AGENTGATE_STORE_URL", "sqlite:/tmp/y.db"}}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->server.listen, "127.0.0.1:0");
+  EXPECT_EQ(c->server.turn_timeout_seconds, 30);
+  EXPECT_EQ(c->store.url, "sqlite:/tmp/y.db");
+}
+
+TEST(Config, ErrorsNameTheKey) {
+  auto expect_error = [](const std::string& toml, const std::string& needle, std::map<std::string, std::string> env = {}) {
+    auto c = LoadConfig(toml, FakeEnv(std::move(env)));
+    ASSERT_FALSE(c) << toml;
+    EXPECT_NE(c.error().message.find(needle), std::string::npos) << c.error().message;
+  };
+  expect_error("[server]\nlisten = 8080\n", "server.listen");
+  expect_error("[server]\nturn_timeout_seconds = \"x\"\n", "server.turn_timeout_seconds");
+  expect_error("[server]\nturn_timeout_seconds = 0\n", "server.turn_timeout_seconds");
+  expect_error("[server]\nanswer_early_seconds = 200\n", "server.answer_early_seconds");
+  expect_error("[server]\nlisen = \"x\"\n", "server.lisen");
+  expect_error("[bogus]\n", "bogus");
+  expect_error("[store]\nurl = \"mysql://x\"\n", "store.url");
+  expect_error("[[providers]]\nname = \"a\"\nkind = \"magic\"\n", "providers[0].kind");
+  expect_error("[[providers]]\nname = \"a\"\nkind = \"openai\"\n", "providers[0].base_url");
+  expect_error("[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://x\"\napi_key = \"sk-1\"\n",
+               "providers[0].api_key");
+  expect_error("[prices.\"gpt\"]\ninput_per_mtok = 1\n", "prices.\"gpt\"");
+  expect_error("[prices.\"a/b\"]\ninput_per_mtok = -1\n", "input_per_mtok");
+  expect_error("", "server.max_body_bytes", {{"AGENTGATE_SERVER_MAX_BODY_BYTES", "lots"}});
+  expect_error("[server\n", "line 1");
+}
+
+TEST(Config, SecretsComeFromTheNamedVariable) {
+  auto secret = ResolveSecret("ADMIN", "", FakeEnv({{"ADMIN", "s3cret-s3cret-s3cret"}}));
+  ASSERT_TRUE(secret);
+  EXPECT_EQ(secret->value_or(""), "s3cret-s3cret-s3cret");
+  auto none = ResolveSecret("ADMIN", "", FakeEnv({}));
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+  EXPECT_FALSE(ResolveSecret("ADMIN", "/nonexistent/secret", FakeEnv({})));
+}
+
+}  // namespace agentgate

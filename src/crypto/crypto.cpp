@@ -1,0 +1,140 @@
+#include "crypto/crypto.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include <memory>
+#include <stdexcept>
+
+namespace agentgate::crypto {
+namespace {
+
+constexpr std::uint8_t kSealVersion = 1;
+constexpr std::size_t kNonceSize = 12;
+constexpr std::size_t kTagSize = 16;
+
+using CipherCtx = std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)>;
+
+CipherCtx NewCtx() {
+  CipherCtx ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
+  if (!ctx) throw std::runtime_error("EVP_CIPHER_CTX_new failed");
+  return ctx;
+}
+
+const unsigned char* U(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
+unsigned char* U(std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); }
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string RandomBytes(std::size_t n) {
+  std::string out(n, '\0');
+  if (RAND_bytes(U(out), static_cast<int>(n)) != 1) throw std::runtime_error("RAND_bytes failed");
+  return out;
+}
+
+std::string RandomHex(std::size_t bytes) { return ToHex(RandomBytes(bytes)); }
+
+std::string RandomBase64Url(std::size_t bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const std::string raw = RandomBytes(bytes);
+  std::string out;
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (unsigned char c : raw) {
+    buffer = (buffer << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += kAlphabet[(buffer >> bits) & 0x3f];
+    }
+  }
+  if (bits > 0) out += kAlphabet[(buffer << (6 - bits)) & 0x3f];
+  return out;
+}
+
+std::string Sha256(std::string_view data) {
+  std::string out(SHA256_DIGEST_LENGTH, '\0');
+  SHA256(U(data), data.size(), U(out));
+  return out;
+}
+
+std::string ToHex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 0xf];
+  }
+  return out;
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+Result<MasterKey> ParseMasterKey(std::string_view hex, std::string_view what) {
+  MasterKey key{};
+  if (hex.size() != 64) {
+    return MakeError(ErrorCode::kInvalidRequest,
+                     std::string(what) + " must be 64 hex characters (32 random bytes)");
+  }
+  for (std::size_t i = 0; i < 32; ++i) {
+    const int hi = HexValue(hex[2 * i]);
+    const int lo = HexValue(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) {
+      return MakeError(ErrorCode::kInvalidRequest, std::string(what) + " must be hex characters");
+    }
+    key[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+  }
+  return key;
+}
+
+std::string Seal(const MasterKey& key, std::string_view plaintext, std::string_view context) {
+  const std::string nonce = RandomBytes(kNonceSize);
+  std::string cipher(plaintext.size(), '\0');
+  std::string tag(kTagSize, '\0');
+  auto ctx = NewCtx();
+  int len = 0;
+  bool ok = EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key.data(), U(nonce)) == 1 &&
+            EVP_EncryptUpdate(ctx.get(), nullptr, &len, U(context), static_cast<int>(context.size())) == 1 &&
+            EVP_EncryptUpdate(ctx.get(), U(cipher), &len, U(plaintext), static_cast<int>(plaintext.size())) == 1 &&
+            EVP_EncryptFinal_ex(ctx.get(), U(cipher) + len, &len) == 1 &&
+            EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagSize, tag.data()) == 1;
+  if (!ok) throw std::runtime_error("AES-256-GCM encryption failed");
+  return std::string(1, static_cast<char>(kSealVersion)) + nonce + cipher + tag;
+}
+
+Result<std::string> Open(const MasterKey& key, std::string_view sealed, std::string_view context) {
+  const auto fail = MakeError(ErrorCode::kInternal, "sealed secret cannot be opened with this master key");
+  if (sealed.size() < 1 + kNonceSize + kTagSize || static_cast<std::uint8_t>(sealed[0]) != kSealVersion) {
+    return fail;
+  }
+  const std::string_view nonce = sealed.substr(1, kNonceSize);
+  const std::string_view cipher = sealed.substr(1 + kNonceSize, sealed.size() - 1 - kNonceSize - kTagSize);
+  std::string tag(sealed.substr(sealed.size() - kTagSize));
+  std::string plain(cipher.size(), '\0');
+  auto ctx = NewCtx();
+  int len = 0;
+  const bool ok =
+      EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key.data(), U(nonce)) == 1 &&
+      EVP_DecryptUpdate(ctx.get(), nullptr, &len, U(context), static_cast<int>(context.size())) == 1 &&
+      EVP_DecryptUpdate(ctx.get(), U(plain), &len, U(cipher), static_cast<int>(cipher.size())) == 1 &&
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagSize, tag.data()) == 1 &&
+      EVP_DecryptFinal_ex(ctx.get(), U(plain) + len, &len) == 1;
+  if (!ok) return fail;
+  return plain;
+}
+
+}  // namespace agentgate::crypto

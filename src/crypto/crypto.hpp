@@ -1,0 +1,32 @@
+#pragma once
+// The few cryptographic primitives agentgate needs, on OpenSSL: random secrets, hashes for API
+// tokens, constant-time comparison, and AES-256-GCM sealing of CRM secrets at rest.
+
+#include "domain/error.hpp"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace agentgate::crypto {
+
+using MasterKey = std::array<std::uint8_t, 32>;
+
+std::string RandomBytes(std::size_t n);
+std::string RandomHex(std::size_t bytes);        // 2*bytes hex characters
+std::string RandomBase64Url(std::size_t bytes);  // unpadded base64url
+
+std::string Sha256(std::string_view data);  // 32 raw bytes
+std::string ToHex(std::string_view bytes);
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
+// 64 hex characters -> key; anything else is an error naming `what`.
+Result<MasterKey> ParseMasterKey(std::string_view hex, std::string_view what);
+
+// AES-256-GCM: output is version byte, 12-byte nonce, ciphertext, 16-byte tag. `context` is
+// bound as associated data so a sealed value cannot be moved to another row.
+std::string Seal(const MasterKey& key, std::string_view plaintext, std::string_view context);
+Result<std::string> Open(const MasterKey& key, std::string_view sealed, std::string_view context);
+
+}  // namespace agentgate::crypto

@@ -1,0 +1,46 @@
+#include "crypto/crypto.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate::crypto {
+
+TEST(Crypto, Sha256MatchesTheKnownVector) {
+  EXPECT_EQ(ToHex(Sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Crypto, RandomSecretsHaveTheRequestedSizeAndDiffer) {
+  EXPECT_EQ(RandomHex(8).size(), 16u);
+  EXPECT_EQ(RandomBase64Url(32).size(), 43u);  // 256 bits, unpadded
+  EXPECT_NE(RandomBase64Url(32), RandomBase64Url(32));
+}
+
+TEST(Crypto, ConstantTimeEqualsComparesContentAndLength) {
+  EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abcd"));
+}
+
+TEST(Crypto, MasterKeyMustBe64HexCharacters) {
+  EXPECT_TRUE(ParseMasterKey(std::string(64, 'a'), "key"));
+  EXPECT_FALSE(ParseMasterKey(std::string(63, 'a'), "key"));
+  EXPECT_FALSE(ParseMasterKey(std::string(64, 'g'), "key"));
+}
+
+TEST(Crypto, SealedSecretsOpenOnlyWithTheirKeyAndContext) {
+  const auto key = ParseMasterKey(std::string(64, '1'), "key").value();
+  const auto other = ParseMasterKey(std::string(64, '2'), "key").value();
+  const std::string sealed = Seal(key, "refresh-token-secret", "crm:acme/prod");
+  EXPECT_EQ(sealed.find("refresh-token-secret"), std::string::npos);
+  auto opened = Open(key, sealed, "crm:acme/prod");
+  ASSERT_TRUE(opened);
+  EXPECT_EQ(*opened, "refresh-token-secret");
+  EXPECT_FALSE(Open(other, sealed, "crm:acme/prod"));
+  EXPECT_FALSE(Open(key, sealed, "crm:acme/dev"));
+  std::string tampered = sealed;
+  tampered[20] ^= 1;
+  EXPECT_FALSE(Open(key, tampered, "crm:acme/prod"));
+  EXPECT_FALSE(Open(key, "short", "crm:acme/prod"));
+  EXPECT_NE(Seal(key, "x", "c"), Seal(key, "x", "c"));  // fresh nonce each time
+}
+
+}  // namespace agentgate::crypto

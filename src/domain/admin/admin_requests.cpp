@@ -1,0 +1,199 @@
+#include "domain/admin/admin_requests.hpp"
+
+#include "domain/admin/names.hpp"
+#include "domain/json_fields.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace agentgate {
+namespace {
+
+using boost::json::object;
+namespace jf = json_fields;
+
+bool IsHttpUrl(const std::string& s) {
+  return (s.starts_with("https://") && s.size() > 8) || (s.starts_with("http://") && s.size() > 7);
+}
+
+Result<std::optional<double>> SpendLimit(const object& o) {
+  AG_TRY(auto limit, jf::OptionalNumber(o, "monthly_spend_limit_usd", ""));
+  if (limit && *limit < 0) return InvalidField("monthly_spend_limit_usd", "must be >= 0 or null");
+  return limit;
+}
+
+Result<std::optional<std::string>> OptionalId(const object& o) {
+  AG_TRY(auto id, jf::OptionalString(o, "id", ""));
+  if (id && !names::IsValidId(*id)) return InvalidField("id", "must match [A-Za-z0-9_-]{1,64}");
+  return id;
+}
+
+Result<CreateAgentCommand> ParseAgentBody(const boost::json::value& body, bool allow_id) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  if (allow_id) {
+    AG_TRYV(jf::RejectUnknownKeys(*o, "", {"id", "config"}));
+  } else {
+    AG_TRYV(jf::RejectUnknownKeys(*o, "", {"config"}));
+  }
+  CreateAgentCommand c;
+  if (allow_id) {
+    AG_TRY(c.id, OptionalId(*o));
+  }
+  const auto* config = o->if_contains("config");
+  if (config == nullptr || config->is_null()) return InvalidField("config", "is required");
+  AG_TRY(c.config, ParseAgentConfig(*config));
+  c.config_json = *config;
+  return c;
+}
+
+}  // namespace
+
+Result<CreateOrgCommand> ParseCreateOrg(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"id", "name", "monthly_spend_limit_usd"}));
+  CreateOrgCommand c;
+  AG_TRY(c.id, OptionalId(*o));
+  AG_TRY(c.name, jf::RequiredString(*o, "name", ""));
+  if (!names::IsValidDisplayName(c.name)) return InvalidField("name", "must be 1-128 printable characters");
+  AG_TRY(c.monthly_spend_limit_usd, SpendLimit(*o));
+  return c;
+}
+
+Result<SetOrgLimitCommand> ParseSetOrgLimit(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"monthly_spend_limit_usd"}));
+  if (!o->contains("monthly_spend_limit_usd")) {
+    return InvalidField("monthly_spend_limit_usd", "is required (a number, or null for unlimited)");
+  }
+  SetOrgLimitCommand c;
+  AG_TRY(c.monthly_spend_limit_usd, SpendLimit(*o));
+  return c;
+}
+
+Result<std::string> ParseCreateEnvironment(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"name"}));
+  AG_TRY(std::string name, jf::RequiredString(*o, "name", ""));
+  if (!names::IsValidEnvironment(name)) return InvalidField("name", "must match [a-z0-9_-]{1,32}");
+  return name;
+}
+
+Result<CreateTokenCommand> ParseCreateToken(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"name", "environments"}));
+  CreateTokenCommand c;
+  AG_TRY(c.name, jf::RequiredString(*o, "name", ""));
+  if (!names::IsValidDisplayName(c.name)) return InvalidField("name", "must be 1-128 printable characters");
+  if (const auto* envs = o->if_contains("environments"); envs != nullptr && !envs->is_null()) {
+    if (!envs->is_array()) return InvalidField("environments", "must be an array of environment names");
+    for (std::size_t i = 0; i < envs->get_array().size(); ++i) {
+      const auto& e = envs->get_array()[i];
+      const std::string field = "environments[" + std::to_string(i) + "]";
+      if (!e.is_string() || !names::IsValidEnvironment(e.get_string())) {
+        return InvalidField(field, "must be an environment name ([a-z0-9_-]{1,32})");
+      }
+      c.environments.emplace_back(e.get_string());
+    }
+    if (c.environments.empty()) return InvalidField("environments", "must not be empty; omit it for every environment");
+  }
+  return c;
+}
+
+Result<CreateAgentCommand> ParseCreateAgent(const boost::json::value& body) { return ParseAgentBody(body, true); }
+Result<CreateAgentCommand> ParseAddVersion(const boost::json::value& body) { return ParseAgentBody(body, false); }
+
+Result<SetDeploymentCommand> ParseSetDeployment(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"version"}));
+  AG_TRY(auto version, jf::OptionalInteger(*o, "version", ""));
+  if (!version) return InvalidField("version", "is required");
+  if (*version < 1 || *version > 1000000000) return InvalidField("version", "must be a positive integer");
+  return SetDeploymentCommand{static_cast<int>(*version)};
+}
+
+Result<CreateInstanceCommand> ParseCreateInstance(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"instance_id", "instructions"}));
+  CreateInstanceCommand c;
+  AG_TRY(c.instance_id, jf::RequiredString(*o, "instance_id", ""));
+  if (!names::IsValidInstanceId(c.instance_id)) {
+    return InvalidField("instance_id", "must be 1-128 characters of letters, digits, . _ - @");
+  }
+  AG_TRY(auto instructions, jf::OptionalString(*o, "instructions", ""));
+  c.instructions = instructions.value_or("");
+  return c;
+}
+
+Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"token_id", "agent_id", "permissions"}));
+  PutGrantCommand c;
+  AG_TRY(c.token_id, jf::RequiredString(*o, "token_id", ""));
+  AG_TRY(c.agent_id, jf::RequiredString(*o, "agent_id", ""));
+  if (!names::IsValidId(c.agent_id)) return InvalidField("agent_id", "must match [A-Za-z0-9_-]{1,64}");
+  const auto* perms = o->if_contains("permissions");
+  if (perms == nullptr || !perms->is_array()) return InvalidField("permissions", "must be an array, e.g. [\"chat\"]");
+  for (std::size_t i = 0; i < perms->get_array().size(); ++i) {
+    const auto& p = perms->get_array()[i];
+    if (p != "chat") return InvalidField("permissions[" + std::to_string(i) + "]", "must be \"chat\"");
+    if (c.permissions.empty()) c.permissions.emplace_back("chat");
+  }
+  return c;
+}
+
+Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(
+      *o, "", {"login_url", "client_id", "client_secret", "refresh_token", "instance_url", "access_token"}));
+  CrmCredentials c;
+  if (o->contains("refresh_token")) {
+    AG_TRY(c.login_url, jf::RequiredString(*o, "login_url", ""));
+    AG_TRY(c.client_id, jf::RequiredString(*o, "client_id", ""));
+    AG_TRY(auto secret, jf::OptionalString(*o, "client_secret", ""));
+    c.client_secret = secret.value_or("");
+    AG_TRY(c.refresh_token, jf::RequiredString(*o, "refresh_token", ""));
+    if (!IsHttpUrl(c.login_url)) return InvalidField("login_url", "must be an http or https URL");
+    if (c.client_id.empty()) return InvalidField("client_id", "must not be empty");
+    if (c.refresh_token.empty()) return InvalidField("refresh_token", "must not be empty");
+    AG_TRY(auto instance, jf::OptionalString(*o, "instance_url", ""));
+    if (instance && !IsHttpUrl(*instance)) return InvalidField("instance_url", "must be an http or https URL");
+    c.instance_url = instance.value_or("");
+    if (o->contains("access_token")) return InvalidField("access_token", "is only for static sessions (without refresh_token)");
+    return c;
+  }
+  if (!o->contains("instance_url") && !o->contains("access_token")) {
+    return InvalidField("refresh_token", "is required (or instance_url and access_token for a static session)");
+  }
+  AG_TRY(c.instance_url, jf::RequiredString(*o, "instance_url", ""));
+  AG_TRY(c.access_token, jf::RequiredString(*o, "access_token", ""));
+  if (!IsHttpUrl(c.instance_url)) return InvalidField("instance_url", "must be an http or https URL");
+  if (c.access_token.empty()) return InvalidField("access_token", "must not be empty");
+  for (const char* key : {"login_url", "client_id", "client_secret"}) {
+    if (o->contains(key)) return InvalidField(key, "is only for refresh-token credentials");
+  }
+  return c;
+}
+
+std::string SerializeCrmCredentials(const CrmCredentials& c) {
+  return boost::json::serialize(object{{"login_url", c.login_url},
+                                       {"client_id", c.client_id},
+                                       {"client_secret", c.client_secret},
+                                       {"refresh_token", c.refresh_token},
+                                       {"instance_url", c.instance_url},
+                                       {"access_token", c.access_token}});
+}
+
+Result<CrmCredentials> DeserializeCrmCredentials(const std::string& json) {
+  boost::system::error_code ec;
+  const auto v = boost::json::parse(json, ec);
+  if (ec || !v.is_object()) return MakeError(ErrorCode::kInternal, "stored CRM credentials are corrupt");
+  const auto& o = v.get_object();
+  auto field = [&](const char* key) {
+    const auto* f = o.if_contains(key);
+    return f != nullptr && f->is_string() ? std::string(f->get_string()) : std::string();
+  };
+  return CrmCredentials{field("login_url"),    field("client_id"),    field("client_secret"),
+                        field("refresh_token"), field("instance_url"), field("access_token")};
+}
+
+}  // namespace agentgate

@@ -1,0 +1,281 @@
+#include "domain/admin/agent_config.hpp"
+
+#include "domain/json_fields.hpp"
+
+#include <re2/re2.h>
+
+#include <set>
+#include <string_view>
+
+namespace agentgate {
+namespace {
+
+using boost::json::object;
+namespace jf = json_fields;
+
+constexpr std::string_view kRoot = "config";
+
+std::string Indexed(std::string_view path, std::size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
+
+bool IsValidToolName(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool IsHttpUrl(std::string_view s) {
+  return (s.starts_with("http://") && s.size() > 7) || (s.starts_with("https://") && s.size() > 8);
+}
+
+Result<const boost::json::array*> OptionalArray(const object& o, std::string_view key,
+                                                 std::string_view path) {
+  const auto* v = o.if_contains(key);
+  if (v == nullptr || v->is_null()) return static_cast<const boost::json::array*>(nullptr);
+  if (!v->is_array()) return InvalidField(jf::Join(path, key), "must be an array");
+  return &v->get_array();
+}
+
+Result<boost::json::value> SchemaObject(const object& o, std::string_view path) {
+  const auto* v = o.if_contains("parameters");
+  if (v == nullptr || v->is_null()) return boost::json::value(object{{"type", "object"}});
+  if (!v->is_object()) {
+    return InvalidField(jf::Join(path, "parameters"), "must be a JSON Schema object");
+  }
+  return *v;
+}
+
+Result<ModelSettings> ParseModel(const object& root) {
+  const std::string path = jf::Join(kRoot, "model");
+  const auto* v = root.if_contains("model");
+  if (v == nullptr) return InvalidField(path, "is required");
+  AG_TRY(const object* o, jf::AsObject(*v, path));
+  AG_TRYV(jf::RejectUnknownKeys(
+      *o, path, {"provider", "name", "temperature", "max_output_tokens", "context_tokens"}));
+  ModelSettings m;
+  AG_TRY(m.provider, jf::RequiredString(*o, "provider", path));
+  AG_TRY(m.name, jf::RequiredString(*o, "name", path));
+  if (m.provider.empty()) return InvalidField(path + ".provider", "must not be empty");
+  if (m.name.empty()) return InvalidField(path + ".name", "must not be empty");
+  AG_TRY(m.temperature, jf::OptionalNumber(*o, "temperature", path));
+  if (m.temperature && (*m.temperature < 0 || *m.temperature > 2)) {
+    return InvalidField(path + ".temperature", "must be between 0 and 2");
+  }
+  AG_TRY(auto max_out, jf::OptionalInteger(*o, "max_output_tokens", path));
+  if (max_out) {
+    if (*max_out < 1 || *max_out > 1000000) {
+      return InvalidField(path + ".max_output_tokens", "must be between 1 and 1000000");
+    }
+    m.max_output_tokens = static_cast<int>(*max_out);
+  }
+  AG_TRY(auto context, jf::OptionalInteger(*o, "context_tokens", path));
+  if (context) {
+    if (*context < 256 || *context > 10000000) {
+      return InvalidField(path + ".context_tokens", "must be between 256 and 10000000");
+    }
+    m.context_tokens = static_cast<int>(*context);
+  }
+  return m;
+}
+
+Result<HttpTool> ParseHttpTool(const object& o, const std::string& path) {
+  AG_TRYV(jf::RejectUnknownKeys(o, path, {"type", "name", "description", "parameters",
+                                                     "url", "method", "headers",
+                                                     "timeout_seconds"}));
+  HttpTool t;
+  AG_TRY(t.name, jf::RequiredString(o, "name", path));
+  AG_TRY(t.description, jf::RequiredString(o, "description", path));
+  AG_TRY(t.parameters, SchemaObject(o, path));
+  AG_TRY(t.url, jf::RequiredString(o, "url", path));
+  if (!IsHttpUrl(t.url)) return InvalidField(path + ".url", "must be an http or https URL");
+  AG_TRY(auto method, jf::OptionalString(o, "method", path));
+  if (method) {
+    static const std::set<std::string> kMethods{"GET", "POST", "PUT", "PATCH", "DELETE"};
+    if (!kMethods.contains(*method)) {
+      return InvalidField(path + ".method", "must be one of GET, POST, PUT, PATCH, DELETE");
+    }
+    t.method = *method;
+  }
+  if (const auto* h = o.if_contains("headers"); h != nullptr && !h->is_null()) {
+    AG_TRY(const object* headers, jf::AsObject(*h, path + ".headers"));
+    for (const auto& kv : *headers) {
+      if (!kv.value().is_string()) {
+        return InvalidField(path + ".headers." + std::string(kv.key()), "must be a string");
+      }
+      t.headers[std::string(kv.key())] = std::string(kv.value().get_string());
+    }
+  }
+  AG_TRY(auto timeout, jf::OptionalInteger(o, "timeout_seconds", path));
+  if (timeout) {
+    if (*timeout < 1 || *timeout > 120) {
+      return InvalidField(path + ".timeout_seconds", "must be between 1 and 120");
+    }
+    t.timeout_seconds = static_cast<int>(*timeout);
+  }
+  return t;
+}
+
+Result<void> ParseTools(const object& root, AgentConfig& c) {
+  const std::string path = jf::Join(kRoot, "tools");
+  AG_TRY(const auto* tools, OptionalArray(root, "tools", kRoot));
+  if (tools == nullptr) return {};
+  for (std::size_t i = 0; i < tools->size(); ++i) {
+    const std::string item = Indexed(path, i);
+    AG_TRY(const object* o, jf::AsObject((*tools)[i], item));
+    AG_TRY(std::string type, jf::RequiredString(*o, "type", item));
+    if (type == "http") {
+      AG_TRY(HttpTool t, ParseHttpTool(*o, item));
+      c.http_tools.push_back(std::move(t));
+    } else if (type == "crm_metadata") {
+      AG_TRYV(jf::RejectUnknownKeys(*o, item, {"type"}));
+      c.crm_metadata_tool = true;
+    } else {
+      return InvalidField(item + ".type", "must be \"http\" or \"crm_metadata\"");
+    }
+  }
+  return {};
+}
+
+Result<void> ParseActions(const object& root, AgentConfig& c) {
+  AG_TRY(const auto* actions, OptionalArray(root, "actions", kRoot));
+  if (actions == nullptr) return {};
+  for (std::size_t i = 0; i < actions->size(); ++i) {
+    const std::string item = Indexed(jf::Join(kRoot, "actions"), i);
+    AG_TRY(const object* o, jf::AsObject((*actions)[i], item));
+    AG_TRYV(jf::RejectUnknownKeys(*o, item, {"name", "description", "parameters"}));
+    ActionSpec a;
+    AG_TRY(a.name, jf::RequiredString(*o, "name", item));
+    AG_TRY(a.description, jf::RequiredString(*o, "description", item));
+    AG_TRY(a.parameters, SchemaObject(*o, item));
+    c.actions.push_back(std::move(a));
+  }
+  return {};
+}
+
+Result<void> ParseResources(const object& root, AgentConfig& c) {
+  AG_TRY(const auto* resources, OptionalArray(root, "resources", kRoot));
+  if (resources == nullptr) return {};
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < resources->size(); ++i) {
+    const std::string item = Indexed(jf::Join(kRoot, "resources"), i);
+    AG_TRY(const object* o, jf::AsObject((*resources)[i], item));
+    AG_TRYV(jf::RejectUnknownKeys(*o, item, {"id", "title", "text"}));
+    TrustedResource r;
+    AG_TRY(r.id, jf::RequiredString(*o, "id", item));
+    AG_TRY(r.title, jf::RequiredString(*o, "title", item));
+    AG_TRY(r.text, jf::RequiredString(*o, "text", item));
+    if (r.id.empty()) return InvalidField(item + ".id", "must not be empty");
+    if (!ids.insert(r.id).second) return InvalidField(item + ".id", "duplicates another resource");
+    c.resources.push_back(std::move(r));
+  }
+  return {};
+}
+
+Result<void> ParseSafety(const object& root, AgentConfig& c) {
+  const std::string path = jf::Join(kRoot, "safety");
+  const auto* v = root.if_contains("safety");
+  if (v == nullptr || v->is_null()) return {};
+  AG_TRY(const object* o, jf::AsObject(*v, path));
+  AG_TRYV(jf::RejectUnknownKeys(*o, path, {"block_patterns", "detect", "placeholder"}));
+  AG_TRY(const auto* patterns, OptionalArray(*o, "block_patterns", path));
+  if (patterns != nullptr) {
+    for (std::size_t i = 0; i < patterns->size(); ++i) {
+      const std::string item = Indexed(path + ".block_patterns", i);
+      if (!(*patterns)[i].is_string()) return InvalidField(item, "must be a string");
+      const std::string pattern((*patterns)[i].get_string());
+      RE2 compiled(pattern, RE2::Quiet);
+      if (!compiled.ok()) return InvalidField(item, "is not a valid RE2 pattern: " + compiled.error());
+      c.safety.block_patterns.push_back(pattern);
+    }
+  }
+  AG_TRY(const auto* detect, OptionalArray(*o, "detect", path));
+  if (detect != nullptr) {
+    for (std::size_t i = 0; i < detect->size(); ++i) {
+      const std::string item = Indexed(path + ".detect", i);
+      const auto& d = (*detect)[i];
+      if (d == "credit_card") {
+        c.safety.detect_credit_card = true;
+      } else if (d == "secret") {
+        c.safety.detect_secret = true;
+      } else {
+        return InvalidField(item, "must be \"credit_card\" or \"secret\"");
+      }
+    }
+  }
+  AG_TRY(auto placeholder, jf::OptionalString(*o, "placeholder", path));
+  if (placeholder) {
+    if (placeholder->empty()) return InvalidField(path + ".placeholder", "must not be empty");
+    c.safety.placeholder = *placeholder;
+  }
+  return {};
+}
+
+// Tool and action names share one namespace with the built-in tools the model is offered.
+Result<void> CheckNamesUnique(const AgentConfig& c) {
+  std::set<std::string> seen{"search_resources", "remember", "crm_metadata"};
+  auto claim = [&](const std::string& name, const std::string& field) -> Result<void> {
+    if (!IsValidToolName(name)) return InvalidField(field, "must match [A-Za-z0-9_-]{1,64}");
+    if (!seen.insert(name).second) {
+      return InvalidField(field, "'" + name + "' is already used by another tool or action");
+    }
+    return {};
+  };
+  for (std::size_t i = 0; i < c.http_tools.size(); ++i) {
+    AG_TRYV(claim(c.http_tools[i].name, Indexed("config.tools", i) + ".name"));
+  }
+  for (std::size_t i = 0; i < c.actions.size(); ++i) {
+    AG_TRYV(claim(c.actions[i].name, Indexed("config.actions", i) + ".name"));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
+  AG_TRY(const object* root, jf::AsObject(config, kRoot));
+  AG_TRYV(jf::RejectUnknownKeys(
+      *root, kRoot,
+      {"name", "instructions", "model", "memory", "per_instance", "monthly_spend_limit_usd",
+       "max_iterations", "tools", "actions", "resources", "safety"}));
+  AgentConfig c;
+  AG_TRY(c.name, jf::RequiredString(*root, "name", kRoot));
+  if (c.name.empty() || c.name.size() > 200) {
+    return InvalidField("config.name", "must be 1-200 characters");
+  }
+  AG_TRY(auto instructions, jf::OptionalString(*root, "instructions", kRoot));
+  c.instructions = instructions.value_or("");
+  AG_TRY(c.model, ParseModel(*root));
+  AG_TRY(auto memory, jf::OptionalString(*root, "memory", kRoot));
+  if (memory && *memory == "shared") {
+    c.memory = MemoryMode::kShared;
+  } else if (memory && *memory != "none") {
+    return InvalidField("config.memory", "must be \"none\" or \"shared\"");
+  }
+  AG_TRY(auto per_instance, jf::OptionalBool(*root, "per_instance", kRoot));
+  c.per_instance = per_instance.value_or(false);
+  AG_TRY(c.monthly_spend_limit_usd,
+                    jf::OptionalNumber(*root, "monthly_spend_limit_usd", kRoot));
+  if (c.monthly_spend_limit_usd && *c.monthly_spend_limit_usd < 0) {
+    return InvalidField("config.monthly_spend_limit_usd", "must be >= 0 or null");
+  }
+  AG_TRY(auto max_iterations, jf::OptionalInteger(*root, "max_iterations", kRoot));
+  if (max_iterations) {
+    if (*max_iterations < 1 || *max_iterations > 100) {
+      return InvalidField("config.max_iterations", "must be between 1 and 100");
+    }
+    c.max_iterations = static_cast<int>(*max_iterations);
+  }
+  AG_TRYV(ParseTools(*root, c));
+  AG_TRYV(ParseActions(*root, c));
+  AG_TRYV(ParseResources(*root, c));
+  AG_TRYV(ParseSafety(*root, c));
+  AG_TRYV(CheckNamesUnique(c));
+  return c;
+}
+
+}  // namespace agentgate

@@ -1,0 +1,74 @@
+#pragma once
+// An agent version's configuration (SPEC §4), parsed and validated. Versions are immutable, so a
+// parsed config can be cached by (org, agent, version).
+
+#include "domain/error.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+struct ModelSettings {
+  std::string provider;
+  std::string name;
+  std::optional<double> temperature;
+  int max_output_tokens = 1024;
+  // Tokens of context the model accepts; history is cut to fit it. Default suits current models.
+  int context_tokens = 128000;
+};
+
+enum class MemoryMode { kNone, kShared };
+
+struct HttpTool {
+  std::string name;
+  std::string description;
+  boost::json::value parameters;  // JSON Schema object
+  std::string url;
+  std::string method = "POST";
+  std::map<std::string, std::string> headers;
+  int timeout_seconds = 30;
+};
+
+struct ActionSpec {
+  std::string name;
+  std::string description;
+  boost::json::value parameters;
+};
+
+struct TrustedResource {
+  std::string id;
+  std::string title;
+  std::string text;
+};
+
+struct SafetyPolicy {
+  std::vector<std::string> block_patterns;  // RE2 syntax
+  bool detect_credit_card = false;
+  bool detect_secret = false;
+  std::string placeholder = "This reply was withheld by the agent's safety policy.";
+};
+
+struct AgentConfig {
+  std::string name;
+  std::string instructions;
+  ModelSettings model;
+  MemoryMode memory = MemoryMode::kNone;
+  bool per_instance = false;
+  std::optional<double> monthly_spend_limit_usd;
+  int max_iterations = 10;
+  std::vector<HttpTool> http_tools;
+  bool crm_metadata_tool = false;
+  std::vector<ActionSpec> actions;
+  std::vector<TrustedResource> resources;
+  SafetyPolicy safety;
+};
+
+// Validates `config` against the schema; errors name the field, e.g. "config.tools[1].url".
+Result<AgentConfig> ParseAgentConfig(const boost::json::value& config);
+
+}  // namespace agentgate

@@ -1,0 +1,85 @@
+#include "domain/admin/agent_config.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace agentgate {
+namespace {
+
+Result<AgentConfig> Parse(const std::string& json) { return ParseAgentConfig(boost::json::parse(json)); }
+
+void ExpectFieldError(const std::string& json, const std::string& field) {
+  auto c = Parse(json);
+  ASSERT_FALSE(c) << json;
+  EXPECT_EQ(c.error().code, ErrorCode::kInvalidRequest);
+  EXPECT_NE(c.error().message.find("'" + field + "'"), std::string::npos) << c.error().message;
+}
+
+}  // namespace
+
+TEST(AgentConfig, ParsesTheContractExample) {
+  auto c = Parse(R"({
+    "name": "Support bot", "instructions": "You are helpful.",
+    "model": {"provider": "openai", "name": "gpt-4o-mini", "temperature": 0.2, "max_output_tokens": 1024},
+    "memory": "shared", "per_instance": false, "monthly_spend_limit_usd": null, "max_iterations": 10,
+    "tools": [{"type": "http", "name": "lookup", "description": "Look up", "parameters": {"type": "object"},
+               "url": "https://tools.example/lookup", "method": "POST", "headers": {"x-k": "v"}},
+              {"type": "crm_metadata"}],
+    "actions": [{"name": "create_case", "description": "Create a case", "parameters": {"type": "object"}}],
+    "resources": [{"id": "faq", "title": "FAQ", "text": "Answers"}],
+    "safety": {"block_patterns": ["(?i)internal only"], "detect": ["credit_card", "secret"],
+               "placeholder": "Withheld."}
+  })");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->model.provider, "openai");
+  EXPECT_EQ(c->memory, MemoryMode::kShared);
+  ASSERT_EQ(c->http_tools.size(), 1u);
+  EXPECT_EQ(c->http_tools[0].headers.at("x-k"), "v");
+  EXPECT_TRUE(c->crm_metadata_tool);
+  EXPECT_EQ(c->actions.at(0).name, "create_case");
+  EXPECT_TRUE(c->safety.detect_credit_card);
+  EXPECT_EQ(c->safety.placeholder, "Withheld.");
+}
+
+TEST(AgentConfig, AppliesDefaults) {
+  auto c = Parse(R"({"name": "n", "model": {"provider": "offline", "name": "m"}})");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->max_iterations, 10);
+  EXPECT_EQ(c->memory, MemoryMode::kNone);
+  EXPECT_EQ(c->model.max_output_tokens, 1024);
+  EXPECT_FALSE(c->monthly_spend_limit_usd);
+}
+
+TEST(AgentConfig, ErrorsNameTheField) {
+  const std::string model = R"("model": {"provider": "p", "name": "m"})";
+  ExpectFieldError("[]", "config");
+  ExpectFieldError(R"({"model": {"provider": "p", "name": "m"}})", "config.name");
+  ExpectFieldError(R"({"name": "n"})", "config.model");
+  ExpectFieldError(R"({"name": "n", "model": {"name": "m"}})", "config.model.provider");
+  ExpectFieldError(R"({"name": "n", "model": {"provider": "p", "name": "m", "temperature": 3}})", "config.model.temperature");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "memory": "forever"})", "config.memory");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "max_iterations": 0})", "config.max_iterations");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "max_iterations": 2.5})", "config.max_iterations");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "nmae": 1})", "config.nmae");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "tools": [{"type": "ftp"}]})", "config.tools[0].type");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "tools": [{"type": "http", "name": "t", "description": "d", "url": "file:///etc/passwd"}]})",
+                   "config.tools[0].url");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "actions": [{"name": "bad name", "description": "d"}]})",
+                   "config.actions[0].name");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "actions": [{"name": "remember", "description": "d"}]})",
+                   "config.actions[0].name");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "resources": [{"id": "a", "title": "t", "text": "x"}, {"id": "a", "title": "t", "text": "y"}]})",
+                   "config.resources[1].id");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "safety": {"block_patterns": ["(unclosed"]}})",
+                   "config.safety.block_patterns[0]");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "safety": {"detect": ["ssn"]}})", "config.safety.detect[0]");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "monthly_spend_limit_usd": -1})", "config.monthly_spend_limit_usd");
+}
+
+TEST(AgentConfig, ToolAndActionNamesMustBeUnique) {
+  ExpectFieldError(R"({"name": "n", "model": {"provider": "p", "name": "m"},
+    "tools": [{"type": "http", "name": "x", "description": "d", "url": "http://127.0.0.1:1/"}],
+    "actions": [{"name": "x", "description": "d"}]})", "config.actions[0].name");
+}
+
+}  // namespace agentgate

@@ -1,0 +1,37 @@
+#include "domain/auth/api_token.hpp"
+
+namespace agentgate {
+namespace {
+
+constexpr std::string_view kPrefix = "agt_";
+constexpr std::size_t kIdLength = 16;
+constexpr std::size_t kSecretLength = 43;
+
+bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+bool IsBase64Url(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+}  // namespace
+
+std::string FormatApiToken(const ApiTokenParts& parts) {
+  return std::string(kPrefix) + parts.id + "." + parts.secret;
+}
+
+std::optional<ApiTokenParts> ParseApiToken(std::string_view token) {
+  if (token.size() != kPrefix.size() + kIdLength + 1 + kSecretLength) return std::nullopt;
+  if (!token.starts_with(kPrefix)) return std::nullopt;
+  const std::string_view id = token.substr(kPrefix.size(), kIdLength);
+  if (token[kPrefix.size() + kIdLength] != '.') return std::nullopt;
+  const std::string_view secret = token.substr(kPrefix.size() + kIdLength + 1);
+  for (char c : id) {
+    if (!IsLowerHex(c)) return std::nullopt;
+  }
+  for (char c : secret) {
+    if (!IsBase64Url(c)) return std::nullopt;
+  }
+  return ApiTokenParts{std::string(id), std::string(secret)};
+}
+
+}  // namespace agentgate

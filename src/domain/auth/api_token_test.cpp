@@ -1,0 +1,29 @@
+#include "domain/auth/api_token.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate {
+
+TEST(ApiToken, FormatThenParseRoundTrips) {
+  const ApiTokenParts parts{"0123456789abcdef", std::string(43, 'A')};
+  const auto token = FormatApiToken(parts);
+  EXPECT_EQ(token, "agt_0123456789abcdef." + std::string(43, 'A'));
+  const auto parsed = ParseApiToken(token);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->id, parts.id);
+  EXPECT_EQ(parsed->secret, parts.secret);
+}
+
+TEST(ApiToken, RejectsAnythingElse) {
+  const std::string good = "agt_0123456789abcdef." + std::string(43, 'x');
+  EXPECT_TRUE(ParseApiToken(good));
+  EXPECT_FALSE(ParseApiToken(""));
+  EXPECT_FALSE(ParseApiToken(good + "x"));
+  EXPECT_FALSE(ParseApiToken(good.substr(1)));
+  EXPECT_FALSE(ParseApiToken("xyz_0123456789abcdef." + std::string(43, 'x')));
+  EXPECT_FALSE(ParseApiToken("agt_0123456789ABCDEF." + std::string(43, 'x')));  // id is lower hex
+  EXPECT_FALSE(ParseApiToken("agt_0123456789abcdef-" + std::string(43, 'x')));
+  EXPECT_FALSE(ParseApiToken("agt_0123456789abcdef." + std::string(42, 'x') + "="));
+}
+
+}  // namespace agentgate

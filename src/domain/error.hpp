@@ -1,0 +1,87 @@
+#pragma once
+// The one error type of the API: expected failures travel as values (Result<T>), never as
+// exceptions. Adapters map ErrorCode to an HTTP status and render the body.
+
+#include <boost/system/result.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentgate {
+
+enum class ErrorCode {
+  kInvalidRequest,
+  kMissingHeader,
+  kUnauthenticated,
+  kForbidden,
+  kNotFound,
+  kAgentNotFound,
+  kConversationNotFound,
+  kInstanceNotFound,
+  kConflict,
+  kMethodNotAllowed,
+  kSpendLimitReached,
+  kIdempotencyKeyInUse,
+  kIdempotencyKeyReused,
+  kPayloadTooLarge,
+  kRateLimited,
+  kTurnTimeout,
+  kNotImplemented,
+  kUnavailable,
+  kInternal,
+};
+
+// The wire name of a code, e.g. "invalid_request".
+std::string_view ErrorCodeName(ErrorCode code);
+
+// Not an aggregate on purpose: GCC 12 destroys braced aggregate temporaries inside co_await
+// expressions twice; a constructed temporary is handled correctly.
+struct Error {
+  Error() = default;
+  Error(ErrorCode c, std::string m) : code(c), message(std::move(m)) {}
+
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;
+};
+
+inline Error MakeError(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+
+// A 400 naming the offending field: "field 'x': must be a string".
+inline Error InvalidField(std::string_view field, std::string_view problem) {
+  return Error{ErrorCode::kInvalidRequest,
+               "field '" + std::string(field) + "': " + std::string(problem)};
+}
+
+template <class T>
+using Result = boost::system::result<T, Error>;
+
+// Called by Result<T>::value() on an error; a bug at the call site, so it throws.
+[[noreturn]] void throw_exception_from_error(const Error& error, const boost::source_location& loc);
+
+}  // namespace agentgate
+
+// AG_TRY(decl, expr): evaluates a Result; on error returns it from the enclosing function, else
+// initialises or assigns `decl` with the value. AG_TRYV(expr) does the same for Result<void>.
+#define AG_TRY_CAT2(a, b) a##b
+#define AG_TRY_CAT(a, b) AG_TRY_CAT2(a, b)
+#define AG_TRY(decl, expr)                                    \
+  auto&& AG_TRY_CAT(ag_try_, __LINE__) = (expr);              \
+  if (!AG_TRY_CAT(ag_try_, __LINE__)) return AG_TRY_CAT(ag_try_, __LINE__).error(); \
+  decl = std::move(*AG_TRY_CAT(ag_try_, __LINE__))
+#define AG_TRYV(expr)                                         \
+  do {                                                        \
+    auto&& ag_tryv_ = (expr);                                 \
+    if (!ag_tryv_) return ag_tryv_.error();                   \
+  } while (false)
+
+// The same inside coroutines (co_return instead of return).
+#define AG_CO_TRY(decl, expr)                                 \
+  auto&& AG_TRY_CAT(ag_try_, __LINE__) = (expr);              \
+  if (!AG_TRY_CAT(ag_try_, __LINE__)) co_return AG_TRY_CAT(ag_try_, __LINE__).error(); \
+  decl = std::move(*AG_TRY_CAT(ag_try_, __LINE__))
+#define AG_CO_TRYV(expr)                                      \
+  do {                                                        \
+    auto&& ag_tryv_ = (expr);                                 \
+    if (!ag_tryv_) co_return ag_tryv_.error();                \
+  } while (false)

@@ -1,0 +1,126 @@
+#include "observability/metrics.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+namespace agentgate {
+namespace {
+
+std::string RenderLabels(const Metrics::Labels& labels) {
+  std::string out;
+  for (const auto& [k, v] : labels) {
+    out += out.empty() ? "" : ",";
+    out += k + "=\"";
+    for (char c : v) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (c == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += c;
+    }
+    out += '"';
+  }
+  return out;
+}
+
+std::string Number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string WithLabels(const std::string& name, const std::string& labels, const std::string& extra = "") {
+  std::string all = labels;
+  if (!extra.empty()) all += (all.empty() ? "" : ",") + extra;
+  return all.empty() ? name : name + "{" + all + "}";
+}
+
+}  // namespace
+
+void Metrics::DeclareCounter(const std::string& name, const std::string& help) {
+  std::lock_guard lock(mutex_);
+  families_[name] = Family{"counter", help, {}, {}, {}};
+}
+
+void Metrics::DeclareGauge(const std::string& name, const std::string& help) {
+  std::lock_guard lock(mutex_);
+  families_[name] = Family{"gauge", help, {}, {}, {}};
+}
+
+void Metrics::DeclareHistogram(const std::string& name, const std::string& help, std::vector<double> buckets) {
+  std::lock_guard lock(mutex_);
+  families_[name] = Family{"histogram", help, std::move(buckets), {}, {}};
+}
+
+Metrics::Family& Metrics::Get(const std::string& name, const char* type) {
+  auto it = families_.find(name);
+  if (it == families_.end() || it->second.type != type) {
+    throw std::logic_error("metric family not declared: " + name);
+  }
+  return it->second;
+}
+
+void Metrics::Add(const std::string& counter, const Labels& labels, double value) {
+  std::lock_guard lock(mutex_);
+  Get(counter, "counter").values[RenderLabels(labels)] += value;
+}
+
+void Metrics::SetGauge(const std::string& gauge, const Labels& labels, double value) {
+  std::lock_guard lock(mutex_);
+  Get(gauge, "gauge").values[RenderLabels(labels)] = value;
+}
+
+void Metrics::AddGauge(const std::string& gauge, const Labels& labels, double delta) {
+  std::lock_guard lock(mutex_);
+  Get(gauge, "gauge").values[RenderLabels(labels)] += delta;
+}
+
+void Metrics::Observe(const std::string& histogram, const Labels& labels, double value) {
+  std::lock_guard lock(mutex_);
+  auto& family = Get(histogram, "histogram");
+  auto& series = family.histograms[RenderLabels(labels)];
+  if (series.bucket_counts.empty()) series.bucket_counts.assign(family.buckets.size(), 0);
+  for (std::size_t i = 0; i < family.buckets.size(); ++i) {
+    if (value <= family.buckets[i]) ++series.bucket_counts[i];
+  }
+  series.sum += value;
+  ++series.count;
+}
+
+std::string Metrics::Render() const {
+  std::lock_guard lock(mutex_);
+  std::ostringstream out;
+  for (const auto& [name, family] : families_) {
+    out << "# HELP " << name << ' ' << family.help << "\n# TYPE " << name << ' ' << family.type << '\n';
+    for (const auto& [labels, value] : family.values) out << WithLabels(name, labels) << ' ' << Number(value) << '\n';
+    for (const auto& [labels, series] : family.histograms) {
+      for (std::size_t i = 0; i < family.buckets.size(); ++i) {
+        out << WithLabels(name + "_bucket", labels, "le=\"" + Number(family.buckets[i]) + "\"") << ' '
+            << series.bucket_counts[i] << '\n';
+      }
+      out << WithLabels(name + "_bucket", labels, "le=\"+Inf\"") << ' ' << series.count << '\n';
+      out << WithLabels(name + "_sum", labels) << ' ' << Number(series.sum) << '\n';
+      out << WithLabels(name + "_count", labels) << ' ' << series.count << '\n';
+    }
+  }
+  return out.str();
+}
+
+void DeclareAgentgateMetrics(Metrics& m) {
+  const std::vector<double> latency{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
+  m.DeclareCounter("agentgate_http_requests_total", "HTTP requests by route and status.");
+  m.DeclareHistogram("agentgate_http_request_duration_seconds", "HTTP request duration by route.", latency);
+  m.DeclareGauge("agentgate_http_requests_in_flight", "HTTP requests being handled.");
+  m.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.");
+  m.DeclareHistogram("agentgate_turn_duration_seconds", "Agent turn duration.", latency);
+  m.DeclareCounter("agentgate_turn_stops_total", "Agent turns by stop reason (none = normal finish).");
+  m.DeclareCounter("agentgate_model_calls_total", "Model calls by provider and outcome.");
+  m.DeclareCounter("agentgate_model_tokens_total", "Model tokens by provider and direction.");
+  m.DeclareCounter("agentgate_spend_usd_total", "Settled model spend in USD.");
+  m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds", "Metadata gateway upstream call latency.",
+                     latency);
+}
+
+}  // namespace agentgate

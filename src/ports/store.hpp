@@ -1,0 +1,110 @@
+#pragma once
+// The store interface. Every call is one transaction with the same meaning on every backend
+// (SQLite embedded, PostgreSQL shared); calls block, so callers run them on the blocking pool
+// through StoreRunner, never on an I/O thread.
+
+#include "domain/error.hpp"
+#include "ports/store_records.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+// Organizations, environments, tokens, grants, agents and CRM credentials: what the operator sets up.
+class TenantStore {
+ public:
+  virtual ~TenantStore() = default;
+
+  virtual Result<void> CreateOrg(const OrgRecord& org) = 0;  // kConflict if the id exists
+  virtual Result<std::optional<OrgRecord>> GetOrg(const std::string& org_id) = 0;
+  virtual Result<bool> SetOrgSpendLimit(const std::string& org_id, std::optional<double> limit_usd) = 0;
+  virtual Result<std::int64_t> CountOrgs() = 0;
+
+  virtual Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) = 0;
+  virtual Result<bool> HasEnvironment(const std::string& org_id, const std::string& env) = 0;
+
+  virtual Result<void> CreateToken(const TokenRecord& token) = 0;
+  virtual Result<std::optional<TokenRecord>> GetToken(const std::string& token_id) = 0;
+  virtual Result<bool> RevokeToken(const std::string& org_id, const std::string& token_id) = 0;
+
+  // An empty permission list removes the grant.
+  virtual Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
+                                const std::string& agent_id, const std::vector<std::string>& permissions) = 0;
+  virtual Result<std::vector<std::string>> GetGrant(const std::string& token_id,
+                                                    const std::string& agent_id) = 0;
+
+  // Creates the agent with version 1; kConflict if the id exists in the org.
+  virtual Result<void> CreateAgent(const AgentVersionRecord& first_version) = 0;
+  // Appends the next version; nullopt if the agent does not exist.
+  virtual Result<std::optional<int>> AddAgentVersion(const std::string& org_id, const std::string& agent_id,
+                                                     const std::string& config_json, std::int64_t now_ms) = 0;
+  virtual Result<std::optional<AgentVersionRecord>> GetAgentVersion(const std::string& org_id,
+                                                                    const std::string& agent_id, int version) = 0;
+  // kNotFound if the version does not exist.
+  virtual Result<void> SetDeployment(const std::string& org_id, const std::string& agent_id,
+                                     const std::string& env, int version) = 0;
+  virtual Result<std::optional<int>> GetDeployment(const std::string& org_id, const std::string& agent_id,
+                                                   const std::string& env) = 0;
+  virtual Result<void> CreateInstance(const InstanceRecord& instance) = 0;  // kConflict if it exists
+  virtual Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id,
+                                                            const std::string& agent_id,
+                                                            const std::string& instance_id) = 0;
+
+  virtual Result<void> PutCrmCredential(const CrmCredentialRecord& credential) = 0;
+  virtual Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
+                                                                      const std::string& env) = 0;
+  virtual Result<bool> HasAnyCrmCredential() = 0;
+};
+
+// Conversations and long-term memory.
+class ConversationStore {
+ public:
+  virtual ~ConversationStore() = default;
+
+  virtual Result<void> CreateConversation(const ConversationRecord& conversation) = 0;
+  virtual Result<std::optional<ConversationRecord>> GetConversation(const std::string& id) = 0;
+  // Appends in order, assigning consecutive seq numbers; nothing is appended on error.
+  virtual Result<void> AppendMessages(const std::string& conversation_id,
+                                      const std::vector<MessageRecord>& messages) = 0;
+  virtual Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) = 0;
+
+  virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact, std::int64_t now_ms) = 0;
+  // The newest `limit` entries, oldest first.
+  virtual Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) = 0;
+};
+
+// Idempotency keys, the per-conversation call window and monthly spend: exact under concurrency
+// because each decision is one conditional write.
+class GovernanceStore {
+ public:
+  virtual ~GovernanceStore() = default;
+
+  // Claims `scope` for a request with `fingerprint`. A running claim older than `stale_after_ms`
+  // belonged to a server that died and is taken over.
+  virtual Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
+                                                       const std::string& fingerprint,
+                                                       std::int64_t now_ms, std::int64_t stale_after_ms) = 0;
+  virtual Result<void> CompleteIdempotencyKey(const IdempotencyScope& scope, int status,
+                                              const std::string& body, std::int64_t expires_at_ms) = 0;
+  virtual Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope) = 0;
+  virtual Result<std::int64_t> PurgeIdempotencyKeys(std::int64_t now_ms) = 0;  // returns rows removed
+
+  // Sliding window: records the call if fewer than `limit` calls fall in (now - window, now].
+  virtual Result<CallWindowDecision> RecordConversationCall(const std::string& conversation_id,
+                                                            std::int64_t now_ms, std::int64_t window_ms,
+                                                            int limit) = 0;
+
+  // Reserves against both monthly limits at once, or refuses naming the limit that would be passed.
+  virtual Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) = 0;
+  virtual Result<void> SettleSpend(const SpendSettlement& settlement) = 0;
+  virtual Result<std::vector<UsageRow>> GetUsage(const std::string& org_id, const std::string& month) = 0;
+};
+
+class Store : public TenantStore, public ConversationStore, public GovernanceStore {
+ public:
+  virtual Result<void> Ping() = 0;  // reachable and answering
+};
+
+}  // namespace agentgate

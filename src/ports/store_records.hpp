@@ -1,0 +1,138 @@
+#pragma once
+// Plain records the stores read and write. Times are milliseconds since the Unix epoch (UTC).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+struct OrgRecord {
+  std::string id;
+  std::string name;
+  std::optional<double> monthly_spend_limit_usd;
+  std::int64_t created_at_ms = 0;
+};
+
+struct TokenRecord {
+  std::string id;
+  std::string org_id;
+  std::string name;
+  std::string secret_hash;                // SHA-256 of the secret, raw bytes
+  std::vector<std::string> environments;  // empty = every environment of the org
+  std::int64_t created_at_ms = 0;
+  bool revoked = false;
+};
+
+struct AgentVersionRecord {
+  std::string org_id;
+  std::string agent_id;
+  int version = 0;
+  std::string config_json;
+  std::int64_t created_at_ms = 0;
+};
+
+struct InstanceRecord {
+  std::string org_id;
+  std::string agent_id;
+  std::string instance_id;
+  std::string instructions;
+};
+
+struct CrmCredentialRecord {
+  std::string org_id;
+  std::string env;
+  std::string sealed;  // AES-256-GCM under the master key; never stored in the clear
+  std::int64_t updated_at_ms = 0;
+};
+
+struct ConversationRecord {
+  std::string id;
+  std::string org_id;
+  std::string env;
+  std::string agent_id;
+  std::string instance_id;  // empty for agents that are not per-instance
+  std::int64_t created_at_ms = 0;
+};
+
+struct MessageRecord {
+  std::int64_t seq = 0;  // assigned by the store, 1-based, in append order
+  std::string role;      // "user" | "assistant"
+  std::string content;
+  std::int64_t created_at_ms = 0;
+};
+
+struct IdempotencyScope {
+  std::string org_id;
+  std::string env;
+  std::string key;
+};
+
+// What a claim on an idempotency key found.
+struct IdempotencyClaim {
+  enum class Outcome {
+    kClaimed,              // new (or stale and taken over): run the turn
+    kInUse,                // same key still running: 409
+    kFingerprintMismatch,  // same key, different request: 422
+    kCompleted,            // finished: replay status and body
+  };
+  Outcome outcome = Outcome::kClaimed;
+  int status = 0;
+  std::string body;
+};
+
+struct CallWindowDecision {
+  bool allowed = true;
+  int retry_after_seconds = 0;  // when refused: until the oldest call leaves the window
+};
+
+struct SpendReservationRequest {
+  std::string org_id;
+  std::string agent_id;
+  std::string month;  // YYYY-MM (UTC)
+  double amount_usd = 0;
+  std::optional<double> org_limit_usd;
+  std::optional<double> agent_limit_usd;
+  std::int64_t now_ms = 0;
+};
+
+struct SpendDecision {
+  bool reserved = false;
+  std::string reservation_id;  // when reserved
+  // When refused: which limit, and what was spent (settled + reserved) against it.
+  std::string scope;  // "organization" | "agent"
+  double limit_usd = 0;
+  double spent_usd = 0;
+};
+
+struct SpendSettlement {
+  std::string reservation_id;
+  double cost_usd = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+};
+
+struct UsageRow {
+  std::string agent_id;
+  double spent_usd = 0;
+  double reserved_usd = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t model_calls = 0;
+};
+
+struct MemoryScope {
+  std::string org_id;
+  std::string env;
+  std::string agent_id;
+  std::string group_key;  // "" = the agent's default group
+};
+
+struct MemoryEntry {
+  std::int64_t id = 0;
+  std::string fact;
+  std::int64_t created_at_ms = 0;
+};
+
+}  // namespace agentgate

@@ -1,0 +1,19 @@
+#pragma once
+// The only place that creates concrete classes: config -> store -> services -> routes -> server.
+
+#include <string>
+
+namespace agentgate {
+
+struct ServeOptions {
+  std::string config_path;  // empty = embedded defaults
+  bool provision_demo = false;
+};
+
+// Runs the server until SIGTERM/SIGINT and the drain finish; returns the process exit code.
+int Serve(const ServeOptions& options);
+
+// Applies store migrations and exits.
+int Migrate(const std::string& config_path);
+
+}  // namespace agentgate

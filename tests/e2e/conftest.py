@@ -1,0 +1,120 @@
+"""Black-box harness: starts build/agentgate on a free port with a fresh SQLite file and speaks HTTP to it."""
+import http.client
+import json
+import os
+import secrets
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+BINARY = os.environ.get("AGENTGATE_BINARY") or os.path.join(os.path.dirname(__file__), "..", "..", "build", "agentgate")
+ADMIN_TOKEN = "test-admin-token-" + secrets.token_hex(8)
+MASTER_KEY = secrets.token_hex(32)
+
+
+class Agentgate:
+    """One running server process."""
+
+    def __init__(self, tmp_path, config="", env=None, args=("--demo",)):
+        self.dir = tmp_path
+        self.lines = []
+        config_path = tmp_path / "agentgate.toml"
+        config_path.write_text(config)
+        full_env = dict(os.environ)
+        full_env.update({
+            "AGENTGATE_SERVER_LISTEN": "127.0.0.1:0",
+            "AGENTGATE_STORE_URL": f"sqlite:{tmp_path}/var/agentgate.db",
+            "AGENTGATE_ADMIN_TOKEN": ADMIN_TOKEN,
+            "AGENTGATE_MASTER_KEY": MASTER_KEY,
+        })
+        full_env.update(env or {})
+        self.proc = subprocess.Popen([BINARY, "serve", "--config", str(config_path), *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env, cwd=tmp_path,
+                                     text=True)
+        self._listening = threading.Event()
+        threading.Thread(target=self._drain, daemon=True).start()
+        if not self._listening.wait(20):
+            self.proc.kill()
+            raise RuntimeError("agentgate did not start:\n" + "".join(self.lines))
+        host, port = self.address.rsplit(":", 1)
+        self.host, self.port = host, int(port)
+
+    def _drain(self):
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            if '"event":"listening"' in line and not self._listening.is_set():
+                self.address = json.loads(line)["address"]
+                self._listening.set()
+
+    def log_events(self):
+        out = []
+        for line in list(self.lines):
+            if line.startswith("{"):
+                out.append(json.loads(line))
+        return out
+
+    def request(self, method, path, body=None, headers=None, raw=None, timeout=10):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        conn.request(method, path, body=data, headers=headers or {})
+        resp = conn.getresponse()
+        text = resp.read().decode()
+        conn.close()
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = text
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, parsed
+
+    def admin(self, method, path, body=None, token=ADMIN_TOKEN, raw=None):
+        headers = {"content-type": "application/json"}
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        return self.request(method, "/admin/v1" + path, body, headers, raw=raw)
+
+    def demo_credentials(self):
+        kv = dict(line.split("=", 1) for line in (self.dir / "var" / "demo-credentials.txt").read_text().split())
+        return kv
+
+    def stop(self, sig=signal.SIGTERM, timeout=15):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Agentgate(tmp_path)
+    yield s
+    code = s.stop()
+    assert code == 0, "".join(s.lines[-20:])
+
+
+@pytest.fixture
+def start_server(tmp_path):
+    started = []
+
+    def start(config="", env=None, args=("--demo",), subdir="s"):
+        d = tmp_path / f"{subdir}{len(started)}"
+        d.mkdir()
+        s = Agentgate(d, config, env, args)
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+def error_of(body):
+    """The SPEC's error body: {"error": {"status", "code", "message"}}."""
+    assert isinstance(body, dict) and set(body) == {"error"}, body
+    assert set(body["error"]) >= {"status", "code", "message"}, body
+    return body["error"]

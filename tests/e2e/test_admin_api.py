@@ -1,0 +1,156 @@
+"""The operator admin API (SPEC §4) through the binary, including bad input on every route."""
+import pytest
+
+from conftest import error_of
+
+AGENT_CONFIG = {"name": "Support bot", "instructions": "Be kind.",
+                "model": {"provider": "offline", "name": "offline-1"}}
+
+
+def setup_org(server, org="acme"):
+    assert server.admin("POST", "/orgs", {"id": org, "name": "Acme"})[0] == 201
+    assert server.admin("POST", f"/orgs/{org}/environments", {"name": "prod"})[0] == 201
+    return org
+
+
+def test_admin_calls_need_the_bearer_token(server):
+    for token in (None, "wrong-token-wrong-token"):
+        status, _, body = server.admin("POST", "/orgs", {"name": "X"}, token=token)
+        assert status == 401
+        assert error_of(body)["code"] == "unauthenticated"
+        assert "wrong-token" not in body["error"]["message"]
+
+
+def test_org_lifecycle(server):
+    status, _, org = server.admin("POST", "/orgs", {"name": "Generated"})
+    assert status == 201 and org["id"].startswith("org_") and org["monthly_spend_limit_usd"] is None
+    status, _, org = server.admin("POST", "/orgs", {"id": "acme", "name": "Acme", "monthly_spend_limit_usd": 25})
+    assert status == 201 and org["monthly_spend_limit_usd"] == 25
+    status, _, body = server.admin("POST", "/orgs", {"id": "acme", "name": "Again"})
+    assert status == 409 and error_of(body)["code"] == "conflict"
+    status, _, org = server.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": None})
+    assert status == 200 and org["monthly_spend_limit_usd"] is None
+    status, _, org = server.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": 10.5})
+    assert status == 200 and org["monthly_spend_limit_usd"] == 10.5
+    assert server.admin("PATCH", "/orgs/nope", {"monthly_spend_limit_usd": 1})[0] == 404
+
+
+@pytest.mark.parametrize("path,method,body,field", [
+    ("/orgs", "POST", {"name": ""}, "name"),
+    ("/orgs", "POST", {"id": "bad id", "name": "A"}, "id"),
+    ("/orgs", "POST", {"name": "A", "monthly_spend_limit_usd": "ten"}, "monthly_spend_limit_usd"),
+    ("/orgs", "POST", {"name": "A", "surprise": True}, "surprise"),
+    ("/orgs", "POST", [], "body"),
+    ("/orgs/acme", "PATCH", {}, "monthly_spend_limit_usd"),
+    ("/orgs/acme/environments", "POST", {"name": "Prod!"}, "name"),
+    ("/orgs/acme/tokens", "POST", {"name": "t", "environments": ["nope"]}, "environments[0]"),
+    ("/orgs/acme/tokens", "POST", {"environments": ["prod"]}, "name"),
+    ("/orgs/acme/agents", "POST", {"config": {"name": "x"}}, "config.model"),
+    ("/orgs/acme/agents", "POST", {"config": dict(AGENT_CONFIG, model={"provider": "nope", "name": "m"})},
+     "config.model.provider"),
+    ("/orgs/acme/agents", "POST", {"id": "a"}, "config"),
+    ("/orgs/acme/agents", "POST", {"config": dict(AGENT_CONFIG, tools=[{"type": "http", "name": "t",
+                                   "description": "d", "url": "gopher://x"}])}, "config.tools[0].url"),
+    ("/orgs/acme/grants", "PUT", {"token_id": "x", "agent_id": "a", "permissions": ["chat"]}, "token_id"),
+    ("/orgs/acme/grants", "PUT", {"token_id": "x", "agent_id": "a", "permissions": ["write"]}, "permissions[0]"),
+    ("/orgs/acme/environments/prod/crm", "PUT", {"login_url": "https://l", "client_id": "c"}, "refresh_token"),
+    ("/orgs/acme/environments/prod/crm", "PUT", {"instance_url": "not a url", "access_token": "t"}, "instance_url"),
+])
+def test_bad_input_is_a_400_naming_the_field(server, path, method, body, field):
+    setup_org(server)
+    status, _, resp = server.admin(method, path, body)
+    assert status == 400, resp
+    err = error_of(resp)
+    assert err["code"] == "invalid_request" and err["status"] == 400
+    assert f"'{field}'" in err["message"], err["message"]
+
+
+def test_malformed_json_is_a_400(server):
+    status, _, body = server.admin("POST", "/orgs", raw="{not json")
+    assert status == 400 and "not valid JSON" in error_of(body)["message"]
+    status, _, body = server.admin("POST", "/orgs", raw="")
+    assert status == 400 and "'body'" in error_of(body)["message"]
+
+
+def test_tokens_environments_and_revocation(server):
+    org = setup_org(server)
+    assert server.admin("POST", f"/orgs/{org}/environments", {"name": "prod"})[0] == 409
+    assert server.admin("POST", "/orgs/ghost/environments", {"name": "prod"})[0] == 404
+    status, _, tok = server.admin("POST", f"/orgs/{org}/tokens", {"name": "backend", "environments": ["prod"]})
+    assert status == 201
+    assert tok["token"].startswith("agt_" + tok["id"] + ".") and tok["environments"] == ["prod"]
+    status, _, all_envs = server.admin("POST", f"/orgs/{org}/tokens", {"name": "everything"})
+    assert status == 201 and all_envs["environments"] is None
+    assert server.admin("DELETE", f"/orgs/{org}/tokens/{tok['id']}")[0] == 200
+    assert server.admin("DELETE", f"/orgs/{org}/tokens/unknown")[0] == 404
+    assert server.admin("DELETE", f"/orgs/other/tokens/{all_envs['id']}")[0] == 404
+
+
+def test_agents_versions_deployments_instances_and_grants(server):
+    org = setup_org(server)
+    status, _, agent = server.admin("POST", f"/orgs/{org}/agents", {"id": "bot", "config": AGENT_CONFIG})
+    assert (status, agent) == (201, {"id": "bot", "version": 1})
+    assert server.admin("POST", f"/orgs/{org}/agents", {"id": "bot", "config": AGENT_CONFIG})[0] == 409
+    status, _, v2 = server.admin("POST", f"/orgs/{org}/agents/bot/versions", {"config": AGENT_CONFIG})
+    assert (status, v2["version"]) == (201, 2)
+    assert server.admin("POST", f"/orgs/{org}/agents/ghost/versions", {"config": AGENT_CONFIG})[0] == 404
+    status, _, dep = server.admin("PUT", f"/orgs/{org}/agents/bot/deployments/prod", {"version": 2})
+    assert status == 200 and dep == {"agent_id": "bot", "env": "prod", "version": 2}
+    status, _, body = server.admin("PUT", f"/orgs/{org}/agents/bot/deployments/prod", {"version": 7})
+    assert status == 400 and "'version'" in error_of(body)["message"]
+    assert server.admin("PUT", f"/orgs/{org}/agents/bot/deployments/staging", {"version": 1})[0] == 404
+    assert server.admin("PUT", f"/orgs/{org}/agents/ghost/deployments/prod", {"version": 1})[0] == 404
+    status, _, inst = server.admin("POST", f"/orgs/{org}/agents/bot/instances",
+                                   {"instance_id": "store-7", "instructions": "Store 7 closes at 6."})
+    assert status == 201 and inst["instance_id"] == "store-7"
+    assert server.admin("POST", f"/orgs/{org}/agents/bot/instances", {"instance_id": "store-7"})[0] == 409
+    assert server.admin("POST", f"/orgs/{org}/agents/ghost/instances", {"instance_id": "x"})[0] == 404
+    _, _, tok = server.admin("POST", f"/orgs/{org}/tokens", {"name": "t"})
+    status, _, grant = server.admin("PUT", f"/orgs/{org}/grants",
+                                    {"token_id": tok["id"], "agent_id": "bot", "permissions": ["chat"]})
+    assert status == 200 and grant["permissions"] == ["chat"]
+    status, _, body = server.admin("PUT", f"/orgs/{org}/grants",
+                                   {"token_id": tok["id"], "agent_id": "ghost", "permissions": ["chat"]})
+    assert status == 400 and "'agent_id'" in error_of(body)["message"]
+
+
+def test_crm_credentials_are_accepted_but_never_echoed_or_stored_in_clear(server):
+    org = setup_org(server)
+    secret = "super-secret-refresh-token-value"
+    status, _, body = server.admin("PUT", f"/orgs/{org}/environments/prod/crm", {
+        "login_url": "https://login.salesforce.com", "client_id": "3MVG9", "client_secret": "client-secret-value",
+        "refresh_token": secret})
+    assert status == 200 and body["kind"] == "refresh_token"
+    assert secret not in str(body) and "client-secret-value" not in str(body)
+    status, _, body = server.admin("PUT", f"/orgs/{org}/environments/prod/crm",
+                                   {"instance_url": "https://acme.my.salesforce.com", "access_token": "00D!tok"})
+    assert status == 200 and body == {"org_id": org, "env": "prod", "kind": "static_session",
+                                      "instance_url": "https://acme.my.salesforce.com"}
+    assert server.admin("PUT", f"/orgs/{org}/environments/dev/crm",
+                        {"instance_url": "https://x.example", "access_token": "t"})[0] == 404
+    db = (server.dir / "var" / "agentgate.db").read_bytes()
+    for wal in (server.dir / "var").glob("agentgate.db-wal"):
+        db += wal.read_bytes()
+    assert secret.encode() not in db and b"00D!tok" not in db and b"client-secret-value" not in db
+    assert secret not in "".join(server.lines)
+
+
+def test_usage_and_conversations(server):
+    org = setup_org(server)
+    status, _, usage = server.admin("GET", f"/orgs/{org}/usage?month=2026-11")
+    assert status == 200
+    assert usage == {"org_id": org, "month": "2026-11", "total_spent_usd": 0, "total_reserved_usd": 0,
+                     "agents": [], "monthly_spend_limit_usd": None}
+    status, _, body = server.admin("GET", f"/orgs/{org}/usage?month=2026-13")
+    assert status == 400 and "'month'" in error_of(body)["message"]
+    status, _, usage = server.admin("GET", f"/orgs/{org}/usage")
+    assert status == 200 and len(usage["month"]) == 7
+    assert server.admin("GET", "/orgs/ghost/usage")[0] == 404
+    status, _, body = server.admin("GET", f"/orgs/{org}/conversations/nope")
+    assert status == 404 and error_of(body)["code"] == "conversation_not_found"
+
+
+def test_the_admin_api_is_off_without_a_token(start_server):
+    s = start_server(env={"AGENTGATE_ADMIN_TOKEN": ""})
+    status, _, body = s.admin("POST", "/orgs", {"name": "X"})
+    assert status == 401 and "disabled" in error_of(body)["message"]

@@ -1,0 +1,158 @@
+"""The HTTP server's own behaviour through the binary: limits, deadlines, errors, shutdown."""
+import json
+import signal
+import socket
+import time
+
+from conftest import error_of
+
+FAST = "[server]\nmax_body_bytes = 4096\nread_timeout_seconds = 1\nidle_timeout_seconds = 2\n"
+
+
+def raw_exchange(s, data, timeout=5):
+    sock = socket.create_connection((s.host, s.port), timeout=timeout)
+    sock.sendall(data)
+    chunks = []
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except socket.timeout:
+        pass
+    sock.close()
+    return b"".join(chunks)
+
+
+def test_unknown_routes_and_methods(server):
+    status, _, body = server.request("GET", "/nope")
+    assert status == 404 and error_of(body)["code"] == "not_found"
+    status, _, body = server.request("GET", "/admin/v1/orgs")
+    assert status == 405 and error_of(body)["code"] == "method_not_allowed"
+
+
+def test_request_ids_are_echoed_or_generated_and_logged(server):
+    _, headers, _ = server.request("GET", "/healthz", headers={"x-request-id": "abc-123"})
+    assert headers["x-request-id"] == "abc-123"
+    _, headers, _ = server.request("GET", "/healthz")
+    generated = headers["x-request-id"]
+    assert len(generated) == 16
+    _, headers, _ = server.request("GET", "/healthz", headers={"x-request-id": "x" * 300})
+    assert headers["x-request-id"] != "x" * 300
+    time.sleep(0.2)
+    events = [e for e in server.log_events() if e["event"] == "http_request"]
+    assert any(e["request_id"] == "abc-123" and e["status"] == 200 and e["route"] == "/healthz" for e in events)
+    assert any(e["request_id"] == generated for e in events)
+
+
+def test_oversized_bodies_are_413(start_server):
+    s = start_server(FAST)
+    status, _, body = s.admin("POST", "/orgs", raw="x" * 5000)
+    assert status == 413 and error_of(body)["code"] == "payload_too_large"
+    # A chunked body that grows past the limit is cut off the same way.
+    reply = raw_exchange(s, b"POST /admin/v1/orgs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                         b"1000\r\n" + b"y" * 4096 + b"\r\n1000\r\n" + b"y" * 4096 + b"\r\n0\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 413")
+
+
+def test_oversized_headers_are_431(server):
+    reply = raw_exchange(server, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 431")
+
+
+def test_garbage_is_a_400_not_a_crash(server):
+    reply = raw_exchange(server, b"THIS IS NOT HTTP\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 400")
+    assert server.request("GET", "/healthz")[0] == 200
+
+
+def test_a_slow_client_is_cut_off_by_the_read_deadline(start_server):
+    s = start_server(FAST)
+    sock = socket.create_connection((s.host, s.port), timeout=10)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+    started = time.monotonic()
+    for _ in range(20):  # drip one header byte every 0.2 s: never a complete request
+        try:
+            sock.sendall(b"X")
+        except OSError:
+            break
+        time.sleep(0.2)
+        sock.settimeout(0.01)
+        try:
+            if sock.recv(1) == b"":
+                break
+        except socket.timeout:
+            pass
+        except OSError:
+            break
+    elapsed = time.monotonic() - started
+    sock.close()
+    assert elapsed < 3.5, "the server kept a dripping connection open past its 1 s read deadline"
+    assert s.request("GET", "/healthz")[0] == 200
+
+
+def test_idle_keep_alive_connections_are_closed(start_server):
+    s = start_server(FAST)
+    sock = socket.create_connection((s.host, s.port), timeout=10)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    first = sock.recv(65536)
+    assert first.startswith(b"HTTP/1.1 200")
+    started = time.monotonic()
+    assert sock.recv(1) == b""  # closed by the server once idle_timeout passes
+    assert 1.0 < time.monotonic() - started < 5
+    sock.close()
+
+
+def test_keep_alive_serves_several_requests_on_one_connection(server):
+    sock = socket.create_connection((server.host, server.port), timeout=5)
+    for _ in range(3):
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        reply = b""
+        while b"\r\n\r\n" not in reply or not reply.endswith(b"}"):
+            reply += sock.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 200")
+    sock.close()
+
+
+def test_sigterm_closes_idle_connections_and_exits_cleanly(start_server):
+    s = start_server()
+    idle = socket.create_connection((s.host, s.port), timeout=10)
+    idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert idle.recv(65536).startswith(b"HTTP/1.1 200")
+    started = time.monotonic()
+    s.proc.send_signal(signal.SIGTERM)
+    assert s.proc.wait(10) == 0
+    assert time.monotonic() - started < 5
+    assert idle.recv(1) == b""
+    events = [e["event"] for e in s.log_events()]
+    assert "shutdown_started" in events and "shutdown_complete" in events
+    try:
+        socket.create_connection((s.host, s.port), timeout=2).close()
+        refused = False
+    except OSError:
+        refused = True
+    assert refused
+
+
+def test_sigkill_loses_no_committed_write(start_server):
+    s = start_server()
+    assert s.admin("POST", "/orgs", {"id": "durable", "name": "D"})[0] == 201
+    s.stop(signal.SIGKILL)
+    restarted = start_server(env={"AGENTGATE_STORE_URL": f"sqlite:{s.dir}/var/agentgate.db"})
+    status, _, org = restarted.admin("PATCH", "/orgs/durable", {"monthly_spend_limit_usd": 1})
+    assert status == 200 and org["name"] == "D"
+
+
+def test_bad_config_fails_fast_naming_the_key(tmp_path):
+    import subprocess
+    from conftest import BINARY
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[server]\nturn_timeout_seconds = \"soon\"\n")
+    proc = subprocess.run([BINARY, "serve", "--config", str(cfg)], capture_output=True, text=True, timeout=10)
+    assert proc.returncode != 0
+    assert "server.turn_timeout_seconds" in proc.stderr
+    proc = subprocess.run([BINARY, "serve"], capture_output=True, text=True, timeout=10,
+                          env={"AGENTGATE_MASTER_KEY": "abc", "AGENTGATE_SERVER_LISTEN": "127.0.0.1:0",
+                               "AGENTGATE_STORE_URL": f"sqlite:{tmp_path}/x.db"})
+    assert proc.returncode != 0 and "64 hex" in proc.stderr

@@ -1,0 +1,46 @@
+"""Operator endpoints (SPEC §8) and the first-run demo through the binary."""
+import json
+
+from conftest import ADMIN_TOKEN
+
+
+def test_health_and_readiness(server):
+    assert server.request("GET", "/healthz")[:3:2] == (200, {"status": "ok"})
+    assert server.request("GET", "/readyz")[:3:2] == (200, {"status": "ready"})
+
+
+def test_metrics_are_prometheus_text_with_real_counts(server):
+    for _ in range(3):
+        server.request("GET", "/healthz")
+    server.request("GET", "/nope")
+    status, headers, text = server.request("GET", "/metrics")
+    assert status == 200 and headers["content-type"].startswith("text/plain")
+    assert '# TYPE agentgate_http_requests_total counter' in text
+    assert 'agentgate_http_requests_total{route="/healthz",status="200"} 3' in text
+    assert 'agentgate_http_requests_total{route="unmatched",status="404"} 1' in text
+    assert 'agentgate_http_request_duration_seconds_count{route="/healthz"} 3' in text
+    for family in ("agentgate_turns_in_flight", "agentgate_turn_stop_total".replace("stop", "stops"),
+                   "agentgate_model_tokens_total", "agentgate_gateway_upstream_duration_seconds"):
+        assert f"# TYPE {family}" in text
+
+
+def test_openapi_document_is_served(server):
+    status, _, doc = server.request("GET", "/openapi.json")
+    assert status == 200 and doc["openapi"].startswith("3.")
+    assert "/api/agents/{agent_id}/invoke" in doc["paths"]
+    assert "post" in doc["paths"]["/admin/v1/orgs"]
+
+
+def test_demo_is_provisioned_once(start_server):
+    s = start_server()
+    creds = s.demo_credentials()
+    assert creds["org"] == "demo" and creds["agent"] == "demo-agent" and creds["token"].startswith("agt_")
+    out = "".join(s.lines)
+    assert "curl -s http://" in out and creds["token"] in out
+    status, _, body = s.request("POST", "/api/agents/demo-agent/invoke", {"message": "hi"},
+                                {"fl-api-org": "demo", "fl-api-env": "dev", "fl-api-token": creds["token"]})
+    assert status != 401 and status != 403 and status != 404, body
+    store = s.dir / "var" / "agentgate.db"
+    s.stop()
+    again = start_server(env={"AGENTGATE_STORE_URL": f"sqlite:{store}"})
+    assert again.admin("POST", "/orgs", {"id": "demo", "name": "x"})[0] == 409

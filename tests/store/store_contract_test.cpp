@@ -1,0 +1,231 @@
+// One store suite, every backend: each test states a store operation's meaning.
+#include "store/store_backends.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace agentgate::testing {
+namespace {
+
+template <class Backend>
+class StoreContract : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = backend_.Open();
+    ASSERT_TRUE(store_->CreateOrg(OrgRecord{"acme", "Acme", std::nullopt, 1}));
+    ASSERT_TRUE(store_->CreateEnvironment("acme", "prod"));
+  }
+  Backend backend_;
+  std::unique_ptr<Store> store_;
+};
+
+using Backends = ::testing::Types<SqliteBackend>;
+TYPED_TEST_SUITE(StoreContract, Backends);
+
+TYPED_TEST(StoreContract, OrgsAreCreatedOnceAndTheirLimitChanges) {
+  auto& s = *this->store_;
+  auto dup = s.CreateOrg(OrgRecord{"acme", "Again", std::nullopt, 2});
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(s.GetOrg("acme").value()->name, "Acme");
+  EXPECT_FALSE(s.GetOrg("nope").value());
+  EXPECT_TRUE(s.SetOrgSpendLimit("acme", 12.5).value());
+  EXPECT_EQ(s.GetOrg("acme").value()->monthly_spend_limit_usd, 12.5);
+  EXPECT_TRUE(s.SetOrgSpendLimit("acme", std::nullopt).value());
+  EXPECT_FALSE(s.GetOrg("acme").value()->monthly_spend_limit_usd);
+  EXPECT_FALSE(s.SetOrgSpendLimit("nope", 1.0).value());
+  EXPECT_EQ(s.CountOrgs().value(), 1);
+}
+
+TYPED_TEST(StoreContract, EnvironmentsAreScopedToTheirOrg) {
+  auto& s = *this->store_;
+  EXPECT_TRUE(s.HasEnvironment("acme", "prod").value());
+  EXPECT_FALSE(s.HasEnvironment("acme", "dev").value());
+  EXPECT_EQ(s.CreateEnvironment("acme", "prod").error().code, ErrorCode::kConflict);
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"other", "Other", std::nullopt, 1}));
+  EXPECT_FALSE(s.HasEnvironment("other", "prod").value());
+}
+
+TYPED_TEST(StoreContract, TokensKeepTheirHashEnvironmentsAndRevocation) {
+  auto& s = *this->store_;
+  const std::string hash("\x00\x01\xff\x7f", 4);
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t1", "acme", "backend", hash, {"prod", "dev"}, 5, false}));
+  auto t = s.GetToken("t1").value();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->secret_hash, hash);
+  EXPECT_EQ(t->environments, (std::vector<std::string>{"prod", "dev"}));
+  EXPECT_FALSE(t->revoked);
+  EXPECT_FALSE(s.RevokeToken("other-org", "t1").value());
+  EXPECT_TRUE(s.RevokeToken("acme", "t1").value());
+  EXPECT_TRUE(s.GetToken("t1").value()->revoked);
+  EXPECT_FALSE(s.GetToken("t2").value());
+}
+
+TYPED_TEST(StoreContract, GrantsAreReplacedAndAnEmptyListRemovesThem) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t1", "acme", "b", "h", {}, 1, false}));
+  EXPECT_TRUE(s.GetGrant("t1", "bot").value().empty());
+  ASSERT_TRUE(s.PutGrant("acme", "t1", "bot", {"chat"}));
+  EXPECT_EQ(s.GetGrant("t1", "bot").value(), std::vector<std::string>{"chat"});
+  ASSERT_TRUE(s.PutGrant("acme", "t1", "bot", {}));
+  EXPECT_TRUE(s.GetGrant("t1", "bot").value().empty());
+}
+
+TYPED_TEST(StoreContract, AgentVersionsAreNumberedAndDeploymentsPointAtThem) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, R"({"v":1})", 1}));
+  EXPECT_EQ(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, "{}", 1}).error().code, ErrorCode::kConflict);
+  EXPECT_EQ(s.AddAgentVersion("acme", "bot", R"({"v":2})", 2).value(), 2);
+  EXPECT_FALSE(s.AddAgentVersion("acme", "ghost", "{}", 2).value());
+  EXPECT_EQ(s.GetAgentVersion("acme", "bot", 1).value()->config_json, R"({"v":1})");
+  EXPECT_EQ(s.GetAgentVersion("acme", "bot", 2).value()->config_json, R"({"v":2})");
+  EXPECT_FALSE(s.GetAgentVersion("acme", "bot", 3).value());
+  EXPECT_FALSE(s.GetDeployment("acme", "bot", "prod").value());
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "prod", 1));
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "prod", 2));
+  EXPECT_EQ(s.GetDeployment("acme", "bot", "prod").value(), 2);
+  EXPECT_EQ(s.SetDeployment("acme", "bot", "prod", 9).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(s.GetDeployment("acme", "bot", "prod").value(), 2);
+}
+
+TYPED_TEST(StoreContract, InstancesBelongToTheirAgent) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, "{}", 1}));
+  ASSERT_TRUE(s.CreateInstance(InstanceRecord{"acme", "bot", "store-1", "Be brief."}));
+  EXPECT_EQ(s.CreateInstance(InstanceRecord{"acme", "bot", "store-1", "x"}).error().code, ErrorCode::kConflict);
+  EXPECT_EQ(s.GetInstance("acme", "bot", "store-1").value()->instructions, "Be brief.");
+  EXPECT_FALSE(s.GetInstance("acme", "other", "store-1").value());
+}
+
+TYPED_TEST(StoreContract, CrmCredentialsAreReplacedPerEnvironment) {
+  auto& s = *this->store_;
+  EXPECT_FALSE(s.HasAnyCrmCredential().value());
+  ASSERT_TRUE(s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", std::string("sealed\0one", 10), 1}));
+  ASSERT_TRUE(s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", "sealed-two", 2}));
+  EXPECT_EQ(s.GetCrmCredential("acme", "prod").value()->sealed, "sealed-two");
+  EXPECT_FALSE(s.GetCrmCredential("acme", "dev").value());
+  EXPECT_TRUE(s.HasAnyCrmCredential().value());
+}
+
+TYPED_TEST(StoreContract, MessagesAppendInOrder) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  ASSERT_TRUE(s.AppendMessages("c1", {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}));
+  ASSERT_TRUE(s.AppendMessages("c1", {{0, "user", "again", 3}}));
+  auto m = s.LoadMessages("c1").value();
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].seq, 1);
+  EXPECT_EQ(m[2].seq, 3);
+  EXPECT_EQ(m[1].content, "hello");
+  EXPECT_EQ(s.GetConversation("c1").value()->agent_id, "bot");
+  EXPECT_FALSE(s.GetConversation("c2").value());
+}
+
+TYPED_TEST(StoreContract, MemoriesAreIsolatedByScopeAndListedNewestWindowOldestFirst) {
+  auto& s = *this->store_;
+  const MemoryScope a{"acme", "prod", "bot", "team-a"};
+  const MemoryScope b{"acme", "prod", "bot", "team-b"};
+  for (int i = 1; i <= 5; ++i) ASSERT_TRUE(s.AddMemory(a, "fact " + std::to_string(i), i));
+  ASSERT_TRUE(s.AddMemory(b, "other", 1));
+  auto listed = s.ListMemories(a, 3).value();
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0].fact, "fact 3");
+  EXPECT_EQ(listed[2].fact, "fact 5");
+  EXPECT_EQ(s.ListMemories(b, 10).value().size(), 1u);
+  EXPECT_TRUE(s.ListMemories(MemoryScope{"other", "prod", "bot", "team-a"}, 10).value().empty());
+}
+
+TYPED_TEST(StoreContract, IdempotencyClaimsRunReplayAndExpire) {
+  auto& s = *this->store_;
+  using O = IdempotencyClaim::Outcome;
+  const IdempotencyScope k{"acme", "prod", "key-1"};
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 1000, 120000).value().outcome, O::kClaimed);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 2000, 120000).value().outcome, O::kInUse);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "other", 2000, 120000).value().outcome, O::kFingerprintMismatch);
+  EXPECT_EQ(s.ClaimIdempotencyKey({"acme", "dev", "key-1"}, "fp", 2000, 120000).value().outcome, O::kClaimed);
+  ASSERT_TRUE(s.CompleteIdempotencyKey(k, 200, R"({"response":"hi"})", 5000));
+  auto replay = s.ClaimIdempotencyKey(k, "fp", 3000, 120000).value();
+  EXPECT_EQ(replay.outcome, O::kCompleted);
+  EXPECT_EQ(replay.status, 200);
+  EXPECT_EQ(replay.body, R"({"response":"hi"})");
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 5000, 120000).value().outcome, O::kClaimed);  // expired
+}
+
+TYPED_TEST(StoreContract, AStaleRunningClaimIsTakenOverAndAReleasedOneIsFree) {
+  auto& s = *this->store_;
+  using O = IdempotencyClaim::Outcome;
+  const IdempotencyScope k{"acme", "prod", "key-2"};
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 0, 120000).value().outcome, O::kClaimed);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 119999, 120000).value().outcome, O::kInUse);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000).value().outcome, O::kClaimed);
+  ASSERT_TRUE(s.ReleaseIdempotencyKey(k));
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000).value().outcome, O::kClaimed);
+  ASSERT_TRUE(s.CompleteIdempotencyKey(k, 200, "{}", 200000));
+  EXPECT_EQ(s.PurgeIdempotencyKeys(199999).value(), 0);
+  EXPECT_EQ(s.PurgeIdempotencyKeys(200000).value(), 1);
+}
+
+TYPED_TEST(StoreContract, ExactlyOneConcurrentClaimWins) {
+  auto& s = *this->store_;
+  std::atomic<int> claimed{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      auto r = s.ClaimIdempotencyKey({"acme", "prod", "race"}, "fp", 1000, 120000);
+      if (r && r->outcome == IdempotencyClaim::Outcome::kClaimed) ++claimed;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(claimed.load(), 1);
+}
+
+TYPED_TEST(StoreContract, TheCallWindowSlidesAndRefusedCallsDoNotCount) {
+  auto& s = *this->store_;
+  const std::int64_t window = 120000;
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(s.RecordConversationCall("c", 1000 + i, window, 3).value().allowed);
+  auto refused = s.RecordConversationCall("c", 60000, window, 3).value();
+  EXPECT_FALSE(refused.allowed);
+  EXPECT_EQ(refused.retry_after_seconds, 61);  // the call at 1000 leaves at 121000
+  EXPECT_FALSE(s.RecordConversationCall("c", 120999, window, 3).value().allowed);
+  EXPECT_TRUE(s.RecordConversationCall("c", 121000, window, 3).value().allowed);
+  EXPECT_TRUE(s.RecordConversationCall("other", 121000, window, 3).value().allowed);
+}
+
+TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
+  auto& s = *this->store_;
+  SpendReservationRequest r{"acme", "bot", "2026-11", 0.4, 1.0, 0.5, 1};
+  auto first = s.ReserveSpend(r).value();
+  ASSERT_TRUE(first.reserved);
+  auto second = s.ReserveSpend(r).value();  // agent has 0.4 of 0.5: may cross once
+  ASSERT_TRUE(second.reserved);
+  auto third = s.ReserveSpend(r).value();
+  EXPECT_FALSE(third.reserved);
+  EXPECT_EQ(third.scope, "agent");
+  EXPECT_DOUBLE_EQ(third.limit_usd, 0.5);
+  EXPECT_DOUBLE_EQ(third.spent_usd, 0.8);
+  ASSERT_TRUE(s.SettleSpend(SpendSettlement{first.reservation_id, 0.01, 100, 20}));
+  ASSERT_TRUE(s.SettleSpend(SpendSettlement{second.reservation_id, 0.02, 200, 40}));
+  EXPECT_EQ(s.SettleSpend(SpendSettlement{second.reservation_id, 0.02, 0, 0}).error().code, ErrorCode::kNotFound);
+  auto usage = s.GetUsage("acme", "2026-11").value();
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_NEAR(usage[0].spent_usd, 0.03, 1e-12);
+  EXPECT_NEAR(usage[0].reserved_usd, 0.0, 1e-12);
+  EXPECT_EQ(usage[0].input_tokens, 300);
+  EXPECT_EQ(usage[0].model_calls, 2);
+  EXPECT_TRUE(s.GetUsage("acme", "2026-12").value().empty());
+}
+
+TYPED_TEST(StoreContract, TheOrgLimitCountsEveryAgent) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.6, 1.0, std::nullopt, 1}).value().reserved);
+  ASSERT_TRUE(s.ReserveSpend({"acme", "b", "2026-11", 0.6, 1.0, std::nullopt, 1}).value().reserved);
+  auto refused = s.ReserveSpend({"acme", "c", "2026-11", 0.1, 1.0, std::nullopt, 1}).value();
+  EXPECT_FALSE(refused.reserved);
+  EXPECT_EQ(refused.scope, "organization");
+  EXPECT_TRUE(s.ReserveSpend({"acme", "c", "2026-12", 0.1, 1.0, std::nullopt, 1}).value().reserved);
+}
+
+}  // namespace
+}  // namespace agentgate::testing
