@@ -9,7 +9,8 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(agentgate - LLM agents and CRM metadata behind one authenticated API
+constexpr const char* kUsage =
+    R"(agentgate - LLM agents and CRM metadata behind one authenticated API
 
 Usage:
   agentgate serve [--config FILE] [--demo]   run the server (embedded defaults without --config;

@@ -28,7 +28,8 @@ namespace asio = boost::asio;
 class SystemClock final : public Clock {
  public:
   std::int64_t NowMs() const override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
         .count();
   }
 };
@@ -47,11 +48,13 @@ Result<std::unique_ptr<Store>> OpenStore(const Config& config) {
   const std::string& url = config.store.url;
   if (url.starts_with("sqlite:")) {
     // One connection per blocking thread, plus one so start-up work never waits.
-    auto store = SqliteStore::Open(url.substr(7), static_cast<std::size_t>(config.server.blocking_threads) + 1);
+    auto store = SqliteStore::Open(url.substr(7),
+                                   static_cast<std::size_t>(config.server.blocking_threads) + 1);
     if (!store) return store.error();
     return std::unique_ptr<Store>(std::move(*store));
   }
-  return MakeError(ErrorCode::kInvalidRequest, "config key 'store.url': PostgreSQL stores are not available in this build yet");
+  return MakeError(ErrorCode::kInvalidRequest,
+                   "config key 'store.url': PostgreSQL stores are not available in this build yet");
 }
 
 // Where the demo's one-time token is kept so later `make run`s can print it again.
@@ -61,14 +64,16 @@ std::string DemoFilePath(const Config& config) {
   return ((parent.empty() ? std::filesystem::path(".") : parent) / "demo-credentials.txt").string();
 }
 
-void PrintDemo(const Config& config, const std::string& listen, const std::optional<DemoCredentials>& fresh) {
+void PrintDemo(const Config& config, const std::string& listen,
+               const std::optional<DemoCredentials>& fresh) {
   const std::string path = DemoFilePath(config);
   if (fresh) {
     std::ofstream out(path, std::ios::trunc);
     out << "org=" << fresh->org_id << "\nenv=" << fresh->env << "\ntoken=" << fresh->token
         << "\nagent=" << fresh->agent_id << "\n";
     out.close();
-    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::filesystem::permissions(
+        path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   }
   std::ifstream in(path);
   if (!in) {
@@ -81,8 +86,9 @@ void PrintDemo(const Config& config, const std::string& listen, const std::optio
     if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
   }
   std::cout << "\nDemo organization (credentials kept in " << path << "):\n"
-            << "  org:   " << kv["org"] << "\n  env:   " << kv["env"] << "\n  token: " << kv["token"]
-            << "\n  agent: " << kv["agent"] << "\n\nTry:\n  curl -s http://" << listen << "/api/agents/" << kv["agent"]
+            << "  org:   " << kv["org"] << "\n  env:   " << kv["env"]
+            << "\n  token: " << kv["token"] << "\n  agent: " << kv["agent"]
+            << "\n\nTry:\n  curl -s http://" << listen << "/api/agents/" << kv["agent"]
             << "/invoke -H 'content-type: application/json' -H 'fl-api-org: " << kv["org"]
             << "' -H 'fl-api-env: " << kv["env"] << "' -H 'fl-api-token: " << kv["token"]
             << "' -d '{\"message\":\"What is agentgate?\"}'\n\n"
@@ -90,14 +96,17 @@ void PrintDemo(const Config& config, const std::string& listen, const std::optio
 }
 
 // Waits until every request finished and every connection closed, or the turn cap passed.
-asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit, asio::io_context& ioc) {
+asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit,
+                            asio::io_context& ioc) {
   asio::steady_timer timer(co_await asio::this_coro::executor);
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  while ((server.ActiveRequests() > 0 || server.OpenConnections() > 0) && std::chrono::steady_clock::now() < deadline) {
+  while ((server.ActiveRequests() > 0 || server.OpenConnections() > 0) &&
+         std::chrono::steady_clock::now() < deadline) {
     timer.expires_after(std::chrono::milliseconds(20));
     co_await timer.async_wait(asio::use_awaitable);
   }
-  log::Info("shutdown_complete", {{"requests_abandoned", static_cast<std::int64_t>(server.ActiveRequests())}});
+  log::Info("shutdown_complete",
+            {{"requests_abandoned", static_cast<std::int64_t>(server.ActiveRequests())}});
   ioc.stop();
 }
 
@@ -113,11 +122,13 @@ int Serve(const ServeOptions& options) {
   if (*admin_token && (*admin_token)->size() < 16) {
     return Fail("config_invalid", "the admin token must be at least 16 characters");
   }
-  auto master_hex = ResolveSecret(config->secrets.master_key_env, config->secrets.master_key_file, env);
+  auto master_hex =
+      ResolveSecret(config->secrets.master_key_env, config->secrets.master_key_file, env);
   if (!master_hex) return Fail("config_invalid", master_hex.error().message);
   std::optional<crypto::MasterKey> master_key;
   if (*master_hex) {
-    auto key = crypto::ParseMasterKey(**master_hex, "the master key (" + config->secrets.master_key_env + ")");
+    auto key = crypto::ParseMasterKey(**master_hex,
+                                      "the master key (" + config->secrets.master_key_env + ")");
     if (!key) return Fail("config_invalid", key.error().message);
     master_key = *key;
   }
@@ -127,12 +138,14 @@ int Serve(const ServeOptions& options) {
   auto has_secrets = (*store)->HasAnyCrmCredential();
   if (!has_secrets) return Fail("store_unavailable", has_secrets.error().message);
   if (*has_secrets && !master_key) {
-    return Fail("config_invalid", "the store holds encrypted CRM secrets but no master key is set (" +
-                                      config->secrets.master_key_env + ")");
+    return Fail("config_invalid",
+                "the store holds encrypted CRM secrets but no master key is set (" +
+                    config->secrets.master_key_env + ")");
   }
 
-  const int io_threads = config->server.io_threads > 0 ? config->server.io_threads
-                                                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int io_threads = config->server.io_threads > 0
+                             ? config->server.io_threads
+                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   asio::io_context ioc(io_threads);
   asio::thread_pool blocking(static_cast<std::size_t>(config->server.blocking_threads));
   SystemClock clock;
@@ -144,9 +157,10 @@ int Serve(const ServeOptions& options) {
   AdminService admin(runner, clock, providers, master_key);
 
   std::optional<http::Server> server_slot;
-  http::RouteDeps deps{admin, runner, metrics,
-                       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
-                       [&] { return server_slot && server_slot->Draining(); }};
+  http::RouteDeps deps{
+      admin, runner, metrics,
+      *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
+      [&] { return server_slot && server_slot->Draining(); }};
   const http::Router router = http::BuildRouter(deps);
   http::ServerOptions server_options{config->server.max_body_bytes, config->server.max_header_bytes,
                                      std::chrono::seconds(config->server.read_timeout_seconds),
@@ -178,10 +192,15 @@ int Serve(const ServeOptions& options) {
     if (ec) return;
     log::Info("shutdown_started", {{"signal", static_cast<std::int64_t>(signal)}});
     server.BeginShutdown();
-    asio::co_spawn(ioc, Drain(server, std::chrono::seconds(config->server.turn_timeout_seconds), ioc), asio::detached);
+    asio::co_spawn(ioc,
+                   Drain(server, std::chrono::seconds(config->server.turn_timeout_seconds), ioc),
+                   asio::detached);
   });
   server.Start();
-  log::Info("listening", {{"address", std::string_view(*bound)}, {"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
+  log::Info(
+      "listening",
+      {{"address", std::string_view(*bound)},
+       {"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
 
   std::vector<std::thread> threads;
   for (int i = 1; i < io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
@@ -196,7 +215,9 @@ int Migrate(const std::string& config_path) {
   if (!config) return Fail("config_invalid", config.error().message);
   auto store = OpenStore(*config);
   if (!store) return Fail("store_unavailable", store.error().message);
-  log::Info("migrated", {{"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
+  log::Info(
+      "migrated",
+      {{"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
   return 0;
 }
 

@@ -31,16 +31,21 @@ asio::awaitable<Result<OrgRecord>> AdminService::RequireOrg(const std::string& o
   co_return std::move(**org);
 }
 
-asio::awaitable<Result<void>> AdminService::RequireEnvironment(const std::string& org_id, const std::string& env) {
+asio::awaitable<Result<void>> AdminService::RequireEnvironment(const std::string& org_id,
+                                                               const std::string& env) {
   auto exists = co_await store_.Run([&](Store& s) { return s.HasEnvironment(org_id, env); });
   if (!exists) co_return exists.error();
-  if (!*exists) co_return Error{ErrorCode::kNotFound, "environment '" + env + "' not found in organization '" + org_id + "'"};
+  if (!*exists)
+    co_return Error{ErrorCode::kNotFound,
+                    "environment '" + env + "' not found in organization '" + org_id + "'"};
   co_return Result<void>{};
 }
 
-asio::awaitable<Result<void>> AdminService::RequireAgent(const std::string& org_id, const std::string& agent_id) {
+asio::awaitable<Result<void>> AdminService::RequireAgent(const std::string& org_id,
+                                                         const std::string& agent_id) {
   // Every agent has version 1 from its creation on.
-  auto first = co_await store_.Run([&](Store& s) { return s.GetAgentVersion(org_id, agent_id, 1); });
+  auto first =
+      co_await store_.Run([&](Store& s) { return s.GetAgentVersion(org_id, agent_id, 1); });
   if (!first) co_return first.error();
   if (!*first) co_return Error{ErrorCode::kAgentNotFound, "agent '" + agent_id + "' not found"};
   co_return Result<void>{};
@@ -48,13 +53,15 @@ asio::awaitable<Result<void>> AdminService::RequireAgent(const std::string& org_
 
 Result<void> AdminService::CheckProvider(const AgentConfig& config) const {
   if (!providers_.contains(config.model.provider)) {
-    return InvalidField("config.model.provider", "'" + config.model.provider + "' is not a configured provider");
+    return InvalidField("config.model.provider",
+                        "'" + config.model.provider + "' is not a configured provider");
   }
   return {};
 }
 
 asio::awaitable<Result<OrgRecord>> AdminService::CreateOrg(CreateOrgCommand cmd) {
-  OrgRecord org{cmd.id.value_or("org_" + crypto::RandomHex(6)), cmd.name, cmd.monthly_spend_limit_usd, clock_.NowMs()};
+  OrgRecord org{cmd.id.value_or("org_" + crypto::RandomHex(6)), cmd.name,
+                cmd.monthly_spend_limit_usd, clock_.NowMs()};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateOrg(org); });
   if (!created) {
     if (created.error().code == ErrorCode::kConflict) {
@@ -65,8 +72,10 @@ asio::awaitable<Result<OrgRecord>> AdminService::CreateOrg(CreateOrgCommand cmd)
   co_return org;
 }
 
-asio::awaitable<Result<OrgRecord>> AdminService::SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd) {
-  auto updated = co_await store_.Run([&](Store& s) { return s.SetOrgSpendLimit(org_id, cmd.monthly_spend_limit_usd); });
+asio::awaitable<Result<OrgRecord>> AdminService::SetOrgLimit(std::string org_id,
+                                                             SetOrgLimitCommand cmd) {
+  auto updated = co_await store_.Run(
+      [&](Store& s) { return s.SetOrgSpendLimit(org_id, cmd.monthly_spend_limit_usd); });
   if (!updated) co_return updated.error();
   co_return co_await RequireOrg(org_id);
 }
@@ -80,7 +89,8 @@ asio::awaitable<Result<void>> AdminService::CreateEnvironment(std::string org_id
   co_return created;
 }
 
-asio::awaitable<Result<IssuedToken>> AdminService::CreateToken(std::string org_id, CreateTokenCommand cmd) {
+asio::awaitable<Result<IssuedToken>> AdminService::CreateToken(std::string org_id,
+                                                               CreateTokenCommand cmd) {
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
   for (std::size_t i = 0; i < cmd.environments.size(); ++i) {
     if (auto env = co_await RequireEnvironment(org_id, cmd.environments[i]); !env) {
@@ -88,7 +98,8 @@ asio::awaitable<Result<IssuedToken>> AdminService::CreateToken(std::string org_i
     }
   }
   const ApiTokenParts parts{crypto::RandomHex(8), crypto::RandomBase64Url(32)};
-  TokenRecord record{parts.id, org_id, cmd.name, crypto::Sha256(parts.secret), cmd.environments, clock_.NowMs(), false};
+  TokenRecord record{parts.id,         org_id,         cmd.name, crypto::Sha256(parts.secret),
+                     cmd.environments, clock_.NowMs(), false};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateToken(record); });
   if (!created) co_return created.error();
   co_return IssuedToken{record, FormatApiToken(parts)};
@@ -101,14 +112,16 @@ asio::awaitable<Result<void>> AdminService::RevokeToken(std::string org_id, std:
   co_return Result<void>{};
 }
 
-asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_id, CreateAgentCommand cmd) {
+asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_id,
+                                                               CreateAgentCommand cmd) {
   if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
   AgentVersionRecord v{org_id, cmd.id.value_or("agent_" + crypto::RandomHex(6)), 1,
                        boost::json::serialize(cmd.config_json), clock_.NowMs()};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateAgent(v); });
   if (!created) {
-    if (created.error().code == ErrorCode::kConflict) co_return Error{ErrorCode::kConflict, "agent '" + v.agent_id + "' already exists"};
+    if (created.error().code == ErrorCode::kConflict)
+      co_return Error{ErrorCode::kConflict, "agent '" + v.agent_id + "' already exists"};
     co_return created.error();
   }
   co_return v.agent_id;
@@ -119,19 +132,23 @@ asio::awaitable<Result<int>> AdminService::AddAgentVersion(std::string org_id, s
   if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
   const std::string config = boost::json::serialize(cmd.config_json);
   const std::int64_t now = clock_.NowMs();
-  auto version = co_await store_.Run([&](Store& s) { return s.AddAgentVersion(org_id, agent_id, config, now); });
+  auto version = co_await store_.Run(
+      [&](Store& s) { return s.AddAgentVersion(org_id, agent_id, config, now); });
   if (!version) co_return version.error();
   if (!*version) co_return Error{ErrorCode::kAgentNotFound, "agent '" + agent_id + "' not found"};
   co_return **version;
 }
 
-asio::awaitable<Result<void>> AdminService::SetDeployment(std::string org_id, std::string agent_id, std::string env,
+asio::awaitable<Result<void>> AdminService::SetDeployment(std::string org_id, std::string agent_id,
+                                                          std::string env,
                                                           SetDeploymentCommand cmd) {
   if (auto agent = co_await RequireAgent(org_id, agent_id); !agent) co_return agent.error();
   if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
-  auto set = co_await store_.Run([&](Store& s) { return s.SetDeployment(org_id, agent_id, env, cmd.version); });
+  auto set = co_await store_.Run(
+      [&](Store& s) { return s.SetDeployment(org_id, agent_id, env, cmd.version); });
   if (!set && set.error().code == ErrorCode::kNotFound) {
-    co_return InvalidField("version", "agent '" + agent_id + "' has no version " + std::to_string(cmd.version));
+    co_return InvalidField(
+        "version", "agent '" + agent_id + "' has no version " + std::to_string(cmd.version));
   }
   co_return set;
 }
@@ -150,26 +167,32 @@ asio::awaitable<Result<void>> AdminService::CreateInstance(std::string org_id, s
 asio::awaitable<Result<void>> AdminService::PutGrant(std::string org_id, PutGrantCommand cmd) {
   auto token = co_await store_.Run([&](Store& s) { return s.GetToken(cmd.token_id); });
   if (!token) co_return token.error();
-  if (!*token || (*token)->org_id != org_id) co_return InvalidField("token_id", "no such token in this organization");
+  if (!*token || (*token)->org_id != org_id)
+    co_return InvalidField("token_id", "no such token in this organization");
   if (auto agent = co_await RequireAgent(org_id, cmd.agent_id); !agent) {
     co_return InvalidField("agent_id", agent.error().message);
   }
-  co_return co_await store_.Run([&](Store& s) { return s.PutGrant(org_id, cmd.token_id, cmd.agent_id, cmd.permissions); });
+  co_return co_await store_.Run(
+      [&](Store& s) { return s.PutGrant(org_id, cmd.token_id, cmd.agent_id, cmd.permissions); });
 }
 
-asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id, std::string env, CrmCredentials creds) {
+asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id, std::string env,
+                                                              CrmCredentials creds) {
   if (!master_key_) {
-    co_return Error{ErrorCode::kUnavailable,
-                    "no master key is configured (secrets.master_key_env); CRM secrets cannot be stored"};
+    co_return Error{
+        ErrorCode::kUnavailable,
+        "no master key is configured (secrets.master_key_env); CRM secrets cannot be stored"};
   }
   if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
-  CrmCredentialRecord record{org_id, env,
-                             crypto::Seal(*master_key_, SerializeCrmCredentials(creds), CrmSealContext(org_id, env)),
-                             clock_.NowMs()};
+  CrmCredentialRecord record{
+      org_id, env,
+      crypto::Seal(*master_key_, SerializeCrmCredentials(creds), CrmSealContext(org_id, env)),
+      clock_.NowMs()};
   co_return co_await store_.Run([&](Store& s) { return s.PutCrmCredential(record); });
 }
 
-asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id, std::optional<std::string> month) {
+asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id,
+                                                            std::optional<std::string> month) {
   if (month && !names::IsValidMonth(*month)) co_return InvalidField("month", "must be YYYY-MM");
   auto org = co_await RequireOrg(org_id);
   if (!org) co_return org.error();
@@ -179,7 +202,8 @@ asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id, 
   co_return UsageReport{m, org->monthly_spend_limit_usd, std::move(*rows)};
 }
 
-asio::awaitable<Result<ConversationTranscript>> AdminService::GetConversation(std::string org_id, std::string id) {
+asio::awaitable<Result<ConversationTranscript>> AdminService::GetConversation(std::string org_id,
+                                                                              std::string id) {
   auto conversation = co_await store_.Run([&](Store& s) { return s.GetConversation(id); });
   if (!conversation) co_return conversation.error();
   if (!*conversation || (*conversation)->org_id != org_id) {

@@ -34,28 +34,39 @@ class AdminService {
  public:
   AdminService(StoreRunner& store, const Clock& clock, std::set<std::string> provider_names,
                std::optional<crypto::MasterKey> master_key)
-      : store_(store), clock_(clock), providers_(std::move(provider_names)), master_key_(master_key) {}
+      : store_(store),
+        clock_(clock),
+        providers_(std::move(provider_names)),
+        master_key_(master_key) {}
 
   boost::asio::awaitable<Result<OrgRecord>> CreateOrg(CreateOrgCommand cmd);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
   boost::asio::awaitable<Result<void>> CreateEnvironment(std::string org_id, std::string env);
-  boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id, CreateTokenCommand cmd);
+  boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id,
+                                                          CreateTokenCommand cmd);
   boost::asio::awaitable<Result<void>> RevokeToken(std::string org_id, std::string token_id);
-  boost::asio::awaitable<Result<std::string>> CreateAgent(std::string org_id, CreateAgentCommand cmd);
-  boost::asio::awaitable<Result<int>> AddAgentVersion(std::string org_id, std::string agent_id, CreateAgentCommand cmd);
-  boost::asio::awaitable<Result<void>> SetDeployment(std::string org_id, std::string agent_id, std::string env,
-                                                     SetDeploymentCommand cmd);
+  boost::asio::awaitable<Result<std::string>> CreateAgent(std::string org_id,
+                                                          CreateAgentCommand cmd);
+  boost::asio::awaitable<Result<int>> AddAgentVersion(std::string org_id, std::string agent_id,
+                                                      CreateAgentCommand cmd);
+  boost::asio::awaitable<Result<void>> SetDeployment(std::string org_id, std::string agent_id,
+                                                     std::string env, SetDeploymentCommand cmd);
   boost::asio::awaitable<Result<void>> CreateInstance(std::string org_id, std::string agent_id,
                                                       CreateInstanceCommand cmd);
   boost::asio::awaitable<Result<void>> PutGrant(std::string org_id, PutGrantCommand cmd);
-  boost::asio::awaitable<Result<void>> PutCrmCredentials(std::string org_id, std::string env, CrmCredentials creds);
-  boost::asio::awaitable<Result<UsageReport>> GetUsage(std::string org_id, std::optional<std::string> month);
-  boost::asio::awaitable<Result<ConversationTranscript>> GetConversation(std::string org_id, std::string id);
+  boost::asio::awaitable<Result<void>> PutCrmCredentials(std::string org_id, std::string env,
+                                                         CrmCredentials creds);
+  boost::asio::awaitable<Result<UsageReport>> GetUsage(std::string org_id,
+                                                       std::optional<std::string> month);
+  boost::asio::awaitable<Result<ConversationTranscript>> GetConversation(std::string org_id,
+                                                                         std::string id);
 
  private:
   boost::asio::awaitable<Result<OrgRecord>> RequireOrg(const std::string& org_id);
-  boost::asio::awaitable<Result<void>> RequireEnvironment(const std::string& org_id, const std::string& env);
-  boost::asio::awaitable<Result<void>> RequireAgent(const std::string& org_id, const std::string& agent_id);
+  boost::asio::awaitable<Result<void>> RequireEnvironment(const std::string& org_id,
+                                                          const std::string& env);
+  boost::asio::awaitable<Result<void>> RequireAgent(const std::string& org_id,
+                                                    const std::string& agent_id);
   Result<void> CheckProvider(const AgentConfig& config) const;
 
   StoreRunner& store_;

@@ -10,9 +10,11 @@ namespace agentgate {
 boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const CallerHeaders& h) {
   const Error unauthenticated{ErrorCode::kUnauthenticated, "the organization or token was refused"};
   if (!h.org || h.org->empty() || !h.token || h.token->empty()) {
-    co_return Error{ErrorCode::kUnauthenticated, "fl-api-org and fl-api-token headers are required"};
+    co_return Error{ErrorCode::kUnauthenticated,
+                    "fl-api-org and fl-api-token headers are required"};
   }
-  if (!h.env || h.env->empty()) co_return Error{ErrorCode::kMissingHeader, "header 'fl-api-env' is required"};
+  if (!h.env || h.env->empty())
+    co_return Error{ErrorCode::kMissingHeader, "header 'fl-api-env' is required"};
 
   const auto parts = ParseApiToken(*h.token);
   if (!parts) co_return unauthenticated;
@@ -21,30 +23,36 @@ boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const Ca
   if (!record) co_return record.error();
   // Hash the presented secret even when the id is unknown, so timing does not reveal ids.
   const std::string presented = crypto::Sha256(parts->secret);
-  const std::string expected = *record ? (*record)->secret_hash : std::string(presented.size(), '\0');
+  const std::string expected =
+      *record ? (*record)->secret_hash : std::string(presented.size(), '\0');
   const bool secret_ok = crypto::ConstantTimeEquals(presented, expected);
-  if (!*record || !secret_ok || (*record)->revoked || (*record)->org_id != *h.org) co_return unauthenticated;
+  if (!*record || !secret_ok || (*record)->revoked || (*record)->org_id != *h.org)
+    co_return unauthenticated;
 
   const auto& token = **record;
   const std::string org = *h.org;
   const std::string env = *h.env;
   auto env_exists = co_await store.Run([&](Store& s) { return s.HasEnvironment(org, env); });
   if (!env_exists) co_return env_exists.error();
-  if (!*env_exists) co_return Error{ErrorCode::kForbidden, "environment '" + env + "' does not exist in this organization"};
-  if (!token.environments.empty() &&
-      std::find(token.environments.begin(), token.environments.end(), env) == token.environments.end()) {
+  if (!*env_exists)
+    co_return Error{ErrorCode::kForbidden,
+                    "environment '" + env + "' does not exist in this organization"};
+  if (!token.environments.empty() && std::find(token.environments.begin(), token.environments.end(),
+                                               env) == token.environments.end()) {
     co_return Error{ErrorCode::kForbidden, "this token is not valid for environment '" + env + "'"};
   }
   co_return Caller{org, env, token.id};
 }
 
-boost::asio::awaitable<Result<void>> Authorize(StoreRunner& store, const Caller& caller, const std::string& agent_id,
+boost::asio::awaitable<Result<void>> Authorize(StoreRunner& store, const Caller& caller,
+                                               const std::string& agent_id,
                                                const std::string& permission) {
   const std::string token_id = caller.token_id;
   auto grant = co_await store.Run([&](Store& s) { return s.GetGrant(token_id, agent_id); });
   if (!grant) co_return grant.error();
   if (std::find(grant->begin(), grant->end(), permission) == grant->end()) {
-    co_return Error{ErrorCode::kForbidden, "this token has no '" + permission + "' grant on agent '" + agent_id + "'"};
+    co_return Error{ErrorCode::kForbidden,
+                    "this token has no '" + permission + "' grant on agent '" + agent_id + "'"};
   }
   co_return Result<void>{};
 }

@@ -24,10 +24,12 @@ struct Caller {
 // 401 unauthenticated: missing org/token, unknown org, malformed, wrong or revoked token.
 // 400 missing_header: no env. 403 forbidden: token not valid for this env. The messages never
 // repeat the token.
-boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const CallerHeaders& headers);
+boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store,
+                                                    const CallerHeaders& headers);
 
 // 403 unless the caller's token holds `permission` on the agent.
-boost::asio::awaitable<Result<void>> Authorize(StoreRunner& store, const Caller& caller, const std::string& agent_id,
+boost::asio::awaitable<Result<void>> Authorize(StoreRunner& store, const Caller& caller,
+                                               const std::string& agent_id,
                                                const std::string& permission);
 
 }  // namespace agentgate

@@ -24,7 +24,8 @@ constexpr const char* kDemoAgentConfig = R"json({
 
 }  // namespace
 
-asio::awaitable<Result<std::optional<DemoCredentials>>> ProvisionDemo(AdminService& admin, StoreRunner& store) {
+asio::awaitable<Result<std::optional<DemoCredentials>>> ProvisionDemo(AdminService& admin,
+                                                                      StoreRunner& store) {
   AG_CO_TRY(const std::int64_t orgs, co_await store.Run([](Store& s) { return s.CountOrgs(); }));
   if (orgs > 0) co_return std::optional<DemoCredentials>{};
 

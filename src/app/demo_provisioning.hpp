@@ -17,6 +17,7 @@ struct DemoCredentials {
 };
 
 // nullopt when the store already holds an organization (nothing is created then).
-boost::asio::awaitable<Result<std::optional<DemoCredentials>>> ProvisionDemo(AdminService& admin, StoreRunner& store);
+boost::asio::awaitable<Result<std::optional<DemoCredentials>>> ProvisionDemo(AdminService& admin,
+                                                                             StoreRunner& store);
 
 }  // namespace agentgate

@@ -27,13 +27,15 @@ class StoreRunner {
     using R = std::invoke_result_t<Fn&, Store&>;
     return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void(R)>(
         [this](auto handler, Fn work) {
-          boost::asio::post(pool_, [this, handler = std::move(handler), work = std::move(work)]() mutable {
-            R result = work(store_);
-            auto home = boost::asio::get_associated_executor(handler);
-            boost::asio::post(home, [handler = std::move(handler), result = std::move(result)]() mutable {
-              std::move(handler)(std::move(result));
-            });
-          });
+          boost::asio::post(
+              pool_, [this, handler = std::move(handler), work = std::move(work)]() mutable {
+                R result = work(store_);
+                auto home = boost::asio::get_associated_executor(handler);
+                boost::asio::post(
+                    home, [handler = std::move(handler), result = std::move(result)]() mutable {
+                      std::move(handler)(std::move(result));
+                    });
+              });
         },
         boost::asio::use_awaitable, std::move(fn));
   }

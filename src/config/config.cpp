@@ -60,15 +60,15 @@ class SectionReader {
       char* end = nullptr;
       const long long parsed = std::strtoll(e->c_str(), &end, 10);
       if (e->empty() || *end != '\0') {
-        return ConfigError(Name(key), "environment variable " + EnvName(section_, key) +
-                                          " must be an integer");
+        return ConfigError(
+            Name(key), "environment variable " + EnvName(section_, key) + " must be an integer");
       }
       value = parsed;
     }
     if (value) {
       if (*value < min || *value > max) {
-        return ConfigError(Name(key), "must be between " + std::to_string(min) + " and " +
-                                          std::to_string(max));
+        return ConfigError(
+            Name(key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
       }
       out = static_cast<Int>(*value);
     }
@@ -78,7 +78,8 @@ class SectionReader {
   Result<void> RejectUnknown() const {
     if (table_ == nullptr) return {};
     for (const auto& [k, v] : *table_) {
-      if (!seen_.contains(std::string(k.str()))) return ConfigError(Name(std::string(k.str())), "unknown key");
+      if (!seen_.contains(std::string(k.str())))
+        return ConfigError(Name(std::string(k.str())), "unknown key");
     }
     return {};
   }
@@ -111,15 +112,24 @@ Result<void> ReadProviders(const toml::table& root, Config& c) {
       const std::string field(k.str());
       const auto s = v.value<std::string>();
       if (!s) return ConfigError(key + "." + field, "must be a string");
-      if (field == "name") p.name = *s;
-      else if (field == "kind") p.kind = *s;
-      else if (field == "base_url") p.base_url = *s;
-      else if (field == "api_key_env") p.api_key_env = *s;
-      else if (field == "api_key") return ConfigError(key + ".api_key", "secrets never go in the TOML; name an environment variable with api_key_env");
-      else return ConfigError(key + "." + field, "unknown key");
+      if (field == "name")
+        p.name = *s;
+      else if (field == "kind")
+        p.kind = *s;
+      else if (field == "base_url")
+        p.base_url = *s;
+      else if (field == "api_key_env")
+        p.api_key_env = *s;
+      else if (field == "api_key")
+        return ConfigError(
+            key + ".api_key",
+            "secrets never go in the TOML; name an environment variable with api_key_env");
+      else
+        return ConfigError(key + "." + field, "unknown key");
     }
     if (p.name.empty()) return ConfigError(key + ".name", "is required");
-    if (!names.insert(p.name).second) return ConfigError(key + ".name", "duplicates provider '" + p.name + "'");
+    if (!names.insert(p.name).second)
+      return ConfigError(key + ".name", "duplicates provider '" + p.name + "'");
     if (p.kind != "openai" && p.kind != "anthropic" && p.kind != "offline") {
       return ConfigError(key + ".kind", "must be openai, anthropic or offline");
     }
@@ -143,10 +153,14 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
     Price price;
     for (const auto& [k, pv] : *pt) {
       const auto d = pv.value<double>();
-      if (!d || *d < 0) return ConfigError(key + "." + std::string(k.str()), "must be a number >= 0");
-      if (k.str() == "input_per_mtok") price.input_per_mtok = *d;
-      else if (k.str() == "output_per_mtok") price.output_per_mtok = *d;
-      else return ConfigError(key + "." + std::string(k.str()), "unknown key");
+      if (!d || *d < 0)
+        return ConfigError(key + "." + std::string(k.str()), "must be a number >= 0");
+      if (k.str() == "input_per_mtok")
+        price.input_per_mtok = *d;
+      else if (k.str() == "output_per_mtok")
+        price.output_per_mtok = *d;
+      else
+        return ConfigError(key + "." + std::string(k.str()), "unknown key");
     }
     c.prices[std::string(model.str())] = price;
   }
@@ -154,9 +168,11 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
 }
 
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
-  static const std::set<std::string> kTopLevel{"server", "store", "admin", "secrets", "providers", "prices"};
+  static const std::set<std::string> kTopLevel{"server",  "store",     "admin",
+                                               "secrets", "providers", "prices"};
   for (const auto& [k, v] : root) {
-    if (!kTopLevel.contains(std::string(k.str()))) return ConfigError(std::string(k.str()), "unknown section");
+    if (!kTopLevel.contains(std::string(k.str())))
+      return ConfigError(std::string(k.str()), "unknown section");
   }
   SectionReader server(root["server"].as_table(), "server", env);
   AG_TRYV(server.String("listen", c.server.listen));
@@ -196,7 +212,8 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
 
 Result<void> Validate(const Config& c) {
   if (c.server.answer_early_seconds >= c.server.turn_timeout_seconds) {
-    return ConfigError("server.answer_early_seconds", "must be less than server.turn_timeout_seconds");
+    return ConfigError("server.answer_early_seconds",
+                       "must be less than server.turn_timeout_seconds");
   }
   if (c.server.listen.find(':') == std::string::npos) {
     return ConfigError("server.listen", "must be HOST:PORT");
@@ -231,7 +248,8 @@ EnvLookup ProcessEnv() {
 Result<Config> LoadConfig(const std::string& toml_text, const EnvLookup& env) {
   toml::table root;
   try {
-    root = toml::parse(toml_text.empty() ? std::string_view(kDefaults) : std::string_view(toml_text));
+    root =
+        toml::parse(toml_text.empty() ? std::string_view(kDefaults) : std::string_view(toml_text));
   } catch (const toml::parse_error& e) {
     std::ostringstream msg;
     msg << "config is not valid TOML at line " << e.source().begin.line << ": " << e.description();
@@ -265,7 +283,8 @@ Result<std::optional<std::string>> ResolveSecret(const std::string& env_name,
     std::string line;
     std::getline(in, line);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (line.empty()) return MakeError(ErrorCode::kInvalidRequest, "secret file " + file_path + " is empty");
+    if (line.empty())
+      return MakeError(ErrorCode::kInvalidRequest, "secret file " + file_path + " is empty");
     return std::optional<std::string>(line);
   }
   return std::optional<std::string>{};

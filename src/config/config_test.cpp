@@ -49,7 +49,8 @@ api_key_env = "OPENAI_API_KEY"
 [prices."openai/gpt-4o-mini"]
 input_per_mtok = 0.15
 output_per_mtok = 0.60
-)", FakeEnv({}));
+)",
+                      FakeEnv({}));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->server.listen, "0.0.0.0:9000");
   EXPECT_EQ(c->server.max_body_bytes, 2048u);
@@ -73,7 +74,8 @@ TEST(Config, EnvironmentOverridesTheFile) {
 }
 
 TEST(Config, ErrorsNameTheKey) {
-  auto expect_error = [](const std::string& toml, const std::string& needle, std::map<std::string, std::string> env = {}) {
+  auto expect_error = [](const std::string& toml, const std::string& needle,
+                         std::map<std::string, std::string> env = {}) {
     auto c = LoadConfig(toml, FakeEnv(std::move(env)));
     ASSERT_FALSE(c) << toml;
     EXPECT_NE(c.error().message.find(needle), std::string::npos) << c.error().message;
@@ -87,8 +89,10 @@ TEST(Config, ErrorsNameTheKey) {
   expect_error("[store]\nurl = \"mysql://x\"\n", "store.url");
   expect_error("[[providers]]\nname = \"a\"\nkind = \"magic\"\n", "providers[0].kind");
   expect_error("[[providers]]\nname = \"a\"\nkind = \"openai\"\n", "providers[0].base_url");
-  expect_error("[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://x\"\napi_key = \"sk-1\"\n",
-               "providers[0].api_key");
+  expect_error(
+      "[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://x\"\napi_key = "
+      "\"sk-1\"\n",
+      "providers[0].api_key");
   expect_error("[prices.\"gpt\"]\ninput_per_mtok = 1\n", "prices.\"gpt\"");
   expect_error("[prices.\"a/b\"]\ninput_per_mtok = -1\n", "input_per_mtok");
   expect_error("", "server.max_body_bytes", {{"AGENTGATE_SERVER_MAX_BODY_BYTES", "lots"}});

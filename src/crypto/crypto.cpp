@@ -23,8 +23,12 @@ CipherCtx NewCtx() {
   return ctx;
 }
 
-const unsigned char* U(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
-unsigned char* U(std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); }
+const unsigned char* U(std::string_view s) {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+unsigned char* U(std::string& s) {
+  return reinterpret_cast<unsigned char*>(s.data());
+}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -41,7 +45,9 @@ std::string RandomBytes(std::size_t n) {
   return out;
 }
 
-std::string RandomHex(std::size_t bytes) { return ToHex(RandomBytes(bytes)); }
+std::string RandomHex(std::size_t bytes) {
+  return ToHex(RandomBytes(bytes));
+}
 
 std::string RandomBase64Url(std::size_t bytes) {
   static constexpr char kAlphabet[] =
@@ -108,8 +114,10 @@ std::string Seal(const MasterKey& key, std::string_view plaintext, std::string_v
   auto ctx = NewCtx();
   int len = 0;
   bool ok = EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key.data(), U(nonce)) == 1 &&
-            EVP_EncryptUpdate(ctx.get(), nullptr, &len, U(context), static_cast<int>(context.size())) == 1 &&
-            EVP_EncryptUpdate(ctx.get(), U(cipher), &len, U(plaintext), static_cast<int>(plaintext.size())) == 1 &&
+            EVP_EncryptUpdate(ctx.get(), nullptr, &len, U(context),
+                              static_cast<int>(context.size())) == 1 &&
+            EVP_EncryptUpdate(ctx.get(), U(cipher), &len, U(plaintext),
+                              static_cast<int>(plaintext.size())) == 1 &&
             EVP_EncryptFinal_ex(ctx.get(), U(cipher) + len, &len) == 1 &&
             EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagSize, tag.data()) == 1;
   if (!ok) throw std::runtime_error("AES-256-GCM encryption failed");
@@ -117,20 +125,25 @@ std::string Seal(const MasterKey& key, std::string_view plaintext, std::string_v
 }
 
 Result<std::string> Open(const MasterKey& key, std::string_view sealed, std::string_view context) {
-  const auto fail = MakeError(ErrorCode::kInternal, "sealed secret cannot be opened with this master key");
-  if (sealed.size() < 1 + kNonceSize + kTagSize || static_cast<std::uint8_t>(sealed[0]) != kSealVersion) {
+  const auto fail =
+      MakeError(ErrorCode::kInternal, "sealed secret cannot be opened with this master key");
+  if (sealed.size() < 1 + kNonceSize + kTagSize ||
+      static_cast<std::uint8_t>(sealed[0]) != kSealVersion) {
     return fail;
   }
   const std::string_view nonce = sealed.substr(1, kNonceSize);
-  const std::string_view cipher = sealed.substr(1 + kNonceSize, sealed.size() - 1 - kNonceSize - kTagSize);
+  const std::string_view cipher =
+      sealed.substr(1 + kNonceSize, sealed.size() - 1 - kNonceSize - kTagSize);
   std::string tag(sealed.substr(sealed.size() - kTagSize));
   std::string plain(cipher.size(), '\0');
   auto ctx = NewCtx();
   int len = 0;
   const bool ok =
       EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key.data(), U(nonce)) == 1 &&
-      EVP_DecryptUpdate(ctx.get(), nullptr, &len, U(context), static_cast<int>(context.size())) == 1 &&
-      EVP_DecryptUpdate(ctx.get(), U(plain), &len, U(cipher), static_cast<int>(cipher.size())) == 1 &&
+      EVP_DecryptUpdate(ctx.get(), nullptr, &len, U(context), static_cast<int>(context.size())) ==
+          1 &&
+      EVP_DecryptUpdate(ctx.get(), U(plain), &len, U(cipher), static_cast<int>(cipher.size())) ==
+          1 &&
       EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagSize, tag.data()) == 1 &&
       EVP_DecryptFinal_ex(ctx.get(), U(plain) + len, &len) == 1;
   if (!ok) return fail;

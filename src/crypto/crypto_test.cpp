@@ -5,7 +5,8 @@
 namespace agentgate::crypto {
 
 TEST(Crypto, Sha256MatchesTheKnownVector) {
-  EXPECT_EQ(ToHex(Sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(ToHex(Sha256("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(Crypto, RandomSecretsHaveTheRequestedSizeAndDiffer) {

@@ -45,7 +45,9 @@ struct Error {
   std::string message;
 };
 
-inline Error MakeError(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+inline Error MakeError(ErrorCode code, std::string message) {
+  return Error{code, std::move(message)};
+}
 
 // A 400 naming the offending field: "field 'x': must be a string".
 inline Error InvalidField(std::string_view field, std::string_view problem) {
@@ -65,23 +67,23 @@ using Result = boost::system::result<T, Error>;
 // initialises or assigns `decl` with the value. AG_TRYV(expr) does the same for Result<void>.
 #define AG_TRY_CAT2(a, b) a##b
 #define AG_TRY_CAT(a, b) AG_TRY_CAT2(a, b)
-#define AG_TRY(decl, expr)                                    \
-  auto&& AG_TRY_CAT(ag_try_, __LINE__) = (expr);              \
+#define AG_TRY(decl, expr)                                                          \
+  auto&& AG_TRY_CAT(ag_try_, __LINE__) = (expr);                                    \
   if (!AG_TRY_CAT(ag_try_, __LINE__)) return AG_TRY_CAT(ag_try_, __LINE__).error(); \
   decl = std::move(*AG_TRY_CAT(ag_try_, __LINE__))
-#define AG_TRYV(expr)                                         \
-  do {                                                        \
-    auto&& ag_tryv_ = (expr);                                 \
-    if (!ag_tryv_) return ag_tryv_.error();                   \
+#define AG_TRYV(expr)                       \
+  do {                                      \
+    auto&& ag_tryv_ = (expr);               \
+    if (!ag_tryv_) return ag_tryv_.error(); \
   } while (false)
 
 // The same inside coroutines (co_return instead of return).
-#define AG_CO_TRY(decl, expr)                                 \
-  auto&& AG_TRY_CAT(ag_try_, __LINE__) = (expr);              \
+#define AG_CO_TRY(decl, expr)                                                          \
+  auto&& AG_TRY_CAT(ag_try_, __LINE__) = (expr);                                       \
   if (!AG_TRY_CAT(ag_try_, __LINE__)) co_return AG_TRY_CAT(ag_try_, __LINE__).error(); \
   decl = std::move(*AG_TRY_CAT(ag_try_, __LINE__))
-#define AG_CO_TRYV(expr)                                      \
-  do {                                                        \
-    auto&& ag_tryv_ = (expr);                                 \
-    if (!ag_tryv_) co_return ag_tryv_.error();                \
+#define AG_CO_TRYV(expr)                       \
+  do {                                         \
+    auto&& ag_tryv_ = (expr);                  \
+    if (!ag_tryv_) co_return ag_tryv_.error(); \
   } while (false)

@@ -1,5 +1,6 @@
 #pragma once
-// One JSON object per line on stdout. Callers pass fields explicitly; nothing secret is ever a field.
+// One JSON object per line on stdout. Callers pass fields explicitly; nothing secret is ever a
+// field.
 
 #include <initializer_list>
 #include <string>
@@ -12,10 +13,17 @@ namespace agentgate::log {
 using Value = std::variant<std::string_view, std::int64_t, double, bool>;
 using Field = std::pair<std::string_view, Value>;
 
-void Write(std::string_view level, std::string_view event, std::initializer_list<Field> fields = {});
-inline void Info(std::string_view event, std::initializer_list<Field> fields = {}) { Write("info", event, fields); }
-inline void Warn(std::string_view event, std::initializer_list<Field> fields = {}) { Write("warn", event, fields); }
-inline void Error(std::string_view event, std::initializer_list<Field> fields = {}) { Write("error", event, fields); }
+void Write(std::string_view level, std::string_view event,
+           std::initializer_list<Field> fields = {});
+inline void Info(std::string_view event, std::initializer_list<Field> fields = {}) {
+  Write("info", event, fields);
+}
+inline void Warn(std::string_view event, std::initializer_list<Field> fields = {}) {
+  Write("warn", event, fields);
+}
+inline void Error(std::string_view event, std::initializer_list<Field> fields = {}) {
+  Write("error", event, fields);
+}
 
 // Silences output (tests that start many servers in-process).
 void SetEnabled(bool enabled);

@@ -31,7 +31,8 @@ std::string Number(double v) {
   return buf;
 }
 
-std::string WithLabels(const std::string& name, const std::string& labels, const std::string& extra = "") {
+std::string WithLabels(const std::string& name, const std::string& labels,
+                       const std::string& extra = "") {
   std::string all = labels;
   if (!extra.empty()) all += (all.empty() ? "" : ",") + extra;
   return all.empty() ? name : name + "{" + all + "}";
@@ -49,7 +50,8 @@ void Metrics::DeclareGauge(const std::string& name, const std::string& help) {
   families_[name] = Family{"gauge", help, {}, {}, {}};
 }
 
-void Metrics::DeclareHistogram(const std::string& name, const std::string& help, std::vector<double> buckets) {
+void Metrics::DeclareHistogram(const std::string& name, const std::string& help,
+                               std::vector<double> buckets) {
   std::lock_guard lock(mutex_);
   families_[name] = Family{"histogram", help, std::move(buckets), {}, {}};
 }
@@ -93,12 +95,14 @@ std::string Metrics::Render() const {
   std::lock_guard lock(mutex_);
   std::ostringstream out;
   for (const auto& [name, family] : families_) {
-    out << "# HELP " << name << ' ' << family.help << "\n# TYPE " << name << ' ' << family.type << '\n';
-    for (const auto& [labels, value] : family.values) out << WithLabels(name, labels) << ' ' << Number(value) << '\n';
+    out << "# HELP " << name << ' ' << family.help << "\n# TYPE " << name << ' ' << family.type
+        << '\n';
+    for (const auto& [labels, value] : family.values)
+      out << WithLabels(name, labels) << ' ' << Number(value) << '\n';
     for (const auto& [labels, series] : family.histograms) {
       for (std::size_t i = 0; i < family.buckets.size(); ++i) {
-        out << WithLabels(name + "_bucket", labels, "le=\"" + Number(family.buckets[i]) + "\"") << ' '
-            << series.bucket_counts[i] << '\n';
+        out << WithLabels(name + "_bucket", labels, "le=\"" + Number(family.buckets[i]) + "\"")
+            << ' ' << series.bucket_counts[i] << '\n';
       }
       out << WithLabels(name + "_bucket", labels, "le=\"+Inf\"") << ' ' << series.count << '\n';
       out << WithLabels(name + "_sum", labels) << ' ' << Number(series.sum) << '\n';
@@ -109,18 +113,21 @@ std::string Metrics::Render() const {
 }
 
 void DeclareAgentgateMetrics(Metrics& m) {
-  const std::vector<double> latency{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
+  const std::vector<double> latency{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                    1,     2.5,  5,     10,   30,  60,   120};
   m.DeclareCounter("agentgate_http_requests_total", "HTTP requests by route and status.");
-  m.DeclareHistogram("agentgate_http_request_duration_seconds", "HTTP request duration by route.", latency);
+  m.DeclareHistogram("agentgate_http_request_duration_seconds", "HTTP request duration by route.",
+                     latency);
   m.DeclareGauge("agentgate_http_requests_in_flight", "HTTP requests being handled.");
   m.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.");
   m.DeclareHistogram("agentgate_turn_duration_seconds", "Agent turn duration.", latency);
-  m.DeclareCounter("agentgate_turn_stops_total", "Agent turns by stop reason (none = normal finish).");
+  m.DeclareCounter("agentgate_turn_stops_total",
+                   "Agent turns by stop reason (none = normal finish).");
   m.DeclareCounter("agentgate_model_calls_total", "Model calls by provider and outcome.");
   m.DeclareCounter("agentgate_model_tokens_total", "Model tokens by provider and direction.");
   m.DeclareCounter("agentgate_spend_usd_total", "Settled model spend in USD.");
-  m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds", "Metadata gateway upstream call latency.",
-                     latency);
+  m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds",
+                     "Metadata gateway upstream call latency.", latency);
 }
 
 }  // namespace agentgate

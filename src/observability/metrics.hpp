@@ -22,7 +22,8 @@ class Metrics {
   // Families are declared once with their help text; using an undeclared one is a bug.
   void DeclareCounter(const std::string& name, const std::string& help);
   void DeclareGauge(const std::string& name, const std::string& help);
-  void DeclareHistogram(const std::string& name, const std::string& help, std::vector<double> buckets);
+  void DeclareHistogram(const std::string& name, const std::string& help,
+                        std::vector<double> buckets);
 
   std::string Render() const;
 

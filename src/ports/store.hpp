@@ -12,14 +12,16 @@
 
 namespace agentgate {
 
-// Organizations, environments, tokens, grants, agents and CRM credentials: what the operator sets up.
+// Organizations, environments, tokens, grants, agents and CRM credentials: what the operator sets
+// up.
 class TenantStore {
  public:
   virtual ~TenantStore() = default;
 
   virtual Result<void> CreateOrg(const OrgRecord& org) = 0;  // kConflict if the id exists
   virtual Result<std::optional<OrgRecord>> GetOrg(const std::string& org_id) = 0;
-  virtual Result<bool> SetOrgSpendLimit(const std::string& org_id, std::optional<double> limit_usd) = 0;
+  virtual Result<bool> SetOrgSpendLimit(const std::string& org_id,
+                                        std::optional<double> limit_usd) = 0;
   virtual Result<std::int64_t> CountOrgs() = 0;
 
   virtual Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) = 0;
@@ -31,23 +33,29 @@ class TenantStore {
 
   // An empty permission list removes the grant.
   virtual Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
-                                const std::string& agent_id, const std::vector<std::string>& permissions) = 0;
+                                const std::string& agent_id,
+                                const std::vector<std::string>& permissions) = 0;
   virtual Result<std::vector<std::string>> GetGrant(const std::string& token_id,
                                                     const std::string& agent_id) = 0;
 
   // Creates the agent with version 1; kConflict if the id exists in the org.
   virtual Result<void> CreateAgent(const AgentVersionRecord& first_version) = 0;
   // Appends the next version; nullopt if the agent does not exist.
-  virtual Result<std::optional<int>> AddAgentVersion(const std::string& org_id, const std::string& agent_id,
-                                                     const std::string& config_json, std::int64_t now_ms) = 0;
+  virtual Result<std::optional<int>> AddAgentVersion(const std::string& org_id,
+                                                     const std::string& agent_id,
+                                                     const std::string& config_json,
+                                                     std::int64_t now_ms) = 0;
   virtual Result<std::optional<AgentVersionRecord>> GetAgentVersion(const std::string& org_id,
-                                                                    const std::string& agent_id, int version) = 0;
+                                                                    const std::string& agent_id,
+                                                                    int version) = 0;
   // kNotFound if the version does not exist.
   virtual Result<void> SetDeployment(const std::string& org_id, const std::string& agent_id,
                                      const std::string& env, int version) = 0;
-  virtual Result<std::optional<int>> GetDeployment(const std::string& org_id, const std::string& agent_id,
+  virtual Result<std::optional<int>> GetDeployment(const std::string& org_id,
+                                                   const std::string& agent_id,
                                                    const std::string& env) = 0;
-  virtual Result<void> CreateInstance(const InstanceRecord& instance) = 0;  // kConflict if it exists
+  virtual Result<void> CreateInstance(
+      const InstanceRecord& instance) = 0;  // kConflict if it exists
   virtual Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id,
                                                             const std::string& agent_id,
                                                             const std::string& instance_id) = 0;
@@ -70,7 +78,8 @@ class ConversationStore {
                                       const std::vector<MessageRecord>& messages) = 0;
   virtual Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) = 0;
 
-  virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact, std::int64_t now_ms) = 0;
+  virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
+                                 std::int64_t now_ms) = 0;
   // The newest `limit` entries, oldest first.
   virtual Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) = 0;
 };
@@ -85,21 +94,25 @@ class GovernanceStore {
   // belonged to a server that died and is taken over.
   virtual Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
                                                        const std::string& fingerprint,
-                                                       std::int64_t now_ms, std::int64_t stale_after_ms) = 0;
+                                                       std::int64_t now_ms,
+                                                       std::int64_t stale_after_ms) = 0;
   virtual Result<void> CompleteIdempotencyKey(const IdempotencyScope& scope, int status,
-                                              const std::string& body, std::int64_t expires_at_ms) = 0;
+                                              const std::string& body,
+                                              std::int64_t expires_at_ms) = 0;
   virtual Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope) = 0;
-  virtual Result<std::int64_t> PurgeIdempotencyKeys(std::int64_t now_ms) = 0;  // returns rows removed
+  virtual Result<std::int64_t> PurgeIdempotencyKeys(
+      std::int64_t now_ms) = 0;  // returns rows removed
 
   // Sliding window: records the call if fewer than `limit` calls fall in (now - window, now].
   virtual Result<CallWindowDecision> RecordConversationCall(const std::string& conversation_id,
-                                                            std::int64_t now_ms, std::int64_t window_ms,
-                                                            int limit) = 0;
+                                                            std::int64_t now_ms,
+                                                            std::int64_t window_ms, int limit) = 0;
 
   // Reserves against both monthly limits at once, or refuses naming the limit that would be passed.
   virtual Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) = 0;
   virtual Result<void> SettleSpend(const SpendSettlement& settlement) = 0;
-  virtual Result<std::vector<UsageRow>> GetUsage(const std::string& org_id, const std::string& month) = 0;
+  virtual Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
+                                                 const std::string& month) = 0;
 };
 
 class Store : public TenantStore, public ConversationStore, public GovernanceStore {

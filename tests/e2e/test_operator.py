@@ -44,3 +44,21 @@ def test_demo_is_provisioned_once(start_server):
     s.stop()
     again = start_server(env={"AGENTGATE_STORE_URL": f"sqlite:{store}"})
     assert again.admin("POST", "/orgs", {"id": "demo", "name": "x"})[0] == 409
+
+
+def test_the_agent_platform_host_can_have_its_own_listener(start_server):
+    s = start_server("[server]\nagent_platform_listen = \"127.0.0.1:0\"\n")
+    import time
+    for _ in range(50):
+        addresses = [e["address"] for e in s.log_events() if e["event"] == "listening"]
+        if len(addresses) == 2:
+            break
+        time.sleep(0.05)
+    assert len(addresses) == 2 and addresses[0] != addresses[1]
+    import http.client
+    for address in addresses:
+        host, port = address.rsplit(":", 1)
+        conn = http.client.HTTPConnection(host, int(port), timeout=5)
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().status == 200
+        conn.close()

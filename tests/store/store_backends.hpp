@@ -13,8 +13,8 @@ namespace agentgate::testing {
 class SqliteBackend {
  public:
   SqliteBackend() {
-    dir_ = std::filesystem::temp_directory_path() / ("agentgate-store-" + std::to_string(::getpid()) + "-" +
-                                                     std::to_string(counter_++));
+    dir_ = std::filesystem::temp_directory_path() /
+           ("agentgate-store-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
     std::filesystem::remove_all(dir_);
     path_ = (dir_ / "store.db").string();
   }

@@ -76,7 +76,8 @@ TYPED_TEST(StoreContract, GrantsAreReplacedAndAnEmptyListRemovesThem) {
 TYPED_TEST(StoreContract, AgentVersionsAreNumberedAndDeploymentsPointAtThem) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, R"({"v":1})", 1}));
-  EXPECT_EQ(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, "{}", 1}).error().code, ErrorCode::kConflict);
+  EXPECT_EQ(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, "{}", 1}).error().code,
+            ErrorCode::kConflict);
   EXPECT_EQ(s.AddAgentVersion("acme", "bot", R"({"v":2})", 2).value(), 2);
   EXPECT_FALSE(s.AddAgentVersion("acme", "ghost", "{}", 2).value());
   EXPECT_EQ(s.GetAgentVersion("acme", "bot", 1).value()->config_json, R"({"v":1})");
@@ -94,7 +95,8 @@ TYPED_TEST(StoreContract, InstancesBelongToTheirAgent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, "{}", 1}));
   ASSERT_TRUE(s.CreateInstance(InstanceRecord{"acme", "bot", "store-1", "Be brief."}));
-  EXPECT_EQ(s.CreateInstance(InstanceRecord{"acme", "bot", "store-1", "x"}).error().code, ErrorCode::kConflict);
+  EXPECT_EQ(s.CreateInstance(InstanceRecord{"acme", "bot", "store-1", "x"}).error().code,
+            ErrorCode::kConflict);
   EXPECT_EQ(s.GetInstance("acme", "bot", "store-1").value()->instructions, "Be brief.");
   EXPECT_FALSE(s.GetInstance("acme", "other", "store-1").value());
 }
@@ -102,7 +104,8 @@ TYPED_TEST(StoreContract, InstancesBelongToTheirAgent) {
 TYPED_TEST(StoreContract, CrmCredentialsAreReplacedPerEnvironment) {
   auto& s = *this->store_;
   EXPECT_FALSE(s.HasAnyCrmCredential().value());
-  ASSERT_TRUE(s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", std::string("sealed\0one", 10), 1}));
+  ASSERT_TRUE(
+      s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", std::string("sealed\0one", 10), 1}));
   ASSERT_TRUE(s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", "sealed-two", 2}));
   EXPECT_EQ(s.GetCrmCredential("acme", "prod").value()->sealed, "sealed-two");
   EXPECT_FALSE(s.GetCrmCredential("acme", "dev").value());
@@ -143,8 +146,10 @@ TYPED_TEST(StoreContract, IdempotencyClaimsRunReplayAndExpire) {
   const IdempotencyScope k{"acme", "prod", "key-1"};
   EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 1000, 120000).value().outcome, O::kClaimed);
   EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 2000, 120000).value().outcome, O::kInUse);
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "other", 2000, 120000).value().outcome, O::kFingerprintMismatch);
-  EXPECT_EQ(s.ClaimIdempotencyKey({"acme", "dev", "key-1"}, "fp", 2000, 120000).value().outcome, O::kClaimed);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "other", 2000, 120000).value().outcome,
+            O::kFingerprintMismatch);
+  EXPECT_EQ(s.ClaimIdempotencyKey({"acme", "dev", "key-1"}, "fp", 2000, 120000).value().outcome,
+            O::kClaimed);
   ASSERT_TRUE(s.CompleteIdempotencyKey(k, 200, R"({"response":"hi"})", 5000));
   auto replay = s.ClaimIdempotencyKey(k, "fp", 3000, 120000).value();
   EXPECT_EQ(replay.outcome, O::kCompleted);
@@ -184,7 +189,8 @@ TYPED_TEST(StoreContract, ExactlyOneConcurrentClaimWins) {
 TYPED_TEST(StoreContract, TheCallWindowSlidesAndRefusedCallsDoNotCount) {
   auto& s = *this->store_;
   const std::int64_t window = 120000;
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(s.RecordConversationCall("c", 1000 + i, window, 3).value().allowed);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_TRUE(s.RecordConversationCall("c", 1000 + i, window, 3).value().allowed);
   auto refused = s.RecordConversationCall("c", 60000, window, 3).value();
   EXPECT_FALSE(refused.allowed);
   EXPECT_EQ(refused.retry_after_seconds, 61);  // the call at 1000 leaves at 121000
@@ -207,7 +213,8 @@ TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
   EXPECT_DOUBLE_EQ(third.spent_usd, 0.8);
   ASSERT_TRUE(s.SettleSpend(SpendSettlement{first.reservation_id, 0.01, 100, 20}));
   ASSERT_TRUE(s.SettleSpend(SpendSettlement{second.reservation_id, 0.02, 200, 40}));
-  EXPECT_EQ(s.SettleSpend(SpendSettlement{second.reservation_id, 0.02, 0, 0}).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(s.SettleSpend(SpendSettlement{second.reservation_id, 0.02, 0, 0}).error().code,
+            ErrorCode::kNotFound);
   auto usage = s.GetUsage("acme", "2026-11").value();
   ASSERT_EQ(usage.size(), 1u);
   EXPECT_NEAR(usage[0].spent_usd, 0.03, 1e-12);

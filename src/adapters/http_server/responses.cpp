@@ -9,33 +9,46 @@ namespace agentgate::http {
 int StatusFor(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidRequest:
-    case ErrorCode::kMissingHeader: return 400;
-    case ErrorCode::kUnauthenticated: return 401;
-    case ErrorCode::kSpendLimitReached: return 402;
-    case ErrorCode::kForbidden: return 403;
+    case ErrorCode::kMissingHeader:
+      return 400;
+    case ErrorCode::kUnauthenticated:
+      return 401;
+    case ErrorCode::kSpendLimitReached:
+      return 402;
+    case ErrorCode::kForbidden:
+      return 403;
     case ErrorCode::kNotFound:
     case ErrorCode::kAgentNotFound:
     case ErrorCode::kConversationNotFound:
-    case ErrorCode::kInstanceNotFound: return 404;
-    case ErrorCode::kMethodNotAllowed: return 405;
+    case ErrorCode::kInstanceNotFound:
+      return 404;
+    case ErrorCode::kMethodNotAllowed:
+      return 405;
     case ErrorCode::kConflict:
-    case ErrorCode::kIdempotencyKeyInUse: return 409;
-    case ErrorCode::kPayloadTooLarge: return 413;
-    case ErrorCode::kIdempotencyKeyReused: return 422;
-    case ErrorCode::kRateLimited: return 429;
-    case ErrorCode::kInternal: return 500;
-    case ErrorCode::kNotImplemented: return 501;
-    case ErrorCode::kUnavailable: return 503;
-    case ErrorCode::kTurnTimeout: return 504;
+    case ErrorCode::kIdempotencyKeyInUse:
+      return 409;
+    case ErrorCode::kPayloadTooLarge:
+      return 413;
+    case ErrorCode::kIdempotencyKeyReused:
+      return 422;
+    case ErrorCode::kRateLimited:
+      return 429;
+    case ErrorCode::kInternal:
+      return 500;
+    case ErrorCode::kNotImplemented:
+      return 501;
+    case ErrorCode::kUnavailable:
+      return 503;
+    case ErrorCode::kTurnTimeout:
+      return 504;
   }
   return 500;
 }
 
 Response ErrorResponse(const Error& error) {
   const int status = StatusFor(error.code);
-  boost::json::object inner{{"status", status},
-                            {"code", ErrorCodeName(error.code)},
-                            {"message", error.message}};
+  boost::json::object inner{
+      {"status", status}, {"code", ErrorCodeName(error.code)}, {"message", error.message}};
   return JsonResponse(status, boost::json::object{{"error", std::move(inner)}});
 }
 
@@ -47,7 +60,8 @@ Response JsonResponse(int status, const boost::json::value& body) {
 }
 
 Result<boost::json::value> ParseJsonBody(const Request& request) {
-  if (request.body.empty()) return InvalidField("body", "must be a JSON object (the body is empty)");
+  if (request.body.empty())
+    return InvalidField("body", "must be a JSON object (the body is empty)");
   boost::system::error_code ec;
   auto value = boost::json::parse(request.body, ec);
   if (ec) return InvalidField("body", "is not valid JSON: " + ec.message());

@@ -10,7 +10,8 @@ std::vector<std::string_view> Segments(std::string_view path) {
   std::size_t start = 1;
   while (true) {
     const auto slash = path.find('/', start);
-    out.push_back(path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    out.push_back(path.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
@@ -19,7 +20,8 @@ std::vector<std::string_view> Segments(std::string_view path) {
 
 }  // namespace
 
-bool MatchPattern(std::string_view pattern, std::string_view path, std::map<std::string, std::string>& params) {
+bool MatchPattern(std::string_view pattern, std::string_view path,
+                  std::map<std::string, std::string>& params) {
   const auto want = Segments(pattern);
   const auto got = Segments(path);
   if (want.size() != got.size() || got.empty()) return false;

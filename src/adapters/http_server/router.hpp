@@ -17,7 +17,8 @@ struct Route {
 };
 
 // Matches `path` against `pattern`; on success fills `params` and returns true.
-bool MatchPattern(std::string_view pattern, std::string_view path, std::map<std::string, std::string>& params);
+bool MatchPattern(std::string_view pattern, std::string_view path,
+                  std::map<std::string, std::string>& params);
 
 class Router {
  public:

@@ -6,7 +6,8 @@ namespace agentgate::http {
 
 TEST(RoutePattern, CapturesNamedSegments) {
   std::map<std::string, std::string> params;
-  ASSERT_TRUE(MatchPattern("/admin/v1/orgs/{org}/tokens/{id}", "/admin/v1/orgs/acme/tokens/t1", params));
+  ASSERT_TRUE(
+      MatchPattern("/admin/v1/orgs/{org}/tokens/{id}", "/admin/v1/orgs/acme/tokens/t1", params));
   EXPECT_EQ(params.at("org"), "acme");
   EXPECT_EQ(params.at("id"), "t1");
 }
@@ -23,8 +24,10 @@ TEST(RoutePattern, RequiresEverySegmentAndNoMore) {
 
 TEST(Router, DistinguishesNotFoundFromMethodNotAllowed) {
   Router router;
-  router.Add("GET", "/a/{x}", [](Request&) -> boost::asio::awaitable<Response> { co_return Response{}; });
-  router.Add("POST", "/a/{x}/b", [](Request&) -> boost::asio::awaitable<Response> { co_return Response{}; });
+  router.Add("GET", "/a/{x}",
+             [](Request&) -> boost::asio::awaitable<Response> { co_return Response{}; });
+  router.Add("POST", "/a/{x}/b",
+             [](Request&) -> boost::asio::awaitable<Response> { co_return Response{}; });
   auto hit = router.Find("GET", "/a/1");
   EXPECT_EQ(hit.outcome, Router::Outcome::kMatched);
   EXPECT_EQ(hit.params.at("x"), "1");

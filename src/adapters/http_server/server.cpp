@@ -122,7 +122,8 @@ struct Server::Impl {
     beast::flat_buffer buffer;
     try {
       Next next = Next::kKeepAlive;
-      while (next == Next::kKeepAlive && !draining) next = co_await ReadAndAnswer(*c, buffer, remote);
+      while (next == Next::kKeepAlive && !draining)
+        next = co_await ReadAndAnswer(*c, buffer, remote);
       if (next == Next::kDrainThenClose) co_await Linger(*c);
     } catch (const std::exception& e) {
       log::Error("connection_failed", {{"error", std::string_view(e.what())}});
@@ -150,7 +151,8 @@ struct Server::Impl {
   }
 
   // Reads one request and writes its response.
-  asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer, const std::string& remote) {
+  asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer,
+                                      const std::string& remote) {
     if (buffer.size() == 0) {
       // Waiting for the next request: the idle deadline applies until its first bytes arrive.
       c.stream.expires_after(options.idle_timeout);
@@ -164,19 +166,25 @@ struct Server::Impl {
     c.stream.expires_after(options.read_timeout);
     auto [ec, n] = co_await bhttp::async_read(c.stream, buffer, parser, kTuple);
     if (ec == bhttp::error::body_limit) {
-      co_await WriteError(c, Error{ErrorCode::kPayloadTooLarge, "request body is larger than the server's max_body_bytes"}, 413);
+      co_await WriteError(c,
+                          Error{ErrorCode::kPayloadTooLarge,
+                                "request body is larger than the server's max_body_bytes"},
+                          413);
       co_return Next::kDrainThenClose;
     }
     if (ec == bhttp::error::header_limit) {
-      co_await WriteError(c, Error{ErrorCode::kInvalidRequest, "request headers are too large"}, 431);
+      co_await WriteError(c, Error{ErrorCode::kInvalidRequest, "request headers are too large"},
+                          431);
       co_return Next::kDrainThenClose;
     }
-    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
-        ec == asio::error::connection_reset || ec == asio::error::eof) {
+    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+        ec == asio::error::eof) {
       co_return Next::kClose;
     }
     if (ec) {
-      co_await WriteError(c, Error{ErrorCode::kInvalidRequest, "malformed HTTP request: " + ec.message()}, 400);
+      co_await WriteError(
+          c, Error{ErrorCode::kInvalidRequest, "malformed HTTP request: " + ec.message()}, 400);
       co_return Next::kDrainThenClose;
     }
 
@@ -188,9 +196,11 @@ struct Server::Impl {
     const auto started = std::chrono::steady_clock::now();
     std::string route_name = "unmatched";
     Response response = co_await Dispatch(request, route_name);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     metrics.AddGauge("agentgate_http_requests_in_flight", {}, -1);
-    metrics.Add("agentgate_http_requests_total", {{"route", route_name}, {"status", std::to_string(response.status)}});
+    metrics.Add("agentgate_http_requests_total",
+                {{"route", route_name}, {"status", std::to_string(response.status)}});
     metrics.Observe("agentgate_http_request_duration_seconds", {{"route", route_name}}, seconds);
     log::Info("http_request", {{"request_id", std::string_view(request.request_id)},
                                {"method", std::string_view(request.method)},
@@ -204,16 +214,19 @@ struct Server::Impl {
     const bool written = co_await Write(c, response, raw.version(), keep_alive);
     --active_requests;
     c.busy = false;
-    co_return written && keep_alive ? Next::kKeepAlive : Next::kClose;
+    co_return written&& keep_alive ? Next::kKeepAlive : Next::kClose;
   }
 
   asio::awaitable<Response> Dispatch(Request& request, std::string& route_name) {
     auto match = router.Find(request.method, request.path);
     if (match.outcome == Router::Outcome::kNotFound) {
-      co_return ErrorResponse(Error{ErrorCode::kNotFound, "no route for " + request.method + " " + request.path});
+      co_return ErrorResponse(
+          Error{ErrorCode::kNotFound, "no route for " + request.method + " " + request.path});
     }
     if (match.outcome == Router::Outcome::kMethodNotAllowed) {
-      co_return ErrorResponse(Error{ErrorCode::kMethodNotAllowed, "method " + request.method + " is not allowed on " + request.path});
+      co_return ErrorResponse(
+          Error{ErrorCode::kMethodNotAllowed,
+                "method " + request.method + " is not allowed on " + request.path});
     }
     route_name = match.route->pattern;
     request.path_params = std::move(match.params);
@@ -224,10 +237,12 @@ struct Server::Impl {
                                     {"route", std::string_view(route_name)},
                                     {"error", std::string_view(e.what())}});
     }
-    co_return ErrorResponse(Error{ErrorCode::kInternal, "internal error (request id " + request.request_id + ")"});
+    co_return ErrorResponse(
+        Error{ErrorCode::kInternal, "internal error (request id " + request.request_id + ")"});
   }
 
-  asio::awaitable<bool> Write(Connection& c, const Response& response, unsigned version, bool keep_alive) {
+  asio::awaitable<bool> Write(Connection& c, const Response& response, unsigned version,
+                              bool keep_alive) {
     bhttp::response<bhttp::string_body> out{static_cast<bhttp::status>(response.status), version};
     out.set(bhttp::field::server, "agentgate");
     out.set(bhttp::field::content_type, response.content_type);
@@ -256,11 +271,13 @@ Result<std::string> Server::Listen(const std::string& host_port) {
   const auto colon = host_port.rfind(':');
   if (colon == std::string::npos) return InvalidField("listen", "must be HOST:PORT");
   std::string host = host_port.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   const std::string port = host_port.substr(colon + 1);
   try {
     tcp::resolver resolver(impl_->ioc);
-    const auto results = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service);
+    const auto results =
+        resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service);
     const tcp::endpoint endpoint = *results.begin();
     auto acceptor = std::make_unique<tcp::acceptor>(asio::make_strand(impl_->ioc));
     acceptor->open(endpoint.protocol());
@@ -270,7 +287,8 @@ Result<std::string> Server::Listen(const std::string& host_port) {
     const auto bound = acceptor->local_endpoint();
     impl_->acceptors.push_back(std::move(acceptor));
     const std::string address = bound.address().to_string();
-    return (bound.address().is_v6() ? "[" + address + "]" : address) + ":" + std::to_string(bound.port());
+    return (bound.address().is_v6() ? "[" + address + "]" : address) + ":" +
+           std::to_string(bound.port());
   } catch (const std::exception& e) {
     return MakeError(ErrorCode::kUnavailable, "cannot listen on " + host_port + ": " + e.what());
   }
@@ -300,8 +318,12 @@ void Server::BeginShutdown() {
   }
 }
 
-bool Server::Draining() const { return impl_->draining; }
-std::size_t Server::ActiveRequests() const { return impl_->active_requests; }
+bool Server::Draining() const {
+  return impl_->draining;
+}
+std::size_t Server::ActiveRequests() const {
+  return impl_->active_requests;
+}
 std::size_t Server::OpenConnections() const {
   std::lock_guard lock(impl_->connections_mutex);
   return impl_->connections.size();

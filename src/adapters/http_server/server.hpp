@@ -29,7 +29,8 @@ struct ServerOptions {
 
 class Server {
  public:
-  Server(boost::asio::io_context& ioc, const Router& router, Metrics& metrics, ServerOptions options);
+  Server(boost::asio::io_context& ioc, const Router& router, Metrics& metrics,
+         ServerOptions options);
   ~Server();
 
   // Binds "host:port" (port 0 picks a free one); returns the bound "host:port".

@@ -6,28 +6,35 @@ namespace agentgate::sqlite {
 namespace {
 
 [[noreturn]] void Throw(sqlite3* db, int code, std::string_view what) {
-  throw SqliteError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(code)), code);
+  throw SqliteError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(code)),
+                    code);
 }
 
 }  // namespace
 
-bool SqliteError::IsConstraint() const { return (code & 0xff) == SQLITE_CONSTRAINT; }
+bool SqliteError::IsConstraint() const {
+  return (code & 0xff) == SQLITE_CONSTRAINT;
+}
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
   const int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
   if (rc != SQLITE_OK) Throw(db, rc, "prepare");
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 Statement& Statement::Bind(int index, std::string_view text) {
-  const int rc = sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  const int rc =
+      sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");
   return *this;
 }
 
 Statement& Statement::BindBlob(int index, std::string_view bytes) {
-  const int rc = sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  const int rc = sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
+                                   SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");
   return *this;
 }
@@ -68,21 +75,30 @@ void Statement::Run() {
 
 std::string Statement::Text(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);
-  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, column)) : std::string();
+  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, column))
+           : std::string();
 }
 
 std::string Statement::Blob(int column) const {
   const auto* p = sqlite3_column_blob(stmt_, column);
-  return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, column)) : std::string();
+  return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, column))
+           : std::string();
 }
 
-std::int64_t Statement::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
-double Statement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
-bool Statement::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+std::int64_t Statement::Int(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+double Statement::Double(int column) const {
+  return sqlite3_column_double(stmt_, column);
+}
+bool Statement::IsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
 
 Connection::Connection(const std::string& path) {
-  const int rc = sqlite3_open_v2(path.c_str(), &db_,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
@@ -93,7 +109,9 @@ Connection::Connection(const std::string& path) {
   Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
 }
 
-Connection::~Connection() { sqlite3_close(db_); }
+Connection::~Connection() {
+  sqlite3_close(db_);
+}
 
 void Connection::Exec(std::string_view sql) {
   char* err = nullptr;
@@ -105,9 +123,13 @@ void Connection::Exec(std::string_view sql) {
   }
 }
 
-std::int64_t Connection::Changes() const { return sqlite3_changes64(db_); }
+std::int64_t Connection::Changes() const {
+  return sqlite3_changes64(db_);
+}
 
-WriteTransaction::WriteTransaction(Connection& c) : connection_(c) { connection_.Exec("BEGIN IMMEDIATE"); }
+WriteTransaction::WriteTransaction(Connection& c) : connection_(c) {
+  connection_.Exec("BEGIN IMMEDIATE");
+}
 
 WriteTransaction::~WriteTransaction() {
   if (!done_) {

@@ -49,7 +49,8 @@ class Statement {
 
 // A failed sqlite call; turned into an internal error (or kConflict for constraints) at the edge.
 struct SqliteError : std::runtime_error {
-  SqliteError(const std::string& what, int sqlite_code) : std::runtime_error(what), code(sqlite_code) {}
+  SqliteError(const std::string& what, int sqlite_code)
+      : std::runtime_error(what), code(sqlite_code) {}
   int code;
   bool IsConstraint() const;
 };

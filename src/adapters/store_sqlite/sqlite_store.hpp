@@ -13,34 +13,41 @@ namespace agentgate {
 class SqliteStore final : public Store {
  public:
   // `path` is the file (the part after "sqlite:"); its folder is created. Migrations run here.
-  static Result<std::unique_ptr<SqliteStore>> Open(const std::string& path, std::size_t connections);
+  static Result<std::unique_ptr<SqliteStore>> Open(const std::string& path,
+                                                   std::size_t connections);
 
   Result<void> Ping() override;
 
   // TenantStore
   Result<void> CreateOrg(const OrgRecord& org) override;
   Result<std::optional<OrgRecord>> GetOrg(const std::string& org_id) override;
-  Result<bool> SetOrgSpendLimit(const std::string& org_id, std::optional<double> limit_usd) override;
+  Result<bool> SetOrgSpendLimit(const std::string& org_id,
+                                std::optional<double> limit_usd) override;
   Result<std::int64_t> CountOrgs() override;
   Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) override;
   Result<bool> HasEnvironment(const std::string& org_id, const std::string& env) override;
   Result<void> CreateToken(const TokenRecord& token) override;
   Result<std::optional<TokenRecord>> GetToken(const std::string& token_id) override;
   Result<bool> RevokeToken(const std::string& org_id, const std::string& token_id) override;
-  Result<void> PutGrant(const std::string& org_id, const std::string& token_id, const std::string& agent_id,
+  Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
+                        const std::string& agent_id,
                         const std::vector<std::string>& permissions) override;
-  Result<std::vector<std::string>> GetGrant(const std::string& token_id, const std::string& agent_id) override;
+  Result<std::vector<std::string>> GetGrant(const std::string& token_id,
+                                            const std::string& agent_id) override;
   Result<void> CreateAgent(const AgentVersionRecord& first_version) override;
   Result<std::optional<int>> AddAgentVersion(const std::string& org_id, const std::string& agent_id,
-                                             const std::string& config_json, std::int64_t now_ms) override;
+                                             const std::string& config_json,
+                                             std::int64_t now_ms) override;
   Result<std::optional<AgentVersionRecord>> GetAgentVersion(const std::string& org_id,
-                                                            const std::string& agent_id, int version) override;
-  Result<void> SetDeployment(const std::string& org_id, const std::string& agent_id, const std::string& env,
-                             int version) override;
+                                                            const std::string& agent_id,
+                                                            int version) override;
+  Result<void> SetDeployment(const std::string& org_id, const std::string& agent_id,
+                             const std::string& env, int version) override;
   Result<std::optional<int>> GetDeployment(const std::string& org_id, const std::string& agent_id,
                                            const std::string& env) override;
   Result<void> CreateInstance(const InstanceRecord& instance) override;
-  Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id, const std::string& agent_id,
+  Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id,
+                                                    const std::string& agent_id,
                                                     const std::string& instance_id) override;
   Result<void> PutCrmCredential(const CrmCredentialRecord& credential) override;
   Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
@@ -53,21 +60,25 @@ class SqliteStore final : public Store {
   Result<void> AppendMessages(const std::string& conversation_id,
                               const std::vector<MessageRecord>& messages) override;
   Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) override;
-  Result<void> AddMemory(const MemoryScope& scope, const std::string& fact, std::int64_t now_ms) override;
+  Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
+                         std::int64_t now_ms) override;
   Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) override;
 
   // GovernanceStore
-  Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope, const std::string& fingerprint,
-                                               std::int64_t now_ms, std::int64_t stale_after_ms) override;
-  Result<void> CompleteIdempotencyKey(const IdempotencyScope& scope, int status, const std::string& body,
-                                      std::int64_t expires_at_ms) override;
+  Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
+                                               const std::string& fingerprint, std::int64_t now_ms,
+                                               std::int64_t stale_after_ms) override;
+  Result<void> CompleteIdempotencyKey(const IdempotencyScope& scope, int status,
+                                      const std::string& body, std::int64_t expires_at_ms) override;
   Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope) override;
   Result<std::int64_t> PurgeIdempotencyKeys(std::int64_t now_ms) override;
-  Result<CallWindowDecision> RecordConversationCall(const std::string& conversation_id, std::int64_t now_ms,
-                                                    std::int64_t window_ms, int limit) override;
+  Result<CallWindowDecision> RecordConversationCall(const std::string& conversation_id,
+                                                    std::int64_t now_ms, std::int64_t window_ms,
+                                                    int limit) override;
   Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) override;
   Result<void> SettleSpend(const SpendSettlement& settlement) override;
-  Result<std::vector<UsageRow>> GetUsage(const std::string& org_id, const std::string& month) override;
+  Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
+                                         const std::string& month) override;
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::ConnectionPool> pool) : pool_(std::move(pool)) {}

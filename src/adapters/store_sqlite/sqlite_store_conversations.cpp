@@ -6,23 +6,35 @@ using sqlite::Connection;
 
 Result<void> SqliteStore::CreateConversation(const ConversationRecord& r) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)")
-        .Bind(1, r.id).Bind(2, r.org_id).Bind(3, r.env).Bind(4, r.agent_id).Bind(5, r.instance_id).Bind(6, r.created_at_ms)
+    c.Prepare(
+         "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
+         "(?, ?, ?, ?, ?, ?)")
+        .Bind(1, r.id)
+        .Bind(2, r.org_id)
+        .Bind(3, r.env)
+        .Bind(4, r.agent_id)
+        .Bind(5, r.instance_id)
+        .Bind(6, r.created_at_ms)
         .Run();
     return {};
   });
 }
 
 Result<std::optional<ConversationRecord>> SqliteStore::GetConversation(const std::string& id) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<ConversationRecord>> {
-    auto s = c.Prepare("SELECT org_id, env, agent_id, instance_id, created_at_ms FROM conversations WHERE id = ?");
-    s.Bind(1, id);
-    if (!s.Step()) return std::optional<ConversationRecord>{};
-    return std::optional<ConversationRecord>(ConversationRecord{id, s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Int(4)});
-  });
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<ConversationRecord>> {
+        auto s = c.Prepare(
+            "SELECT org_id, env, agent_id, instance_id, created_at_ms FROM conversations WHERE id "
+            "= ?");
+        s.Bind(1, id);
+        if (!s.Step()) return std::optional<ConversationRecord>{};
+        return std::optional<ConversationRecord>(
+            ConversationRecord{id, s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Int(4)});
+      });
 }
 
-Result<void> SqliteStore::AppendMessages(const std::string& conversation_id, const std::vector<MessageRecord>& messages) {
+Result<void> SqliteStore::AppendMessages(const std::string& conversation_id,
+                                         const std::vector<MessageRecord>& messages) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
     std::int64_t seq = 0;
@@ -32,8 +44,14 @@ Result<void> SqliteStore::AppendMessages(const std::string& conversation_id, con
       seq = s.Int(0);
     }
     for (const auto& m : messages) {
-      c.Prepare("INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) VALUES (?, ?, ?, ?, ?)")
-          .Bind(1, conversation_id).Bind(2, ++seq).Bind(3, m.role).Bind(4, m.content).Bind(5, m.created_at_ms)
+      c.Prepare(
+           "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) VALUES (?, ?, "
+           "?, ?, ?)")
+          .Bind(1, conversation_id)
+          .Bind(2, ++seq)
+          .Bind(3, m.role)
+          .Bind(4, m.content)
+          .Bind(5, m.created_at_ms)
           .Run();
     }
     tx.Commit();
@@ -43,7 +61,9 @@ Result<void> SqliteStore::AppendMessages(const std::string& conversation_id, con
 
 Result<std::vector<MessageRecord>> SqliteStore::LoadMessages(const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
-    auto s = c.Prepare("SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = ? ORDER BY seq");
+    auto s = c.Prepare(
+        "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = ? ORDER BY "
+        "seq");
     s.Bind(1, conversation_id);
     std::vector<MessageRecord> out;
     while (s.Step()) out.push_back(MessageRecord{s.Int(0), s.Text(1), s.Text(2), s.Int(3)});
@@ -51,10 +71,17 @@ Result<std::vector<MessageRecord>> SqliteStore::LoadMessages(const std::string& 
   });
 }
 
-Result<void> SqliteStore::AddMemory(const MemoryScope& scope, const std::string& fact, std::int64_t now_ms) {
+Result<void> SqliteStore::AddMemory(const MemoryScope& scope, const std::string& fact,
+                                    std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)")
-        .Bind(1, scope.org_id).Bind(2, scope.env).Bind(3, scope.agent_id).Bind(4, scope.group_key).Bind(5, fact)
+    c.Prepare(
+         "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES (?, "
+         "?, ?, ?, ?, ?)")
+        .Bind(1, scope.org_id)
+        .Bind(2, scope.env)
+        .Bind(3, scope.agent_id)
+        .Bind(4, scope.group_key)
+        .Bind(5, fact)
         .Bind(6, now_ms)
         .Run();
     return {};
@@ -65,8 +92,13 @@ Result<std::vector<MemoryEntry>> SqliteStore::ListMemories(const MemoryScope& sc
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
     auto s = c.Prepare(
         "SELECT id, fact, created_at_ms FROM (SELECT id, fact, created_at_ms FROM memories "
-        "WHERE org_id = ? AND env = ? AND agent_id = ? AND group_key = ? ORDER BY id DESC LIMIT ?) ORDER BY id");
-    s.Bind(1, scope.org_id).Bind(2, scope.env).Bind(3, scope.agent_id).Bind(4, scope.group_key).Bind(5, limit);
+        "WHERE org_id = ? AND env = ? AND agent_id = ? AND group_key = ? ORDER BY id DESC LIMIT ?) "
+        "ORDER BY id");
+    s.Bind(1, scope.org_id)
+        .Bind(2, scope.env)
+        .Bind(3, scope.agent_id)
+        .Bind(4, scope.group_key)
+        .Bind(5, limit);
     std::vector<MemoryEntry> out;
     while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2)});
     return out;

@@ -6,21 +6,26 @@ namespace agentgate {
 
 using sqlite::Connection;
 
-Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope& k, const std::string& fingerprint,
-                                                          std::int64_t now_ms, std::int64_t stale_after_ms) {
+Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope& k,
+                                                          const std::string& fingerprint,
+                                                          std::int64_t now_ms,
+                                                          std::int64_t stale_after_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<IdempotencyClaim> {
     sqlite::WriteTransaction tx(c);
     using Outcome = IdempotencyClaim::Outcome;
     bool take_over = true;
     {
-      auto s = c.Prepare("SELECT fingerprint, state, status, body, claimed_at_ms, expires_at_ms FROM idempotency_keys "
-                         "WHERE org_id = ? AND env = ? AND key = ?");
+      auto s = c.Prepare(
+          "SELECT fingerprint, state, status, body, claimed_at_ms, expires_at_ms FROM "
+          "idempotency_keys "
+          "WHERE org_id = ? AND env = ? AND key = ?");
       s.Bind(1, k.org_id).Bind(2, k.env).Bind(3, k.key);
       if (s.Step()) {
         const bool completed = s.Text(1) == "completed";
         const bool expired = completed ? s.Int(5) <= now_ms : s.Int(4) + stale_after_ms <= now_ms;
         if (!expired) {
-          if (s.Text(0) != fingerprint) return IdempotencyClaim{Outcome::kFingerprintMismatch, 0, ""};
+          if (s.Text(0) != fingerprint)
+            return IdempotencyClaim{Outcome::kFingerprintMismatch, 0, ""};
           if (!completed) return IdempotencyClaim{Outcome::kInUse, 0, ""};
           return IdempotencyClaim{Outcome::kCompleted, static_cast<int>(s.Int(2)), s.Text(3)};
         }
@@ -29,14 +34,24 @@ Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope
       }
     }
     if (take_over) {
-      c.Prepare("UPDATE idempotency_keys SET fingerprint = ?, state = 'running', status = 0, body = '', "
-                "claimed_at_ms = ?, expires_at_ms = 0 WHERE org_id = ? AND env = ? AND key = ?")
-          .Bind(1, fingerprint).Bind(2, now_ms).Bind(3, k.org_id).Bind(4, k.env).Bind(5, k.key)
+      c.Prepare(
+           "UPDATE idempotency_keys SET fingerprint = ?, state = 'running', status = 0, body = '', "
+           "claimed_at_ms = ?, expires_at_ms = 0 WHERE org_id = ? AND env = ? AND key = ?")
+          .Bind(1, fingerprint)
+          .Bind(2, now_ms)
+          .Bind(3, k.org_id)
+          .Bind(4, k.env)
+          .Bind(5, k.key)
           .Run();
     } else {
-      c.Prepare("INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms) "
-                "VALUES (?, ?, ?, ?, 'running', ?)")
-          .Bind(1, k.org_id).Bind(2, k.env).Bind(3, k.key).Bind(4, fingerprint).Bind(5, now_ms)
+      c.Prepare(
+           "INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms) "
+           "VALUES (?, ?, ?, ?, 'running', ?)")
+          .Bind(1, k.org_id)
+          .Bind(2, k.env)
+          .Bind(3, k.key)
+          .Bind(4, fingerprint)
+          .Bind(5, now_ms)
           .Run();
     }
     tx.Commit();
@@ -44,12 +59,19 @@ Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope
   });
 }
 
-Result<void> SqliteStore::CompleteIdempotencyKey(const IdempotencyScope& k, int status, const std::string& body,
+Result<void> SqliteStore::CompleteIdempotencyKey(const IdempotencyScope& k, int status,
+                                                 const std::string& body,
                                                  std::int64_t expires_at_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, expires_at_ms = ? "
-              "WHERE org_id = ? AND env = ? AND key = ?")
-        .Bind(1, status).Bind(2, body).Bind(3, expires_at_ms).Bind(4, k.org_id).Bind(5, k.env).Bind(6, k.key)
+    c.Prepare(
+         "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, expires_at_ms = ? "
+         "WHERE org_id = ? AND env = ? AND key = ?")
+        .Bind(1, status)
+        .Bind(2, body)
+        .Bind(3, expires_at_ms)
+        .Bind(4, k.org_id)
+        .Bind(5, k.env)
+        .Bind(6, k.key)
         .Run();
     return {};
   });
@@ -57,8 +79,12 @@ Result<void> SqliteStore::CompleteIdempotencyKey(const IdempotencyScope& k, int 
 
 Result<void> SqliteStore::ReleaseIdempotencyKey(const IdempotencyScope& k) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("DELETE FROM idempotency_keys WHERE org_id = ? AND env = ? AND key = ? AND state = 'running'")
-        .Bind(1, k.org_id).Bind(2, k.env).Bind(3, k.key)
+    c.Prepare(
+         "DELETE FROM idempotency_keys WHERE org_id = ? AND env = ? AND key = ? AND state = "
+         "'running'")
+        .Bind(1, k.org_id)
+        .Bind(2, k.env)
+        .Bind(3, k.key)
         .Run();
     return {};
   });
@@ -66,22 +92,28 @@ Result<void> SqliteStore::ReleaseIdempotencyKey(const IdempotencyScope& k) {
 
 Result<std::int64_t> SqliteStore::PurgeIdempotencyKeys(std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
-    c.Prepare("DELETE FROM idempotency_keys WHERE state = 'completed' AND expires_at_ms <= ?").Bind(1, now_ms).Run();
+    c.Prepare("DELETE FROM idempotency_keys WHERE state = 'completed' AND expires_at_ms <= ?")
+        .Bind(1, now_ms)
+        .Run();
     return c.Changes();
   });
 }
 
-Result<CallWindowDecision> SqliteStore::RecordConversationCall(const std::string& conversation_id, std::int64_t now_ms,
+Result<CallWindowDecision> SqliteStore::RecordConversationCall(const std::string& conversation_id,
+                                                               std::int64_t now_ms,
                                                                std::int64_t window_ms, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<CallWindowDecision> {
     sqlite::WriteTransaction tx(c);
     c.Prepare("DELETE FROM conversation_calls WHERE conversation_id = ? AND at_ms <= ?")
-        .Bind(1, conversation_id).Bind(2, now_ms - window_ms)
+        .Bind(1, conversation_id)
+        .Bind(2, now_ms - window_ms)
         .Run();
     std::int64_t count = 0;
     std::int64_t oldest = 0;
     {
-      auto s = c.Prepare("SELECT COUNT(*), COALESCE(MIN(at_ms), 0) FROM conversation_calls WHERE conversation_id = ?");
+      auto s = c.Prepare(
+          "SELECT COUNT(*), COALESCE(MIN(at_ms), 0) FROM conversation_calls WHERE conversation_id "
+          "= ?");
       s.Bind(1, conversation_id).Step();
       count = s.Int(0);
       oldest = s.Int(1);
@@ -93,7 +125,8 @@ Result<CallWindowDecision> SqliteStore::RecordConversationCall(const std::string
       return CallWindowDecision{false, retry_after};
     }
     c.Prepare("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES (?, ?)")
-        .Bind(1, conversation_id).Bind(2, now_ms)
+        .Bind(1, conversation_id)
+        .Bind(2, now_ms)
         .Run();
     tx.Commit();
     return CallWindowDecision{true, 0};
@@ -106,10 +139,11 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
     // A limit is reached once settled + reserved spend meets it; a reservation may cross it, so
     // concurrent turns overshoot by at most one reservation.
     auto spent = [&](bool whole_org) {
-      auto s = c.Prepare(whole_org ? "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
-                                     "WHERE org_id = ? AND month = ?"
-                                   : "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
-                                     "WHERE org_id = ? AND month = ? AND agent_id = ?");
+      auto s = c.Prepare(
+          whole_org ? "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
+                      "WHERE org_id = ? AND month = ?"
+                    : "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
+                      "WHERE org_id = ? AND month = ? AND agent_id = ?");
       s.Bind(1, r.org_id).Bind(2, r.month);
       if (!whole_org) s.Bind(3, r.agent_id);
       s.Step();
@@ -117,19 +151,33 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
     };
     if (r.org_limit_usd) {
       const double org_spent = spent(true);
-      if (org_spent >= *r.org_limit_usd) return SpendDecision{false, "", "organization", *r.org_limit_usd, org_spent};
+      if (org_spent >= *r.org_limit_usd)
+        return SpendDecision{false, "", "organization", *r.org_limit_usd, org_spent};
     }
     if (r.agent_limit_usd) {
       const double agent_spent = spent(false);
-      if (agent_spent >= *r.agent_limit_usd) return SpendDecision{false, "", "agent", *r.agent_limit_usd, agent_spent};
+      if (agent_spent >= *r.agent_limit_usd)
+        return SpendDecision{false, "", "agent", *r.agent_limit_usd, agent_spent};
     }
     const std::string id = crypto::RandomHex(12);
-    c.Prepare("INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)")
-        .Bind(1, id).Bind(2, r.org_id).Bind(3, r.agent_id).Bind(4, r.month).Bind(5, r.amount_usd).Bind(6, r.now_ms)
+    c.Prepare(
+         "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
+         "VALUES (?, ?, ?, ?, ?, ?)")
+        .Bind(1, id)
+        .Bind(2, r.org_id)
+        .Bind(3, r.agent_id)
+        .Bind(4, r.month)
+        .Bind(5, r.amount_usd)
+        .Bind(6, r.now_ms)
         .Run();
-    c.Prepare("INSERT INTO spend_totals(org_id, agent_id, month, reserved_usd) VALUES (?, ?, ?, ?) "
-              "ON CONFLICT(org_id, agent_id, month) DO UPDATE SET reserved_usd = reserved_usd + excluded.reserved_usd")
-        .Bind(1, r.org_id).Bind(2, r.agent_id).Bind(3, r.month).Bind(4, r.amount_usd)
+    c.Prepare(
+         "INSERT INTO spend_totals(org_id, agent_id, month, reserved_usd) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT(org_id, agent_id, month) DO UPDATE SET reserved_usd = reserved_usd + "
+         "excluded.reserved_usd")
+        .Bind(1, r.org_id)
+        .Bind(2, r.agent_id)
+        .Bind(3, r.month)
+        .Bind(4, r.amount_usd)
         .Run();
     tx.Commit();
     return SpendDecision{true, id, "", 0, 0};
@@ -142,7 +190,8 @@ Result<void> SqliteStore::SettleSpend(const SpendSettlement& s) {
     std::string org_id, agent_id, month;
     double amount = 0;
     {
-      auto q = c.Prepare("SELECT org_id, agent_id, month, amount_usd FROM spend_reservations WHERE id = ?");
+      auto q = c.Prepare(
+          "SELECT org_id, agent_id, month, amount_usd FROM spend_reservations WHERE id = ?");
       q.Bind(1, s.reservation_id);
       if (!q.Step()) return MakeError(ErrorCode::kNotFound, "spend reservation not found");
       org_id = q.Text(0);
@@ -151,24 +200,35 @@ Result<void> SqliteStore::SettleSpend(const SpendSettlement& s) {
       amount = q.Double(3);
     }
     c.Prepare("DELETE FROM spend_reservations WHERE id = ?").Bind(1, s.reservation_id).Run();
-    c.Prepare("UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - ?), settled_usd = settled_usd + ?, "
-              "input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, model_calls = model_calls + 1 "
-              "WHERE org_id = ? AND agent_id = ? AND month = ?")
-        .Bind(1, amount).Bind(2, s.cost_usd).Bind(3, s.input_tokens).Bind(4, s.output_tokens)
-        .Bind(5, org_id).Bind(6, agent_id).Bind(7, month)
+    c.Prepare(
+         "UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - ?), settled_usd = "
+         "settled_usd + ?, "
+         "input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, model_calls = "
+         "model_calls + 1 "
+         "WHERE org_id = ? AND agent_id = ? AND month = ?")
+        .Bind(1, amount)
+        .Bind(2, s.cost_usd)
+        .Bind(3, s.input_tokens)
+        .Bind(4, s.output_tokens)
+        .Bind(5, org_id)
+        .Bind(6, agent_id)
+        .Bind(7, month)
         .Run();
     tx.Commit();
     return {};
   });
 }
 
-Result<std::vector<UsageRow>> SqliteStore::GetUsage(const std::string& org_id, const std::string& month) {
+Result<std::vector<UsageRow>> SqliteStore::GetUsage(const std::string& org_id,
+                                                    const std::string& month) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<UsageRow>> {
-    auto s = c.Prepare("SELECT agent_id, settled_usd, reserved_usd, input_tokens, output_tokens, model_calls "
-                       "FROM spend_totals WHERE org_id = ? AND month = ? ORDER BY agent_id");
+    auto s = c.Prepare(
+        "SELECT agent_id, settled_usd, reserved_usd, input_tokens, output_tokens, model_calls "
+        "FROM spend_totals WHERE org_id = ? AND month = ? ORDER BY agent_id");
     s.Bind(1, org_id).Bind(2, month);
     std::vector<UsageRow> out;
-    while (s.Step()) out.push_back(UsageRow{s.Text(0), s.Double(1), s.Double(2), s.Int(3), s.Int(4), s.Int(5)});
+    while (s.Step())
+      out.push_back(UsageRow{s.Text(0), s.Double(1), s.Double(2), s.Int(3), s.Int(4), s.Int(5)});
     return out;
   });
 }

@@ -29,7 +29,8 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 }  // namespace
 
-Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path, std::size_t connections) {
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
+                                                       std::size_t connections) {
   try {
     const auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -53,8 +54,12 @@ Result<void> SqliteStore::Ping() {
 
 Result<void> SqliteStore::CreateOrg(const OrgRecord& org) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO orgs(id, name, monthly_spend_limit_usd, created_at_ms) VALUES (?, ?, ?, ?)")
-        .Bind(1, org.id).Bind(2, org.name).Bind(3, org.monthly_spend_limit_usd).Bind(4, org.created_at_ms)
+    c.Prepare(
+         "INSERT INTO orgs(id, name, monthly_spend_limit_usd, created_at_ms) VALUES (?, ?, ?, ?)")
+        .Bind(1, org.id)
+        .Bind(2, org.name)
+        .Bind(3, org.monthly_spend_limit_usd)
+        .Bind(4, org.created_at_ms)
         .Run();
     return {};
   });
@@ -62,7 +67,8 @@ Result<void> SqliteStore::CreateOrg(const OrgRecord& org) {
 
 Result<std::optional<OrgRecord>> SqliteStore::GetOrg(const std::string& org_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<OrgRecord>> {
-    auto s = c.Prepare("SELECT id, name, monthly_spend_limit_usd, created_at_ms FROM orgs WHERE id = ?");
+    auto s =
+        c.Prepare("SELECT id, name, monthly_spend_limit_usd, created_at_ms FROM orgs WHERE id = ?");
     s.Bind(1, org_id);
     if (!s.Step()) return std::optional<OrgRecord>{};
     OrgRecord org{s.Text(0), s.Text(1), std::nullopt, s.Int(3)};
@@ -71,9 +77,13 @@ Result<std::optional<OrgRecord>> SqliteStore::GetOrg(const std::string& org_id) 
   });
 }
 
-Result<bool> SqliteStore::SetOrgSpendLimit(const std::string& org_id, std::optional<double> limit_usd) {
+Result<bool> SqliteStore::SetOrgSpendLimit(const std::string& org_id,
+                                           std::optional<double> limit_usd) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    c.Prepare("UPDATE orgs SET monthly_spend_limit_usd = ? WHERE id = ?").Bind(1, limit_usd).Bind(2, org_id).Run();
+    c.Prepare("UPDATE orgs SET monthly_spend_limit_usd = ? WHERE id = ?")
+        .Bind(1, limit_usd)
+        .Bind(2, org_id)
+        .Run();
     return c.Changes() > 0;
   });
 }
@@ -88,23 +98,36 @@ Result<std::int64_t> SqliteStore::CountOrgs() {
 
 Result<void> SqliteStore::CreateEnvironment(const std::string& org_id, const std::string& env) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO environments(org_id, name) VALUES (?, ?)").Bind(1, org_id).Bind(2, env).Run();
+    c.Prepare("INSERT INTO environments(org_id, name) VALUES (?, ?)")
+        .Bind(1, org_id)
+        .Bind(2, env)
+        .Run();
     return {};
   });
 }
 
 Result<bool> SqliteStore::HasEnvironment(const std::string& org_id, const std::string& env) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    return c.Prepare("SELECT 1 FROM environments WHERE org_id = ? AND name = ?").Bind(1, org_id).Bind(2, env).Step();
+    return c.Prepare("SELECT 1 FROM environments WHERE org_id = ? AND name = ?")
+        .Bind(1, org_id)
+        .Bind(2, env)
+        .Step();
   });
 }
 
 Result<void> SqliteStore::CreateToken(const TokenRecord& t) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO api_tokens(id, org_id, name, secret_hash, environments, created_at_ms, revoked) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .Bind(1, t.id).Bind(2, t.org_id).Bind(3, t.name).BindBlob(4, t.secret_hash)
-        .Bind(5, JoinList(t.environments)).Bind(6, t.created_at_ms).Bind(7, t.revoked ? 1 : 0)
+    c.Prepare(
+         "INSERT INTO api_tokens(id, org_id, name, secret_hash, environments, created_at_ms, "
+         "revoked) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .Bind(1, t.id)
+        .Bind(2, t.org_id)
+        .Bind(3, t.name)
+        .BindBlob(4, t.secret_hash)
+        .Bind(5, JoinList(t.environments))
+        .Bind(6, t.created_at_ms)
+        .Bind(7, t.revoked ? 1 : 0)
         .Run();
     return {};
   });
@@ -112,38 +135,51 @@ Result<void> SqliteStore::CreateToken(const TokenRecord& t) {
 
 Result<std::optional<TokenRecord>> SqliteStore::GetToken(const std::string& token_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TokenRecord>> {
-    auto s = c.Prepare("SELECT id, org_id, name, secret_hash, environments, created_at_ms, revoked "
-                       "FROM api_tokens WHERE id = ?");
+    auto s = c.Prepare(
+        "SELECT id, org_id, name, secret_hash, environments, created_at_ms, revoked "
+        "FROM api_tokens WHERE id = ?");
     s.Bind(1, token_id);
     if (!s.Step()) return std::optional<TokenRecord>{};
-    return std::optional<TokenRecord>(
-        TokenRecord{s.Text(0), s.Text(1), s.Text(2), s.Blob(3), SplitList(s.Text(4)), s.Int(5), s.Int(6) != 0});
+    return std::optional<TokenRecord>(TokenRecord{s.Text(0), s.Text(1), s.Text(2), s.Blob(3),
+                                                  SplitList(s.Text(4)), s.Int(5), s.Int(6) != 0});
   });
 }
 
 Result<bool> SqliteStore::RevokeToken(const std::string& org_id, const std::string& token_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    c.Prepare("UPDATE api_tokens SET revoked = 1 WHERE id = ? AND org_id = ?").Bind(1, token_id).Bind(2, org_id).Run();
+    c.Prepare("UPDATE api_tokens SET revoked = 1 WHERE id = ? AND org_id = ?")
+        .Bind(1, token_id)
+        .Bind(2, org_id)
+        .Run();
     return c.Changes() > 0;
   });
 }
 
 Result<void> SqliteStore::PutGrant(const std::string& org_id, const std::string& token_id,
-                                   const std::string& agent_id, const std::vector<std::string>& permissions) {
+                                   const std::string& agent_id,
+                                   const std::vector<std::string>& permissions) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     if (permissions.empty()) {
-      c.Prepare("DELETE FROM grants WHERE token_id = ? AND agent_id = ?").Bind(1, token_id).Bind(2, agent_id).Run();
+      c.Prepare("DELETE FROM grants WHERE token_id = ? AND agent_id = ?")
+          .Bind(1, token_id)
+          .Bind(2, agent_id)
+          .Run();
       return {};
     }
-    c.Prepare("INSERT INTO grants(org_id, token_id, agent_id, permissions) VALUES (?, ?, ?, ?) "
-              "ON CONFLICT(token_id, agent_id) DO UPDATE SET permissions = excluded.permissions")
-        .Bind(1, org_id).Bind(2, token_id).Bind(3, agent_id).Bind(4, JoinList(permissions))
+    c.Prepare(
+         "INSERT INTO grants(org_id, token_id, agent_id, permissions) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT(token_id, agent_id) DO UPDATE SET permissions = excluded.permissions")
+        .Bind(1, org_id)
+        .Bind(2, token_id)
+        .Bind(3, agent_id)
+        .Bind(4, JoinList(permissions))
         .Run();
     return {};
   });
 }
 
-Result<std::vector<std::string>> SqliteStore::GetGrant(const std::string& token_id, const std::string& agent_id) {
+Result<std::vector<std::string>> SqliteStore::GetGrant(const std::string& token_id,
+                                                       const std::string& agent_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::string>> {
     auto s = c.Prepare("SELECT permissions FROM grants WHERE token_id = ? AND agent_id = ?");
     s.Bind(1, token_id).Bind(2, agent_id);
@@ -155,21 +191,33 @@ Result<std::vector<std::string>> SqliteStore::GetGrant(const std::string& token_
 Result<void> SqliteStore::CreateAgent(const AgentVersionRecord& v) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
-    c.Prepare("INSERT INTO agents(org_id, id, latest_version) VALUES (?, ?, 1)").Bind(1, v.org_id).Bind(2, v.agent_id).Run();
-    c.Prepare("INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES (?, ?, 1, ?, ?)")
-        .Bind(1, v.org_id).Bind(2, v.agent_id).Bind(3, v.config_json).Bind(4, v.created_at_ms)
+    c.Prepare("INSERT INTO agents(org_id, id, latest_version) VALUES (?, ?, 1)")
+        .Bind(1, v.org_id)
+        .Bind(2, v.agent_id)
+        .Run();
+    c.Prepare(
+         "INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES (?, "
+         "?, 1, ?, ?)")
+        .Bind(1, v.org_id)
+        .Bind(2, v.agent_id)
+        .Bind(3, v.config_json)
+        .Bind(4, v.created_at_ms)
         .Run();
     tx.Commit();
     return {};
   });
 }
 
-Result<std::optional<int>> SqliteStore::AddAgentVersion(const std::string& org_id, const std::string& agent_id,
-                                                        const std::string& config_json, std::int64_t now_ms) {
+Result<std::optional<int>> SqliteStore::AddAgentVersion(const std::string& org_id,
+                                                        const std::string& agent_id,
+                                                        const std::string& config_json,
+                                                        std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<int>> {
     sqlite::WriteTransaction tx(c);
     c.Prepare("UPDATE agents SET latest_version = latest_version + 1 WHERE org_id = ? AND id = ?")
-        .Bind(1, org_id).Bind(2, agent_id).Run();
+        .Bind(1, org_id)
+        .Bind(2, agent_id)
+        .Run();
     if (c.Changes() == 0) return std::optional<int>{};
     int version = 0;
     {
@@ -177,8 +225,14 @@ Result<std::optional<int>> SqliteStore::AddAgentVersion(const std::string& org_i
       s.Bind(1, org_id).Bind(2, agent_id).Step();
       version = static_cast<int>(s.Int(0));
     }
-    c.Prepare("INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES (?, ?, ?, ?, ?)")
-        .Bind(1, org_id).Bind(2, agent_id).Bind(3, version).Bind(4, config_json).Bind(5, now_ms)
+    c.Prepare(
+         "INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES (?, "
+         "?, ?, ?, ?)")
+        .Bind(1, org_id)
+        .Bind(2, agent_id)
+        .Bind(3, version)
+        .Bind(4, config_json)
+        .Bind(5, now_ms)
         .Run();
     tx.Commit();
     return std::optional<int>(version);
@@ -186,35 +240,50 @@ Result<std::optional<int>> SqliteStore::AddAgentVersion(const std::string& org_i
 }
 
 Result<std::optional<AgentVersionRecord>> SqliteStore::GetAgentVersion(const std::string& org_id,
-                                                                       const std::string& agent_id, int version) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<AgentVersionRecord>> {
-    auto s = c.Prepare("SELECT config, created_at_ms FROM agent_versions WHERE org_id = ? AND agent_id = ? AND version = ?");
-    s.Bind(1, org_id).Bind(2, agent_id).Bind(3, version);
-    if (!s.Step()) return std::optional<AgentVersionRecord>{};
-    return std::optional<AgentVersionRecord>(AgentVersionRecord{org_id, agent_id, version, s.Text(0), s.Int(1)});
-  });
+                                                                       const std::string& agent_id,
+                                                                       int version) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<AgentVersionRecord>> {
+        auto s = c.Prepare(
+            "SELECT config, created_at_ms FROM agent_versions WHERE org_id = ? AND agent_id = ? "
+            "AND version = ?");
+        s.Bind(1, org_id).Bind(2, agent_id).Bind(3, version);
+        if (!s.Step()) return std::optional<AgentVersionRecord>{};
+        return std::optional<AgentVersionRecord>(
+            AgentVersionRecord{org_id, agent_id, version, s.Text(0), s.Int(1)});
+      });
 }
 
 Result<void> SqliteStore::SetDeployment(const std::string& org_id, const std::string& agent_id,
                                         const std::string& env, int version) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
-    const bool exists = c.Prepare("SELECT 1 FROM agent_versions WHERE org_id = ? AND agent_id = ? AND version = ?")
-                            .Bind(1, org_id).Bind(2, agent_id).Bind(3, version).Step();
+    const bool exists =
+        c.Prepare("SELECT 1 FROM agent_versions WHERE org_id = ? AND agent_id = ? AND version = ?")
+            .Bind(1, org_id)
+            .Bind(2, agent_id)
+            .Bind(3, version)
+            .Step();
     if (!exists) return MakeError(ErrorCode::kNotFound, "agent version not found");
-    c.Prepare("INSERT INTO deployments(org_id, agent_id, env, version) VALUES (?, ?, ?, ?) "
-              "ON CONFLICT(org_id, agent_id, env) DO UPDATE SET version = excluded.version")
-        .Bind(1, org_id).Bind(2, agent_id).Bind(3, env).Bind(4, version)
+    c.Prepare(
+         "INSERT INTO deployments(org_id, agent_id, env, version) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT(org_id, agent_id, env) DO UPDATE SET version = excluded.version")
+        .Bind(1, org_id)
+        .Bind(2, agent_id)
+        .Bind(3, env)
+        .Bind(4, version)
         .Run();
     tx.Commit();
     return {};
   });
 }
 
-Result<std::optional<int>> SqliteStore::GetDeployment(const std::string& org_id, const std::string& agent_id,
+Result<std::optional<int>> SqliteStore::GetDeployment(const std::string& org_id,
+                                                      const std::string& agent_id,
                                                       const std::string& env) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<int>> {
-    auto s = c.Prepare("SELECT version FROM deployments WHERE org_id = ? AND agent_id = ? AND env = ?");
+    auto s =
+        c.Prepare("SELECT version FROM deployments WHERE org_id = ? AND agent_id = ? AND env = ?");
     s.Bind(1, org_id).Bind(2, agent_id).Bind(3, env);
     if (!s.Step()) return std::optional<int>{};
     return std::optional<int>(static_cast<int>(s.Int(0)));
@@ -223,28 +292,43 @@ Result<std::optional<int>> SqliteStore::GetDeployment(const std::string& org_id,
 
 Result<void> SqliteStore::CreateInstance(const InstanceRecord& i) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO agent_instances(org_id, agent_id, instance_id, instructions) VALUES (?, ?, ?, ?)")
-        .Bind(1, i.org_id).Bind(2, i.agent_id).Bind(3, i.instance_id).Bind(4, i.instructions)
+    c.Prepare(
+         "INSERT INTO agent_instances(org_id, agent_id, instance_id, instructions) VALUES (?, ?, "
+         "?, ?)")
+        .Bind(1, i.org_id)
+        .Bind(2, i.agent_id)
+        .Bind(3, i.instance_id)
+        .Bind(4, i.instructions)
         .Run();
     return {};
   });
 }
 
-Result<std::optional<InstanceRecord>> SqliteStore::GetInstance(const std::string& org_id, const std::string& agent_id,
+Result<std::optional<InstanceRecord>> SqliteStore::GetInstance(const std::string& org_id,
+                                                               const std::string& agent_id,
                                                                const std::string& instance_id) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<InstanceRecord>> {
-    auto s = c.Prepare("SELECT instructions FROM agent_instances WHERE org_id = ? AND agent_id = ? AND instance_id = ?");
-    s.Bind(1, org_id).Bind(2, agent_id).Bind(3, instance_id);
-    if (!s.Step()) return std::optional<InstanceRecord>{};
-    return std::optional<InstanceRecord>(InstanceRecord{org_id, agent_id, instance_id, s.Text(0)});
-  });
+  return sqlite::WithConnection(*pool_,
+                                [&](Connection& c) -> Result<std::optional<InstanceRecord>> {
+                                  auto s = c.Prepare(
+                                      "SELECT instructions FROM agent_instances WHERE org_id = ? "
+                                      "AND agent_id = ? AND instance_id = ?");
+                                  s.Bind(1, org_id).Bind(2, agent_id).Bind(3, instance_id);
+                                  if (!s.Step()) return std::optional<InstanceRecord>{};
+                                  return std::optional<InstanceRecord>(
+                                      InstanceRecord{org_id, agent_id, instance_id, s.Text(0)});
+                                });
 }
 
 Result<void> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cred) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES (?, ?, ?, ?) "
-              "ON CONFLICT(org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = excluded.updated_at_ms")
-        .Bind(1, cred.org_id).Bind(2, cred.env).BindBlob(3, cred.sealed).Bind(4, cred.updated_at_ms)
+    c.Prepare(
+         "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT(org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
+         "excluded.updated_at_ms")
+        .Bind(1, cred.org_id)
+        .Bind(2, cred.env)
+        .BindBlob(3, cred.sealed)
+        .Bind(4, cred.updated_at_ms)
         .Run();
     return {};
   });
@@ -252,12 +336,15 @@ Result<void> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cred) {
 
 Result<std::optional<CrmCredentialRecord>> SqliteStore::GetCrmCredential(const std::string& org_id,
                                                                          const std::string& env) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialRecord>> {
-    auto s = c.Prepare("SELECT sealed, updated_at_ms FROM crm_credentials WHERE org_id = ? AND env = ?");
-    s.Bind(1, org_id).Bind(2, env);
-    if (!s.Step()) return std::optional<CrmCredentialRecord>{};
-    return std::optional<CrmCredentialRecord>(CrmCredentialRecord{org_id, env, s.Blob(0), s.Int(1)});
-  });
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialRecord>> {
+        auto s = c.Prepare(
+            "SELECT sealed, updated_at_ms FROM crm_credentials WHERE org_id = ? AND env = ?");
+        s.Bind(1, org_id).Bind(2, env);
+        if (!s.Step()) return std::optional<CrmCredentialRecord>{};
+        return std::optional<CrmCredentialRecord>(
+            CrmCredentialRecord{org_id, env, s.Blob(0), s.Int(1)});
+      });
 }
 
 Result<bool> SqliteStore::HasAnyCrmCredential() {

@@ -54,7 +54,8 @@ Result<CreateOrgCommand> ParseCreateOrg(const boost::json::value& body) {
   CreateOrgCommand c;
   AG_TRY(c.id, OptionalId(*o));
   AG_TRY(c.name, jf::RequiredString(*o, "name", ""));
-  if (!names::IsValidDisplayName(c.name)) return InvalidField("name", "must be 1-128 printable characters");
+  if (!names::IsValidDisplayName(c.name))
+    return InvalidField("name", "must be 1-128 printable characters");
   AG_TRY(c.monthly_spend_limit_usd, SpendLimit(*o));
   return c;
 }
@@ -83,9 +84,11 @@ Result<CreateTokenCommand> ParseCreateToken(const boost::json::value& body) {
   AG_TRYV(jf::RejectUnknownKeys(*o, "", {"name", "environments"}));
   CreateTokenCommand c;
   AG_TRY(c.name, jf::RequiredString(*o, "name", ""));
-  if (!names::IsValidDisplayName(c.name)) return InvalidField("name", "must be 1-128 printable characters");
+  if (!names::IsValidDisplayName(c.name))
+    return InvalidField("name", "must be 1-128 printable characters");
   if (const auto* envs = o->if_contains("environments"); envs != nullptr && !envs->is_null()) {
-    if (!envs->is_array()) return InvalidField("environments", "must be an array of environment names");
+    if (!envs->is_array())
+      return InvalidField("environments", "must be an array of environment names");
     for (std::size_t i = 0; i < envs->get_array().size(); ++i) {
       const auto& e = envs->get_array()[i];
       const std::string field = "environments[" + std::to_string(i) + "]";
@@ -94,20 +97,26 @@ Result<CreateTokenCommand> ParseCreateToken(const boost::json::value& body) {
       }
       c.environments.emplace_back(e.get_string());
     }
-    if (c.environments.empty()) return InvalidField("environments", "must not be empty; omit it for every environment");
+    if (c.environments.empty())
+      return InvalidField("environments", "must not be empty; omit it for every environment");
   }
   return c;
 }
 
-Result<CreateAgentCommand> ParseCreateAgent(const boost::json::value& body) { return ParseAgentBody(body, true); }
-Result<CreateAgentCommand> ParseAddVersion(const boost::json::value& body) { return ParseAgentBody(body, false); }
+Result<CreateAgentCommand> ParseCreateAgent(const boost::json::value& body) {
+  return ParseAgentBody(body, true);
+}
+Result<CreateAgentCommand> ParseAddVersion(const boost::json::value& body) {
+  return ParseAgentBody(body, false);
+}
 
 Result<SetDeploymentCommand> ParseSetDeployment(const boost::json::value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
   AG_TRYV(jf::RejectUnknownKeys(*o, "", {"version"}));
   AG_TRY(auto version, jf::OptionalInteger(*o, "version", ""));
   if (!version) return InvalidField("version", "is required");
-  if (*version < 1 || *version > 1000000000) return InvalidField("version", "must be a positive integer");
+  if (*version < 1 || *version > 1000000000)
+    return InvalidField("version", "must be a positive integer");
   return SetDeploymentCommand{static_cast<int>(*version)};
 }
 
@@ -130,12 +139,15 @@ Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body) {
   PutGrantCommand c;
   AG_TRY(c.token_id, jf::RequiredString(*o, "token_id", ""));
   AG_TRY(c.agent_id, jf::RequiredString(*o, "agent_id", ""));
-  if (!names::IsValidId(c.agent_id)) return InvalidField("agent_id", "must match [A-Za-z0-9_-]{1,64}");
+  if (!names::IsValidId(c.agent_id))
+    return InvalidField("agent_id", "must match [A-Za-z0-9_-]{1,64}");
   const auto* perms = o->if_contains("permissions");
-  if (perms == nullptr || !perms->is_array()) return InvalidField("permissions", "must be an array, e.g. [\"chat\"]");
+  if (perms == nullptr || !perms->is_array())
+    return InvalidField("permissions", "must be an array, e.g. [\"chat\"]");
   for (std::size_t i = 0; i < perms->get_array().size(); ++i) {
     const auto& p = perms->get_array()[i];
-    if (p != "chat") return InvalidField("permissions[" + std::to_string(i) + "]", "must be \"chat\"");
+    if (p != "chat")
+      return InvalidField("permissions[" + std::to_string(i) + "]", "must be \"chat\"");
     if (c.permissions.empty()) c.permissions.emplace_back("chat");
   }
   return c;
@@ -143,8 +155,9 @@ Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body) {
 
 Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
-  AG_TRYV(jf::RejectUnknownKeys(
-      *o, "", {"login_url", "client_id", "client_secret", "refresh_token", "instance_url", "access_token"}));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "",
+                                {"login_url", "client_id", "client_secret", "refresh_token",
+                                 "instance_url", "access_token"}));
   CrmCredentials c;
   if (o->contains("refresh_token")) {
     AG_TRY(c.login_url, jf::RequiredString(*o, "login_url", ""));
@@ -156,17 +169,21 @@ Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body) {
     if (c.client_id.empty()) return InvalidField("client_id", "must not be empty");
     if (c.refresh_token.empty()) return InvalidField("refresh_token", "must not be empty");
     AG_TRY(auto instance, jf::OptionalString(*o, "instance_url", ""));
-    if (instance && !IsHttpUrl(*instance)) return InvalidField("instance_url", "must be an http or https URL");
+    if (instance && !IsHttpUrl(*instance))
+      return InvalidField("instance_url", "must be an http or https URL");
     c.instance_url = instance.value_or("");
-    if (o->contains("access_token")) return InvalidField("access_token", "is only for static sessions (without refresh_token)");
+    if (o->contains("access_token"))
+      return InvalidField("access_token", "is only for static sessions (without refresh_token)");
     return c;
   }
   if (!o->contains("instance_url") && !o->contains("access_token")) {
-    return InvalidField("refresh_token", "is required (or instance_url and access_token for a static session)");
+    return InvalidField("refresh_token",
+                        "is required (or instance_url and access_token for a static session)");
   }
   AG_TRY(c.instance_url, jf::RequiredString(*o, "instance_url", ""));
   AG_TRY(c.access_token, jf::RequiredString(*o, "access_token", ""));
-  if (!IsHttpUrl(c.instance_url)) return InvalidField("instance_url", "must be an http or https URL");
+  if (!IsHttpUrl(c.instance_url))
+    return InvalidField("instance_url", "must be an http or https URL");
   if (c.access_token.empty()) return InvalidField("access_token", "must not be empty");
   for (const char* key : {"login_url", "client_id", "client_secret"}) {
     if (o->contains(key)) return InvalidField(key, "is only for refresh-token credentials");
@@ -186,13 +203,14 @@ std::string SerializeCrmCredentials(const CrmCredentials& c) {
 Result<CrmCredentials> DeserializeCrmCredentials(const std::string& json) {
   boost::system::error_code ec;
   const auto v = boost::json::parse(json, ec);
-  if (ec || !v.is_object()) return MakeError(ErrorCode::kInternal, "stored CRM credentials are corrupt");
+  if (ec || !v.is_object())
+    return MakeError(ErrorCode::kInternal, "stored CRM credentials are corrupt");
   const auto& o = v.get_object();
   auto field = [&](const char* key) {
     const auto* f = o.if_contains(key);
     return f != nullptr && f->is_string() ? std::string(f->get_string()) : std::string();
   };
-  return CrmCredentials{field("login_url"),    field("client_id"),    field("client_secret"),
+  return CrmCredentials{field("login_url"),     field("client_id"),    field("client_secret"),
                         field("refresh_token"), field("instance_url"), field("access_token")};
 }
 

@@ -1,7 +1,7 @@
 #include "domain/admin/admin_requests.hpp"
 
-#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
 
 namespace agentgate {
 namespace {
@@ -16,15 +16,18 @@ void ExpectFieldError(Fn parse, const std::string& json, const std::string& fiel
 }  // namespace
 
 TEST(AdminRequests, CreateOrg) {
-  auto ok = ParseCreateOrg(boost::json::parse(R"({"id": "acme", "name": "Acme", "monthly_spend_limit_usd": 50})"));
+  auto ok = ParseCreateOrg(
+      boost::json::parse(R"({"id": "acme", "name": "Acme", "monthly_spend_limit_usd": 50})"));
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->id, "acme");
   EXPECT_EQ(ok->monthly_spend_limit_usd, 50.0);
   ExpectFieldError(ParseCreateOrg, R"({"id": "a b", "name": "A"})", "id");
   ExpectFieldError(ParseCreateOrg, R"({"id": "a"})", "name");
   ExpectFieldError(ParseCreateOrg, R"({"name": 5})", "name");
-  ExpectFieldError(ParseCreateOrg, R"({"name": "A", "monthly_spend_limit_usd": "10"})", "monthly_spend_limit_usd");
-  ExpectFieldError(ParseCreateOrg, R"({"name": "A", "monthly_spend_limit_usd": -5})", "monthly_spend_limit_usd");
+  ExpectFieldError(ParseCreateOrg, R"({"name": "A", "monthly_spend_limit_usd": "10"})",
+                   "monthly_spend_limit_usd");
+  ExpectFieldError(ParseCreateOrg, R"({"name": "A", "monthly_spend_limit_usd": -5})",
+                   "monthly_spend_limit_usd");
   ExpectFieldError(ParseCreateOrg, R"({"name": "A", "extra": 1})", "extra");
   ExpectFieldError(ParseCreateOrg, R"("org")", "body");
 }
@@ -40,20 +43,24 @@ TEST(AdminRequests, TokensAndEnvironments) {
   auto t = ParseCreateToken(boost::json::parse(R"({"name": "backend", "environments": ["prod"]})"));
   ASSERT_TRUE(t);
   EXPECT_EQ(t->environments, std::vector<std::string>{"prod"});
-  ExpectFieldError(ParseCreateToken, R"({"name": "b", "environments": ["Prod"]})", "environments[0]");
+  ExpectFieldError(ParseCreateToken, R"({"name": "b", "environments": ["Prod"]})",
+                   "environments[0]");
   ExpectFieldError(ParseCreateToken, R"({"name": "b", "environments": []})", "environments");
   ExpectFieldError(ParseCreateEnvironment, R"({"name": "PROD"})", "name");
   ExpectFieldError(ParseCreateEnvironment, R"({})", "name");
 }
 
 TEST(AdminRequests, GrantsAcceptOnlyChat) {
-  auto g = ParsePutGrant(boost::json::parse(R"({"token_id": "t", "agent_id": "a", "permissions": ["chat", "chat"]})"));
+  auto g = ParsePutGrant(
+      boost::json::parse(R"({"token_id": "t", "agent_id": "a", "permissions": ["chat", "chat"]})"));
   ASSERT_TRUE(g);
   EXPECT_EQ(g->permissions, std::vector<std::string>{"chat"});
-  auto revoke = ParsePutGrant(boost::json::parse(R"({"token_id": "t", "agent_id": "a", "permissions": []})"));
+  auto revoke =
+      ParsePutGrant(boost::json::parse(R"({"token_id": "t", "agent_id": "a", "permissions": []})"));
   ASSERT_TRUE(revoke);
   EXPECT_TRUE(revoke->permissions.empty());
-  ExpectFieldError(ParsePutGrant, R"({"token_id": "t", "agent_id": "a", "permissions": ["admin"]})", "permissions[0]");
+  ExpectFieldError(ParsePutGrant, R"({"token_id": "t", "agent_id": "a", "permissions": ["admin"]})",
+                   "permissions[0]");
   ExpectFieldError(ParsePutGrant, R"({"token_id": "t", "agent_id": "a"})", "permissions");
 }
 
@@ -69,10 +76,13 @@ TEST(AdminRequests, CrmCredentialsAreRefreshTokenOrStaticSession) {
       R"({"login_url": "https://login.salesforce.com", "client_id": "c", "client_secret": "s", "refresh_token": "r"})"));
   ASSERT_TRUE(refresh);
   EXPECT_FALSE(refresh->IsStatic());
-  auto session = ParseCrmCredentials(boost::json::parse(R"({"instance_url": "https://acme.my.salesforce.com", "access_token": "00D!x"})"));
+  auto session = ParseCrmCredentials(boost::json::parse(
+      R"({"instance_url": "https://acme.my.salesforce.com", "access_token": "00D!x"})"));
   ASSERT_TRUE(session);
   EXPECT_TRUE(session->IsStatic());
-  ExpectFieldError(ParseCrmCredentials, R"({"login_url": "ftp://x", "client_id": "c", "refresh_token": "r"})", "login_url");
+  ExpectFieldError(ParseCrmCredentials,
+                   R"({"login_url": "ftp://x", "client_id": "c", "refresh_token": "r"})",
+                   "login_url");
   ExpectFieldError(ParseCrmCredentials, R"({"client_id": "c", "refresh_token": "r"})", "login_url");
   ExpectFieldError(ParseCrmCredentials, R"({})", "refresh_token");
   ExpectFieldError(ParseCrmCredentials, R"({"instance_url": "https://x"})", "access_token");

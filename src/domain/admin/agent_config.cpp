@@ -34,7 +34,7 @@ bool IsHttpUrl(std::string_view s) {
 }
 
 Result<const boost::json::array*> OptionalArray(const object& o, std::string_view key,
-                                                 std::string_view path) {
+                                                std::string_view path) {
   const auto* v = o.if_contains(key);
   if (v == nullptr || v->is_null()) return static_cast<const boost::json::array*>(nullptr);
   if (!v->is_array()) return InvalidField(jf::Join(path, key), "must be an array");
@@ -84,9 +84,9 @@ Result<ModelSettings> ParseModel(const object& root) {
 }
 
 Result<HttpTool> ParseHttpTool(const object& o, const std::string& path) {
-  AG_TRYV(jf::RejectUnknownKeys(o, path, {"type", "name", "description", "parameters",
-                                                     "url", "method", "headers",
-                                                     "timeout_seconds"}));
+  AG_TRYV(jf::RejectUnknownKeys(o, path,
+                                {"type", "name", "description", "parameters", "url", "method",
+                                 "headers", "timeout_seconds"}));
   HttpTool t;
   AG_TRY(t.name, jf::RequiredString(o, "name", path));
   AG_TRY(t.description, jf::RequiredString(o, "description", path));
@@ -189,7 +189,8 @@ Result<void> ParseSafety(const object& root, AgentConfig& c) {
       if (!(*patterns)[i].is_string()) return InvalidField(item, "must be a string");
       const std::string pattern((*patterns)[i].get_string());
       RE2 compiled(pattern, RE2::Quiet);
-      if (!compiled.ok()) return InvalidField(item, "is not a valid RE2 pattern: " + compiled.error());
+      if (!compiled.ok())
+        return InvalidField(item, "is not a valid RE2 pattern: " + compiled.error());
       c.safety.block_patterns.push_back(pattern);
     }
   }
@@ -258,8 +259,7 @@ Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   }
   AG_TRY(auto per_instance, jf::OptionalBool(*root, "per_instance", kRoot));
   c.per_instance = per_instance.value_or(false);
-  AG_TRY(c.monthly_spend_limit_usd,
-                    jf::OptionalNumber(*root, "monthly_spend_limit_usd", kRoot));
+  AG_TRY(c.monthly_spend_limit_usd, jf::OptionalNumber(*root, "monthly_spend_limit_usd", kRoot));
   if (c.monthly_spend_limit_usd && *c.monthly_spend_limit_usd < 0) {
     return InvalidField("config.monthly_spend_limit_usd", "must be >= 0 or null");
   }

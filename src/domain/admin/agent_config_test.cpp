@@ -1,12 +1,14 @@
 #include "domain/admin/agent_config.hpp"
 
-#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
 
 namespace agentgate {
 namespace {
 
-Result<AgentConfig> Parse(const std::string& json) { return ParseAgentConfig(boost::json::parse(json)); }
+Result<AgentConfig> Parse(const std::string& json) {
+  return ParseAgentConfig(boost::json::parse(json));
+}
 
 void ExpectFieldError(const std::string& json, const std::string& field) {
   auto c = Parse(json);
@@ -56,30 +58,44 @@ TEST(AgentConfig, ErrorsNameTheField) {
   ExpectFieldError(R"({"model": {"provider": "p", "name": "m"}})", "config.name");
   ExpectFieldError(R"({"name": "n"})", "config.model");
   ExpectFieldError(R"({"name": "n", "model": {"name": "m"}})", "config.model.provider");
-  ExpectFieldError(R"({"name": "n", "model": {"provider": "p", "name": "m", "temperature": 3}})", "config.model.temperature");
+  ExpectFieldError(R"({"name": "n", "model": {"provider": "p", "name": "m", "temperature": 3}})",
+                   "config.model.temperature");
   ExpectFieldError(R"({"name": "n", )" + model + R"(, "memory": "forever"})", "config.memory");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "max_iterations": 0})", "config.max_iterations");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "max_iterations": 2.5})", "config.max_iterations");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "max_iterations": 0})",
+                   "config.max_iterations");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "max_iterations": 2.5})",
+                   "config.max_iterations");
   ExpectFieldError(R"({"name": "n", )" + model + R"(, "nmae": 1})", "config.nmae");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "tools": [{"type": "ftp"}]})", "config.tools[0].type");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "tools": [{"type": "http", "name": "t", "description": "d", "url": "file:///etc/passwd"}]})",
-                   "config.tools[0].url");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "actions": [{"name": "bad name", "description": "d"}]})",
-                   "config.actions[0].name");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "actions": [{"name": "remember", "description": "d"}]})",
-                   "config.actions[0].name");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "resources": [{"id": "a", "title": "t", "text": "x"}, {"id": "a", "title": "t", "text": "y"}]})",
-                   "config.resources[1].id");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "safety": {"block_patterns": ["(unclosed"]}})",
-                   "config.safety.block_patterns[0]");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "safety": {"detect": ["ssn"]}})", "config.safety.detect[0]");
-  ExpectFieldError(R"({"name": "n", )" + model + R"(, "monthly_spend_limit_usd": -1})", "config.monthly_spend_limit_usd");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "tools": [{"type": "ftp"}]})",
+                   "config.tools[0].type");
+  ExpectFieldError(
+      R"({"name": "n", )" + model +
+          R"(, "tools": [{"type": "http", "name": "t", "description": "d", "url": "file:///etc/passwd"}]})",
+      "config.tools[0].url");
+  ExpectFieldError(
+      R"({"name": "n", )" + model + R"(, "actions": [{"name": "bad name", "description": "d"}]})",
+      "config.actions[0].name");
+  ExpectFieldError(
+      R"({"name": "n", )" + model + R"(, "actions": [{"name": "remember", "description": "d"}]})",
+      "config.actions[0].name");
+  ExpectFieldError(
+      R"({"name": "n", )" + model +
+          R"(, "resources": [{"id": "a", "title": "t", "text": "x"}, {"id": "a", "title": "t", "text": "y"}]})",
+      "config.resources[1].id");
+  ExpectFieldError(
+      R"({"name": "n", )" + model + R"(, "safety": {"block_patterns": ["(unclosed"]}})",
+      "config.safety.block_patterns[0]");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "safety": {"detect": ["ssn"]}})",
+                   "config.safety.detect[0]");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "monthly_spend_limit_usd": -1})",
+                   "config.monthly_spend_limit_usd");
 }
 
 TEST(AgentConfig, ToolAndActionNamesMustBeUnique) {
   ExpectFieldError(R"({"name": "n", "model": {"provider": "p", "name": "m"},
     "tools": [{"type": "http", "name": "x", "description": "d", "url": "http://127.0.0.1:1/"}],
-    "actions": [{"name": "x", "description": "d"}]})", "config.actions[0].name");
+    "actions": [{"name": "x", "description": "d"}]})",
+                   "config.actions[0].name");
 }
 
 }  // namespace agentgate

@@ -34,7 +34,9 @@ bool IsValidGroupKey(std::string_view s) {
   });
 }
 
-bool IsValidInstanceId(std::string_view s) { return IsValidGroupKey(s); }
+bool IsValidInstanceId(std::string_view s) {
+  return IsValidGroupKey(s);
+}
 
 bool IsValidDisplayName(std::string_view s) {
   return AllOf(s, 128, [](char c) {

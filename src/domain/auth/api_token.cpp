@@ -7,7 +7,9 @@ constexpr std::string_view kPrefix = "agt_";
 constexpr std::size_t kIdLength = 16;
 constexpr std::size_t kSecretLength = 43;
 
-bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+bool IsLowerHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
 bool IsBase64Url(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
          c == '_';

@@ -9,27 +9,32 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 
 void AddAdminAgentRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/admin/v1/orgs/{org}/agents", AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-    AG_CO_TRY(auto body, ParseJsonBody(r));
-    AG_CO_TRY(auto cmd, ParseCreateAgent(body));
-    AG_CO_TRY(auto id, co_await deps.admin.CreateAgent(r.Param("org"), std::move(cmd)));
-    co_return JsonResponse(201, json::object{{"id", id}, {"version", 1}});
-  }));
-
-  router.Add("POST", "/admin/v1/orgs/{org}/agents/{agent}/versions",
+  router.Add("POST", "/admin/v1/orgs/{org}/agents",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
                AG_CO_TRY(auto body, ParseJsonBody(r));
-               AG_CO_TRY(auto cmd, ParseAddVersion(body));
-               AG_CO_TRY(int version, co_await deps.admin.AddAgentVersion(r.Param("org"), r.Param("agent"), std::move(cmd)));
-               co_return JsonResponse(201, json::object{{"id", r.Param("agent")}, {"version", version}});
+               AG_CO_TRY(auto cmd, ParseCreateAgent(body));
+               AG_CO_TRY(auto id, co_await deps.admin.CreateAgent(r.Param("org"), std::move(cmd)));
+               co_return JsonResponse(201, json::object{{"id", id}, {"version", 1}});
              }));
+
+  router.Add(
+      "POST", "/admin/v1/orgs/{org}/agents/{agent}/versions",
+      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+        AG_CO_TRY(auto body, ParseJsonBody(r));
+        AG_CO_TRY(auto cmd, ParseAddVersion(body));
+        AG_CO_TRY(int version, co_await deps.admin.AddAgentVersion(r.Param("org"), r.Param("agent"),
+                                                                   std::move(cmd)));
+        co_return JsonResponse(201, json::object{{"id", r.Param("agent")}, {"version", version}});
+      }));
 
   router.Add("PUT", "/admin/v1/orgs/{org}/agents/{agent}/deployments/{env}",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
                AG_CO_TRY(auto body, ParseJsonBody(r));
                AG_CO_TRY(auto cmd, ParseSetDeployment(body));
-               AG_CO_TRYV(co_await deps.admin.SetDeployment(r.Param("org"), r.Param("agent"), r.Param("env"), cmd));
-               co_return JsonResponse(200, json::object{{"agent_id", r.Param("agent")}, {"env", r.Param("env")},
+               AG_CO_TRYV(co_await deps.admin.SetDeployment(r.Param("org"), r.Param("agent"),
+                                                            r.Param("env"), cmd));
+               co_return JsonResponse(200, json::object{{"agent_id", r.Param("agent")},
+                                                        {"env", r.Param("env")},
                                                         {"version", cmd.version}});
              }));
 
@@ -37,25 +42,33 @@ void AddAdminAgentRoutes(Router& router, RouteDeps& deps) {
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
                AG_CO_TRY(auto body, ParseJsonBody(r));
                AG_CO_TRY(auto cmd, ParseCreateInstance(body));
-               json::object out{{"agent_id", r.Param("agent")}, {"instance_id", cmd.instance_id},
+               json::object out{{"agent_id", r.Param("agent")},
+                                {"instance_id", cmd.instance_id},
                                 {"instructions", cmd.instructions}};
-               AG_CO_TRYV(co_await deps.admin.CreateInstance(r.Param("org"), r.Param("agent"), std::move(cmd)));
+               AG_CO_TRYV(co_await deps.admin.CreateInstance(r.Param("org"), r.Param("agent"),
+                                                             std::move(cmd)));
                co_return JsonResponse(201, out);
              }));
 
   router.Add("GET", "/admin/v1/orgs/{org}/conversations/{id}",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-               AG_CO_TRY(auto t, co_await deps.admin.GetConversation(r.Param("org"), r.Param("id")));
+               AG_CO_TRY(auto t,
+                         co_await deps.admin.GetConversation(r.Param("org"), r.Param("id")));
                json::array messages;
                for (const auto& m : t.messages) {
-                 messages.push_back(json::object{{"seq", m.seq}, {"role", m.role}, {"content", m.content},
+                 messages.push_back(json::object{{"seq", m.seq},
+                                                 {"role", m.role},
+                                                 {"content", m.content},
                                                  {"created_at", IsoTime(m.created_at_ms)}});
                }
-               json::object out{{"id", t.conversation.id}, {"agent_id", t.conversation.agent_id},
-                                {"env", t.conversation.env}, {"created_at", IsoTime(t.conversation.created_at_ms)},
+               json::object out{{"id", t.conversation.id},
+                                {"agent_id", t.conversation.agent_id},
+                                {"env", t.conversation.env},
+                                {"created_at", IsoTime(t.conversation.created_at_ms)},
                                 {"messages", std::move(messages)}};
-               out["instance_id"] = t.conversation.instance_id.empty() ? json::value(nullptr)
-                                                                       : json::value(t.conversation.instance_id);
+               out["instance_id"] = t.conversation.instance_id.empty()
+                                        ? json::value(nullptr)
+                                        : json::value(t.conversation.instance_id);
                co_return JsonResponse(200, out);
              }));
 }

@@ -10,15 +10,18 @@ namespace agentgate::http {
 
 Result<void> RequireAdmin(const Request& request, const RouteDeps& deps) {
   if (!deps.admin_token_hash) {
-    return MakeError(ErrorCode::kUnauthenticated, "the admin API is disabled: no admin token is configured");
+    return MakeError(ErrorCode::kUnauthenticated,
+                     "the admin API is disabled: no admin token is configured");
   }
   const auto header = request.Header("authorization");
   constexpr std::string_view kBearer = "Bearer ";
   if (!header || !header->starts_with(kBearer)) {
-    return MakeError(ErrorCode::kUnauthenticated, "an 'Authorization: Bearer <admin token>' header is required");
+    return MakeError(ErrorCode::kUnauthenticated,
+                     "an 'Authorization: Bearer <admin token>' header is required");
   }
   // Compare hashes: equal length, so the comparison time says nothing about the token.
-  if (!crypto::ConstantTimeEquals(crypto::Sha256(header->substr(kBearer.size())), *deps.admin_token_hash)) {
+  if (!crypto::ConstantTimeEquals(crypto::Sha256(header->substr(kBearer.size())),
+                                  *deps.admin_token_hash)) {
     return MakeError(ErrorCode::kUnauthenticated, "the admin token was refused");
   }
   return {};
@@ -34,8 +37,10 @@ std::string IsoTime(std::int64_t epoch_ms) {
 }
 
 boost::json::value OrgJson(const OrgRecord& org) {
-  boost::json::object o{{"id", org.id}, {"name", org.name}, {"created_at", IsoTime(org.created_at_ms)}};
-  o["monthly_spend_limit_usd"] = org.monthly_spend_limit_usd ? boost::json::value(*org.monthly_spend_limit_usd) : nullptr;
+  boost::json::object o{
+      {"id", org.id}, {"name", org.name}, {"created_at", IsoTime(org.created_at_ms)}};
+  o["monthly_spend_limit_usd"] =
+      org.monthly_spend_limit_usd ? boost::json::value(*org.monthly_spend_limit_usd) : nullptr;
   return o;
 }
 

@@ -17,19 +17,25 @@ CallerHeaders CallerHeadersOf(const Request& r) {
 }
 
 void AddInvokeRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/api/agents/{agent_id}/invoke", [&deps](Request& r) -> asio::awaitable<Response> {
-    auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
-    if (!caller) co_return ErrorResponse(caller.error());
-    const std::string agent_id = r.Param("agent_id");
-    const Caller c = *caller;
-    auto deployed = co_await deps.store.Run([&](Store& s) { return s.GetDeployment(c.org_id, agent_id, c.env); });
-    if (!deployed) co_return ErrorResponse(deployed.error());
-    if (!*deployed) {
-      co_return ErrorResponse(Error{ErrorCode::kAgentNotFound, "agent '" + agent_id + "' is not deployed in environment '" + c.env + "'"});
-    }
-    if (auto ok = co_await Authorize(deps.store, c, agent_id, "chat"); !ok) co_return ErrorResponse(ok.error());
-    co_return ErrorResponse(Error{ErrorCode::kNotImplemented, "agent turns are not available in this build yet"});
-  });
+  router.Add(
+      "POST", "/api/agents/{agent_id}/invoke", [&deps](Request& r) -> asio::awaitable<Response> {
+        auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+        if (!caller) co_return ErrorResponse(caller.error());
+        const std::string agent_id = r.Param("agent_id");
+        const Caller c = *caller;
+        auto deployed = co_await deps.store.Run(
+            [&](Store& s) { return s.GetDeployment(c.org_id, agent_id, c.env); });
+        if (!deployed) co_return ErrorResponse(deployed.error());
+        if (!*deployed) {
+          co_return ErrorResponse(
+              Error{ErrorCode::kAgentNotFound,
+                    "agent '" + agent_id + "' is not deployed in environment '" + c.env + "'"});
+        }
+        if (auto ok = co_await Authorize(deps.store, c, agent_id, "chat"); !ok)
+          co_return ErrorResponse(ok.error());
+        co_return ErrorResponse(
+            Error{ErrorCode::kNotImplemented, "agent turns are not available in this build yet"});
+      });
 }
 
 }  // namespace agentgate::http

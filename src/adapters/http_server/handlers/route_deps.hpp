@@ -17,7 +17,8 @@ struct RouteDeps {
   AdminService& admin;
   StoreRunner& store;
   Metrics& metrics;
-  std::optional<std::string> admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off
+  std::optional<std::string>
+      admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off
   std::function<bool()> draining;
 };
 

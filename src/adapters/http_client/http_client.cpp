@@ -1,0 +1,260 @@
+#include "adapters/http_client/http_client.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/url/parse.hpp>
+
+#include <openssl/ssl.h>
+
+#include <map>
+#include <mutex>
+
+namespace agentgate {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+struct Origin {
+  bool tls = false;
+  std::string host;
+  std::string port;
+  std::string target;  // path and query
+  std::string key;     // scheme://host:port
+  bool default_port = true;
+};
+
+Result<Origin> ParseUrl(std::string_view url) {
+  auto parsed = boost::urls::parse_absolute_uri(url);
+  if (!parsed) return Error(ErrorCode::kInvalidRequest, "not an absolute URL");
+  Origin o;
+  const auto scheme = parsed->scheme();
+  if (scheme == "https") {
+    o.tls = true;
+  } else if (scheme != "http") {
+    return Error(ErrorCode::kInvalidRequest, "only http and https URLs can be called");
+  }
+  o.host = std::string(parsed->encoded_host());
+  if (o.host.empty()) return Error(ErrorCode::kInvalidRequest, "the URL has no host");
+  if (o.host.front() == '[' && o.host.back() == ']') o.host = o.host.substr(1, o.host.size() - 2);
+  o.default_port = !parsed->has_port();
+  o.port = parsed->has_port() ? std::string(parsed->port()) : (o.tls ? "443" : "80");
+  o.target = std::string(parsed->encoded_path());
+  if (o.target.empty()) o.target = "/";
+  if (parsed->has_query()) o.target += "?" + std::string(parsed->encoded_query());
+  o.key = std::string(scheme) + "://" + o.host + ":" + o.port;
+  return o;
+}
+
+struct Connection {
+  std::unique_ptr<beast::tcp_stream> plain;
+  std::unique_ptr<ssl::stream<beast::tcp_stream>> tls;
+  Clock::time_point idle_since;
+
+  beast::tcp_stream& Lowest() { return plain ? *plain : tls->next_layer(); }
+};
+
+Error Unavailable(std::string what, const boost::system::error_code& ec) {
+  if (ec == beast::error::timeout) return Error(ErrorCode::kUnavailable, what + ": timed out");
+  if (ec == asio::error::operation_aborted)
+    return Error(ErrorCode::kUnavailable, what + ": canceled");
+  return Error(ErrorCode::kUnavailable, what + ": " + ec.message());
+}
+
+}  // namespace
+
+std::optional<std::string_view> HttpClientResponse::Header(std::string_view lower_name) const {
+  for (const auto& [k, v] : headers) {
+    if (k == lower_name) return std::string_view(v);
+  }
+  return std::nullopt;
+}
+
+struct HttpClient::Impl {
+  Impl(asio::any_io_executor ex, HttpClientOptions o)
+      : executor(std::move(ex)), options(std::move(o)) {
+    tls_context.set_default_verify_paths();
+    if (!options.extra_ca_file.empty()) tls_context.load_verify_file(options.extra_ca_file);
+    tls_context.set_verify_mode(ssl::verify_peer);
+  }
+
+  asio::any_io_executor executor;
+  HttpClientOptions options;
+  ssl::context tls_context{ssl::context::tls_client};
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::unique_ptr<Connection>>> idle;
+  std::atomic<std::size_t> opened{0};
+
+  std::unique_ptr<Connection> TakeIdle(const std::string& key) {
+    std::lock_guard lock(mutex);
+    auto& list = idle[key];
+    while (!list.empty()) {
+      auto c = std::move(list.back());
+      list.pop_back();
+      if (Clock::now() - c->idle_since < options.max_idle_time) return c;
+    }
+    return nullptr;
+  }
+
+  void ReturnIdle(const std::string& key, std::unique_ptr<Connection> c) {
+    c->idle_since = Clock::now();
+    std::lock_guard lock(mutex);
+    auto& list = idle[key];
+    if (list.size() < options.max_idle_per_origin) list.push_back(std::move(c));
+  }
+
+  asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(const Origin& origin,
+                                                               Clock::time_point deadline) {
+    using namespace asio::experimental::awaitable_operators;
+    tcp::resolver resolver(executor);
+    asio::steady_timer resolve_deadline(executor,
+                                        std::min(deadline, Clock::now() + options.connect_timeout));
+    auto resolved = co_await (resolver.async_resolve(origin.host, origin.port, kTuple) ||
+                              resolve_deadline.async_wait(kTuple));
+    if (resolved.index() == 1)
+      co_return Error(ErrorCode::kUnavailable, "resolve " + origin.host + ": timed out");
+    auto [resolve_ec, endpoints] = std::get<0>(std::move(resolved));
+    if (resolve_ec) co_return Unavailable("resolve " + origin.host, resolve_ec);
+
+    auto c = std::make_unique<Connection>();
+    if (origin.tls) {
+      c->tls = std::make_unique<ssl::stream<beast::tcp_stream>>(executor, tls_context);
+    } else {
+      c->plain = std::make_unique<beast::tcp_stream>(executor);
+    }
+    auto& lowest = c->Lowest();
+    lowest.expires_at(std::min(deadline, Clock::now() + options.connect_timeout));
+    auto [connect_ec, endpoint] = co_await lowest.async_connect(endpoints, kTuple);
+    if (connect_ec) co_return Unavailable("connect " + origin.key, connect_ec);
+    ++opened;
+    if (origin.tls) {
+      if (!SSL_set_tlsext_host_name(c->tls->native_handle(), origin.host.c_str())) {
+        co_return Error(ErrorCode::kUnavailable, "TLS: cannot set server name");
+      }
+      c->tls->set_verify_callback(ssl::host_name_verification(origin.host));
+      lowest.expires_at(deadline);
+      auto [handshake_ec] = co_await c->tls->async_handshake(ssl::stream_base::client, kTuple);
+      if (handshake_ec) co_return Unavailable("TLS handshake with " + origin.key, handshake_ec);
+    }
+    co_return std::move(c);
+  }
+
+  struct ExchangeState {
+    bool keep_alive = false;
+    bool received_any = false;
+    boost::system::error_code transport_error;
+  };
+
+  template <class Stream>
+  asio::awaitable<Result<HttpClientResponse>> Exchange(Stream& stream, beast::tcp_stream& lowest,
+                                                       bhttp::request<bhttp::string_body>& request,
+                                                       Clock::time_point deadline,
+                                                       std::size_t max_bytes,
+                                                       ExchangeState& state) {
+    lowest.expires_at(deadline);
+    auto [write_ec, written] = co_await bhttp::async_write(stream, request, kTuple);
+    state.transport_error = write_ec;
+    if (write_ec) co_return Unavailable("send request", write_ec);
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(max_bytes);
+    parser.header_limit(64 * 1024);
+    if (request.method() == bhttp::verb::head) parser.skip(true);
+    beast::flat_buffer buffer;
+    auto [read_ec, read] = co_await bhttp::async_read(stream, buffer, parser, kTuple);
+    state.received_any = parser.got_some();
+    state.transport_error = read_ec;
+    if (read_ec == bhttp::error::body_limit) {
+      co_return Error(ErrorCode::kUnavailable,
+                      "response is larger than " + std::to_string(max_bytes) + " bytes");
+    }
+    if (read_ec) co_return Unavailable("read response", read_ec);
+    auto& message = parser.get();
+    HttpClientResponse response;
+    response.status = static_cast<int>(message.result_int());
+    for (const auto& field : message) {
+      std::string name(field.name_string());
+      for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      response.headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    response.body = std::move(message.body());
+    state.keep_alive = message.keep_alive() && buffer.size() == 0;
+    co_return response;
+  }
+};
+
+HttpClient::HttpClient(asio::any_io_executor executor, HttpClientOptions options)
+    : impl_(std::make_unique<Impl>(std::move(executor), std::move(options))) {}
+
+HttpClient::~HttpClient() = default;
+
+std::size_t HttpClient::ConnectionsOpened() const {
+  return impl_->opened;
+}
+
+asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest req) {
+  auto origin = ParseUrl(req.url);
+  if (!origin) co_return origin.error();
+  const auto verb = bhttp::string_to_verb(req.method);
+  if (verb == bhttp::verb::unknown)
+    co_return Error(ErrorCode::kInvalidRequest, "unknown HTTP method " + req.method);
+  const auto deadline = Clock::now() + req.timeout;
+
+  bhttp::request<bhttp::string_body> request{verb, origin->target, 11};
+  request.set(bhttp::field::host,
+              origin->default_port ? origin->host : origin->host + ":" + origin->port);
+  request.set(bhttp::field::user_agent, "agentgate");
+  for (const auto& [k, v] : req.headers) request.set(k, v);
+  request.body() = std::move(req.body);
+  request.prepare_payload();
+  request.keep_alive(true);
+
+  for (int attempt = 0;; ++attempt) {
+    auto connection = impl_->TakeIdle(origin->key);
+    const bool reused = connection != nullptr;
+    if (!connection) {
+      auto fresh = co_await impl_->Connect(*origin, deadline);
+      if (!fresh) co_return fresh.error();
+      connection = std::move(*fresh);
+    }
+    Impl::ExchangeState state;
+    // No co_await inside ?: : GCC 12 destroys the selected temporary twice.
+    Result<HttpClientResponse> result = Error(ErrorCode::kInternal, "no exchange");
+    if (connection->tls) {
+      result = co_await impl_->Exchange(*connection->tls, connection->Lowest(), request, deadline,
+                                        req.max_response_bytes, state);
+    } else {
+      result = co_await impl_->Exchange(*connection->plain, connection->Lowest(), request, deadline,
+                                        req.max_response_bytes, state);
+    }
+    if (result) {
+      if (state.keep_alive) impl_->ReturnIdle(origin->key, std::move(connection));
+      co_return result;
+    }
+    // A kept-alive connection the server had already closed fails before any answer: the request
+    // was not processed, so it goes once more on a fresh connection.
+    const auto& ec = state.transport_error;
+    const bool closed_by_peer = ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+                                ec == asio::error::connection_reset ||
+                                ec == asio::error::broken_pipe;
+    const bool stale = reused && !state.received_any && closed_by_peer;
+    if (!stale || attempt > 0) co_return result;
+  }
+}
+
+}  // namespace agentgate

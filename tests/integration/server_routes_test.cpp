@@ -1,0 +1,135 @@
+// The real router (every route, real use cases, a real SQLite file) inside the real server:
+// the OpenAPI document matches the route table, and shutdown drains in-flight requests.
+#include "adapters/http_client/http_client.hpp"
+#include "adapters/http_server/handlers/route_deps.hpp"
+#include "adapters/http_server/server.hpp"
+#include "observability/log.hpp"
+#include "store/store_backends.hpp"
+#include "support/run_async.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+
+#include <set>
+
+namespace agentgate::http {
+extern const char* const kOpenApiDocument;
+}
+
+namespace agentgate::testing {
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+class FixedClock final : public Clock {
+ public:
+  std::int64_t NowMs() const override { return 1763700000000; }
+};
+
+class ServerRoutesTest : public ::testing::Test {
+ protected:
+  ServerRoutesTest() { log::SetEnabled(false); }
+
+  void SetUp() override {
+    DeclareAgentgateMetrics(metrics_);
+    router_ = http::BuildRouter(deps_);
+  }
+
+  void StartServer() {
+    server_ = std::make_unique<http::Server>(loop_.io(), router_, metrics_, http::ServerOptions{});
+    base_ = "http://" + server_->Listen("127.0.0.1:0").value();
+    server_->Start();
+  }
+
+  void TearDown() override {
+    loop_.Stop();
+    server_.reset();
+    pool_.join();
+  }
+
+  SqliteBackend backend_;
+  std::unique_ptr<Store> store_ = backend_.Open();
+  asio::thread_pool pool_{2};
+  StoreRunner runner_{*store_, pool_};
+  FixedClock clock_;
+  Metrics metrics_;
+  AdminService admin_{runner_, clock_, {"offline"}, std::nullopt};
+  http::RouteDeps deps_{admin_, runner_, metrics_, std::nullopt,
+                        [this] { return server_ && server_->Draining(); }};
+  http::Router router_;
+  BackgroundLoop loop_;
+  std::unique_ptr<http::Server> server_;
+  std::string base_;
+};
+
+TEST_F(ServerRoutesTest, TheOpenApiDocumentDescribesExactlyTheRouteTable) {
+  const auto doc = boost::json::parse(http::kOpenApiDocument);
+  std::set<std::string> documented;
+  for (const auto& [path, item] : doc.at("paths").as_object()) {
+    for (const auto& [method, op] : item.as_object()) {
+      std::string upper(method);
+      for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      documented.insert(upper + " " + std::string(path));
+      EXPECT_TRUE(op.as_object().contains("responses")) << path;
+    }
+  }
+  std::set<std::string> routed;
+  for (const auto& route : router_.routes()) routed.insert(route.method + " " + route.pattern);
+  EXPECT_EQ(documented, routed);
+}
+
+TEST_F(ServerRoutesTest, ShutdownLetsInFlightRequestsFinishAndTurnsReadinessOff) {
+  router_.Add("GET", "/hold", [](http::Request&) -> asio::awaitable<http::Response> {
+    asio::steady_timer t(co_await asio::this_coro::executor, 500ms);
+    co_await t.async_wait(asio::use_awaitable);
+    http::Response r;
+    r.body = R"({"held":true})";
+    co_return r;
+  });
+  StartServer();
+  asio::io_context client_io;
+  HttpClient client(client_io.get_executor(), HttpClientOptions{});
+  HttpClientRequest hold;
+  hold.url = base_ + "/hold";
+  auto pending = asio::co_spawn(client_io, client.Send(hold), asio::use_future);
+  std::thread client_thread([&] { client_io.run(); });
+  for (int i = 0; i < 200 && server_->ActiveRequests() == 0; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(server_->ActiveRequests(), 1u);
+
+  server_->BeginShutdown();
+  EXPECT_TRUE(server_->Draining());
+  http::Request probe;
+  auto ready = RunAsync(client_io, router_.Find("GET", "/readyz").route->handler(probe));
+  EXPECT_EQ(ready.status, 503);
+
+  auto response = pending.get();
+  client_thread.join();
+  ASSERT_TRUE(response) << response.error().message;
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->body, R"({"held":true})");
+  EXPECT_EQ(response->Header("connection"), "close");
+  for (int i = 0; i < 200 && server_->OpenConnections() > 0; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(server_->OpenConnections(), 0u);
+  EXPECT_EQ(server_->ActiveRequests(), 0u);
+
+  // New connections are refused once draining began.
+  asio::io_context late_io;
+  HttpClient late(late_io.get_executor(), HttpClientOptions{});
+  HttpClientRequest after;
+  after.url = base_ + "/healthz";
+  after.timeout = 2000ms;
+  EXPECT_FALSE(RunAsync(late_io, late.Send(after)));
+}
+
+TEST_F(ServerRoutesTest, ReadinessFollowsTheStore) {
+  StartServer();
+  http::Request probe;
+  asio::io_context io;
+  EXPECT_EQ(RunAsync(io, router_.Find("GET", "/readyz").route->handler(probe)).status, 200);
+}
+
+}  // namespace
+}  // namespace agentgate::testing
