@@ -154,3 +154,30 @@ def test_the_admin_api_is_off_without_a_token(start_server):
     s = start_server(env={"AGENTGATE_ADMIN_TOKEN": ""})
     status, _, body = s.admin("POST", "/orgs", {"name": "X"})
     assert status == 401 and "disabled" in error_of(body)["message"]
+
+
+def test_a_store_with_sealed_secrets_needs_its_master_key(start_server):
+    import subprocess
+    from conftest import BINARY
+    s = start_server()
+    s.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
+    s.admin("POST", "/orgs/acme/environments", {"name": "prod"})
+    assert s.admin("PUT", "/orgs/acme/environments/prod/crm",
+                   {"instance_url": "https://acme.my.salesforce.com", "access_token": "00D!x"})[0] == 200
+    s.stop()
+    db = f"sqlite:{s.dir}/var/agentgate.db"
+    env = {"AGENTGATE_STORE_URL": db, "AGENTGATE_SERVER_LISTEN": "127.0.0.1:0", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([BINARY, "serve"], capture_output=True, text=True, timeout=10, env=env)
+    assert proc.returncode != 0 and "master key" in proc.stderr
+    # The right key opens it again.
+    again = start_server(env={"AGENTGATE_STORE_URL": db})
+    assert again.request("GET", "/readyz")[0] == 200
+
+
+def test_storing_crm_secrets_without_a_master_key_is_refused(start_server):
+    s = start_server(env={"AGENTGATE_MASTER_KEY": ""})
+    s.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
+    s.admin("POST", "/orgs/acme/environments", {"name": "prod"})
+    status, _, body = s.admin("PUT", "/orgs/acme/environments/prod/crm",
+                              {"instance_url": "https://acme.my.salesforce.com", "access_token": "00D!x"})
+    assert status == 503 and "master key" in body["error"]["message"]

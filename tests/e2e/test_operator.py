@@ -62,3 +62,16 @@ def test_the_agent_platform_host_can_have_its_own_listener(start_server):
         conn.request("GET", "/healthz")
         assert conn.getresponse().status == 200
         conn.close()
+
+
+def test_help_lists_the_subcommands():
+    import subprocess
+    from conftest import BINARY
+    out = subprocess.run([BINARY, "--help"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 0
+    for command in ("serve", "migrate", "gen-master-key"):
+        assert command in out.stdout
+    key = subprocess.run([BINARY, "gen-master-key"], capture_output=True, text=True, timeout=10).stdout.strip()
+    assert len(key) == 64 and int(key, 16) >= 0
+    bad = subprocess.run([BINARY, "frobnicate"], capture_output=True, text=True, timeout=10)
+    assert bad.returncode == 2 and "unknown command" in bad.stderr

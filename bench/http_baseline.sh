@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Load against the real binary on loopback, bounded in time: start-up time, then requests per
+# second for /healthz (the baseline: routing + logging only) and for an authenticated invoke
+# (token hash, three store reads on the blocking pool). Figures are quoted as ratios to the
+# baseline measured in the same run, because these machines are noisy.
+#
+#   bash bench/http_baseline.sh [build-dir]     (default: build-release, built if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build-release}
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+
+command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null; }
+if [ ! -x "$BUILD/agentgate" ]; then
+  cmake --preset release >/dev/null && cmake --build --preset release >/dev/null
+fi
+
+work=$(mktemp -d)
+trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+port=$((20000 + RANDOM % 20000))
+
+start_ms=$(date +%s%3N)
+AGENTGATE_SERVER_LISTEN=127.0.0.1:$port AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
+  "$BUILD/agentgate" serve --demo >"$work/server.log" 2>&1 &
+pid=$!
+until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.01; done
+ready_ms=$(date +%s%3N)
+# A second start on the existing store (no demo provisioning, no migrations to apply).
+kill $pid; wait $pid 2>/dev/null || true
+start2_ms=$(date +%s%3N)
+AGENTGATE_SERVER_LISTEN=127.0.0.1:$port AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
+  "$BUILD/agentgate" serve >"$work/server.log" 2>&1 &
+pid=$!
+until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.01; done
+ready2_ms=$(date +%s%3N)
+
+token=$(grep '^token=' "$work/db/demo-credentials.txt" | cut -d= -f2)
+cat >"$work/invoke.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"message":"hi"}'
+wrk.headers["content-type"] = "application/json"
+wrk.headers["fl-api-org"] = "demo"
+wrk.headers["fl-api-env"] = "dev"
+wrk.headers["fl-api-token"] = "$token"
+LUA
+
+rps() { awk '/Requests\/sec/ {print $2}'; }
+p99() { awk '/ 99%/ {print $2}'; }
+healthz=$(wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency "http://127.0.0.1:$port/healthz")
+invoke=$(wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency -s "$work/invoke.lua" \
+  "http://127.0.0.1:$port/api/agents/demo-agent/invoke")
+
+h=$(echo "$healthz" | rps); i=$(echo "$invoke" | rps)
+echo "command: bash bench/http_baseline.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $(nproc) cores)"
+echo "start-up to first healthz: $((ready_ms - start_ms)) ms on an empty store (migrations + demo), $((ready2_ms - start2_ms)) ms on an existing one"
+echo "GET /healthz:            $h req/s, p99 $(echo "$healthz" | p99)   (baseline)"
+echo "POST invoke (auth path): $i req/s, p99 $(echo "$invoke" | p99)   ratio to baseline: $(awk -v a="$i" -v b="$h" 'BEGIN {printf "%.2f", a/b}')"
+echo "(invoke answers 501 until the Daemon lands: this measures authentication and authorisation only)"
