@@ -1,0 +1,155 @@
+// Safety, prompt assembly, resource search, retries and request parsing.
+#include "domain/agent/invoke_request.hpp"
+#include "domain/agent/prompt.hpp"
+#include "domain/agent/resource_search.hpp"
+#include "domain/agent/retry_policy.hpp"
+#include "domain/agent/safety.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace agentgate {
+namespace {
+
+using namespace std::chrono_literals;
+
+AgentConfig Config(const std::string& json) { return ParseAgentConfig(boost::json::parse(json)).value(); }
+
+}  // namespace
+
+TEST(Safety, CardNumbersMustPassLuhn) {
+  EXPECT_TRUE(ContainsCardNumber("card 4111 1111 1111 1111 ok"));
+  EXPECT_TRUE(ContainsCardNumber("4111-1111-1111-1111"));
+  EXPECT_TRUE(ContainsCardNumber("5500005555555559"));
+  EXPECT_FALSE(ContainsCardNumber("4111 1111 1111 1112"));
+  EXPECT_FALSE(ContainsCardNumber("call 555-1234"));
+  EXPECT_FALSE(ContainsCardNumber("order 2026-11-21"));
+  EXPECT_TRUE(ContainsCardNumber("ref0004111111111111111"));  // hidden in a longer run
+}
+
+TEST(Safety, SecretShapes) {
+  EXPECT_TRUE(ContainsSecret("key: sk-proj-abcdefghijklmnopqrstuvwxyz123456"));
+  EXPECT_TRUE(ContainsSecret("AKIAIOSFODNN7EXAMPLE"));
+  EXPECT_TRUE(ContainsSecret("ghp_" + std::string(36, 'a')));
+  EXPECT_TRUE(ContainsSecret("-----BEGIN RSA PRIVATE KEY-----"));
+  EXPECT_FALSE(ContainsSecret("the sky is blue"));
+  EXPECT_FALSE(ContainsSecret("sk-short"));
+}
+
+TEST(Safety, PatternsAndDetectorsFollowThePolicy) {
+  SafetyPolicy policy;
+  policy.block_patterns = {"(?i)internal only"};
+  policy.detect_credit_card = true;
+  SafetyChecker checker(policy);
+  EXPECT_TRUE(checker.Blocks("This is INTERNAL ONLY material"));
+  EXPECT_TRUE(checker.Blocks("pay with 4111111111111111"));
+  EXPECT_FALSE(checker.Blocks("sk-proj-abcdefghijklmnopqrstuvwxyz123456"));  // secret detector off
+  EXPECT_FALSE(checker.Blocks("hello"));
+  // RE2 is linear: a pattern that backtracks catastrophically elsewhere is fine here.
+  SafetyPolicy hostile;
+  hostile.block_patterns = {"(a+)+$"};
+  EXPECT_FALSE(SafetyChecker(hostile).Blocks(std::string(100000, 'a') + "!"));
+}
+
+TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
+  const auto config = Config(R"({"name": "n", "instructions": "VERSION", "model": {"provider": "p", "name": "m"},
+    "memory": "shared", "resources": [{"id": "faq", "title": "FAQ", "text": "x"}],
+    "actions": [{"name": "create_case", "description": "d"}]})");
+  PromptInputs in;
+  in.instance_instructions = "INSTANCE";
+  in.additional_instructions = "ADDITIONAL";
+  in.host_context = boost::json::parse(R"({"account":"A1"})");
+  in.memories = {"likes tea"};
+  in.history = {{Role::kUser, "earlier question", {}, "", ""}, {Role::kAssistant, "earlier answer", {}, "", ""}};
+  in.message = "now";
+  const auto prompt = AssemblePrompt(config, in);
+  const auto& s = prompt.request.system;
+  const auto at = [&](const char* needle) { return s.find(needle); };
+  ASSERT_NE(at("VERSION"), std::string::npos);
+  EXPECT_LT(at("VERSION"), at("INSTANCE"));
+  EXPECT_LT(at("INSTANCE"), at("ADDITIONAL"));
+  EXPECT_LT(at("ADDITIONAL"), at("{\"account\":\"A1\"}"));
+  EXPECT_LT(at("{\"account\":\"A1\"}"), at("likes tea"));
+  ASSERT_EQ(prompt.request.messages.size(), 3u);
+  EXPECT_EQ(prompt.request.messages[0].content, "earlier question");
+  EXPECT_EQ(prompt.request.messages[1].role, Role::kAssistant);
+  EXPECT_EQ(prompt.request.messages[2].content, "now");
+  std::vector<std::string> tools;
+  for (const auto& t : prompt.request.tools) tools.push_back(t.name);
+  EXPECT_EQ(tools, (std::vector<std::string>{"search_resources", "remember", "create_case"}));
+  EXPECT_TRUE(prompt.action_names.contains("create_case"));
+}
+
+TEST(Prompt, CutsTheOldestHistoryToFitTheContextBudget) {
+  const auto config = Config(R"({"name": "n", "model": {"provider": "p", "name": "m", "context_tokens": 1000,
+    "max_output_tokens": 200}})");
+  PromptInputs in;
+  for (int i = 0; i < 20; ++i) {
+    in.history.push_back({Role::kUser, "q" + std::to_string(i) + std::string(200, 'x'), {}, "", ""});
+    in.history.push_back({Role::kAssistant, "a" + std::to_string(i) + std::string(200, 'y'), {}, "", ""});
+  }
+  in.message = "latest";
+  const auto prompt = AssemblePrompt(config, in);
+  EXPECT_GT(prompt.history_messages_dropped, 0u);
+  EXPECT_LE(EstimateTokens(prompt.request), 1000 - 200);
+  EXPECT_EQ(prompt.request.messages.front().role, Role::kUser);
+  EXPECT_EQ(prompt.request.messages[prompt.request.messages.size() - 2].content.substr(0, 3), "a19");
+  EXPECT_EQ(prompt.request.messages.back().content, "latest");
+}
+
+TEST(ResourceSearch, RanksByBm25) {
+  std::vector<TrustedResource> resources{{"refunds", "Refund policy", "Refunds are issued within 14 days."},
+                                         {"shipping", "Shipping", "We ship worldwide. Shipping takes 3 days."},
+                                         {"about", "About us", "A small company."}};
+  ResourceIndex index(resources);
+  auto hits = index.Search("How long does shipping take?", 3);
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0].resource->id, "shipping");
+  EXPECT_EQ(index.Search("refund", 3).at(0).resource->id, "refunds");
+  EXPECT_TRUE(index.Search("zebra", 3).empty());
+  EXPECT_NE(RenderHits(hits, 10).find("[shipping] Shipping\nWe ship wo..."), std::string::npos);
+}
+
+TEST(RetryPolicy, ClassifiesAndBoundsRetries) {
+  const ModelFailure transient{ModelFailure::Kind::kTransient, "503", std::nullopt};
+  EXPECT_TRUE(DecideRetry(transient, 1, 60s).retry);
+  EXPECT_EQ(DecideRetry(transient, 1, 60s).wait, 500ms);
+  EXPECT_EQ(DecideRetry(transient, 2, 60s).wait, 1000ms);
+  EXPECT_FALSE(DecideRetry(transient, 3, 60s).retry);
+  EXPECT_EQ(DecideRetry(transient, 3, 60s).give_up, StopReason::kLlmError);
+  EXPECT_FALSE(DecideRetry(transient, 1, 1200ms).retry);  // no time left for the call
+  const ModelFailure refused{ModelFailure::Kind::kRefused, "401", std::nullopt};
+  EXPECT_FALSE(DecideRetry(refused, 1, 60s).retry);
+  EXPECT_EQ(DecideRetry(refused, 1, 60s).give_up, StopReason::kProviderError);
+  const ModelFailure rejected{ModelFailure::Kind::kRejected, "400", std::nullopt};
+  EXPECT_EQ(DecideRetry(rejected, 1, 60s).give_up, StopReason::kLlmError);
+  const ModelFailure throttled{ModelFailure::Kind::kThrottled, "429", 2000ms};
+  EXPECT_TRUE(DecideRetry(throttled, 1, 60s).retry);
+  EXPECT_EQ(DecideRetry(throttled, 1, 60s).wait, 2000ms);
+  EXPECT_FALSE(DecideRetry(throttled, 1, 2500ms).retry);  // Retry-After no longer fits
+  EXPECT_EQ(DecideRetry(throttled, 1, 2500ms).give_up, StopReason::kProviderError);
+}
+
+TEST(InvokeRequest, ParsesTheSourceTableAndNamesBadFields) {
+  auto ok = ParseInvokeRequest(boost::json::parse(R"({"message": "hi", "stateful": true, "conversation_id": null,
+    "host_context": {"a": 1}, "additional_instructions": "be brief", "instance_id": null, "group_key": "team.a@x"})"));
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_TRUE(ok->stateful);
+  EXPECT_EQ(ok->group_key, "team.a@x");
+  auto field_of = [](const char* json) {
+    auto r = ParseInvokeRequest(boost::json::parse(json));
+    EXPECT_FALSE(r) << json;
+    return r ? std::string() : r.error().message;
+  };
+  EXPECT_NE(field_of(R"({})").find("'message'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": ""})").find("'message'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": 5})").find("'message'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "stateful": "yes"})").find("'stateful'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "conversation_id": "c1"})").find("'conversation_id'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "host_context": [1]})").find("'host_context'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "group_key": ""})").find("'group_key'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "group_key": "a b"})").find("'group_key'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "conversationId": "c"})").find("'conversationId'"), std::string::npos);
+}
+
+}  // namespace agentgate

@@ -1,0 +1,44 @@
+#include "domain/agent/invoke_request.hpp"
+
+#include "domain/admin/names.hpp"
+#include "domain/json_fields.hpp"
+
+namespace agentgate {
+
+namespace jf = json_fields;
+
+Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body) {
+  AG_TRY(const boost::json::object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"message", "stateful", "conversation_id", "host_context",
+                                         "additional_instructions", "instance_id", "group_key"}));
+  InvokeRequest r;
+  AG_TRY(r.message, jf::RequiredString(*o, "message", ""));
+  if (r.message.empty()) return InvalidField("message", "must be a non-empty string");
+  AG_TRY(auto stateful, jf::OptionalBool(*o, "stateful", ""));
+  r.stateful = stateful.value_or(false);
+  AG_TRY(r.conversation_id, jf::OptionalString(*o, "conversation_id", ""));
+  if (r.conversation_id && !r.stateful) {
+    return InvalidField("conversation_id", "requires \"stateful\": true (stateless calls keep no conversation)");
+  }
+  if (r.conversation_id && r.conversation_id->empty()) {
+    return InvalidField("conversation_id", "must be null to start a conversation, or an id from an earlier call");
+  }
+  if (const auto* ctx = o->if_contains("host_context"); ctx != nullptr && !ctx->is_null()) {
+    if (!ctx->is_object()) return InvalidField("host_context", "must be a JSON object or null");
+    r.host_context = *ctx;
+  }
+  AG_TRY(r.additional_instructions, jf::OptionalString(*o, "additional_instructions", ""));
+  AG_TRY(r.instance_id, jf::OptionalString(*o, "instance_id", ""));
+  if (o->contains("group_key")) {
+    const auto& g = o->at("group_key");
+    if (!g.is_null()) {
+      if (!g.is_string() || !names::IsValidGroupKey(g.get_string())) {
+        return InvalidField("group_key", "must be 1-128 characters of letters, digits, . _ - @");
+      }
+      r.group_key = std::string(g.get_string());
+    }
+  }
+  return r;
+}
+
+}  // namespace agentgate

@@ -1,0 +1,69 @@
+#pragma once
+// What a turn exchanges with a model, independent of any provider's wire format.
+
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+struct ToolCall {
+  std::string id;
+  std::string name;
+  std::string arguments_json;  // as the model sent it
+};
+
+enum class Role { kUser, kAssistant, kTool };
+
+struct ChatMessage {
+  Role role = Role::kUser;
+  std::string content;
+  std::vector<ToolCall> tool_calls;  // assistant messages that call tools
+  std::string tool_call_id;          // tool results: the call they answer
+  std::string tool_name;             // tool results: the tool's name
+};
+
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  boost::json::value parameters;  // JSON Schema
+};
+
+struct ModelRequest {
+  std::string model;
+  std::string system;  // instructions and per-call context, in the SPEC's order
+  std::vector<ChatMessage> messages;
+  std::vector<ToolSpec> tools;
+  std::optional<double> temperature;
+  int max_output_tokens = 1024;
+};
+
+struct TokenUsage {
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+};
+
+struct ModelReply {
+  std::string text;
+  std::vector<ToolCall> tool_calls;
+  TokenUsage usage;
+};
+
+// Why a model call failed, as the stop rules need it.
+struct ModelFailure {
+  enum class Kind {
+    kTransient,  // network, timeout, 5xx, overloaded, malformed reply: retry with backoff
+    kRejected,   // a request the provider will not serve as sent (400, 404): llm_error at once
+    kRefused,    // key, billing, quota: provider_error at once
+    kThrottled,  // rate limited: retry after `retry_after` if it fits, else provider_error
+  };
+  Kind kind = Kind::kTransient;
+  std::string message;  // for the transcript; never contains the API key
+  std::optional<std::chrono::milliseconds> retry_after;
+};
+
+}  // namespace agentgate

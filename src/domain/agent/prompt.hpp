@@ -1,0 +1,42 @@
+#pragma once
+// What the model sees (SPEC §5), in order: the version's instructions, the instance's
+// instructions, this call's additional instructions, the host context as JSON data, relevant
+// long-term memories, the conversation's history as real turns (cut oldest-first to fit the
+// model's context budget), then the message.
+
+#include "domain/admin/agent_config.hpp"
+#include "domain/agent/model_types.hpp"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+struct PromptInputs {
+  std::string instance_instructions;
+  std::optional<std::string> additional_instructions;
+  std::optional<boost::json::value> host_context;
+  std::vector<std::string> memories;
+  std::vector<ChatMessage> history;  // user/assistant turns, oldest first
+  std::string message;
+};
+
+struct AssembledPrompt {
+  ModelRequest request;
+  std::set<std::string> action_names;
+  std::size_t history_messages_dropped = 0;
+};
+
+// The tools the model is offered: search_resources, remember, crm_metadata when they apply,
+// each http tool and each action by its own name.
+std::vector<ToolSpec> OfferedTools(const AgentConfig& config);
+
+AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& inputs);
+
+// A cheap, conservative token estimate (about 4 bytes a token) used for budgets and reservations.
+std::int64_t EstimateTokens(std::string_view text);
+std::int64_t EstimateTokens(const ModelRequest& request);
+
+}  // namespace agentgate

@@ -1,0 +1,85 @@
+#include "domain/agent/safety.hpp"
+
+#include <re2/re2.h>
+
+namespace agentgate {
+namespace {
+
+bool LuhnValid(const std::string& digits) {
+  int sum = 0;
+  bool twice = false;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    int d = *it - '0';
+    if (twice) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    twice = !twice;
+  }
+  return sum % 10 == 0;
+}
+
+const re2::RE2& SecretPattern() {
+  static const re2::RE2 pattern(
+      R"((sk-(ant-|proj-)?[A-Za-z0-9_\-]{20,})|(AKIA[0-9A-Z]{16})|(gh[pousr]_[A-Za-z0-9]{36,})|)"
+      R"((xox[abprs]-[A-Za-z0-9\-]{10,})|(AIza[0-9A-Za-z_\-]{35})|(-----BEGIN [A-Z ]*PRIVATE KEY-----)|)"
+      R"((00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{20,}))");
+  return pattern;
+}
+
+}  // namespace
+
+bool ContainsCardNumber(std::string_view text) {
+  std::string digits;
+  std::size_t i = 0;
+  while (i <= text.size()) {
+    const char c = i < text.size() ? text[i] : '\0';
+    if (c >= '0' && c <= '9') {
+      digits += c;
+    } else if ((c == ' ' || c == '-') && !digits.empty() && i + 1 < text.size() && text[i + 1] >= '0' &&
+               text[i + 1] <= '9') {
+      // a separator inside a number
+    } else {
+      if (digits.size() >= 13 && digits.size() <= 19 && LuhnValid(digits)) return true;
+      // Longer runs may hide a card number inside; check every window.
+      if (digits.size() > 19) {
+        for (std::size_t len = 13; len <= 19; ++len) {
+          for (std::size_t start = 0; start + len <= digits.size(); ++start) {
+            if (LuhnValid(digits.substr(start, len))) return true;
+          }
+        }
+      }
+      digits.clear();
+    }
+    ++i;
+  }
+  return false;
+}
+
+bool ContainsSecret(std::string_view text) {
+  return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), SecretPattern());
+}
+
+SafetyChecker::SafetyChecker(const SafetyPolicy& policy)
+    : detect_credit_card_(policy.detect_credit_card), detect_secret_(policy.detect_secret) {
+  for (const auto& p : policy.block_patterns) {
+    auto compiled = std::make_unique<re2::RE2>(p, re2::RE2::Quiet);
+    if (compiled->ok()) patterns_.push_back(std::move(compiled));  // validated at creation
+  }
+}
+
+SafetyChecker::~SafetyChecker() = default;
+SafetyChecker::SafetyChecker(SafetyChecker&&) noexcept = default;
+
+bool SafetyChecker::Blocks(std::string_view text) const {
+  const re2::StringPiece piece(text.data(), text.size());
+  for (const auto& p : patterns_) {
+    if (re2::RE2::PartialMatch(piece, *p)) return true;
+  }
+  if (detect_credit_card_ && ContainsCardNumber(text)) return true;
+  if (detect_secret_ && ContainsSecret(text)) return true;
+  return false;
+}
+
+}  // namespace agentgate

@@ -1,0 +1,38 @@
+#pragma once
+// The output safety policy of an agent version: block patterns (RE2, linear time on any input)
+// and detectors for payment card numbers (Luhn-checked) and secrets (common API-key shapes).
+
+#include "domain/admin/agent_config.hpp"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace re2 {
+class RE2;
+}
+
+namespace agentgate {
+
+class SafetyChecker {
+ public:
+  explicit SafetyChecker(const SafetyPolicy& policy);
+  ~SafetyChecker();
+  SafetyChecker(SafetyChecker&&) noexcept;
+
+  // True when `text` must be withheld.
+  bool Blocks(std::string_view text) const;
+
+ private:
+  std::vector<std::unique_ptr<re2::RE2>> patterns_;
+  bool detect_credit_card_;
+  bool detect_secret_;
+};
+
+// A run of 13-19 digits (spaces or dashes between them allowed) that passes the Luhn check.
+bool ContainsCardNumber(std::string_view text);
+// Shapes of well-known credentials: OpenAI/Anthropic keys, AWS access keys, GitHub and Slack
+// tokens, Google API keys, PEM private keys, Salesforce session ids.
+bool ContainsSecret(std::string_view text);
+
+}  // namespace agentgate

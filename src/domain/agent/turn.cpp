@@ -1,0 +1,137 @@
+#include "domain/agent/turn.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+
+namespace agentgate {
+namespace {
+
+boost::json::value ParseArguments(const std::string& json) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(json.empty() ? "{}" : json, ec);
+  if (ec) return boost::json::value(json);  // keep what the model sent, as a string
+  return v;
+}
+
+}  // namespace
+
+std::string_view StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kMaxIterations: return "max_iterations";
+    case StopReason::kLoopDetected: return "loop_detected";
+    case StopReason::kLlmError: return "llm_error";
+    case StopReason::kProviderError: return "provider_error";
+    case StopReason::kTurnTimeout: return "turn_timeout";
+    case StopReason::kSpendLimitReached: return "spend_limit_reached";
+  }
+  return "llm_error";
+}
+
+std::string CanonicalJson(const boost::json::value& value) {
+  if (value.is_object()) {
+    std::vector<std::pair<std::string, const boost::json::value*>> items;
+    for (const auto& kv : value.get_object()) items.emplace_back(std::string(kv.key()), &kv.value());
+    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) out += ',';
+      out += boost::json::serialize(boost::json::value(items[i].first)) + ":" + CanonicalJson(*items[i].second);
+    }
+    return out + "}";
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    const auto& arr = value.get_array();
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CanonicalJson(arr[i]);
+    }
+    return out + "]";
+  }
+  return boost::json::serialize(value);
+}
+
+Turn::Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations)
+    : request_(std::move(request)), action_names_(std::move(action_names)), max_iterations_(max_iterations) {}
+
+Turn::Step Turn::Start() {
+  state_ = State::kAwaitingModel;
+  model_calls_ = 1;
+  return CallModel{request_};
+}
+
+Turn::Step Turn::Finished(std::optional<StopReason> reason, std::string failure) {
+  state_ = State::kFinished;
+  return Finish{TurnOutcome{reply_text_, actions_, reason, std::move(failure)}};
+}
+
+Turn::Step Turn::OnModelReply(const ModelReply& reply) {
+  if (!reply.text.empty()) reply_text_ = reply.text;
+  ChatMessage assistant;
+  assistant.role = Role::kAssistant;
+  assistant.content = reply.text;
+  assistant.tool_calls = reply.tool_calls;
+  request_.messages.push_back(assistant);
+  if (reply.tool_calls.empty()) return Finished(std::nullopt);
+
+  for (const auto& call : reply.tool_calls) {
+    const std::string key = call.name + "\n" + CanonicalJson(ParseArguments(call.arguments_json));
+    if (++call_counts_[key] >= 3) return Finished(StopReason::kLoopDetected);
+  }
+  pending_ = reply.tool_calls;
+  std::vector<ToolCall> to_run;
+  for (const auto& call : reply.tool_calls) {
+    if (action_names_.contains(call.name)) {
+      actions_.push_back(RecordedAction{call.name, ParseArguments(call.arguments_json)});
+    } else {
+      to_run.push_back(call);
+    }
+  }
+  if (model_calls_ >= max_iterations_) return Finished(StopReason::kMaxIterations);
+  if (!to_run.empty()) {
+    state_ = State::kAwaitingTools;
+    return RunTools{std::move(to_run)};
+  }
+  return OnToolResults({});
+}
+
+Turn::Step Turn::OnToolResults(const std::vector<ToolResult>& results) {
+  // Answer every call of the last reply in its order: actions with the acknowledgement.
+  for (const auto& call : pending_) {
+    ChatMessage message;
+    message.role = Role::kTool;
+    message.tool_call_id = call.id;
+    message.tool_name = call.name;
+    if (action_names_.contains(call.name)) {
+      message.content = kActionAcknowledgement;
+    } else {
+      auto it = std::find_if(results.begin(), results.end(), [&](const ToolResult& r) { return r.call_id == call.id; });
+      message.content = it != results.end() ? it->content : "error: the tool produced no result";
+    }
+    request_.messages.push_back(std::move(message));
+  }
+  pending_.clear();
+  ++model_calls_;
+  state_ = State::kAwaitingModel;
+  return CallModel{request_};
+}
+
+Turn::Step Turn::OnModelFailed(StopReason reason, const std::string& failure) { return Finished(reason, failure); }
+Turn::Step Turn::OnSoftDeadline() { return Finished(StopReason::kTurnTimeout); }
+Turn::Step Turn::OnSpendExhausted() { return Finished(StopReason::kSpendLimitReached); }
+
+std::string RenderResponse(const TurnOutcome& outcome) {
+  std::string out = outcome.reply_text;
+  for (const auto& action : outcome.actions) {
+    if (!out.empty()) out += "\n\n";
+    boost::json::object block;
+    block["name"] = action.name;
+    block["arguments"] = action.arguments;
+    out += ":::action\n" + boost::json::serialize(block) + "\n:::";
+  }
+  return out;
+}
+
+}  // namespace agentgate

@@ -1,0 +1,91 @@
+#pragma once
+// One agent turn as a state machine: given what happened (a model reply, tool results, a failed
+// call, the soft deadline), it says what to do next. No I/O and no clock: the driver in app/
+// performs each step and feeds the outcome back.
+
+#include "domain/agent/model_types.hpp"
+#include "domain/agent/stop_reason.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace agentgate {
+
+struct RecordedAction {
+  std::string name;
+  boost::json::value arguments;
+};
+
+struct ToolResult {
+  std::string call_id;
+  std::string name;
+  std::string content;
+};
+
+struct TurnOutcome {
+  std::string reply_text;
+  std::vector<RecordedAction> actions;  // in call order
+  std::optional<StopReason> stop_reason;
+  std::string failure;  // for llm_error / provider_error: what failed
+};
+
+class Turn {
+ public:
+  enum class State { kNotStarted, kAwaitingModel, kAwaitingTools, kFinished };
+
+  struct CallModel {
+    ModelRequest request;
+  };
+  struct RunTools {
+    std::vector<ToolCall> calls;  // tools to execute (actions are already recorded)
+  };
+  struct Finish {
+    TurnOutcome outcome;
+  };
+  using Step = std::variant<CallModel, RunTools, Finish>;
+
+  // `request` holds the assembled prompt and tools; `action_names` are the tools that are actions.
+  Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations);
+
+  Step Start();
+  Step OnModelReply(const ModelReply& reply);
+  Step OnModelFailed(StopReason reason, const std::string& failure);
+  Step OnToolResults(const std::vector<ToolResult>& results);
+  // The soft deadline passed before the next step: answer with what the turn has.
+  Step OnSoftDeadline();
+  // Spend ran out before the next model call.
+  Step OnSpendExhausted();
+
+  State state() const { return state_; }
+  int model_calls() const { return model_calls_; }
+  const std::vector<ChatMessage>& transcript() const { return request_.messages; }
+
+  // What the caller is told when the model calls an action.
+  static constexpr const char* kActionAcknowledgement =
+      "Recorded. The caller will perform this action after your reply; continue as if it will happen.";
+
+ private:
+  Step Finished(std::optional<StopReason> reason, std::string failure = "");
+
+  ModelRequest request_;
+  std::set<std::string> action_names_;
+  int max_iterations_;
+  State state_ = State::kNotStarted;
+  int model_calls_ = 0;
+  std::string reply_text_;
+  std::vector<RecordedAction> actions_;
+  std::map<std::string, int> call_counts_;  // name + canonical arguments -> times called
+  std::vector<ToolCall> pending_;           // the calls of the last reply, awaiting results
+};
+
+// The final response text: the reply followed by one `:::action` block per action.
+std::string RenderResponse(const TurnOutcome& outcome);
+
+// Compact JSON with object keys sorted, so equal arguments compare equal.
+std::string CanonicalJson(const boost::json::value& value);
+
+}  // namespace agentgate

@@ -1,0 +1,148 @@
+#include "domain/agent/turn.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate {
+namespace {
+
+ModelRequest Prompt() {
+  ModelRequest r;
+  r.messages.push_back(ChatMessage{Role::kUser, "hi", {}, "", ""});
+  return r;
+}
+
+ModelReply Text(std::string text) { return ModelReply{std::move(text), {}, {}}; }
+
+ModelReply Calls(std::vector<ToolCall> calls, std::string text = "") { return ModelReply{std::move(text), std::move(calls), {}}; }
+
+TurnOutcome OutcomeOf(Turn::Step step) { return std::get<Turn::Finish>(std::move(step)).outcome; }
+
+}  // namespace
+
+TEST(Turn, APlainReplyFinishesNormally) {
+  Turn turn(Prompt(), {}, 10);
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(turn.Start()));
+  auto step = turn.OnModelReply(Text("Hello!"));
+  const auto outcome = OutcomeOf(step);
+  EXPECT_EQ(outcome.reply_text, "Hello!");
+  EXPECT_FALSE(outcome.stop_reason);
+  EXPECT_EQ(turn.model_calls(), 1);
+  EXPECT_EQ(turn.state(), Turn::State::kFinished);
+}
+
+TEST(Turn, ToolCallsRunThenTheModelIsCalledAgainWithTheResults) {
+  Turn turn(Prompt(), {}, 10);
+  turn.Start();
+  auto step = turn.OnModelReply(Calls({{"c1", "lookup", R"({"q":"x"})"}}));
+  ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
+  EXPECT_EQ(std::get<Turn::RunTools>(step).calls.at(0).name, "lookup");
+  step = turn.OnToolResults({{"c1", "lookup", "found it"}});
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));
+  const auto& messages = std::get<Turn::CallModel>(step).request.messages;
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[1].role, Role::kAssistant);
+  EXPECT_EQ(messages[2].role, Role::kTool);
+  EXPECT_EQ(messages[2].tool_call_id, "c1");
+  EXPECT_EQ(messages[2].content, "found it");
+  EXPECT_FALSE(OutcomeOf(turn.OnModelReply(Text("done"))).stop_reason);
+  EXPECT_EQ(turn.model_calls(), 2);
+}
+
+TEST(Turn, MaxIterationsIsTheMostModelCallsAndStopsWhenToolsAreStillWanted) {
+  Turn turn(Prompt(), {}, 2);
+  turn.Start();
+  turn.OnModelReply(Calls({{"c1", "lookup", R"({"n":1})"}}, "thinking"));
+  turn.OnToolResults({{"c1", "lookup", "r"}});
+  auto step = turn.OnModelReply(Calls({{"c2", "lookup", R"({"n":2})"}}, "still thinking"));
+  const auto outcome = OutcomeOf(step);
+  EXPECT_EQ(outcome.stop_reason, StopReason::kMaxIterations);
+  EXPECT_EQ(outcome.reply_text, "still thinking");
+  EXPECT_EQ(turn.model_calls(), 2);
+}
+
+TEST(Turn, OneIterationAllowsAnAnswerWithoutTools) {
+  Turn turn(Prompt(), {}, 1);
+  turn.Start();
+  EXPECT_FALSE(OutcomeOf(turn.OnModelReply(Text("ok"))).stop_reason);
+}
+
+TEST(Turn, TheSameCallWithIdenticalArgumentsAThirdTimeIsALoop) {
+  Turn turn(Prompt(), {}, 10);
+  turn.Start();
+  // Key order and spacing do not make arguments different.
+  turn.OnModelReply(Calls({{"a", "lookup", R"({"q":"x","n":1})"}}));
+  turn.OnToolResults({{"a", "lookup", "r"}});
+  turn.OnModelReply(Calls({{"b", "lookup", R"({ "n": 1, "q": "x" })"}}));
+  turn.OnToolResults({{"b", "lookup", "r"}});
+  auto step = turn.OnModelReply(Calls({{"c", "lookup", R"({"n":1,"q":"x"})"}}));
+  EXPECT_EQ(OutcomeOf(step).stop_reason, StopReason::kLoopDetected);
+}
+
+TEST(Turn, DifferentArgumentsAreNotALoop) {
+  Turn turn(Prompt(), {}, 10);
+  turn.Start();
+  for (int i = 0; i < 4; ++i) {
+    auto step = turn.OnModelReply(Calls({{"c" + std::to_string(i), "lookup", "{\"n\":" + std::to_string(i) + "}"}}));
+    ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
+    turn.OnToolResults({{"c" + std::to_string(i), "lookup", "r"}});
+  }
+}
+
+TEST(Turn, ActionsAreRecordedAcknowledgedAndTheLoopGoesOn) {
+  Turn turn(Prompt(), {"create_case"}, 10);
+  turn.Start();
+  auto step = turn.OnModelReply(Calls({{"a1", "create_case", R"({"subject":"Broken"})"}, {"t1", "lookup", "{}"}}));
+  ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
+  ASSERT_EQ(std::get<Turn::RunTools>(step).calls.size(), 1u);  // the action is not run
+  step = turn.OnToolResults({{"t1", "lookup", "r"}});
+  const auto& messages = std::get<Turn::CallModel>(step).request.messages;
+  EXPECT_EQ(messages[2].tool_call_id, "a1");
+  EXPECT_EQ(messages[2].content, Turn::kActionAcknowledgement);
+  EXPECT_EQ(messages[3].tool_call_id, "t1");
+  step = turn.OnModelReply(Calls({{"a2", "create_case", R"({"subject":"Second"})"}}));
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));  // only an action: straight back to the model
+  const auto outcome = OutcomeOf(turn.OnModelReply(Text("I opened two cases.")));
+  ASSERT_EQ(outcome.actions.size(), 2u);
+  EXPECT_EQ(RenderResponse(outcome),
+            "I opened two cases.\n\n:::action\n{\"name\":\"create_case\",\"arguments\":{\"subject\":\"Broken\"}}\n:::"
+            "\n\n:::action\n{\"name\":\"create_case\",\"arguments\":{\"subject\":\"Second\"}}\n:::");
+}
+
+TEST(Turn, ActionsCalledOnTheLastIterationAreStillRecorded) {
+  Turn turn(Prompt(), {"notify"}, 1);
+  turn.Start();
+  const auto outcome = OutcomeOf(turn.OnModelReply(Calls({{"a", "notify", R"({"to":"ops"})"}}, "Telling ops.")));
+  EXPECT_EQ(outcome.stop_reason, StopReason::kMaxIterations);
+  EXPECT_EQ(RenderResponse(outcome), "Telling ops.\n\n:::action\n{\"name\":\"notify\",\"arguments\":{\"to\":\"ops\"}}\n:::");
+}
+
+TEST(Turn, FailuresAndDeadlinesStopWithWhatTheTurnHad) {
+  Turn turn(Prompt(), {}, 10);
+  turn.Start();
+  turn.OnModelReply(Calls({{"c", "lookup", "{}"}}, "partial answer"));
+  EXPECT_EQ(OutcomeOf(turn.OnSoftDeadline()).stop_reason, StopReason::kTurnTimeout);
+  EXPECT_EQ(OutcomeOf(turn.OnSoftDeadline()).reply_text, "partial answer");
+  Turn failing(Prompt(), {}, 10);
+  failing.Start();
+  const auto outcome = OutcomeOf(failing.OnModelFailed(StopReason::kProviderError, "401 invalid key"));
+  EXPECT_EQ(outcome.stop_reason, StopReason::kProviderError);
+  EXPECT_EQ(outcome.failure, "401 invalid key");
+  EXPECT_EQ(outcome.reply_text, "");
+}
+
+TEST(Turn, InvalidJsonArgumentsAreKeptAsAString) {
+  Turn turn(Prompt(), {"act"}, 1);
+  turn.Start();
+  const auto outcome = OutcomeOf(turn.OnModelReply(Calls({{"a", "act", "not json"}})));
+  EXPECT_EQ(RenderResponse(outcome), ":::action\n{\"name\":\"act\",\"arguments\":\"not json\"}\n:::");
+}
+
+TEST(StopReasons, HaveTheContractNames) {
+  EXPECT_EQ(StopReasonName(StopReason::kMaxIterations), "max_iterations");
+  EXPECT_EQ(StopReasonName(StopReason::kLoopDetected), "loop_detected");
+  EXPECT_EQ(StopReasonName(StopReason::kLlmError), "llm_error");
+  EXPECT_EQ(StopReasonName(StopReason::kProviderError), "provider_error");
+  EXPECT_EQ(StopReasonName(StopReason::kTurnTimeout), "turn_timeout");
+}
+
+}  // namespace agentgate
