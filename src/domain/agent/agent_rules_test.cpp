@@ -5,15 +5,17 @@
 #include "domain/agent/retry_policy.hpp"
 #include "domain/agent/safety.hpp"
 
-#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
 
 namespace agentgate {
 namespace {
 
 using namespace std::chrono_literals;
 
-AgentConfig Config(const std::string& json) { return ParseAgentConfig(boost::json::parse(json)).value(); }
+AgentConfig Config(const std::string& json) {
+  return ParseAgentConfig(boost::json::parse(json)).value();
+}
 
 }  // namespace
 
@@ -52,7 +54,8 @@ TEST(Safety, PatternsAndDetectorsFollowThePolicy) {
 }
 
 TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
-  const auto config = Config(R"({"name": "n", "instructions": "VERSION", "model": {"provider": "p", "name": "m"},
+  const auto config =
+      Config(R"({"name": "n", "instructions": "VERSION", "model": {"provider": "p", "name": "m"},
     "memory": "shared", "resources": [{"id": "faq", "title": "FAQ", "text": "x"}],
     "actions": [{"name": "create_case", "description": "d"}]})");
   PromptInputs in;
@@ -60,7 +63,8 @@ TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
   in.additional_instructions = "ADDITIONAL";
   in.host_context = boost::json::parse(R"({"account":"A1"})");
   in.memories = {"likes tea"};
-  in.history = {{Role::kUser, "earlier question", {}, "", ""}, {Role::kAssistant, "earlier answer", {}, "", ""}};
+  in.history = {{Role::kUser, "earlier question", {}, "", ""},
+                {Role::kAssistant, "earlier answer", {}, "", ""}};
   in.message = "now";
   const auto prompt = AssemblePrompt(config, in);
   const auto& s = prompt.request.system;
@@ -81,26 +85,31 @@ TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
 }
 
 TEST(Prompt, CutsTheOldestHistoryToFitTheContextBudget) {
-  const auto config = Config(R"({"name": "n", "model": {"provider": "p", "name": "m", "context_tokens": 1000,
+  const auto config =
+      Config(R"({"name": "n", "model": {"provider": "p", "name": "m", "context_tokens": 1000,
     "max_output_tokens": 200}})");
   PromptInputs in;
   for (int i = 0; i < 20; ++i) {
-    in.history.push_back({Role::kUser, "q" + std::to_string(i) + std::string(200, 'x'), {}, "", ""});
-    in.history.push_back({Role::kAssistant, "a" + std::to_string(i) + std::string(200, 'y'), {}, "", ""});
+    in.history.push_back(
+        {Role::kUser, "q" + std::to_string(i) + std::string(200, 'x'), {}, "", ""});
+    in.history.push_back(
+        {Role::kAssistant, "a" + std::to_string(i) + std::string(200, 'y'), {}, "", ""});
   }
   in.message = "latest";
   const auto prompt = AssemblePrompt(config, in);
   EXPECT_GT(prompt.history_messages_dropped, 0u);
   EXPECT_LE(EstimateTokens(prompt.request), 1000 - 200);
   EXPECT_EQ(prompt.request.messages.front().role, Role::kUser);
-  EXPECT_EQ(prompt.request.messages[prompt.request.messages.size() - 2].content.substr(0, 3), "a19");
+  EXPECT_EQ(prompt.request.messages[prompt.request.messages.size() - 2].content.substr(0, 3),
+            "a19");
   EXPECT_EQ(prompt.request.messages.back().content, "latest");
 }
 
 TEST(ResourceSearch, RanksByBm25) {
-  std::vector<TrustedResource> resources{{"refunds", "Refund policy", "Refunds are issued within 14 days."},
-                                         {"shipping", "Shipping", "We ship worldwide. Shipping takes 3 days."},
-                                         {"about", "About us", "A small company."}};
+  std::vector<TrustedResource> resources{
+      {"refunds", "Refund policy", "Refunds are issued within 14 days."},
+      {"shipping", "Shipping", "We ship worldwide. Shipping takes 3 days."},
+      {"about", "About us", "A small company."}};
   ResourceIndex index(resources);
   auto hits = index.Search("How long does shipping take?", 3);
   ASSERT_FALSE(hits.empty());
@@ -131,7 +140,8 @@ TEST(RetryPolicy, ClassifiesAndBoundsRetries) {
 }
 
 TEST(InvokeRequest, ParsesTheSourceTableAndNamesBadFields) {
-  auto ok = ParseInvokeRequest(boost::json::parse(R"({"message": "hi", "stateful": true, "conversation_id": null,
+  auto ok = ParseInvokeRequest(
+      boost::json::parse(R"({"message": "hi", "stateful": true, "conversation_id": null,
     "host_context": {"a": 1}, "additional_instructions": "be brief", "instance_id": null, "group_key": "team.a@x"})"));
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_TRUE(ok->stateful);
@@ -144,12 +154,18 @@ TEST(InvokeRequest, ParsesTheSourceTableAndNamesBadFields) {
   EXPECT_NE(field_of(R"({})").find("'message'"), std::string::npos);
   EXPECT_NE(field_of(R"({"message": ""})").find("'message'"), std::string::npos);
   EXPECT_NE(field_of(R"({"message": 5})").find("'message'"), std::string::npos);
-  EXPECT_NE(field_of(R"({"message": "x", "stateful": "yes"})").find("'stateful'"), std::string::npos);
-  EXPECT_NE(field_of(R"({"message": "x", "conversation_id": "c1"})").find("'conversation_id'"), std::string::npos);
-  EXPECT_NE(field_of(R"({"message": "x", "host_context": [1]})").find("'host_context'"), std::string::npos);
-  EXPECT_NE(field_of(R"({"message": "x", "group_key": ""})").find("'group_key'"), std::string::npos);
-  EXPECT_NE(field_of(R"({"message": "x", "group_key": "a b"})").find("'group_key'"), std::string::npos);
-  EXPECT_NE(field_of(R"({"message": "x", "conversationId": "c"})").find("'conversationId'"), std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "stateful": "yes"})").find("'stateful'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "conversation_id": "c1"})").find("'conversation_id'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "host_context": [1]})").find("'host_context'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "group_key": ""})").find("'group_key'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "group_key": "a b"})").find("'group_key'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "conversationId": "c"})").find("'conversationId'"),
+            std::string::npos);
 }
 
 }  // namespace agentgate

@@ -9,8 +9,9 @@ namespace jf = json_fields;
 
 Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body) {
   AG_TRY(const boost::json::object* o, jf::AsObject(body, ""));
-  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"message", "stateful", "conversation_id", "host_context",
-                                         "additional_instructions", "instance_id", "group_key"}));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "",
+                                {"message", "stateful", "conversation_id", "host_context",
+                                 "additional_instructions", "instance_id", "group_key"}));
   InvokeRequest r;
   AG_TRY(r.message, jf::RequiredString(*o, "message", ""));
   if (r.message.empty()) return InvalidField("message", "must be a non-empty string");
@@ -18,10 +19,12 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body) {
   r.stateful = stateful.value_or(false);
   AG_TRY(r.conversation_id, jf::OptionalString(*o, "conversation_id", ""));
   if (r.conversation_id && !r.stateful) {
-    return InvalidField("conversation_id", "requires \"stateful\": true (stateless calls keep no conversation)");
+    return InvalidField("conversation_id",
+                        "requires \"stateful\": true (stateless calls keep no conversation)");
   }
   if (r.conversation_id && r.conversation_id->empty()) {
-    return InvalidField("conversation_id", "must be null to start a conversation, or an id from an earlier call");
+    return InvalidField("conversation_id",
+                        "must be null to start a conversation, or an id from an earlier call");
   }
   if (const auto* ctx = o->if_contains("host_context"); ctx != nullptr && !ctx->is_null()) {
     if (!ctx->is_object()) return InvalidField("host_context", "must be a JSON object or null");

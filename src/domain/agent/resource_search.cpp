@@ -52,16 +52,19 @@ std::vector<ResourceHit> ResourceIndex::Search(const std::string& query, std::si
       if (it == frequency.end()) continue;
       double containing = 0;
       for (const auto& other : documents_) {
-        if (std::find(other.terms.begin(), other.terms.end(), term) != other.terms.end()) ++containing;
+        if (std::find(other.terms.begin(), other.terms.end(), term) != other.terms.end())
+          ++containing;
       }
       const double idf = std::log(1 + (n - containing + 0.5) / (containing + 0.5));
       const double tf = it->second;
       const double length = static_cast<double>(doc.terms.size());
-      score += idf * tf * (kK1 + 1) / (tf + kK1 * (1 - kB + kB * length / std::max(1.0, average_length_)));
+      score += idf * tf * (kK1 + 1) /
+               (tf + kK1 * (1 - kB + kB * length / std::max(1.0, average_length_)));
     }
     if (score > 0) hits.push_back(ResourceHit{doc.resource, score});
   }
-  std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
+  std::stable_sort(hits.begin(), hits.end(),
+                   [](const auto& a, const auto& b) { return a.score > b.score; });
   if (hits.size() > limit) hits.resize(limit);
   return hits;
 }

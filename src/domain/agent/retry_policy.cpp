@@ -2,16 +2,20 @@
 
 namespace agentgate {
 
-RetryDecision DecideRetry(const ModelFailure& failure, int failures, std::chrono::milliseconds remaining,
-                          const RetryLimits& limits) {
+RetryDecision DecideRetry(const ModelFailure& failure, int failures,
+                          std::chrono::milliseconds remaining, const RetryLimits& limits) {
   using Kind = ModelFailure::Kind;
   switch (failure.kind) {
-    case Kind::kRefused: return RetryDecision{false, {}, StopReason::kProviderError};
-    case Kind::kRejected: return RetryDecision{false, {}, StopReason::kLlmError};
+    case Kind::kRefused:
+      return RetryDecision{false, {}, StopReason::kProviderError};
+    case Kind::kRejected:
+      return RetryDecision{false, {}, StopReason::kLlmError};
     case Kind::kTransient: {
-      if (failures >= limits.max_transient_attempts) return RetryDecision{false, {}, StopReason::kLlmError};
+      if (failures >= limits.max_transient_attempts)
+        return RetryDecision{false, {}, StopReason::kLlmError};
       const auto wait = limits.first_backoff * (1 << (failures - 1));
-      if (wait + limits.min_call_time > remaining) return RetryDecision{false, {}, StopReason::kLlmError};
+      if (wait + limits.min_call_time > remaining)
+        return RetryDecision{false, {}, StopReason::kLlmError};
       return RetryDecision{true, wait, StopReason::kLlmError};
     }
     case Kind::kThrottled: {

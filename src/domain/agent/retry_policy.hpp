@@ -24,7 +24,7 @@ struct RetryLimits {
 
 // `failures` counts this call's failures so far (1 after the first). `remaining` is the time
 // left before the turn's soft deadline.
-RetryDecision DecideRetry(const ModelFailure& failure, int failures, std::chrono::milliseconds remaining,
-                          const RetryLimits& limits = {});
+RetryDecision DecideRetry(const ModelFailure& failure, int failures,
+                          std::chrono::milliseconds remaining, const RetryLimits& limits = {});
 
 }  // namespace agentgate

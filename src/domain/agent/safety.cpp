@@ -37,8 +37,8 @@ bool ContainsCardNumber(std::string_view text) {
     const char c = i < text.size() ? text[i] : '\0';
     if (c >= '0' && c <= '9') {
       digits += c;
-    } else if ((c == ' ' || c == '-') && !digits.empty() && i + 1 < text.size() && text[i + 1] >= '0' &&
-               text[i + 1] <= '9') {
+    } else if ((c == ' ' || c == '-') && !digits.empty() && i + 1 < text.size() &&
+               text[i + 1] >= '0' && text[i + 1] <= '9') {
       // a separator inside a number
     } else {
       if (digits.size() >= 13 && digits.size() <= 19 && LuhnValid(digits)) return true;

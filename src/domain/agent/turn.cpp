@@ -19,12 +19,18 @@ boost::json::value ParseArguments(const std::string& json) {
 
 std::string_view StopReasonName(StopReason reason) {
   switch (reason) {
-    case StopReason::kMaxIterations: return "max_iterations";
-    case StopReason::kLoopDetected: return "loop_detected";
-    case StopReason::kLlmError: return "llm_error";
-    case StopReason::kProviderError: return "provider_error";
-    case StopReason::kTurnTimeout: return "turn_timeout";
-    case StopReason::kSpendLimitReached: return "spend_limit_reached";
+    case StopReason::kMaxIterations:
+      return "max_iterations";
+    case StopReason::kLoopDetected:
+      return "loop_detected";
+    case StopReason::kLlmError:
+      return "llm_error";
+    case StopReason::kProviderError:
+      return "provider_error";
+    case StopReason::kTurnTimeout:
+      return "turn_timeout";
+    case StopReason::kSpendLimitReached:
+      return "spend_limit_reached";
   }
   return "llm_error";
 }
@@ -32,12 +38,15 @@ std::string_view StopReasonName(StopReason reason) {
 std::string CanonicalJson(const boost::json::value& value) {
   if (value.is_object()) {
     std::vector<std::pair<std::string, const boost::json::value*>> items;
-    for (const auto& kv : value.get_object()) items.emplace_back(std::string(kv.key()), &kv.value());
-    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& kv : value.get_object())
+      items.emplace_back(std::string(kv.key()), &kv.value());
+    std::sort(items.begin(), items.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string out = "{";
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i > 0) out += ',';
-      out += boost::json::serialize(boost::json::value(items[i].first)) + ":" + CanonicalJson(*items[i].second);
+      out += boost::json::serialize(boost::json::value(items[i].first)) + ":" +
+             CanonicalJson(*items[i].second);
     }
     return out + "}";
   }
@@ -54,7 +63,9 @@ std::string CanonicalJson(const boost::json::value& value) {
 }
 
 Turn::Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations)
-    : request_(std::move(request)), action_names_(std::move(action_names)), max_iterations_(max_iterations) {}
+    : request_(std::move(request)),
+      action_names_(std::move(action_names)),
+      max_iterations_(max_iterations) {}
 
 Turn::Step Turn::Start() {
   state_ = State::kAwaitingModel;
@@ -107,7 +118,8 @@ Turn::Step Turn::OnToolResults(const std::vector<ToolResult>& results) {
     if (action_names_.contains(call.name)) {
       message.content = kActionAcknowledgement;
     } else {
-      auto it = std::find_if(results.begin(), results.end(), [&](const ToolResult& r) { return r.call_id == call.id; });
+      auto it = std::find_if(results.begin(), results.end(),
+                             [&](const ToolResult& r) { return r.call_id == call.id; });
       message.content = it != results.end() ? it->content : "error: the tool produced no result";
     }
     request_.messages.push_back(std::move(message));
@@ -118,9 +130,15 @@ Turn::Step Turn::OnToolResults(const std::vector<ToolResult>& results) {
   return CallModel{request_};
 }
 
-Turn::Step Turn::OnModelFailed(StopReason reason, const std::string& failure) { return Finished(reason, failure); }
-Turn::Step Turn::OnSoftDeadline() { return Finished(StopReason::kTurnTimeout); }
-Turn::Step Turn::OnSpendExhausted() { return Finished(StopReason::kSpendLimitReached); }
+Turn::Step Turn::OnModelFailed(StopReason reason, const std::string& failure) {
+  return Finished(reason, failure);
+}
+Turn::Step Turn::OnSoftDeadline() {
+  return Finished(StopReason::kTurnTimeout);
+}
+Turn::Step Turn::OnSpendExhausted() {
+  return Finished(StopReason::kSpendLimitReached);
+}
 
 std::string RenderResponse(const TurnOutcome& outcome) {
   std::string out = outcome.reply_text;

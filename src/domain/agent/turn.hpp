@@ -66,7 +66,8 @@ class Turn {
 
   // What the caller is told when the model calls an action.
   static constexpr const char* kActionAcknowledgement =
-      "Recorded. The caller will perform this action after your reply; continue as if it will happen.";
+      "Recorded. The caller will perform this action after your reply; continue as if it will "
+      "happen.";
 
  private:
   Step Finished(std::optional<StopReason> reason, std::string failure = "");

@@ -11,11 +11,17 @@ ModelRequest Prompt() {
   return r;
 }
 
-ModelReply Text(std::string text) { return ModelReply{std::move(text), {}, {}}; }
+ModelReply Text(std::string text) {
+  return ModelReply{std::move(text), {}, {}};
+}
 
-ModelReply Calls(std::vector<ToolCall> calls, std::string text = "") { return ModelReply{std::move(text), std::move(calls), {}}; }
+ModelReply Calls(std::vector<ToolCall> calls, std::string text = "") {
+  return ModelReply{std::move(text), std::move(calls), {}};
+}
 
-TurnOutcome OutcomeOf(Turn::Step step) { return std::get<Turn::Finish>(std::move(step)).outcome; }
+TurnOutcome OutcomeOf(Turn::Step step) {
+  return std::get<Turn::Finish>(std::move(step)).outcome;
+}
 
 }  // namespace
 
@@ -82,7 +88,8 @@ TEST(Turn, DifferentArgumentsAreNotALoop) {
   Turn turn(Prompt(), {}, 10);
   turn.Start();
   for (int i = 0; i < 4; ++i) {
-    auto step = turn.OnModelReply(Calls({{"c" + std::to_string(i), "lookup", "{\"n\":" + std::to_string(i) + "}"}}));
+    auto step = turn.OnModelReply(
+        Calls({{"c" + std::to_string(i), "lookup", "{\"n\":" + std::to_string(i) + "}"}}));
     ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
     turn.OnToolResults({{"c" + std::to_string(i), "lookup", "r"}});
   }
@@ -91,7 +98,8 @@ TEST(Turn, DifferentArgumentsAreNotALoop) {
 TEST(Turn, ActionsAreRecordedAcknowledgedAndTheLoopGoesOn) {
   Turn turn(Prompt(), {"create_case"}, 10);
   turn.Start();
-  auto step = turn.OnModelReply(Calls({{"a1", "create_case", R"({"subject":"Broken"})"}, {"t1", "lookup", "{}"}}));
+  auto step = turn.OnModelReply(
+      Calls({{"a1", "create_case", R"({"subject":"Broken"})"}, {"t1", "lookup", "{}"}}));
   ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
   ASSERT_EQ(std::get<Turn::RunTools>(step).calls.size(), 1u);  // the action is not run
   step = turn.OnToolResults({{"t1", "lookup", "r"}});
@@ -100,20 +108,25 @@ TEST(Turn, ActionsAreRecordedAcknowledgedAndTheLoopGoesOn) {
   EXPECT_EQ(messages[2].content, Turn::kActionAcknowledgement);
   EXPECT_EQ(messages[3].tool_call_id, "t1");
   step = turn.OnModelReply(Calls({{"a2", "create_case", R"({"subject":"Second"})"}}));
-  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));  // only an action: straight back to the model
+  ASSERT_TRUE(
+      std::holds_alternative<Turn::CallModel>(step));  // only an action: straight back to the model
   const auto outcome = OutcomeOf(turn.OnModelReply(Text("I opened two cases.")));
   ASSERT_EQ(outcome.actions.size(), 2u);
-  EXPECT_EQ(RenderResponse(outcome),
-            "I opened two cases.\n\n:::action\n{\"name\":\"create_case\",\"arguments\":{\"subject\":\"Broken\"}}\n:::"
-            "\n\n:::action\n{\"name\":\"create_case\",\"arguments\":{\"subject\":\"Second\"}}\n:::");
+  EXPECT_EQ(
+      RenderResponse(outcome),
+      "I opened two "
+      "cases.\n\n:::action\n{\"name\":\"create_case\",\"arguments\":{\"subject\":\"Broken\"}}\n:::"
+      "\n\n:::action\n{\"name\":\"create_case\",\"arguments\":{\"subject\":\"Second\"}}\n:::");
 }
 
 TEST(Turn, ActionsCalledOnTheLastIterationAreStillRecorded) {
   Turn turn(Prompt(), {"notify"}, 1);
   turn.Start();
-  const auto outcome = OutcomeOf(turn.OnModelReply(Calls({{"a", "notify", R"({"to":"ops"})"}}, "Telling ops.")));
+  const auto outcome =
+      OutcomeOf(turn.OnModelReply(Calls({{"a", "notify", R"({"to":"ops"})"}}, "Telling ops.")));
   EXPECT_EQ(outcome.stop_reason, StopReason::kMaxIterations);
-  EXPECT_EQ(RenderResponse(outcome), "Telling ops.\n\n:::action\n{\"name\":\"notify\",\"arguments\":{\"to\":\"ops\"}}\n:::");
+  EXPECT_EQ(RenderResponse(outcome),
+            "Telling ops.\n\n:::action\n{\"name\":\"notify\",\"arguments\":{\"to\":\"ops\"}}\n:::");
 }
 
 TEST(Turn, FailuresAndDeadlinesStopWithWhatTheTurnHad) {
@@ -124,7 +137,8 @@ TEST(Turn, FailuresAndDeadlinesStopWithWhatTheTurnHad) {
   EXPECT_EQ(OutcomeOf(turn.OnSoftDeadline()).reply_text, "partial answer");
   Turn failing(Prompt(), {}, 10);
   failing.Start();
-  const auto outcome = OutcomeOf(failing.OnModelFailed(StopReason::kProviderError, "401 invalid key"));
+  const auto outcome =
+      OutcomeOf(failing.OnModelFailed(StopReason::kProviderError, "401 invalid key"));
   EXPECT_EQ(outcome.stop_reason, StopReason::kProviderError);
   EXPECT_EQ(outcome.failure, "401 invalid key");
   EXPECT_EQ(outcome.reply_text, "");
@@ -134,7 +148,8 @@ TEST(Turn, InvalidJsonArgumentsAreKeptAsAString) {
   Turn turn(Prompt(), {"act"}, 1);
   turn.Start();
   const auto outcome = OutcomeOf(turn.OnModelReply(Calls({{"a", "act", "not json"}})));
-  EXPECT_EQ(RenderResponse(outcome), ":::action\n{\"name\":\"act\",\"arguments\":\"not json\"}\n:::");
+  EXPECT_EQ(RenderResponse(outcome),
+            ":::action\n{\"name\":\"act\",\"arguments\":\"not json\"}\n:::");
 }
 
 TEST(StopReasons, HaveTheContractNames) {

@@ -1,0 +1,28 @@
+#pragma once
+// The OpenAI-compatible and Anthropic model clients: one HTTP exchange per call through the
+// shared HttpClient, translated by provider_wire.
+
+#include "adapters/http_client/http_client.hpp"
+#include "ports/model_client.hpp"
+
+#include <optional>
+#include <string>
+
+namespace agentgate {
+
+class HttpModelClient final : public ModelClient {
+ public:
+  enum class Dialect { kOpenAi, kAnthropic };
+
+  HttpModelClient(Dialect dialect, HttpClient& http, std::string base_url, std::optional<std::string> api_key);
+
+  boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request, std::chrono::milliseconds timeout) override;
+
+ private:
+  Dialect dialect_;
+  HttpClient& http_;
+  std::string base_url_;
+  std::optional<std::string> api_key_;
+};
+
+}  // namespace agentgate

@@ -1,0 +1,133 @@
+#include "adapters/providers/offline_model.hpp"
+#include "adapters/providers/provider_wire.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace agentgate::wire {
+namespace {
+
+namespace json = boost::json;
+using Kind = ModelFailure::Kind;
+using namespace std::chrono_literals;
+
+ModelRequest ToolRound() {
+  ModelRequest r;
+  r.model = "m";
+  r.system = "Be kind.";
+  r.max_output_tokens = 100;
+  r.temperature = 0.2;
+  r.tools.push_back(ToolSpec{"lookup", "Look up", json::object{{"type", "object"}}});
+  r.messages.push_back(ChatMessage{Role::kUser, "hi", {}, "", ""});
+  r.messages.push_back(ChatMessage{Role::kAssistant, "", {{"c1", "lookup", R"({"q":"x"})"}, {"c2", "lookup", "{}"}}, "", ""});
+  r.messages.push_back(ChatMessage{Role::kTool, "r1", {}, "c1", "lookup"});
+  r.messages.push_back(ChatMessage{Role::kTool, "r2", {}, "c2", "lookup"});
+  return r;
+}
+
+}  // namespace
+
+TEST(OpenAiWire, BuildsChatCompletionsWithToolsAndToolMessages) {
+  const auto body = json::parse(OpenAiRequestBody(ToolRound()));
+  EXPECT_EQ(body.at("model"), "m");
+  EXPECT_EQ(body.at("max_tokens"), 100);
+  const auto& messages = body.at("messages").as_array();
+  ASSERT_EQ(messages.size(), 5u);
+  EXPECT_EQ(messages[0].at("role"), "system");
+  EXPECT_TRUE(messages[2].at("content").is_null());
+  EXPECT_EQ(messages[2].at("tool_calls").at(0).at("function").at("arguments"), R"({"q":"x"})");
+  EXPECT_EQ(messages[3].at("role"), "tool");
+  EXPECT_EQ(messages[3].at("tool_call_id"), "c1");
+  EXPECT_EQ(body.at("tools").at(0).at("function").at("name"), "lookup");
+}
+
+TEST(OpenAiWire, ParsesTextToolCallsAndUsage) {
+  auto parsed = OpenAiParseReply(R"({"choices":[{"message":{"role":"assistant","content":null,
+    "tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"q\":1}"}}]}}],
+    "usage":{"prompt_tokens":12,"completion_tokens":3}})");
+  const auto& reply = std::get<ModelReply>(parsed);
+  ASSERT_EQ(reply.tool_calls.size(), 1u);
+  EXPECT_EQ(reply.tool_calls[0].arguments_json, R"({"q":1})");
+  EXPECT_EQ(reply.usage.input_tokens, 12);
+  EXPECT_EQ(reply.usage.output_tokens, 3);
+  EXPECT_EQ(std::get<ModelReply>(OpenAiParseReply(R"({"choices":[{"message":{"content":"Hi"}}]})")).text, "Hi");
+  for (const char* bad : {"not json", "{}", R"({"choices":[]})", R"({"choices":[{"message":{"tool_calls":[{"function":{}}]}}]})"}) {
+    EXPECT_EQ(std::get<ModelFailure>(OpenAiParseReply(bad)).kind, Kind::kTransient) << bad;
+  }
+}
+
+TEST(OpenAiWire, ClassifiesErrorsPerTheContract) {
+  EXPECT_EQ(OpenAiClassifyError(401, R"({"error":{"message":"bad key","code":"invalid_api_key"}})", {}, {}).kind, Kind::kRefused);
+  EXPECT_EQ(OpenAiClassifyError(403, "", {}, {}).kind, Kind::kRefused);
+  EXPECT_EQ(OpenAiClassifyError(402, "", {}, {}).kind, Kind::kRefused);
+  EXPECT_EQ(OpenAiClassifyError(429, R"({"error":{"code":"insufficient_quota","type":"insufficient_quota"}})", "1", {}).kind,
+            Kind::kRefused);
+  auto throttled = OpenAiClassifyError(429, R"({"error":{"code":"rate_limit_exceeded"}})", "2", {});
+  EXPECT_EQ(throttled.kind, Kind::kThrottled);
+  EXPECT_EQ(throttled.retry_after, 2000ms);
+  EXPECT_EQ(OpenAiClassifyError(429, "", "1", "250").retry_after, 250ms);
+  EXPECT_EQ(OpenAiClassifyError(500, "", {}, {}).kind, Kind::kTransient);
+  EXPECT_EQ(OpenAiClassifyError(503, "", {}, {}).kind, Kind::kTransient);
+  EXPECT_EQ(OpenAiClassifyError(400, R"({"error":{"message":"context too long"}})", {}, {}).kind, Kind::kRejected);
+  EXPECT_EQ(OpenAiClassifyError(401, "", {}, {}).message.find("sk-"), std::string::npos);
+}
+
+TEST(AnthropicWire, BuildsMessagesWithSystemToolUseAndGroupedToolResults) {
+  const auto body = json::parse(AnthropicRequestBody(ToolRound()));
+  EXPECT_EQ(body.at("system"), "Be kind.");
+  EXPECT_EQ(body.at("tools").at(0).at("input_schema").at("type"), "object");
+  const auto& messages = body.at("messages").as_array();
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[1].at("content").at(0).at("type"), "tool_use");
+  EXPECT_EQ(messages[1].at("content").at(0).at("input").at("q"), "x");
+  EXPECT_EQ(messages[2].at("role"), "user");
+  ASSERT_EQ(messages[2].at("content").as_array().size(), 2u);
+  EXPECT_EQ(messages[2].at("content").at(1).at("tool_use_id"), "c2");
+}
+
+TEST(AnthropicWire, ParsesBlocksAndClassifiesErrors) {
+  auto parsed = AnthropicParseReply(R"({"content":[{"type":"text","text":"Let me look."},
+    {"type":"tool_use","id":"toolu_1","name":"lookup","input":{"q":"x"}}],"usage":{"input_tokens":20,"output_tokens":7}})");
+  const auto& reply = std::get<ModelReply>(parsed);
+  EXPECT_EQ(reply.text, "Let me look.");
+  EXPECT_EQ(reply.tool_calls.at(0).arguments_json, R"({"q":"x"})");
+  EXPECT_EQ(reply.usage.output_tokens, 7);
+  EXPECT_EQ(AnthropicClassifyError(529, R"({"type":"error","error":{"type":"overloaded_error"}})", {}).kind, Kind::kTransient);
+  EXPECT_EQ(AnthropicClassifyError(429, R"({"type":"error","error":{"type":"rate_limit_error"}})", "3").retry_after, 3000ms);
+  EXPECT_EQ(AnthropicClassifyError(400, R"({"type":"error","error":{"type":"enforced_spend_limit_reached"}})", {}).kind,
+            Kind::kRefused);
+  EXPECT_EQ(AnthropicClassifyError(400, R"({"type":"error","error":{"type":"invalid_request_error",
+    "message":"Your credit balance is too low"}})", {}).kind, Kind::kRefused);
+  EXPECT_EQ(AnthropicClassifyError(401, R"({"type":"error","error":{"type":"authentication_error"}})", {}).kind, Kind::kRefused);
+  EXPECT_EQ(AnthropicClassifyError(400, R"({"type":"error","error":{"type":"invalid_request_error"}})", {}).kind, Kind::kRejected);
+}
+
+TEST(OfflineModel, SearchesResourcesThenAnswersFromThem) {
+  ModelRequest r;
+  r.tools.push_back(ToolSpec{"search_resources", "", json::object{}});
+  r.messages.push_back(ChatMessage{Role::kUser, "What is agentgate?", {}, "", ""});
+  auto first = OfflineReply(r);
+  ASSERT_EQ(first.tool_calls.size(), 1u);
+  EXPECT_EQ(first.tool_calls[0].name, "search_resources");
+  EXPECT_EQ(json::parse(first.tool_calls[0].arguments_json).at("query"), "What is agentgate?");
+  r.messages.push_back(ChatMessage{Role::kAssistant, "", first.tool_calls, "", ""});
+  r.messages.push_back(ChatMessage{Role::kTool, "[about] About\nagentgate is a gateway.", {}, "offline-search", "search_resources"});
+  auto second = OfflineReply(r);
+  EXPECT_TRUE(second.tool_calls.empty());
+  EXPECT_NE(second.text.find("agentgate is a gateway."), std::string::npos);
+  EXPECT_GT(second.usage.input_tokens, 0);
+}
+
+TEST(OfflineModel, CallsToolsOnRequestAndOnlyOfferedOnes) {
+  ModelRequest r;
+  r.tools.push_back(ToolSpec{"create_case", "", json::object{}});
+  r.messages.push_back(ChatMessage{Role::kUser, "please\n/tool create_case {\"subject\":\"x\"}\n/tool nope {}", {}, "", ""});
+  auto reply = OfflineReply(r);
+  ASSERT_EQ(reply.tool_calls.size(), 1u);
+  EXPECT_EQ(reply.tool_calls[0].arguments_json, R"({"subject":"x"})");
+  ModelRequest plain;
+  plain.messages.push_back(ChatMessage{Role::kUser, "hello", {}, "", ""});
+  EXPECT_NE(OfflineReply(plain).text.find("You asked: hello"), std::string::npos);
+}
+
+}  // namespace agentgate::wire
