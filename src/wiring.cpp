@@ -1,7 +1,10 @@
 #include "wiring.hpp"
 
+#include "adapters/http_client/http_client.hpp"
 #include "adapters/http_server/handlers/route_deps.hpp"
 #include "adapters/http_server/server.hpp"
+#include "adapters/providers/http_model_client.hpp"
+#include "adapters/providers/offline_model.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
 #include "config/config.hpp"
@@ -156,9 +159,38 @@ int Serve(const ServeOptions& options) {
   for (const auto& p : config->providers) providers.insert(p.name);
   AdminService admin(runner, clock, providers, master_key);
 
+  // One HTTP client for every upstream; one model client per configured provider.
+  HttpClient http(ioc.get_executor(), HttpClientOptions{});
+  OfflineModelClient offline_model;
+  std::vector<std::unique_ptr<HttpModelClient>> http_models;
+  std::map<std::string, ModelClient*> models;
+  for (const auto& p : config->providers) {
+    if (p.kind == "offline") {
+      models[p.name] = &offline_model;
+      continue;
+    }
+    std::optional<std::string> key;
+    if (!p.api_key_env.empty()) key = env(p.api_key_env);
+    if (!key) log::Warn("provider_without_api_key", {{"provider", std::string_view(p.name)}});
+    const auto dialect = p.kind == "openai" ? HttpModelClient::Dialect::kOpenAi
+                                            : HttpModelClient::Dialect::kAnthropic;
+    http_models.push_back(std::make_unique<HttpModelClient>(dialect, http, p.base_url, key));
+    models[p.name] = http_models.back().get();
+  }
+  AgentCatalog catalog(runner);
+  ConversationQueue conversations;
+  ToolRunner tools(runner, http, clock);
+  const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
+                          std::chrono::seconds(config->server.turn_timeout_seconds)};
+  InvokeAgent invoke(InvokeDeps{runner, catalog, conversations, tools, models, config->prices,
+                                clock, metrics, timing});
+
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{
-      admin, runner, metrics,
+      admin,
+      invoke,
+      runner,
+      metrics,
       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
       [&] { return server_slot && server_slot->Draining(); }};
   const http::Router router = http::BuildRouter(deps);

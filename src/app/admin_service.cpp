@@ -211,7 +211,10 @@ asio::awaitable<Result<ConversationTranscript>> AdminService::GetConversation(st
   }
   auto messages = co_await store_.Run([&](Store& s) { return s.LoadMessages(id); });
   if (!messages) co_return messages.error();
-  co_return ConversationTranscript{std::move(**conversation), std::move(*messages)};
+  auto turns = co_await store_.Run([&](Store& s) { return s.ListTurns(id); });
+  if (!turns) co_return turns.error();
+  co_return ConversationTranscript{std::move(**conversation), std::move(*messages),
+                                   std::move(*turns)};
 }
 
 }  // namespace agentgate

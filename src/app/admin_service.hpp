@@ -28,6 +28,7 @@ struct UsageReport {
 struct ConversationTranscript {
   ConversationRecord conversation;
   std::vector<MessageRecord> messages;
+  std::vector<TurnRecord> turns;
 };
 
 class AdminService {

@@ -78,6 +78,9 @@ class ConversationStore {
                                       const std::vector<MessageRecord>& messages) = 0;
   virtual Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) = 0;
 
+  virtual Result<void> RecordTurn(const TurnRecord& turn) = 0;
+  virtual Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) = 0;
+
   virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                                  std::int64_t now_ms) = 0;
   // The newest `limit` entries, oldest first.

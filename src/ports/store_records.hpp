@@ -63,6 +63,25 @@ struct MessageRecord {
   std::int64_t created_at_ms = 0;
 };
 
+// One agent turn as the operator sees it: what was sent, tool calls, stop reason, usage, time.
+struct TurnRecord {
+  std::string id;
+  std::string conversation_id;  // empty for stateless turns
+  std::string org_id;
+  std::string env;
+  std::string agent_id;
+  int version = 0;
+  std::int64_t started_at_ms = 0;
+  std::int64_t duration_ms = 0;
+  std::string stop_reason;  // empty for a normal finish
+  bool blocked = false;
+  int model_calls = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  double cost_usd = 0;
+  std::string transcript_json;  // messages and tool calls; withheld text is never in it
+};
+
 struct IdempotencyScope {
   std::string org_id;
   std::string env;

@@ -57,8 +57,15 @@ class ServerRoutesTest : public ::testing::Test {
   FixedClock clock_;
   Metrics metrics_;
   AdminService admin_{runner_, clock_, {"offline"}, std::nullopt};
-  http::RouteDeps deps_{admin_, runner_, metrics_, std::nullopt,
-                        [this] { return server_ && server_->Draining(); }};
+  AgentCatalog catalog_{runner_};
+  ConversationQueue conversations_;
+  asio::io_context http_io_;
+  HttpClient http_{http_io_.get_executor(), HttpClientOptions{}};
+  ToolRunner tools_{runner_, http_, clock_};
+  InvokeAgent invoke_{InvokeDeps{
+      runner_, catalog_, conversations_, tools_, {}, {}, clock_, metrics_, TurnTiming{}}};
+  http::RouteDeps deps_{admin_,   invoke_,      runner_,
+                        metrics_, std::nullopt, [this] { return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

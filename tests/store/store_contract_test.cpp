@@ -126,6 +126,29 @@ TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   EXPECT_FALSE(s.GetConversation("c2").value());
 }
 
+TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.RecordTurn(TurnRecord{"t2", "c1", "acme", "prod", "bot", 1, 200, 5,
+                                      "max_iterations", false, 3, 10, 4, 0.5, "[2]"}));
+  ASSERT_TRUE(s.RecordTurn(
+      TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 100, 7, "", true, 1, 1, 1, 0.0, "[1]"}));
+  ASSERT_TRUE(s.RecordTurn(
+      TurnRecord{"t3", "", "acme", "prod", "bot", 1, 300, 1, "", false, 1, 1, 1, 0.0, "[3]"}));
+  auto turns = s.ListTurns("c1").value();
+  ASSERT_EQ(turns.size(), 2u);
+  EXPECT_EQ(turns[0].id, "t1");
+  EXPECT_TRUE(turns[0].blocked);
+  EXPECT_EQ(turns[1].stop_reason, "max_iterations");
+  EXPECT_EQ(turns[1].model_calls, 3);
+  EXPECT_DOUBLE_EQ(turns[1].cost_usd, 0.5);
+  EXPECT_EQ(turns[1].transcript_json, "[2]");
+  EXPECT_EQ(s.RecordTurn(TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 1, 1, "", false, 1, 1, 1,
+                                    0, "[]"})
+                .error()
+                .code,
+            ErrorCode::kConflict);
+}
+
 TYPED_TEST(StoreContract, MemoriesAreIsolatedByScopeAndListedNewestWindowOldestFirst) {
   auto& s = *this->store_;
   const MemoryScope a{"acme", "prod", "bot", "team-a"};

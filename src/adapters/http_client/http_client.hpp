@@ -4,7 +4,7 @@
 // system CA store and hostname verification, and cancellation through Asio's cancellation slots
 // (a canceled turn cancels its upstream calls). Beast stays inside http_client.cpp.
 
-#include "domain/error.hpp"
+#include "ports/http_caller.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -19,23 +19,6 @@
 
 namespace agentgate {
 
-struct HttpClientRequest {
-  std::string method = "GET";
-  std::string url;  // http:// or https://
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-  std::chrono::milliseconds timeout{30000};  // whole exchange, connect included
-  std::size_t max_response_bytes = 8 * 1024 * 1024;
-};
-
-struct HttpClientResponse {
-  int status = 0;
-  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
-  std::string body;
-
-  std::optional<std::string_view> Header(std::string_view lower_name) const;
-};
-
 struct HttpClientOptions {
   std::chrono::milliseconds connect_timeout{10000};
   std::size_t max_idle_per_origin = 32;
@@ -43,14 +26,12 @@ struct HttpClientOptions {
   std::string extra_ca_file;  // PEM, trusted in addition to the system store (private CAs, tests)
 };
 
-// Failures are ErrorCode::kUnavailable with a message saying what failed (resolve, connect,
-// TLS, timeout, reset, too large); kInvalidRequest for a URL that is not http(s).
-class HttpClient {
+class HttpClient final : public HttpCaller {
  public:
   HttpClient(boost::asio::any_io_executor executor, HttpClientOptions options);
   ~HttpClient();
 
-  boost::asio::awaitable<Result<HttpClientResponse>> Send(HttpClientRequest request);
+  boost::asio::awaitable<Result<HttpClientResponse>> Send(HttpClientRequest request) override;
 
   // Connections opened since start (reuse makes this grow slower than the request count).
   std::size_t ConnectionsOpened() const;

@@ -6,13 +6,14 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
-HttpModelClient::HttpModelClient(Dialect dialect, HttpClient& http, std::string base_url,
+HttpModelClient::HttpModelClient(Dialect dialect, HttpCaller& http, std::string base_url,
                                  std::optional<std::string> api_key)
     : dialect_(dialect), http_(http), base_url_(std::move(base_url)), api_key_(std::move(api_key)) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
 }
 
-asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request, std::chrono::milliseconds timeout) {
+asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request,
+                                                       std::chrono::milliseconds timeout) {
   HttpClientRequest call;
   call.method = "POST";
   call.timeout = timeout;
@@ -29,7 +30,8 @@ asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& reque
   }
   auto response = co_await http_.Send(std::move(call));
   if (!response) {
-    co_return ModelFailure{ModelFailure::Kind::kTransient, "model call failed: " + response.error().message, std::nullopt};
+    co_return ModelFailure{ModelFailure::Kind::kTransient,
+                           "model call failed: " + response.error().message, std::nullopt};
   }
   auto header = [&](std::string_view name) -> std::optional<std::string> {
     auto v = response->Header(name);

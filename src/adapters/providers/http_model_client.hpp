@@ -14,13 +14,15 @@ class HttpModelClient final : public ModelClient {
  public:
   enum class Dialect { kOpenAi, kAnthropic };
 
-  HttpModelClient(Dialect dialect, HttpClient& http, std::string base_url, std::optional<std::string> api_key);
+  HttpModelClient(Dialect dialect, HttpCaller& http, std::string base_url,
+                  std::optional<std::string> api_key);
 
-  boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request, std::chrono::milliseconds timeout) override;
+  boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
+                                               std::chrono::milliseconds timeout) override;
 
  private:
   Dialect dialect_;
-  HttpClient& http_;
+  HttpCaller& http_;
   std::string base_url_;
   std::optional<std::string> api_key_;
 };

@@ -11,13 +11,15 @@ namespace agentgate {
 namespace {
 
 bool Offers(const ModelRequest& r, const std::string& name) {
-  return std::any_of(r.tools.begin(), r.tools.end(), [&](const ToolSpec& t) { return t.name == name; });
+  return std::any_of(r.tools.begin(), r.tools.end(),
+                     [&](const ToolSpec& t) { return t.name == name; });
 }
 
 std::string AnswerFromTools(const ModelRequest& r) {
   // The latest round of tool results: the messages after the last assistant message.
-  auto last_assistant = std::find_if(r.messages.rbegin(), r.messages.rend(),
-                                     [](const ChatMessage& m) { return m.role == Role::kAssistant; });
+  auto last_assistant =
+      std::find_if(r.messages.rbegin(), r.messages.rend(),
+                   [](const ChatMessage& m) { return m.role == Role::kAssistant; });
   std::string out;
   for (auto it = last_assistant.base(); it != r.messages.end(); ++it) {
     if (it->role != Role::kTool) continue;
@@ -44,7 +46,8 @@ std::vector<ToolCall> RequestedTools(const ModelRequest& r, const std::string& m
     const auto space = rest.find(' ');
     const std::string name = rest.substr(0, space);
     const std::string args = space == std::string::npos ? "{}" : rest.substr(space + 1);
-    if (Offers(r, name)) calls.push_back(ToolCall{"offline-" + std::to_string(calls.size() + 1), name, args});
+    if (Offers(r, name))
+      calls.push_back(ToolCall{"offline-" + std::to_string(calls.size() + 1), name, args});
   }
   return calls;
 }
@@ -61,9 +64,13 @@ ModelReply OfflineReply(const ModelRequest& r) {
     if (reply.tool_calls.empty()) {
       if (Offers(r, "search_resources")) {
         boost::json::object args{{"query", message}};
-        reply.tool_calls.push_back(ToolCall{"offline-search", "search_resources", boost::json::serialize(args)});
+        reply.tool_calls.push_back(
+            ToolCall{"offline-search", "search_resources", boost::json::serialize(args)});
       } else {
-        reply.text = "I am the built-in offline model, so I can only answer from trusted resources. You asked: " + message;
+        reply.text =
+            "I am the built-in offline model, so I can only answer from trusted resources. You "
+            "asked: " +
+            message;
       }
     }
   }
@@ -72,7 +79,8 @@ ModelReply OfflineReply(const ModelRequest& r) {
   return reply;
 }
 
-boost::asio::awaitable<ModelResult> OfflineModelClient::Complete(const ModelRequest& request, std::chrono::milliseconds) {
+boost::asio::awaitable<ModelResult> OfflineModelClient::Complete(const ModelRequest& request,
+                                                                 std::chrono::milliseconds) {
   co_return OfflineReply(request);
 }
 

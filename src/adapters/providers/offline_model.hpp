@@ -19,7 +19,8 @@ ModelReply OfflineReply(const ModelRequest& request);
 
 class OfflineModelClient final : public ModelClient {
  public:
-  boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request, std::chrono::milliseconds timeout) override;
+  boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
+                                               std::chrono::milliseconds timeout) override;
 };
 
 }  // namespace agentgate

@@ -37,7 +37,8 @@ std::int64_t IntAt(const json::value& v, const char* object, const char* key) {
   return n != nullptr && n->is_int64() ? n->get_int64() : 0;
 }
 
-std::optional<std::chrono::milliseconds> RetryAfter(std::optional<std::string> seconds, std::optional<std::string> ms) {
+std::optional<std::chrono::milliseconds> RetryAfter(std::optional<std::string> seconds,
+                                                    std::optional<std::string> ms) {
   if (ms) {
     const double v = std::strtod(ms->c_str(), nullptr);
     if (v > 0) return std::chrono::milliseconds(static_cast<std::int64_t>(v));
@@ -62,18 +63,24 @@ json::value ArgumentsObject(const std::string& arguments) {
 
 std::string OpenAiRequestBody(const ModelRequest& r) {
   json::array messages;
-  if (!r.system.empty()) messages.push_back(json::object{{"role", "system"}, {"content", r.system}});
+  if (!r.system.empty())
+    messages.push_back(json::object{{"role", "system"}, {"content", r.system}});
   for (const auto& m : r.messages) {
     switch (m.role) {
-      case Role::kUser: messages.push_back(json::object{{"role", "user"}, {"content", m.content}}); break;
+      case Role::kUser:
+        messages.push_back(json::object{{"role", "user"}, {"content", m.content}});
+        break;
       case Role::kAssistant: {
         json::object out{{"role", "assistant"}};
-        out["content"] = m.content.empty() && !m.tool_calls.empty() ? json::value(nullptr) : json::value(m.content);
+        out["content"] = m.content.empty() && !m.tool_calls.empty() ? json::value(nullptr)
+                                                                    : json::value(m.content);
         if (!m.tool_calls.empty()) {
           json::array calls;
           for (const auto& c : m.tool_calls) {
-            calls.push_back(json::object{{"id", c.id}, {"type", "function"},
-                                         {"function", json::object{{"name", c.name}, {"arguments", c.arguments_json}}}});
+            calls.push_back(json::object{
+                {"id", c.id},
+                {"type", "function"},
+                {"function", json::object{{"name", c.name}, {"arguments", c.arguments_json}}}});
           }
           out["tool_calls"] = std::move(calls);
         }
@@ -81,17 +88,20 @@ std::string OpenAiRequestBody(const ModelRequest& r) {
         break;
       }
       case Role::kTool:
-        messages.push_back(json::object{{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.content}});
+        messages.push_back(json::object{
+            {"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.content}});
         break;
     }
   }
-  json::object body{{"model", r.model}, {"messages", std::move(messages)}, {"max_tokens", r.max_output_tokens}};
+  json::object body{
+      {"model", r.model}, {"messages", std::move(messages)}, {"max_tokens", r.max_output_tokens}};
   if (r.temperature) body["temperature"] = *r.temperature;
   if (!r.tools.empty()) {
     json::array tools;
     for (const auto& t : r.tools) {
       tools.push_back(json::object{{"type", "function"},
-                                   {"function", json::object{{"name", t.name}, {"description", t.description},
+                                   {"function", json::object{{"name", t.name},
+                                                             {"description", t.description},
                                                              {"parameters", t.parameters}}}});
     }
     body["tools"] = std::move(tools);
@@ -100,7 +110,8 @@ std::string OpenAiRequestBody(const ModelRequest& r) {
 }
 
 Parsed OpenAiParseReply(const std::string& body) {
-  const ModelFailure malformed{Kind::kTransient, "malformed reply from the model provider", std::nullopt};
+  const ModelFailure malformed{Kind::kTransient, "malformed reply from the model provider",
+                               std::nullopt};
   auto v = ParseJson(body);
   if (!v || !v->is_object()) return malformed;
   const auto* choices = v->as_object().if_contains("choices");
@@ -110,22 +121,27 @@ Parsed OpenAiParseReply(const std::string& body) {
   const auto& message = choice.as_object().at("message");
   if (!message.is_object()) return malformed;
   ModelReply reply;
-  if (const auto* content = message.as_object().if_contains("content"); content != nullptr && content->is_string()) {
+  if (const auto* content = message.as_object().if_contains("content");
+      content != nullptr && content->is_string()) {
     reply.text = std::string(content->get_string());
   }
-  if (const auto* calls = message.as_object().if_contains("tool_calls"); calls != nullptr && calls->is_array()) {
+  if (const auto* calls = message.as_object().if_contains("tool_calls");
+      calls != nullptr && calls->is_array()) {
     for (const auto& c : calls->as_array()) {
-      ToolCall call{StringAt(c, {"id"}), StringAt(c, {"function", "name"}), StringAt(c, {"function", "arguments"})};
+      ToolCall call{StringAt(c, {"id"}), StringAt(c, {"function", "name"}),
+                    StringAt(c, {"function", "arguments"})};
       if (call.name.empty()) return malformed;
       if (call.id.empty()) call.id = "call_" + std::to_string(reply.tool_calls.size() + 1);
       reply.tool_calls.push_back(std::move(call));
     }
   }
-  reply.usage = TokenUsage{IntAt(*v, "usage", "prompt_tokens"), IntAt(*v, "usage", "completion_tokens")};
+  reply.usage =
+      TokenUsage{IntAt(*v, "usage", "prompt_tokens"), IntAt(*v, "usage", "completion_tokens")};
   return reply;
 }
 
-ModelFailure OpenAiClassifyError(int status, const std::string& body, std::optional<std::string> retry_after,
+ModelFailure OpenAiClassifyError(int status, const std::string& body,
+                                 std::optional<std::string> retry_after,
                                  std::optional<std::string> retry_after_ms) {
   const auto v = ParseJson(body).value_or(json::value());
   const std::string code = StringAt(v, {"error", "code"});
@@ -134,9 +150,13 @@ ModelFailure OpenAiClassifyError(int status, const std::string& body, std::optio
   const std::string what = Describe(status, code.empty() ? detail : code + ": " + detail);
   const bool billing = code == "insufficient_quota" || type == "insufficient_quota" ||
                        code.starts_with("billing") || type.starts_with("billing");
-  if (status == 401 || status == 403 || status == 402 || billing) return ModelFailure{Kind::kRefused, what, std::nullopt};
-  if (status == 429) return ModelFailure{Kind::kThrottled, what, RetryAfter(std::move(retry_after), std::move(retry_after_ms))};
-  if (status == 408 || status == 409 || status >= 500) return ModelFailure{Kind::kTransient, what, std::nullopt};
+  if (status == 401 || status == 403 || status == 402 || billing)
+    return ModelFailure{Kind::kRefused, what, std::nullopt};
+  if (status == 429)
+    return ModelFailure{Kind::kThrottled, what,
+                        RetryAfter(std::move(retry_after), std::move(retry_after_ms))};
+  if (status == 408 || status == 409 || status >= 500)
+    return ModelFailure{Kind::kTransient, what, std::nullopt};
   return ModelFailure{Kind::kRejected, what, std::nullopt};
 }
 
@@ -150,7 +170,10 @@ std::string AnthropicRequestBody(const ModelRequest& r) {
       json::array blocks;
       if (!m.content.empty()) blocks.push_back(json::object{{"type", "text"}, {"text", m.content}});
       for (const auto& c : m.tool_calls) {
-        blocks.push_back(json::object{{"type", "tool_use"}, {"id", c.id}, {"name", c.name}, {"input", ArgumentsObject(c.arguments_json)}});
+        blocks.push_back(json::object{{"type", "tool_use"},
+                                      {"id", c.id},
+                                      {"name", c.name},
+                                      {"input", ArgumentsObject(c.arguments_json)}});
       }
       if (blocks.empty()) blocks.push_back(json::object{{"type", "text"}, {"text", "(no reply)"}});
       messages.push_back(json::object{{"role", "assistant"}, {"content", std::move(blocks)}});
@@ -158,20 +181,23 @@ std::string AnthropicRequestBody(const ModelRequest& r) {
       // Consecutive tool results travel together in one user message.
       json::array results;
       for (; i < r.messages.size() && r.messages[i].role == Role::kTool; ++i) {
-        results.push_back(json::object{{"type", "tool_result"}, {"tool_use_id", r.messages[i].tool_call_id},
+        results.push_back(json::object{{"type", "tool_result"},
+                                       {"tool_use_id", r.messages[i].tool_call_id},
                                        {"content", r.messages[i].content}});
       }
       --i;
       messages.push_back(json::object{{"role", "user"}, {"content", std::move(results)}});
     }
   }
-  json::object body{{"model", r.model}, {"max_tokens", r.max_output_tokens}, {"messages", std::move(messages)}};
+  json::object body{
+      {"model", r.model}, {"max_tokens", r.max_output_tokens}, {"messages", std::move(messages)}};
   if (!r.system.empty()) body["system"] = r.system;
   if (r.temperature) body["temperature"] = *r.temperature;
   if (!r.tools.empty()) {
     json::array tools;
     for (const auto& t : r.tools) {
-      tools.push_back(json::object{{"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
+      tools.push_back(json::object{
+          {"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
     }
     body["tools"] = std::move(tools);
   }
@@ -179,7 +205,8 @@ std::string AnthropicRequestBody(const ModelRequest& r) {
 }
 
 Parsed AnthropicParseReply(const std::string& body) {
-  const ModelFailure malformed{Kind::kTransient, "malformed reply from the model provider", std::nullopt};
+  const ModelFailure malformed{Kind::kTransient, "malformed reply from the model provider",
+                               std::nullopt};
   auto v = ParseJson(body);
   if (!v || !v->is_object()) return malformed;
   const auto* content = v->as_object().if_contains("content");
@@ -201,16 +228,22 @@ Parsed AnthropicParseReply(const std::string& body) {
   return reply;
 }
 
-ModelFailure AnthropicClassifyError(int status, const std::string& body, std::optional<std::string> retry_after) {
+ModelFailure AnthropicClassifyError(int status, const std::string& body,
+                                    std::optional<std::string> retry_after) {
   const auto v = ParseJson(body).value_or(json::value());
   const std::string type = StringAt(v, {"error", "type"});
   const std::string detail = StringAt(v, {"error", "message"});
   const std::string what = Describe(status, type.empty() ? detail : type + ": " + detail);
-  const bool billing = type == "enforced_spend_limit_reached" || body.find("enforced_spend_limit_reached") != std::string::npos ||
-                       detail.find("credit balance") != std::string::npos || type == "billing_error";
-  if (status == 401 || status == 403 || status == 402 || billing) return ModelFailure{Kind::kRefused, what, std::nullopt};
-  if (status == 429) return ModelFailure{Kind::kThrottled, what, RetryAfter(std::move(retry_after), std::nullopt)};
-  if (status == 408 || status == 409 || status >= 500) return ModelFailure{Kind::kTransient, what, std::nullopt};
+  const bool billing = type == "enforced_spend_limit_reached" ||
+                       body.find("enforced_spend_limit_reached") != std::string::npos ||
+                       detail.find("credit balance") != std::string::npos ||
+                       type == "billing_error";
+  if (status == 401 || status == 403 || status == 402 || billing)
+    return ModelFailure{Kind::kRefused, what, std::nullopt};
+  if (status == 429)
+    return ModelFailure{Kind::kThrottled, what, RetryAfter(std::move(retry_after), std::nullopt)};
+  if (status == 408 || status == 409 || status >= 500)
+    return ModelFailure{Kind::kTransient, what, std::nullopt};
   return ModelFailure{Kind::kRejected, what, std::nullopt};
 }
 

@@ -15,12 +15,14 @@ using Parsed = std::variant<ModelReply, ModelFailure>;
 // OpenAI-compatible /v1/chat/completions (OpenAI, vLLM, llama.cpp server, Ollama).
 std::string OpenAiRequestBody(const ModelRequest& request);
 Parsed OpenAiParseReply(const std::string& body);
-ModelFailure OpenAiClassifyError(int status, const std::string& body, std::optional<std::string> retry_after,
+ModelFailure OpenAiClassifyError(int status, const std::string& body,
+                                 std::optional<std::string> retry_after,
                                  std::optional<std::string> retry_after_ms);
 
 // Anthropic /v1/messages.
 std::string AnthropicRequestBody(const ModelRequest& request);
 Parsed AnthropicParseReply(const std::string& body);
-ModelFailure AnthropicClassifyError(int status, const std::string& body, std::optional<std::string> retry_after);
+ModelFailure AnthropicClassifyError(int status, const std::string& body,
+                                    std::optional<std::string> retry_after);
 
 }  // namespace agentgate::wire

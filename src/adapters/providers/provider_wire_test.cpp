@@ -1,8 +1,8 @@
-#include "adapters/providers/offline_model.hpp"
 #include "adapters/providers/provider_wire.hpp"
+#include "adapters/providers/offline_model.hpp"
 
-#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
 
 namespace agentgate::wire {
 namespace {
@@ -19,7 +19,8 @@ ModelRequest ToolRound() {
   r.temperature = 0.2;
   r.tools.push_back(ToolSpec{"lookup", "Look up", json::object{{"type", "object"}}});
   r.messages.push_back(ChatMessage{Role::kUser, "hi", {}, "", ""});
-  r.messages.push_back(ChatMessage{Role::kAssistant, "", {{"c1", "lookup", R"({"q":"x"})"}, {"c2", "lookup", "{}"}}, "", ""});
+  r.messages.push_back(ChatMessage{
+      Role::kAssistant, "", {{"c1", "lookup", R"({"q":"x"})"}, {"c2", "lookup", "{}"}}, "", ""});
   r.messages.push_back(ChatMessage{Role::kTool, "r1", {}, "c1", "lookup"});
   r.messages.push_back(ChatMessage{Role::kTool, "r2", {}, "c2", "lookup"});
   return r;
@@ -50,25 +51,35 @@ TEST(OpenAiWire, ParsesTextToolCallsAndUsage) {
   EXPECT_EQ(reply.tool_calls[0].arguments_json, R"({"q":1})");
   EXPECT_EQ(reply.usage.input_tokens, 12);
   EXPECT_EQ(reply.usage.output_tokens, 3);
-  EXPECT_EQ(std::get<ModelReply>(OpenAiParseReply(R"({"choices":[{"message":{"content":"Hi"}}]})")).text, "Hi");
-  for (const char* bad : {"not json", "{}", R"({"choices":[]})", R"({"choices":[{"message":{"tool_calls":[{"function":{}}]}}]})"}) {
+  EXPECT_EQ(
+      std::get<ModelReply>(OpenAiParseReply(R"({"choices":[{"message":{"content":"Hi"}}]})")).text,
+      "Hi");
+  for (const char* bad : {"not json", "{}", R"({"choices":[]})",
+                          R"({"choices":[{"message":{"tool_calls":[{"function":{}}]}}]})"}) {
     EXPECT_EQ(std::get<ModelFailure>(OpenAiParseReply(bad)).kind, Kind::kTransient) << bad;
   }
 }
 
 TEST(OpenAiWire, ClassifiesErrorsPerTheContract) {
-  EXPECT_EQ(OpenAiClassifyError(401, R"({"error":{"message":"bad key","code":"invalid_api_key"}})", {}, {}).kind, Kind::kRefused);
+  EXPECT_EQ(OpenAiClassifyError(401, R"({"error":{"message":"bad key","code":"invalid_api_key"}})",
+                                {}, {})
+                .kind,
+            Kind::kRefused);
   EXPECT_EQ(OpenAiClassifyError(403, "", {}, {}).kind, Kind::kRefused);
   EXPECT_EQ(OpenAiClassifyError(402, "", {}, {}).kind, Kind::kRefused);
-  EXPECT_EQ(OpenAiClassifyError(429, R"({"error":{"code":"insufficient_quota","type":"insufficient_quota"}})", "1", {}).kind,
-            Kind::kRefused);
+  EXPECT_EQ(
+      OpenAiClassifyError(
+          429, R"({"error":{"code":"insufficient_quota","type":"insufficient_quota"}})", "1", {})
+          .kind,
+      Kind::kRefused);
   auto throttled = OpenAiClassifyError(429, R"({"error":{"code":"rate_limit_exceeded"}})", "2", {});
   EXPECT_EQ(throttled.kind, Kind::kThrottled);
   EXPECT_EQ(throttled.retry_after, 2000ms);
   EXPECT_EQ(OpenAiClassifyError(429, "", "1", "250").retry_after, 250ms);
   EXPECT_EQ(OpenAiClassifyError(500, "", {}, {}).kind, Kind::kTransient);
   EXPECT_EQ(OpenAiClassifyError(503, "", {}, {}).kind, Kind::kTransient);
-  EXPECT_EQ(OpenAiClassifyError(400, R"({"error":{"message":"context too long"}})", {}, {}).kind, Kind::kRejected);
+  EXPECT_EQ(OpenAiClassifyError(400, R"({"error":{"message":"context too long"}})", {}, {}).kind,
+            Kind::kRejected);
   EXPECT_EQ(OpenAiClassifyError(401, "", {}, {}).message.find("sk-"), std::string::npos);
 }
 
@@ -92,14 +103,31 @@ TEST(AnthropicWire, ParsesBlocksAndClassifiesErrors) {
   EXPECT_EQ(reply.text, "Let me look.");
   EXPECT_EQ(reply.tool_calls.at(0).arguments_json, R"({"q":"x"})");
   EXPECT_EQ(reply.usage.output_tokens, 7);
-  EXPECT_EQ(AnthropicClassifyError(529, R"({"type":"error","error":{"type":"overloaded_error"}})", {}).kind, Kind::kTransient);
-  EXPECT_EQ(AnthropicClassifyError(429, R"({"type":"error","error":{"type":"rate_limit_error"}})", "3").retry_after, 3000ms);
-  EXPECT_EQ(AnthropicClassifyError(400, R"({"type":"error","error":{"type":"enforced_spend_limit_reached"}})", {}).kind,
+  EXPECT_EQ(
+      AnthropicClassifyError(529, R"({"type":"error","error":{"type":"overloaded_error"}})", {})
+          .kind,
+      Kind::kTransient);
+  EXPECT_EQ(
+      AnthropicClassifyError(429, R"({"type":"error","error":{"type":"rate_limit_error"}})", "3")
+          .retry_after,
+      3000ms);
+  EXPECT_EQ(AnthropicClassifyError(
+                400, R"({"type":"error","error":{"type":"enforced_spend_limit_reached"}})", {})
+                .kind,
             Kind::kRefused);
   EXPECT_EQ(AnthropicClassifyError(400, R"({"type":"error","error":{"type":"invalid_request_error",
-    "message":"Your credit balance is too low"}})", {}).kind, Kind::kRefused);
-  EXPECT_EQ(AnthropicClassifyError(401, R"({"type":"error","error":{"type":"authentication_error"}})", {}).kind, Kind::kRefused);
-  EXPECT_EQ(AnthropicClassifyError(400, R"({"type":"error","error":{"type":"invalid_request_error"}})", {}).kind, Kind::kRejected);
+    "message":"Your credit balance is too low"}})",
+                                   {})
+                .kind,
+            Kind::kRefused);
+  EXPECT_EQ(
+      AnthropicClassifyError(401, R"({"type":"error","error":{"type":"authentication_error"}})", {})
+          .kind,
+      Kind::kRefused);
+  EXPECT_EQ(AnthropicClassifyError(
+                400, R"({"type":"error","error":{"type":"invalid_request_error"}})", {})
+                .kind,
+            Kind::kRejected);
 }
 
 TEST(OfflineModel, SearchesResourcesThenAnswersFromThem) {
@@ -111,7 +139,11 @@ TEST(OfflineModel, SearchesResourcesThenAnswersFromThem) {
   EXPECT_EQ(first.tool_calls[0].name, "search_resources");
   EXPECT_EQ(json::parse(first.tool_calls[0].arguments_json).at("query"), "What is agentgate?");
   r.messages.push_back(ChatMessage{Role::kAssistant, "", first.tool_calls, "", ""});
-  r.messages.push_back(ChatMessage{Role::kTool, "[about] About\nagentgate is a gateway.", {}, "offline-search", "search_resources"});
+  r.messages.push_back(ChatMessage{Role::kTool,
+                                   "[about] About\nagentgate is a gateway.",
+                                   {},
+                                   "offline-search",
+                                   "search_resources"});
   auto second = OfflineReply(r);
   EXPECT_TRUE(second.tool_calls.empty());
   EXPECT_NE(second.text.find("agentgate is a gateway."), std::string::npos);
@@ -121,7 +153,8 @@ TEST(OfflineModel, SearchesResourcesThenAnswersFromThem) {
 TEST(OfflineModel, CallsToolsOnRequestAndOnlyOfferedOnes) {
   ModelRequest r;
   r.tools.push_back(ToolSpec{"create_case", "", json::object{}});
-  r.messages.push_back(ChatMessage{Role::kUser, "please\n/tool create_case {\"subject\":\"x\"}\n/tool nope {}", {}, "", ""});
+  r.messages.push_back(ChatMessage{
+      Role::kUser, "please\n/tool create_case {\"subject\":\"x\"}\n/tool nope {}", {}, "", ""});
   auto reply = OfflineReply(r);
   ASSERT_EQ(reply.tool_calls.size(), 1u);
   EXPECT_EQ(reply.tool_calls[0].arguments_json, R"({"subject":"x"})");

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 1> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 2> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -136,6 +136,26 @@ CREATE TABLE spend_reservations (
   amount_usd REAL NOT NULL,
   created_at_ms INTEGER NOT NULL
 );
+)sql",
+                                                         R"sql(
+CREATE TABLE turns (
+  id TEXT PRIMARY KEY,
+  conversation_id TEXT NOT NULL,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  started_at_ms INTEGER NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  stop_reason TEXT NOT NULL,
+  blocked INTEGER NOT NULL,
+  model_calls INTEGER NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  transcript TEXT NOT NULL
+);
+CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms);
 )sql"};
 
 }  // namespace

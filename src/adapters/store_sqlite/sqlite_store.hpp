@@ -60,6 +60,8 @@ class SqliteStore final : public Store {
   Result<void> AppendMessages(const std::string& conversation_id,
                               const std::vector<MessageRecord>& messages) override;
   Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) override;
+  Result<void> RecordTurn(const TurnRecord& turn) override;
+  Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                          std::int64_t now_ms) override;
   Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) override;

@@ -71,6 +71,52 @@ Result<std::vector<MessageRecord>> SqliteStore::LoadMessages(const std::string& 
   });
 }
 
+Result<void> SqliteStore::RecordTurn(const TurnRecord& t) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare(
+         "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
+         "duration_ms, "
+         "stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, transcript) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .Bind(1, t.id)
+        .Bind(2, t.conversation_id)
+        .Bind(3, t.org_id)
+        .Bind(4, t.env)
+        .Bind(5, t.agent_id)
+        .Bind(6, t.version)
+        .Bind(7, t.started_at_ms)
+        .Bind(8, t.duration_ms)
+        .Bind(9, t.stop_reason)
+        .Bind(10, t.blocked ? 1 : 0)
+        .Bind(11, t.model_calls)
+        .Bind(12, t.input_tokens)
+        .Bind(13, t.output_tokens)
+        .Bind(14, t.cost_usd)
+        .Bind(15, t.transcript_json)
+        .Run();
+    return {};
+  });
+}
+
+Result<std::vector<TurnRecord>> SqliteStore::ListTurns(const std::string& conversation_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<TurnRecord>> {
+    auto s = c.Prepare(
+        "SELECT id, org_id, env, agent_id, version, started_at_ms, duration_ms, stop_reason, "
+        "blocked, "
+        "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns "
+        "WHERE conversation_id = ? ORDER BY started_at_ms, rowid");
+    s.Bind(1, conversation_id);
+    std::vector<TurnRecord> out;
+    while (s.Step()) {
+      out.push_back(TurnRecord{s.Text(0), conversation_id, s.Text(1), s.Text(2), s.Text(3),
+                               static_cast<int>(s.Int(4)), s.Int(5), s.Int(6), s.Text(7),
+                               s.Int(8) != 0, static_cast<int>(s.Int(9)), s.Int(10), s.Int(11),
+                               s.Double(12), s.Text(13)});
+    }
+    return out;
+  });
+}
+
 Result<void> SqliteStore::AddMemory(const MemoryScope& scope, const std::string& fact,
                                     std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {

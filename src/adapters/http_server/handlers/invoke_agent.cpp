@@ -1,12 +1,14 @@
-// POST /api/agents/{agent_id}/invoke: authentication, visibility and the chat grant. The turn
-// itself arrives with the Daemon; until then an authorised call is answered 501.
+// POST /api/agents/{agent_id}/invoke: the Daemon over HTTP. Decode, run the use case, render.
+#include "app/invoke_agent.hpp"
 #include "adapters/http_server/handlers/route_deps.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "app/authenticate.hpp"
+
+#include <boost/json/object.hpp>
 
 namespace agentgate::http {
 
 namespace asio = boost::asio;
+namespace json = boost::json;
 
 CallerHeaders CallerHeadersOf(const Request& r) {
   auto get = [&](std::string_view name) -> std::optional<std::string> {
@@ -16,26 +18,35 @@ CallerHeaders CallerHeadersOf(const Request& r) {
   return CallerHeaders{get("fl-api-org"), get("fl-api-token"), get("fl-api-env")};
 }
 
+json::object InvokeResultJson(const InvokeResult& result) {
+  json::object out{{"response", result.response}, {"blocked", result.blocked}};
+  out["conversation_id"] =
+      result.conversation_id ? json::value(*result.conversation_id) : json::value(nullptr);
+  const auto reason = StopReasonName(result.stop_reason);
+  out["terminated_reason"] = reason ? json::value(std::string(*reason)) : json::value(nullptr);
+  out["usage"] = json::object{{"input_tokens", result.usage.input_tokens},
+                              {"output_tokens", result.usage.output_tokens},
+                              {"cost_usd", result.cost_usd},
+                              {"model_calls", result.model_calls}};
+  return out;
+}
+
 void AddInvokeRoutes(Router& router, RouteDeps& deps) {
-  router.Add(
-      "POST", "/api/agents/{agent_id}/invoke", [&deps](Request& r) -> asio::awaitable<Response> {
-        auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
-        if (!caller) co_return ErrorResponse(caller.error());
-        const std::string agent_id = r.Param("agent_id");
-        const Caller c = *caller;
-        auto deployed = co_await deps.store.Run(
-            [&](Store& s) { return s.GetDeployment(c.org_id, agent_id, c.env); });
-        if (!deployed) co_return ErrorResponse(deployed.error());
-        if (!*deployed) {
-          co_return ErrorResponse(
-              Error{ErrorCode::kAgentNotFound,
-                    "agent '" + agent_id + "' is not deployed in environment '" + c.env + "'"});
-        }
-        if (auto ok = co_await Authorize(deps.store, c, agent_id, "chat"); !ok)
-          co_return ErrorResponse(ok.error());
-        co_return ErrorResponse(
-            Error{ErrorCode::kNotImplemented, "agent turns are not available in this build yet"});
-      });
+  router.Add("POST", "/api/agents/{agent_id}/invoke",
+             [&deps](Request& r) -> asio::awaitable<Response> {
+               // Authentication comes before the body is judged, so an anonymous caller learns
+               // nothing.
+               auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+               if (!caller) co_return ErrorResponse(caller.error());
+               auto body = ParseJsonBody(r);
+               if (!body) co_return ErrorResponse(body.error());
+               auto request = ParseInvokeRequest(*body);
+               if (!request) co_return ErrorResponse(request.error());
+               InvokeCommand command{*caller, r.Param("agent_id"), std::move(*request)};
+               auto result = co_await deps.invoke.Invoke(std::move(command));
+               if (!result) co_return ErrorResponse(result.error());
+               co_return JsonResponse(200, InvokeResultJson(*result));
+             });
 }
 
 }  // namespace agentgate::http

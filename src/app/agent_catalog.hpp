@@ -1,0 +1,40 @@
+#pragma once
+// The agent versions deployed per environment, parsed once: versions are immutable, so a parsed
+// config, its safety checker and its resource index are cached by (org, agent, version).
+
+#include "app/store_runner.hpp"
+#include "domain/admin/agent_config.hpp"
+#include "domain/agent/resource_search.hpp"
+#include "domain/agent/safety.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace agentgate {
+
+struct LoadedAgent {
+  LoadedAgent(int v, AgentConfig c) : version(v), config(std::move(c)), safety(config.safety), resources(config.resources) {}
+  int version;
+  AgentConfig config;
+  SafetyChecker safety;
+  ResourceIndex resources;  // points into config.resources: never moved
+};
+
+class AgentCatalog {
+ public:
+  explicit AgentCatalog(StoreRunner& store) : store_(store) {}
+
+  // The version deployed in `env`; kAgentNotFound when none is.
+  boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Deployed(const std::string& org_id,
+                                                                              const std::string& agent_id,
+                                                                              const std::string& env);
+
+ private:
+  StoreRunner& store_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const LoadedAgent>> cache_;
+};
+
+}  // namespace agentgate

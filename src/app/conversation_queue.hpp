@@ -1,0 +1,50 @@
+#pragma once
+// Turns on one stateful conversation never interleave: a turn that arrives while another runs
+// waits for it, in arrival order. Waiting is asynchronous (no thread is held) and cancellable
+// (a waiter whose turn cap passes leaves the queue). Across servers the store serialises them.
+
+#include <boost/asio/awaitable.hpp>
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace agentgate {
+
+class ConversationQueue {
+ public:
+  struct Waiter;
+
+  // Holds the conversation until destroyed; the next waiter then runs.
+  class Lease {
+   public:
+    Lease(ConversationQueue* queue, std::string id) : queue_(queue), id_(std::move(id)) {}
+    Lease(Lease&& other) noexcept : queue_(std::exchange(other.queue_, nullptr)), id_(std::move(other.id_)) {}
+    Lease& operator=(Lease&&) = delete;
+    ~Lease();
+
+   private:
+    ConversationQueue* queue_;
+    std::string id_;
+  };
+
+  // Waits for the conversation; returns nullopt when canceled while waiting.
+  boost::asio::awaitable<std::optional<Lease>> Acquire(std::string conversation_id);
+
+  std::size_t Waiting(const std::string& conversation_id);
+
+ private:
+  void Release(const std::string& id);
+
+  struct Entry {
+    bool held = false;
+    std::deque<std::shared_ptr<Waiter>> waiters;
+  };
+  std::mutex mutex_;
+  std::unordered_map<std::string, Entry> entries_;
+};
+
+}  // namespace agentgate

@@ -1,0 +1,75 @@
+#pragma once
+// POST /api/agents/{agent_id}/invoke as a use case (SPEC §5): authenticate, find the deployed
+// version, run one turn against the agent's model and tools under the soft deadline and the hard
+// cap, apply the safety policy, and keep stateful history.
+
+#include "app/agent_catalog.hpp"
+#include "app/authenticate.hpp"
+#include "app/conversation_queue.hpp"
+#include "app/tool_runner.hpp"
+#include "config/config.hpp"
+#include "domain/agent/invoke_request.hpp"
+#include "observability/metrics.hpp"
+#include "ports/model_client.hpp"
+
+#include <chrono>
+#include <map>
+
+namespace agentgate {
+
+struct InvokeCommand {
+  Caller caller;  // authenticated by the caller of Invoke
+  std::string agent_id;
+  InvokeRequest request;
+};
+
+struct InvokeResult {
+  std::string response;
+  std::optional<std::string> conversation_id;
+  std::optional<StopReason> stop_reason;
+  bool blocked = false;
+  TokenUsage usage;
+  double cost_usd = 0;
+  int model_calls = 0;
+};
+
+struct TurnTiming {
+  std::chrono::milliseconds answer_early{100000};  // soft deadline
+  std::chrono::milliseconds hard_cap{120000};      // then 504
+};
+
+struct InvokeDeps {
+  StoreRunner& store;
+  AgentCatalog& catalog;
+  ConversationQueue& conversations;
+  ToolRunner& tools;
+  std::map<std::string, ModelClient*> models;  // by provider name
+  std::map<std::string, Price> prices;         // "provider/model"
+  const Clock& clock;
+  Metrics& metrics;
+  TurnTiming timing;
+};
+
+class InvokeAgent {
+ public:
+  explicit InvokeAgent(InvokeDeps deps) : d_(std::move(deps)) {}
+
+  boost::asio::awaitable<Result<InvokeResult>> Invoke(InvokeCommand command);
+
+ private:
+  struct Deadlines {
+    std::chrono::steady_clock::time_point soft;
+    std::chrono::steady_clock::time_point hard;
+  };
+
+  boost::asio::awaitable<Result<InvokeResult>> Body(InvokeCommand command, Deadlines deadlines);
+  boost::asio::awaitable<Result<InvokeResult>> RunTurn(const Caller& caller, const InvokeCommand& command,
+                                                       std::shared_ptr<const LoadedAgent> agent,
+                                                       std::string instance_instructions,
+                                                       std::optional<std::string> conversation_id,
+                                                       Deadlines deadlines);
+
+  InvokeDeps d_;
+};
+
+}  // namespace agentgate

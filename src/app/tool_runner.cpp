@@ -1,0 +1,108 @@
+#include "app/tool_runner.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+
+namespace agentgate {
+namespace {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+std::optional<json::object> ArgumentsOf(const std::string& arguments) {
+  boost::system::error_code ec;
+  auto v = json::parse(arguments.empty() ? "{}" : arguments, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  return v.get_object();
+}
+
+std::string StringArgument(const json::object& args, const char* key) {
+  const auto* v = args.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : "";
+}
+
+std::string PercentEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string Truncated(std::string text, std::size_t max) {
+  if (text.size() > max) text = text.substr(0, max) + "\n[truncated]";
+  return text;
+}
+
+}  // namespace
+
+asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolContext& context) {
+  ToolResult result{call.id, call.name, ""};
+  const auto args = ArgumentsOf(call.arguments_json);
+  const auto& config = context.agent.config;
+  if (call.name == "search_resources" && !config.resources.empty()) {
+    const std::string query = args ? StringArgument(*args, "query") : "";
+    result.content = query.empty() ? "error: give a non-empty \"query\""
+                                   : RenderHits(context.agent.resources.Search(query, 3), 1500);
+  } else if (call.name == "remember" && config.memory == MemoryMode::kShared) {
+    const std::string fact = args ? StringArgument(*args, "fact") : "";
+    if (fact.empty() || fact.size() > 1000) {
+      result.content = "error: give a \"fact\" of 1 to 1000 characters";
+    } else {
+      const auto now = clock_.NowMs();
+      auto saved = co_await store_.Run([&](Store& s) { return s.AddMemory(context.memory_scope, fact, now); });
+      result.content = saved ? "Saved." : "error: the fact could not be saved";
+    }
+  } else if (call.name == "crm_metadata" && config.crm_metadata_tool) {
+    result.content = "error: the CRM metadata gateway is not available on this server yet";
+  } else {
+    auto tool = std::find_if(config.http_tools.begin(), config.http_tools.end(),
+                             [&](const HttpTool& t) { return t.name == call.name; });
+    if (tool == config.http_tools.end()) {
+      result.content = "error: there is no tool named '" + call.name + "'";
+    } else if (!args) {
+      result.content = "error: the arguments must be a JSON object";
+    } else {
+      result.content = co_await CallHttpTool(*tool, call.arguments_json, context);
+    }
+  }
+  co_return result;
+}
+
+asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool, const std::string& arguments,
+                                                      const ToolContext& context) {
+  HttpClientRequest request;
+  request.method = tool.method;
+  request.url = tool.url;  // exactly the operator's URL: the model chooses arguments, never hosts
+  for (const auto& [k, v] : tool.headers) request.headers.emplace_back(k, v);
+  if (tool.method == "GET" || tool.method == "DELETE") {
+    // Scalar arguments become query parameters.
+    std::string query;
+    for (const auto& kv : ArgumentsOf(arguments).value_or(json::object{})) {
+      const auto& v = kv.value();
+      const std::string text = v.is_string() ? std::string(v.get_string()) : json::serialize(v);
+      query += (query.empty() ? "" : "&") + PercentEncode(kv.key()) + "=" + PercentEncode(text);
+    }
+    if (!query.empty()) request.url += (request.url.find('?') == std::string::npos ? "?" : "&") + query;
+  } else {
+    request.headers.emplace_back("content-type", "application/json");
+    request.body = arguments.empty() ? "{}" : arguments;
+  }
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(context.deadline - std::chrono::steady_clock::now());
+  request.timeout = std::max(std::chrono::milliseconds(1), std::min<std::chrono::milliseconds>(std::chrono::seconds(tool.timeout_seconds), left));
+  request.max_response_bytes = kMaxToolResponseBytes;
+  auto response = co_await http_.Send(std::move(request));
+  if (!response) co_return "error: " + response.error().message;
+  co_return "HTTP " + std::to_string(response->status) + "\n" + Truncated(std::move(response->body), kMaxResultChars);
+}
+
+}  // namespace agentgate

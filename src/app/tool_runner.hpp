@@ -1,0 +1,39 @@
+#pragma once
+// Runs the tools a model asked for: search over trusted resources, remember (shared memory),
+// the operator's http tools (only their configured URL is ever called), and crm_metadata.
+// Tool failures are told to the model as text; they never end the turn.
+
+#include "ports/http_caller.hpp"
+#include "app/agent_catalog.hpp"
+#include "domain/agent/turn.hpp"
+#include "ports/clock.hpp"
+
+#include <chrono>
+
+namespace agentgate {
+
+struct ToolContext {
+  const LoadedAgent& agent;
+  MemoryScope memory_scope;
+  std::chrono::steady_clock::time_point deadline;  // the turn's soft deadline
+};
+
+class ToolRunner {
+ public:
+  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock) : store_(store), http_(http), clock_(clock) {}
+
+  boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context);
+
+  static constexpr std::size_t kMaxToolResponseBytes = 64 * 1024;
+  static constexpr std::size_t kMaxResultChars = 8000;
+
+ private:
+  boost::asio::awaitable<std::string> CallHttpTool(const HttpTool& tool, const std::string& arguments,
+                                                   const ToolContext& context);
+
+  StoreRunner& store_;
+  HttpCaller& http_;
+  const Clock& clock_;
+};
+
+}  // namespace agentgate

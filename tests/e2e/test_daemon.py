@@ -1,0 +1,283 @@
+"""The Daemon (POST /api/agents/{agent_id}/invoke) through the binary against fake providers."""
+import json
+import threading
+import time
+
+import pytest
+
+from conftest import error_of
+from daemon_harness import API_KEY, FakeLlm, FakeToolServer, Tenant, config_for
+from fakes.fake_llm import (anthropic_error, anthropic_text, anthropic_tools, openai_error, openai_text,
+                            openai_tools)
+
+
+@pytest.fixture(scope="module")
+def llm():
+    fake = FakeLlm()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def daemon(llm, start_server):
+    llm.reset()
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    return Tenant(server)
+
+
+def test_openai_wire_format_reply_usage_and_cost(daemon, llm):
+    daemon.agent("bot", instructions="Be brief.", model_settings={"temperature": 0.3, "max_output_tokens": 77})
+    llm.push(openai_text("Hello there", input_tokens=1000, output_tokens=500))
+    status, _, body = daemon.invoke("bot", {"message": "hi"})
+    assert status == 200, body
+    assert body == {"response": "Hello there", "conversation_id": None, "terminated_reason": None, "blocked": False,
+                    "usage": {"input_tokens": 1000, "output_tokens": 500, "cost_usd": pytest.approx(2.0),
+                              "model_calls": 1}}
+    sent = llm.requests[-1]
+    assert sent["path"] == "/v1/chat/completions"
+    assert sent["headers"]["authorization"] == f"Bearer {API_KEY}"
+    assert sent["body"]["model"] == "gpt-test" and sent["body"]["max_tokens"] == 77
+    assert sent["body"]["temperature"] == 0.3
+    assert sent["body"]["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert sent["body"]["messages"][-1] == {"role": "user", "content": "hi"}
+
+
+def test_anthropic_wire_format(daemon, llm):
+    daemon.agent("claude", provider="fake-anthropic", model="claude-test", instructions="Be kind.")
+    llm.push(anthropic_text("Hi from Claude", input_tokens=100, output_tokens=10))
+    status, _, body = daemon.invoke("claude", {"message": "hello"})
+    assert status == 200 and body["response"] == "Hi from Claude"
+    assert body["usage"]["cost_usd"] == pytest.approx(100 * 3000 / 1e6 + 10 * 15000 / 1e6)
+    sent = llm.requests[-1]
+    assert sent["path"] == "/v1/messages"
+    assert sent["headers"]["x-api-key"] == API_KEY and sent["headers"]["anthropic-version"] == "2023-06-01"
+    assert sent["body"]["system"] == "Be kind."
+    assert sent["body"]["messages"] == [{"role": "user", "content": "hello"}]
+
+
+def test_http_tools_call_only_their_configured_url(daemon, llm):
+    tools = FakeToolServer()
+    try:
+        daemon.agent("shop", tools=[{"type": "http", "name": "track_order", "description": "Track an order",
+                                     "parameters": {"type": "object", "properties": {"order": {"type": "string"}}},
+                                     "url": f"http://127.0.0.1:{tools.port}/track", "method": "POST",
+                                     "headers": {"x-tool-key": "k1"}}])
+        llm.push(openai_tools([("track_order", {"order": "A-1"})]), openai_text("Your order ships in 2 days."))
+        status, _, body = daemon.invoke("shop", {"message": "where is A-1?"})
+        assert status == 200 and body["response"] == "Your order ships in 2 days."
+        assert body["usage"]["model_calls"] == 2
+        assert len(tools.calls) == 1
+        call = tools.calls[0]
+        assert call["path"] == "/track" and json.loads(call["body"]) == {"order": "A-1"}
+        assert call["headers"]["x-tool-key"] == "k1"
+        tool_message = llm.requests[-1]["body"]["messages"][-1]
+        assert tool_message["role"] == "tool" and '"shipped"' in tool_message["content"]
+        assert llm.requests[-1]["body"]["tools"][0]["function"]["name"] == "track_order"
+    finally:
+        tools.close()
+
+
+def test_actions_are_appended_as_blocks_in_call_order(daemon, llm):
+    daemon.agent("desk", actions=[{"name": "create_case", "description": "Open a case",
+                                   "parameters": {"type": "object"}}])
+    llm.push(openai_tools([("create_case", {"subject": "Printer"}), ("create_case", {"subject": "Badge"})]),
+             openai_text("I opened two cases."))
+    status, _, body = daemon.invoke("desk", {"message": "two problems"})
+    assert status == 200
+    assert body["response"] == ('I opened two cases.\n\n:::action\n{"name":"create_case","arguments":{"subject":"Printer"}}'
+                                '\n:::\n\n:::action\n{"name":"create_case","arguments":{"subject":"Badge"}}\n:::')
+    acks = [m for m in llm.requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert len(acks) == 2 and all("caller will perform" in a["content"] for a in acks)
+
+
+def test_max_iterations(daemon, llm):
+    daemon.agent("busy", max_iterations=2, actions=[{"name": "step", "description": "d"}])
+    llm.push(openai_tools([("step", {"n": 1})], text="working"), openai_tools([("step", {"n": 2})], text="still working"))
+    status, _, body = daemon.invoke("busy", {"message": "go"})
+    assert status == 200 and body["terminated_reason"] == "max_iterations"
+    assert body["usage"]["model_calls"] == 2 and body["response"].startswith("still working")
+
+
+def test_loop_detected(daemon, llm):
+    daemon.agent("loopy", actions=[{"name": "ping", "description": "d"}])
+    llm.push(*[openai_tools([("ping", {"x": 1})]) for _ in range(3)])
+    status, _, body = daemon.invoke("loopy", {"message": "go"})
+    assert status == 200 and body["terminated_reason"] == "loop_detected" and body["usage"]["model_calls"] == 3
+
+
+@pytest.mark.parametrize("steps,calls", [
+    ([openai_error(500, "server_error")] * 3, 3),
+    ([{"status": 200, "raw": "{not json"}] * 3, 3),
+    ([openai_error(400, "context_length_exceeded")], 1),
+])
+def test_llm_error_after_bounded_retries(daemon, llm, steps, calls):
+    daemon.agent("flaky")
+    llm.push(*steps)
+    status, _, body = daemon.invoke("flaky", {"message": "hi"})
+    assert status == 200 and body["terminated_reason"] == "llm_error"
+    assert len(llm.requests) == calls
+
+
+def test_a_transient_failure_then_success_is_a_normal_answer(daemon, llm):
+    daemon.agent("flaky")
+    llm.push(openai_error(503, "overloaded"), openai_text("recovered"))
+    status, _, body = daemon.invoke("flaky", {"message": "hi"})
+    assert (status, body["response"], body["terminated_reason"]) == (200, "recovered", None)
+
+
+@pytest.mark.parametrize("step", [
+    openai_error(401, "invalid_api_key"),
+    openai_error(403, "forbidden"),
+    openai_error(402, "payment_required"),
+    openai_error(429, "insufficient_quota", headers={"retry-after": "1"}),
+])
+def test_provider_refusals_stop_at_once(daemon, llm, step):
+    daemon.agent("refused")
+    llm.push(step)
+    status, _, body = daemon.invoke("refused", {"message": "hi"})
+    assert status == 200 and body["terminated_reason"] == "provider_error"
+    assert len(llm.requests) == 1
+
+
+def test_throttling_waits_for_retry_after_when_it_fits(daemon, llm):
+    daemon.agent("throttled")
+    llm.push(openai_error(429, "rate_limit_exceeded", headers={"retry-after": "1"}), openai_text("after the wait"))
+    started = time.monotonic()
+    status, _, body = daemon.invoke("throttled", {"message": "hi"})
+    assert status == 200 and body["response"] == "after the wait" and body["terminated_reason"] is None
+    assert time.monotonic() - started >= 1.0
+
+
+def test_throttling_that_does_not_fit_is_a_provider_error(daemon, llm):
+    daemon.agent("throttled")
+    llm.push(openai_error(429, "rate_limit_exceeded", headers={"retry-after": "3600"}))
+    status, _, body = daemon.invoke("throttled", {"message": "hi"})
+    assert status == 200 and body["terminated_reason"] == "provider_error" and len(llm.requests) == 1
+
+
+def test_anthropic_overload_retries_and_spend_limit_refuses(daemon, llm):
+    daemon.agent("claude", provider="fake-anthropic", model="claude-test")
+    llm.push(anthropic_error(529, "overloaded_error"), anthropic_text("ok now"))
+    assert daemon.invoke("claude", {"message": "hi"})[2]["response"] == "ok now"
+    llm.push(anthropic_error(400, "enforced_spend_limit_reached"))
+    assert daemon.invoke("claude", {"message": "hi"})[2]["terminated_reason"] == "provider_error"
+
+
+def test_safety_withholds_the_reply_everywhere(daemon, llm):
+    daemon.agent("guarded", safety={"block_patterns": ["(?i)internal only"], "detect": ["credit_card"],
+                                    "placeholder": "Withheld by policy."})
+    llm.push(openai_text("This is INTERNAL ONLY: the launch date."))
+    status, _, body = daemon.invoke("guarded", {"message": "tell me", "stateful": True})
+    assert status == 200 and body["blocked"] is True and body["response"] == "Withheld by policy."
+    llm.push(openai_text("Card 4111 1111 1111 1111"))
+    _, _, body2 = daemon.invoke("guarded", {"message": "card?", "stateful": True,
+                                            "conversation_id": body["conversation_id"]})
+    assert body2["blocked"] is True
+    _, _, convo = daemon.conversation(body["conversation_id"])
+    stored = json.dumps(convo)
+    assert "launch date" not in stored and "4111" not in stored
+    assert convo["messages"][1]["content"] == "Withheld by policy."
+    assert "launch date" not in "".join(daemon.server.lines)
+
+
+def test_stateful_history_is_sent_as_real_turns_and_only_message_and_reply_are_stored(daemon, llm):
+    daemon.agent("chat")
+    llm.push(openai_text("first answer"))
+    _, _, first = daemon.invoke("chat", {"message": "first", "stateful": True, "host_context": {"account": "A-9"},
+                                         "additional_instructions": "Mention the account."})
+    cid = first["conversation_id"]
+    assert cid and cid.startswith("conv_")
+    assert "A-9" in llm.requests[-1]["body"]["messages"][0]["content"]
+    llm.push(openai_text("second answer"))
+    _, _, second = daemon.invoke("chat", {"message": "second", "stateful": True, "conversation_id": cid})
+    assert second["conversation_id"] == cid
+    messages = llm.requests[-1]["body"]["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert [m["content"] for m in messages[1:]] == ["first", "first answer", "second"]
+    assert "A-9" not in messages[0]["content"] and "Mention the account" not in messages[0]["content"]
+    _, _, convo = daemon.conversation(cid)
+    assert [m["content"] for m in convo["messages"]] == ["first", "first answer", "second", "second answer"]
+    assert len(convo["turns"]) == 2 and convo["turns"][0]["model_calls"] == 1
+    assert convo["turns"][0]["transcript"]["messages"][-1]["content"] == "first answer"
+
+
+def test_conversation_rules(daemon, llm):
+    daemon.agent("chat")
+    daemon.agent("other")
+    status, _, body = daemon.invoke("chat", {"message": "x", "conversation_id": "conv_1"})
+    assert status == 400 and "'conversation_id'" in error_of(body)["message"]
+    _, _, first = daemon.invoke("chat", {"message": "x", "stateful": True})
+    status, _, body = daemon.invoke("other", {"message": "x", "stateful": True, "conversation_id": first["conversation_id"]})
+    assert status == 404 and error_of(body)["code"] == "conversation_not_found"
+    status, _, body = daemon.invoke("chat", {"message": "x", "stateful": True, "conversation_id": "conv_nope"})
+    assert status == 404
+    status, _, body = daemon.invoke("chat", {"message": "x"})
+    assert status == 200 and body["conversation_id"] is None
+
+
+@pytest.mark.parametrize("body,field", [
+    ({}, "message"), ({"message": ""}, "message"), ({"message": 1}, "message"),
+    ({"message": "x", "group_key": ""}, "group_key"), ({"message": "x", "group_key": "a/b"}, "group_key"),
+    ({"message": "x", "group_key": "g" * 129}, "group_key"), ({"message": "x", "host_context": "{}"}, "host_context"),
+    ({"message": "x", "stateful": "true"}, "stateful"),
+])
+def test_bad_requests_name_the_field(daemon, body, field):
+    daemon.agent("chat")
+    status, _, resp = daemon.invoke("chat", body)
+    assert status == 400 and f"'{field}'" in error_of(resp)["message"]
+
+
+def test_per_instance_agents(daemon, llm):
+    daemon.agent("store", per_instance=True, instructions="You help a store.")
+    daemon.server.admin("POST", "/orgs/acme/agents/store/instances", {"instance_id": "s-7", "instructions": "Store 7 closes at 6."})
+    status, _, body = daemon.invoke("store", {"message": "hours?"})
+    assert status == 400 and "'instance_id'" in error_of(body)["message"]
+    status, _, body = daemon.invoke("store", {"message": "hours?", "instance_id": "s-8"})
+    assert status == 404 and error_of(body)["code"] == "instance_not_found"
+    llm.push(openai_text("At 6."))
+    status, _, body = daemon.invoke("store", {"message": "hours?", "instance_id": "s-7"})
+    assert status == 200
+    system = llm.requests[-1]["body"]["messages"][0]["content"]
+    assert system.index("You help a store.") < system.index("Store 7 closes at 6.")
+    daemon.agent("plain")
+    llm.push(openai_text("ok"))
+    assert daemon.invoke("plain", {"message": "x", "instance_id": "whatever"})[0] == 200  # ignored
+
+
+def test_shared_memory_is_scoped_by_group_key_and_org(daemon, llm, start_server):
+    daemon.agent("mem", memory="shared")
+    llm.push(openai_tools([("remember", {"fact": "The customer prefers email"})]), openai_text("Noted."))
+    assert daemon.invoke("mem", {"message": "remember I like email", "group_key": "cust-1"})[0] == 200
+    llm.push(openai_text("You like email."))
+    daemon.invoke("mem", {"message": "how should we contact the customer?", "group_key": "cust-1"})
+    assert "prefers email" in llm.requests[-1]["body"]["messages"][0]["content"]
+    llm.push(openai_text("No idea."))
+    daemon.invoke("mem", {"message": "how should we contact the customer?", "group_key": "cust-2"})
+    assert "prefers email" not in llm.requests[-1]["body"]["messages"][0]["content"]
+    other = Tenant(daemon.server, org="globex")
+    other.agent("mem", memory="shared")
+    llm.push(openai_text("No idea."))
+    other.invoke("mem", {"message": "how should we contact the customer?", "group_key": "cust-1"})
+    assert "prefers email" not in llm.requests[-1]["body"]["messages"][0]["content"]
+
+
+def test_turns_on_one_conversation_run_in_arrival_order(daemon, llm):
+    daemon.agent("chat")
+    _, _, first = daemon.invoke("chat", {"message": "start", "stateful": True})
+    cid = first["conversation_id"]
+    llm.reset()
+    llm.push(dict(openai_text("slow reply"), delay=1.0), openai_text("fast reply"))
+    results = {}
+
+    def call(name, delay):
+        time.sleep(delay)
+        results[name] = daemon.invoke("chat", {"message": name, "stateful": True, "conversation_id": cid})
+
+    threads = [threading.Thread(target=call, args=("one", 0)), threading.Thread(target=call, args=("two", 0.3))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["one"][2]["response"] == "slow reply" and results["two"][2]["response"] == "fast reply"
+    second_request = [m["content"] for m in llm.requests[1]["body"]["messages"][1:]]
+    assert second_request[-3:] == ["one", "slow reply", "two"]  # it saw the first turn's reply

@@ -1,0 +1,51 @@
+"""The soft deadline (answer early) and the hard cap (504, upstream canceled, nothing stored)."""
+import time
+
+import pytest
+
+from conftest import error_of
+from daemon_harness import API_KEY, FakeLlm, Tenant, config_for
+from fakes.fake_llm import openai_text, openai_tools
+
+
+@pytest.fixture
+def llm():
+    fake = FakeLlm()
+    yield fake
+    fake.close()
+
+
+def start(start_server, llm, soft, hard):
+    server = start_server(config_for(llm, f"answer_early_seconds = {soft}\nturn_timeout_seconds = {hard}"),
+                          env={"FAKE_LLM_KEY": API_KEY})
+    return Tenant(server)
+
+
+def test_the_soft_deadline_answers_early_with_what_the_turn_had(start_server, llm):
+    tenant = start(start_server, llm, soft=1, hard=10)
+    tenant.agent("slow", actions=[{"name": "step", "description": "d"}])
+    llm.push(dict(openai_tools([("step", {})], text="partial findings"), delay=1.2), openai_text("never sent"))
+    status, _, body = tenant.invoke("slow", {"message": "go"})
+    assert status == 200 and body["terminated_reason"] == "turn_timeout"
+    assert body["response"].startswith("partial findings")
+    assert len(llm.requests) == 1
+
+
+def test_the_hard_cap_is_504_cancels_the_upstream_call_and_stores_nothing(start_server, llm):
+    tenant = start(start_server, llm, soft=1, hard=2)
+    tenant.agent("stuck")
+    _, _, first = tenant.invoke("stuck", {"message": "hello", "stateful": True})
+    cid = first["conversation_id"]
+    llm.push(dict(openai_text("too late"), delay=30))
+    started = time.monotonic()
+    status, _, body = tenant.invoke("stuck", {"message": "this one hangs", "stateful": True, "conversation_id": cid})
+    elapsed = time.monotonic() - started
+    assert status == 504 and error_of(body)["code"] == "turn_timeout"
+    assert 1.9 < elapsed < 5
+    for _ in range(40):
+        if llm.disconnects:
+            break
+        time.sleep(0.05)
+    assert llm.disconnects == 1, "the upstream call was not canceled with its turn"
+    _, _, convo = tenant.conversation(cid)
+    assert [m["content"] for m in convo["messages"]] == ["hello", "echo: hello"]
