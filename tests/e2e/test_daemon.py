@@ -281,3 +281,18 @@ def test_turns_on_one_conversation_run_in_arrival_order(daemon, llm):
     assert results["one"][2]["response"] == "slow reply" and results["two"][2]["response"] == "fast reply"
     second_request = [m["content"] for m in llm.requests[1]["body"]["messages"][1:]]
     assert second_request[-3:] == ["one", "slow reply", "two"]  # it saw the first turn's reply
+
+
+def test_each_environment_runs_its_deployed_version(daemon, llm):
+    daemon.agent("versioned", instructions="Version one.")
+    daemon.server.admin("POST", "/orgs/acme/environments", {"name": "dev"})
+    v2 = {"name": "versioned", "instructions": "Version two.", "model": {"provider": "fake-openai", "name": "gpt-test"}}
+    assert daemon.server.admin("POST", "/orgs/acme/agents/versioned/versions", {"config": v2})[2]["version"] == 2
+    assert daemon.server.admin("PUT", "/orgs/acme/agents/versioned/deployments/dev", {"version": 2})[0] == 200
+    daemon.invoke("versioned", {"message": "x"})
+    assert llm.requests[-1]["body"]["messages"][0]["content"] == "Version one."
+    daemon.invoke("versioned", {"message": "x"}, headers={"fl-api-env": "dev"})
+    assert llm.requests[-1]["body"]["messages"][0]["content"] == "Version two."
+    daemon.server.admin("PUT", "/orgs/acme/agents/versioned/deployments/prod", {"version": 2})
+    daemon.invoke("versioned", {"message": "x"})
+    assert llm.requests[-1]["body"]["messages"][0]["content"] == "Version two."

@@ -37,9 +37,13 @@ def test_demo_is_provisioned_once(start_server):
     assert creds["org"] == "demo" and creds["agent"] == "demo-agent" and creds["token"].startswith("agt_")
     out = "".join(s.lines)
     assert "curl -s http://" in out and creds["token"] in out
-    status, _, body = s.request("POST", "/api/agents/demo-agent/invoke", {"message": "hi"},
+    status, _, body = s.request("POST", "/api/agents/demo-agent/invoke", {"message": "What is agentgate?"},
                                 {"fl-api-org": "demo", "fl-api-env": "dev", "fl-api-token": creds["token"]})
-    assert status != 401 and status != 403 and status != 404, body
+    assert status == 200 and body["terminated_reason"] is None and body["blocked"] is False, body
+    assert "authenticated API" in body["response"]  # answered from the demo's trusted resources
+    status, _, body = s.request("POST", "/api/agents/demo-agent/invoke", {"message": "zebra?"},
+                                {"fl-api-org": "demo", "fl-api-env": "dev", "fl-api-token": creds["token"]})
+    assert status == 200 and "could not find" in body["response"]
     store = s.dir / "var" / "agentgate.db"
     s.stop()
     again = start_server(env={"AGENTGATE_STORE_URL": f"sqlite:{store}"})
