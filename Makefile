@@ -35,7 +35,7 @@ release: deps
 	@cmake --build --preset release -j $(JOBS)
 
 format:
-	@git ls-files '*.cpp' '*.hpp' | xargs clang-format -i
+	@git ls-files -co --exclude-standard '*.cpp' '*.hpp' | xargs clang-format -i
 
 clean:
 	@rm -rf build build-asan build-release

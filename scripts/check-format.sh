@@ -3,7 +3,7 @@
 set -u
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "format: clang-format not installed"; exit 1; }
-files=$(git ls-files '*.cpp' '*.hpp' 2>/dev/null)
+files=$(git ls-files -co --exclude-standard '*.cpp' '*.hpp' 2>/dev/null)
 [ -n "$files" ] || files=$(find src tests bench -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 echo "$files" | xargs clang-format --dry-run --Werror 2>&1 | head -20
 exit "${PIPESTATUS[1]}"

@@ -4,13 +4,14 @@
 
 namespace agentgate {
 
-boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> AgentCatalog::Deployed(const std::string& org_id,
-                                                                                          const std::string& agent_id,
-                                                                                          const std::string& env) {
-  auto deployed = co_await store_.Run([&](Store& s) { return s.GetDeployment(org_id, agent_id, env); });
+boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> AgentCatalog::Deployed(
+    const std::string& org_id, const std::string& agent_id, const std::string& env) {
+  auto deployed =
+      co_await store_.Run([&](Store& s) { return s.GetDeployment(org_id, agent_id, env); });
   if (!deployed) co_return deployed.error();
   if (!*deployed) {
-    co_return Error(ErrorCode::kAgentNotFound, "agent '" + agent_id + "' is not deployed in environment '" + env + "'");
+    co_return Error(ErrorCode::kAgentNotFound,
+                    "agent '" + agent_id + "' is not deployed in environment '" + env + "'");
   }
   const int version = **deployed;
   const std::string key = org_id + "\n" + agent_id + "\n" + std::to_string(version);
@@ -18,14 +19,17 @@ boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> AgentCatalog:
     std::lock_guard lock(mutex_);
     if (auto it = cache_.find(key); it != cache_.end()) co_return it->second;
   }
-  auto record = co_await store_.Run([&](Store& s) { return s.GetAgentVersion(org_id, agent_id, version); });
+  auto record =
+      co_await store_.Run([&](Store& s) { return s.GetAgentVersion(org_id, agent_id, version); });
   if (!record) co_return record.error();
   if (!*record) co_return Error(ErrorCode::kAgentNotFound, "agent '" + agent_id + "' not found");
   boost::system::error_code ec;
   const auto json = boost::json::parse((*record)->config_json, ec);
   if (ec) co_return Error(ErrorCode::kInternal, "stored agent config is not JSON");
   auto config = ParseAgentConfig(json);
-  if (!config) co_return Error(ErrorCode::kInternal, "stored agent config is invalid: " + config.error().message);
+  if (!config)
+    co_return Error(ErrorCode::kInternal,
+                    "stored agent config is invalid: " + config.error().message);
   auto loaded = std::make_shared<const LoadedAgent>(version, std::move(*config));
   std::lock_guard lock(mutex_);
   cache_.emplace(key, loaded);

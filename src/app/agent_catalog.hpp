@@ -15,7 +15,8 @@
 namespace agentgate {
 
 struct LoadedAgent {
-  LoadedAgent(int v, AgentConfig c) : version(v), config(std::move(c)), safety(config.safety), resources(config.resources) {}
+  LoadedAgent(int v, AgentConfig c)
+      : version(v), config(std::move(c)), safety(config.safety), resources(config.resources) {}
   int version;
   AgentConfig config;
   SafetyChecker safety;
@@ -27,9 +28,8 @@ class AgentCatalog {
   explicit AgentCatalog(StoreRunner& store) : store_(store) {}
 
   // The version deployed in `env`; kAgentNotFound when none is.
-  boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Deployed(const std::string& org_id,
-                                                                              const std::string& agent_id,
-                                                                              const std::string& env);
+  boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Deployed(
+      const std::string& org_id, const std::string& agent_id, const std::string& env);
 
  private:
   StoreRunner& store_;

@@ -13,7 +13,8 @@ namespace agentgate {
 namespace asio = boost::asio;
 
 struct ConversationQueue::Waiter {
-  explicit Waiter(asio::any_io_executor ex) : timer(std::move(ex), asio::steady_timer::time_point::max()) {}
+  explicit Waiter(asio::any_io_executor ex)
+      : timer(std::move(ex), asio::steady_timer::time_point::max()) {}
   asio::steady_timer timer;  // woken by cancel() when granted
   bool granted = false;      // under the queue's mutex
 };
@@ -22,7 +23,8 @@ ConversationQueue::Lease::~Lease() {
   if (queue_ != nullptr) queue_->Release(id_);
 }
 
-asio::awaitable<std::optional<ConversationQueue::Lease>> ConversationQueue::Acquire(std::string id) {
+asio::awaitable<std::optional<ConversationQueue::Lease>> ConversationQueue::Acquire(
+    std::string id) {
   auto waiter = std::make_shared<Waiter>(co_await asio::this_coro::executor);
   {
     std::lock_guard lock(mutex_);

@@ -22,7 +22,8 @@ class ConversationQueue {
   class Lease {
    public:
     Lease(ConversationQueue* queue, std::string id) : queue_(queue), id_(std::move(id)) {}
-    Lease(Lease&& other) noexcept : queue_(std::exchange(other.queue_, nullptr)), id_(std::move(other.id_)) {}
+    Lease(Lease&& other) noexcept
+        : queue_(std::exchange(other.queue_, nullptr)), id_(std::move(other.id_)) {}
     Lease& operator=(Lease&&) = delete;
     ~Lease();
 

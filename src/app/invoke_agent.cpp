@@ -30,16 +30,19 @@ milliseconds Until(SteadyClock::time_point t) {
 
 const char* RoleName(Role role) {
   switch (role) {
-    case Role::kUser: return "user";
-    case Role::kAssistant: return "assistant";
-    case Role::kTool: return "tool";
+    case Role::kUser:
+      return "user";
+    case Role::kAssistant:
+      return "assistant";
+    case Role::kTool:
+      return "tool";
   }
   return "user";
 }
 
 // The operator's view of a turn. When the reply was withheld, so is every model-written text.
-std::string TranscriptJson(const ModelRequest& sent, const std::vector<ChatMessage>& messages, const TurnOutcome& outcome,
-                           bool blocked, const json::array& calls) {
+std::string TranscriptJson(const ModelRequest& sent, const std::vector<ChatMessage>& messages,
+                           const TurnOutcome& outcome, bool blocked, const json::array& calls) {
   json::array out;
   for (const auto& m : messages) {
     json::object item{{"role", RoleName(m.role)}};
@@ -48,15 +51,18 @@ std::string TranscriptJson(const ModelRequest& sent, const std::vector<ChatMessa
     if (!m.tool_calls.empty()) {
       json::array tool_calls;
       for (const auto& c : m.tool_calls) {
-        tool_calls.push_back(json::object{{"id", c.id}, {"name", c.name},
-                                          {"arguments", withheld ? std::string("[withheld]") : c.arguments_json}});
+        tool_calls.push_back(
+            json::object{{"id", c.id},
+                         {"name", c.name},
+                         {"arguments", withheld ? std::string("[withheld]") : c.arguments_json}});
       }
       item["tool_calls"] = std::move(tool_calls);
     }
     if (!m.tool_call_id.empty()) item["tool_call_id"] = m.tool_call_id;
     out.push_back(std::move(item));
   }
-  json::object transcript{{"system", sent.system}, {"messages", std::move(out)}, {"model_calls", calls}};
+  json::object transcript{
+      {"system", sent.system}, {"messages", std::move(out)}, {"model_calls", calls}};
   if (!outcome.failure.empty()) transcript["failure"] = outcome.failure;
   return json::serialize(transcript);
 }
@@ -70,20 +76,23 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
   d_.metrics.AddGauge("agentgate_turns_in_flight", {}, 1);
   asio::steady_timer cap(co_await asio::this_coro::executor, deadlines.hard);
   // The hard cap cancels the body, and with it every upstream call it has in flight.
-  auto first = co_await (Body(std::move(command), deadlines) || cap.async_wait(asio::use_awaitable));
+  auto first =
+      co_await (Body(std::move(command), deadlines) || cap.async_wait(asio::use_awaitable));
   d_.metrics.AddGauge("agentgate_turns_in_flight", {}, -1);
   d_.metrics.Observe("agentgate_turn_duration_seconds", {},
                      std::chrono::duration<double>(SteadyClock::now() - started).count());
   if (first.index() == 1) {
     d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "hard_cap"}});
-    co_return Error(ErrorCode::kTurnTimeout, "the turn passed turn_timeout_seconds (" +
-                                                 std::to_string(d_.timing.hard_cap.count() / 1000) +
-                                                 " s) and was canceled; split the work into smaller calls");
+    co_return Error(ErrorCode::kTurnTimeout,
+                    "the turn passed turn_timeout_seconds (" +
+                        std::to_string(d_.timing.hard_cap.count() / 1000) +
+                        " s) and was canceled; split the work into smaller calls");
   }
   co_return std::get<0>(std::move(first));
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, Deadlines deadlines) {
+asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
+                                                        Deadlines deadlines) {
   const Caller& caller = command.caller;
   AG_CO_TRY(auto agent, co_await d_.catalog.Deployed(caller.org_id, command.agent_id, caller.env));
   AG_CO_TRYV(co_await Authorize(d_.store, caller, command.agent_id, "chat"));
@@ -93,45 +102,57 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, D
   std::string instance_instructions;
   if (agent->config.per_instance) {
     if (!request.instance_id || request.instance_id->empty()) {
-      co_return InvalidField("instance_id", "is required: agent '" + command.agent_id + "' is configured per instance");
+      co_return InvalidField("instance_id", "is required: agent '" + command.agent_id +
+                                                "' is configured per instance");
     }
     instance_id = *request.instance_id;
     AG_CO_TRY(auto instance, co_await d_.store.Run([&](Store& s) {
       return s.GetInstance(caller.org_id, command.agent_id, instance_id);
     }));
-    if (!instance) co_return Error(ErrorCode::kInstanceNotFound, "instance '" + instance_id + "' not found");
+    if (!instance)
+      co_return Error(ErrorCode::kInstanceNotFound, "instance '" + instance_id + "' not found");
     instance_instructions = instance->instructions;
   }
 
   std::optional<std::string> conversation_id;
   if (request.stateful && request.conversation_id) {
-    AG_CO_TRY(auto found, co_await d_.store.Run([&](Store& s) { return s.GetConversation(*request.conversation_id); }));
-    if (!found || found->org_id != caller.org_id || found->env != caller.env || found->agent_id != command.agent_id ||
-        found->instance_id != instance_id) {
-      co_return Error(ErrorCode::kConversationNotFound, "conversation '" + *request.conversation_id + "' not found");
+    AG_CO_TRY(auto found, co_await d_.store.Run([&](Store& s) {
+      return s.GetConversation(*request.conversation_id);
+    }));
+    if (!found || found->org_id != caller.org_id || found->env != caller.env ||
+        found->agent_id != command.agent_id || found->instance_id != instance_id) {
+      co_return Error(ErrorCode::kConversationNotFound,
+                      "conversation '" + *request.conversation_id + "' not found");
     }
     conversation_id = found->id;
   } else if (request.stateful) {
-    ConversationRecord fresh{"conv_" + crypto::RandomHex(12), caller.org_id, caller.env, command.agent_id, instance_id,
+    ConversationRecord fresh{"conv_" + crypto::RandomHex(12),
+                             caller.org_id,
+                             caller.env,
+                             command.agent_id,
+                             instance_id,
                              d_.clock.NowMs()};
     AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.CreateConversation(fresh); }));
     conversation_id = fresh.id;
   }
 
   if (!conversation_id) {
-    co_return co_await RunTurn(caller, command, agent, instance_instructions, std::nullopt, deadlines);
+    co_return co_await RunTurn(caller, command, agent, instance_instructions, std::nullopt,
+                               deadlines);
   }
   // One turn at a time per conversation, in arrival order; the wait counts against this turn's cap.
   auto lease = co_await d_.conversations.Acquire(*conversation_id);
-  if (!lease) co_return Error(ErrorCode::kTurnTimeout, "canceled while waiting for the conversation's previous turn");
-  co_return co_await RunTurn(caller, command, agent, instance_instructions, conversation_id, deadlines);
+  if (!lease)
+    co_return Error(ErrorCode::kTurnTimeout,
+                    "canceled while waiting for the conversation's previous turn");
+  co_return co_await RunTurn(caller, command, agent, instance_instructions, conversation_id,
+                             deadlines);
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const Caller& caller, const InvokeCommand& command,
-                                                           std::shared_ptr<const LoadedAgent> agent,
-                                                           std::string instance_instructions,
-                                                           std::optional<std::string> conversation_id,
-                                                           Deadlines deadlines) {
+asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
+    const Caller& caller, const InvokeCommand& command, std::shared_ptr<const LoadedAgent> agent,
+    std::string instance_instructions, std::optional<std::string> conversation_id,
+    Deadlines deadlines) {
   const auto& config = agent->config;
   const auto& request = command.request;
   const std::int64_t started_ms = d_.clock.NowMs();
@@ -143,7 +164,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const Caller& caller,
   inputs.host_context = request.host_context;
   inputs.message = request.message;
   if (conversation_id) {
-    AG_CO_TRY(auto history, co_await d_.store.Run([&](Store& s) { return s.LoadMessages(*conversation_id); }));
+    AG_CO_TRY(auto history,
+              co_await d_.store.Run([&](Store& s) { return s.LoadMessages(*conversation_id); }));
     for (auto& m : history) {
       ChatMessage message;
       message.role = m.role == "assistant" ? Role::kAssistant : Role::kUser;
@@ -151,15 +173,21 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const Caller& caller,
       inputs.history.push_back(std::move(message));
     }
   }
-  const MemoryScope memory_scope{caller.org_id, caller.env, command.agent_id, request.group_key.value_or("")};
+  const MemoryScope memory_scope{caller.org_id, caller.env, command.agent_id,
+                                 request.group_key.value_or("")};
   if (config.memory == MemoryMode::kShared) {
-    AG_CO_TRY(auto memories, co_await d_.store.Run([&](Store& s) { return s.ListMemories(memory_scope, kMemoriesConsidered); }));
+    AG_CO_TRY(auto memories, co_await d_.store.Run([&](Store& s) {
+      return s.ListMemories(memory_scope, kMemoriesConsidered);
+    }));
     std::vector<TrustedResource> facts;
-    for (const auto& m : memories) facts.push_back(TrustedResource{std::to_string(m.id), "", m.fact});
+    for (const auto& m : memories)
+      facts.push_back(TrustedResource{std::to_string(m.id), "", m.fact});
     const ResourceIndex index(facts);
-    for (const auto& hit : index.Search(request.message, kMemoriesShown)) inputs.memories.push_back(hit.resource->text);
+    for (const auto& hit : index.Search(request.message, kMemoriesShown))
+      inputs.memories.push_back(hit.resource->text);
     if (inputs.memories.empty()) {  // nothing relevant by terms: the newest facts
-      for (std::size_t i = facts.size() > kMemoriesShown ? facts.size() - kMemoriesShown : 0; i < facts.size(); ++i) {
+      for (std::size_t i = facts.size() > kMemoriesShown ? facts.size() - kMemoriesShown : 0;
+           i < facts.size(); ++i) {
         inputs.memories.push_back(facts[i].text);
       }
     }
@@ -167,8 +195,11 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const Caller& caller,
 
   auto prompt = AssemblePrompt(config, inputs);
   const ModelRequest sent = prompt.request;
-  ModelClient* model = d_.models.count(config.model.provider) ? d_.models.at(config.model.provider) : nullptr;
-  if (model == nullptr) co_return Error(ErrorCode::kInternal, "provider '" + config.model.provider + "' is not configured");
+  ModelClient* model =
+      d_.models.count(config.model.provider) ? d_.models.at(config.model.provider) : nullptr;
+  if (model == nullptr)
+    co_return Error(ErrorCode::kInternal,
+                    "provider '" + config.model.provider + "' is not configured");
   const auto price_it = d_.prices.find(config.model.provider + "/" + config.model.name);
 
   Turn turn(std::move(prompt.request), std::move(prompt.action_names), config.max_iterations);
@@ -184,7 +215,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const Caller& caller,
     }
     if (auto* tools = std::get_if<Turn::RunTools>(&step)) {
       std::vector<ToolResult> results;
-      for (const auto& call : tools->calls) results.push_back(co_await d_.tools.Run(call, tool_context));
+      for (const auto& call : tools->calls)
+        results.push_back(co_await d_.tools.Run(call, tool_context));
       step = turn.OnToolResults(results);
       continue;
     }
@@ -192,26 +224,34 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const Caller& caller,
     for (int failures = 0;;) {
       const auto call_started = SteadyClock::now();
       auto outcome = co_await model->Complete(model_request, Until(deadlines.hard));
-      const double seconds = std::chrono::duration<double>(SteadyClock::now() - call_started).count();
+      const double seconds =
+          std::chrono::duration<double>(SteadyClock::now() - call_started).count();
       if (auto* reply = std::get_if<ModelReply>(&outcome)) {
         result.usage.input_tokens += reply->usage.input_tokens;
         result.usage.output_tokens += reply->usage.output_tokens;
         if (price_it != d_.prices.end()) {
-          result.cost_usd += (static_cast<double>(reply->usage.input_tokens) * price_it->second.input_per_mtok +
-                              static_cast<double>(reply->usage.output_tokens) * price_it->second.output_per_mtok) / 1e6;
+          result.cost_usd +=
+              (static_cast<double>(reply->usage.input_tokens) * price_it->second.input_per_mtok +
+               static_cast<double>(reply->usage.output_tokens) * price_it->second.output_per_mtok) /
+              1e6;
         }
-        d_.metrics.Add("agentgate_model_calls_total", {{"provider", config.model.provider}, {"outcome", "ok"}});
-        d_.metrics.Add("agentgate_model_tokens_total", {{"provider", config.model.provider}, {"direction", "input"}},
+        d_.metrics.Add("agentgate_model_calls_total",
+                       {{"provider", config.model.provider}, {"outcome", "ok"}});
+        d_.metrics.Add("agentgate_model_tokens_total",
+                       {{"provider", config.model.provider}, {"direction", "input"}},
                        static_cast<double>(reply->usage.input_tokens));
-        d_.metrics.Add("agentgate_model_tokens_total", {{"provider", config.model.provider}, {"direction", "output"}},
+        d_.metrics.Add("agentgate_model_tokens_total",
+                       {{"provider", config.model.provider}, {"direction", "output"}},
                        static_cast<double>(reply->usage.output_tokens));
-        call_log.push_back(json::object{{"seconds", seconds}, {"input_tokens", reply->usage.input_tokens},
+        call_log.push_back(json::object{{"seconds", seconds},
+                                        {"input_tokens", reply->usage.input_tokens},
                                         {"output_tokens", reply->usage.output_tokens}});
         step = turn.OnModelReply(*reply);
         break;
       }
       const auto& failure = std::get<ModelFailure>(outcome);
-      d_.metrics.Add("agentgate_model_calls_total", {{"provider", config.model.provider}, {"outcome", "failed"}});
+      d_.metrics.Add("agentgate_model_calls_total",
+                     {{"provider", config.model.provider}, {"outcome", "failed"}});
       call_log.push_back(json::object{{"seconds", seconds}, {"failure", failure.message}});
       const auto decision = DecideRetry(failure, ++failures, Until(deadlines.soft));
       if (!decision.retry) {
@@ -228,27 +268,41 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const Caller& caller,
   result.model_calls = turn.model_calls();
   std::string response = RenderResponse(outcome);
   result.blocked = agent->safety.Blocks(response);
-  if (result.blocked) response = config.safety.placeholder;  // the withheld text is never stored or logged
+  if (result.blocked)
+    response = config.safety.placeholder;  // the withheld text is never stored or logged
   result.response = response;
 
   if (Until(deadlines.hard) < kStoreMargin) {
-    co_return Error(ErrorCode::kTurnTimeout, "the turn passed turn_timeout_seconds and was canceled");
+    co_return Error(ErrorCode::kTurnTimeout,
+                    "the turn passed turn_timeout_seconds and was canceled");
   }
   if (conversation_id) {
     const std::int64_t now = d_.clock.NowMs();
     std::vector<MessageRecord> exchange{MessageRecord{0, "user", request.message, started_ms},
                                         MessageRecord{0, "assistant", response, now}};
-    AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.AppendMessages(*conversation_id, exchange); }));
+    AG_CO_TRYV(co_await d_.store.Run(
+        [&](Store& s) { return s.AppendMessages(*conversation_id, exchange); }));
   }
-  const TurnRecord record{"turn_" + crypto::RandomHex(10), conversation_id.value_or(""), caller.org_id, caller.env,
-                          command.agent_id, agent->version, started_ms,
-                          std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count(),
-                          std::string(StopReasonName(outcome.stop_reason).value_or("")), result.blocked,
-                          result.model_calls, result.usage.input_tokens, result.usage.output_tokens, result.cost_usd,
-                          TranscriptJson(sent, turn.transcript(), outcome, result.blocked, call_log)};
+  const TurnRecord record{
+      "turn_" + crypto::RandomHex(10),
+      conversation_id.value_or(""),
+      caller.org_id,
+      caller.env,
+      command.agent_id,
+      agent->version,
+      started_ms,
+      std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count(),
+      std::string(StopReasonName(outcome.stop_reason).value_or("")),
+      result.blocked,
+      result.model_calls,
+      result.usage.input_tokens,
+      result.usage.output_tokens,
+      result.cost_usd,
+      TranscriptJson(sent, turn.transcript(), outcome, result.blocked, call_log)};
   AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.RecordTurn(record); }));
 
-  d_.metrics.Add("agentgate_turn_stops_total", {{"reason", std::string(StopReasonName(outcome.stop_reason).value_or("none"))}});
+  d_.metrics.Add("agentgate_turn_stops_total",
+                 {{"reason", std::string(StopReasonName(outcome.stop_reason).value_or("none"))}});
   if (result.cost_usd > 0) d_.metrics.Add("agentgate_spend_usd_total", {}, result.cost_usd);
   co_return result;
 }

@@ -63,7 +63,8 @@ class InvokeAgent {
   };
 
   boost::asio::awaitable<Result<InvokeResult>> Body(InvokeCommand command, Deadlines deadlines);
-  boost::asio::awaitable<Result<InvokeResult>> RunTurn(const Caller& caller, const InvokeCommand& command,
+  boost::asio::awaitable<Result<InvokeResult>> RunTurn(const Caller& caller,
+                                                       const InvokeCommand& command,
                                                        std::shared_ptr<const LoadedAgent> agent,
                                                        std::string instance_instructions,
                                                        std::optional<std::string> conversation_id,

@@ -59,7 +59,8 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
       result.content = "error: give a \"fact\" of 1 to 1000 characters";
     } else {
       const auto now = clock_.NowMs();
-      auto saved = co_await store_.Run([&](Store& s) { return s.AddMemory(context.memory_scope, fact, now); });
+      auto saved = co_await store_.Run(
+          [&](Store& s) { return s.AddMemory(context.memory_scope, fact, now); });
       result.content = saved ? "Saved." : "error: the fact could not be saved";
     }
   } else if (call.name == "crm_metadata" && config.crm_metadata_tool) {
@@ -78,7 +79,8 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
   co_return result;
 }
 
-asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool, const std::string& arguments,
+asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
+                                                      const std::string& arguments,
                                                       const ToolContext& context) {
   HttpClientRequest request;
   request.method = tool.method;
@@ -92,17 +94,22 @@ asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool, cons
       const std::string text = v.is_string() ? std::string(v.get_string()) : json::serialize(v);
       query += (query.empty() ? "" : "&") + PercentEncode(kv.key()) + "=" + PercentEncode(text);
     }
-    if (!query.empty()) request.url += (request.url.find('?') == std::string::npos ? "?" : "&") + query;
+    if (!query.empty())
+      request.url += (request.url.find('?') == std::string::npos ? "?" : "&") + query;
   } else {
     request.headers.emplace_back("content-type", "application/json");
     request.body = arguments.empty() ? "{}" : arguments;
   }
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(context.deadline - std::chrono::steady_clock::now());
-  request.timeout = std::max(std::chrono::milliseconds(1), std::min<std::chrono::milliseconds>(std::chrono::seconds(tool.timeout_seconds), left));
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      context.deadline - std::chrono::steady_clock::now());
+  request.timeout = std::max(
+      std::chrono::milliseconds(1),
+      std::min<std::chrono::milliseconds>(std::chrono::seconds(tool.timeout_seconds), left));
   request.max_response_bytes = kMaxToolResponseBytes;
   auto response = co_await http_.Send(std::move(request));
   if (!response) co_return "error: " + response.error().message;
-  co_return "HTTP " + std::to_string(response->status) + "\n" + Truncated(std::move(response->body), kMaxResultChars);
+  co_return "HTTP " + std::to_string(response->status) + "\n" +
+      Truncated(std::move(response->body), kMaxResultChars);
 }
 
 }  // namespace agentgate

@@ -3,10 +3,10 @@
 // the operator's http tools (only their configured URL is ever called), and crm_metadata.
 // Tool failures are told to the model as text; they never end the turn.
 
-#include "ports/http_caller.hpp"
 #include "app/agent_catalog.hpp"
 #include "domain/agent/turn.hpp"
 #include "ports/clock.hpp"
+#include "ports/http_caller.hpp"
 
 #include <chrono>
 
@@ -20,7 +20,8 @@ struct ToolContext {
 
 class ToolRunner {
  public:
-  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock) : store_(store), http_(http), clock_(clock) {}
+  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock)
+      : store_(store), http_(http), clock_(clock) {}
 
   boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context);
 
@@ -28,7 +29,8 @@ class ToolRunner {
   static constexpr std::size_t kMaxResultChars = 8000;
 
  private:
-  boost::asio::awaitable<std::string> CallHttpTool(const HttpTool& tool, const std::string& arguments,
+  boost::asio::awaitable<std::string> CallHttpTool(const HttpTool& tool,
+                                                   const std::string& arguments,
                                                    const ToolContext& context);
 
   StoreRunner& store_;

@@ -4,6 +4,7 @@
 // variables or files it names.
 
 #include "domain/error.hpp"
+#include "domain/governance/price.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -47,11 +48,6 @@ struct ProviderConfig {
   std::string kind;  // openai | anthropic | offline
   std::string base_url;
   std::string api_key_env;
-};
-
-struct Price {
-  double input_per_mtok = 0;
-  double output_per_mtok = 0;
 };
 
 struct Config {

@@ -1,0 +1,94 @@
+#include "domain/governance/governance.hpp"
+
+#include <openssl/sha.h>
+#include <cstdio>
+#include <ctime>
+
+namespace agentgate::governance {
+namespace {
+
+std::tm UtcOf(std::int64_t epoch_ms) {
+  // Floor division so instants before 1970 still land in the right second.
+  const std::time_t t =
+      static_cast<std::time_t>(epoch_ms >= 0 ? epoch_ms / 1000 : (epoch_ms - 999) / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm;
+}
+
+}  // namespace
+
+std::string MonthOf(std::int64_t epoch_ms) {
+  const std::tm tm = UtcOf(epoch_ms);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
+  return buf;
+}
+
+std::int64_t NextMonthStartMs(std::int64_t epoch_ms) {
+  std::tm tm = UtcOf(epoch_ms);
+  tm.tm_mday = 1;
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  if (++tm.tm_mon == 12) {
+    tm.tm_mon = 0;
+    ++tm.tm_year;
+  }
+  return static_cast<std::int64_t>(timegm(&tm)) * 1000;
+}
+
+std::string IsoUtc(std::int64_t epoch_ms) {
+  const std::tm tm = UtcOf(epoch_ms);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return buf;
+}
+
+int RetryAfterSeconds(std::int64_t oldest_call_ms, std::int64_t window_ms, std::int64_t now_ms) {
+  const std::int64_t wait_ms = oldest_call_ms + window_ms - now_ms;
+  return static_cast<int>(std::max<std::int64_t>(1, (wait_ms + 999) / 1000));
+}
+
+Result<void> ValidateIdempotencyKey(std::string_view key) {
+  if (key.empty() || key.size() > 255) {
+    return Error(ErrorCode::kInvalidRequest,
+                 "header 'Idempotency-Key' must be 1-255 visible ASCII characters");
+  }
+  for (char c : key) {
+    if (c < 0x21 || c > 0x7e) {
+      return Error(ErrorCode::kInvalidRequest,
+                   "header 'Idempotency-Key' must be 1-255 visible ASCII characters");
+    }
+  }
+  return {};
+}
+
+std::string RequestFingerprint(std::string_view route, std::string_view agent_id,
+                               std::string_view canonical_body) {
+  std::string material;
+  material.append(route).push_back('\n');
+  material.append(agent_id).push_back('\n');
+  material.append(canonical_body);
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(material.data()), material.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : digest) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+double CostUsd(const Price& price, std::int64_t input_tokens, std::int64_t output_tokens) {
+  return (static_cast<double>(input_tokens) * price.input_per_mtok +
+          static_cast<double>(output_tokens) * price.output_per_mtok) /
+         1e6;
+}
+
+double WorstCaseUsd(const Price& price, std::int64_t estimated_input_tokens,
+                    std::int64_t max_output_tokens) {
+  return CostUsd(price, estimated_input_tokens, max_output_tokens);
+}
+
+}  // namespace agentgate::governance
