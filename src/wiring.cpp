@@ -7,6 +7,9 @@
 #include "adapters/providers/offline_model.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
+#include "app/maintenance.hpp"
+
+#include <boost/json/parse.hpp>
 #include "config/config.hpp"
 #include "observability/log.hpp"
 
@@ -36,6 +39,22 @@ class SystemClock final : public Clock {
         .count();
   }
 };
+
+// Every model a deployed agent runs needs a price, checked before serving.
+Result<void> CheckDeployedModelsArePriced(Store& store, const ProviderCatalog& providers) {
+  AG_TRY(auto deployed, store.ListDeployedVersions());
+  for (const auto& v : deployed) {
+    boost::system::error_code ec;
+    auto config = ParseAgentConfig(boost::json::parse(v.config_json, ec));
+    if (ec || !config) continue;  // validated when created
+    if (auto ok = providers.Check(config->model); !ok) {
+      return Error(ErrorCode::kInvalidRequest, "agent '" + v.agent_id + "' (org '" + v.org_id +
+                                                   "', version " + std::to_string(v.version) +
+                                                   "): " + ok.error().message);
+    }
+  }
+  return {};
+}
 
 int Fail(std::string_view what, const std::string& message) {
   log::Error(what, {{"error", std::string_view(message)}});
@@ -155,8 +174,10 @@ int Serve(const ServeOptions& options) {
   Metrics metrics;
   DeclareAgentgateMetrics(metrics);
   StoreRunner runner(**store, blocking);
-  std::set<std::string> providers;
-  for (const auto& p : config->providers) providers.insert(p.name);
+  const ProviderCatalog providers = ProviderCatalog::FromConfig(*config);
+  if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
+    return Fail("config_invalid", priced.error().message);
+  }
   AdminService admin(runner, clock, providers, master_key);
 
   // One HTTP client for every upstream; one model client per configured provider.
@@ -182,6 +203,7 @@ int Serve(const ServeOptions& options) {
   ToolRunner tools(runner, http, clock);
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};
+  Idempotency idempotency(runner, clock, metrics, timing.hard_cap);
   InvokeAgent invoke(InvokeDeps{runner, catalog, conversations, tools, models, config->prices,
                                 clock, metrics, timing});
 
@@ -189,6 +211,7 @@ int Serve(const ServeOptions& options) {
   http::RouteDeps deps{
       admin,
       invoke,
+      idempotency,
       runner,
       metrics,
       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
@@ -229,6 +252,8 @@ int Serve(const ServeOptions& options) {
                    asio::detached);
   });
   server.Start();
+  asio::co_spawn(ioc, RunMaintenance(runner, clock, timing.hard_cap, std::chrono::seconds(60)),
+                 asio::detached);
   log::Info(
       "listening",
       {{"address", std::string_view(*bound)},

@@ -51,12 +51,29 @@ asio::awaitable<Result<void>> AdminService::RequireAgent(const std::string& org_
   co_return Result<void>{};
 }
 
-Result<void> AdminService::CheckProvider(const AgentConfig& config) const {
-  if (!providers_.contains(config.model.provider)) {
+ProviderCatalog ProviderCatalog::FromConfig(const Config& config) {
+  ProviderCatalog catalog;
+  for (const auto& p : config.providers) catalog.kinds[p.name] = p.kind;
+  catalog.prices = config.prices;
+  return catalog;
+}
+
+Result<void> ProviderCatalog::Check(const ModelSettings& model) const {
+  auto kind = kinds.find(model.provider);
+  if (kind == kinds.end()) {
     return InvalidField("config.model.provider",
-                        "'" + config.model.provider + "' is not a configured provider");
+                        "'" + model.provider + "' is not a configured provider");
+  }
+  if (kind->second != "offline" && !prices.contains(model.provider + "/" + model.name)) {
+    return InvalidField("config.model.name", "'" + model.provider + "/" + model.name +
+                                                 "' has no price; add [prices.\"" + model.provider +
+                                                 "/" + model.name + "\"] to the server's config");
   }
   return {};
+}
+
+Result<void> AdminService::CheckProvider(const AgentConfig& config) const {
+  return providers_.Check(config.model);
 }
 
 asio::awaitable<Result<OrgRecord>> AdminService::CreateOrg(CreateOrgCommand cmd) {

@@ -14,6 +14,16 @@
 
 namespace agentgate {
 
+// The configured providers and prices. A model on a paid provider needs a price: without one it
+// is a configuration error, never a free model. The offline provider is free.
+struct ProviderCatalog {
+  std::map<std::string, std::string> kinds;  // provider name -> kind
+  std::map<std::string, Price> prices;       // "provider/model"
+
+  static ProviderCatalog FromConfig(const Config& config);
+  Result<void> Check(const ModelSettings& model) const;  // errors name config.model.*
+};
+
 struct IssuedToken {
   TokenRecord record;
   std::string token;  // shown once
@@ -33,12 +43,9 @@ struct ConversationTranscript {
 
 class AdminService {
  public:
-  AdminService(StoreRunner& store, const Clock& clock, std::set<std::string> provider_names,
+  AdminService(StoreRunner& store, const Clock& clock, ProviderCatalog providers,
                std::optional<crypto::MasterKey> master_key)
-      : store_(store),
-        clock_(clock),
-        providers_(std::move(provider_names)),
-        master_key_(master_key) {}
+      : store_(store), clock_(clock), providers_(std::move(providers)), master_key_(master_key) {}
 
   boost::asio::awaitable<Result<OrgRecord>> CreateOrg(CreateOrgCommand cmd);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
@@ -72,7 +79,7 @@ class AdminService {
 
   StoreRunner& store_;
   const Clock& clock_;
-  std::set<std::string> providers_;
+  ProviderCatalog providers_;
   std::optional<crypto::MasterKey> master_key_;
 };
 

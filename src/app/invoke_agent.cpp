@@ -3,6 +3,7 @@
 #include "crypto/crypto.hpp"
 #include "domain/agent/prompt.hpp"
 #include "domain/agent/retry_policy.hpp"
+#include "domain/governance/governance.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -140,6 +141,21 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
     co_return co_await RunTurn(caller, command, agent, instance_instructions, std::nullopt,
                                deadlines);
   }
+  // At most 200 calls in any 120 s on one conversation (its first call included); refused calls
+  // do not count. Stateless calls are never limited.
+  const std::int64_t now = d_.clock.NowMs();
+  AG_CO_TRY(const auto window, co_await d_.store.Run([&](Store& s) {
+    return s.RecordConversationCall(*conversation_id, now, governance::kConversationWindowMs,
+                                    governance::kConversationCallLimit);
+  }));
+  if (!window.allowed) {
+    d_.metrics.Add("agentgate_rate_limited_total", {});
+    Error limited(ErrorCode::kRateLimited,
+                  "this conversation passed 200 calls in 2 minutes; retry after " +
+                      std::to_string(window.retry_after_seconds) + " s");
+    limited.retry_after_seconds = window.retry_after_seconds;
+    co_return limited;
+  }
   // One turn at a time per conversation, in arrival order; the wait counts against this turn's cap.
   auto lease = co_await d_.conversations.Acquire(*conversation_id);
   if (!lease)
@@ -201,11 +217,17 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     co_return Error(ErrorCode::kInternal,
                     "provider '" + config.model.provider + "' is not configured");
   const auto price_it = d_.prices.find(config.model.provider + "/" + config.model.name);
+  const Price price = price_it != d_.prices.end() ? price_it->second : Price{};
+  AG_CO_TRY(const auto org,
+            co_await d_.store.Run([&](Store& s) { return s.GetOrg(caller.org_id); }));
+  const std::optional<double> org_limit = org ? org->monthly_spend_limit_usd : std::nullopt;
+  const std::string month = governance::MonthOf(started_ms);
 
   Turn turn(std::move(prompt.request), std::move(prompt.action_names), config.max_iterations);
   InvokeResult result;
   result.conversation_id = conversation_id;
   json::array call_log;
+  bool any_model_call = false;
   const ToolContext tool_context{*agent, memory_scope, deadlines.soft};
   auto step = turn.Start();
   while (!std::holds_alternative<Turn::Finish>(step)) {
@@ -222,19 +244,52 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     }
     const auto& model_request = std::get<Turn::CallModel>(step).request;
     for (int failures = 0;;) {
+      // Reserve this call's worst case against both monthly limits before it starts.
+      const SpendReservationRequest reservation{
+          caller.org_id,
+          command.agent_id,
+          month,
+          governance::WorstCaseUsd(price, EstimateTokens(model_request),
+                                   config.model.max_output_tokens),
+          org_limit,
+          config.monthly_spend_limit_usd,
+          d_.clock.NowMs()};
+      AG_CO_TRY(const auto reserved,
+                co_await d_.store.Run([&](Store& s) { return s.ReserveSpend(reservation); }));
+      if (!reserved.reserved) {
+        d_.metrics.Add("agentgate_spend_refusals_total", {{"scope", reserved.scope}});
+        if (!any_model_call) {
+          Error refused(ErrorCode::kSpendLimitReached,
+                        "the " + reserved.scope + "'s monthly spend limit is reached");
+          refused.With("scope", reserved.scope)
+              .With("limit_usd", reserved.limit_usd)
+              .With("spent_usd", reserved.spent_usd)
+              .With("resets_at",
+                    governance::IsoUtc(governance::NextMonthStartMs(d_.clock.NowMs())));
+          co_return refused;
+        }
+        step = turn.OnSpendExhausted();
+        break;
+      }
+      d_.metrics.Add("agentgate_spend_reserved_usd_total", {}, reservation.amount_usd);
+      any_model_call = true;
       const auto call_started = SteadyClock::now();
       auto outcome = co_await model->Complete(model_request, Until(deadlines.hard));
+      SpendSettlement settlement{reserved.reservation_id, 0, 0, 0};
+      if (const auto* r = std::get_if<ModelReply>(&outcome)) {
+        settlement.cost_usd =
+            governance::CostUsd(price, r->usage.input_tokens, r->usage.output_tokens);
+        settlement.input_tokens = r->usage.input_tokens;
+        settlement.output_tokens = r->usage.output_tokens;
+      }
+      AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.SettleSpend(settlement); }));
+      d_.metrics.Add("agentgate_spend_settled_usd_total", {}, settlement.cost_usd);
       const double seconds =
           std::chrono::duration<double>(SteadyClock::now() - call_started).count();
       if (auto* reply = std::get_if<ModelReply>(&outcome)) {
         result.usage.input_tokens += reply->usage.input_tokens;
         result.usage.output_tokens += reply->usage.output_tokens;
-        if (price_it != d_.prices.end()) {
-          result.cost_usd +=
-              (static_cast<double>(reply->usage.input_tokens) * price_it->second.input_per_mtok +
-               static_cast<double>(reply->usage.output_tokens) * price_it->second.output_per_mtok) /
-              1e6;
-        }
+        result.cost_usd += settlement.cost_usd;
         d_.metrics.Add("agentgate_model_calls_total",
                        {{"provider", config.model.provider}, {"outcome", "ok"}});
         d_.metrics.Add("agentgate_model_tokens_total",
@@ -303,7 +358,6 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
 
   d_.metrics.Add("agentgate_turn_stops_total",
                  {{"reason", std::string(StopReasonName(outcome.stop_reason).value_or("none"))}});
-  if (result.cost_usd > 0) d_.metrics.Add("agentgate_spend_usd_total", {}, result.cost_usd);
   co_return result;
 }
 

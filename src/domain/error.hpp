@@ -4,9 +4,12 @@
 
 #include <boost/system/result.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
+#include <vector>
 
 namespace agentgate {
 
@@ -38,11 +41,21 @@ std::string_view ErrorCodeName(ErrorCode code);
 // Not an aggregate on purpose: GCC 12 destroys braced aggregate temporaries inside co_await
 // expressions twice; a constructed temporary is handled correctly.
 struct Error {
+  using Detail = std::variant<std::string, double>;
+
   Error() = default;
   Error(ErrorCode c, std::string m) : code(c), message(std::move(m)) {}
 
+  // Extra fields rendered inside "error" (e.g. the 402's scope, limit_usd, spent_usd, resets_at).
+  Error& With(std::string key, Detail value) {
+    details.emplace_back(std::move(key), std::move(value));
+    return *this;
+  }
+
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
+  std::vector<std::pair<std::string, Detail>> details;
+  std::optional<int> retry_after_seconds;  // sent as the Retry-After header
 };
 
 inline Error MakeError(ErrorCode code, std::string message) {

@@ -125,7 +125,13 @@ void DeclareAgentgateMetrics(Metrics& m) {
                    "Agent turns by stop reason (none = normal finish).");
   m.DeclareCounter("agentgate_model_calls_total", "Model calls by provider and outcome.");
   m.DeclareCounter("agentgate_model_tokens_total", "Model tokens by provider and direction.");
-  m.DeclareCounter("agentgate_spend_usd_total", "Settled model spend in USD.");
+  m.DeclareCounter("agentgate_spend_reserved_usd_total",
+                   "Model spend reserved (worst cases) in USD.");
+  m.DeclareCounter("agentgate_spend_settled_usd_total", "Model spend settled (real costs) in USD.");
+  m.DeclareCounter("agentgate_spend_refusals_total",
+                   "Model calls refused by a monthly spend limit.");
+  m.DeclareCounter("agentgate_idempotency_total", "Idempotency-Key claims by outcome.");
+  m.DeclareCounter("agentgate_rate_limited_total", "Calls refused by the per-conversation window.");
   m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds",
                      "Metadata gateway upstream call latency.", latency);
 }

@@ -60,6 +60,9 @@ class TenantStore {
                                                             const std::string& agent_id,
                                                             const std::string& instance_id) = 0;
 
+  // Every version some environment runs (start-up checks them against the configured prices).
+  virtual Result<std::vector<AgentVersionRecord>> ListDeployedVersions() = 0;
+
   virtual Result<void> PutCrmCredential(const CrmCredentialRecord& credential) = 0;
   virtual Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
                                                                       const std::string& env) = 0;
@@ -114,6 +117,9 @@ class GovernanceStore {
   // Reserves against both monthly limits at once, or refuses naming the limit that would be passed.
   virtual Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) = 0;
   virtual Result<void> SettleSpend(const SpendSettlement& settlement) = 0;
+  // Reservations of turns that died mid-call (canceled, or their server stopped) are released
+  // once older than `created_before_ms`; returns how many.
+  virtual Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) = 0;
   virtual Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
                                                  const std::string& month) = 0;
 };

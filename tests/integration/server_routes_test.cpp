@@ -56,7 +56,7 @@ class ServerRoutesTest : public ::testing::Test {
   StoreRunner runner_{*store_, pool_};
   FixedClock clock_;
   Metrics metrics_;
-  AdminService admin_{runner_, clock_, {"offline"}, std::nullopt};
+  AdminService admin_{runner_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}}, std::nullopt};
   AgentCatalog catalog_{runner_};
   ConversationQueue conversations_;
   asio::io_context http_io_;
@@ -64,8 +64,10 @@ class ServerRoutesTest : public ::testing::Test {
   ToolRunner tools_{runner_, http_, clock_};
   InvokeAgent invoke_{InvokeDeps{
       runner_, catalog_, conversations_, tools_, {}, {}, clock_, metrics_, TurnTiming{}}};
-  http::RouteDeps deps_{admin_,   invoke_,      runner_,
-                        metrics_, std::nullopt, [this] { return server_ && server_->Draining(); }};
+  Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
+  http::RouteDeps deps_{admin_, invoke_, idempotency_, runner_, metrics_, std::nullopt, [this] {
+                          return server_ && server_->Draining();
+                        }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

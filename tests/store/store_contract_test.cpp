@@ -91,6 +91,21 @@ TYPED_TEST(StoreContract, AgentVersionsAreNumberedAndDeploymentsPointAtThem) {
   EXPECT_EQ(s.GetDeployment("acme", "bot", "prod").value(), 2);
 }
 
+TYPED_TEST(StoreContract, DeployedVersionsAreListedOnce) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateEnvironment("acme", "dev"));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, R"({"v":1})", 1}));
+  ASSERT_TRUE(s.AddAgentVersion("acme", "bot", R"({"v":2})", 2));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "idle", 1, "{}", 1}));
+  EXPECT_TRUE(s.ListDeployedVersions().value().empty());
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "prod", 2));
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "dev", 2));
+  auto deployed = s.ListDeployedVersions().value();
+  ASSERT_EQ(deployed.size(), 1u);
+  EXPECT_EQ(deployed[0].version, 2);
+  EXPECT_EQ(deployed[0].config_json, R"({"v":2})");
+}
+
 TYPED_TEST(StoreContract, InstancesBelongToTheirAgent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, "{}", 1}));
@@ -245,6 +260,21 @@ TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
   EXPECT_EQ(usage[0].input_tokens, 300);
   EXPECT_EQ(usage[0].model_calls, 2);
   EXPECT_TRUE(s.GetUsage("acme", "2026-12").value().empty());
+}
+
+TYPED_TEST(StoreContract, StrandedReservationsAreReleased) {
+  auto& s = *this->store_;
+  auto old = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, 1.0, std::nullopt, 100}).value();
+  auto recent = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, 1.0, std::nullopt, 900}).value();
+  ASSERT_TRUE(old.reserved && recent.reserved);
+  EXPECT_EQ(s.ReleaseSpendReservations(500).value(), 1);
+  auto usage = s.GetUsage("acme", "2026-11").value();
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_NEAR(usage[0].reserved_usd, 0.2, 1e-12);
+  EXPECT_EQ(s.SettleSpend(SpendSettlement{old.reservation_id, 0.1, 1, 1}).error().code,
+            ErrorCode::kNotFound);
+  ASSERT_TRUE(s.SettleSpend(SpendSettlement{recent.reservation_id, 0.1, 1, 1}));
+  EXPECT_NEAR(s.GetUsage("acme", "2026-11").value()[0].spent_usd, 0.1, 1e-12);
 }
 
 TYPED_TEST(StoreContract, TheOrgLimitCountsEveryAgent) {

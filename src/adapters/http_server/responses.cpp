@@ -49,7 +49,14 @@ Response ErrorResponse(const Error& error) {
   const int status = StatusFor(error.code);
   boost::json::object inner{
       {"status", status}, {"code", ErrorCodeName(error.code)}, {"message", error.message}};
-  return JsonResponse(status, boost::json::object{{"error", std::move(inner)}});
+  for (const auto& [key, value] : error.details) {
+    std::visit([&inner, &k = key](const auto& v) { inner[k] = v; }, value);
+  }
+  Response response = JsonResponse(status, boost::json::object{{"error", std::move(inner)}});
+  if (error.retry_after_seconds) {
+    response.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_seconds));
+  }
+  return response;
 }
 
 Response JsonResponse(int status, const boost::json::value& body) {

@@ -49,6 +49,7 @@ class SqliteStore final : public Store {
   Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id,
                                                     const std::string& agent_id,
                                                     const std::string& instance_id) override;
+  Result<std::vector<AgentVersionRecord>> ListDeployedVersions() override;
   Result<void> PutCrmCredential(const CrmCredentialRecord& credential) override;
   Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
                                                               const std::string& env) override;
@@ -78,6 +79,7 @@ class SqliteStore final : public Store {
                                                     std::int64_t now_ms, std::int64_t window_ms,
                                                     int limit) override;
   Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) override;
+  Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) override;
   Result<void> SettleSpend(const SpendSettlement& settlement) override;
   Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
                                          const std::string& month) override;

@@ -219,6 +219,26 @@ Result<void> SqliteStore::SettleSpend(const SpendSettlement& s) {
   });
 }
 
+Result<std::int64_t> SqliteStore::ReleaseSpendReservations(std::int64_t created_before_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    sqlite::WriteTransaction tx(c);
+    c.Prepare(
+         "UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - COALESCE((SELECT "
+         "SUM(r.amount_usd) "
+         "FROM spend_reservations r WHERE r.org_id = spend_totals.org_id AND r.agent_id = "
+         "spend_totals.agent_id "
+         "AND r.month = spend_totals.month AND r.created_at_ms < ?1), 0))")
+        .Bind(1, created_before_ms)
+        .Run();
+    c.Prepare("DELETE FROM spend_reservations WHERE created_at_ms < ?")
+        .Bind(1, created_before_ms)
+        .Run();
+    const std::int64_t released = c.Changes();
+    tx.Commit();
+    return released;
+  });
+}
+
 Result<std::vector<UsageRow>> SqliteStore::GetUsage(const std::string& org_id,
                                                     const std::string& month) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<UsageRow>> {

@@ -290,6 +290,23 @@ Result<std::optional<int>> SqliteStore::GetDeployment(const std::string& org_id,
   });
 }
 
+Result<std::vector<AgentVersionRecord>> SqliteStore::ListDeployedVersions() {
+  return sqlite::WithConnection(
+      *pool_, [](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+        auto s = c.Prepare(
+            "SELECT DISTINCT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM "
+            "deployments d "
+            "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND "
+            "v.version = d.version "
+            "ORDER BY v.org_id, v.agent_id, v.version");
+        std::vector<AgentVersionRecord> out;
+        while (s.Step())
+          out.push_back(AgentVersionRecord{s.Text(0), s.Text(1), static_cast<int>(s.Int(2)),
+                                           s.Text(3), s.Int(4)});
+        return out;
+      });
+}
+
 Result<void> SqliteStore::CreateInstance(const InstanceRecord& i) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Prepare(

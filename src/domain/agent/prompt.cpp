@@ -5,7 +5,9 @@
 namespace agentgate {
 namespace {
 
-constexpr std::int64_t kPerMessageOverhead = 4;
+// Deliberately high: spend reservations must be a real worst case (providers count tokens their
+// own way; about 4 bytes a token in English, fewer for other scripts and for JSON).
+constexpr std::int64_t kPerMessageOverhead = 8;
 
 ToolSpec Builtin(std::string name, std::string description, std::string property,
                  std::string property_description) {
@@ -42,7 +44,7 @@ std::string SystemText(const AgentConfig& config, const PromptInputs& in) {
 }  // namespace
 
 std::int64_t EstimateTokens(std::string_view text) {
-  return static_cast<std::int64_t>(text.size() + 3) / 4;
+  return static_cast<std::int64_t>(text.size() + 1) / 2;
 }
 
 std::int64_t EstimateTokens(const ModelRequest& request) {

@@ -35,7 +35,8 @@ std::vector<ToolSpec> OfferedTools(const AgentConfig& config);
 
 AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& inputs);
 
-// A cheap, conservative token estimate (about 4 bytes a token) used for budgets and reservations.
+// A cheap, conservative token estimate (about 2 bytes a token) used for budgets and reservations:
+// it must not undercount, or a spend reservation would not be a worst case.
 std::int64_t EstimateTokens(std::string_view text);
 std::int64_t EstimateTokens(const ModelRequest& request);
 

@@ -1,5 +1,7 @@
 #include "domain/agent/turn.hpp"
 
+#include "domain/json_fields.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -35,33 +37,6 @@ std::string_view StopReasonName(StopReason reason) {
   return "llm_error";
 }
 
-std::string CanonicalJson(const boost::json::value& value) {
-  if (value.is_object()) {
-    std::vector<std::pair<std::string, const boost::json::value*>> items;
-    for (const auto& kv : value.get_object())
-      items.emplace_back(std::string(kv.key()), &kv.value());
-    std::sort(items.begin(), items.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::string out = "{";
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (i > 0) out += ',';
-      out += boost::json::serialize(boost::json::value(items[i].first)) + ":" +
-             CanonicalJson(*items[i].second);
-    }
-    return out + "}";
-  }
-  if (value.is_array()) {
-    std::string out = "[";
-    const auto& arr = value.get_array();
-    for (std::size_t i = 0; i < arr.size(); ++i) {
-      if (i > 0) out += ',';
-      out += CanonicalJson(arr[i]);
-    }
-    return out + "]";
-  }
-  return boost::json::serialize(value);
-}
-
 Turn::Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations)
     : request_(std::move(request)),
       action_names_(std::move(action_names)),
@@ -88,7 +63,8 @@ Turn::Step Turn::OnModelReply(const ModelReply& reply) {
   if (reply.tool_calls.empty()) return Finished(std::nullopt);
 
   for (const auto& call : reply.tool_calls) {
-    const std::string key = call.name + "\n" + CanonicalJson(ParseArguments(call.arguments_json));
+    const std::string key =
+        call.name + "\n" + json_fields::CanonicalJson(ParseArguments(call.arguments_json));
     if (++call_counts_[key] >= 3) return Finished(StopReason::kLoopDetected);
   }
   pending_ = reply.tool_calls;

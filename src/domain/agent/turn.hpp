@@ -86,7 +86,4 @@ class Turn {
 // The final response text: the reply followed by one `:::action` block per action.
 std::string RenderResponse(const TurnOutcome& outcome);
 
-// Compact JSON with object keys sorted, so equal arguments compare equal.
-std::string CanonicalJson(const boost::json::value& value);
-
 }  // namespace agentgate

@@ -2,6 +2,9 @@
 #include "app/invoke_agent.hpp"
 #include "adapters/http_server/handlers/route_deps.hpp"
 #include "adapters/http_server/responses.hpp"
+#include "app/idempotency.hpp"
+#include "domain/governance/governance.hpp"
+#include "domain/json_fields.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -32,21 +35,45 @@ json::object InvokeResultJson(const InvokeResult& result) {
 }
 
 void AddInvokeRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/api/agents/{agent_id}/invoke",
-             [&deps](Request& r) -> asio::awaitable<Response> {
-               // Authentication comes before the body is judged, so an anonymous caller learns
-               // nothing.
-               auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
-               if (!caller) co_return ErrorResponse(caller.error());
-               auto body = ParseJsonBody(r);
-               if (!body) co_return ErrorResponse(body.error());
-               auto request = ParseInvokeRequest(*body);
-               if (!request) co_return ErrorResponse(request.error());
-               InvokeCommand command{*caller, r.Param("agent_id"), std::move(*request)};
-               auto result = co_await deps.invoke.Invoke(std::move(command));
-               if (!result) co_return ErrorResponse(result.error());
-               co_return JsonResponse(200, InvokeResultJson(*result));
-             });
+  router.Add(
+      "POST", "/api/agents/{agent_id}/invoke", [&deps](Request& r) -> asio::awaitable<Response> {
+        // Authentication comes before the body is judged, so an anonymous caller learns nothing.
+        auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+        if (!caller) co_return ErrorResponse(caller.error());
+        auto body = ParseJsonBody(r);
+        if (!body) co_return ErrorResponse(body.error());
+        auto request = ParseInvokeRequest(*body);
+        if (!request) co_return ErrorResponse(request.error());
+        const std::string agent_id = r.Param("agent_id");
+
+        std::optional<std::string> key;
+        if (auto header = r.Header("idempotency-key")) {
+          key = std::string(*header);
+          if (auto valid = governance::ValidateIdempotencyKey(*key); !valid)
+            co_return ErrorResponse(valid.error());
+          const std::string fingerprint =
+              governance::RequestFingerprint("invoke", agent_id, json_fields::CanonicalJson(*body));
+          auto claim = co_await deps.idempotency.Claim(*caller, *key, fingerprint);
+          if (!claim) co_return ErrorResponse(claim.error());
+          if (*claim) {
+            Response replay;
+            replay.status = (*claim)->status;
+            replay.body = (*claim)->body;
+            replay.headers.emplace_back("Idempotent-Replayed", "true");
+            co_return replay;
+          }
+        }
+
+        InvokeCommand command{*caller, agent_id, std::move(*request)};
+        auto result = co_await deps.invoke.Invoke(std::move(command));
+        Response response =
+            result ? JsonResponse(200, InvokeResultJson(*result)) : ErrorResponse(result.error());
+        if (key) {
+          const StoredResponse outcome{response.status, response.body};
+          co_await deps.idempotency.Finish(*caller, *key, outcome);
+        }
+        co_return response;
+      });
 }
 
 }  // namespace agentgate::http

@@ -4,6 +4,7 @@
 
 #include "adapters/http_server/router.hpp"
 #include "app/admin_service.hpp"
+#include "app/idempotency.hpp"
 #include "app/invoke_agent.hpp"
 #include "app/store_runner.hpp"
 #include "observability/metrics.hpp"
@@ -17,6 +18,7 @@ namespace agentgate::http {
 struct RouteDeps {
   AdminService& admin;
   InvokeAgent& invoke;
+  Idempotency& idempotency;
   StoreRunner& store;
   Metrics& metrics;
   std::optional<std::string>

@@ -1,0 +1,52 @@
+#include "app/idempotency.hpp"
+
+#include "domain/governance/governance.hpp"
+
+namespace agentgate {
+
+namespace asio = boost::asio;
+
+asio::awaitable<Result<std::optional<StoredResponse>>> Idempotency::Claim(
+    const Caller& caller, const std::string& key, const std::string& fingerprint) {
+  const IdempotencyScope scope{caller.org_id, caller.env, key};
+  const std::int64_t now = clock_.NowMs();
+  // A claim older than the turn cap belonged to a server that died: it is taken over.
+  const std::int64_t stale_after = turn_cap_.count();
+  AG_CO_TRY(auto claim, co_await store_.Run([&](Store& s) {
+    return s.ClaimIdempotencyKey(scope, fingerprint, now, stale_after);
+  }));
+  using Outcome = IdempotencyClaim::Outcome;
+  switch (claim.outcome) {
+    case Outcome::kClaimed:
+      metrics_.Add("agentgate_idempotency_total", {{"outcome", "claimed"}});
+      co_return std::optional<StoredResponse>{};
+    case Outcome::kInUse:
+      metrics_.Add("agentgate_idempotency_total", {{"outcome", "in_use"}});
+      co_return Error(ErrorCode::kIdempotencyKeyInUse,
+                      "a call with this idempotency key is already running");
+    case Outcome::kFingerprintMismatch:
+      metrics_.Add("agentgate_idempotency_total", {{"outcome", "reused"}});
+      co_return Error(
+          ErrorCode::kIdempotencyKeyReused,
+          "this idempotency key was used for a different request; use a new key for a new request");
+    case Outcome::kCompleted:
+      metrics_.Add("agentgate_idempotency_total", {{"outcome", "replayed"}});
+      co_return std::optional<StoredResponse>(StoredResponse{claim.status, claim.body});
+  }
+  co_return Error(ErrorCode::kInternal, "unknown idempotency outcome");
+}
+
+asio::awaitable<void> Idempotency::Finish(const Caller& caller, const std::string& key,
+                                          const StoredResponse& response) {
+  const IdempotencyScope scope{caller.org_id, caller.env, key};
+  if (response.status == 200) {
+    const std::int64_t expires = clock_.NowMs() + governance::kIdempotencyReplayMs;
+    co_await store_.Run([&](Store& s) {
+      return s.CompleteIdempotencyKey(scope, response.status, response.body, expires);
+    });
+  } else {
+    co_await store_.Run([&](Store& s) { return s.ReleaseIdempotencyKey(scope); });
+  }
+}
+
+}  // namespace agentgate

@@ -1,0 +1,171 @@
+"""Call governance through the binary: Idempotency-Key, the conversation call window, monthly spend.
+Concurrency tests assert exact outcomes, with one server and with two sharing one SQLite file."""
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conftest import error_of
+from daemon_harness import API_KEY, FakeLlm, Tenant, config_for
+from fakes.fake_llm import openai_text
+
+
+@pytest.fixture
+def llm():
+    fake = FakeLlm()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def gov(llm, start_server):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    return Tenant(server)
+
+
+def parallel(n, fn):
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return list(pool.map(lambda i: fn(i), range(n)))
+
+
+def test_concurrent_duplicates_start_exactly_one_turn(gov, llm):
+    gov.agent("bot")
+    llm.push(dict(openai_text("only once"), delay=1.0))
+    results = parallel(8, lambda i: gov.invoke("bot", {"message": "pay invoice 7"}, headers={"idempotency-key": "inv-7"}))
+    statuses = sorted(r[0] for r in results)
+    assert statuses == [200] + [409] * 7
+    conflict = next(r for r in results if r[0] == 409)
+    assert error_of(conflict[2])["code"] == "idempotency_key_in_use"
+    assert len(llm.requests) == 1
+
+
+def test_a_finished_call_is_replayed_and_a_different_request_is_422(gov, llm):
+    gov.agent("bot")
+    llm.push(openai_text("receipt 1"))
+    status, headers, first = gov.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "k-1"})
+    assert status == 200 and "idempotent-replayed" not in headers
+    status, headers, again = gov.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "k-1"})
+    assert status == 200 and headers["idempotent-replayed"] == "true" and again == first
+    assert len(llm.requests) == 1  # no second turn, no second bill
+    status, _, body = gov.invoke("bot", {"message": "pay twice"}, headers={"idempotency-key": "k-1"})
+    assert status == 422 and error_of(body)["code"] == "idempotency_key_reused"
+    status, _, body = gov.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "bad key"})
+    assert status == 400 and "Idempotency-Key" in error_of(body)["message"]
+
+
+def test_keys_are_scoped_to_org_and_env_and_failures_release_them(gov, llm):
+    gov.agent("bot")
+    gov.server.admin("POST", "/orgs/acme/environments", {"name": "dev"})
+    gov.server.admin("PUT", "/orgs/acme/agents/bot/deployments/dev", {"version": 1})
+    assert gov.invoke("bot", {"message": "x"}, headers={"idempotency-key": "shared"})[0] == 200
+    status, headers, _ = gov.invoke("bot", {"message": "x"}, headers={"idempotency-key": "shared", "fl-api-env": "dev"})
+    assert status == 200 and "idempotent-replayed" not in headers
+    # A call that fails (here: a bad instance) releases the key; the corrected call may use it.
+    gov.agent("store", per_instance=True)
+    assert gov.invoke("store", {"message": "x"}, headers={"idempotency-key": "retry-me"})[0] == 400
+    gov.server.admin("POST", "/orgs/acme/agents/store/instances", {"instance_id": "s1"})
+    assert gov.invoke("store", {"message": "x", "instance_id": "s1"}, headers={"idempotency-key": "retry-me"})[0] == 200
+
+
+def test_the_conversation_window_allows_exactly_200_calls(gov, llm):
+    gov.agent("chatty", model="offline-1", provider="offline")
+    _, _, first = gov.invoke("chatty", {"message": "hi", "stateful": True})  # the creating call counts
+    cid = first["conversation_id"]
+    results = parallel(16, lambda i: [gov.invoke("chatty", {"message": f"m{i}-{j}", "stateful": True,
+                                                            "conversation_id": cid}) for j in range(13)])
+    flat = [r for batch in results for r in batch]
+    ok = [r for r in flat if r[0] == 200]
+    limited = [r for r in flat if r[0] == 429]
+    assert len(ok) == 199 and len(limited) == len(flat) - 199
+    assert error_of(limited[0][2])["code"] == "rate_limited"
+    retry_after = int(limited[0][1]["retry-after"])
+    assert 1 <= retry_after <= 120
+    # Stateless calls and other conversations are never limited by it.
+    assert gov.invoke("chatty", {"message": "stateless"})[0] == 200
+    assert gov.invoke("chatty", {"message": "new", "stateful": True})[0] == 200
+
+
+def test_spend_limits_402_with_the_contract_fields(gov, llm):
+    gov.agent("pricey")  # gpt-test: $1000 / $2000 per million tokens
+    gov.server.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": 0.5})
+    llm.push(openai_text("expensive", input_tokens=200, output_tokens=200))  # $0.6 settled
+    assert gov.invoke("pricey", {"message": "x"})[0] == 200
+    status, _, body = gov.invoke("pricey", {"message": "x"})
+    assert status == 402
+    err = error_of(body)
+    assert err["code"] == "spend_limit_reached" and err["scope"] == "organization"
+    assert err["limit_usd"] == 0.5 and err["spent_usd"] == pytest.approx(0.6)
+    assert err["resets_at"].endswith("-01T00:00:00Z")
+    assert len(llm.requests) == 1
+    _, _, usage = gov.server.admin("GET", "/orgs/acme/usage")
+    assert usage["total_spent_usd"] == pytest.approx(0.6) and usage["agents"][0]["model_calls"] == 1
+
+
+def test_the_agent_limit_applies_on_its_own(gov, llm):
+    gov.agent("capped", monthly_spend_limit_usd=0.0)
+    gov.agent("free")
+    status, _, body = gov.invoke("capped", {"message": "x"})
+    assert status == 402 and error_of(body)["scope"] == "agent"
+    llm.push(openai_text("fine"))
+    assert gov.invoke("free", {"message": "x"})[0] == 200
+
+
+def test_concurrent_turns_never_overshoot_by_more_than_one_worst_case(gov, llm):
+    gov.agent("bulk", model_settings={"max_output_tokens": 100})
+    limit = 1.0
+    gov.server.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": limit})
+    for _ in range(40):
+        llm.push(dict(openai_text("ok", input_tokens=20, output_tokens=100), delay=0.2))  # $0.22 each
+    results = parallel(20, lambda i: gov.invoke("bulk", {"message": "go"}))
+    ok = sum(1 for r in results if r[0] == 200)
+    refused = sum(1 for r in results if r[0] == 402)
+    assert ok + refused == 20 and refused > 0
+    _, _, usage = gov.server.admin("GET", "/orgs/acme/usage")
+    _, _, text = gov.server.request("GET", "/metrics")
+    reserved = next(float(line.split()[1]) for line in text.splitlines()
+                    if line.startswith("agentgate_spend_reserved_usd_total "))
+    reservations = sum(1 for r in results if r[0] == 200)
+    worst_case = reserved / reservations  # every call reserved the same worst case
+    assert usage["total_spent_usd"] <= limit + worst_case
+    assert usage["total_reserved_usd"] == pytest.approx(0)
+
+
+def test_an_unpriced_model_is_a_configuration_error(gov, llm, start_server):
+    status, _, body = gov.server.admin("POST", "/orgs/acme/agents", {"id": "nopay", "config": {
+        "name": "n", "model": {"provider": "fake-openai", "name": "unpriced-model"}}})
+    assert status == 400 and "'config.model.name'" in error_of(body)["message"]
+    gov.agent("bot")
+    store = f"sqlite:{gov.server.dir}/var/agentgate.db"
+    gov.server.stop()
+    import subprocess
+    from conftest import BINARY, MASTER_KEY
+    no_prices = gov.server.dir / "no-prices.toml"
+    no_prices.write_text(config_for(llm).split("[prices.")[0])
+    proc = subprocess.run([BINARY, "serve", "--config", str(no_prices)], capture_output=True, text=True, timeout=10,
+                          env={"AGENTGATE_STORE_URL": store, "AGENTGATE_SERVER_LISTEN": "127.0.0.1:0",
+                               "AGENTGATE_MASTER_KEY": MASTER_KEY})
+    assert proc.returncode != 0 and "fake-openai/gpt-test" in proc.stderr and "no price" in proc.stderr
+
+
+def test_two_servers_sharing_one_sqlite_file_behave_as_one(llm, start_server):
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(first)
+    tenant.agent("bot")
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                               "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+    other = Tenant.__new__(Tenant)
+    other.server, other.org, other.token_id, other.token = second, tenant.org, tenant.token_id, tenant.token
+    llm.push(dict(openai_text("once across servers"), delay=1.0))
+    barrier = threading.Barrier(6)
+
+    def call(i):
+        barrier.wait()
+        target = tenant if i % 2 == 0 else other
+        return target.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "cross-server"})
+
+    results = parallel(6, call)
+    assert sorted(r[0] for r in results) == [200] + [409] * 5
+    assert len(llm.requests) == 1
+    status, headers, _ = other.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "cross-server"})
+    assert status == 200 and headers["idempotent-replayed"] == "true"
