@@ -169,3 +169,31 @@ def test_two_servers_sharing_one_sqlite_file_behave_as_one(llm, start_server):
     assert len(llm.requests) == 1
     status, headers, _ = other.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "cross-server"})
     assert status == 200 and headers["idempotent-replayed"] == "true"
+
+
+def test_two_servers_share_the_window_and_the_spend_limit(llm, start_server):
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(first)
+    tenant.agent("chatty", model="offline-1", provider="offline")
+    tenant.agent("bulk", model_settings={"max_output_tokens": 100})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                               "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+    other = Tenant.__new__(Tenant)
+    other.server, other.org, other.token_id, other.token = second, tenant.org, tenant.token_id, tenant.token
+    servers = [tenant, other]
+
+    _, _, convo = tenant.invoke("chatty", {"message": "hi", "stateful": True})
+    cid = convo["conversation_id"]
+    results = parallel(8, lambda i: [servers[(i + j) % 2].invoke(
+        "chatty", {"message": f"{i}-{j}", "stateful": True, "conversation_id": cid}) for j in range(27)])
+    statuses = [r[0] for batch in results for r in batch]
+    assert statuses.count(200) == 199 and statuses.count(429) == len(statuses) - 199
+
+    first.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": 1.0})
+    for _ in range(40):
+        llm.push(dict(openai_text("ok", input_tokens=20, output_tokens=100), delay=0.2))
+    results = parallel(20, lambda i: servers[i % 2].invoke("bulk", {"message": "go"}))
+    ok = sum(1 for r in results if r[0] == 200)
+    assert ok + sum(1 for r in results if r[0] == 402) == 20
+    _, _, usage = first.admin("GET", "/orgs/acme/usage")
+    assert usage["total_spent_usd"] <= 1.0 + 0.23  # one call's worst case: ~28 tokens in, 100 out
