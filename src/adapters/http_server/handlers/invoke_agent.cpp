@@ -1,6 +1,6 @@
 // POST /api/agents/{agent_id}/invoke: the Daemon over HTTP. Decode, run the use case, render.
 #include "app/invoke_agent.hpp"
-#include "adapters/http_server/handlers/route_deps.hpp"
+#include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/idempotency.hpp"
 #include "domain/governance/governance.hpp"
@@ -12,14 +12,6 @@ namespace agentgate::http {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
-
-CallerHeaders CallerHeadersOf(const Request& r) {
-  auto get = [&](std::string_view name) -> std::optional<std::string> {
-    auto v = r.Header(name);
-    return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
-  };
-  return CallerHeaders{get("fl-api-org"), get("fl-api-token"), get("fl-api-env")};
-}
 
 json::object InvokeResultJson(const InvokeResult& result) {
   json::object out{{"response", result.response}, {"blocked", result.blocked}};
@@ -51,28 +43,15 @@ void AddInvokeRoutes(Router& router, RouteDeps& deps) {
           key = std::string(*header);
           if (auto valid = governance::ValidateIdempotencyKey(*key); !valid)
             co_return ErrorResponse(valid.error());
-          const std::string fingerprint =
-              governance::RequestFingerprint("invoke", agent_id, json_fields::CanonicalJson(*body));
-          auto claim = co_await deps.idempotency.Claim(*caller, *key, fingerprint);
-          if (!claim) co_return ErrorResponse(claim.error());
-          if (*claim) {
-            Response replay;
-            replay.status = (*claim)->status;
-            replay.body = (*claim)->body;
-            replay.headers.emplace_back("Idempotent-Replayed", "true");
-            co_return replay;
-          }
         }
-
+        const std::string fingerprint =
+            governance::RequestFingerprint("invoke", agent_id, json_fields::CanonicalJson(*body));
+        const InvokeRenderer render = [](const Result<InvokeResult>& result) {
+          return result ? JsonResponse(200, InvokeResultJson(*result))
+                        : ErrorResponse(result.error());
+        };
         InvokeCommand command{*caller, agent_id, std::move(*request)};
-        auto result = co_await deps.invoke.Invoke(std::move(command));
-        Response response =
-            result ? JsonResponse(200, InvokeResultJson(*result)) : ErrorResponse(result.error());
-        if (key) {
-          const StoredResponse outcome{response.status, response.body};
-          co_await deps.idempotency.Finish(*caller, *key, outcome);
-        }
-        co_return response;
+        co_return co_await InvokeOnce(deps, *caller, std::move(command), key, fingerprint, render);
       });
 }
 

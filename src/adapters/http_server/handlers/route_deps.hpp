@@ -32,6 +32,7 @@ void AddAdminTokenRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentRoutes(Router& router, RouteDeps& deps);
 void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
 void AddInvokeRoutes(Router& router, RouteDeps& deps);
+void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 
 // Every route of the server, in one table (the OpenAPI test compares against it).
 Router BuildRouter(RouteDeps& deps);

@@ -10,6 +10,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminAgentRoutes(router, deps);
   AddAdminCrmRoutes(router, deps);
   AddInvokeRoutes(router, deps);
+  AddFlowActionRoutes(router, deps);
   return router;
 }
 

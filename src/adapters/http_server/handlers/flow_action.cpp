@@ -1,0 +1,75 @@
+// POST /api/flow-actions/invoke-agent: the Daemon shaped for Salesforce Flow (SPEC §6). Outputs
+// are camelCase; isComplete is false whenever a stop reason is set or the reply was blocked; every
+// failure keeps the Daemon's status with {"message": "<status>: <text>"} so a fault path can
+// branch on a contains-test.
+#include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/responses.hpp"
+#include "domain/agent/flow_request.hpp"
+#include "domain/governance/governance.hpp"
+#include "domain/json_fields.hpp"
+
+#include <boost/json/object.hpp>
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+Response FlowFault(const Error& error) {
+  const int status = StatusFor(error.code);
+  Response response = JsonResponse(
+      status, json::object{{"message", std::to_string(status) + ": " + error.message}});
+  if (error.retry_after_seconds)
+    response.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_seconds));
+  return response;
+}
+
+Response FlowResult(const InvokeResult& result) {
+  const auto reason = StopReasonName(result.stop_reason);
+  json::object out{{"response", result.response},
+                   {"isComplete", !reason && !result.blocked},
+                   {"blocked", result.blocked}};
+  out["conversationId"] =
+      result.conversation_id ? json::value(*result.conversation_id) : json::value(nullptr);
+  out["stoppedBecause"] = reason ? json::value(std::string(*reason)) : json::value(nullptr);
+  return JsonResponse(200, out);
+}
+
+}  // namespace
+
+void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
+  router.Add(
+      "POST", "/api/flow-actions/invoke-agent", [&deps](Request& r) -> asio::awaitable<Response> {
+        auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+        if (!caller) co_return FlowFault(caller.error());
+        auto body = ParseJsonBody(r);
+        if (!body) co_return FlowFault(body.error());
+        auto flow = ParseFlowInvokeRequest(*body);
+        if (!flow) co_return FlowFault(flow.error());
+
+        // The flow input wins; the header is accepted too for HTTP callers.
+        std::optional<std::string> key = flow->idempotency_key;
+        if (!key) {
+          if (auto header = r.Header("idempotency-key")) key = std::string(*header);
+        }
+        if (key) {
+          if (auto valid = governance::ValidateIdempotencyKey(*key); !valid) {
+            co_return FlowFault(
+                InvalidField("idempotencyKey", "must be 1-255 visible ASCII characters"));
+          }
+        }
+        json::object fingerprinted = body->as_object();
+        fingerprinted.erase("idempotencyKey");
+        const std::string fingerprint = governance::RequestFingerprint(
+            "flow", flow->agent_id, json_fields::CanonicalJson(fingerprinted));
+        const InvokeRenderer render = [](const Result<InvokeResult>& result) {
+          return result ? FlowResult(*result) : FlowFault(result.error());
+        };
+        InvokeCommand command{*caller, flow->agent_id, std::move(flow->request)};
+        co_return co_await InvokeOnce(deps, *caller, std::move(command), key, fingerprint, render);
+      });
+}
+
+}  // namespace agentgate::http

@@ -1,0 +1,25 @@
+#pragma once
+// What the Daemon's two ways in share (the HTTP invoke and the flow action): the Idempotency-Key
+// flow around one invoke, with each route rendering results and errors its own way.
+
+#include "adapters/http_server/handlers/route_deps.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace agentgate::http {
+
+using InvokeRenderer = std::function<Response(const Result<InvokeResult>&)>;
+
+CallerHeaders CallerHeadersOf(const Request& r);
+
+// Claims `key` (when given), runs the invoke once, keeps or releases the key. A replay is the
+// stored response with `Idempotent-Replayed: true`.
+boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
+                                            InvokeCommand command,
+                                            const std::optional<std::string>& key,
+                                            const std::string& fingerprint,
+                                            const InvokeRenderer& render);
+
+}  // namespace agentgate::http
