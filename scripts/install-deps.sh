@@ -10,6 +10,10 @@ packages=(
   python3 python3-pytest curl ca-certificates openssl clang-format
 )
 
+# The Apex parse check runs on Node.js; a machine that already has node and npm keeps its own.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
