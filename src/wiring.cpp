@@ -58,6 +58,7 @@ Result<void> CheckDeployedModelsArePriced(Store& store, const ProviderCatalog& p
 
 int Fail(std::string_view what, const std::string& message) {
   log::Error(what, {{"error", std::string_view(message)}});
+  log::Flush();
   std::cerr << "agentgate: " << message << "\n";
   return 1;
 }

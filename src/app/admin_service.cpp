@@ -219,6 +219,14 @@ asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id,
   co_return UsageReport{m, org->monthly_spend_limit_usd, std::move(*rows)};
 }
 
+asio::awaitable<Result<TurnRecord>> AdminService::GetTurn(std::string org_id, std::string turn_id) {
+  auto turn = co_await store_.Run([&](Store& s) { return s.GetTurn(turn_id); });
+  if (!turn) co_return turn.error();
+  if (!*turn || (*turn)->org_id != org_id)
+    co_return Error(ErrorCode::kNotFound, "turn '" + turn_id + "' not found");
+  co_return std::move(**turn);
+}
+
 asio::awaitable<Result<ConversationTranscript>> AdminService::GetConversation(std::string org_id,
                                                                               std::string id) {
   auto conversation = co_await store_.Run([&](Store& s) { return s.GetConversation(id); });

@@ -66,6 +66,7 @@ class AdminService {
                                                          CrmCredentials creds);
   boost::asio::awaitable<Result<UsageReport>> GetUsage(std::string org_id,
                                                        std::optional<std::string> month);
+  boost::asio::awaitable<Result<TurnRecord>> GetTurn(std::string org_id, std::string turn_id);
   boost::asio::awaitable<Result<ConversationTranscript>> GetConversation(std::string org_id,
                                                                          std::string id);
 

@@ -355,6 +355,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
       result.cost_usd,
       TranscriptJson(sent, turn.transcript(), outcome, result.blocked, call_log)};
   AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.RecordTurn(record); }));
+  result.turn_id = record.id;
 
   d_.metrics.Add("agentgate_turn_stops_total",
                  {{"reason", std::string(StopReasonName(outcome.stop_reason).value_or("none"))}});

@@ -31,6 +31,7 @@ struct InvokeResult {
   TokenUsage usage;
   double cost_usd = 0;
   int model_calls = 0;
+  std::string turn_id;  // GET /admin/v1/orgs/{org}/turns/{id} shows its transcript
 };
 
 struct TurnTiming {

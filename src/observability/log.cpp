@@ -2,15 +2,88 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <ctime>
+#include <deque>
 #include <mutex>
+#include <thread>
 
 namespace agentgate::log {
 namespace {
 
 std::atomic<bool> g_enabled{true};
-std::mutex g_mutex;
+
+// Lines are handed to one writer thread so a slow reader of stdout never blocks an I/O thread.
+// Past kMaxQueued lines the newest are dropped and counted rather than waited for.
+class Writer {
+ public:
+  Writer() : thread_([this] { Run(); }) {}
+  ~Writer() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+
+  void Push(std::string line) {
+    {
+      std::lock_guard lock(mutex_);
+      if (queue_.size() >= kMaxQueued) {
+        ++dropped_;
+        return;
+      }
+      queue_.push_back(std::move(line));
+    }
+    ready_.notify_one();
+  }
+
+  void Flush() {
+    std::unique_lock lock(mutex_);
+    drained_.wait(lock, [&] { return queue_.empty() && !writing_; });
+  }
+
+ private:
+  static constexpr std::size_t kMaxQueued = 100000;
+
+  void Run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty() && stopping_) return;
+      std::deque<std::string> batch;
+      batch.swap(queue_);
+      std::uint64_t dropped = std::exchange(dropped_, 0);
+      writing_ = true;
+      lock.unlock();
+      for (const auto& line : batch) std::fwrite(line.data(), 1, line.size(), stdout);
+      if (dropped > 0)
+        std::fprintf(stdout,
+                     "{\"level\":\"warn\",\"event\":\"log_lines_dropped\",\"count\":%llu}\n",
+                     static_cast<unsigned long long>(dropped));
+      std::fflush(stdout);
+      lock.lock();
+      writing_ = false;
+      drained_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::condition_variable drained_;
+  std::deque<std::string> queue_;
+  std::uint64_t dropped_ = 0;
+  bool writing_ = false;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+Writer& TheWriter() {
+  static Writer writer;
+  return writer;
+}
 
 void AppendEscaped(std::string& out, std::string_view s) {
   out += '"';
@@ -63,6 +136,10 @@ void SetEnabled(bool enabled) {
   g_enabled = enabled;
 }
 
+void Flush() {
+  TheWriter().Flush();
+}
+
 void Write(std::string_view level, std::string_view event, std::initializer_list<Field> fields) {
   if (!g_enabled) return;
   std::string line = "{\"ts\":\"" + Timestamp() + "\",\"level\":";
@@ -86,9 +163,7 @@ void Write(std::string_view level, std::string_view event, std::initializer_list
         value);
   }
   line += "}\n";
-  std::lock_guard lock(g_mutex);
-  std::fwrite(line.data(), 1, line.size(), stdout);
-  std::fflush(stdout);
+  TheWriter().Push(std::move(line));
 }
 
 }  // namespace agentgate::log

@@ -28,4 +28,8 @@ inline void Error(std::string_view event, std::initializer_list<Field> fields = 
 // Silences output (tests that start many servers in-process).
 void SetEnabled(bool enabled);
 
+// Waits until every line written so far reached stdout (before exit, and before printing to
+// stdout directly so the order holds).
+void Flush();
+
 }  // namespace agentgate::log

@@ -83,6 +83,7 @@ class ConversationStore {
 
   virtual Result<void> RecordTurn(const TurnRecord& turn) = 0;
   virtual Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) = 0;
+  virtual Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) = 0;
 
   virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                                  std::int64_t now_ms) = 0;

@@ -296,3 +296,17 @@ def test_each_environment_runs_its_deployed_version(daemon, llm):
     daemon.server.admin("PUT", "/orgs/acme/agents/versioned/deployments/prod", {"version": 2})
     daemon.invoke("versioned", {"message": "x"})
     assert llm.requests[-1]["body"]["messages"][0]["content"] == "Version two."
+
+
+def test_every_turn_has_a_transcript_the_operator_can_read(daemon, llm):
+    daemon.agent("bot", instructions="Be precise.")
+    llm.push(openai_text("stateless answer", input_tokens=7, output_tokens=3))
+    status, headers, body = daemon.invoke("bot", {"message": "question"})
+    turn_id = headers["x-agentgate-turn-id"]
+    status, _, turn = daemon.server.admin("GET", f"/orgs/acme/turns/{turn_id}")
+    assert status == 200 and turn["conversation_id"] is None and turn["model_calls"] == 1
+    assert turn["input_tokens"] == 7 and turn["terminated_reason"] is None
+    assert turn["transcript"]["system"] == "Be precise."
+    assert turn["transcript"]["messages"][-1]["content"] == "stateless answer"
+    assert daemon.server.admin("GET", f"/orgs/other/turns/{turn_id}")[0] == 404
+    assert daemon.server.admin("GET", "/orgs/acme/turns/turn_nope")[0] == 404

@@ -157,6 +157,11 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   EXPECT_EQ(turns[1].model_calls, 3);
   EXPECT_DOUBLE_EQ(turns[1].cost_usd, 0.5);
   EXPECT_EQ(turns[1].transcript_json, "[2]");
+  auto stateless = s.GetTurn("t3").value();
+  ASSERT_TRUE(stateless);
+  EXPECT_EQ(stateless->conversation_id, "");
+  EXPECT_EQ(stateless->transcript_json, "[3]");
+  EXPECT_FALSE(s.GetTurn("nope").value());
   EXPECT_EQ(s.RecordTurn(TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 1, 1, "", false, 1, 1, 1,
                                     0, "[]"})
                 .error()

@@ -63,6 +63,7 @@ class SqliteStore final : public Store {
   Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) override;
   Result<void> RecordTurn(const TurnRecord& turn) override;
   Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
+  Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) override;
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                          std::int64_t now_ms) override;
   Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) override;

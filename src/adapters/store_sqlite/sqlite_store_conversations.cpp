@@ -117,6 +117,21 @@ Result<std::vector<TurnRecord>> SqliteStore::ListTurns(const std::string& conver
   });
 }
 
+Result<std::optional<TurnRecord>> SqliteStore::GetTurn(const std::string& turn_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TurnRecord>> {
+    auto s = c.Prepare(
+        "SELECT conversation_id, org_id, env, agent_id, version, started_at_ms, duration_ms, "
+        "stop_reason, blocked, "
+        "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns WHERE id = ?");
+    s.Bind(1, turn_id);
+    if (!s.Step()) return std::optional<TurnRecord>{};
+    return std::optional<TurnRecord>(
+        TurnRecord{turn_id, s.Text(0), s.Text(1), s.Text(2), s.Text(3), static_cast<int>(s.Int(4)),
+                   s.Int(5), s.Int(6), s.Text(7), s.Int(8) != 0, static_cast<int>(s.Int(9)),
+                   s.Int(10), s.Int(11), s.Double(12), s.Text(13)});
+  });
+}
+
 Result<void> SqliteStore::AddMemory(const MemoryScope& scope, const std::string& fact,
                                     std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {

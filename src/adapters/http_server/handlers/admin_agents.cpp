@@ -51,46 +51,38 @@ void AddAdminAgentRoutes(Router& router, RouteDeps& deps) {
                co_return JsonResponse(201, out);
              }));
 
-  router.Add(
-      "GET", "/admin/v1/orgs/{org}/conversations/{id}",
-      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-        AG_CO_TRY(auto t, co_await deps.admin.GetConversation(r.Param("org"), r.Param("id")));
-        json::array messages;
-        for (const auto& m : t.messages) {
-          messages.push_back(json::object{{"seq", m.seq},
-                                          {"role", m.role},
-                                          {"content", m.content},
-                                          {"created_at", IsoTime(m.created_at_ms)}});
-        }
-        json::array turns;
-        for (const auto& turn : t.turns) {
-          boost::system::error_code ec;
-          auto transcript = json::parse(turn.transcript_json, ec);
-          json::object item{{"id", turn.id},
-                            {"version", turn.version},
-                            {"started_at", IsoTime(turn.started_at_ms)},
-                            {"duration_ms", turn.duration_ms},
-                            {"blocked", turn.blocked},
-                            {"model_calls", turn.model_calls},
-                            {"input_tokens", turn.input_tokens},
-                            {"output_tokens", turn.output_tokens},
-                            {"cost_usd", turn.cost_usd}};
-          item["terminated_reason"] =
-              turn.stop_reason.empty() ? json::value(nullptr) : json::value(turn.stop_reason);
-          item["transcript"] = ec ? json::value(nullptr) : std::move(transcript);
-          turns.push_back(std::move(item));
-        }
-        json::object out{{"id", t.conversation.id},
-                         {"agent_id", t.conversation.agent_id},
-                         {"env", t.conversation.env},
-                         {"created_at", IsoTime(t.conversation.created_at_ms)},
-                         {"messages", std::move(messages)},
-                         {"turns", std::move(turns)}};
-        out["instance_id"] = t.conversation.instance_id.empty()
-                                 ? json::value(nullptr)
-                                 : json::value(t.conversation.instance_id);
-        co_return JsonResponse(200, out);
-      }));
+  router.Add("GET", "/admin/v1/orgs/{org}/conversations/{id}",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(auto t,
+                         co_await deps.admin.GetConversation(r.Param("org"), r.Param("id")));
+               json::array messages;
+               for (const auto& m : t.messages) {
+                 messages.push_back(json::object{{"seq", m.seq},
+                                                 {"role", m.role},
+                                                 {"content", m.content},
+                                                 {"created_at", IsoTime(m.created_at_ms)}});
+               }
+               json::array turns;
+               for (const auto& turn : t.turns) {
+                 turns.push_back(TurnJson(turn));
+               }
+               json::object out{{"id", t.conversation.id},
+                                {"agent_id", t.conversation.agent_id},
+                                {"env", t.conversation.env},
+                                {"created_at", IsoTime(t.conversation.created_at_ms)},
+                                {"messages", std::move(messages)},
+                                {"turns", std::move(turns)}};
+               out["instance_id"] = t.conversation.instance_id.empty()
+                                        ? json::value(nullptr)
+                                        : json::value(t.conversation.instance_id);
+               co_return JsonResponse(200, out);
+             }));
+
+  router.Add("GET", "/admin/v1/orgs/{org}/turns/{id}",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(auto turn, co_await deps.admin.GetTurn(r.Param("org"), r.Param("id")));
+               co_return JsonResponse(200, TurnJson(turn));
+             }));
 }
 
 }  // namespace agentgate::http

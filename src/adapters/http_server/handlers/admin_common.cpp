@@ -3,6 +3,7 @@
 #include "crypto/crypto.hpp"
 
 #include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
 
 #include <ctime>
 
@@ -42,6 +43,28 @@ boost::json::value OrgJson(const OrgRecord& org) {
   o["monthly_spend_limit_usd"] =
       org.monthly_spend_limit_usd ? boost::json::value(*org.monthly_spend_limit_usd) : nullptr;
   return o;
+}
+
+boost::json::value TurnJson(const TurnRecord& turn) {
+  boost::system::error_code ec;
+  auto transcript = boost::json::parse(turn.transcript_json, ec);
+  boost::json::object item{{"id", turn.id},
+                           {"agent_id", turn.agent_id},
+                           {"env", turn.env},
+                           {"version", turn.version},
+                           {"started_at", IsoTime(turn.started_at_ms)},
+                           {"duration_ms", turn.duration_ms},
+                           {"blocked", turn.blocked},
+                           {"model_calls", turn.model_calls},
+                           {"input_tokens", turn.input_tokens},
+                           {"output_tokens", turn.output_tokens},
+                           {"cost_usd", turn.cost_usd}};
+  item["conversation_id"] = turn.conversation_id.empty() ? boost::json::value(nullptr)
+                                                         : boost::json::value(turn.conversation_id);
+  item["terminated_reason"] =
+      turn.stop_reason.empty() ? boost::json::value(nullptr) : boost::json::value(turn.stop_reason);
+  item["transcript"] = ec ? boost::json::value(nullptr) : std::move(transcript);
+  return item;
 }
 
 }  // namespace agentgate::http

@@ -25,5 +25,7 @@ Handler AdminHandler(RouteDeps& deps, Fn fn) {
 std::string IsoTime(std::int64_t epoch_ms);
 
 boost::json::value OrgJson(const OrgRecord& org);
+// A turn as the operator sees it: usage, timing, stop reason and its transcript.
+boost::json::value TurnJson(const TurnRecord& turn);
 
 }  // namespace agentgate::http

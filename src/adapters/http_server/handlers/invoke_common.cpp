@@ -28,6 +28,7 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller, Invo
   }
   const Result<InvokeResult> result = co_await deps.invoke.Invoke(std::move(command));
   Response response = render(result);
+  if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
   if (key) {
     const StoredResponse outcome{response.status, response.body};
     co_await deps.idempotency.Finish(caller, *key, outcome);
