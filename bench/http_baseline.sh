@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Load against the real binary on loopback, bounded in time: start-up time, then requests per
-# second for /healthz (the baseline: routing + logging only) and for an authenticated invoke
-# (token hash, three store reads on the blocking pool). Figures are quoted as ratios to the
-# baseline measured in the same run, because these machines are noisy.
+# second for /healthz (the baseline: routing + logging only) and for a whole stateless agent turn
+# on the demo agent (authentication, two offline-model calls with spend reservations, resource
+# search, the turn's transcript written to SQLite). Figures are quoted as ratios to the baseline
+# measured in the same run, because these machines are noisy.
 #
 #   bash bench/http_baseline.sh [build-dir]     (default: build-release, built if missing)
 set -euo pipefail
@@ -56,5 +57,5 @@ h=$(echo "$healthz" | rps); i=$(echo "$invoke" | rps)
 echo "command: bash bench/http_baseline.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $(nproc) cores)"
 echo "start-up to first healthz: $((ready_ms - start_ms)) ms on an empty store (migrations + demo), $((ready2_ms - start2_ms)) ms on an existing one"
 echo "GET /healthz:            $h req/s, p99 $(echo "$healthz" | p99)   (baseline)"
-echo "POST invoke (auth path): $i req/s, p99 $(echo "$invoke" | p99)   ratio to baseline: $(awk -v a="$i" -v b="$h" 'BEGIN {printf "%.2f", a/b}')"
-echo "(invoke answers 501 until the Daemon lands: this measures authentication and authorisation only)"
+echo "POST invoke (a turn):    $i req/s, p99 $(echo "$invoke" | p99)   ratio to baseline: $(awk -v a="$i" -v b="$h" 'BEGIN {printf "%.2f", a/b}')"
+echo "non-2xx answers during the invoke run: $(echo "$invoke" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
