@@ -201,7 +201,8 @@ int Serve(const ServeOptions& options) {
   }
   AgentCatalog catalog(runner);
   ConversationQueue conversations;
-  ToolRunner tools(runner, http, clock);
+  MetadataGateway gateway(runner, http, master_key, clock, metrics, std::chrono::seconds(60));
+  ToolRunner tools(runner, http, clock, gateway);
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};
   Idempotency idempotency(runner, clock, metrics, timing.hard_cap);
@@ -213,6 +214,7 @@ int Serve(const ServeOptions& options) {
       admin,
       invoke,
       idempotency,
+      gateway,
       runner,
       metrics,
       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,

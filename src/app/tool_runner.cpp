@@ -64,7 +64,20 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
       result.content = saved ? "Saved." : "error: the fact could not be saved";
     }
   } else if (call.name == "crm_metadata" && config.crm_metadata_tool) {
-    result.content = "error: the CRM metadata gateway is not available on this server yet";
+    // The same gateway call an integration makes, with this turn's org and env credentials.
+    auto gateway_call =
+        args ? NormalizeGatewayRequest(*args)
+             : Result<GatewayCall>(InvalidField("arguments", "must be a JSON object"));
+    if (!gateway_call) {
+      result.content = "error: " + gateway_call.error().message;
+    } else {
+      auto envelope = co_await gateway_.Forward(context.memory_scope.org_id,
+                                                context.memory_scope.env, std::move(*gateway_call));
+      result.content = envelope
+                           ? Truncated(json::serialize(RenderEnvelope(*envelope)), kMaxResultChars)
+                           : "error: " + std::string(ErrorCodeName(envelope.error().code)) + ": " +
+                                 envelope.error().message;
+    }
   } else {
     auto tool = std::find_if(config.http_tools.begin(), config.http_tools.end(),
                              [&](const HttpTool& t) { return t.name == call.name; });

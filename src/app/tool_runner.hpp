@@ -4,6 +4,7 @@
 // Tool failures are told to the model as text; they never end the turn.
 
 #include "app/agent_catalog.hpp"
+#include "app/metadata_gateway.hpp"
 #include "domain/agent/turn.hpp"
 #include "ports/clock.hpp"
 #include "ports/http_caller.hpp"
@@ -20,8 +21,8 @@ struct ToolContext {
 
 class ToolRunner {
  public:
-  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock)
-      : store_(store), http_(http), clock_(clock) {}
+  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock, MetadataGateway& gateway)
+      : store_(store), http_(http), clock_(clock), gateway_(gateway) {}
 
   boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context);
 
@@ -36,6 +37,7 @@ class ToolRunner {
   StoreRunner& store_;
   HttpCaller& http_;
   const Clock& clock_;
+  MetadataGateway& gateway_;
 };
 
 }  // namespace agentgate

@@ -40,6 +40,12 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "turn_timeout";
     case ErrorCode::kNotImplemented:
       return "not_implemented";
+    case ErrorCode::kCrmNotConfigured:
+      return "FL05";
+    case ErrorCode::kCrmAuthFailed:
+      return "FL06";
+    case ErrorCode::kUpstreamUnavailable:
+      return "UPSTREAM_UNAVAILABLE";
     case ErrorCode::kUnavailable:
       return "unavailable";
     case ErrorCode::kInternal:

@@ -31,6 +31,9 @@ enum class ErrorCode {
   kRateLimited,
   kTurnTimeout,
   kNotImplemented,
+  kCrmNotConfigured,     // gateway FL05: no CRM credentials for (org, env)
+  kCrmAuthFailed,        // gateway FL06: the OAuth refresh failed
+  kUpstreamUnavailable,  // the CRM platform did not answer in time
   kUnavailable,
   kInternal,
 };

@@ -67,6 +67,13 @@ class TenantStore {
   virtual Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
                                                                       const std::string& env) = 0;
   virtual Result<bool> HasAnyCrmCredential() = 0;
+  // Serialises OAuth refreshes of one credential across servers (rotated refresh tokens are
+  // single-use): true when `holder` holds the claim now (it was free, expired, or already its own).
+  virtual Result<bool> ClaimCrmRefresh(const std::string& org_id, const std::string& env,
+                                       const std::string& holder, std::int64_t now_ms,
+                                       std::int64_t ttl_ms) = 0;
+  virtual Result<void> ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
+                                         const std::string& holder) = 0;
 };
 
 // Conversations and long-term memory.

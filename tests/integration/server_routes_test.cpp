@@ -61,13 +61,15 @@ class ServerRoutesTest : public ::testing::Test {
   ConversationQueue conversations_;
   asio::io_context http_io_;
   HttpClient http_{http_io_.get_executor(), HttpClientOptions{}};
-  ToolRunner tools_{runner_, http_, clock_};
+  MetadataGateway gateway_{runner_, http_, std::nullopt, clock_, metrics_, std::chrono::seconds(5)};
+  ToolRunner tools_{runner_, http_, clock_, gateway_};
   InvokeAgent invoke_{InvokeDeps{
       runner_, catalog_, conversations_, tools_, {}, {}, clock_, metrics_, TurnTiming{}}};
   Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
-  http::RouteDeps deps_{admin_, invoke_, idempotency_, runner_, metrics_, std::nullopt, [this] {
-                          return server_ && server_->Draining();
-                        }};
+  http::RouteDeps deps_{
+      admin_,  invoke_,  idempotency_, gateway_,
+      runner_, metrics_, std::nullopt, [this] {
+                          return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

@@ -127,6 +127,22 @@ TYPED_TEST(StoreContract, CrmCredentialsAreReplacedPerEnvironment) {
   EXPECT_TRUE(s.HasAnyCrmCredential().value());
 }
 
+TYPED_TEST(StoreContract, OneServerAtATimeMayRefreshACredential) {
+  auto& s = *this->store_;
+  EXPECT_TRUE(s.ClaimCrmRefresh("acme", "prod", "server-a", 1000, 30000).value());
+  EXPECT_TRUE(
+      s.ClaimCrmRefresh("acme", "prod", "server-a", 2000, 30000).value());  // its own: renewed
+  EXPECT_FALSE(s.ClaimCrmRefresh("acme", "prod", "server-b", 2000, 30000).value());
+  EXPECT_TRUE(
+      s.ClaimCrmRefresh("acme", "dev", "server-b", 2000, 30000).value());  // another credential
+  EXPECT_TRUE(
+      s.ClaimCrmRefresh("acme", "prod", "server-b", 32000, 30000).value());  // expired: taken over
+  ASSERT_TRUE(s.ReleaseCrmRefresh("acme", "prod", "server-a"));  // not the holder: no effect
+  EXPECT_FALSE(s.ClaimCrmRefresh("acme", "prod", "server-a", 33000, 30000).value());
+  ASSERT_TRUE(s.ReleaseCrmRefresh("acme", "prod", "server-b"));
+  EXPECT_TRUE(s.ClaimCrmRefresh("acme", "prod", "server-a", 33000, 30000).value());
+}
+
 TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));

@@ -37,6 +37,11 @@ int StatusFor(ErrorCode code) {
       return 500;
     case ErrorCode::kNotImplemented:
       return 501;
+    case ErrorCode::kCrmNotConfigured:
+      return 400;
+    case ErrorCode::kCrmAuthFailed:
+    case ErrorCode::kUpstreamUnavailable:
+      return 502;
     case ErrorCode::kUnavailable:
       return 503;
     case ErrorCode::kTurnTimeout:

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 2> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 3> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -156,6 +156,15 @@ CREATE TABLE turns (
   transcript TEXT NOT NULL
 );
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms);
+)sql",
+                                                         R"sql(
+CREATE TABLE crm_refresh_claims (
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  expires_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (org_id, env)
+);
 )sql"};
 
 }  // namespace

@@ -53,6 +53,11 @@ class SqliteStore final : public Store {
   Result<void> PutCrmCredential(const CrmCredentialRecord& credential) override;
   Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
                                                               const std::string& env) override;
+  Result<bool> ClaimCrmRefresh(const std::string& org_id, const std::string& env,
+                               const std::string& holder, std::int64_t now_ms,
+                               std::int64_t ttl_ms) override;
+  Result<void> ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
+                                 const std::string& holder) override;
   Result<bool> HasAnyCrmCredential() override;
 
   // ConversationStore

@@ -364,6 +364,39 @@ Result<std::optional<CrmCredentialRecord>> SqliteStore::GetCrmCredential(const s
       });
 }
 
+Result<bool> SqliteStore::ClaimCrmRefresh(const std::string& org_id, const std::string& env,
+                                          const std::string& holder, std::int64_t now_ms,
+                                          std::int64_t ttl_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    c.Prepare(
+         "INSERT INTO crm_refresh_claims(org_id, env, holder, expires_at_ms) VALUES (?1, ?2, ?3, "
+         "?4) "
+         "ON CONFLICT(org_id, env) DO UPDATE SET holder = excluded.holder, expires_at_ms = "
+         "excluded.expires_at_ms "
+         "WHERE crm_refresh_claims.holder = excluded.holder OR crm_refresh_claims.expires_at_ms <= "
+         "?5")
+        .Bind(1, org_id)
+        .Bind(2, env)
+        .Bind(3, holder)
+        .Bind(4, now_ms + ttl_ms)
+        .Bind(5, now_ms)
+        .Run();
+    return c.Changes() > 0;
+  });
+}
+
+Result<void> SqliteStore::ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
+                                            const std::string& holder) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare("DELETE FROM crm_refresh_claims WHERE org_id = ? AND env = ? AND holder = ?")
+        .Bind(1, org_id)
+        .Bind(2, env)
+        .Bind(3, holder)
+        .Run();
+    return {};
+  });
+}
+
 Result<bool> SqliteStore::HasAnyCrmCredential() {
   return sqlite::WithConnection(*pool_, [](Connection& c) -> Result<bool> {
     return c.Prepare("SELECT 1 FROM crm_credentials LIMIT 1").Step();

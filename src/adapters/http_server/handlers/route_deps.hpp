@@ -6,6 +6,7 @@
 #include "app/admin_service.hpp"
 #include "app/idempotency.hpp"
 #include "app/invoke_agent.hpp"
+#include "app/metadata_gateway.hpp"
 #include "app/store_runner.hpp"
 #include "observability/metrics.hpp"
 
@@ -19,6 +20,7 @@ struct RouteDeps {
   AdminService& admin;
   InvokeAgent& invoke;
   Idempotency& idempotency;
+  MetadataGateway& gateway;
   StoreRunner& store;
   Metrics& metrics;
   std::optional<std::string>
@@ -33,6 +35,7 @@ void AddAdminAgentRoutes(Router& router, RouteDeps& deps);
 void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
 void AddInvokeRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);
+void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 
 // Every route of the server, in one table (the OpenAPI test compares against it).
 Router BuildRouter(RouteDeps& deps);

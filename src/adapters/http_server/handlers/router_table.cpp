@@ -11,6 +11,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminCrmRoutes(router, deps);
   AddInvokeRoutes(router, deps);
   AddFlowActionRoutes(router, deps);
+  AddMetadataGatewayRoutes(router, deps);
   return router;
 }
 

@@ -1,0 +1,228 @@
+"""The metadata gateway through the binary against a fake Salesforce org: every forwarded operation
+of the source's table, session expiry with exactly one retry, single-flight refreshes, rotation,
+and every gateway error. No request for a bad path reaches the org."""
+import json
+import threading
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from daemon_harness import Tenant  # noqa: F401  (puts tests/ on the path)
+from fakes.fake_salesforce import FakeSalesforce
+
+RULE = {"active": True, "description": "Phone required", "errorConditionFormula": "ISBLANK(Phone)",
+        "errorDisplayField": "Phone", "errorMessage": "Phone is required"}
+
+
+@pytest.fixture
+def org():
+    fake = FakeSalesforce()
+    yield fake
+    fake.close()
+
+
+class Gateway:
+    def __init__(self, server, org_fake, static=False):
+        self.server = server
+        server.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
+        server.admin("POST", "/orgs/acme/environments", {"name": "prod"})
+        _, _, tok = server.admin("POST", "/orgs/acme/tokens", {"name": "automation"})
+        self.token = tok["token"]
+        if static:
+            token = "00D5g0000012345!STATIC"
+            org_fake.access_tokens.add(token)
+            creds = {"instance_url": org_fake.url, "access_token": token}
+        else:
+            creds = {"login_url": org_fake.url, "client_id": org_fake.client_id, "client_secret": org_fake.client_secret,
+                     "refresh_token": next(iter(org_fake.refresh_tokens))}
+        assert server.admin("PUT", "/orgs/acme/environments/prod/crm", creds)[0] == 200
+
+    def call(self, body, headers=None):
+        h = {"content-type": "application/json", "fl-api-org": "acme", "fl-api-env": "prod", "fl-api-token": self.token}
+        h.update(headers or {})
+        return self.server.request("POST", "/api/metadata-gateway", body, {k: v for k, v in h.items() if v is not None})
+
+
+@pytest.fixture
+def gw(org, start_server):
+    return Gateway(start_server(), org)
+
+
+def query_path(soql):
+    return "tooling/query?q=" + urllib.parse.quote_plus(soql, safe="'")
+
+
+def test_validation_rule_lifecycle_and_the_upsert_recipe(gw, org):
+    lookup = query_path("SELECT Id FROM ValidationRule WHERE EntityDefinition.QualifiedApiName='Account' "
+                        "AND ValidationName='Phone_Required'")
+    status, _, found = gw.call({"method": "GET", "path": lookup})
+    assert status == 200 and found["ok"] and found["status"] == 200 and found["platformResponse"]["records"] == []
+    assert found["endpoint"].startswith("/services/data/v64.0/tooling/query?q=")
+    assert len(found["platformRequestId"]) == 32
+    # Upsert: not found, so create.
+    status, _, created = gw.call({"method": "POST", "path": "tooling/sobjects/ValidationRule",
+                                  "metadata": {"FullName": "Account.Phone_Required", "Metadata": RULE}})
+    assert status == 200 and created["ok"] and created["status"] == 201
+    rule_id = created["platformResponse"]["id"]
+    assert rule_id.startswith("03d") and created["endpoint"] == "/services/data/v64.0/tooling/sobjects/ValidationRule"
+    # Upsert again: found, so PATCH by id (payload is the alias of metadata).
+    _, _, found = gw.call({"method": "GET", "path": lookup})
+    assert found["platformResponse"]["records"][0]["Id"] == rule_id
+    status, _, updated = gw.call({"method": "PATCH", "path": f"tooling/sobjects/ValidationRule/{rule_id}",
+                                  "payload": {"Metadata": dict(RULE, active=False)}})
+    assert (status, updated["ok"], updated["status"], updated["platformResponse"]) == (200, True, 204, {})
+    assert org.rules[rule_id]["Metadata"]["active"] is False
+    status, _, deleted = gw.call({"method": "DELETE", "path": f"tooling/sobjects/ValidationRule/{rule_id}"})
+    assert deleted["status"] == 204 and deleted["ok"] is True and rule_id not in org.rules
+
+
+def test_platform_errors_are_envelopes_with_the_platforms_status(gw):
+    status, _, env = gw.call({"method": "GET", "path": "tooling/sobjects/ValidationRule/03dNOPE"})
+    assert status == 200 and env["ok"] is False and env["status"] == 404
+    assert env["platformResponse"] == [{"message": "The requested resource does not exist", "errorCode": "NOT_FOUND"}]
+    status, _, env = gw.call({"method": "GET", "path": query_path("SELECT Id FROM ValidationRule WHERE FullName='Account.X'")})
+    assert env["status"] == 400 and env["platformResponse"][0]["errorCode"] == "INVALID_FIELD"
+
+
+def test_listing_custom_objects_and_all_sobjects(gw):
+    soql = ("SELECT QualifiedApiName FROM EntityDefinition WHERE QualifiedApiName LIKE '%__c' "
+            "AND IsDeprecatedAndHidden = false AND IsCustomSetting = false ORDER BY QualifiedApiName")
+    path = "tooling/query?q=" + urllib.parse.quote_plus(soql, safe="'").replace("%25", "%25")
+    status, _, env = gw.call({"method": "GET", "path": path})
+    assert status == 200 and [r["QualifiedApiName"] for r in env["platformResponse"]["records"]] == \
+        ["Invoice__c", "Shipment__c", "Widget__c"]
+    status, _, env = gw.call({"method": "GET", "path": "sobjects", "platformApiVersion": "v62.0"})
+    assert env["endpoint"] == "/services/data/v62.0/sobjects"
+    custom = [o["name"] for o in env["platformResponse"]["sobjects"] if o["custom"]]
+    assert custom == ["Invoice__c", "Shipment__c", "Widget__c"]
+
+
+def test_deleting_a_custom_field_through_the_metadata_api(gw, org):
+    status, _, env = gw.call({"method": "DELETE", "path": "mdapi/CustomField/Account.Legacy_Code__c"})
+    assert status == 200 and env["ok"] is True and env["status"] == 200
+    assert env["endpoint"] == "/services/Soap/m/64.0"
+    assert env["platformResponse"] == {"fullName": "Account.Legacy_Code__c", "success": True, "errors": []}
+    soap = [r for r in org.requests if r["path"].startswith("/services/Soap/m/")][-1]
+    assert soap["headers"]["content-type"].startswith("text/xml") and "<met:deleteMetadata>" in soap["body"]
+    status, _, env = gw.call({"method": "DELETE", "path": "mdapi/CustomField/Account.Legacy_Code__c"})
+    assert env["ok"] is False and env["status"] == 200 and env["platformResponse"]["success"] is False
+    assert env["platformResponse"]["errors"][0]["statusCode"] == "INVALID_CROSS_REFERENCE_KEY"
+
+
+def test_a_non_json_answer_is_raw(gw):
+    status, _, env = gw.call({"method": "GET", "path": "/services/apexrest/plain"})
+    assert env["platformResponse"] == {"raw": "plain text, not JSON"} and env["ok"] is True
+
+
+def test_an_expired_session_is_refreshed_once_and_retried_once(gw, org):
+    assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"]
+    assert org.refreshes == 1
+    org.expire_tokens()
+    status, _, env = gw.call({"method": "GET", "path": "sobjects"})
+    assert status == 200 and env["ok"] and org.refreshes == 2
+    org.expire_tokens()
+    status, _, env = gw.call({"method": "DELETE", "path": "mdapi/CustomField/Account.Legacy_Code__c"})
+    assert env["ok"] is True and org.refreshes == 3  # the SOAP INVALID_SESSION_ID fault refreshes too
+
+
+def test_a_refresh_failure_is_fl06_and_never_retried(gw, org):
+    org.fail_refresh = ("invalid_grant", "expired access/refresh token")
+    status, _, body = gw.call({"method": "GET", "path": "sobjects"})
+    assert status == 502 and body == {"ok": False, "status": 502, "error": {
+        "code": "FL06", "message": body["error"]["message"]}}
+    assert "invalid_grant" in body["error"]["message"] and org.refreshes == 1
+    assert org.client_secret not in json.dumps(body) and "5Aep86" not in json.dumps(body)
+
+
+def test_concurrent_calls_share_one_refresh(gw, org):
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        results = list(pool.map(lambda i: gw.call({"method": "GET", "path": "sobjects"}), range(50)))
+    assert all(r[0] == 200 and r[2]["ok"] for r in results)
+    assert org.refreshes == 1
+
+
+def test_rotated_refresh_tokens_are_stored_and_used_next(org, start_server):
+    org.rotate = True
+    s = start_server()
+    gw = Gateway(s, org)
+    assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"]
+    org.expire_tokens()
+    assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"]  # needs the rotated token
+    assert org.refreshes == 2
+    store = f"sqlite:{s.dir}/var/agentgate.db"
+    s.stop()
+    org.expire_tokens()
+    again = start_server(args=(), env={"AGENTGATE_STORE_URL": store})
+    gw.server = again
+    assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"]  # after a restart, from the store
+    assert org.refreshes == 3
+
+
+def test_a_static_session_works_without_refreshing(org, start_server):
+    gw = Gateway(start_server(), org, static=True)
+    assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"]
+    org.expire_tokens()
+    status, _, env = gw.call({"method": "GET", "path": "sobjects"})
+    assert status == 200 and env["status"] == 401 and org.refreshes == 0
+
+
+def gateway_error(result, status, code):
+    got_status, _, body = result
+    assert got_status == status, body
+    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code, body
+
+
+def test_gateway_errors(gw, org, start_server):
+    for headers in ({"fl-api-token": None}, {"fl-api-org": None}, {"fl-api-env": None}, {"fl-api-token": "agt_nope"}):
+        gateway_error(gw.call({"method": "GET", "path": "sobjects"}, headers), 400, "FL04")
+    gw.server.admin("POST", "/orgs/acme/environments", {"name": "dev"})
+    gateway_error(gw.call({"method": "GET", "path": "sobjects"}, {"fl-api-env": "dev"}), 400, "FL05")
+    gateway_error(gw.call({"method": "TRACE", "path": "sobjects"}), 400, "INVALID_REQUEST")
+    gateway_error(gw.call({"method": "GET"}), 400, "INVALID_REQUEST")
+    gateway_error(gw.call({"method": "GET", "path": "sobjects", "platformApiVersion": "64"}), 400, "INVALID_REQUEST")
+    # An org whose instance is unreachable.
+    other = start_server()
+    dead = Gateway.__new__(Gateway)
+    dead.server = other
+    other.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
+    other.admin("POST", "/orgs/acme/environments", {"name": "prod"})
+    dead.token = other.admin("POST", "/orgs/acme/tokens", {"name": "t"})[2]["token"]
+    other.admin("PUT", "/orgs/acme/environments/prod/crm", {"instance_url": "http://127.0.0.1:1", "access_token": "00D!x"})
+    gateway_error(dead.call({"method": "GET", "path": "sobjects"}), 502, "UPSTREAM_UNAVAILABLE")
+
+
+@pytest.mark.parametrize("path", [
+    "../../identity", "tooling/%2e%2e/%2e%2e/secret", "https://evil.example/services/data", "//evil.example/x",
+    "/apex/Page", "sobjects\r\nX-Injected: 1", "tooling\\..\\x", "/services/../etc",
+])
+def test_bad_paths_never_reach_the_org(gw, org, path):
+    before = len(org.requests)
+    gateway_error(gw.call({"method": "GET", "path": path}), 400, "INVALID_REQUEST")
+    assert len(org.requests) == before
+
+
+def test_the_agent_tool_crm_metadata_uses_the_same_gateway(org, start_server):
+    from daemon_harness import API_KEY, FakeLlm, config_for
+    from fakes.fake_llm import openai_text, openai_tools
+    llm = FakeLlm()
+    try:
+        s = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+        gw = Gateway(s, org)
+        tenant = Tenant.__new__(Tenant)
+        tenant.server, tenant.org, tenant.token = s, "acme", gw.token
+        tenant.token_id = s.admin("POST", "/orgs/acme/tokens", {"name": "x"})[2]["id"]
+        tenant.token = s.admin("POST", "/orgs/acme/tokens", {"name": "agent caller"})[2]
+        tenant.token_id, tenant.token = tenant.token["id"], tenant.token["token"]
+        tenant.agent("admin-bot", tools=[{"type": "crm_metadata"}])
+        llm.push(openai_tools([("crm_metadata", {"method": "GET", "path": "sobjects"})]), openai_text("3 custom objects"),
+                 openai_tools([("crm_metadata", {"method": "GET", "path": "../../identity"})]), openai_text("refused"))
+        status, _, body = tenant.invoke("admin-bot", {"message": "list custom objects"})
+        assert status == 200 and body["response"] == "3 custom objects"
+        tool_result = llm.requests[1]["body"]["messages"][-1]["content"]
+        assert '"ok":true' in tool_result and "Widget__c" in tool_result
+        before = len(org.requests)
+        tenant.invoke("admin-bot", {"message": "escape"})
+        assert "'path'" in llm.requests[3]["body"]["messages"][-1]["content"] and len(org.requests) == before
+    finally:
+        llm.close()
