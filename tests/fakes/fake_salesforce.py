@@ -31,6 +31,10 @@ class FakeSalesforce:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # One write per response and no Nagle: headers and body in separate small segments
+            # would stall on delayed ACKs (about 40 ms a request).
+            wbufsize = 65536
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):
                 pass
