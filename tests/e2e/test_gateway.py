@@ -226,3 +226,23 @@ def test_the_agent_tool_crm_metadata_uses_the_same_gateway(org, start_server):
         assert "'path'" in llm.requests[3]["body"]["messages"][-1]["content"] and len(org.requests) == before
     finally:
         llm.close()
+
+
+def test_two_servers_refresh_a_rotating_credential_once(org, start_server):
+    org.rotate = True  # a second refresh with the same token would fail invalid_grant
+    first = start_server()
+    gw_a = Gateway(first, org)
+    second = start_server(args=(), env={"AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+    gw_b = Gateway.__new__(Gateway)
+    gw_b.server, gw_b.token = second, gw_a.token
+    servers = [gw_a, gw_b]
+    barrier = threading.Barrier(20)
+
+    def call(i):
+        barrier.wait()
+        return servers[i % 2].call({"method": "GET", "path": "sobjects"})
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(call, range(20)))
+    assert all(r[0] == 200 and r[2]["ok"] for r in results), [r[2] for r in results if r[0] != 200][:2]
+    assert org.refreshes == 1
