@@ -2,6 +2,7 @@
 
 #include "app/admin_service.hpp"
 #include "domain/gateway/soap.hpp"
+#include "domain/url_encoding.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -17,21 +18,6 @@ using std::chrono::milliseconds;
 constexpr std::int64_t kRefreshClaimMs = 30000;
 constexpr int kClaimPolls = 50;  // 50 x 200 ms: how long to wait for another server's refresh
 constexpr milliseconds kClaimPoll{200};
-
-std::string FormEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 bool IsHttpUrl(const std::string& s) {
   return s.starts_with("https://") || s.starts_with("http://");
@@ -164,9 +150,10 @@ asio::awaitable<Result<CrmCredentials>> MetadataGateway::Refresh(CrmCredentials 
   request.timeout = timeout_;
   request.headers = {{"content-type", "application/x-www-form-urlencoded"},
                      {"accept", "application/json"}};
-  request.body = "grant_type=refresh_token&client_id=" + FormEncode(c.client_id) +
-                 (c.client_secret.empty() ? "" : "&client_secret=" + FormEncode(c.client_secret)) +
-                 "&refresh_token=" + FormEncode(c.refresh_token);
+  request.body =
+      "grant_type=refresh_token&client_id=" + PercentEncode(c.client_id) +
+      (c.client_secret.empty() ? "" : "&client_secret=" + PercentEncode(c.client_secret)) +
+      "&refresh_token=" + PercentEncode(c.refresh_token);
   auto response = co_await http_.Send(std::move(request));
   if (!response)
     co_return Error(ErrorCode::kCrmAuthFailed,

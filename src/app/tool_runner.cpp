@@ -1,5 +1,7 @@
 #include "app/tool_runner.hpp"
 
+#include "domain/url_encoding.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -21,21 +23,6 @@ std::optional<json::object> ArgumentsOf(const std::string& arguments) {
 std::string StringArgument(const json::object& args, const char* key) {
   const auto* v = args.if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : "";
-}
-
-std::string PercentEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 std::string Truncated(std::string text, std::size_t max) {

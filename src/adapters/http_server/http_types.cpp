@@ -1,28 +1,13 @@
 #include "adapters/http_server/http_types.hpp"
 
+#include "domain/url_encoding.hpp"
+
 namespace agentgate::http {
 namespace {
 
-int Hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
+// Query parameters: a malformed escape is kept as sent rather than refused.
 std::string Decode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && Hex(s[i + 1]) >= 0 && Hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(Hex(s[i + 1]) * 16 + Hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
+  return PercentDecode(s, true).value_or(std::string(s));
 }
 
 }  // namespace

@@ -98,37 +98,50 @@ Result<void> SqliteStore::RecordTurn(const TurnRecord& t) {
   });
 }
 
+namespace {
+
+constexpr const char* kTurnColumns =
+    "SELECT id, conversation_id, org_id, env, agent_id, version, started_at_ms, duration_ms, "
+    "stop_reason, blocked, "
+    "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns ";
+
+TurnRecord TurnFromRow(const sqlite::Statement& s) {
+  return TurnRecord{s.Text(0),
+                    s.Text(1),
+                    s.Text(2),
+                    s.Text(3),
+                    s.Text(4),
+                    static_cast<int>(s.Int(5)),
+                    s.Int(6),
+                    s.Int(7),
+                    s.Text(8),
+                    s.Int(9) != 0,
+                    static_cast<int>(s.Int(10)),
+                    s.Int(11),
+                    s.Int(12),
+                    s.Double(13),
+                    s.Text(14)};
+}
+
+}  // namespace
+
 Result<std::vector<TurnRecord>> SqliteStore::ListTurns(const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<TurnRecord>> {
-    auto s = c.Prepare(
-        "SELECT id, org_id, env, agent_id, version, started_at_ms, duration_ms, stop_reason, "
-        "blocked, "
-        "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns "
-        "WHERE conversation_id = ? ORDER BY started_at_ms, rowid");
+    auto s = c.Prepare(std::string(kTurnColumns) +
+                       "WHERE conversation_id = ? ORDER BY started_at_ms, rowid");
     s.Bind(1, conversation_id);
     std::vector<TurnRecord> out;
-    while (s.Step()) {
-      out.push_back(TurnRecord{s.Text(0), conversation_id, s.Text(1), s.Text(2), s.Text(3),
-                               static_cast<int>(s.Int(4)), s.Int(5), s.Int(6), s.Text(7),
-                               s.Int(8) != 0, static_cast<int>(s.Int(9)), s.Int(10), s.Int(11),
-                               s.Double(12), s.Text(13)});
-    }
+    while (s.Step()) out.push_back(TurnFromRow(s));
     return out;
   });
 }
 
 Result<std::optional<TurnRecord>> SqliteStore::GetTurn(const std::string& turn_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TurnRecord>> {
-    auto s = c.Prepare(
-        "SELECT conversation_id, org_id, env, agent_id, version, started_at_ms, duration_ms, "
-        "stop_reason, blocked, "
-        "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns WHERE id = ?");
+    auto s = c.Prepare(std::string(kTurnColumns) + "WHERE id = ?");
     s.Bind(1, turn_id);
     if (!s.Step()) return std::optional<TurnRecord>{};
-    return std::optional<TurnRecord>(
-        TurnRecord{turn_id, s.Text(0), s.Text(1), s.Text(2), s.Text(3), static_cast<int>(s.Int(4)),
-                   s.Int(5), s.Int(6), s.Text(7), s.Int(8) != 0, static_cast<int>(s.Int(9)),
-                   s.Int(10), s.Int(11), s.Double(12), s.Text(13)});
+    return std::optional<TurnRecord>(TurnFromRow(s));
   });
 }
 

@@ -1,6 +1,7 @@
 #include "domain/gateway/gateway_request.hpp"
 
 #include "domain/json_fields.hpp"
+#include "domain/url_encoding.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -15,31 +16,6 @@ namespace jf = json_fields;
 
 constexpr std::string_view kDefaultVersion = "64.0";
 constexpr std::array<std::string_view, 5> kMethods{"GET", "POST", "PATCH", "PUT", "DELETE"};
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Percent-decodes; nullopt for a malformed escape.
-std::optional<std::string> Decode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
-    if (i + 2 >= s.size()) return std::nullopt;
-    const int hi = HexDigit(s[i + 1]);
-    const int lo = HexDigit(s[i + 2]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
 
 Result<std::string> Version(const boost::json::object& o) {
   AG_TRY(auto given, jf::OptionalString(o, "platformApiVersion", ""));
@@ -71,7 +47,7 @@ std::optional<std::string> UnsafePathReason(std::string_view path) {
     return "a scheme or host is not allowed; give a path";
   const std::string_view before_query = path.substr(0, path.find('?'));
   if (before_query.starts_with("//")) return "a host is not allowed; give a path";
-  const auto decoded = Decode(before_query);
+  const auto decoded = PercentDecode(before_query, false);
   if (!decoded) return "a malformed percent-escape";
   for (char c : *decoded) {
     const auto u = static_cast<unsigned char>(c);
@@ -136,7 +112,7 @@ Result<GatewayCall> NormalizeGatewayRequest(const boost::json::value& body) {
         })) {
       return InvalidField("path", "the metadata type must be letters, digits and _");
     }
-    const auto full_name = Decode(rest.substr(slash + 1));
+    const auto full_name = PercentDecode(rest.substr(slash + 1), false);
     if (!full_name || full_name->empty() || full_name->find('/') != std::string::npos ||
         full_name->find('?') != std::string::npos) {
       return InvalidField("path", "the full name must be one name such as Account.Field__c");
