@@ -246,3 +246,20 @@ def test_two_servers_refresh_a_rotating_credential_once(org, start_server):
         results = list(pool.map(call, range(20)))
     assert all(r[0] == 200 and r[2]["ok"] for r in results), [r[2] for r in results if r[0] != 200][:2]
     assert org.refreshes == 1
+
+
+def test_a_changed_instance_url_is_followed_and_stored(gw, org):
+    moved = FakeSalesforce()
+    try:
+        moved.access_tokens = org.access_tokens  # the same org, served from its new instance
+        assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"]
+        org.instance_url = moved.url
+        org.expire_tokens()
+        status, _, env = gw.call({"method": "GET", "path": "sobjects"})
+        assert status == 200 and env["ok"]
+        assert any(r["path"] == "/services/data/v64.0/sobjects" for r in moved.requests)
+        # The next call goes straight to the new instance (it was stored with the session).
+        before = len(org.requests)
+        assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"] and len(org.requests) == before
+    finally:
+        moved.close()

@@ -58,6 +58,7 @@ class FakeSalesforce:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        self.instance_url = self.url  # what the token endpoint answers; an org may move
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self):
@@ -137,7 +138,7 @@ class FakeSalesforce:
             access = "00D5g0000012345!" + secrets.token_urlsafe(24)
             self.access_tokens.add(access)
             body = {"access_token": access, "signature": "sig", "scope": "refresh_token api",
-                    "instance_url": self.url, "id": "https://login.salesforce.com/id/00D5g0000012345EAA/0055g00000ABCDEAA2",
+                    "instance_url": self.instance_url, "id": "https://login.salesforce.com/id/00D5g0000012345EAA/0055g00000ABCDEAA2",
                     "token_type": "Bearer", "issued_at": "1708058728442"}
             if self.rotate:
                 self.refresh_tokens.discard(get("refresh_token"))  # single use
