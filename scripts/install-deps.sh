@@ -8,6 +8,7 @@ packages=(
   libssl-dev libsqlite3-dev libpq-dev libtomlplusplus-dev libre2-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest curl ca-certificates openssl clang-format
+  postgresql
 )
 
 # The Apex parse check runs on Node.js; a machine that already has node and npm keeps its own.

@@ -5,6 +5,7 @@
 #include "adapters/http_server/server.hpp"
 #include "adapters/providers/http_model_client.hpp"
 #include "adapters/providers/offline_model.hpp"
+#include "adapters/store_postgres/postgres_store.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
 #include "app/maintenance.hpp"
@@ -76,8 +77,11 @@ Result<std::unique_ptr<Store>> OpenStore(const Config& config) {
     if (!store) return store.error();
     return std::unique_ptr<Store>(std::move(*store));
   }
-  return MakeError(ErrorCode::kInvalidRequest,
-                   "config key 'store.url': PostgreSQL stores are not available in this build yet");
+  // Several servers share one PostgreSQL database and behave as one service.
+  auto store =
+      PostgresStore::Open(url, static_cast<std::size_t>(config.server.blocking_threads) + 1);
+  if (!store) return store.error();
+  return std::unique_ptr<Store>(std::move(*store));
 }
 
 // Where the demo's one-time token is kept so later `make run`s can print it again.

@@ -1,7 +1,10 @@
 #pragma once
 // The backends the store contract suite runs against. Each makes a fresh, empty store.
 
+#include "adapters/store_postgres/postgres_store.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
+
+#include <cstdlib>
 
 #include <filesystem>
 #include <memory>
@@ -12,6 +15,8 @@ namespace agentgate::testing {
 // A real SQLite file in a fresh temporary folder, removed afterwards.
 class SqliteBackend {
  public:
+  static bool Available() { return true; }
+
   SqliteBackend() {
     dir_ = std::filesystem::temp_directory_path() /
            ("agentgate-store-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
@@ -28,6 +33,41 @@ class SqliteBackend {
   static inline int counter_ = 0;
   std::filesystem::path dir_;
   std::string path_;
+};
+
+// A real PostgreSQL server (AGENTGATE_TEST_POSTGRES_URL; `make test` starts one): each instance
+// gets a fresh schema of its own, so tests running in parallel never see each other's rows.
+class PostgresBackend {
+ public:
+  static const char* Url() { return std::getenv("AGENTGATE_TEST_POSTGRES_URL"); }
+  static bool Available() { return Url() != nullptr && *Url() != '\0'; }
+
+  PostgresBackend()
+      : schema_("t_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++)) {
+    if (!Available()) return;
+    pg::Connection admin(Url());
+    admin.Exec("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
+    admin.Exec("CREATE SCHEMA " + schema_);
+  }
+  ~PostgresBackend() {
+    if (!Available()) return;
+    try {
+      pg::Connection admin(Url());
+      admin.Exec("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
+    } catch (const std::exception&) {
+    }
+  }
+
+  std::unique_ptr<Store> Open(std::size_t connections = 4) {
+    const std::string url = std::string(Url()) +
+                            (std::string(Url()).find('?') == std::string::npos ? "?" : "&") +
+                            "options=-csearch_path%3D" + schema_;
+    return std::unique_ptr<Store>(std::move(PostgresStore::Open(url, connections).value()));
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::string schema_;
 };
 
 }  // namespace agentgate::testing

@@ -13,6 +13,8 @@ template <class Backend>
 class StoreContract : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (!Backend::Available())
+      GTEST_SKIP() << "no PostgreSQL: set AGENTGATE_TEST_POSTGRES_URL (make test does)";
     store_ = backend_.Open();
     ASSERT_TRUE(store_->CreateOrg(OrgRecord{"acme", "Acme", std::nullopt, 1}));
     ASSERT_TRUE(store_->CreateEnvironment("acme", "prod"));
@@ -21,7 +23,7 @@ class StoreContract : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-using Backends = ::testing::Types<SqliteBackend>;
+using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(StoreContract, Backends);
 
 TYPED_TEST(StoreContract, OrgsAreCreatedOnceAndTheirLimitChanges) {

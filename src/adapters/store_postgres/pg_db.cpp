@@ -1,0 +1,165 @@
+#include "adapters/store_postgres/pg_db.hpp"
+
+#include <libpq-fe.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace agentgate::pg {
+namespace {
+
+std::string Hex(const std::string& raw) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out = "\\x";
+  for (unsigned char c : raw) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+Param P(const std::string& s) {
+  return s;
+}
+Param P(std::int64_t v) {
+  return std::to_string(v);
+}
+Param P(int v) {
+  return std::to_string(v);
+}
+Param P(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return std::string(buf);
+}
+Param P(std::optional<double> v) {
+  return v ? P(*v) : Param{};
+}
+Param Bytes(const std::string& raw) {
+  return Hex(raw);
+}
+
+Rows::Rows(pg_result* r) : r_(r) {}
+Rows::~Rows() {
+  PQclear(r_);
+}
+Rows::Rows(Rows&& other) noexcept : r_(std::exchange(other.r_, nullptr)) {}
+int Rows::size() const {
+  return PQntuples(r_);
+}
+std::string Rows::Text(int row, int col) const {
+  return std::string(PQgetvalue(r_, row, col), PQgetlength(r_, row, col));
+}
+std::int64_t Rows::Int(int row, int col) const {
+  return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10);
+}
+double Rows::Double(int row, int col) const {
+  return std::strtod(PQgetvalue(r_, row, col), nullptr);
+}
+bool Rows::IsNull(int row, int col) const {
+  return PQgetisnull(r_, row, col) != 0;
+}
+std::int64_t Rows::Affected() const {
+  const char* n = PQcmdTuples(r_);
+  return n != nullptr && *n != '\0' ? std::strtoll(n, nullptr, 10) : 0;
+}
+
+std::string Rows::Bytes(int row, int col) const {
+  std::size_t length = 0;
+  unsigned char* raw =
+      PQunescapeBytea(reinterpret_cast<const unsigned char*>(PQgetvalue(r_, row, col)), &length);
+  std::string out(reinterpret_cast<char*>(raw), length);
+  PQfreemem(raw);
+  return out;
+}
+
+Connection::Connection(const std::string& url) {
+  c_ = PQconnectdb(url.c_str());
+  if (PQstatus(c_) != CONNECTION_OK) {
+    std::string message = PQerrorMessage(c_);
+    PQfinish(c_);
+    c_ = nullptr;
+    throw PgError("cannot connect to PostgreSQL: " + message, "08000");
+  }
+  Exec("SET client_min_messages = warning");
+}
+
+Connection::~Connection() {
+  PQfinish(c_);
+}
+
+bool Connection::EnsureOpen() {
+  if (PQstatus(c_) == CONNECTION_OK) return true;
+  PQreset(c_);
+  return PQstatus(c_) == CONNECTION_OK;
+}
+
+Rows Connection::Exec(const std::string& sql, const std::vector<Param>& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  pg_result* r = PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                              values.data(), nullptr, nullptr, 0);
+  const auto status = PQresultStatus(r);
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+    const char* state = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
+    PQclear(r);
+    throw PgError("postgresql: " + message, state != nullptr ? state : "08000");
+  }
+  return Rows(r);
+}
+
+void Connection::ExecScript(const std::string& sql) {
+  pg_result* r = PQexec(c_, sql.c_str());
+  const auto status = PQresultStatus(r);
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+    const char* state = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
+    PQclear(r);
+    throw PgError("postgresql: " + message, state != nullptr ? state : "08000");
+  }
+  PQclear(r);
+}
+
+Transaction::~Transaction() {
+  if (!done_) {
+    try {
+      c_.Exec("ROLLBACK");
+    } catch (const PgError&) {
+    }
+  }
+}
+
+void Transaction::Commit() {
+  c_.Exec("COMMIT");
+  done_ = true;
+}
+
+void Transaction::LockKey(const std::string& key) {
+  c_.Exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", {key});
+}
+
+Pool::Pool(std::string url, std::size_t size) : url_(std::move(url)) {
+  for (std::size_t i = 0; i < size; ++i) idle_.push_back(std::make_unique<Connection>(url_));
+}
+
+Pool::Lease Pool::Acquire() {
+  std::unique_lock lock(mutex_);
+  available_.wait(lock, [&] { return !idle_.empty(); });
+  auto c = std::move(idle_.back());
+  idle_.pop_back();
+  return Lease(*this, std::move(c));
+}
+
+void Pool::Return(std::unique_ptr<Connection> c) {
+  {
+    std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(c));
+  }
+  available_.notify_one();
+}
+
+}  // namespace agentgate::pg

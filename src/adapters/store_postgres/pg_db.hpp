@@ -1,0 +1,121 @@
+#pragma once
+// Thin RAII over libpq: connections in a bounded pool (reconnected when the server restarted),
+// parameterised queries in text format, transactions, and errors mapped to the API's codes.
+
+#include "domain/error.hpp"
+
+#include <condition_variable>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct pg_conn;
+struct pg_result;
+
+namespace agentgate::pg {
+
+struct PgError : std::runtime_error {
+  PgError(const std::string& what, std::string state)
+      : std::runtime_error(what), sqlstate(std::move(state)) {}
+  std::string sqlstate;
+  bool IsConstraint() const { return sqlstate.starts_with("23"); }
+};
+
+using Param = std::optional<std::string>;  // nullopt is SQL NULL
+
+Param P(const std::string& s);
+Param P(std::int64_t v);
+Param P(int v);
+Param P(double v);
+Param P(std::optional<double> v);
+Param Bytes(const std::string& raw);  // bytea in hex form
+
+class Rows {
+ public:
+  explicit Rows(pg_result* r);
+  ~Rows();
+  Rows(Rows&& other) noexcept;
+  Rows(const Rows&) = delete;
+
+  int size() const;
+  bool empty() const { return size() == 0; }
+  std::string Text(int row, int col) const;
+  std::string Bytes(int row, int col) const;  // a bytea column selected as is
+  std::int64_t Int(int row, int col) const;
+  double Double(int row, int col) const;
+  bool IsNull(int row, int col) const;
+  std::int64_t Affected() const;
+
+ private:
+  pg_result* r_;
+};
+
+class Connection {
+ public:
+  explicit Connection(const std::string& url);
+  ~Connection();
+  Connection(const Connection&) = delete;
+
+  Rows Exec(const std::string& sql, const std::vector<Param>& params = {});
+  void ExecScript(const std::string& sql);  // several statements, no parameters (migrations)
+  // Reconnects when the server went away (a restart); true when usable.
+  bool EnsureOpen();
+
+ private:
+  pg_conn* c_ = nullptr;
+};
+
+class Transaction {
+ public:
+  explicit Transaction(Connection& c) : c_(c) { c_.Exec("BEGIN"); }
+  ~Transaction();
+  void Commit();
+  // Serialises transactions that decide about the same key (released at commit or rollback).
+  void LockKey(const std::string& key);
+
+ private:
+  Connection& c_;
+  bool done_ = false;
+};
+
+class Pool {
+ public:
+  Pool(std::string url, std::size_t size);
+  class Lease {
+   public:
+    Lease(Pool& p, std::unique_ptr<Connection> c) : pool_(p), c_(std::move(c)) {}
+    ~Lease() { pool_.Return(std::move(c_)); }
+    Connection& operator*() { return *c_; }
+
+   private:
+    Pool& pool_;
+    std::unique_ptr<Connection> c_;
+  };
+  Lease Acquire();
+
+ private:
+  void Return(std::unique_ptr<Connection> c);
+  std::string url_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+};
+
+template <class Fn>
+auto WithConnection(Pool& pool, Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
+  try {
+    auto lease = pool.Acquire();
+    (*lease).EnsureOpen();
+    return fn(*lease);
+  } catch (const PgError& e) {
+    if (e.IsConstraint()) return MakeError(ErrorCode::kConflict, "already exists");
+    return MakeError(ErrorCode::kUnavailable, std::string("store error: ") + e.what());
+  }
+}
+
+}  // namespace agentgate::pg

@@ -1,0 +1,87 @@
+#include "adapters/store_postgres/postgres_store.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace agentgate {
+namespace {
+
+// The same schema as SQLite's migrations, version for version. Append-only.
+constexpr std::array<std::string_view, 3> kMigrations = {R"sql(
+CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
+  created_at_ms BIGINT NOT NULL);
+CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
+CREATE TABLE api_tokens (id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL,
+  secret_hash BYTEA NOT NULL, environments TEXT NOT NULL, created_at_ms BIGINT NOT NULL, revoked BOOLEAN NOT NULL DEFAULT FALSE);
+CREATE TABLE grants (org_id TEXT NOT NULL, token_id TEXT NOT NULL REFERENCES api_tokens(id), agent_id TEXT NOT NULL,
+  permissions TEXT NOT NULL, PRIMARY KEY (token_id, agent_id));
+CREATE TABLE agents (org_id TEXT NOT NULL REFERENCES orgs(id), id TEXT NOT NULL, latest_version INTEGER NOT NULL,
+  PRIMARY KEY (org_id, id));
+CREATE TABLE agent_versions (org_id TEXT NOT NULL, agent_id TEXT NOT NULL, version INTEGER NOT NULL, config TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL, PRIMARY KEY (org_id, agent_id, version),
+  FOREIGN KEY (org_id, agent_id) REFERENCES agents(org_id, id));
+CREATE TABLE deployments (org_id TEXT NOT NULL, agent_id TEXT NOT NULL, env TEXT NOT NULL, version INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id, env),
+  FOREIGN KEY (org_id, agent_id, version) REFERENCES agent_versions(org_id, agent_id, version));
+CREATE TABLE agent_instances (org_id TEXT NOT NULL, agent_id TEXT NOT NULL, instance_id TEXT NOT NULL,
+  instructions TEXT NOT NULL, PRIMARY KEY (org_id, agent_id, instance_id),
+  FOREIGN KEY (org_id, agent_id) REFERENCES agents(org_id, id));
+CREATE TABLE crm_credentials (org_id TEXT NOT NULL, env TEXT NOT NULL, sealed BYTEA NOT NULL, updated_at_ms BIGINT NOT NULL,
+  PRIMARY KEY (org_id, env), FOREIGN KEY (org_id, env) REFERENCES environments(org_id, name));
+CREATE TABLE conversations (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, env TEXT NOT NULL, agent_id TEXT NOT NULL,
+  instance_id TEXT NOT NULL, created_at_ms BIGINT NOT NULL);
+CREATE TABLE messages (conversation_id TEXT NOT NULL REFERENCES conversations(id), seq BIGINT NOT NULL, role TEXT NOT NULL,
+  content TEXT NOT NULL, created_at_ms BIGINT NOT NULL, PRIMARY KEY (conversation_id, seq));
+CREATE TABLE memories (id BIGSERIAL PRIMARY KEY, org_id TEXT NOT NULL, env TEXT NOT NULL, agent_id TEXT NOT NULL,
+  group_key TEXT NOT NULL, fact TEXT NOT NULL, created_at_ms BIGINT NOT NULL);
+CREATE INDEX memories_scope ON memories(org_id, env, agent_id, group_key, id);
+CREATE TABLE idempotency_keys (org_id TEXT NOT NULL, env TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL, status INTEGER NOT NULL DEFAULT 0, body TEXT NOT NULL DEFAULT '', claimed_at_ms BIGINT NOT NULL,
+  expires_at_ms BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (org_id, env, key));
+CREATE TABLE conversation_calls (conversation_id TEXT NOT NULL, at_ms BIGINT NOT NULL);
+CREATE INDEX conversation_calls_by_conversation ON conversation_calls(conversation_id, at_ms);
+CREATE TABLE spend_totals (org_id TEXT NOT NULL, agent_id TEXT NOT NULL, month TEXT NOT NULL,
+  settled_usd DOUBLE PRECISION NOT NULL DEFAULT 0, reserved_usd DOUBLE PRECISION NOT NULL DEFAULT 0,
+  input_tokens BIGINT NOT NULL DEFAULT 0, output_tokens BIGINT NOT NULL DEFAULT 0, model_calls BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (org_id, agent_id, month));
+CREATE TABLE spend_reservations (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, agent_id TEXT NOT NULL, month TEXT NOT NULL,
+  amount_usd DOUBLE PRECISION NOT NULL, created_at_ms BIGINT NOT NULL);
+)sql",
+                                                         R"sql(
+CREATE TABLE turns (id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, org_id TEXT NOT NULL, env TEXT NOT NULL,
+  agent_id TEXT NOT NULL, version INTEGER NOT NULL, started_at_ms BIGINT NOT NULL, duration_ms BIGINT NOT NULL,
+  stop_reason TEXT NOT NULL, blocked BOOLEAN NOT NULL, model_calls INTEGER NOT NULL, input_tokens BIGINT NOT NULL,
+  output_tokens BIGINT NOT NULL, cost_usd DOUBLE PRECISION NOT NULL, transcript TEXT NOT NULL);
+CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms);
+)sql",
+                                                         R"sql(
+CREATE TABLE crm_refresh_claims (org_id TEXT NOT NULL, env TEXT NOT NULL, holder TEXT NOT NULL,
+  expires_at_ms BIGINT NOT NULL, PRIMARY KEY (org_id, env));
+)sql"};
+
+constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server
+
+}  // namespace
+
+void MigratePostgres(pg::Connection& c) {
+  // Servers starting together: one migrates, the others wait here and then find nothing to do.
+  c.Exec("SELECT pg_advisory_lock($1)", {pg::P(kMigrationLock)});
+  try {
+    pg::Transaction tx(c);
+    c.Exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
+    const auto applied = static_cast<std::size_t>(
+        c.Exec("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Int(0, 0));
+    for (std::size_t v = applied; v < kMigrations.size(); ++v) {
+      c.ExecScript(std::string(kMigrations[v]));
+      c.Exec("INSERT INTO schema_migrations(version) VALUES ($1)",
+             {pg::P(static_cast<std::int64_t>(v + 1))});
+    }
+    tx.Commit();
+  } catch (...) {
+    c.Exec("SELECT pg_advisory_unlock($1)", {pg::P(kMigrationLock)});
+    throw;
+  }
+  c.Exec("SELECT pg_advisory_unlock($1)", {pg::P(kMigrationLock)});
+}
+
+}  // namespace agentgate

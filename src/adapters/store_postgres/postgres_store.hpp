@@ -1,0 +1,102 @@
+#pragma once
+// The shared store: one PostgreSQL database for several servers. Every read-then-write decision
+// is one transaction holding a per-key advisory lock, so it means the same as on SQLite.
+
+#include "adapters/store_postgres/pg_db.hpp"
+#include "ports/store.hpp"
+
+#include <memory>
+#include <string>
+
+namespace agentgate {
+
+class PostgresStore final : public Store {
+ public:
+  // `url` is a postgresql:// URL; migrations run here under an advisory lock.
+  static Result<std::unique_ptr<PostgresStore>> Open(const std::string& url,
+                                                     std::size_t connections);
+
+  Result<void> Ping() override;
+
+  // TenantStore
+  Result<void> CreateOrg(const OrgRecord& org) override;
+  Result<std::optional<OrgRecord>> GetOrg(const std::string& org_id) override;
+  Result<bool> SetOrgSpendLimit(const std::string& org_id,
+                                std::optional<double> limit_usd) override;
+  Result<std::int64_t> CountOrgs() override;
+  Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) override;
+  Result<bool> HasEnvironment(const std::string& org_id, const std::string& env) override;
+  Result<void> CreateToken(const TokenRecord& token) override;
+  Result<std::optional<TokenRecord>> GetToken(const std::string& token_id) override;
+  Result<bool> RevokeToken(const std::string& org_id, const std::string& token_id) override;
+  Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
+                        const std::string& agent_id,
+                        const std::vector<std::string>& permissions) override;
+  Result<std::vector<std::string>> GetGrant(const std::string& token_id,
+                                            const std::string& agent_id) override;
+  Result<void> CreateAgent(const AgentVersionRecord& first_version) override;
+  Result<std::optional<int>> AddAgentVersion(const std::string& org_id, const std::string& agent_id,
+                                             const std::string& config_json,
+                                             std::int64_t now_ms) override;
+  Result<std::optional<AgentVersionRecord>> GetAgentVersion(const std::string& org_id,
+                                                            const std::string& agent_id,
+                                                            int version) override;
+  Result<void> SetDeployment(const std::string& org_id, const std::string& agent_id,
+                             const std::string& env, int version) override;
+  Result<std::optional<int>> GetDeployment(const std::string& org_id, const std::string& agent_id,
+                                           const std::string& env) override;
+  Result<void> CreateInstance(const InstanceRecord& instance) override;
+  Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id,
+                                                    const std::string& agent_id,
+                                                    const std::string& instance_id) override;
+  Result<std::vector<AgentVersionRecord>> ListDeployedVersions() override;
+  Result<void> PutCrmCredential(const CrmCredentialRecord& credential) override;
+  Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
+                                                              const std::string& env) override;
+  Result<bool> ClaimCrmRefresh(const std::string& org_id, const std::string& env,
+                               const std::string& holder, std::int64_t now_ms,
+                               std::int64_t ttl_ms) override;
+  Result<void> ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
+                                 const std::string& holder) override;
+  Result<bool> HasAnyCrmCredential() override;
+
+  // ConversationStore
+  Result<void> CreateConversation(const ConversationRecord& conversation) override;
+  Result<std::optional<ConversationRecord>> GetConversation(const std::string& id) override;
+  Result<void> AppendMessages(const std::string& conversation_id,
+                              const std::vector<MessageRecord>& messages) override;
+  Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) override;
+  Result<void> RecordTurn(const TurnRecord& turn) override;
+  Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
+  Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) override;
+  Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
+                         std::int64_t now_ms) override;
+  Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) override;
+
+  // GovernanceStore
+  Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
+                                               const std::string& fingerprint, std::int64_t now_ms,
+                                               std::int64_t stale_after_ms) override;
+  Result<void> CompleteIdempotencyKey(const IdempotencyScope& scope, int status,
+                                      const std::string& body, std::int64_t expires_at_ms) override;
+  Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope) override;
+  Result<std::int64_t> PurgeIdempotencyKeys(std::int64_t now_ms) override;
+  Result<CallWindowDecision> RecordConversationCall(const std::string& conversation_id,
+                                                    std::int64_t now_ms, std::int64_t window_ms,
+                                                    int limit) override;
+  Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) override;
+  Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) override;
+  Result<void> SettleSpend(const SpendSettlement& settlement) override;
+  Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
+                                         const std::string& month) override;
+
+ private:
+  explicit PostgresStore(std::unique_ptr<pg::Pool> pool) : pool_(std::move(pool)) {}
+
+  std::unique_ptr<pg::Pool> pool_;
+};
+
+// Applies pending schema migrations under a cluster-wide advisory lock.
+void MigratePostgres(pg::Connection& connection);
+
+}  // namespace agentgate

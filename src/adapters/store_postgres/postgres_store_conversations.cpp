@@ -1,0 +1,150 @@
+#include "adapters/store_postgres/postgres_store.hpp"
+
+namespace agentgate {
+namespace {
+
+using pg::Connection;
+using pg::P;
+
+constexpr const char* kTurnColumns =
+    "SELECT id, conversation_id, org_id, env, agent_id, version, started_at_ms, duration_ms, "
+    "stop_reason, blocked, "
+    "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns ";
+
+TurnRecord TurnFromRow(const pg::Rows& r, int i) {
+  return TurnRecord{r.Text(i, 0),
+                    r.Text(i, 1),
+                    r.Text(i, 2),
+                    r.Text(i, 3),
+                    r.Text(i, 4),
+                    static_cast<int>(r.Int(i, 5)),
+                    r.Int(i, 6),
+                    r.Int(i, 7),
+                    r.Text(i, 8),
+                    r.Text(i, 9) == "t",
+                    static_cast<int>(r.Int(i, 10)),
+                    r.Int(i, 11),
+                    r.Int(i, 12),
+                    r.Double(i, 13),
+                    r.Text(i, 14)};
+}
+
+}  // namespace
+
+Result<void> PostgresStore::CreateConversation(const ConversationRecord& r) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
+        "($1, $2, $3, $4, $5, $6)",
+        {P(r.id), P(r.org_id), P(r.env), P(r.agent_id), P(r.instance_id), P(r.created_at_ms)});
+    return {};
+  });
+}
+
+Result<std::optional<ConversationRecord>> PostgresStore::GetConversation(const std::string& id) {
+  return pg::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<ConversationRecord>> {
+        auto r = c.Exec(
+            "SELECT org_id, env, agent_id, instance_id, created_at_ms FROM conversations WHERE id "
+            "= $1",
+            {P(id)});
+        if (r.empty()) return std::optional<ConversationRecord>{};
+        return std::optional<ConversationRecord>(ConversationRecord{
+            id, r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Text(0, 3), r.Int(0, 4)});
+      });
+}
+
+Result<void> PostgresStore::AppendMessages(const std::string& conversation_id,
+                                           const std::vector<MessageRecord>& messages) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    pg::Transaction tx(c);
+    tx.LockKey("messages:" + conversation_id);
+    std::int64_t seq =
+        c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
+               {P(conversation_id)})
+            .Int(0, 0);
+    for (const auto& m : messages) {
+      c.Exec(
+          "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) VALUES ($1, "
+          "$2, $3, $4, $5)",
+          {P(conversation_id), P(++seq), P(m.role), P(m.content), P(m.created_at_ms)});
+    }
+    tx.Commit();
+    return {};
+  });
+}
+
+Result<std::vector<MessageRecord>> PostgresStore::LoadMessages(const std::string& conversation_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
+    auto r = c.Exec(
+        "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = $1 ORDER "
+        "BY seq",
+        {P(conversation_id)});
+    std::vector<MessageRecord> out;
+    for (int i = 0; i < r.size(); ++i)
+      out.push_back(MessageRecord{r.Int(i, 0), r.Text(i, 1), r.Text(i, 2), r.Int(i, 3)});
+    return out;
+  });
+}
+
+Result<void> PostgresStore::RecordTurn(const TurnRecord& t) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
+        "duration_ms, stop_reason, "
+        "blocked, model_calls, input_tokens, output_tokens, cost_usd, transcript) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        {P(t.id), P(t.conversation_id), P(t.org_id), P(t.env), P(t.agent_id), P(t.version),
+         P(t.started_at_ms), P(t.duration_ms), P(t.stop_reason),
+         P(std::string(t.blocked ? "true" : "false")), P(t.model_calls), P(t.input_tokens),
+         P(t.output_tokens), P(t.cost_usd), P(t.transcript_json)});
+    return {};
+  });
+}
+
+Result<std::vector<TurnRecord>> PostgresStore::ListTurns(const std::string& conversation_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<TurnRecord>> {
+    auto r =
+        c.Exec(std::string(kTurnColumns) + "WHERE conversation_id = $1 ORDER BY started_at_ms, id",
+               {P(conversation_id)});
+    std::vector<TurnRecord> out;
+    for (int i = 0; i < r.size(); ++i) out.push_back(TurnFromRow(r, i));
+    return out;
+  });
+}
+
+Result<std::optional<TurnRecord>> PostgresStore::GetTurn(const std::string& turn_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TurnRecord>> {
+    auto r = c.Exec(std::string(kTurnColumns) + "WHERE id = $1", {P(turn_id)});
+    if (r.empty()) return std::optional<TurnRecord>{};
+    return std::optional<TurnRecord>(TurnFromRow(r, 0));
+  });
+}
+
+Result<void> PostgresStore::AddMemory(const MemoryScope& scope, const std::string& fact,
+                                      std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES ($1, "
+        "$2, $3, $4, $5, $6)",
+        {P(scope.org_id), P(scope.env), P(scope.agent_id), P(scope.group_key), P(fact), P(now_ms)});
+    return {};
+  });
+}
+
+Result<std::vector<MemoryEntry>> PostgresStore::ListMemories(const MemoryScope& scope, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
+    auto r = c.Exec(
+        "SELECT id, fact, created_at_ms FROM (SELECT id, fact, created_at_ms FROM memories "
+        "WHERE org_id = $1 AND env = $2 AND agent_id = $3 AND group_key = $4 ORDER BY id DESC "
+        "LIMIT $5) m "
+        "ORDER BY id",
+        {P(scope.org_id), P(scope.env), P(scope.agent_id), P(scope.group_key), P(limit)});
+    std::vector<MemoryEntry> out;
+    for (int i = 0; i < r.size(); ++i)
+      out.push_back(MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2)});
+    return out;
+  });
+}
+
+}  // namespace agentgate

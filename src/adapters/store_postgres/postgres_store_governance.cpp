@@ -1,0 +1,204 @@
+#include "adapters/store_postgres/postgres_store.hpp"
+
+#include "crypto/crypto.hpp"
+#include "domain/governance/governance.hpp"
+
+namespace agentgate {
+
+using pg::Connection;
+using pg::P;
+
+Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencyScope& k,
+                                                            const std::string& fingerprint,
+                                                            std::int64_t now_ms,
+                                                            std::int64_t stale_after_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<IdempotencyClaim> {
+    using Outcome = IdempotencyClaim::Outcome;
+    pg::Transaction tx(c);
+    tx.LockKey("idempotency:" + k.org_id + "\n" + k.env + "\n" + k.key);
+    auto r = c.Exec(
+        "SELECT fingerprint, state, status, body, claimed_at_ms, expires_at_ms FROM "
+        "idempotency_keys "
+        "WHERE org_id = $1 AND env = $2 AND key = $3",
+        {P(k.org_id), P(k.env), P(k.key)});
+    if (!r.empty()) {
+      const bool completed = r.Text(0, 1) == "completed";
+      const bool expired =
+          completed ? r.Int(0, 5) <= now_ms : r.Int(0, 4) + stale_after_ms <= now_ms;
+      if (!expired) {
+        if (r.Text(0, 0) != fingerprint)
+          return IdempotencyClaim{Outcome::kFingerprintMismatch, 0, ""};
+        if (!completed) return IdempotencyClaim{Outcome::kInUse, 0, ""};
+        return IdempotencyClaim{Outcome::kCompleted, static_cast<int>(r.Int(0, 2)), r.Text(0, 3)};
+      }
+    }
+    c.Exec(
+        "INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms) "
+        "VALUES ($1, $2, $3, $4, 'running', $5) ON CONFLICT (org_id, env, key) DO UPDATE SET "
+        "fingerprint = excluded.fingerprint, state = 'running', status = 0, body = '', "
+        "claimed_at_ms = excluded.claimed_at_ms, expires_at_ms = 0",
+        {P(k.org_id), P(k.env), P(k.key), P(fingerprint), P(now_ms)});
+    tx.Commit();
+    return IdempotencyClaim{Outcome::kClaimed, 0, ""};
+  });
+}
+
+Result<void> PostgresStore::CompleteIdempotencyKey(const IdempotencyScope& k, int status,
+                                                   const std::string& body,
+                                                   std::int64_t expires_at_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, expires_at_ms = "
+        "$3 "
+        "WHERE org_id = $4 AND env = $5 AND key = $6",
+        {P(status), P(body), P(expires_at_ms), P(k.org_id), P(k.env), P(k.key)});
+    return {};
+  });
+}
+
+Result<void> PostgresStore::ReleaseIdempotencyKey(const IdempotencyScope& k) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "DELETE FROM idempotency_keys WHERE org_id = $1 AND env = $2 AND key = $3 AND state = "
+        "'running'",
+        {P(k.org_id), P(k.env), P(k.key)});
+    return {};
+  });
+}
+
+Result<std::int64_t> PostgresStore::PurgeIdempotencyKeys(std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    return c
+        .Exec("DELETE FROM idempotency_keys WHERE state = 'completed' AND expires_at_ms <= $1",
+              {P(now_ms)})
+        .Affected();
+  });
+}
+
+Result<CallWindowDecision> PostgresStore::RecordConversationCall(const std::string& conversation_id,
+                                                                 std::int64_t now_ms,
+                                                                 std::int64_t window_ms,
+                                                                 int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<CallWindowDecision> {
+    pg::Transaction tx(c);
+    tx.LockKey("window:" + conversation_id);
+    c.Exec("DELETE FROM conversation_calls WHERE conversation_id = $1 AND at_ms <= $2",
+           {P(conversation_id), P(now_ms - window_ms)});
+    auto r = c.Exec(
+        "SELECT COUNT(*), COALESCE(MIN(at_ms), 0) FROM conversation_calls WHERE conversation_id = "
+        "$1",
+        {P(conversation_id)});
+    if (r.Int(0, 0) >= limit) {
+      tx.Commit();  // keep the cleanup
+      return CallWindowDecision{false,
+                                governance::RetryAfterSeconds(r.Int(0, 1), window_ms, now_ms)};
+    }
+    c.Exec("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES ($1, $2)",
+           {P(conversation_id), P(now_ms)});
+    tx.Commit();
+    return CallWindowDecision{true, 0};
+  });
+}
+
+Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest& r) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<SpendDecision> {
+    pg::Transaction tx(c);
+    // Every reservation of an org in a month is decided one at a time (both limits involve the
+    // org).
+    tx.LockKey("spend:" + r.org_id + "\n" + r.month);
+    auto spent = [&](bool whole_org) {
+      return whole_org
+                 ? c.Exec(
+                        "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
+                        "WHERE org_id = $1 AND month = $2",
+                        {P(r.org_id), P(r.month)})
+                       .Double(0, 0)
+                 : c.Exec(
+                        "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
+                        "WHERE org_id = $1 AND month = $2 AND agent_id = $3",
+                        {P(r.org_id), P(r.month), P(r.agent_id)})
+                       .Double(0, 0);
+    };
+    if (r.org_limit_usd) {
+      const double org_spent = spent(true);
+      if (org_spent >= *r.org_limit_usd)
+        return SpendDecision{false, "", "organization", *r.org_limit_usd, org_spent};
+    }
+    if (r.agent_limit_usd) {
+      const double agent_spent = spent(false);
+      if (agent_spent >= *r.agent_limit_usd)
+        return SpendDecision{false, "", "agent", *r.agent_limit_usd, agent_spent};
+    }
+    const std::string id = crypto::RandomHex(12);
+    c.Exec(
+        "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
+        "VALUES ($1, $2, $3, $4, $5, $6)",
+        {P(id), P(r.org_id), P(r.agent_id), P(r.month), P(r.amount_usd), P(r.now_ms)});
+    c.Exec(
+        "INSERT INTO spend_totals(org_id, agent_id, month, reserved_usd) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (org_id, agent_id, month) DO UPDATE SET reserved_usd = "
+        "spend_totals.reserved_usd + excluded.reserved_usd",
+        {P(r.org_id), P(r.agent_id), P(r.month), P(r.amount_usd)});
+    tx.Commit();
+    return SpendDecision{true, id, "", 0, 0};
+  });
+}
+
+Result<void> PostgresStore::SettleSpend(const SpendSettlement& s) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    pg::Transaction tx(c);
+    auto r = c.Exec(
+        "DELETE FROM spend_reservations WHERE id = $1 RETURNING org_id, agent_id, month, "
+        "amount_usd",
+        {P(s.reservation_id)});
+    if (r.empty()) return MakeError(ErrorCode::kNotFound, "spend reservation not found");
+    c.Exec(
+        "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1), settled_usd = "
+        "settled_usd + $2, "
+        "input_tokens = input_tokens + $3, output_tokens = output_tokens + $4, model_calls = "
+        "model_calls + 1 "
+        "WHERE org_id = $5 AND agent_id = $6 AND month = $7",
+        {P(r.Double(0, 3)), P(s.cost_usd), P(s.input_tokens), P(s.output_tokens), P(r.Text(0, 0)),
+         P(r.Text(0, 1)), P(r.Text(0, 2))});
+    tx.Commit();
+    return {};
+  });
+}
+
+Result<std::int64_t> PostgresStore::ReleaseSpendReservations(std::int64_t created_before_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    pg::Transaction tx(c);
+    auto released = c.Exec(
+        "DELETE FROM spend_reservations WHERE created_at_ms < $1 RETURNING org_id, agent_id, "
+        "month, amount_usd",
+        {P(created_before_ms)});
+    for (int i = 0; i < released.size(); ++i) {
+      c.Exec(
+          "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1) WHERE org_id = $2 "
+          "AND agent_id = $3 AND month = $4",
+          {P(released.Double(i, 3)), P(released.Text(i, 0)), P(released.Text(i, 1)),
+           P(released.Text(i, 2))});
+    }
+    tx.Commit();
+    return static_cast<std::int64_t>(released.size());
+  });
+}
+
+Result<std::vector<UsageRow>> PostgresStore::GetUsage(const std::string& org_id,
+                                                      const std::string& month) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<UsageRow>> {
+    auto r = c.Exec(
+        "SELECT agent_id, settled_usd, reserved_usd, input_tokens, output_tokens, model_calls FROM "
+        "spend_totals "
+        "WHERE org_id = $1 AND month = $2 ORDER BY agent_id",
+        {P(org_id), P(month)});
+    std::vector<UsageRow> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(UsageRow{r.Text(i, 0), r.Double(i, 1), r.Double(i, 2), r.Int(i, 3), r.Int(i, 4),
+                             r.Int(i, 5)});
+    }
+    return out;
+  });
+}
+
+}  // namespace agentgate

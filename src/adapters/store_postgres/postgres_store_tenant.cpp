@@ -1,0 +1,337 @@
+#include "adapters/store_postgres/postgres_store.hpp"
+
+#include <sstream>
+
+namespace agentgate {
+namespace {
+
+using pg::Connection;
+using pg::P;
+
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PostgresStore>> PostgresStore::Open(const std::string& url,
+                                                           std::size_t connections) {
+  try {
+    auto pool = std::make_unique<pg::Pool>(url, connections);
+    {
+      auto lease = pool->Acquire();
+      MigratePostgres(*lease);
+    }
+    return std::unique_ptr<PostgresStore>(new PostgresStore(std::move(pool)));
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kUnavailable,
+                     std::string("cannot open the PostgreSQL store: ") + e.what());
+  }
+}
+
+Result<void> PostgresStore::Ping() {
+  return pg::WithConnection(*pool_, [](Connection& c) -> Result<void> {
+    c.Exec("SELECT 1");
+    return {};
+  });
+}
+
+Result<void> PostgresStore::CreateOrg(const OrgRecord& org) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO orgs(id, name, monthly_spend_limit_usd, created_at_ms) VALUES ($1, $2, $3, "
+        "$4)",
+        {P(org.id), P(org.name), P(org.monthly_spend_limit_usd), P(org.created_at_ms)});
+    return {};
+  });
+}
+
+Result<std::optional<OrgRecord>> PostgresStore::GetOrg(const std::string& org_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<OrgRecord>> {
+    auto r =
+        c.Exec("SELECT id, name, monthly_spend_limit_usd, created_at_ms FROM orgs WHERE id = $1",
+               {P(org_id)});
+    if (r.empty()) return std::optional<OrgRecord>{};
+    OrgRecord org{r.Text(0, 0), r.Text(0, 1), std::nullopt, r.Int(0, 3)};
+    if (!r.IsNull(0, 2)) org.monthly_spend_limit_usd = r.Double(0, 2);
+    return std::optional<OrgRecord>(std::move(org));
+  });
+}
+
+Result<bool> PostgresStore::SetOrgSpendLimit(const std::string& org_id,
+                                             std::optional<double> limit_usd) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec("UPDATE orgs SET monthly_spend_limit_usd = $1 WHERE id = $2",
+                  {P(limit_usd), P(org_id)})
+               .Affected() > 0;
+  });
+}
+
+Result<std::int64_t> PostgresStore::CountOrgs() {
+  return pg::WithConnection(*pool_, [](Connection& c) -> Result<std::int64_t> {
+    return c.Exec("SELECT COUNT(*) FROM orgs").Int(0, 0);
+  });
+}
+
+Result<void> PostgresStore::CreateEnvironment(const std::string& org_id, const std::string& env) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec("INSERT INTO environments(org_id, name) VALUES ($1, $2)", {P(org_id), P(env)});
+    return {};
+  });
+}
+
+Result<bool> PostgresStore::HasEnvironment(const std::string& org_id, const std::string& env) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return !c.Exec("SELECT 1 FROM environments WHERE org_id = $1 AND name = $2",
+                   {P(org_id), P(env)})
+                .empty();
+  });
+}
+
+Result<void> PostgresStore::CreateToken(const TokenRecord& t) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO api_tokens(id, org_id, name, secret_hash, environments, created_at_ms, "
+        "revoked) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        {P(t.id), P(t.org_id), P(t.name), pg::Bytes(t.secret_hash), P(JoinList(t.environments)),
+         P(t.created_at_ms), P(std::string(t.revoked ? "true" : "false"))});
+    return {};
+  });
+}
+
+Result<std::optional<TokenRecord>> PostgresStore::GetToken(const std::string& token_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TokenRecord>> {
+    auto r = c.Exec(
+        "SELECT id, org_id, name, secret_hash, environments, created_at_ms, revoked FROM "
+        "api_tokens WHERE id = $1",
+        {P(token_id)});
+    if (r.empty()) return std::optional<TokenRecord>{};
+    return std::optional<TokenRecord>(TokenRecord{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2),
+                                                  r.Bytes(0, 3), SplitList(r.Text(0, 4)),
+                                                  r.Int(0, 5), r.Text(0, 6) == "t"});
+  });
+}
+
+Result<bool> PostgresStore::RevokeToken(const std::string& org_id, const std::string& token_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec("UPDATE api_tokens SET revoked = TRUE WHERE id = $1 AND org_id = $2",
+                  {P(token_id), P(org_id)})
+               .Affected() > 0;
+  });
+}
+
+Result<void> PostgresStore::PutGrant(const std::string& org_id, const std::string& token_id,
+                                     const std::string& agent_id,
+                                     const std::vector<std::string>& permissions) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    if (permissions.empty()) {
+      c.Exec("DELETE FROM grants WHERE token_id = $1 AND agent_id = $2",
+             {P(token_id), P(agent_id)});
+      return {};
+    }
+    c.Exec(
+        "INSERT INTO grants(org_id, token_id, agent_id, permissions) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (token_id, agent_id) DO UPDATE SET permissions = excluded.permissions",
+        {P(org_id), P(token_id), P(agent_id), P(JoinList(permissions))});
+    return {};
+  });
+}
+
+Result<std::vector<std::string>> PostgresStore::GetGrant(const std::string& token_id,
+                                                         const std::string& agent_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::string>> {
+    auto r = c.Exec("SELECT permissions FROM grants WHERE token_id = $1 AND agent_id = $2",
+                    {P(token_id), P(agent_id)});
+    if (r.empty()) return std::vector<std::string>{};
+    return SplitList(r.Text(0, 0));
+  });
+}
+
+Result<void> PostgresStore::CreateAgent(const AgentVersionRecord& v) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    pg::Transaction tx(c);
+    c.Exec("INSERT INTO agents(org_id, id, latest_version) VALUES ($1, $2, 1)",
+           {P(v.org_id), P(v.agent_id)});
+    c.Exec(
+        "INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES ($1, "
+        "$2, 1, $3, $4)",
+        {P(v.org_id), P(v.agent_id), P(v.config_json), P(v.created_at_ms)});
+    tx.Commit();
+    return {};
+  });
+}
+
+Result<std::optional<int>> PostgresStore::AddAgentVersion(const std::string& org_id,
+                                                          const std::string& agent_id,
+                                                          const std::string& config_json,
+                                                          std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<int>> {
+    pg::Transaction tx(c);
+    auto r = c.Exec(
+        "UPDATE agents SET latest_version = latest_version + 1 WHERE org_id = $1 AND id = $2 "
+        "RETURNING latest_version",
+        {P(org_id), P(agent_id)});
+    if (r.empty()) return std::optional<int>{};
+    const int version = static_cast<int>(r.Int(0, 0));
+    c.Exec(
+        "INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES ($1, "
+        "$2, $3, $4, $5)",
+        {P(org_id), P(agent_id), P(version), P(config_json), P(now_ms)});
+    tx.Commit();
+    return std::optional<int>(version);
+  });
+}
+
+Result<std::optional<AgentVersionRecord>> PostgresStore::GetAgentVersion(
+    const std::string& org_id, const std::string& agent_id, int version) {
+  return pg::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<AgentVersionRecord>> {
+        auto r = c.Exec(
+            "SELECT config, created_at_ms FROM agent_versions WHERE org_id = $1 AND agent_id = $2 "
+            "AND version = $3",
+            {P(org_id), P(agent_id), P(version)});
+        if (r.empty()) return std::optional<AgentVersionRecord>{};
+        return std::optional<AgentVersionRecord>(
+            AgentVersionRecord{org_id, agent_id, version, r.Text(0, 0), r.Int(0, 1)});
+      });
+}
+
+Result<std::vector<AgentVersionRecord>> PostgresStore::ListDeployedVersions() {
+  return pg::WithConnection(*pool_, [](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+    auto r = c.Exec(
+        "SELECT DISTINCT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM "
+        "deployments d "
+        "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND v.version = "
+        "d.version "
+        "ORDER BY v.org_id, v.agent_id, v.version");
+    std::vector<AgentVersionRecord> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(AgentVersionRecord{r.Text(i, 0), r.Text(i, 1), static_cast<int>(r.Int(i, 2)),
+                                       r.Text(i, 3), r.Int(i, 4)});
+    }
+    return out;
+  });
+}
+
+Result<void> PostgresStore::SetDeployment(const std::string& org_id, const std::string& agent_id,
+                                          const std::string& env, int version) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    pg::Transaction tx(c);
+    if (c.Exec("SELECT 1 FROM agent_versions WHERE org_id = $1 AND agent_id = $2 AND version = $3",
+               {P(org_id), P(agent_id), P(version)})
+            .empty()) {
+      return MakeError(ErrorCode::kNotFound, "agent version not found");
+    }
+    c.Exec(
+        "INSERT INTO deployments(org_id, agent_id, env, version) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (org_id, agent_id, env) DO UPDATE SET version = excluded.version",
+        {P(org_id), P(agent_id), P(env), P(version)});
+    tx.Commit();
+    return {};
+  });
+}
+
+Result<std::optional<int>> PostgresStore::GetDeployment(const std::string& org_id,
+                                                        const std::string& agent_id,
+                                                        const std::string& env) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<int>> {
+    auto r =
+        c.Exec("SELECT version FROM deployments WHERE org_id = $1 AND agent_id = $2 AND env = $3",
+               {P(org_id), P(agent_id), P(env)});
+    if (r.empty()) return std::optional<int>{};
+    return std::optional<int>(static_cast<int>(r.Int(0, 0)));
+  });
+}
+
+Result<void> PostgresStore::CreateInstance(const InstanceRecord& i) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO agent_instances(org_id, agent_id, instance_id, instructions) VALUES ($1, $2, "
+        "$3, $4)",
+        {P(i.org_id), P(i.agent_id), P(i.instance_id), P(i.instructions)});
+    return {};
+  });
+}
+
+Result<std::optional<InstanceRecord>> PostgresStore::GetInstance(const std::string& org_id,
+                                                                 const std::string& agent_id,
+                                                                 const std::string& instance_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<InstanceRecord>> {
+    auto r = c.Exec(
+        "SELECT instructions FROM agent_instances WHERE org_id = $1 AND agent_id = $2 AND "
+        "instance_id = $3",
+        {P(org_id), P(agent_id), P(instance_id)});
+    if (r.empty()) return std::optional<InstanceRecord>{};
+    return std::optional<InstanceRecord>(
+        InstanceRecord{org_id, agent_id, instance_id, r.Text(0, 0)});
+  });
+}
+
+Result<void> PostgresStore::PutCrmCredential(const CrmCredentialRecord& cred) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
+        "excluded.updated_at_ms",
+        {P(cred.org_id), P(cred.env), pg::Bytes(cred.sealed), P(cred.updated_at_ms)});
+    return {};
+  });
+}
+
+Result<std::optional<CrmCredentialRecord>> PostgresStore::GetCrmCredential(
+    const std::string& org_id, const std::string& env) {
+  return pg::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialRecord>> {
+        auto r = c.Exec(
+            "SELECT sealed, updated_at_ms FROM crm_credentials WHERE org_id = $1 AND env = $2",
+            {P(org_id), P(env)});
+        if (r.empty()) return std::optional<CrmCredentialRecord>{};
+        return std::optional<CrmCredentialRecord>(
+            CrmCredentialRecord{org_id, env, r.Bytes(0, 0), r.Int(0, 1)});
+      });
+}
+
+Result<bool> PostgresStore::HasAnyCrmCredential() {
+  return pg::WithConnection(*pool_, [](Connection& c) -> Result<bool> {
+    return !c.Exec("SELECT 1 FROM crm_credentials LIMIT 1").empty();
+  });
+}
+
+Result<bool> PostgresStore::ClaimCrmRefresh(const std::string& org_id, const std::string& env,
+                                            const std::string& holder, std::int64_t now_ms,
+                                            std::int64_t ttl_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec(
+                "INSERT INTO crm_refresh_claims(org_id, env, holder, expires_at_ms) VALUES ($1, "
+                "$2, $3, $4) "
+                "ON CONFLICT (org_id, env) DO UPDATE SET holder = excluded.holder, expires_at_ms = "
+                "excluded.expires_at_ms "
+                "WHERE crm_refresh_claims.holder = excluded.holder OR "
+                "crm_refresh_claims.expires_at_ms <= $5",
+                {P(org_id), P(env), P(holder), P(now_ms + ttl_ms), P(now_ms)})
+               .Affected() > 0;
+  });
+}
+
+Result<void> PostgresStore::ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
+                                              const std::string& holder) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec("DELETE FROM crm_refresh_claims WHERE org_id = $1 AND env = $2 AND holder = $3",
+           {P(org_id), P(env), P(holder)});
+    return {};
+  });
+}
+
+}  // namespace agentgate
