@@ -104,10 +104,12 @@ Rows Connection::Exec(const std::string& sql, const std::vector<Param>& params) 
                               values.data(), nullptr, nullptr, 0);
   const auto status = PQresultStatus(r);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    const char* state = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-    std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
+    // Copy what the error says before the result is freed.
+    const char* field = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    const std::string state = field != nullptr ? field : "08000";
+    const std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
     PQclear(r);
-    throw PgError("postgresql: " + message, state != nullptr ? state : "08000");
+    throw PgError("postgresql: " + message, state);
   }
   return Rows(r);
 }
@@ -116,10 +118,12 @@ void Connection::ExecScript(const std::string& sql) {
   pg_result* r = PQexec(c_, sql.c_str());
   const auto status = PQresultStatus(r);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    const char* state = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-    std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
+    // Copy what the error says before the result is freed.
+    const char* field = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    const std::string state = field != nullptr ? field : "08000";
+    const std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
     PQclear(r);
-    throw PgError("postgresql: " + message, state != nullptr ? state : "08000");
+    throw PgError("postgresql: " + message, state);
   }
   PQclear(r);
 }
