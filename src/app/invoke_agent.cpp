@@ -23,6 +23,25 @@ using std::chrono::milliseconds;
 // the write runs, and a 504 must leave no history behind.
 constexpr milliseconds kStoreMargin{250};
 constexpr int kMemoriesConsidered = 50;
+// How often a turn queued behind one running on another server looks again.
+constexpr milliseconds kTurnQueuePoll{100};
+
+// Removes a conversation ticket when its turn ends, canceled or not: posted to the blocking pool
+// because a canceled coroutine can no longer co_await.
+class TicketGuard {
+ public:
+  TicketGuard(StoreRunner& store, std::int64_t ticket) : store_(store), ticket_(ticket) {}
+  ~TicketGuard() {
+    const std::int64_t ticket = ticket_;
+    store_.Post([ticket](Store& s) { (void)s.DequeueTurn(ticket); });
+  }
+  TicketGuard(const TicketGuard&) = delete;
+  TicketGuard& operator=(const TicketGuard&) = delete;
+
+ private:
+  StoreRunner& store_;
+  std::int64_t ticket_;
+};
 constexpr std::size_t kMemoriesShown = 10;
 
 milliseconds Until(SteadyClock::time_point t) {
@@ -157,10 +176,25 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
     co_return limited;
   }
   // One turn at a time per conversation, in arrival order; the wait counts against this turn's cap.
+  // First in this server (no store traffic while waiting), then across servers through the store.
   auto lease = co_await d_.conversations.Acquire(*conversation_id);
   if (!lease)
     co_return Error(ErrorCode::kTurnTimeout,
                     "canceled while waiting for the conversation's previous turn");
+  const std::int64_t expires = d_.clock.NowMs() + Until(deadlines.hard).count();
+  AG_CO_TRY(const std::int64_t ticket, co_await d_.store.Run([&](Store& s) {
+    return s.EnqueueTurn(*conversation_id, expires);
+  }));
+  const TicketGuard ticket_guard(d_.store, ticket);  // gives the place up however this turn ends
+  for (;;) {
+    const std::int64_t at = d_.clock.NowMs();
+    AG_CO_TRY(const bool head, co_await d_.store.Run([&](Store& s) {
+      return s.IsTurnAtHead(*conversation_id, ticket, at);
+    }));
+    if (head) break;
+    asio::steady_timer poll(co_await asio::this_coro::executor, kTurnQueuePoll);
+    co_await poll.async_wait(asio::use_awaitable);
+  }
   co_return co_await RunTurn(caller, command, agent, instance_instructions, conversation_id,
                              deadlines);
 }

@@ -40,6 +40,13 @@ class StoreRunner {
         boost::asio::use_awaitable, std::move(fn));
   }
 
+  // Runs `work` on the blocking pool without waiting: cleanup that must happen even when the
+  // coroutine that needs it was canceled (a canceled coroutine can no longer co_await).
+  template <class Fn>
+  void Post(Fn work) {
+    boost::asio::post(pool_, [this, work = std::move(work)]() mutable { work(store_); });
+  }
+
   Store& store() { return store_; }
 
  private:

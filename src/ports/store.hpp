@@ -88,6 +88,14 @@ class ConversationStore {
                                       const std::vector<MessageRecord>& messages) = 0;
   virtual Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) = 0;
 
+  // Turn order on one conversation across servers: a ticket in arrival order; a turn runs when
+  // its ticket is the oldest live one. Tickets of turns that died expire at `expires_at_ms`.
+  virtual Result<std::int64_t> EnqueueTurn(const std::string& conversation_id,
+                                           std::int64_t expires_at_ms) = 0;
+  virtual Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
+                                    std::int64_t now_ms) = 0;
+  virtual Result<void> DequeueTurn(std::int64_t ticket) = 0;
+
   virtual Result<void> RecordTurn(const TurnRecord& turn) = 0;
   virtual Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) = 0;
   virtual Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) = 0;

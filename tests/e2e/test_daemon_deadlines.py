@@ -49,3 +49,8 @@ def test_the_hard_cap_is_504_cancels_the_upstream_call_and_stores_nothing(start_
     assert llm.disconnects == 1, "the upstream call was not canceled with its turn"
     _, _, convo = tenant.conversation(cid)
     assert [m["content"] for m in convo["messages"]] == ["hello", "echo: hello"]
+    # The canceled turn gave its place in the conversation up: the next one runs at once.
+    llm.push(openai_text("after the cap"))
+    started = time.monotonic()
+    status, _, body = tenant.invoke("stuck", {"message": "next", "stateful": True, "conversation_id": cid})
+    assert status == 200 and body["response"] == "after the cap" and time.monotonic() - started < 1.5

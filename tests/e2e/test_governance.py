@@ -197,3 +197,33 @@ def test_two_servers_share_the_window_and_the_spend_limit(llm, start_server):
     assert ok + sum(1 for r in results if r[0] == 402) == 20
     _, _, usage = first.admin("GET", "/orgs/acme/usage")
     assert usage["total_spent_usd"] <= 1.0 + 0.23  # one call's worst case: ~28 tokens in, 100 out
+
+
+def test_turns_on_one_conversation_never_interleave_across_servers(llm, start_server):
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(first)
+    tenant.agent("chat")
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                               "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+    other = Tenant.__new__(Tenant)
+    other.server, other.org, other.token_id, other.token = second, tenant.org, tenant.token_id, tenant.token
+    llm.push(openai_text("start reply"))
+    _, _, convo = tenant.invoke("chat", {"message": "start", "stateful": True})
+    cid = convo["conversation_id"]
+    llm.reset()
+    llm.push(dict(openai_text("slow reply on A"), delay=1.0), openai_text("reply on B"))
+    results = {}
+
+    def call(name, target, delay):
+        time.sleep(delay)
+        results[name] = target.invoke("chat", {"message": name, "stateful": True, "conversation_id": cid})
+
+    threads = [threading.Thread(target=call, args=("one", tenant, 0)),
+               threading.Thread(target=call, args=("two", other, 0.3))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["one"][2]["response"] == "slow reply on A" and results["two"][2]["response"] == "reply on B"
+    seen_by_b = [m["content"] for m in llm.requests[1]["body"]["messages"][1:]]
+    assert seen_by_b[-3:] == ["one", "slow reply on A", "two"]  # B waited for A's turn and saw its reply

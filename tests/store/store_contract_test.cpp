@@ -145,6 +145,22 @@ TYPED_TEST(StoreContract, OneServerAtATimeMayRefreshACredential) {
   EXPECT_TRUE(s.ClaimCrmRefresh("acme", "prod", "server-a", 33000, 30000).value());
 }
 
+TYPED_TEST(StoreContract, TurnsOnAConversationRunInTicketOrderAndDeadTicketsExpire) {
+  auto& s = *this->store_;
+  const auto first = s.EnqueueTurn("c1", 10000).value();
+  const auto second = s.EnqueueTurn("c1", 20000).value();
+  const auto other = s.EnqueueTurn("c2", 20000).value();
+  EXPECT_LT(first, second);
+  EXPECT_TRUE(s.IsTurnAtHead("c1", first, 1000).value());
+  EXPECT_FALSE(s.IsTurnAtHead("c1", second, 1000).value());
+  EXPECT_TRUE(s.IsTurnAtHead("c2", other, 1000).value());
+  EXPECT_TRUE(s.IsTurnAtHead("c1", second, 10000).value());  // the first one's server died: expired
+  ASSERT_TRUE(s.DequeueTurn(first));
+  EXPECT_TRUE(s.IsTurnAtHead("c1", second, 1000).value());
+  ASSERT_TRUE(s.DequeueTurn(second));
+  EXPECT_FALSE(s.IsTurnAtHead("c1", second, 1000).value());
+}
+
 TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));

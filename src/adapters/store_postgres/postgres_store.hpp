@@ -66,6 +66,11 @@ class PostgresStore final : public Store {
   Result<void> AppendMessages(const std::string& conversation_id,
                               const std::vector<MessageRecord>& messages) override;
   Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) override;
+  Result<std::int64_t> EnqueueTurn(const std::string& conversation_id,
+                                   std::int64_t expires_at_ms) override;
+  Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
+                            std::int64_t now_ms) override;
+  Result<void> DequeueTurn(std::int64_t ticket) override;
   Result<void> RecordTurn(const TurnRecord& turn) override;
   Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
   Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) override;

@@ -87,6 +87,36 @@ Result<std::vector<MessageRecord>> PostgresStore::LoadMessages(const std::string
   });
 }
 
+Result<std::int64_t> PostgresStore::EnqueueTurn(const std::string& conversation_id,
+                                                std::int64_t expires_at_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    return c
+        .Exec(
+            "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms) VALUES ($1, $2) "
+            "RETURNING ticket",
+            {P(conversation_id), P(expires_at_ms)})
+        .Int(0, 0);
+  });
+}
+
+Result<bool> PostgresStore::IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
+                                         std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    auto r = c.Exec(
+        "SELECT MIN(ticket) FROM conversation_turn_queue WHERE conversation_id = $1 AND "
+        "expires_at_ms > $2",
+        {P(conversation_id), P(now_ms)});
+    return !r.IsNull(0, 0) && r.Int(0, 0) == ticket;
+  });
+}
+
+Result<void> PostgresStore::DequeueTurn(std::int64_t ticket) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec("DELETE FROM conversation_turn_queue WHERE ticket = $1", {P(ticket)});
+    return {};
+  });
+}
+
 Result<void> PostgresStore::RecordTurn(const TurnRecord& t) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Exec(

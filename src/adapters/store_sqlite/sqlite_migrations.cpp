@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 3> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 4> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -165,6 +165,14 @@ CREATE TABLE crm_refresh_claims (
   expires_at_ms INTEGER NOT NULL,
   PRIMARY KEY (org_id, env)
 );
+)sql",
+                                                         R"sql(
+CREATE TABLE conversation_turn_queue (
+  ticket INTEGER PRIMARY KEY AUTOINCREMENT,
+  conversation_id TEXT NOT NULL,
+  expires_at_ms INTEGER NOT NULL
+);
+CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(conversation_id, ticket);
 )sql"};
 
 }  // namespace

@@ -71,6 +71,35 @@ Result<std::vector<MessageRecord>> SqliteStore::LoadMessages(const std::string& 
   });
 }
 
+Result<std::int64_t> SqliteStore::EnqueueTurn(const std::string& conversation_id,
+                                              std::int64_t expires_at_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    auto s = c.Prepare(
+        "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms) VALUES (?, ?) "
+        "RETURNING ticket");
+    s.Bind(1, conversation_id).Bind(2, expires_at_ms).Step();
+    return s.Int(0);
+  });
+}
+
+Result<bool> SqliteStore::IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
+                                       std::int64_t now_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    auto s = c.Prepare(
+        "SELECT MIN(ticket) FROM conversation_turn_queue WHERE conversation_id = ? AND "
+        "expires_at_ms > ?");
+    s.Bind(1, conversation_id).Bind(2, now_ms).Step();
+    return !s.IsNull(0) && s.Int(0) == ticket;
+  });
+}
+
+Result<void> SqliteStore::DequeueTurn(std::int64_t ticket) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare("DELETE FROM conversation_turn_queue WHERE ticket = ?").Bind(1, ticket).Run();
+    return {};
+  });
+}
+
 Result<void> SqliteStore::RecordTurn(const TurnRecord& t) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Prepare(
