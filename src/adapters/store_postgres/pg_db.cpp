@@ -18,6 +18,17 @@ std::string Hex(const std::string& raw) {
   return out;
 }
 
+// Frees `r` and throws when the statement failed; copies the error out first.
+void ThrowOnFailure(pg_result* r, pg_conn* c) {
+  const auto status = PQresultStatus(r);
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
+  const char* field = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+  const std::string state = field != nullptr ? field : "08000";
+  const std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c);
+  PQclear(r);
+  throw PgError("postgresql: " + message, state);
+}
+
 }  // namespace
 
 Param P(const std::string& s) {
@@ -102,29 +113,13 @@ Rows Connection::Exec(const std::string& sql, const std::vector<Param>& params) 
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
   pg_result* r = PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr,
                               values.data(), nullptr, nullptr, 0);
-  const auto status = PQresultStatus(r);
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    // Copy what the error says before the result is freed.
-    const char* field = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-    const std::string state = field != nullptr ? field : "08000";
-    const std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
-    PQclear(r);
-    throw PgError("postgresql: " + message, state);
-  }
+  ThrowOnFailure(r, c_);
   return Rows(r);
 }
 
 void Connection::ExecScript(const std::string& sql) {
   pg_result* r = PQexec(c_, sql.c_str());
-  const auto status = PQresultStatus(r);
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    // Copy what the error says before the result is freed.
-    const char* field = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-    const std::string state = field != nullptr ? field : "08000";
-    const std::string message = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(c_);
-    PQclear(r);
-    throw PgError("postgresql: " + message, state);
-  }
+  ThrowOnFailure(r, c_);
   PQclear(r);
 }
 
