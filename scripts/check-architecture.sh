@@ -13,7 +13,7 @@ check() {  # folder, forbidden-pattern, reason
     status=1
   fi
 }
-check src/domain '#include [<"](boost/(beast|asio)|libpq|sqlite3|adapters/|app/|ports/|config/)' "I/O libraries or outer layers"
+check src/domain '#include [<"](boost/(beast|asio)|libpq|sqlite3|openssl/|adapters/|app/|ports/|config/)' "I/O or crypto libraries, or outer layers"
 check src/ports  '#include [<"](boost/beast|boost/asio/(ip|ssl|io_context)|libpq|sqlite3|adapters/|app/)' "I/O libraries or outer layers"
 check src/app    '#include [<"](boost/beast|libpq|sqlite3|adapters/)' "Beast, database drivers or adapters"
 [ $status -eq 0 ] && echo "architecture: ok"

@@ -59,10 +59,4 @@ void ConversationQueue::Release(const std::string& id) {
   asio::post(next->timer.get_executor(), [next] { next->timer.cancel(); });
 }
 
-std::size_t ConversationQueue::Waiting(const std::string& id) {
-  std::lock_guard lock(mutex_);
-  auto it = entries_.find(id);
-  return it == entries_.end() ? 0 : it->second.waiters.size();
-}
-
 }  // namespace agentgate

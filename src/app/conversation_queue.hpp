@@ -35,8 +35,6 @@ class ConversationQueue {
   // Waits for the conversation; returns nullopt when canceled while waiting.
   boost::asio::awaitable<std::optional<Lease>> Acquire(std::string conversation_id);
 
-  std::size_t Waiting(const std::string& conversation_id);
-
  private:
   void Release(const std::string& id);
 

@@ -1,10 +1,20 @@
 #include "app/idempotency.hpp"
 
+#include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
 
 namespace agentgate {
 
 namespace asio = boost::asio;
+
+std::string Idempotency::Fingerprint(std::string_view route, std::string_view agent_id,
+                                     std::string_view canonical_body) {
+  std::string material;
+  material.append(route).push_back('\n');
+  material.append(agent_id).push_back('\n');
+  material.append(canonical_body);
+  return ToHex(crypto::Sha256(material));
+}
 
 asio::awaitable<Result<std::optional<StoredResponse>>> Idempotency::Claim(
     const Caller& caller, const std::string& key, const std::string& fingerprint) {

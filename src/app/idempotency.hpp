@@ -25,6 +25,10 @@ class Idempotency {
               std::chrono::milliseconds turn_cap)
       : store_(store), clock_(clock), metrics_(metrics), turn_cap_(turn_cap) {}
 
+  // What makes two calls "the same request": the route, the agent and the body's canonical JSON.
+  static std::string Fingerprint(std::string_view route, std::string_view agent_id,
+                                 std::string_view canonical_body);
+
   // nullopt: claimed, run the call. A value: replay it. An error: 409 or 422 (or a store failure).
   boost::asio::awaitable<Result<std::optional<StoredResponse>>> Claim(
       const Caller& caller, const std::string& key, const std::string& fingerprint);

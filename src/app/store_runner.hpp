@@ -47,8 +47,6 @@ class StoreRunner {
     boost::asio::post(pool_, [this, work = std::move(work)]() mutable { work(store_); });
   }
 
-  Store& store() { return store_; }
-
  private:
   Store& store_;
   boost::asio::thread_pool& pool_;

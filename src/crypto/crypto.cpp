@@ -1,5 +1,7 @@
 #include "crypto/crypto.hpp"
 
+#include "domain/hex.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -28,13 +30,6 @@ const unsigned char* U(std::string_view s) {
 }
 unsigned char* U(std::string& s) {
   return reinterpret_cast<unsigned char*>(s.data());
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -74,17 +69,6 @@ std::string Sha256(std::string_view data) {
   return out;
 }
 
-std::string ToHex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 0xf];
-  }
-  return out;
-}
-
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
@@ -97,8 +81,8 @@ Result<MasterKey> ParseMasterKey(std::string_view hex, std::string_view what) {
                      std::string(what) + " must be 64 hex characters (32 random bytes)");
   }
   for (std::size_t i = 0; i < 32; ++i) {
-    const int hi = HexValue(hex[2 * i]);
-    const int lo = HexValue(hex[2 * i + 1]);
+    const int hi = HexDigitValue(hex[2 * i]);
+    const int lo = HexDigitValue(hex[2 * i + 1]);
     if (hi < 0 || lo < 0) {
       return MakeError(ErrorCode::kInvalidRequest, std::string(what) + " must be hex characters");
     }

@@ -3,6 +3,7 @@
 // tokens, constant-time comparison, and AES-256-GCM sealing of CRM secrets at rest.
 
 #include "domain/error.hpp"
+#include "domain/hex.hpp"  // ToHex
 
 #include <array>
 #include <cstdint>
@@ -18,7 +19,6 @@ std::string RandomHex(std::size_t bytes);        // 2*bytes hex characters
 std::string RandomBase64Url(std::size_t bytes);  // unpadded base64url
 
 std::string Sha256(std::string_view data);  // 32 raw bytes
-std::string ToHex(std::string_view bytes);
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // 64 hex characters -> key; anything else is an error naming `what`.

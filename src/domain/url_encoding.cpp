@@ -1,18 +1,11 @@
 #include "domain/url_encoding.hpp"
 
+#include "domain/hex.hpp"
+
 #include <cctype>
 
 namespace agentgate {
-namespace {
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string PercentEncode(std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -36,8 +29,8 @@ std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space)
       out += ' ';
     } else if (s[i] == '%') {
       if (i + 2 >= s.size()) return std::nullopt;
-      const int hi = HexDigit(s[i + 1]);
-      const int lo = HexDigit(s[i + 2]);
+      const int hi = HexDigitValue(s[i + 1]);
+      const int lo = HexDigitValue(s[i + 2]);
       if (hi < 0 || lo < 0) return std::nullopt;
       out += static_cast<char>(hi * 16 + lo);
       i += 2;

@@ -69,11 +69,6 @@ void Metrics::Add(const std::string& counter, const Labels& labels, double value
   Get(counter, "counter").values[RenderLabels(labels)] += value;
 }
 
-void Metrics::SetGauge(const std::string& gauge, const Labels& labels, double value) {
-  std::lock_guard lock(mutex_);
-  Get(gauge, "gauge").values[RenderLabels(labels)] = value;
-}
-
 void Metrics::AddGauge(const std::string& gauge, const Labels& labels, double delta) {
   std::lock_guard lock(mutex_);
   Get(gauge, "gauge").values[RenderLabels(labels)] += delta;

@@ -15,7 +15,6 @@ class Metrics {
   using Labels = std::vector<std::pair<std::string, std::string>>;
 
   void Add(const std::string& counter, const Labels& labels, double value = 1);
-  void SetGauge(const std::string& gauge, const Labels& labels, double value);
   void AddGauge(const std::string& gauge, const Labels& labels, double delta);
   void Observe(const std::string& histogram, const Labels& labels, double value);
 

@@ -1,5 +1,7 @@
 #include "adapters/store_postgres/pg_db.hpp"
 
+#include "domain/hex.hpp"
+
 #include <libpq-fe.h>
 
 #include <cstdio>
@@ -7,16 +9,6 @@
 
 namespace agentgate::pg {
 namespace {
-
-std::string Hex(const std::string& raw) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out = "\\x";
-  for (unsigned char c : raw) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
 
 // Frees `r` and throws when the statement failed; copies the error out first.
 void ThrowOnFailure(pg_result* r, pg_conn* c) {
@@ -49,7 +41,7 @@ Param P(std::optional<double> v) {
   return v ? P(*v) : Param{};
 }
 Param Bytes(const std::string& raw) {
-  return Hex(raw);
+  return "\\x" + ToHex(raw);  // bytea hex input
 }
 
 Rows::Rows(pg_result* r) : r_(r) {}
@@ -139,26 +131,6 @@ void Transaction::Commit() {
 
 void Transaction::LockKey(const std::string& key) {
   c_.Exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", {key});
-}
-
-Pool::Pool(std::string url, std::size_t size) : url_(std::move(url)) {
-  for (std::size_t i = 0; i < size; ++i) idle_.push_back(std::make_unique<Connection>(url_));
-}
-
-Pool::Lease Pool::Acquire() {
-  std::unique_lock lock(mutex_);
-  available_.wait(lock, [&] { return !idle_.empty(); });
-  auto c = std::move(idle_.back());
-  idle_.pop_back();
-  return Lease(*this, std::move(c));
-}
-
-void Pool::Return(std::unique_ptr<Connection> c) {
-  {
-    std::lock_guard lock(mutex_);
-    idle_.push_back(std::move(c));
-  }
-  available_.notify_one();
 }
 
 }  // namespace agentgate::pg

@@ -2,6 +2,7 @@
 // Thin RAII over libpq: connections in a bounded pool (reconnected when the server restarted),
 // parameterised queries in text format, transactions, and errors mapped to the API's codes.
 
+#include "adapters/store_common/connection_pool.hpp"
 #include "domain/error.hpp"
 
 #include <condition_variable>
@@ -83,28 +84,7 @@ class Transaction {
   bool done_ = false;
 };
 
-class Pool {
- public:
-  Pool(std::string url, std::size_t size);
-  class Lease {
-   public:
-    Lease(Pool& p, std::unique_ptr<Connection> c) : pool_(p), c_(std::move(c)) {}
-    ~Lease() { pool_.Return(std::move(c_)); }
-    Connection& operator*() { return *c_; }
-
-   private:
-    Pool& pool_;
-    std::unique_ptr<Connection> c_;
-  };
-  Lease Acquire();
-
- private:
-  void Return(std::unique_ptr<Connection> c);
-  std::string url_;
-  std::mutex mutex_;
-  std::condition_variable available_;
-  std::vector<std::unique_ptr<Connection>> idle_;
-};
+using Pool = agentgate::ConnectionPool<Connection>;
 
 template <class Fn>
 auto WithConnection(Pool& pool, Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {

@@ -145,24 +145,4 @@ void WriteTransaction::Commit() {
   done_ = true;
 }
 
-ConnectionPool::ConnectionPool(std::string path, std::size_t size) : path_(std::move(path)) {
-  for (std::size_t i = 0; i < size; ++i) idle_.push_back(std::make_unique<Connection>(path_));
-}
-
-ConnectionPool::Lease ConnectionPool::Acquire() {
-  std::unique_lock lock(mutex_);
-  available_.wait(lock, [&] { return !idle_.empty(); });
-  auto c = std::move(idle_.back());
-  idle_.pop_back();
-  return Lease(*this, std::move(c));
-}
-
-void ConnectionPool::Return(std::unique_ptr<Connection> c) {
-  {
-    std::lock_guard lock(mutex_);
-    idle_.push_back(std::move(c));
-  }
-  available_.notify_one();
-}
-
 }  // namespace agentgate::sqlite

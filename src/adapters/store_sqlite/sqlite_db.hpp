@@ -2,6 +2,7 @@
 // Thin RAII over the sqlite3 C API: a connection pool (one connection per concurrent caller,
 // WAL mode so readers do not block the writer) and prepared statements with typed binds.
 
+#include "adapters/store_common/connection_pool.hpp"
 #include "domain/error.hpp"
 
 #include <condition_variable>
@@ -84,34 +85,7 @@ class WriteTransaction {
   bool done_ = false;
 };
 
-class ConnectionPool {
- public:
-  ConnectionPool(std::string path, std::size_t size);
-
-  class Lease {
-   public:
-    Lease(ConnectionPool& pool, std::unique_ptr<Connection> c) : pool_(pool), c_(std::move(c)) {}
-    ~Lease() { pool_.Return(std::move(c_)); }
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    Connection& operator*() { return *c_; }
-    Connection* operator->() { return c_.get(); }
-
-   private:
-    ConnectionPool& pool_;
-    std::unique_ptr<Connection> c_;
-  };
-
-  Lease Acquire();
-
- private:
-  void Return(std::unique_ptr<Connection> c);
-
-  std::string path_;
-  std::mutex mutex_;
-  std::condition_variable available_;
-  std::vector<std::unique_ptr<Connection>> idle_;
-};
+using ConnectionPool = agentgate::ConnectionPool<Connection>;
 
 // Runs `fn(connection)` with a pooled connection; sqlite failures become Result errors.
 template <class Fn>

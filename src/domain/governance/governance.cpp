@@ -1,6 +1,5 @@
 #include "domain/governance/governance.hpp"
 
-#include <openssl/sha.h>
 #include <cstdio>
 #include <ctime>
 
@@ -61,23 +60,6 @@ Result<void> ValidateIdempotencyKey(std::string_view key) {
     }
   }
   return {};
-}
-
-std::string RequestFingerprint(std::string_view route, std::string_view agent_id,
-                               std::string_view canonical_body) {
-  std::string material;
-  material.append(route).push_back('\n');
-  material.append(agent_id).push_back('\n');
-  material.append(canonical_body);
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(material.data()), material.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
 }
 
 double CostUsd(const Price& price, std::int64_t input_tokens, std::int64_t output_tokens) {

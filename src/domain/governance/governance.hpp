@@ -1,6 +1,6 @@
 #pragma once
 // The arithmetic of call governance (SPEC §5), pure so it is tested at its edges: calendar months
-// in UTC, the sliding call window, idempotency fingerprints and keys, and spend reservations.
+// in UTC, the sliding call window, idempotency keys, and spend reservations.
 
 #include "domain/error.hpp"
 #include "domain/governance/price.hpp"
@@ -27,9 +27,6 @@ int RetryAfterSeconds(std::int64_t oldest_call_ms, std::int64_t window_ms, std::
 
 // Idempotency-Key header: 1-255 visible ASCII characters.
 Result<void> ValidateIdempotencyKey(std::string_view key);
-// What makes two calls "the same request": the route, the agent and the body's canonical JSON.
-std::string RequestFingerprint(std::string_view route, std::string_view agent_id,
-                               std::string_view canonical_body);
 
 // USD for tokens at a price per million tokens.
 double CostUsd(const Price& price, std::int64_t input_tokens, std::int64_t output_tokens);

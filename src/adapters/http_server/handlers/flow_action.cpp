@@ -62,7 +62,7 @@ void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
         }
         json::object fingerprinted = body->as_object();
         fingerprinted.erase("idempotencyKey");
-        const std::string fingerprint = governance::RequestFingerprint(
+        const std::string fingerprint = Idempotency::Fingerprint(
             "flow", flow->agent_id, json_fields::CanonicalJson(fingerprinted));
         const InvokeRenderer render = [](const Result<InvokeResult>& result) {
           return result ? FlowResult(*result) : FlowFault(result.error());

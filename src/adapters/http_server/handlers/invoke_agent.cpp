@@ -45,7 +45,7 @@ void AddInvokeRoutes(Router& router, RouteDeps& deps) {
             co_return ErrorResponse(valid.error());
         }
         const std::string fingerprint =
-            governance::RequestFingerprint("invoke", agent_id, json_fields::CanonicalJson(*body));
+            Idempotency::Fingerprint("invoke", agent_id, json_fields::CanonicalJson(*body));
         const InvokeRenderer render = [](const Result<InvokeResult>& result) {
           return result ? JsonResponse(200, InvokeResultJson(*result))
                         : ErrorResponse(result.error());
