@@ -8,7 +8,11 @@ import subprocess
 import threading
 import time
 
+import sys
+
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))  # tests/, for fakes/
 
 BINARY = os.environ.get("AGENTGATE_BINARY") or os.path.join(os.path.dirname(__file__), "..", "..", "build", "agentgate")
 ADMIN_TOKEN = "test-admin-token-" + secrets.token_hex(8)
@@ -87,6 +91,15 @@ class Agentgate:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise
+
+
+@pytest.fixture
+def llm():
+    """A fake LLM provider speaking the OpenAI and Anthropic wire formats (tests/fakes)."""
+    from fakes.fake_llm import FakeLlm
+    fake = FakeLlm()
+    yield fake
+    fake.close()
 
 
 @pytest.fixture

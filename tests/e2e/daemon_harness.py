@@ -38,13 +38,20 @@ output_per_mtok = 15000
 class Tenant:
     """An org with env prod, a token with chat grants, and helpers to create agents and invoke them."""
 
-    def __init__(self, server, org="acme"):
+    def __init__(self, server, org="acme", existing=False):
         self.server = server
         self.org = org
-        server.admin("POST", "/orgs", {"id": org, "name": org})
-        server.admin("POST", f"/orgs/{org}/environments", {"name": "prod"})
+        if not existing:  # else the org and its prod environment are already there
+            server.admin("POST", "/orgs", {"id": org, "name": org})
+            server.admin("POST", f"/orgs/{org}/environments", {"name": "prod"})
         _, _, tok = server.admin("POST", f"/orgs/{org}/tokens", {"name": "backend"})
         self.token_id, self.token = tok["id"], tok["token"]
+
+    def via(self, server):
+        """The same tenant calling through another server that shares the store."""
+        other = Tenant.__new__(Tenant)
+        other.server, other.org, other.token_id, other.token = server, self.org, self.token_id, self.token
+        return other
 
     def agent(self, agent_id, provider="fake-openai", model="gpt-test", **config):
         body = {"name": agent_id, "instructions": config.pop("instructions", "You are a test agent."),

@@ -6,16 +6,11 @@ import time
 import pytest
 
 from conftest import error_of
-from daemon_harness import API_KEY, FakeLlm, FakeToolServer, Tenant, config_for
+from daemon_harness import API_KEY, FakeToolServer, Tenant, config_for
 from fakes.fake_llm import (anthropic_error, anthropic_text, anthropic_tools, openai_error, openai_text,
                             openai_tools)
 
 
-@pytest.fixture(scope="module")
-def llm():
-    fake = FakeLlm()
-    yield fake
-    fake.close()
 
 
 @pytest.fixture

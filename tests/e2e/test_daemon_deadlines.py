@@ -4,15 +4,10 @@ import time
 import pytest
 
 from conftest import error_of
-from daemon_harness import API_KEY, FakeLlm, Tenant, config_for
+from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
 
 
-@pytest.fixture
-def llm():
-    fake = FakeLlm()
-    yield fake
-    fake.close()
 
 
 def start(start_server, llm, soft, hard):

@@ -4,15 +4,10 @@ import threading
 
 import pytest
 
-from daemon_harness import API_KEY, FakeLlm, Tenant, config_for
+from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
 
 
-@pytest.fixture(scope="module")
-def llm():
-    fake = FakeLlm()
-    yield fake
-    fake.close()
 
 
 @pytest.fixture

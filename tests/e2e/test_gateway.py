@@ -202,30 +202,22 @@ def test_bad_paths_never_reach_the_org(gw, org, path):
     assert len(org.requests) == before
 
 
-def test_the_agent_tool_crm_metadata_uses_the_same_gateway(org, start_server):
-    from daemon_harness import API_KEY, FakeLlm, config_for
+def test_the_agent_tool_crm_metadata_uses_the_same_gateway(org, llm, start_server):
+    from daemon_harness import API_KEY, config_for
     from fakes.fake_llm import openai_text, openai_tools
-    llm = FakeLlm()
-    try:
-        s = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
-        gw = Gateway(s, org)
-        tenant = Tenant.__new__(Tenant)
-        tenant.server, tenant.org, tenant.token = s, "acme", gw.token
-        tenant.token_id = s.admin("POST", "/orgs/acme/tokens", {"name": "x"})[2]["id"]
-        tenant.token = s.admin("POST", "/orgs/acme/tokens", {"name": "agent caller"})[2]
-        tenant.token_id, tenant.token = tenant.token["id"], tenant.token["token"]
-        tenant.agent("admin-bot", tools=[{"type": "crm_metadata"}])
-        llm.push(openai_tools([("crm_metadata", {"method": "GET", "path": "sobjects"})]), openai_text("3 custom objects"),
-                 openai_tools([("crm_metadata", {"method": "GET", "path": "../../identity"})]), openai_text("refused"))
-        status, _, body = tenant.invoke("admin-bot", {"message": "list custom objects"})
-        assert status == 200 and body["response"] == "3 custom objects"
-        tool_result = llm.requests[1]["body"]["messages"][-1]["content"]
-        assert '"ok":true' in tool_result and "Widget__c" in tool_result
-        before = len(org.requests)
-        tenant.invoke("admin-bot", {"message": "escape"})
-        assert "'path'" in llm.requests[3]["body"]["messages"][-1]["content"] and len(org.requests) == before
-    finally:
-        llm.close()
+    s = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    Gateway(s, org)
+    tenant = Tenant(s, existing=True)
+    tenant.agent("admin-bot", tools=[{"type": "crm_metadata"}])
+    llm.push(openai_tools([("crm_metadata", {"method": "GET", "path": "sobjects"})]), openai_text("3 custom objects"),
+             openai_tools([("crm_metadata", {"method": "GET", "path": "../../identity"})]), openai_text("refused"))
+    status, _, body = tenant.invoke("admin-bot", {"message": "list custom objects"})
+    assert status == 200 and body["response"] == "3 custom objects"
+    tool_result = llm.requests[1]["body"]["messages"][-1]["content"]
+    assert '"ok":true' in tool_result and "Widget__c" in tool_result
+    before = len(org.requests)
+    tenant.invoke("admin-bot", {"message": "escape"})
+    assert "'path'" in llm.requests[3]["body"]["messages"][-1]["content"] and len(org.requests) == before
 
 
 def test_two_servers_refresh_a_rotating_credential_once(org, start_server):

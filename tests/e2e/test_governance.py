@@ -7,15 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from conftest import error_of
-from daemon_harness import API_KEY, FakeLlm, Tenant, config_for
+from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
 
 
-@pytest.fixture
-def llm():
-    fake = FakeLlm()
-    yield fake
-    fake.close()
 
 
 @pytest.fixture
@@ -38,6 +33,9 @@ def test_concurrent_duplicates_start_exactly_one_turn(gov, llm):
     conflict = next(r for r in results if r[0] == 409)
     assert error_of(conflict[2])["code"] == "idempotency_key_in_use"
     assert len(llm.requests) == 1
+    metrics = gov.server.request("GET", "/metrics")[2]
+    assert 'agentgate_idempotency_total{outcome="claimed"} 1' in metrics
+    assert 'agentgate_idempotency_total{outcome="in_use"} 7' in metrics
 
 
 def test_a_finished_call_is_replayed_and_a_different_request_is_422(gov, llm):
@@ -50,6 +48,9 @@ def test_a_finished_call_is_replayed_and_a_different_request_is_422(gov, llm):
     assert len(llm.requests) == 1  # no second turn, no second bill
     status, _, body = gov.invoke("bot", {"message": "pay twice"}, headers={"idempotency-key": "k-1"})
     assert status == 422 and error_of(body)["code"] == "idempotency_key_reused"
+    metrics = gov.server.request("GET", "/metrics")[2]
+    assert 'agentgate_idempotency_total{outcome="replayed"} 1' in metrics
+    assert 'agentgate_idempotency_total{outcome="reused"} 1' in metrics
     status, _, body = gov.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "bad key"})
     assert status == 400 and "Idempotency-Key" in error_of(body)["message"]
 
@@ -81,6 +82,7 @@ def test_the_conversation_window_allows_exactly_200_calls(gov, llm):
     assert error_of(limited[0][2])["code"] == "rate_limited"
     retry_after = int(limited[0][1]["retry-after"])
     assert 1 <= retry_after <= 120
+    assert f"agentgate_rate_limited_total {len(limited)}" in gov.server.request("GET", "/metrics")[2]
     # Stateless calls and other conversations are never limited by it.
     assert gov.invoke("chatty", {"message": "stateless"})[0] == 200
     assert gov.invoke("chatty", {"message": "new", "stateful": True})[0] == 200
@@ -154,8 +156,7 @@ def test_two_servers_sharing_one_sqlite_file_behave_as_one(llm, start_server):
     tenant.agent("bot")
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
                                                "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
-    other = Tenant.__new__(Tenant)
-    other.server, other.org, other.token_id, other.token = second, tenant.org, tenant.token_id, tenant.token
+    other = tenant.via(second)
     llm.push(dict(openai_text("once across servers"), delay=1.0))
     barrier = threading.Barrier(6)
 
@@ -178,8 +179,7 @@ def test_two_servers_share_the_window_and_the_spend_limit(llm, start_server):
     tenant.agent("bulk", model_settings={"max_output_tokens": 100})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
                                                "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
-    other = Tenant.__new__(Tenant)
-    other.server, other.org, other.token_id, other.token = second, tenant.org, tenant.token_id, tenant.token
+    other = tenant.via(second)
     servers = [tenant, other]
 
     _, _, convo = tenant.invoke("chatty", {"message": "hi", "stateful": True})
@@ -205,8 +205,7 @@ def test_turns_on_one_conversation_never_interleave_across_servers(llm, start_se
     tenant.agent("chat")
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
                                                "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
-    other = Tenant.__new__(Tenant)
-    other.server, other.org, other.token_id, other.token = second, tenant.org, tenant.token_id, tenant.token
+    other = tenant.via(second)
     llm.push(openai_text("start reply"))
     _, _, convo = tenant.invoke("chat", {"message": "start", "stateful": True})
     cid = convo["conversation_id"]

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from daemon_harness import API_KEY, FakeLlm, Tenant, config_for
+from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
 
 URL = os.environ.get("AGENTGATE_TEST_POSTGRES_URL", "")
@@ -23,11 +23,6 @@ def pg_url():
     subprocess.run(["psql", URL, "-qc", f"DROP SCHEMA {schema} CASCADE"], capture_output=True)
 
 
-@pytest.fixture
-def llm():
-    fake = FakeLlm()
-    yield fake
-    fake.close()
 
 
 def test_two_servers_on_one_postgresql_database_behave_as_one(pg_url, llm, start_server):
@@ -37,8 +32,7 @@ def test_two_servers_on_one_postgresql_database_behave_as_one(pg_url, llm, start
     tenant = Tenant(first)
     tenant.agent("bot")
     tenant.agent("chatty", provider="offline", model="offline-1")
-    other = Tenant.__new__(Tenant)
-    other.server, other.org, other.token_id, other.token = second, tenant.org, tenant.token_id, tenant.token
+    other = tenant.via(second)
     servers = [tenant, other]
 
     llm.push(dict(openai_text("once across servers"), delay=1.0))

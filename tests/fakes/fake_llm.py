@@ -12,7 +12,7 @@ import json
 import select
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from fakes.http_base import FakeHandler, serve
 
 
 def openai_text(text, input_tokens=10, output_tokens=5):
@@ -65,15 +65,7 @@ class FakeLlm:
         self.lock = threading.Lock()
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # One write per response and no Nagle: headers and body in separate small segments
-            # would stall on delayed ACKs (about 40 ms a request).
-            wbufsize = 65536
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args):
-                pass
+        class Handler(FakeHandler):
 
             def do_POST(self):
                 length = int(self.headers.get("content-length", 0))
@@ -99,10 +91,8 @@ class FakeLlm:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = serve(Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     @staticmethod
     def _client_left(sock, seconds):
@@ -150,15 +140,7 @@ class FakeToolServer:
         self.calls = []
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # One write per response and no Nagle: headers and body in separate small segments
-            # would stall on delayed ACKs (about 40 ms a request).
-            wbufsize = 65536
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args):
-                pass
+        class Handler(FakeHandler):
 
             def _answer(self):
                 length = int(self.headers.get("content-length", 0))
@@ -174,10 +156,8 @@ class FakeToolServer:
 
             do_GET = do_POST = _answer
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = serve(Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self):
         self.server.shutdown()

@@ -8,7 +8,7 @@ import secrets
 import threading
 import urllib.parse
 import xml.etree.ElementTree as ET
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from fakes.http_base import FakeHandler, serve
 
 SOAP_NS = "http://schemas.xmlsoap.org/soap/envelope/"
 MD_NS = "http://soap.sforce.com/2006/04/metadata"
@@ -29,15 +29,7 @@ class FakeSalesforce:
         self.lock = threading.Lock()
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # One write per response and no Nagle: headers and body in separate small segments
-            # would stall on delayed ACKs (about 40 ms a request).
-            wbufsize = 65536
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args):
-                pass
+        class Handler(FakeHandler):
 
             def do_GET(self):
                 fake._handle(self, "GET")
@@ -54,12 +46,10 @@ class FakeSalesforce:
             def do_DELETE(self):
                 fake._handle(self, "DELETE")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = serve(Handler)
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.instance_url = self.url  # what the token endpoint answers; an org may move
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self):
         self.server.shutdown()

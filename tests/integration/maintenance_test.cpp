@@ -1,0 +1,64 @@
+// The maintenance loop against a real SQLite store: stranded spend reservations are released
+// (recent ones kept) and expired idempotency keys purged.
+#include "app/maintenance.hpp"
+#include "store/store_backends.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+namespace agentgate::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class FixedClock final : public Clock {
+ public:
+  explicit FixedClock(std::int64_t now) : now_(now) {}
+  std::int64_t NowMs() const override { return now_; }
+
+ private:
+  std::int64_t now_;
+};
+
+TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
+  SqliteBackend backend;
+  auto store = backend.Open();
+  const std::int64_t now = 10 * 60 * 1000;
+  auto stranded =
+      store->ReserveSpend({"acme", "bot", "1970-01", 0.5, std::nullopt, std::nullopt, 1000})
+          .value();
+  auto recent =
+      store->ReserveSpend({"acme", "bot", "1970-01", 0.25, std::nullopt, std::nullopt, now - 1000})
+          .value();
+  ASSERT_TRUE(stranded.reserved && recent.reserved);
+  const IdempotencyScope key{"acme", "prod", "old"};
+  ASSERT_EQ(store->ClaimIdempotencyKey(key, "fp", 0, 120000).value().outcome,
+            IdempotencyClaim::Outcome::kClaimed);
+  ASSERT_TRUE(store->CompleteIdempotencyKey(key, 200, "{}", now - 1));
+
+  boost::asio::thread_pool pool(1);
+  StoreRunner runner(*store, pool);
+  FixedClock clock(now);
+  boost::asio::io_context io;
+  boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, 10ms), boost::asio::detached);
+  double reserved = 1;
+  for (int i = 0; i < 200 && reserved > 0.3; ++i) {
+    io.run_one_for(50ms);
+    reserved = store->GetUsage("acme", "1970-01").value().at(0).reserved_usd;
+  }
+  io.stop();
+  pool.join();
+  EXPECT_NEAR(reserved, 0.25, 1e-9);  // the stranded one released, the recent one kept
+  EXPECT_EQ(store->SettleSpend(SpendSettlement{stranded.reservation_id, 0, 0, 0}).error().code,
+            ErrorCode::kNotFound);
+  EXPECT_TRUE(store->SettleSpend(SpendSettlement{recent.reservation_id, 0.1, 1, 1}));
+  // The expired key was purged: the same key with another request is a fresh claim, not a 422.
+  EXPECT_EQ(store->ClaimIdempotencyKey(key, "other", now, 120000).value().outcome,
+            IdempotencyClaim::Outcome::kClaimed);
+}
+
+}  // namespace
+}  // namespace agentgate::testing
