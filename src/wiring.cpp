@@ -84,11 +84,16 @@ Result<std::unique_ptr<Store>> OpenStore(const Config& config) {
   return std::unique_ptr<Store>(std::move(*store));
 }
 
-// Where the demo's one-time token is kept so later `make run`s can print it again.
+// Where the demo's one-time token is kept so later `make run`s can print it again: next to the
+// SQLite file, or under var/ in the working directory when the store is a database server.
 std::string DemoFilePath(const Config& config) {
   const std::string& url = config.store.url;
-  const auto parent = std::filesystem::path(url.substr(7)).parent_path();
-  return ((parent.empty() ? std::filesystem::path(".") : parent) / "demo-credentials.txt").string();
+  std::filesystem::path dir = "var";
+  if (url.starts_with("sqlite:")) dir = std::filesystem::path(url.substr(7)).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ignored;
+  std::filesystem::create_directories(dir, ignored);
+  return (dir / "demo-credentials.txt").string();
 }
 
 void PrintDemo(const Config& config, const std::string& listen,
@@ -99,8 +104,9 @@ void PrintDemo(const Config& config, const std::string& listen,
     out << "org=" << fresh->org_id << "\nenv=" << fresh->env << "\ntoken=" << fresh->token
         << "\nagent=" << fresh->agent_id << "\n";
     out.close();
+    std::error_code ignored;  // an unwritable directory only costs the reminder on later starts
     std::filesystem::permissions(
-        path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+        path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ignored);
   }
   std::ifstream in(path);
   if (!in) {
@@ -245,7 +251,7 @@ int Serve(const ServeOptions& options) {
     });
     setup.run();
     if (!demo) return Fail("demo_failed", demo.error().message);
-    if (config->store.url.starts_with("sqlite:")) PrintDemo(*config, *bound, *demo);
+    PrintDemo(*config, *bound, *demo);
   }
   if (!*admin_token) log::Warn("admin_api_disabled", {{"reason", "no admin token configured"}});
 

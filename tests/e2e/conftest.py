@@ -1,4 +1,5 @@
-"""Black-box harness: starts build/agentgate on a free port with a fresh SQLite file and speaks HTTP to it."""
+"""Black-box harness: starts build/agentgate on a free port with a fresh store (a SQLite file, or a
+PostgreSQL schema when AGENTGATE_E2E_STORE=postgres) and speaks HTTP to it."""
 import http.client
 import json
 import os
@@ -13,6 +14,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))  # tests/, for fakes/
+
+import stores  # noqa: E402
 
 BINARY = os.environ.get("AGENTGATE_BINARY") or os.path.join(os.path.dirname(__file__), "..", "..", "build", "agentgate")
 ADMIN_TOKEN = "test-admin-token-" + secrets.token_hex(8)
@@ -30,11 +33,12 @@ class Agentgate:
         full_env = dict(os.environ)
         full_env.update({
             "AGENTGATE_SERVER_LISTEN": "127.0.0.1:0",
-            "AGENTGATE_STORE_URL": f"sqlite:{tmp_path}/var/agentgate.db",
+            "AGENTGATE_STORE_URL": stores.store_url(tmp_path),
             "AGENTGATE_ADMIN_TOKEN": ADMIN_TOKEN,
             "AGENTGATE_MASTER_KEY": MASTER_KEY,
         })
         full_env.update(env or {})
+        self.store_url = full_env["AGENTGATE_STORE_URL"]
         self.proc = subprocess.Popen([BINARY, "serve", "--config", str(config_path), *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env, cwd=tmp_path,
                                      text=True)
@@ -91,6 +95,15 @@ class Agentgate:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise
+
+
+@pytest.fixture(scope="session", autouse=True)
+def store_kind():
+    if stores.KIND == "postgres" and not stores.POSTGRES_URL:
+        pytest.exit("AGENTGATE_E2E_STORE=postgres needs AGENTGATE_TEST_POSTGRES_URL (make test sets it)", 77)
+    yield stores.KIND
+    if stores.KIND == "postgres" or stores.POSTGRES_URL:
+        stores.drop_schemas()
 
 
 @pytest.fixture

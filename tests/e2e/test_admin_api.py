@@ -2,6 +2,7 @@
 import pytest
 
 from conftest import error_of
+from stores import stored_bytes
 
 AGENT_CONFIG = {"name": "Support bot", "instructions": "Be kind.",
                 "model": {"provider": "offline", "name": "offline-1"}}
@@ -128,9 +129,7 @@ def test_crm_credentials_are_accepted_but_never_echoed_or_stored_in_clear(server
                                       "instance_url": "https://acme.my.salesforce.com"}
     assert server.admin("PUT", f"/orgs/{org}/environments/dev/crm",
                         {"instance_url": "https://x.example", "access_token": "t"})[0] == 404
-    db = (server.dir / "var" / "agentgate.db").read_bytes()
-    for wal in (server.dir / "var").glob("agentgate.db-wal"):
-        db += wal.read_bytes()
+    db = stored_bytes(server.store_url)
     assert secret.encode() not in db and b"00D!tok" not in db and b"client-secret-value" not in db
     assert secret not in "".join(server.lines)
 
@@ -165,7 +164,7 @@ def test_a_store_with_sealed_secrets_needs_its_master_key(start_server):
     assert s.admin("PUT", "/orgs/acme/environments/prod/crm",
                    {"instance_url": "https://acme.my.salesforce.com", "access_token": "00D!x"})[0] == 200
     s.stop()
-    db = f"sqlite:{s.dir}/var/agentgate.db"
+    db = s.store_url
     env = {"AGENTGATE_STORE_URL": db, "AGENTGATE_SERVER_LISTEN": "127.0.0.1:0", "PATH": "/usr/bin:/bin"}
     proc = subprocess.run([BINARY, "serve"], capture_output=True, text=True, timeout=10, env=env)
     assert proc.returncode != 0 and "master key" in proc.stderr

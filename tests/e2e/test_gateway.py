@@ -150,7 +150,7 @@ def test_rotated_refresh_tokens_are_stored_and_used_next(org, start_server):
     org.expire_tokens()
     assert gw.call({"method": "GET", "path": "sobjects"})[2]["ok"]  # needs the rotated token
     assert org.refreshes == 2
-    store = f"sqlite:{s.dir}/var/agentgate.db"
+    store = s.store_url
     s.stop()
     org.expire_tokens()
     again = start_server(args=(), env={"AGENTGATE_STORE_URL": store})
@@ -224,7 +224,7 @@ def test_two_servers_refresh_a_rotating_credential_once(org, start_server):
     org.rotate = True  # a second refresh with the same token would fail invalid_grant
     first = start_server()
     gw_a = Gateway(first, org)
-    second = start_server(args=(), env={"AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+    second = start_server(args=(), env={"AGENTGATE_STORE_URL": first.store_url})
     gw_b = Gateway.__new__(Gateway)
     gw_b.server, gw_b.token = second, gw_a.token
     servers = [gw_a, gw_b]

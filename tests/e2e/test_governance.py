@@ -138,7 +138,7 @@ def test_an_unpriced_model_is_a_configuration_error(gov, llm, start_server):
         "name": "n", "model": {"provider": "fake-openai", "name": "unpriced-model"}}})
     assert status == 400 and "'config.model.name'" in error_of(body)["message"]
     gov.agent("bot")
-    store = f"sqlite:{gov.server.dir}/var/agentgate.db"
+    store = gov.server.store_url
     gov.server.stop()
     import subprocess
     from conftest import BINARY, MASTER_KEY
@@ -150,12 +150,12 @@ def test_an_unpriced_model_is_a_configuration_error(gov, llm, start_server):
     assert proc.returncode != 0 and "fake-openai/gpt-test" in proc.stderr and "no price" in proc.stderr
 
 
-def test_two_servers_sharing_one_sqlite_file_behave_as_one(llm, start_server):
+def test_two_servers_sharing_one_store_behave_as_one(llm, start_server):
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     tenant = Tenant(first)
     tenant.agent("bot")
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                               "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+                                               "AGENTGATE_STORE_URL": first.store_url})
     other = tenant.via(second)
     llm.push(dict(openai_text("once across servers"), delay=1.0))
     barrier = threading.Barrier(6)
@@ -178,7 +178,7 @@ def test_two_servers_share_the_window_and_the_spend_limit(llm, start_server):
     tenant.agent("chatty", model="offline-1", provider="offline")
     tenant.agent("bulk", model_settings={"max_output_tokens": 100})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                               "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+                                               "AGENTGATE_STORE_URL": first.store_url})
     other = tenant.via(second)
     servers = [tenant, other]
 
@@ -204,7 +204,7 @@ def test_turns_on_one_conversation_never_interleave_across_servers(llm, start_se
     tenant = Tenant(first)
     tenant.agent("chat")
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                               "AGENTGATE_STORE_URL": f"sqlite:{first.dir}/var/agentgate.db"})
+                                               "AGENTGATE_STORE_URL": first.store_url})
     other = tenant.via(second)
     llm.push(openai_text("start reply"))
     _, _, convo = tenant.invoke("chat", {"message": "start", "stateful": True})

@@ -139,7 +139,7 @@ def test_sigkill_loses_no_committed_write(start_server):
     s = start_server()
     assert s.admin("POST", "/orgs", {"id": "durable", "name": "D"})[0] == 201
     s.stop(signal.SIGKILL)
-    restarted = start_server(env={"AGENTGATE_STORE_URL": f"sqlite:{s.dir}/var/agentgate.db"})
+    restarted = start_server(env={"AGENTGATE_STORE_URL": s.store_url})
     status, _, org = restarted.admin("PATCH", "/orgs/durable", {"monthly_spend_limit_usd": 1})
     assert status == 200 and org["name"] == "D"
 

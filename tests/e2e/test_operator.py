@@ -44,9 +44,9 @@ def test_demo_is_provisioned_once(start_server):
     status, _, body = s.request("POST", "/api/agents/demo-agent/invoke", {"message": "zebra?"},
                                 {"fl-api-org": "demo", "fl-api-env": "dev", "fl-api-token": creds["token"]})
     assert status == 200 and "could not find" in body["response"]
-    store = s.dir / "var" / "agentgate.db"
+    store = s.store_url
     s.stop()
-    again = start_server(env={"AGENTGATE_STORE_URL": f"sqlite:{store}"})
+    again = start_server(env={"AGENTGATE_STORE_URL": store})
     assert again.admin("POST", "/orgs", {"id": "demo", "name": "x"})[0] == 409
 
 

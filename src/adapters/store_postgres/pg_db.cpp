@@ -4,6 +4,8 @@
 
 #include <libpq-fe.h>
 
+#include <poll.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -79,13 +81,23 @@ std::string Rows::Bytes(int row, int col) const {
 }
 
 Connection::Connection(const std::string& url) {
-  c_ = PQconnectdb(url.c_str());
+  // Defaults the URL may override: a bounded connect (a store thread never waits long for a
+  // database that is down) and the name the server lists us under.
+  const char* keys[] = {"connect_timeout", "dbname", "fallback_application_name", nullptr};
+  const char* values[] = {"5", url.c_str(), "agentgate", nullptr};
+  c_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (PQstatus(c_) != CONNECTION_OK) {
     std::string message = PQerrorMessage(c_);
     PQfinish(c_);
     c_ = nullptr;
     throw PgError("cannot connect to PostgreSQL: " + message, "08000");
   }
+  PQsetNoticeProcessor(
+      c_, [](void*, const char*) {}, nullptr);  // notices are not our log
+  ConfigureSession();
+}
+
+void Connection::ConfigureSession() {
   Exec("SET client_min_messages = warning");
 }
 
@@ -94,9 +106,21 @@ Connection::~Connection() {
 }
 
 bool Connection::EnsureOpen() {
-  if (PQstatus(c_) == CONNECTION_OK) return true;
+  // An idle connection has nothing to read unless the server said goodbye: a restart or
+  // pg_terminate_backend sends a FATAL message, then closes the socket. Reading both marks the
+  // connection bad, so it is reset here instead of failing the caller's first statement.
+  for (int reads = 0; reads < 4 && PQstatus(c_) == CONNECTION_OK; ++reads) {
+    pollfd idle{PQsocket(c_), POLLIN, 0};
+    if (::poll(&idle, 1, 0) <= 0 || PQconsumeInput(c_) == 0) break;
+  }
+  if (PQstatus(c_) == CONNECTION_OK) {
+    PQisBusy(c_);  // parses anything read while idle, so it is never taken for the next reply
+    return true;
+  }
   PQreset(c_);
-  return PQstatus(c_) == CONNECTION_OK;
+  if (PQstatus(c_) != CONNECTION_OK) return false;
+  ConfigureSession();  // a reset starts a new session
+  return true;
 }
 
 Rows Connection::Exec(const std::string& sql, const std::vector<Param>& params) {

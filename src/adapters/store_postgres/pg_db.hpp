@@ -3,6 +3,7 @@
 // parameterised queries in text format, transactions, and errors mapped to the API's codes.
 
 #include "adapters/store_common/connection_pool.hpp"
+#include "adapters/store_common/store_errors.hpp"
 #include "domain/error.hpp"
 
 #include <condition_variable>
@@ -68,6 +69,7 @@ class Connection {
   bool EnsureOpen();
 
  private:
+  void ConfigureSession();
   pg_conn* c_ = nullptr;
 };
 
@@ -90,11 +92,11 @@ template <class Fn>
 auto WithConnection(Pool& pool, Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
   try {
     auto lease = pool.Acquire();
-    (*lease).EnsureOpen();
+    if (!lease->EnsureOpen()) throw PgError("postgresql: the server is unreachable", "08006");
     return fn(*lease);
   } catch (const PgError& e) {
     if (e.IsConstraint()) return MakeError(ErrorCode::kConflict, "already exists");
-    return MakeError(ErrorCode::kUnavailable, std::string("store error: ") + e.what());
+    return StoreUnavailable("postgresql", e.what());
   }
 }
 

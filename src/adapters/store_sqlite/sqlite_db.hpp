@@ -3,6 +3,7 @@
 // WAL mode so readers do not block the writer) and prepared statements with typed binds.
 
 #include "adapters/store_common/connection_pool.hpp"
+#include "adapters/store_common/store_errors.hpp"
 #include "domain/error.hpp"
 
 #include <condition_variable>
@@ -95,7 +96,7 @@ auto WithConnection(ConnectionPool& pool, Fn&& fn) -> decltype(fn(std::declval<C
     return fn(*lease);
   } catch (const SqliteError& e) {
     if (e.IsConstraint()) return MakeError(ErrorCode::kConflict, "already exists");
-    return MakeError(ErrorCode::kUnavailable, std::string("store error: ") + e.what());
+    return StoreUnavailable("sqlite", e.what());
   }
 }
 

@@ -1,0 +1,113 @@
+"""Where the black-box servers keep their state. The suite runs once on SQLite files and once on
+PostgreSQL (AGENTGATE_E2E_STORE=postgres, a schema per server directory), so every test checks
+both stores. PrivatePostgres is a throw-away cluster for tests that restart the database."""
+import glob
+import hashlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+
+KIND = os.environ.get("AGENTGATE_E2E_STORE", "sqlite")
+POSTGRES_URL = os.environ.get("AGENTGATE_TEST_POSTGRES_URL", "")
+
+_schemas = set()
+
+
+def with_schema(url, schema):
+    """The URL of `schema` in the database at `url` (libpq's options parameter sets search_path)."""
+    return url + ("&" if "?" in url else "?") + f"options=-csearch_path%3D{schema}"
+
+
+def create_schema(prefix="e2e"):
+    schema = f"{prefix}_{os.urandom(6).hex()}"
+    psql(POSTGRES_URL, f"CREATE SCHEMA {schema}")
+    _schemas.add(schema)
+    return schema
+
+
+def store_url(directory):
+    """The store of the server running in `directory`: one per directory, so a server restarted
+    in the same directory finds its data, and two servers given the same URL share it."""
+    if KIND != "postgres":
+        return f"sqlite:{directory}/var/agentgate.db"
+    schema = "e2e_" + hashlib.sha1(str(directory).encode()).hexdigest()[:16]
+    if schema not in _schemas:
+        psql(POSTGRES_URL, f"CREATE SCHEMA IF NOT EXISTS {schema}")
+        _schemas.add(schema)
+    return with_schema(POSTGRES_URL, schema)
+
+
+def stored_bytes(url):
+    """Everything the store holds, as bytes, to prove a secret is not among them."""
+    if url.startswith("sqlite:"):
+        path = url[len("sqlite:"):]
+        return b"".join(open(p, "rb").read() for p in glob.glob(path + "*"))
+    schema = url.rsplit("search_path%3D", 1)[1]
+    dump = subprocess.run(["pg_dump", "--data-only", f"--schema={schema}", POSTGRES_URL],
+                          check=True, capture_output=True).stdout
+    # bytea is dumped as hex text: decode it so the raw bytes are scanned too.
+    return dump + b"".join(bytes.fromhex(h.decode()) for h in re.findall(rb"\\\\x((?:[0-9a-f]{2})+)", dump))
+
+
+def drop_schemas():
+    for schema in sorted(_schemas):
+        psql(POSTGRES_URL, f"DROP SCHEMA IF EXISTS {schema} CASCADE", check=False)
+    _schemas.clear()
+
+
+def psql(url, sql, check=True):
+    return subprocess.run(["psql", url, "-qAtc", sql], check=check, capture_output=True, text=True).stdout
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class PrivatePostgres:
+    """A PostgreSQL cluster of its own (initdb in a temporary directory) that a test may stop and
+    restart without disturbing the shared test database. Runs as the postgres user under root."""
+
+    def __init__(self):
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not bins:
+            raise RuntimeError("PostgreSQL server binaries are not installed (scripts/install-deps.sh)")
+        self.bin = os.path.dirname(bins[-1])
+        self.dir = tempfile.mkdtemp(prefix="agentgate-pg-")
+        self.port = free_port()
+        if os.getuid() == 0:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self._run("initdb", "-D", f"{self.dir}/data", "-U", "agentgate", "-A", "trust", "--no-sync",
+                  "--no-instructions")
+        self.url = f"postgresql://agentgate@127.0.0.1:{self.port}/postgres"
+        self.start()
+
+    def _run(self, tool, *args):
+        cmd = [f"{self.bin}/{tool}", *args]
+        if os.getuid() == 0:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        subprocess.run(cmd, check=True, capture_output=True, cwd=self.dir)
+
+    def _ctl(self, action, *extra):
+        self._run("pg_ctl", "-D", f"{self.dir}/data", "-l", f"{self.dir}/log", "-w", "-m", "fast",
+                  "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
+                  *extra, action)
+
+    def start(self):
+        self._ctl("start")
+
+    def stop(self):
+        self._ctl("stop")
+
+    def restart(self):
+        self._ctl("restart")
+
+    def close(self):
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
