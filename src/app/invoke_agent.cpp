@@ -11,6 +11,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
+
 namespace agentgate {
 namespace {
 
@@ -23,8 +25,10 @@ using std::chrono::milliseconds;
 // the write runs, and a 504 must leave no history behind.
 constexpr milliseconds kStoreMargin{250};
 constexpr int kMemoriesConsidered = 50;
-// How often a turn queued behind one running on another server looks again.
-constexpr milliseconds kTurnQueuePoll{100};
+// How often a turn queued behind one running on another server looks again: soon at first (most
+// turns are short), then backing off so long turns cost the store little.
+constexpr milliseconds kTurnQueueFirstPoll{5};
+constexpr milliseconds kTurnQueueMaxPoll{100};
 
 // Removes a conversation ticket when its turn ends, canceled or not: posted to the blocking pool
 // because a canceled coroutine can no longer co_await.
@@ -186,13 +190,13 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
     return s.EnqueueTurn(*conversation_id, expires);
   }));
   const TicketGuard ticket_guard(d_.store, ticket);  // gives the place up however this turn ends
-  for (;;) {
+  for (milliseconds wait = kTurnQueueFirstPoll;; wait = std::min(wait * 2, kTurnQueueMaxPoll)) {
     const std::int64_t at = d_.clock.NowMs();
     AG_CO_TRY(const bool head, co_await d_.store.Run([&](Store& s) {
       return s.IsTurnAtHead(*conversation_id, ticket, at);
     }));
     if (head) break;
-    asio::steady_timer poll(co_await asio::this_coro::executor, kTurnQueuePoll);
+    asio::steady_timer poll(co_await asio::this_coro::executor, wait);
     co_await poll.async_wait(asio::use_awaitable);
   }
   co_return co_await RunTurn(caller, command, agent, instance_instructions, conversation_id,
