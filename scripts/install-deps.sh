@@ -8,7 +8,7 @@ packages=(
   libssl-dev libsqlite3-dev libpq-dev libtomlplusplus-dev libre2-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest curl ca-certificates openssl clang-format
-  postgresql
+  postgresql nginx
 )
 
 # The Apex parse check runs on Node.js; a machine that already has node and npm keeps its own.
@@ -25,5 +25,13 @@ echo "installing: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
+# Packages with a daemon (postgresql, nginx) must not start it: the tests start their own
+# instances, and nginx would fail to install where port 80 is taken. policy-rc.d says so to dpkg.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+  $sudo chmod 755 "$policy"
+  trap '$sudo rm -f "$policy"' EXIT
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -22,7 +22,30 @@ ADMIN_TOKEN = "test-admin-token-" + secrets.token_hex(8)
 MASTER_KEY = secrets.token_hex(32)
 
 
-class Agentgate:
+class HttpEndpoint:
+    """Something speaking agentgate's API at self.host:self.port: a server, or a load balancer."""
+
+    def request(self, method, path, body=None, headers=None, raw=None, timeout=10):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        conn.request(method, path, body=data, headers=headers or {})
+        resp = conn.getresponse()
+        text = resp.read().decode()
+        conn.close()
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = text
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, parsed
+
+    def admin(self, method, path, body=None, token=ADMIN_TOKEN, raw=None):
+        headers = {"content-type": "application/json"}
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        return self.request(method, "/admin/v1" + path, body, headers, raw=raw)
+
+
+class Agentgate(HttpEndpoint):
     """One running server process."""
 
     def __init__(self, tmp_path, config="", env=None, args=("--demo",)):
@@ -63,25 +86,6 @@ class Agentgate:
             if line.startswith("{"):
                 out.append(json.loads(line))
         return out
-
-    def request(self, method, path, body=None, headers=None, raw=None, timeout=10):
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
-        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
-        conn.request(method, path, body=data, headers=headers or {})
-        resp = conn.getresponse()
-        text = resp.read().decode()
-        conn.close()
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = text
-        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, parsed
-
-    def admin(self, method, path, body=None, token=ADMIN_TOKEN, raw=None):
-        headers = {"content-type": "application/json"}
-        if token is not None:
-            headers["authorization"] = f"Bearer {token}"
-        return self.request(method, "/admin/v1" + path, body, headers, raw=raw)
 
     def demo_credentials(self):
         kv = dict(line.split("=", 1) for line in (self.dir / "var" / "demo-credentials.txt").read_text().split())
