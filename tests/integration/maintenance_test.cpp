@@ -1,5 +1,5 @@
-// The maintenance loop against a real SQLite store: stranded spend reservations are released
-// (recent ones kept) and expired idempotency keys purged.
+// The maintenance loop against each real store (SQLite, PostgreSQL): stranded spend reservations
+// are released (recent ones kept) and expired idempotency keys purged.
 #include "app/maintenance.hpp"
 #include "store/store_backends.hpp"
 
@@ -23,8 +23,15 @@ class FixedClock final : public Clock {
   std::int64_t now_;
 };
 
-TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
-  SqliteBackend backend;
+template <class Backend>
+class Maintenance : public ::testing::Test {};
+using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
+TYPED_TEST_SUITE(Maintenance, Backends);
+
+TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
+  if (!TypeParam::Available())
+    GTEST_SKIP() << "no PostgreSQL: set AGENTGATE_TEST_POSTGRES_URL (make test does)";
+  TypeParam backend;
   auto store = backend.Open();
   const std::int64_t now = 10 * 60 * 1000;
   auto stranded =
