@@ -119,7 +119,8 @@ bool Connection::EnsureOpen() {
   }
   PQreset(c_);
   if (PQstatus(c_) != CONNECTION_OK) return false;
-  ConfigureSession();  // a reset starts a new session
+  prepared_.clear();  // a reset starts a new session: no prepared statements, default settings
+  ConfigureSession();
   return true;
 }
 
@@ -127,10 +128,30 @@ Rows Connection::Exec(const std::string& sql, const std::vector<Param>& params) 
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  pg_result* r = PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                              values.data(), nullptr, nullptr, 0);
+  const int n = static_cast<int>(values.size());
+  const std::string* name = PreparedName(sql, n);
+  pg_result* r =
+      name != nullptr
+          ? PQexecPrepared(c_, name->c_str(), n, values.data(), nullptr, nullptr, 0)
+          : PQexecParams(c_, sql.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0);
   ThrowOnFailure(r, c_);
   return Rows(r);
+}
+
+// Statements are fixed strings in the store's code, so each is parsed and planned once per
+// session instead of on every call. Transaction control and anything unusual runs unprepared.
+const std::string* Connection::PreparedName(const std::string& sql, int params) {
+  constexpr std::size_t kMaxPrepared = 256;
+  if (const auto found = prepared_.find(sql); found != prepared_.end()) return &found->second;
+  const bool plannable = sql.starts_with("SELECT") || sql.starts_with("INSERT") ||
+                         sql.starts_with("UPDATE") || sql.starts_with("DELETE") ||
+                         sql.starts_with("WITH");
+  if (!plannable || prepared_.size() >= kMaxPrepared) return nullptr;
+  std::string name = "ag" + std::to_string(prepared_.size());
+  pg_result* prepared = PQprepare(c_, name.c_str(), sql.c_str(), params, nullptr);
+  ThrowOnFailure(prepared, c_);
+  PQclear(prepared);
+  return &prepared_.emplace(sql, std::move(name)).first->second;
 }
 
 void Connection::ExecScript(const std::string& sql) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 struct pg_conn;
@@ -70,7 +71,9 @@ class Connection {
 
  private:
   void ConfigureSession();
+  const std::string* PreparedName(const std::string& sql, int params);
   pg_conn* c_ = nullptr;
+  std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
 };
 
 class Transaction {
