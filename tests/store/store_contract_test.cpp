@@ -263,6 +263,28 @@ TYPED_TEST(StoreContract, ExactlyOneConcurrentClaimWins) {
   EXPECT_EQ(claimed.load(), 1);
 }
 
+// Servers that start together on an empty database: each applies the migrations or waits for
+// the one that does, and all of them end up on one working schema.
+TYPED_TEST(StoreContract, StoresOpenedTogetherMigrateOnce) {
+  TypeParam fresh;
+  std::vector<std::unique_ptr<Store>> stores(4);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (auto& store : stores) {
+    threads.emplace_back([&] {
+      try {
+        store = fresh.Open(1);
+      } catch (const std::exception&) {
+        ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_EQ(failures.load(), 0);
+  ASSERT_TRUE(stores[0]->CreateOrg(OrgRecord{"acme", "Acme", std::nullopt, 1}));
+  for (auto& store : stores) EXPECT_EQ(store->CountOrgs().value(), 1);
+}
+
 TYPED_TEST(StoreContract, TheCallWindowSlidesAndRefusedCallsDoNotCount) {
   auto& s = *this->store_;
   const std::int64_t window = 120000;
