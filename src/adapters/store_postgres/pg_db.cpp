@@ -160,6 +160,14 @@ void Connection::ExecScript(const std::string& sql) {
   PQclear(r);
 }
 
+std::string Connection::Literal(const std::string& text) {
+  char* quoted = PQescapeLiteral(c_, text.data(), text.size());
+  if (quoted == nullptr) throw PgError("postgresql: " + std::string(PQerrorMessage(c_)), "22000");
+  std::string out(quoted);
+  PQfreemem(quoted);
+  return out;
+}
+
 Transaction::~Transaction() {
   if (!done_) {
     try {
@@ -174,8 +182,9 @@ void Transaction::Commit() {
   done_ = true;
 }
 
-void Transaction::LockKey(const std::string& key) {
-  c_.Exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", {key});
+Transaction::Transaction(Connection& c, const std::string& lock_key) : c_(c) {
+  c_.ExecScript("BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(" + c_.Literal(lock_key) +
+                ", 0))");
 }
 
 }  // namespace agentgate::pg

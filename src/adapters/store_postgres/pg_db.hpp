@@ -65,7 +65,8 @@ class Connection {
   Connection(const Connection&) = delete;
 
   Rows Exec(const std::string& sql, const std::vector<Param>& params = {});
-  void ExecScript(const std::string& sql);  // several statements, no parameters (migrations)
+  void ExecScript(const std::string& sql);       // several statements, no parameters (migrations)
+  std::string Literal(const std::string& text);  // quoted and escaped for ExecScript
   // Reconnects when the server went away (a restart); true when usable.
   bool EnsureOpen();
 
@@ -79,10 +80,11 @@ class Connection {
 class Transaction {
  public:
   explicit Transaction(Connection& c) : c_(c) { c_.Exec("BEGIN"); }
+  // Also serialises transactions that decide about the same key (released at commit or
+  // rollback); begins and locks in one round trip.
+  Transaction(Connection& c, const std::string& lock_key);
   ~Transaction();
   void Commit();
-  // Serialises transactions that decide about the same key (released at commit or rollback).
-  void LockKey(const std::string& key);
 
  private:
   Connection& c_;

@@ -57,8 +57,7 @@ Result<std::optional<ConversationRecord>> PostgresStore::GetConversation(const s
 Result<void> PostgresStore::AppendMessages(const std::string& conversation_id,
                                            const std::vector<MessageRecord>& messages) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    pg::Transaction tx(c);
-    tx.LockKey("messages:" + conversation_id);
+    pg::Transaction tx(c, "messages:" + conversation_id);
     std::int64_t seq =
         c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
                {P(conversation_id)})

@@ -14,8 +14,7 @@ Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencySco
                                                             std::int64_t stale_after_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<IdempotencyClaim> {
     using Outcome = IdempotencyClaim::Outcome;
-    pg::Transaction tx(c);
-    tx.LockKey("idempotency:" + k.org_id + "\n" + k.env + "\n" + k.key);
+    pg::Transaction tx(c, "idempotency:" + k.org_id + "\n" + k.env + "\n" + k.key);
     auto r = c.Exec(
         "SELECT fingerprint, state, status, body, claimed_at_ms, expires_at_ms FROM "
         "idempotency_keys "
@@ -80,8 +79,7 @@ Result<CallWindowDecision> PostgresStore::RecordConversationCall(const std::stri
                                                                  std::int64_t window_ms,
                                                                  int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<CallWindowDecision> {
-    pg::Transaction tx(c);
-    tx.LockKey("window:" + conversation_id);
+    pg::Transaction tx(c, "window:" + conversation_id);
     c.Exec("DELETE FROM conversation_calls WHERE conversation_id = $1 AND at_ms <= $2",
            {P(conversation_id), P(now_ms - window_ms)});
     auto r = c.Exec(
@@ -102,10 +100,9 @@ Result<CallWindowDecision> PostgresStore::RecordConversationCall(const std::stri
 
 Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest& r) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<SpendDecision> {
-    pg::Transaction tx(c);
     // Every reservation of an org in a month is decided one at a time (both limits involve the
     // org).
-    tx.LockKey("spend:" + r.org_id + "\n" + r.month);
+    pg::Transaction tx(c, "spend:" + r.org_id + "\n" + r.month);
     auto spent = [&](bool whole_org) {
       return whole_org
                  ? c.Exec(
