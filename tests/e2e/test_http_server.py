@@ -117,14 +117,20 @@ def test_keep_alive_serves_several_requests_on_one_connection(server):
 
 def test_sigterm_closes_idle_connections_and_exits_cleanly(start_server):
     s = start_server()
-    idle = socket.create_connection((s.host, s.port), timeout=10)
-    idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-    assert idle.recv(65536).startswith(b"HTTP/1.1 200")
+    idle, pooled = (socket.create_connection((s.host, s.port), timeout=10) for _ in range(2))
+    for sock in (idle, pooled):
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
     started = time.monotonic()
     s.proc.send_signal(signal.SIGTERM)
+    # A load balancer that already picked a pooled connection gets an answer, not a reset.
+    time.sleep(0.2)
+    pooled.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = pooled.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200") and b"connection: close" in answer.lower(), answer
     assert s.proc.wait(10) == 0
     assert time.monotonic() - started < 5
-    assert idle.recv(1) == b""
+    assert idle.recv(1) == b"" and pooled.recv(1) == b""
     events = [e["event"] for e in s.log_events()]
     assert "shutdown_started" in events and "shutdown_complete" in events
     try:

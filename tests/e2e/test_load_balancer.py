@@ -24,10 +24,17 @@ TURN_CAP = 4  # seconds: short, so the kill test can wait it out
 class Cluster:
     def __init__(self, start_server, tmp_path, config):
         url = stores.with_schema(stores.POSTGRES_URL, stores.create_schema("lb"))
-        env = {"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": url}
-        self.servers = [start_server(config, env=env, args=()) for _ in range(2)]
+        self.start_server, self.config = start_server, config
+        self.env = {"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": url}
+        self.servers = [start_server(config, env=self.env, args=()) for _ in range(2)]
         (tmp_path / "nginx").mkdir()
         self.lb = Nginx(tmp_path / "nginx", [s.address for s in self.servers])
+
+    def replace(self, i):
+        """A new server where server i listened (its successor in a rolling restart)."""
+        address = self.servers[i].address
+        self.servers[i] = self.start_server(self.config, env=dict(self.env, AGENTGATE_SERVER_LISTEN=address), args=())
+        return self.servers[i]
 
     def spread(self, uri_part):
         """Asserts both servers answered some of these calls, so the test crossed servers."""
@@ -165,3 +172,38 @@ def test_a_server_killed_mid_turn_loses_nothing_committed(cluster, llm):
                     ("user", "four"), ("assistant", "after the crash"),
                     ("user", "three"), ("assistant", "third answer, at last")]
     assert survivor.request("GET", "/readyz")[0] == 200
+
+
+def test_a_rolling_restart_behind_nginx_fails_no_call(cluster, llm):
+    tenant = Tenant(cluster.lb)
+    tenant.agent("chatty", provider="offline", model="offline-1")
+    tenant.agent("bot")
+    statuses, stop = [], threading.Event()
+
+    def traffic():
+        while not stop.is_set():
+            statuses.append(tenant.invoke("chatty", {"message": "steady"})[0])
+
+    workers = [threading.Thread(target=traffic) for _ in range(3)]
+    for w in workers:
+        w.start()
+    time.sleep(0.3)
+    for i, old in enumerate(list(cluster.servers)):
+        # A turn is running on the server when it is told to stop: it finishes, then the server exits.
+        llm.push(dict(openai_text(f"finished on {i}"), delay=1.0))
+        seen, running = len(llm.requests), []
+        slow = threading.Thread(target=lambda: running.append(tenant.via(old).invoke("bot", {"message": "slow"})))
+        slow.start()
+        while len(llm.requests) == seen:
+            time.sleep(0.01)
+        assert old.stop(signal.SIGTERM) == 0
+        slow.join()
+        assert running[0][0] == 200 and running[0][2]["response"] == f"finished on {i}", running
+        cluster.replace(i)
+        time.sleep(0.3)
+    stop.set()
+    for w in workers:
+        w.join()
+    assert len(statuses) > 50 and set(statuses) == {200}, {s: statuses.count(s) for s in set(statuses)}
+    for s in cluster.servers:  # both new servers took traffic once back
+        assert any(e.get("route") == "/api/agents/{agent_id}/invoke" for e in s.log_events() if e["event"] == "http_request")

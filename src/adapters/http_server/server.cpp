@@ -45,6 +45,10 @@ enum class Next { kKeepAlive, kClose, kDrainThenClose };
 
 constexpr std::size_t kMaxLingerBytes = 8 * 1024 * 1024;
 constexpr auto kLingerTime = std::chrono::seconds(2);
+// How long idle keep-alive connections stay open once draining began. A load balancer may have
+// written a request on a pooled connection already: it gets its answer with Connection: close
+// instead of a reset, which it could not retry for a POST.
+constexpr auto kDrainIdleGrace = std::chrono::seconds(1);
 
 bool IsValidRequestId(std::string_view id) {
   if (id.empty() || id.size() > 128) return false;
@@ -77,7 +81,7 @@ Request ToRequest(const bhttp::request<bhttp::string_body>& in, const std::strin
 
 struct Server::Impl {
   Impl(asio::io_context& io, const Router& r, Metrics& m, ServerOptions o)
-      : ioc(io), router(r), metrics(m), options(o) {}
+      : ioc(io), router(r), metrics(m), options(o), drain_grace(io) {}
 
   asio::io_context& ioc;
   const Router& router;
@@ -86,10 +90,23 @@ struct Server::Impl {
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
   std::atomic<bool> draining{false};
   std::atomic<std::size_t> active_requests{0};
+  asio::steady_timer drain_grace;
 
   std::mutex connections_mutex;
   std::uint64_t next_connection_id = 0;
   std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> connections;
+
+  // Closes the connections that wait for a request; busy ones close after their answer.
+  void CloseIdle() {
+    std::lock_guard lock(connections_mutex);
+    for (auto& [id, weak] : connections) {
+      if (auto c = weak.lock()) {
+        asio::post(c->stream.get_executor(), [weak = weak] {
+          if (auto conn = weak.lock(); conn && !conn->busy) conn->stream.cancel();
+        });
+      }
+    }
+  }
 
   asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor) {
     for (;;) {
@@ -308,14 +325,10 @@ void Server::BeginShutdown() {
       a->close(ignored);
     });
   }
-  std::lock_guard lock(impl_->connections_mutex);
-  for (auto& [id, weak] : impl_->connections) {
-    if (auto c = weak.lock()) {
-      asio::post(c->stream.get_executor(), [weak = weak] {
-        if (auto conn = weak.lock(); conn && !conn->busy) conn->stream.cancel();
-      });
-    }
-  }
+  impl_->drain_grace.expires_after(kDrainIdleGrace);
+  impl_->drain_grace.async_wait([impl = impl_.get()](beast::error_code ec) {
+    if (!ec) impl->CloseIdle();  // aborted: the server is gone
+  });
 }
 
 bool Server::Draining() const {
