@@ -8,15 +8,7 @@
 #   bash bench/http_baseline.sh [build-dir]     (default: build-release, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${1:-build-release}
-DURATION=${DURATION:-10s}
-CONNECTIONS=${CONNECTIONS:-64}
-THREADS=${THREADS:-2}
-
-command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null; }
-if [ ! -x "$BUILD/agentgate" ]; then
-  cmake --preset release >/dev/null && cmake --build --preset release >/dev/null
-fi
+source bench/setup.sh "$@"
 
 work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -38,14 +30,7 @@ until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.01; done
 ready2_ms=$(date +%s%3N)
 
 token=$(grep '^token=' "$work/db/demo-credentials.txt" | cut -d= -f2)
-cat >"$work/invoke.lua" <<LUA
-wrk.method = "POST"
-wrk.body = '{"message":"hi"}'
-wrk.headers["content-type"] = "application/json"
-wrk.headers["fl-api-org"] = "demo"
-wrk.headers["fl-api-env"] = "dev"
-wrk.headers["fl-api-token"] = "$token"
-LUA
+demo_turn_script "$work/invoke.lua" "$token"
 
 rps() { awk '/Requests\/sec/ {print $2}'; }
 p99() { awk '/ 99%/ {print $2}'; }

@@ -8,15 +8,7 @@
 #   bash bench/store_backends.sh [build-dir]     (default: build-release, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${1:-build-release}
-DURATION=${DURATION:-10s}
-CONNECTIONS=${CONNECTIONS:-64}
-THREADS=${THREADS:-2}
-
-command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null; }
-if [ ! -x "$BUILD/agentgate" ]; then
-  cmake --preset release >/dev/null && cmake --build --preset release >/dev/null
-fi
+source bench/setup.sh "$@"
 BIN=$(realpath "$BUILD/agentgate")
 pg=$(bash scripts/start-postgres.sh)
 schema="bench_$$"
@@ -44,14 +36,7 @@ start() {
 }
 
 turns() {  # turns PORT TOKEN: requests per second and p99 of the demo turn
-  cat >"$work/invoke.lua" <<LUA
-wrk.method = "POST"
-wrk.body = '{"message":"hi"}'
-wrk.headers["content-type"] = "application/json"
-wrk.headers["fl-api-org"] = "demo"
-wrk.headers["fl-api-env"] = "dev"
-wrk.headers["fl-api-token"] = "$2"
-LUA
+  demo_turn_script "$work/invoke.lua" "$2"
   local out
   out=$(wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency -s "$work/invoke.lua" \
     "http://127.0.0.1:$1/api/agents/demo-agent/invoke")
