@@ -21,7 +21,11 @@ def private_pg():
 
 
 def test_a_database_restart_is_survived_and_an_outage_is_a_503(private_pg, start_server):
-    s = start_server(env={"AGENTGATE_STORE_URL": private_pg.url + "?application_name=restart-test"})
+    s = start_server(env={"AGENTGATE_STORE_URL": private_pg.url})
+    # The database lists our sessions under our name, so an operator can find (or end) them.
+    names = stores.psql(private_pg.url, "SELECT DISTINCT application_name FROM pg_stat_activity "
+                                        "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    assert names.split() == ["agentgate"], names
     tenant = Tenant(s)
     tenant.agent("chatty", provider="offline", model="offline-1")
     _, _, first = tenant.invoke("chatty", {"message": "before", "stateful": True})
@@ -60,3 +64,25 @@ def test_a_database_restart_is_survived_and_an_outage_is_a_503(private_pg, start
     private_pg.start()
     assert s.request("GET", "/readyz")[0] == 200
     assert tenant.invoke("chatty", {"message": "back"})[0] == 200
+
+
+def test_a_database_that_never_answers_fails_start_up_within_the_connect_timeout(tmp_path):
+    """A listener that accepts and stays silent (a black-holed database): the server gives up after
+    the 5 s connect timeout and says why, instead of hanging."""
+    import socket
+    import subprocess
+    import time
+    from conftest import BINARY, MASTER_KEY
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    url = f"postgresql://agentgate:secret-pw@127.0.0.1:{silent.getsockname()[1]}/agentgate"
+    started = time.monotonic()
+    proc = subprocess.run([BINARY, "serve"], capture_output=True, text=True, timeout=30, cwd=tmp_path,
+                          env={"AGENTGATE_STORE_URL": url, "AGENTGATE_SERVER_LISTEN": "127.0.0.1:0",
+                               "AGENTGATE_MASTER_KEY": MASTER_KEY})
+    elapsed = time.monotonic() - started
+    silent.close()
+    assert proc.returncode != 0 and "cannot connect to PostgreSQL" in proc.stderr, proc.stderr
+    assert 4 <= elapsed < 15, elapsed
+    assert "secret-pw" not in proc.stderr + proc.stdout
