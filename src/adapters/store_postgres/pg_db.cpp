@@ -169,11 +169,13 @@ std::string Connection::Literal(const std::string& text) {
 }
 
 Transaction::~Transaction() {
-  if (!done_) {
-    try {
-      c_.Exec("ROLLBACK");
-    } catch (const PgError&) {
-    }
+  if (!done_) Rollback();
+}
+
+void Transaction::Rollback() noexcept {
+  try {
+    c_.Exec("ROLLBACK");
+  } catch (const PgError&) {  // a broken connection has no transaction left to end
   }
 }
 
@@ -183,8 +185,15 @@ void Transaction::Commit() {
 }
 
 Transaction::Transaction(Connection& c, const std::string& lock_key) : c_(c) {
-  c_.ExecScript("BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(" + c_.Literal(lock_key) +
-                ", 0))");
+  try {
+    c_.ExecScript("BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(" + c_.Literal(lock_key) +
+                  ", 0))");
+  } catch (const PgError&) {
+    // BEGIN may have run: no destructor runs for a throwing constructor, so end it here, or the
+    // connection would go back to the pool inside an aborted transaction.
+    Rollback();
+    throw;
+  }
 }
 
 }  // namespace agentgate::pg

@@ -87,6 +87,7 @@ class Transaction {
   void Commit();
 
  private:
+  void Rollback() noexcept;
   Connection& c_;
   bool done_ = false;
 };
