@@ -1,5 +1,4 @@
 """A real nginx in front of agentgate servers, configured as docs/deployment.md says (nginx_site)."""
-import os
 import shutil
 import socket
 import subprocess
@@ -11,7 +10,8 @@ from stores import free_port
 
 
 def nginx_binary():
-    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
+    """Debian installs nginx in /usr/sbin, which is not on a normal user's PATH."""
+    return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
 
 
 class Nginx(HttpEndpoint):

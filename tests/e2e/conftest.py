@@ -106,8 +106,7 @@ def store_kind():
     if stores.KIND == "postgres" and not stores.POSTGRES_URL:
         pytest.exit("AGENTGATE_E2E_STORE=postgres needs AGENTGATE_TEST_POSTGRES_URL (make test sets it)", 77)
     yield stores.KIND
-    if stores.KIND == "postgres" or stores.POSTGRES_URL:
-        stores.drop_schemas()
+    stores.drop_schemas()
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 
 from daemon_harness import Tenant  # noqa: F401  (puts tests/ on the path)
 from fakes.fake_salesforce import FakeSalesforce
+from gateway_harness import Gateway
 
 RULE = {"active": True, "description": "Phone required", "errorConditionFormula": "ISBLANK(Phone)",
         "errorDisplayField": "Phone", "errorMessage": "Phone is required"}
@@ -20,28 +21,6 @@ def org():
     fake = FakeSalesforce()
     yield fake
     fake.close()
-
-
-class Gateway:
-    def __init__(self, server, org_fake, static=False):
-        self.server = server
-        server.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
-        server.admin("POST", "/orgs/acme/environments", {"name": "prod"})
-        _, _, tok = server.admin("POST", "/orgs/acme/tokens", {"name": "automation"})
-        self.token = tok["token"]
-        if static:
-            token = "00D5g0000012345!STATIC"
-            org_fake.access_tokens.add(token)
-            creds = {"instance_url": org_fake.url, "access_token": token}
-        else:
-            creds = {"login_url": org_fake.url, "client_id": org_fake.client_id, "client_secret": org_fake.client_secret,
-                     "refresh_token": next(iter(org_fake.refresh_tokens))}
-        assert server.admin("PUT", "/orgs/acme/environments/prod/crm", creds)[0] == 200
-
-    def call(self, body, headers=None):
-        h = {"content-type": "application/json", "fl-api-org": "acme", "fl-api-env": "prod", "fl-api-token": self.token}
-        h.update(headers or {})
-        return self.server.request("POST", "/api/metadata-gateway", body, {k: v for k, v in h.items() if v is not None})
 
 
 @pytest.fixture

@@ -19,6 +19,15 @@ def gov(llm, start_server):
     return Tenant(server)
 
 
+@pytest.fixture
+def two_servers(llm, start_server):
+    """The acme tenant on one server, and the same tenant through a second server on its store."""
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    return tenant, tenant.via(second)
+
+
 def parallel(n, fn):
     with ThreadPoolExecutor(max_workers=n) as pool:
         return list(pool.map(lambda i: fn(i), range(n)))
@@ -150,13 +159,9 @@ def test_an_unpriced_model_is_a_configuration_error(gov, llm, start_server):
     assert proc.returncode != 0 and "fake-openai/gpt-test" in proc.stderr and "no price" in proc.stderr
 
 
-def test_two_servers_sharing_one_store_behave_as_one(llm, start_server):
-    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
-    tenant = Tenant(first)
+def test_two_servers_sharing_one_store_behave_as_one(llm, two_servers):
+    tenant, other = two_servers
     tenant.agent("bot")
-    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                               "AGENTGATE_STORE_URL": first.store_url})
-    other = tenant.via(second)
     llm.push(dict(openai_text("once across servers"), delay=1.0))
     barrier = threading.Barrier(6)
 
@@ -172,14 +177,10 @@ def test_two_servers_sharing_one_store_behave_as_one(llm, start_server):
     assert status == 200 and headers["idempotent-replayed"] == "true"
 
 
-def test_two_servers_share_the_window_and_the_spend_limit(llm, start_server):
-    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
-    tenant = Tenant(first)
+def test_two_servers_share_the_window_and_the_spend_limit(llm, two_servers):
+    tenant, other = two_servers
     tenant.agent("chatty", model="offline-1", provider="offline")
     tenant.agent("bulk", model_settings={"max_output_tokens": 100})
-    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                               "AGENTGATE_STORE_URL": first.store_url})
-    other = tenant.via(second)
     servers = [tenant, other]
 
     _, _, convo = tenant.invoke("chatty", {"message": "hi", "stateful": True})
@@ -189,23 +190,19 @@ def test_two_servers_share_the_window_and_the_spend_limit(llm, start_server):
     statuses = [r[0] for batch in results for r in batch]
     assert statuses.count(200) == 199 and statuses.count(429) == len(statuses) - 199
 
-    first.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": 1.0})
+    tenant.server.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": 1.0})
     for _ in range(40):
         llm.push(dict(openai_text("ok", input_tokens=20, output_tokens=100), delay=0.2))
     results = parallel(20, lambda i: servers[i % 2].invoke("bulk", {"message": "go"}))
     ok = sum(1 for r in results if r[0] == 200)
     assert ok + sum(1 for r in results if r[0] == 402) == 20
-    _, _, usage = first.admin("GET", "/orgs/acme/usage")
+    _, _, usage = tenant.server.admin("GET", "/orgs/acme/usage")
     assert usage["total_spent_usd"] <= 1.0 + 0.23  # one call's worst case: ~28 tokens in, 100 out
 
 
-def test_turns_on_one_conversation_never_interleave_across_servers(llm, start_server):
-    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
-    tenant = Tenant(first)
+def test_turns_on_one_conversation_never_interleave_across_servers(llm, two_servers):
+    tenant, other = two_servers
     tenant.agent("chat")
-    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                               "AGENTGATE_STORE_URL": first.store_url})
-    other = tenant.via(second)
     llm.push(openai_text("start reply"))
     _, _, convo = tenant.invoke("chat", {"message": "start", "stateful": True})
     cid = convo["conversation_id"]

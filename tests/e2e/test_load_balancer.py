@@ -14,7 +14,7 @@ from balancer import Nginx
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
 from fakes.fake_salesforce import FakeSalesforce
-from test_gateway import Gateway
+from gateway_harness import Gateway
 
 pytestmark = pytest.mark.skipif(stores.KIND != "postgres", reason="runs in the PostgreSQL pass (e2e_postgres)")
 
