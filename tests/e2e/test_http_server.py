@@ -1,10 +1,13 @@
 """The HTTP server's own behaviour through the binary: limits, deadlines, errors, shutdown."""
 import json
+import select
 import signal
 import socket
 import time
 
 from conftest import error_of
+from daemon_harness import API_KEY, Tenant, config_for
+from fakes.fake_llm import openai_text
 
 FAST = "[server]\nmax_body_bytes = 4096\nread_timeout_seconds = 1\nidle_timeout_seconds = 2\n"
 
@@ -139,6 +142,49 @@ def test_sigterm_closes_idle_connections_and_exits_cleanly(start_server):
     except OSError:
         refused = True
     assert refused
+
+
+def test_an_answer_still_being_written_when_sigterm_arrives_keeps_its_connection(llm, start_server):
+    # The answer was sent with keep-alive before draining began, so the client may send its next
+    # request on that connection; the server must answer it (with Connection: close), not drop it.
+    # A reply bigger than the socket buffers, read only after SIGTERM, makes the timing certain.
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("big")
+    llm.push(openai_text("x" * 3_000_000))
+    body = json.dumps({"message": "hello"}).encode()
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(20)
+    sock.connect((server.host, server.port))
+    sock.sendall(b"POST /api/agents/big/invoke HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+                 + f"fl-api-org: acme\r\nfl-api-env: prod\r\nfl-api-token: {tenant.token}\r\n".encode()
+                 + f"content-length: {len(body)}\r\n\r\n".encode() + body)
+    assert select.select([sock], [], [], 20)[0], "no answer began"
+    time.sleep(0.2)  # the server is now blocked writing the rest
+    server.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    head, rest = read_head(sock)
+    assert head.startswith(b"HTTP/1.1 200") and b"connection: close" not in head.lower(), head
+    length = int(next(line.split(b":")[1] for line in head.lower().split(b"\r\n")
+                      if line.startswith(b"content-length")))
+    while len(rest) < length:
+        rest += sock.recv(1 << 20)
+    assert json.loads(rest)["response"].endswith("x" * 1000)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200") and b"connection: close" in answer.lower(), answer
+    assert server.proc.wait(10) == 0
+
+
+def read_head(sock):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, data
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head, rest
 
 
 def test_sigkill_loses_no_committed_write(start_server):

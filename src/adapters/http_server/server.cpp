@@ -89,6 +89,8 @@ struct Server::Impl {
   ServerOptions options;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
   std::atomic<bool> draining{false};
+  // When idle connections close once draining began; written before `draining` is set.
+  std::atomic<std::chrono::steady_clock::time_point> idle_close_at{};
   std::atomic<std::size_t> active_requests{0};
   asio::steady_timer drain_grace;
 
@@ -139,8 +141,9 @@ struct Server::Impl {
     beast::flat_buffer buffer;
     try {
       Next next = Next::kKeepAlive;
-      while (next == Next::kKeepAlive && !draining)
-        next = co_await ReadAndAnswer(*c, buffer, remote);
+      // Not stopped by `draining` here: an answer sent with keep-alive just before draining began
+      // may already have a next request behind it, which gets the idle grace like any other.
+      while (next == Next::kKeepAlive) next = co_await ReadAndAnswer(*c, buffer, remote);
       if (next == Next::kDrainThenClose) co_await Linger(*c);
     } catch (const std::exception& e) {
       log::Error("connection_failed", {{"error", std::string_view(e.what())}});
@@ -171,8 +174,11 @@ struct Server::Impl {
   asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer,
                                       const std::string& remote) {
     if (buffer.size() == 0) {
-      // Waiting for the next request: the idle deadline applies until its first bytes arrive.
-      c.stream.expires_after(options.idle_timeout);
+      // Waiting for the next request: the idle deadline applies until its first bytes arrive,
+      // and no later than the end of the drain grace.
+      auto idle_until = std::chrono::steady_clock::now() + options.idle_timeout;
+      if (draining) idle_until = std::min(idle_until, idle_close_at.load());
+      c.stream.expires_at(idle_until);
       auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
       if (ec) co_return Next::kClose;
       buffer.commit(n);
@@ -318,6 +324,8 @@ void Server::Start() {
 }
 
 void Server::BeginShutdown() {
+  if (impl_->draining) return;
+  impl_->idle_close_at = std::chrono::steady_clock::now() + kDrainIdleGrace;
   if (impl_->draining.exchange(true)) return;
   for (auto& acceptor : impl_->acceptors) {
     asio::post(acceptor->get_executor(), [a = acceptor.get()] {
