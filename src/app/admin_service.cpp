@@ -2,8 +2,7 @@
 
 #include "domain/admin/names.hpp"
 #include "domain/auth/api_token.hpp"
-
-#include <boost/json/serialize.hpp>
+#include "domain/json_text.hpp"
 
 #include <ctime>
 
@@ -134,7 +133,7 @@ asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_i
   if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
   AgentVersionRecord v{org_id, cmd.id.value_or("agent_" + crypto::RandomHex(6)), 1,
-                       boost::json::serialize(cmd.config_json), clock_.NowMs()};
+                       json_text::Write(cmd.config_json), clock_.NowMs()};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateAgent(v); });
   if (!created) {
     if (created.error().code == ErrorCode::kConflict)
@@ -147,7 +146,7 @@ asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_i
 asio::awaitable<Result<int>> AdminService::AddAgentVersion(std::string org_id, std::string agent_id,
                                                            CreateAgentCommand cmd) {
   if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
-  const std::string config = boost::json::serialize(cmd.config_json);
+  const std::string config = json_text::Write(cmd.config_json);
   const std::int64_t now = clock_.NowMs();
   auto version = co_await store_.Run(
       [&](Store& s) { return s.AddAgentVersion(org_id, agent_id, config, now); });

@@ -4,12 +4,12 @@
 #include "domain/agent/prompt.hpp"
 #include "domain/agent/retry_policy.hpp"
 #include "domain/governance/governance.hpp"
+#include "domain/json_text.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 
@@ -88,7 +88,7 @@ std::string TranscriptJson(const ModelRequest& sent, const std::vector<ChatMessa
   json::object transcript{
       {"system", sent.system}, {"messages", std::move(out)}, {"model_calls", calls}};
   if (!outcome.failure.empty()) transcript["failure"] = outcome.failure;
-  return json::serialize(transcript);
+  return json_text::Write(transcript);
 }
 
 }  // namespace

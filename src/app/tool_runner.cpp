@@ -1,9 +1,9 @@
 #include "app/tool_runner.hpp"
 
+#include "domain/json_text.hpp"
 #include "domain/url_encoding.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 
@@ -61,7 +61,7 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
       auto envelope = co_await gateway_.Forward(context.memory_scope.org_id,
                                                 context.memory_scope.env, std::move(*gateway_call));
       result.content = envelope
-                           ? Truncated(json::serialize(RenderEnvelope(*envelope)), kMaxResultChars)
+                           ? Truncated(json_text::Write(RenderEnvelope(*envelope)), kMaxResultChars)
                            : "error: " + std::string(ErrorCodeName(envelope.error().code)) + ": " +
                                  envelope.error().message;
     }
@@ -91,7 +91,7 @@ asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
     std::string query;
     for (const auto& kv : ArgumentsOf(arguments).value_or(json::object{})) {
       const auto& v = kv.value();
-      const std::string text = v.is_string() ? std::string(v.get_string()) : json::serialize(v);
+      const std::string text = v.is_string() ? std::string(v.get_string()) : json_text::Write(v);
       query += (query.empty() ? "" : "&") + PercentEncode(kv.key()) + "=" + PercentEncode(text);
     }
     if (!query.empty())

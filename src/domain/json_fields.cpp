@@ -1,7 +1,5 @@
 #include "domain/json_fields.hpp"
 
-#include <boost/json/serialize.hpp>
-
 #include <algorithm>
 #include <cmath>
 
@@ -79,33 +77,6 @@ Result<std::optional<std::int64_t>> OptionalInteger(const boost::json::object& o
     }
   }
   return InvalidField(Join(path, key), "must be an integer");
-}
-
-std::string CanonicalJson(const boost::json::value& value) {
-  if (value.is_object()) {
-    std::vector<std::pair<std::string, const boost::json::value*>> items;
-    for (const auto& kv : value.get_object())
-      items.emplace_back(std::string(kv.key()), &kv.value());
-    std::sort(items.begin(), items.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::string out = "{";
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (i > 0) out += ',';
-      out += boost::json::serialize(boost::json::value(items[i].first)) + ":" +
-             CanonicalJson(*items[i].second);
-    }
-    return out + "}";
-  }
-  if (value.is_array()) {
-    std::string out = "[";
-    const auto& arr = value.get_array();
-    for (std::size_t i = 0; i < arr.size(); ++i) {
-      if (i > 0) out += ',';
-      out += CanonicalJson(arr[i]);
-    }
-    return out + "]";
-  }
-  return boost::json::serialize(value);
 }
 
 }  // namespace agentgate::json_fields

@@ -32,8 +32,6 @@ Result<std::optional<bool>> OptionalBool(const boost::json::object& o, std::stri
                                          std::string_view path);
 Result<std::optional<double>> OptionalNumber(const boost::json::object& o, std::string_view key,
                                              std::string_view path);
-// Compact JSON with object keys sorted, so equal values compare equal as text.
-std::string CanonicalJson(const boost::json::value& value);
 
 Result<std::optional<std::int64_t>> OptionalInteger(const boost::json::object& o,
                                                     std::string_view key, std::string_view path);

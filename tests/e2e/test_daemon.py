@@ -1,11 +1,13 @@
 """The Daemon (POST /api/agents/{agent_id}/invoke) through the binary against fake providers."""
+import http.client
 import json
+import re
 import threading
 import time
 
 import pytest
 
-from conftest import error_of
+from conftest import ADMIN_TOKEN, error_of
 from daemon_harness import API_KEY, FakeToolServer, Tenant, config_for
 from fakes.fake_llm import (anthropic_error, anthropic_text, anthropic_tools, openai_error, openai_text,
                             openai_tools)
@@ -35,6 +37,22 @@ def test_openai_wire_format_reply_usage_and_cost(daemon, llm):
     assert sent["body"]["temperature"] == 0.3
     assert sent["body"]["messages"][0] == {"role": "system", "content": "Be brief."}
     assert sent["body"]["messages"][-1] == {"role": "user", "content": "hi"}
+
+
+def test_money_is_written_in_plain_decimal(daemon, llm):
+    """Costs reach callers and Salesforce fields as written: 0.003, not 3E-3 (nor 0E0 for free turns)."""
+    daemon.agent("bot")
+    llm.push(openai_text("cheap", input_tokens=1, output_tokens=1))  # $0.001 + $0.002
+    h = {"content-type": "application/json", "fl-api-org": "acme", "fl-api-env": "prod", "fl-api-token": daemon.token}
+    conn = http.client.HTTPConnection(daemon.server.host, daemon.server.port, timeout=10)
+    conn.request("POST", "/api/agents/bot/invoke", json.dumps({"message": "hi"}), h)
+    text = conn.getresponse().read().decode()
+    conn.close()
+    assert re.search(r'"cost_usd":0\.003[0-9]*[,}]', text), text
+    conn = http.client.HTTPConnection(daemon.server.host, daemon.server.port, timeout=10)
+    conn.request("GET", "/admin/v1/orgs/acme/usage", headers={"authorization": f"Bearer {ADMIN_TOKEN}"})
+    text = conn.getresponse().read().decode()
+    assert "E-" not in text and "E0" not in text and '"total_reserved_usd":0' in text, text
 
 
 def test_anthropic_wire_format(daemon, llm):

@@ -1,7 +1,8 @@
 #include "adapters/http_server/responses.hpp"
 
+#include "domain/json_text.hpp"
+
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 namespace agentgate::http {
@@ -67,7 +68,7 @@ Response ErrorResponse(const Error& error) {
 Response JsonResponse(int status, const boost::json::value& body) {
   Response r;
   r.status = status;
-  r.body = boost::json::serialize(body);
+  r.body = json_text::Write(body);
   return r;
 }
 

@@ -1,8 +1,7 @@
 #include "adapters/providers/offline_model.hpp"
 
 #include "domain/agent/prompt.hpp"
-
-#include <boost/json/serialize.hpp>
+#include "domain/json_text.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -65,7 +64,7 @@ ModelReply OfflineReply(const ModelRequest& r) {
       if (Offers(r, "search_resources")) {
         boost::json::object args{{"query", message}};
         reply.tool_calls.push_back(
-            ToolCall{"offline-search", "search_resources", boost::json::serialize(args)});
+            ToolCall{"offline-search", "search_resources", json_text::Write(args)});
       } else {
         reply.text =
             "I am the built-in offline model, so I can only answer from trusted resources. You "

@@ -1,7 +1,8 @@
 #include "adapters/providers/provider_wire.hpp"
 
+#include "domain/json_text.hpp"
+
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -106,7 +107,7 @@ std::string OpenAiRequestBody(const ModelRequest& r) {
     }
     body["tools"] = std::move(tools);
   }
-  return json::serialize(body);
+  return json_text::Write(body);
 }
 
 Parsed OpenAiParseReply(const std::string& body) {
@@ -201,7 +202,7 @@ std::string AnthropicRequestBody(const ModelRequest& r) {
     }
     body["tools"] = std::move(tools);
   }
-  return json::serialize(body);
+  return json_text::Write(body);
 }
 
 Parsed AnthropicParseReply(const std::string& body) {
@@ -219,7 +220,7 @@ Parsed AnthropicParseReply(const std::string& body) {
     } else if (type == "tool_use") {
       const auto* input = block.as_object().if_contains("input");
       ToolCall call{StringAt(block, {"id"}), StringAt(block, {"name"}),
-                    input != nullptr ? json::serialize(*input) : std::string("{}")};
+                    input != nullptr ? json_text::Write(*input) : std::string("{}")};
       if (call.name.empty()) return malformed;
       reply.tool_calls.push_back(std::move(call));
     }

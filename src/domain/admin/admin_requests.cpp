@@ -2,9 +2,9 @@
 
 #include "domain/admin/names.hpp"
 #include "domain/json_fields.hpp"
+#include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 namespace agentgate {
 namespace {
@@ -192,12 +192,12 @@ Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body) {
 }
 
 std::string SerializeCrmCredentials(const CrmCredentials& c) {
-  return boost::json::serialize(object{{"login_url", c.login_url},
-                                       {"client_id", c.client_id},
-                                       {"client_secret", c.client_secret},
-                                       {"refresh_token", c.refresh_token},
-                                       {"instance_url", c.instance_url},
-                                       {"access_token", c.access_token}});
+  return json_text::Write(object{{"login_url", c.login_url},
+                                 {"client_id", c.client_id},
+                                 {"client_secret", c.client_secret},
+                                 {"refresh_token", c.refresh_token},
+                                 {"instance_url", c.instance_url},
+                                 {"access_token", c.access_token}});
 }
 
 Result<CrmCredentials> DeserializeCrmCredentials(const std::string& json) {

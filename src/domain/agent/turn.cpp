@@ -1,9 +1,9 @@
 #include "domain/agent/turn.hpp"
 
 #include "domain/json_fields.hpp"
+#include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 
@@ -64,7 +64,7 @@ Turn::Step Turn::OnModelReply(const ModelReply& reply) {
 
   for (const auto& call : reply.tool_calls) {
     const std::string key =
-        call.name + "\n" + json_fields::CanonicalJson(ParseArguments(call.arguments_json));
+        call.name + "\n" + json_text::WriteCanonical(ParseArguments(call.arguments_json));
     if (++call_counts_[key] >= 3) return Finished(StopReason::kLoopDetected);
   }
   pending_ = reply.tool_calls;
@@ -123,7 +123,7 @@ std::string RenderResponse(const TurnOutcome& outcome) {
     boost::json::object block;
     block["name"] = action.name;
     block["arguments"] = action.arguments;
-    out += ":::action\n" + boost::json::serialize(block) + "\n:::";
+    out += ":::action\n" + json_text::Write(block) + "\n:::";
   }
   return out;
 }

@@ -1,9 +1,8 @@
 #include "domain/gateway/gateway_request.hpp"
 
 #include "domain/json_fields.hpp"
+#include "domain/json_text.hpp"
 #include "domain/url_encoding.hpp"
-
-#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <array>
@@ -92,7 +91,7 @@ Result<GatewayCall> NormalizeGatewayRequest(const boost::json::value& body) {
         o->contains("metadata") && !o->at("metadata").is_null() ? "metadata" : "payload";
     if (!metadata->is_object()) return InvalidField(field, "must be a JSON object");
     if (call.method == "POST" || call.method == "PATCH" || call.method == "PUT") {
-      call.body_json = boost::json::serialize(*metadata);
+      call.body_json = json_text::Write(*metadata);
     }
   }
 

@@ -7,6 +7,7 @@
 #include "domain/agent/flow_request.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/json_fields.hpp"
+#include "domain/json_text.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -63,7 +64,7 @@ void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
         json::object fingerprinted = body->as_object();
         fingerprinted.erase("idempotencyKey");
         const std::string fingerprint = Idempotency::Fingerprint(
-            "flow", flow->agent_id, json_fields::CanonicalJson(fingerprinted));
+            "flow", flow->agent_id, json_text::WriteCanonical(fingerprinted));
         const InvokeRenderer render = [](const Result<InvokeResult>& result) {
           return result ? FlowResult(*result) : FlowFault(result.error());
         };

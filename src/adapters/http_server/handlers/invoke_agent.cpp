@@ -5,6 +5,7 @@
 #include "app/idempotency.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/json_fields.hpp"
+#include "domain/json_text.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -45,7 +46,7 @@ void AddInvokeRoutes(Router& router, RouteDeps& deps) {
             co_return ErrorResponse(valid.error());
         }
         const std::string fingerprint =
-            Idempotency::Fingerprint("invoke", agent_id, json_fields::CanonicalJson(*body));
+            Idempotency::Fingerprint("invoke", agent_id, json_text::WriteCanonical(*body));
         const InvokeRenderer render = [](const Result<InvokeResult>& result) {
           return result ? JsonResponse(200, InvokeResultJson(*result))
                         : ErrorResponse(result.error());

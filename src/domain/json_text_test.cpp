@@ -1,0 +1,53 @@
+#include "domain/json_text.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace agentgate::json_text {
+namespace {
+
+std::string Rewrite(const char* text) {
+  return Write(boost::json::parse(text));
+}
+
+}  // namespace
+
+TEST(JsonText, DoublesAreWrittenInPlainDecimal) {
+  EXPECT_EQ(Write(boost::json::value(0.0)), "0");
+  EXPECT_EQ(Write(boost::json::value(0.0123)), "0.0123");
+  EXPECT_EQ(Write(boost::json::value(-2.5)), "-2.5");
+  EXPECT_EQ(Write(boost::json::value(1234.0)), "1234");
+  EXPECT_EQ(Rewrite(R"({"cost_usd":1.23E-2,"limit":5E1})"), R"({"cost_usd":0.0123,"limit":50})");
+}
+
+TEST(JsonText, DoublesReadBackToTheSameValue) {
+  for (double d : {0.1, 1.0 / 3.0, 2.2e-7, 6.02e23, 0.15 * 20 / 1e6}) {
+    const std::string text = Write(boost::json::value(d));
+    EXPECT_EQ(boost::json::parse(text).as_double(), d) << text;
+  }
+}
+
+TEST(JsonText, NonFiniteDoublesBecomeNull) {
+  EXPECT_EQ(Write(boost::json::value(std::numeric_limits<double>::infinity())), "null");
+  EXPECT_EQ(Write(boost::json::value(std::numeric_limits<double>::quiet_NaN())), "null");
+}
+
+TEST(JsonText, OtherValuesKeepTheirCompactText) {
+  EXPECT_EQ(Rewrite(R"( { "a" : [1, -2, true, null, "x\"y\n\u0001"], "b": {} } )"),
+            R"({"a":[1,-2,true,null,"x\"y\n\u0001"],"b":{}})");
+  EXPECT_EQ(Rewrite("18446744073709551615"), "18446744073709551615");
+  EXPECT_EQ(Rewrite(R"({"z":1,"a":2})"), R"({"z":1,"a":2})");  // Write keeps the order
+}
+
+TEST(JsonText, CanonicalSortsKeysAtEveryDepth) {
+  EXPECT_EQ(WriteCanonical(boost::json::parse(R"({"z":{"b":1,"a":[{"y":0.5,"x":2}]},"a":"s"})")),
+            R"({"a":"s","z":{"a":[{"x":2,"y":0.5}],"b":1}})");
+  EXPECT_EQ(WriteCanonical(boost::json::parse(R"({"b":1,"a":2})")),
+            WriteCanonical(boost::json::parse(R"({"a":2,"b":1})")));
+}
+
+}  // namespace agentgate::json_text
