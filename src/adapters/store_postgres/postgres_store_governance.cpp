@@ -116,16 +116,8 @@ Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest&
                         {P(r.org_id), P(r.month), P(r.agent_id)})
                        .Double(0, 0);
     };
-    if (r.org_limit_usd) {
-      const double org_spent = spent(true);
-      if (org_spent >= *r.org_limit_usd)
-        return SpendDecision{false, "", "organization", *r.org_limit_usd, org_spent};
-    }
-    if (r.agent_limit_usd) {
-      const double agent_spent = spent(false);
-      if (agent_spent >= *r.agent_limit_usd)
-        return SpendDecision{false, "", "agent", *r.agent_limit_usd, agent_spent};
-    }
+    if (auto reached = governance::FirstLimitReached(r.org_limit_usd, r.agent_limit_usd, spent))
+      return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd};
     const std::string id = crypto::RandomHex(12);
     c.Exec(
         "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "

@@ -1,6 +1,7 @@
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
 #include "crypto/crypto.hpp"
+#include "domain/governance/governance.hpp"
 
 namespace agentgate {
 
@@ -136,8 +137,6 @@ Result<CallWindowDecision> SqliteStore::RecordConversationCall(const std::string
 Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<SpendDecision> {
     sqlite::WriteTransaction tx(c);
-    // A limit is reached once settled + reserved spend meets it; a reservation may cross it, so
-    // concurrent turns overshoot by at most one reservation.
     auto spent = [&](bool whole_org) {
       auto s = c.Prepare(
           whole_org ? "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
@@ -149,16 +148,8 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
       s.Step();
       return s.Double(0);
     };
-    if (r.org_limit_usd) {
-      const double org_spent = spent(true);
-      if (org_spent >= *r.org_limit_usd)
-        return SpendDecision{false, "", "organization", *r.org_limit_usd, org_spent};
-    }
-    if (r.agent_limit_usd) {
-      const double agent_spent = spent(false);
-      if (agent_spent >= *r.agent_limit_usd)
-        return SpendDecision{false, "", "agent", *r.agent_limit_usd, agent_spent};
-    }
+    if (auto reached = governance::FirstLimitReached(r.org_limit_usd, r.agent_limit_usd, spent))
+      return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd};
     const std::string id = crypto::RandomHex(12);
     c.Prepare(
          "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "

@@ -73,4 +73,19 @@ double WorstCaseUsd(const Price& price, std::int64_t estimated_input_tokens,
   return CostUsd(price, estimated_input_tokens, max_output_tokens);
 }
 
+std::optional<LimitReached> FirstLimitReached(std::optional<double> org_limit_usd,
+                                              std::optional<double> agent_limit_usd,
+                                              const std::function<double(bool whole_org)>& spent) {
+  if (org_limit_usd) {
+    const double org_spent = spent(true);
+    if (org_spent >= *org_limit_usd) return LimitReached{"organization", *org_limit_usd, org_spent};
+  }
+  if (agent_limit_usd) {
+    const double agent_spent = spent(false);
+    if (agent_spent >= *agent_limit_usd)
+      return LimitReached{"agent", *agent_limit_usd, agent_spent};
+  }
+  return std::nullopt;
+}
+
 }  // namespace agentgate::governance

@@ -6,6 +6,8 @@
 #include "domain/governance/price.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,5 +35,19 @@ double CostUsd(const Price& price, std::int64_t input_tokens, std::int64_t outpu
 // The most one model call can cost: its estimated input plus the maximum output.
 double WorstCaseUsd(const Price& price, std::int64_t estimated_input_tokens,
                     std::int64_t max_output_tokens);
+
+// A monthly limit that spending has reached, so no new reservation may start against it.
+struct LimitReached {
+  std::string scope;  // "organization" | "agent"
+  double limit_usd = 0;
+  double spent_usd = 0;
+};
+// The first limit reached, the organization's before the agent's. A limit is reached once settled
+// plus reserved spend meets it; a reservation may cross it, so concurrent turns overshoot by at
+// most one reservation. spent(true) reads the organization's month, spent(false) the agent's; each
+// is read only when its limit is set.
+std::optional<LimitReached> FirstLimitReached(std::optional<double> org_limit_usd,
+                                              std::optional<double> agent_limit_usd,
+                                              const std::function<double(bool whole_org)>& spent);
 
 }  // namespace agentgate::governance

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace agentgate::governance {
 namespace {
 
@@ -39,6 +41,35 @@ TEST(GovernanceSpend, CostsAndWorstCases) {
   EXPECT_DOUBLE_EQ(CostUsd(price, 1000000, 1000000), 0.75);
   EXPECT_DOUBLE_EQ(WorstCaseUsd(price, 2000, 1024), (2000 * 0.15 + 1024 * 0.60) / 1e6);
   EXPECT_DOUBLE_EQ(CostUsd(Price{}, 5000, 5000), 0.0);
+}
+
+TEST(GovernanceSpend, TheOrganizationsLimitIsCheckedFirstAndReachedWhenMet) {
+  std::vector<bool> reads;
+  auto spent = [&](double org, double agent) {
+    return [&reads, org, agent](bool whole_org) {
+      reads.push_back(whole_org);
+      return whole_org ? org : agent;
+    };
+  };
+  EXPECT_FALSE(FirstLimitReached(std::nullopt, std::nullopt, spent(99, 99)));
+  EXPECT_TRUE(reads.empty());  // no limit, nothing read
+
+  auto reached = FirstLimitReached(10.0, 1.0, spent(10.0, 5.0));
+  ASSERT_TRUE(reached);
+  EXPECT_EQ(reached->scope, "organization");
+  EXPECT_DOUBLE_EQ(reached->limit_usd, 10.0);
+  EXPECT_DOUBLE_EQ(reached->spent_usd, 10.0);
+
+  reads.clear();
+  reached = FirstLimitReached(10.0, 1.0, spent(9.99, 1.0));
+  ASSERT_TRUE(reached);
+  EXPECT_EQ(reached->scope, "agent");
+  EXPECT_DOUBLE_EQ(reached->spent_usd, 1.0);
+  EXPECT_EQ(reads, (std::vector<bool>{true, false}));
+
+  reads.clear();
+  EXPECT_FALSE(FirstLimitReached(std::nullopt, 1.0, spent(50, 0.99)));
+  EXPECT_EQ(reads, (std::vector<bool>{false}));  // only the agent's month is read
 }
 
 }  // namespace agentgate::governance
