@@ -1,7 +1,8 @@
-"""Two agentgate servers on one PostgreSQL database behind a real nginx, configured as
-docs/deployment.md tells operators: the governance and gateway concurrency guarantees hold for
-calls the balancer spreads over both, and a server killed mid-turn loses nothing committed while
-its idempotency claim and its place in the conversation are released after the turn cap."""
+"""Three agentgate servers on one PostgreSQL database behind a real nginx, set up as
+docs/deployment.md tells operators (shared secrets read from files, the docs' nginx block): the
+governance and gateway concurrency guarantees hold for calls the balancer spreads over all three,
+and a server killed mid-turn loses nothing committed while its idempotency claim and its place in
+the conversation are released after the turn cap."""
 import signal
 import threading
 import time
@@ -11,6 +12,7 @@ import pytest
 
 import stores
 from balancer import Nginx
+from conftest import ADMIN_TOKEN, MASTER_KEY
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
 from fakes.fake_salesforce import FakeSalesforce
@@ -19,14 +21,28 @@ from gateway_harness import Gateway
 pytestmark = pytest.mark.skipif(stores.KIND != "postgres", reason="runs in the PostgreSQL pass (e2e_postgres)")
 
 TURN_CAP = 4  # seconds: short, so the kill test can wait it out
+SERVERS = 3
 
 
 class Cluster:
     def __init__(self, start_server, tmp_path, config):
         url = stores.with_schema(stores.POSTGRES_URL, stores.create_schema("lb"))
-        self.start_server, self.config = start_server, config
-        self.env = {"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": url}
-        self.servers = [start_server(config, env=self.env, args=()) for _ in range(2)]
+        # Every server reads the same admin token and master key from files (docs/deployment.md).
+        secrets = tmp_path / "secrets"
+        secrets.mkdir()
+        (secrets / "admin.token").write_text(ADMIN_TOKEN + "\n")
+        (secrets / "master.key").write_text(MASTER_KEY + "\n")
+        self.start_server = start_server
+        self.config = config + f"""
+[admin]
+token_file = "{secrets / 'admin.token'}"
+
+[secrets]
+master_key_file = "{secrets / 'master.key'}"
+"""
+        self.env = {"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": url,
+                    "AGENTGATE_ADMIN_TOKEN": "", "AGENTGATE_MASTER_KEY": ""}
+        self.servers = [start_server(self.config, env=self.env, args=()) for _ in range(SERVERS)]
         (tmp_path / "nginx").mkdir()
         self.lb = Nginx(tmp_path / "nginx", [s.address for s in self.servers])
 
@@ -37,7 +53,7 @@ class Cluster:
         return self.servers[i]
 
     def spread(self, uri_part):
-        """Asserts both servers answered some of these calls, so the test crossed servers."""
+        """Asserts every server answered some of these calls, so the test crossed servers."""
         counts = self.lb.served_by(uri_part)
         assert sorted(counts) == sorted(s.address for s in self.servers), counts
         return counts
@@ -93,7 +109,7 @@ def test_governance_holds_for_calls_spread_by_nginx(cluster, llm):
     assert usage["total_reserved_usd"] == pytest.approx(0)
 
     counts = cluster.spread("/invoke")
-    assert min(counts.values()) >= 50, counts
+    assert min(counts.values()) >= 40, counts
 
 
 def test_a_rotating_crm_credential_is_refreshed_once_for_calls_spread_by_nginx(cluster):
@@ -126,7 +142,7 @@ def test_a_server_killed_mid_turn_loses_nothing_committed(cluster, llm):
     assert tenant.invoke("bot", {"message": "two", "stateful": True, "conversation_id": cid})[0] == 200
 
     # A turn on server A holds an idempotency claim and the conversation's turn; A dies mid-call.
-    victim, survivor = cluster.servers
+    victim, survivor = cluster.servers[0], cluster.servers[1]
     llm.push(dict(openai_text("never delivered"), delay=30))
     seen = len(llm.requests)
     doomed = {"message": "three", "stateful": True, "conversation_id": cid}
@@ -205,5 +221,5 @@ def test_a_rolling_restart_behind_nginx_fails_no_call(cluster, llm):
     for w in workers:
         w.join()
     assert len(statuses) > 50 and set(statuses) == {200}, {s: statuses.count(s) for s in set(statuses)}
-    for s in cluster.servers:  # both new servers took traffic once back
+    for s in cluster.servers:  # every new server took traffic once back
         assert any(e.get("route") == "/api/agents/{agent_id}/invoke" for e in s.log_events() if e["event"] == "http_request")
