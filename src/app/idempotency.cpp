@@ -16,8 +16,8 @@ std::string Idempotency::Fingerprint(std::string_view route, std::string_view ag
   return ToHex(crypto::Sha256(material));
 }
 
-asio::awaitable<Result<std::optional<StoredResponse>>> Idempotency::Claim(
-    const Caller& caller, const std::string& key, const std::string& fingerprint) {
+asio::awaitable<Result<KeyClaim>> Idempotency::Claim(const Caller& caller, const std::string& key,
+                                                     const std::string& fingerprint) {
   const IdempotencyScope scope{caller.org_id, caller.env, key};
   const std::int64_t now = clock_.NowMs();
   // A claim older than the turn cap belonged to a server that died: it is taken over.
@@ -29,7 +29,7 @@ asio::awaitable<Result<std::optional<StoredResponse>>> Idempotency::Claim(
   switch (claim.outcome) {
     case Outcome::kClaimed:
       metrics_.Add("agentgate_idempotency_total", {{"outcome", "claimed"}});
-      co_return std::optional<StoredResponse>{};
+      co_return KeyClaim{std::nullopt, ClaimedKey{scope, now}};
     case Outcome::kInUse:
       metrics_.Add("agentgate_idempotency_total", {{"outcome", "in_use"}});
       co_return Error(ErrorCode::kIdempotencyKeyInUse,
@@ -41,22 +41,19 @@ asio::awaitable<Result<std::optional<StoredResponse>>> Idempotency::Claim(
           "this idempotency key was used for a different request; use a new key for a new request");
     case Outcome::kCompleted:
       metrics_.Add("agentgate_idempotency_total", {{"outcome", "replayed"}});
-      co_return std::optional<StoredResponse>(StoredResponse{claim.status, claim.body});
+      co_return KeyClaim{StoredResponse{claim.status, claim.body}, ClaimedKey{scope, now}};
   }
   co_return Error(ErrorCode::kInternal, "unknown idempotency outcome");
 }
 
-asio::awaitable<void> Idempotency::Finish(const Caller& caller, const std::string& key,
-                                          const StoredResponse& response) {
-  const IdempotencyScope scope{caller.org_id, caller.env, key};
-  if (response.status == 200) {
-    const std::int64_t expires = clock_.NowMs() + governance::kIdempotencyReplayMs;
-    co_await store_.Run([&](Store& s) {
-      return s.CompleteIdempotencyKey(scope, response.status, response.body, expires);
-    });
-  } else {
-    co_await store_.Run([&](Store& s) { return s.ReleaseIdempotencyKey(scope); });
-  }
+asio::awaitable<void> Idempotency::Release(const ClaimedKey& claimed) {
+  // A failed release leaves the claim to expire with the turn cap; the caller's error stands.
+  co_await store_.Run(
+      [&](Store& s) { return s.ReleaseIdempotencyKey(claimed.scope, claimed.claimed_at_ms); });
+}
+
+std::int64_t Idempotency::ReplayUntil(std::int64_t now_ms) {
+  return now_ms + governance::kIdempotencyReplayMs;
 }
 
 }  // namespace agentgate

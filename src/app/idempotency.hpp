@@ -2,7 +2,8 @@
 // Idempotency-Key (SPEC §5): a key is scoped to (org, env). The first call claims it in the store
 // (a conditional write, so it holds across servers); a concurrent duplicate gets 409, the same key
 // with a different request 422, and a finished call's response is replayed for 24 h. Only 200
-// answers are kept for replay: any other outcome releases the key so the caller may retry.
+// answers are kept for replay, and they are stored in the same transaction as the turn that made
+// them (TurnCommit), so a committed turn is never run again. Any other outcome releases the key.
 
 #include "app/authenticate.hpp"
 #include "observability/metrics.hpp"
@@ -19,6 +20,18 @@ struct StoredResponse {
   std::string body;
 };
 
+// A running claim: the key, and when it was taken (which names it in the store).
+struct ClaimedKey {
+  IdempotencyScope scope;
+  std::int64_t claimed_at_ms = 0;
+};
+
+// What a claim decided: replay a stored response, or run the call under `claimed`.
+struct KeyClaim {
+  std::optional<StoredResponse> replay;
+  ClaimedKey claimed;
+};
+
 class Idempotency {
  public:
   Idempotency(StoreRunner& store, const Clock& clock, Metrics& metrics,
@@ -29,12 +42,13 @@ class Idempotency {
   static std::string Fingerprint(std::string_view route, std::string_view agent_id,
                                  std::string_view canonical_body);
 
-  // nullopt: claimed, run the call. A value: replay it. An error: 409 or 422 (or a store failure).
-  boost::asio::awaitable<Result<std::optional<StoredResponse>>> Claim(
-      const Caller& caller, const std::string& key, const std::string& fingerprint);
-  // Keeps a 200 for replay; releases the key for anything else.
-  boost::asio::awaitable<void> Finish(const Caller& caller, const std::string& key,
-                                      const StoredResponse& response);
+  // A claim to run under or a response to replay; an error: 409 or 422 (or a store failure).
+  boost::asio::awaitable<Result<KeyClaim>> Claim(const Caller& caller, const std::string& key,
+                                                 const std::string& fingerprint);
+  // Frees a claim whose call ended without a committed turn, so the caller may retry.
+  boost::asio::awaitable<void> Release(const ClaimedKey& claimed);
+  // Until when a response completed at `now_ms` is replayed.
+  static std::int64_t ReplayUntil(std::int64_t now_ms);
 
  private:
   StoreRunner& store_;

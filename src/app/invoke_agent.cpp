@@ -369,31 +369,37 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     co_return Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and was canceled");
   }
+  TurnCommit commit{
+      TurnRecord{"turn_" + crypto::RandomHex(10), conversation_id.value_or(""), caller.org_id,
+                 caller.env, command.agent_id, agent->version, started_ms,
+                 std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count(),
+                 std::string(StopReasonName(outcome.stop_reason).value_or("")), result.blocked,
+                 result.model_calls, result.usage.input_tokens, result.usage.output_tokens,
+                 result.cost_usd,
+                 TranscriptJson(sent, turn.transcript(), outcome, result.blocked, call_log)},
+      {},
+      std::nullopt};
+  result.turn_id = commit.turn.id;
+  const std::int64_t now = d_.clock.NowMs();
   if (conversation_id) {
-    const std::int64_t now = d_.clock.NowMs();
-    std::vector<MessageRecord> exchange{MessageRecord{0, "user", request.message, started_ms},
-                                        MessageRecord{0, "assistant", response, now}};
-    AG_CO_TRYV(co_await d_.store.Run(
-        [&](Store& s) { return s.AppendMessages(*conversation_id, exchange); }));
+    commit.messages = {MessageRecord{0, "user", request.message, started_ms},
+                       MessageRecord{0, "assistant", response, now}};
   }
-  const TurnRecord record{
-      "turn_" + crypto::RandomHex(10),
-      conversation_id.value_or(""),
-      caller.org_id,
-      caller.env,
-      command.agent_id,
-      agent->version,
-      started_ms,
-      std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count(),
-      std::string(StopReasonName(outcome.stop_reason).value_or("")),
-      result.blocked,
-      result.model_calls,
-      result.usage.input_tokens,
-      result.usage.output_tokens,
-      result.cost_usd,
-      TranscriptJson(sent, turn.transcript(), outcome, result.blocked, call_log)};
-  AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.RecordTurn(record); }));
-  result.turn_id = record.id;
+  if (command.idempotency) {
+    StoredResponse answer = command.idempotency->answer(result);
+    commit.idempotency = IdempotencyCompletion{
+        command.idempotency->key.scope, command.idempotency->key.claimed_at_ms, answer.status,
+        std::move(answer.body), Idempotency::ReplayUntil(now)};
+  }
+  auto committed = co_await d_.store.Run([&](Store& s) { return s.CommitTurn(commit); });
+  if (!committed) {
+    // Only a turn that outlived its cap can lose its claim to a retry on another server.
+    if (committed.error().code == ErrorCode::kConflict)
+      co_return Error(ErrorCode::kTurnTimeout,
+                      "the turn passed turn_timeout_seconds and its idempotency key was taken "
+                      "over by a retry");
+    co_return committed.error();
+  }
 
   d_.metrics.Add("agentgate_turn_stops_total",
                  {{"reason", std::string(StopReasonName(outcome.stop_reason).value_or("none"))}});

@@ -6,6 +6,7 @@
 #include "app/agent_catalog.hpp"
 #include "app/authenticate.hpp"
 #include "app/conversation_queue.hpp"
+#include "app/idempotency.hpp"
 #include "app/tool_runner.hpp"
 #include "config/config.hpp"
 #include "domain/agent/invoke_request.hpp"
@@ -13,15 +14,10 @@
 #include "ports/model_client.hpp"
 
 #include <chrono>
+#include <functional>
 #include <map>
 
 namespace agentgate {
-
-struct InvokeCommand {
-  Caller caller;  // authenticated by the caller of Invoke
-  std::string agent_id;
-  InvokeRequest request;
-};
 
 struct InvokeResult {
   std::string response;
@@ -32,6 +28,20 @@ struct InvokeResult {
   double cost_usd = 0;
   int model_calls = 0;
   std::string turn_id;  // GET /admin/v1/orgs/{org}/turns/{id} shows its transcript
+};
+
+// The Idempotency-Key a call runs under: the turn's commit completes the claim with the answer
+// `answer` renders (the route's own 200 body), in the same transaction.
+struct IdempotentCall {
+  ClaimedKey key;
+  std::function<StoredResponse(const InvokeResult&)> answer;
+};
+
+struct InvokeCommand {
+  Caller caller;  // authenticated by the caller of Invoke
+  std::string agent_id;
+  InvokeRequest request;
+  std::optional<IdempotentCall> idempotency;
 };
 
 struct TurnTiming {

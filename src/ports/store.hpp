@@ -83,9 +83,6 @@ class ConversationStore {
 
   virtual Result<void> CreateConversation(const ConversationRecord& conversation) = 0;
   virtual Result<std::optional<ConversationRecord>> GetConversation(const std::string& id) = 0;
-  // Appends in order, assigning consecutive seq numbers; nothing is appended on error.
-  virtual Result<void> AppendMessages(const std::string& conversation_id,
-                                      const std::vector<MessageRecord>& messages) = 0;
   virtual Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) = 0;
 
   // Turn order on one conversation across servers: a ticket in arrival order; a turn runs when
@@ -96,7 +93,9 @@ class ConversationStore {
                                     std::int64_t now_ms) = 0;
   virtual Result<void> DequeueTurn(std::int64_t ticket) = 0;
 
-  virtual Result<void> RecordTurn(const TurnRecord& turn) = 0;
+  // One transaction (see TurnCommit); kConflict, with nothing written, when the idempotency
+  // claim is no longer the one named (it was taken over after the turn cap) or the turn id exists.
+  virtual Result<void> CommitTurn(const TurnCommit& commit) = 0;
   virtual Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) = 0;
   virtual Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) = 0;
 
@@ -118,10 +117,10 @@ class GovernanceStore {
                                                        const std::string& fingerprint,
                                                        std::int64_t now_ms,
                                                        std::int64_t stale_after_ms) = 0;
-  virtual Result<void> CompleteIdempotencyKey(const IdempotencyScope& scope, int status,
-                                              const std::string& body,
-                                              std::int64_t expires_at_ms) = 0;
-  virtual Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope) = 0;
+  // Frees the running claim taken at `claimed_at_ms` (completed keys are completed by CommitTurn;
+  // a completed key, or a claim taken over since, is left as it is).
+  virtual Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope,
+                                             std::int64_t claimed_at_ms) = 0;
   virtual Result<std::int64_t> PurgeIdempotencyKeys(
       std::int64_t now_ms) = 0;  // returns rows removed
 

@@ -101,6 +101,25 @@ struct IdempotencyClaim {
   std::string body;
 };
 
+// A running claim's completion: the answer replayed for the key. `claimed_at_ms` names the claim
+// (the time it was taken); a claim another server has since taken over is not completed.
+struct IdempotencyCompletion {
+  IdempotencyScope scope;
+  std::int64_t claimed_at_ms = 0;
+  int status = 200;
+  std::string body;
+  std::int64_t expires_at_ms = 0;
+};
+
+// Everything a finished turn writes, in one transaction: its messages (stateful turns), its
+// record, and the answer to its Idempotency-Key. A turn is wholly committed, with its answer
+// replayable, or not there at all; it can never be committed and then run again.
+struct TurnCommit {
+  TurnRecord turn;
+  std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order
+  std::optional<IdempotencyCompletion> idempotency;
+};
+
 struct CallWindowDecision {
   bool allowed = true;
   int retry_after_seconds = 0;  // when refused: until the oldest call leaves the window

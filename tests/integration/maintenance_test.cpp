@@ -44,7 +44,10 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
   const IdempotencyScope key{"acme", "prod", "old"};
   ASSERT_EQ(store->ClaimIdempotencyKey(key, "fp", 0, 120000).value().outcome,
             IdempotencyClaim::Outcome::kClaimed);
-  ASSERT_TRUE(store->CompleteIdempotencyKey(key, 200, "{}", now - 1));
+  ASSERT_TRUE(store->CommitTurn(TurnCommit{
+      TurnRecord{"t1", "", "acme", "prod", "bot", 1, 0, 1, "", false, 1, 1, 1, 0.0, "[]"},
+      {},
+      IdempotencyCompletion{key, 0, 200, "{}", now - 1}}));
 
   boost::asio::thread_pool pool(1);
   StoreRunner runner(*store, pool);

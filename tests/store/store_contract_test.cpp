@@ -26,6 +26,32 @@ class StoreContract : public ::testing::Test {
 using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(StoreContract, Backends);
 
+TurnRecord Turn(std::string id, std::string conversation_id = "", std::int64_t started_at_ms = 1) {
+  return TurnRecord{std::move(id),
+                    std::move(conversation_id),
+                    "acme",
+                    "prod",
+                    "bot",
+                    1,
+                    started_at_ms,
+                    1,
+                    "",
+                    false,
+                    1,
+                    1,
+                    1,
+                    0.0,
+                    "[]"};
+}
+
+// A turn that answers `key` (claimed at `claimed_at_ms`) with `body`, replayed until `expires`.
+TurnCommit Answering(const IdempotencyScope& key, std::int64_t claimed_at_ms, std::string body,
+                     std::int64_t expires, std::string turn_id = "t-answer") {
+  return TurnCommit{Turn(std::move(turn_id)),
+                    {},
+                    IdempotencyCompletion{key, claimed_at_ms, 200, std::move(body), expires}};
+}
+
 TYPED_TEST(StoreContract, OrgsAreCreatedOnceAndTheirLimitChanges) {
   auto& s = *this->store_;
   auto dup = s.CreateOrg(OrgRecord{"acme", "Again", std::nullopt, 2});
@@ -164,8 +190,9 @@ TYPED_TEST(StoreContract, TurnsOnAConversationRunInTicketOrderAndDeadTicketsExpi
 TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
-  ASSERT_TRUE(s.AppendMessages("c1", {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}));
-  ASSERT_TRUE(s.AppendMessages("c1", {{0, "user", "again", 3}}));
+  ASSERT_TRUE(s.CommitTurn(
+      TurnCommit{Turn("t1", "c1"), {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}, {}}));
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{Turn("t2", "c1"), {{0, "user", "again", 3}}, {}}));
   auto m = s.LoadMessages("c1").value();
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0].seq, 1);
@@ -177,12 +204,18 @@ TYPED_TEST(StoreContract, MessagesAppendInOrder) {
 
 TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   auto& s = *this->store_;
-  ASSERT_TRUE(s.RecordTurn(TurnRecord{"t2", "c1", "acme", "prod", "bot", 1, 200, 5,
-                                      "max_iterations", false, 3, 10, 4, 0.5, "[2]"}));
-  ASSERT_TRUE(s.RecordTurn(
-      TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 100, 7, "", true, 1, 1, 1, 0.0, "[1]"}));
-  ASSERT_TRUE(s.RecordTurn(
-      TurnRecord{"t3", "", "acme", "prod", "bot", 1, 300, 1, "", false, 1, 1, 1, 0.0, "[3]"}));
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{TurnRecord{"t2", "c1", "acme", "prod", "bot", 1, 200, 5,
+                                                 "max_iterations", false, 3, 10, 4, 0.5, "[2]"},
+                                      {},
+                                      {}}));
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{
+      TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 100, 7, "", true, 1, 1, 1, 0.0, "[1]"},
+      {},
+      {}}));
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{
+      TurnRecord{"t3", "", "acme", "prod", "bot", 1, 300, 1, "", false, 1, 1, 1, 0.0, "[3]"},
+      {},
+      {}}));
   auto turns = s.ListTurns("c1").value();
   ASSERT_EQ(turns.size(), 2u);
   EXPECT_EQ(turns[0].id, "t1");
@@ -196,11 +229,7 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   EXPECT_EQ(stateless->conversation_id, "");
   EXPECT_EQ(stateless->transcript_json, "[3]");
   EXPECT_FALSE(s.GetTurn("nope").value());
-  EXPECT_EQ(s.RecordTurn(TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 1, 1, "", false, 1, 1, 1,
-                                    0, "[]"})
-                .error()
-                .code,
-            ErrorCode::kConflict);
+  EXPECT_EQ(s.CommitTurn(TurnCommit{Turn("t1", "c1"), {}, {}}).error().code, ErrorCode::kConflict);
 }
 
 TYPED_TEST(StoreContract, MemoriesAreIsolatedByScopeAndListedNewestWindowOldestFirst) {
@@ -227,7 +256,7 @@ TYPED_TEST(StoreContract, IdempotencyClaimsRunReplayAndExpire) {
             O::kFingerprintMismatch);
   EXPECT_EQ(s.ClaimIdempotencyKey({"acme", "dev", "key-1"}, "fp", 2000, 120000).value().outcome,
             O::kClaimed);
-  ASSERT_TRUE(s.CompleteIdempotencyKey(k, 200, R"({"response":"hi"})", 5000));
+  ASSERT_TRUE(s.CommitTurn(Answering(k, 1000, R"({"response":"hi"})", 5000)));
   auto replay = s.ClaimIdempotencyKey(k, "fp", 3000, 120000).value();
   EXPECT_EQ(replay.outcome, O::kCompleted);
   EXPECT_EQ(replay.status, 200);
@@ -242,11 +271,55 @@ TYPED_TEST(StoreContract, AStaleRunningClaimIsTakenOverAndAReleasedOneIsFree) {
   EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 0, 120000).value().outcome, O::kClaimed);
   EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 119999, 120000).value().outcome, O::kInUse);
   EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000).value().outcome, O::kClaimed);
-  ASSERT_TRUE(s.ReleaseIdempotencyKey(k));
+  ASSERT_TRUE(s.ReleaseIdempotencyKey(k, 0));  // the claim taken over: not its to release
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000).value().outcome, O::kInUse);
+  ASSERT_TRUE(s.ReleaseIdempotencyKey(k, 120000));
   EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000).value().outcome, O::kClaimed);
-  ASSERT_TRUE(s.CompleteIdempotencyKey(k, 200, "{}", 200000));
+  ASSERT_TRUE(s.CommitTurn(Answering(k, 120001, "{}", 200000)));
+  ASSERT_TRUE(s.ReleaseIdempotencyKey(k, 120001));  // a completed key stays completed
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120002, 120000).value().outcome, O::kCompleted);
   EXPECT_EQ(s.PurgeIdempotencyKeys(199999).value(), 0);
   EXPECT_EQ(s.PurgeIdempotencyKeys(200000).value(), 1);
+}
+
+TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
+  auto& s = *this->store_;
+  using O = IdempotencyClaim::Outcome;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  const IdempotencyScope k{"acme", "prod", "key-3"};
+  ASSERT_EQ(s.ClaimIdempotencyKey(k, "fp", 0, 120000).value().outcome, O::kClaimed);
+  // The turn outlived the cap and a retry took the key over: the late commit writes nothing.
+  ASSERT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000).value().outcome, O::kClaimed);
+  TurnCommit late{Turn("t-late", "c1"),
+                  {{0, "user", "pay", 1}, {0, "assistant", "paid", 2}},
+                  IdempotencyCompletion{k, 0, 200, "late", 999999}};
+  auto refused = s.CommitTurn(late);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_TRUE(s.LoadMessages("c1").value().empty());
+  EXPECT_FALSE(s.GetTurn("t-late").value());
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000).value().outcome, O::kInUse);
+
+  // The retry's own commit: messages, turn and answer together.
+  TurnCommit retry{Turn("t-retry", "c1"),
+                   {{0, "user", "pay", 3}, {0, "assistant", "paid once", 4}},
+                   IdempotencyCompletion{k, 120000, 200, R"({"response":"paid once"})", 999999}};
+  ASSERT_TRUE(s.CommitTurn(retry));
+  EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
+  EXPECT_TRUE(s.GetTurn("t-retry").value());
+  auto replay = s.ClaimIdempotencyKey(k, "fp", 130000, 120000).value();
+  EXPECT_EQ(replay.outcome, O::kCompleted);
+  EXPECT_EQ(replay.body, R"({"response":"paid once"})");
+
+  // A commit that fails part-way (a turn id that exists) leaves the claim running.
+  const IdempotencyScope k2{"acme", "prod", "key-4"};
+  ASSERT_EQ(s.ClaimIdempotencyKey(k2, "fp", 5, 120000).value().outcome, O::kClaimed);
+  TurnCommit clash{Turn("t-retry", "c1"),
+                   {{0, "user", "again", 5}},
+                   IdempotencyCompletion{k2, 5, 200, "{}", 999999}};
+  EXPECT_EQ(s.CommitTurn(clash).error().code, ErrorCode::kConflict);
+  EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k2, "fp", 6, 120000).value().outcome, O::kInUse);
 }
 
 TYPED_TEST(StoreContract, ExactlyOneConcurrentClaimWins) {

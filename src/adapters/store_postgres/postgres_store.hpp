@@ -63,15 +63,13 @@ class PostgresStore final : public Store {
   // ConversationStore
   Result<void> CreateConversation(const ConversationRecord& conversation) override;
   Result<std::optional<ConversationRecord>> GetConversation(const std::string& id) override;
-  Result<void> AppendMessages(const std::string& conversation_id,
-                              const std::vector<MessageRecord>& messages) override;
   Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) override;
   Result<std::int64_t> EnqueueTurn(const std::string& conversation_id,
                                    std::int64_t expires_at_ms) override;
   Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
                             std::int64_t now_ms) override;
   Result<void> DequeueTurn(std::int64_t ticket) override;
-  Result<void> RecordTurn(const TurnRecord& turn) override;
+  Result<void> CommitTurn(const TurnCommit& commit) override;
   Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
   Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) override;
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
@@ -82,9 +80,8 @@ class PostgresStore final : public Store {
   Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
                                                const std::string& fingerprint, std::int64_t now_ms,
                                                std::int64_t stale_after_ms) override;
-  Result<void> CompleteIdempotencyKey(const IdempotencyScope& scope, int status,
-                                      const std::string& body, std::int64_t expires_at_ms) override;
-  Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope) override;
+  Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope,
+                                     std::int64_t claimed_at_ms) override;
   Result<std::int64_t> PurgeIdempotencyKeys(std::int64_t now_ms) override;
   Result<CallWindowDecision> RecordConversationCall(const std::string& conversation_id,
                                                     std::int64_t now_ms, std::int64_t window_ms,

@@ -54,25 +54,6 @@ Result<std::optional<ConversationRecord>> PostgresStore::GetConversation(const s
       });
 }
 
-Result<void> PostgresStore::AppendMessages(const std::string& conversation_id,
-                                           const std::vector<MessageRecord>& messages) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    pg::Transaction tx(c, "messages:" + conversation_id);
-    std::int64_t seq =
-        c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
-               {P(conversation_id)})
-            .Int(0, 0);
-    for (const auto& m : messages) {
-      c.Exec(
-          "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) VALUES ($1, "
-          "$2, $3, $4, $5)",
-          {P(conversation_id), P(++seq), P(m.role), P(m.content), P(m.created_at_ms)});
-    }
-    tx.Commit();
-    return {};
-  });
-}
-
 Result<std::vector<MessageRecord>> PostgresStore::LoadMessages(const std::string& conversation_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
     auto r = c.Exec(
@@ -116,17 +97,43 @@ Result<void> PostgresStore::DequeueTurn(std::int64_t ticket) {
   });
 }
 
-Result<void> PostgresStore::RecordTurn(const TurnRecord& t) {
+Result<void> PostgresStore::CommitTurn(const TurnCommit& commit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    const TurnRecord& t = commit.turn;
+    // A stateful turn appends under its conversation's lock, so seq numbers stay consecutive; a
+    // stateless one locks only its own id (no contention, and the same single round trip).
+    pg::Transaction tx(c, "messages:" + (t.conversation_id.empty() ? t.id : t.conversation_id));
+    if (const auto& done = commit.idempotency) {
+      const auto updated = c.Exec(
+          "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
+          "expires_at_ms = $3 WHERE org_id = $4 AND env = $5 AND key = $6 AND state = 'running' "
+          "AND claimed_at_ms = $7",
+          {P(done->status), P(done->body), P(done->expires_at_ms), P(done->scope.org_id),
+           P(done->scope.env), P(done->scope.key), P(done->claimed_at_ms)});
+      if (updated.Affected() == 0)
+        return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+    }
+    if (!commit.messages.empty()) {
+      std::int64_t seq =
+          c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
+                 {P(t.conversation_id)})
+              .Int(0, 0);
+      for (const auto& m : commit.messages) {
+        c.Exec(
+            "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
+            "VALUES ($1, $2, $3, $4, $5)",
+            {P(t.conversation_id), P(++seq), P(m.role), P(m.content), P(m.created_at_ms)});
+      }
+    }
     c.Exec(
         "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
-        "duration_ms, stop_reason, "
-        "blocked, model_calls, input_tokens, output_tokens, cost_usd, transcript) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
+        "transcript) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         {P(t.id), P(t.conversation_id), P(t.org_id), P(t.env), P(t.agent_id), P(t.version),
          P(t.started_at_ms), P(t.duration_ms), P(t.stop_reason),
          P(std::string(t.blocked ? "true" : "false")), P(t.model_calls), P(t.input_tokens),
          P(t.output_tokens), P(t.cost_usd), P(t.transcript_json)});
+    tx.Commit();
     return {};
   });
 }

@@ -42,25 +42,13 @@ Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencySco
   });
 }
 
-Result<void> PostgresStore::CompleteIdempotencyKey(const IdempotencyScope& k, int status,
-                                                   const std::string& body,
-                                                   std::int64_t expires_at_ms) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Exec(
-        "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, expires_at_ms = "
-        "$3 "
-        "WHERE org_id = $4 AND env = $5 AND key = $6",
-        {P(status), P(body), P(expires_at_ms), P(k.org_id), P(k.env), P(k.key)});
-    return {};
-  });
-}
-
-Result<void> PostgresStore::ReleaseIdempotencyKey(const IdempotencyScope& k) {
+Result<void> PostgresStore::ReleaseIdempotencyKey(const IdempotencyScope& k,
+                                                  std::int64_t claimed_at_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Exec(
         "DELETE FROM idempotency_keys WHERE org_id = $1 AND env = $2 AND key = $3 AND state = "
-        "'running'",
-        {P(k.org_id), P(k.env), P(k.key)});
+        "'running' AND claimed_at_ms = $4",
+        {P(k.org_id), P(k.env), P(k.key), P(claimed_at_ms)});
     return {};
   });
 }

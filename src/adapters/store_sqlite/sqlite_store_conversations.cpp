@@ -33,32 +33,6 @@ Result<std::optional<ConversationRecord>> SqliteStore::GetConversation(const std
       });
 }
 
-Result<void> SqliteStore::AppendMessages(const std::string& conversation_id,
-                                         const std::vector<MessageRecord>& messages) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    sqlite::WriteTransaction tx(c);
-    std::int64_t seq = 0;
-    {
-      auto s = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
-      s.Bind(1, conversation_id).Step();
-      seq = s.Int(0);
-    }
-    for (const auto& m : messages) {
-      c.Prepare(
-           "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) VALUES (?, ?, "
-           "?, ?, ?)")
-          .Bind(1, conversation_id)
-          .Bind(2, ++seq)
-          .Bind(3, m.role)
-          .Bind(4, m.content)
-          .Bind(5, m.created_at_ms)
-          .Run();
-    }
-    tx.Commit();
-    return {};
-  });
-}
-
 Result<std::vector<MessageRecord>> SqliteStore::LoadMessages(const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
     auto s = c.Prepare(
@@ -100,13 +74,46 @@ Result<void> SqliteStore::DequeueTurn(std::int64_t ticket) {
   });
 }
 
-Result<void> SqliteStore::RecordTurn(const TurnRecord& t) {
+Result<void> SqliteStore::CommitTurn(const TurnCommit& commit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    sqlite::WriteTransaction tx(c);
+    const TurnRecord& t = commit.turn;
+    if (const auto& done = commit.idempotency) {
+      c.Prepare(
+           "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
+           "expires_at_ms = ? WHERE org_id = ? AND env = ? AND key = ? AND state = 'running' AND "
+           "claimed_at_ms = ?")
+          .Bind(1, done->status)
+          .Bind(2, done->body)
+          .Bind(3, done->expires_at_ms)
+          .Bind(4, done->scope.org_id)
+          .Bind(5, done->scope.env)
+          .Bind(6, done->scope.key)
+          .Bind(7, done->claimed_at_ms)
+          .Run();
+      if (c.Changes() == 0)
+        return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+    }
+    if (!commit.messages.empty()) {
+      auto last = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
+      last.Bind(1, t.conversation_id).Step();
+      std::int64_t seq = last.Int(0);
+      for (const auto& m : commit.messages) {
+        c.Prepare(
+             "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
+             "VALUES (?, ?, ?, ?, ?)")
+            .Bind(1, t.conversation_id)
+            .Bind(2, ++seq)
+            .Bind(3, m.role)
+            .Bind(4, m.content)
+            .Bind(5, m.created_at_ms)
+            .Run();
+      }
+    }
     c.Prepare(
          "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
-         "duration_ms, "
-         "stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, transcript) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+         "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
+         "transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .Bind(1, t.id)
         .Bind(2, t.conversation_id)
         .Bind(3, t.org_id)
@@ -123,6 +130,7 @@ Result<void> SqliteStore::RecordTurn(const TurnRecord& t) {
         .Bind(14, t.cost_usd)
         .Bind(15, t.transcript_json)
         .Run();
+    tx.Commit();
     return {};
   });
 }

@@ -60,32 +60,16 @@ Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope
   });
 }
 
-Result<void> SqliteStore::CompleteIdempotencyKey(const IdempotencyScope& k, int status,
-                                                 const std::string& body,
-                                                 std::int64_t expires_at_ms) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare(
-         "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, expires_at_ms = ? "
-         "WHERE org_id = ? AND env = ? AND key = ?")
-        .Bind(1, status)
-        .Bind(2, body)
-        .Bind(3, expires_at_ms)
-        .Bind(4, k.org_id)
-        .Bind(5, k.env)
-        .Bind(6, k.key)
-        .Run();
-    return {};
-  });
-}
-
-Result<void> SqliteStore::ReleaseIdempotencyKey(const IdempotencyScope& k) {
+Result<void> SqliteStore::ReleaseIdempotencyKey(const IdempotencyScope& k,
+                                                std::int64_t claimed_at_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Prepare(
          "DELETE FROM idempotency_keys WHERE org_id = ? AND env = ? AND key = ? AND state = "
-         "'running'")
+         "'running' AND claimed_at_ms = ?")
         .Bind(1, k.org_id)
         .Bind(2, k.env)
         .Bind(3, k.key)
+        .Bind(4, claimed_at_ms)
         .Run();
     return {};
   });

@@ -68,7 +68,7 @@ void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
         const InvokeRenderer render = [](const Result<InvokeResult>& result) {
           return result ? FlowResult(*result) : FlowFault(result.error());
         };
-        InvokeCommand command{*caller, flow->agent_id, std::move(flow->request)};
+        InvokeCommand command{*caller, flow->agent_id, std::move(flow->request), std::nullopt};
         co_return co_await InvokeOnce(deps, *caller, std::move(command), key, fingerprint, render);
       });
 }

@@ -51,7 +51,7 @@ void AddInvokeRoutes(Router& router, RouteDeps& deps) {
           return result ? JsonResponse(200, InvokeResultJson(*result))
                         : ErrorResponse(result.error());
         };
-        InvokeCommand command{*caller, agent_id, std::move(*request)};
+        InvokeCommand command{*caller, agent_id, std::move(*request), std::nullopt};
         co_return co_await InvokeOnce(deps, *caller, std::move(command), key, fingerprint, render);
       });
 }

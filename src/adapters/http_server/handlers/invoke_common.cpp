@@ -18,21 +18,26 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller, Invo
   if (key) {
     auto claim = co_await deps.idempotency.Claim(caller, *key, fingerprint);
     if (!claim) co_return render(claim.error());
-    if (*claim) {
+    if (claim->replay) {
       Response replay;
-      replay.status = (*claim)->status;
-      replay.body = (*claim)->body;
+      replay.status = claim->replay->status;
+      replay.body = claim->replay->body;
       replay.headers.emplace_back("Idempotent-Replayed", "true");
       co_return replay;
     }
+    // The turn's commit stores this route's answer for replay (the same rendering as below).
+    command.idempotency =
+        IdempotentCall{claim->claimed, [&render](const InvokeResult& result) {
+                         Response answer = render(result);
+                         return StoredResponse{answer.status, std::move(answer.body)};
+                       }};
   }
+  const std::optional<ClaimedKey> claimed =
+      command.idempotency ? std::optional<ClaimedKey>(command.idempotency->key) : std::nullopt;
   const Result<InvokeResult> result = co_await deps.invoke.Invoke(std::move(command));
   Response response = render(result);
   if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
-  if (key) {
-    const StoredResponse outcome{response.status, response.body};
-    co_await deps.idempotency.Finish(caller, *key, outcome);
-  }
+  if (claimed && !result) co_await deps.idempotency.Release(*claimed);
   co_return response;
 }
 

@@ -14,8 +14,9 @@ using InvokeRenderer = std::function<Response(const Result<InvokeResult>&)>;
 
 CallerHeaders CallerHeadersOf(const Request& r);
 
-// Claims `key` (when given), runs the invoke once, keeps or releases the key. A replay is the
-// stored response with `Idempotent-Replayed: true`.
+// Claims `key` (when given) and runs the invoke once: a committed turn completes the key with its
+// answer, anything else releases it. A replay is the stored response with
+// `Idempotent-Replayed: true`.
 boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                             InvokeCommand command,
                                             const std::optional<std::string>& key,
