@@ -1,10 +1,11 @@
 #include "app/invoke_agent.hpp"
 
+#include "app/metered_model.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/prompt.hpp"
 #include "domain/agent/retry_policy.hpp"
+#include "domain/agent/transcript.hpp"
 #include "domain/governance/governance.hpp"
-#include "domain/json_text.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -17,7 +18,6 @@ namespace agentgate {
 namespace {
 
 namespace asio = boost::asio;
-namespace json = boost::json;
 using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
@@ -25,6 +25,7 @@ using std::chrono::milliseconds;
 // the write runs, and a 504 must leave no history behind.
 constexpr milliseconds kStoreMargin{250};
 constexpr int kMemoriesConsidered = 50;
+constexpr std::size_t kMemoriesShown = 10;
 // How often a turn queued behind one running on another server looks again: soon at first (most
 // turns are short), then backing off so long turns cost the store little.
 constexpr milliseconds kTurnQueueFirstPoll{5};
@@ -46,49 +47,20 @@ class TicketGuard {
   StoreRunner& store_;
   std::int64_t ticket_;
 };
-constexpr std::size_t kMemoriesShown = 10;
 
 milliseconds Until(SteadyClock::time_point t) {
   return std::chrono::duration_cast<milliseconds>(t - SteadyClock::now());
 }
 
-const char* RoleName(Role role) {
-  switch (role) {
-    case Role::kUser:
-      return "user";
-    case Role::kAssistant:
-      return "assistant";
-    case Role::kTool:
-      return "tool";
-  }
-  return "user";
-}
-
-// The operator's view of a turn. When the reply was withheld, so is every model-written text.
-std::string TranscriptJson(const ModelRequest& sent, const std::vector<ChatMessage>& messages,
-                           const TurnOutcome& outcome, bool blocked, const json::array& calls) {
-  json::array out;
-  for (const auto& m : messages) {
-    json::object item{{"role", RoleName(m.role)}};
-    const bool withheld = blocked && m.role == Role::kAssistant;
-    item["content"] = withheld ? std::string("[withheld]") : m.content;
-    if (!m.tool_calls.empty()) {
-      json::array tool_calls;
-      for (const auto& c : m.tool_calls) {
-        tool_calls.push_back(
-            json::object{{"id", c.id},
-                         {"name", c.name},
-                         {"arguments", withheld ? std::string("[withheld]") : c.arguments_json}});
-      }
-      item["tool_calls"] = std::move(tool_calls);
-    }
-    if (!m.tool_call_id.empty()) item["tool_call_id"] = m.tool_call_id;
-    out.push_back(std::move(item));
-  }
-  json::object transcript{
-      {"system", sent.system}, {"messages", std::move(out)}, {"model_calls", calls}};
-  if (!outcome.failure.empty()) transcript["failure"] = outcome.failure;
-  return json_text::Write(transcript);
+// 402 for a turn that cannot reserve its first model call.
+Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
+  Error error(ErrorCode::kSpendLimitReached,
+              "the " + refused.scope + "'s monthly spend limit is reached");
+  error.With("scope", refused.scope)
+      .With("limit_usd", refused.limit_usd)
+      .With("spent_usd", refused.spent_usd)
+      .With("resets_at", governance::IsoUtc(governance::NextMonthStartMs(now_ms)));
+  return error;
 }
 
 }  // namespace
@@ -248,24 +220,27 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   }
 
   auto prompt = AssemblePrompt(config, inputs);
-  const ModelRequest sent = prompt.request;
+  const std::string system_prompt = prompt.request.system;
   ModelClient* model =
       d_.models.count(config.model.provider) ? d_.models.at(config.model.provider) : nullptr;
   if (model == nullptr)
     co_return Error(ErrorCode::kInternal,
                     "provider '" + config.model.provider + "' is not configured");
   const auto price_it = d_.prices.find(config.model.provider + "/" + config.model.name);
-  const Price price = price_it != d_.prices.end() ? price_it->second : Price{};
   AG_CO_TRY(const auto org,
             co_await d_.store.Run([&](Store& s) { return s.GetOrg(caller.org_id); }));
-  const std::optional<double> org_limit = org ? org->monthly_spend_limit_usd : std::nullopt;
-  const std::string month = governance::MonthOf(started_ms);
+  MeteredModel metered(
+      d_.store, d_.clock, d_.metrics, *model, config.model.provider,
+      SpendAccount{caller.org_id, command.agent_id, governance::MonthOf(started_ms),
+                   org ? org->monthly_spend_limit_usd : std::nullopt,
+                   config.monthly_spend_limit_usd,
+                   price_it != d_.prices.end() ? price_it->second : Price{},
+                   config.model.max_output_tokens});
 
   Turn turn(std::move(prompt.request), std::move(prompt.action_names), config.max_iterations);
   InvokeResult result;
   result.conversation_id = conversation_id;
-  json::array call_log;
-  bool any_model_call = false;
+  std::vector<ModelCallRecord> call_log;
   const ToolContext tool_context{*agent, memory_scope, deadlines.soft};
   auto step = turn.Start();
   while (!std::holds_alternative<Turn::Finish>(step)) {
@@ -282,70 +257,23 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     }
     const auto& model_request = std::get<Turn::CallModel>(step).request;
     for (int failures = 0;;) {
-      // Reserve this call's worst case against both monthly limits before it starts.
-      const SpendReservationRequest reservation{
-          caller.org_id,
-          command.agent_id,
-          month,
-          governance::WorstCaseUsd(price, EstimateTokens(model_request),
-                                   config.model.max_output_tokens),
-          org_limit,
-          config.monthly_spend_limit_usd,
-          d_.clock.NowMs()};
-      AG_CO_TRY(const auto reserved,
-                co_await d_.store.Run([&](Store& s) { return s.ReserveSpend(reservation); }));
-      if (!reserved.reserved) {
-        d_.metrics.Add("agentgate_spend_refusals_total", {{"scope", reserved.scope}});
-        if (!any_model_call) {
-          Error refused(ErrorCode::kSpendLimitReached,
-                        "the " + reserved.scope + "'s monthly spend limit is reached");
-          refused.With("scope", reserved.scope)
-              .With("limit_usd", reserved.limit_usd)
-              .With("spent_usd", reserved.spent_usd)
-              .With("resets_at",
-                    governance::IsoUtc(governance::NextMonthStartMs(d_.clock.NowMs())));
-          co_return refused;
-        }
+      AG_CO_TRY(auto call, co_await metered.Complete(model_request, Until(deadlines.hard)));
+      if (call.refused) {
+        // A turn that cannot pay for its first call is refused; a later one answers with what
+        // it has.
+        if (call_log.empty()) co_return SpendLimitReached(*call.refused, d_.clock.NowMs());
         step = turn.OnSpendExhausted();
         break;
       }
-      d_.metrics.Add("agentgate_spend_reserved_usd_total", {}, reservation.amount_usd);
-      any_model_call = true;
-      const auto call_started = SteadyClock::now();
-      auto outcome = co_await model->Complete(model_request, Until(deadlines.hard));
-      SpendSettlement settlement{reserved.reservation_id, 0, 0, 0};
-      if (const auto* r = std::get_if<ModelReply>(&outcome)) {
-        settlement.cost_usd =
-            governance::CostUsd(price, r->usage.input_tokens, r->usage.output_tokens);
-        settlement.input_tokens = r->usage.input_tokens;
-        settlement.output_tokens = r->usage.output_tokens;
-      }
-      AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.SettleSpend(settlement); }));
-      d_.metrics.Add("agentgate_spend_settled_usd_total", {}, settlement.cost_usd);
-      const double seconds =
-          std::chrono::duration<double>(SteadyClock::now() - call_started).count();
-      if (auto* reply = std::get_if<ModelReply>(&outcome)) {
+      call_log.push_back(call.record);
+      if (auto* reply = std::get_if<ModelReply>(&call.result)) {
         result.usage.input_tokens += reply->usage.input_tokens;
         result.usage.output_tokens += reply->usage.output_tokens;
-        result.cost_usd += settlement.cost_usd;
-        d_.metrics.Add("agentgate_model_calls_total",
-                       {{"provider", config.model.provider}, {"outcome", "ok"}});
-        d_.metrics.Add("agentgate_model_tokens_total",
-                       {{"provider", config.model.provider}, {"direction", "input"}},
-                       static_cast<double>(reply->usage.input_tokens));
-        d_.metrics.Add("agentgate_model_tokens_total",
-                       {{"provider", config.model.provider}, {"direction", "output"}},
-                       static_cast<double>(reply->usage.output_tokens));
-        call_log.push_back(json::object{{"seconds", seconds},
-                                        {"input_tokens", reply->usage.input_tokens},
-                                        {"output_tokens", reply->usage.output_tokens}});
+        result.cost_usd += call.cost_usd;
         step = turn.OnModelReply(*reply);
         break;
       }
-      const auto& failure = std::get<ModelFailure>(outcome);
-      d_.metrics.Add("agentgate_model_calls_total",
-                     {{"provider", config.model.provider}, {"outcome", "failed"}});
-      call_log.push_back(json::object{{"seconds", seconds}, {"failure", failure.message}});
+      const auto& failure = std::get<ModelFailure>(call.result);
       const auto decision = DecideRetry(failure, ++failures, Until(deadlines.soft));
       if (!decision.retry) {
         step = turn.OnModelFailed(decision.give_up, failure.message);
@@ -370,13 +298,14 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
                     "the turn passed turn_timeout_seconds and was canceled");
   }
   TurnCommit commit{
-      TurnRecord{"turn_" + crypto::RandomHex(10), conversation_id.value_or(""), caller.org_id,
-                 caller.env, command.agent_id, agent->version, started_ms,
-                 std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count(),
-                 std::string(StopReasonName(outcome.stop_reason).value_or("")), result.blocked,
-                 result.model_calls, result.usage.input_tokens, result.usage.output_tokens,
-                 result.cost_usd,
-                 TranscriptJson(sent, turn.transcript(), outcome, result.blocked, call_log)},
+      TurnRecord{
+          "turn_" + crypto::RandomHex(10), conversation_id.value_or(""), caller.org_id, caller.env,
+          command.agent_id, agent->version, started_ms,
+          std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count(),
+          std::string(StopReasonName(outcome.stop_reason).value_or("")), result.blocked,
+          result.model_calls, result.usage.input_tokens, result.usage.output_tokens,
+          result.cost_usd,
+          TranscriptJson(system_prompt, turn.transcript(), call_log, outcome, result.blocked)},
       {},
       std::nullopt};
   result.turn_id = commit.turn.id;

@@ -1,0 +1,61 @@
+#include "app/metered_model.hpp"
+
+#include "domain/agent/prompt.hpp"
+#include "domain/governance/governance.hpp"
+
+namespace agentgate {
+
+namespace asio = boost::asio;
+
+asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& request,
+                                                            std::chrono::milliseconds timeout) {
+  const SpendReservationRequest reservation{
+      account_.org_id,
+      account_.agent_id,
+      account_.month,
+      governance::WorstCaseUsd(account_.price, EstimateTokens(request), account_.max_output_tokens),
+      account_.org_limit_usd,
+      account_.agent_limit_usd,
+      clock_.NowMs()};
+  AG_CO_TRY(const auto reserved,
+            co_await store_.Run([&](Store& s) { return s.ReserveSpend(reservation); }));
+  MeteredCall call;
+  if (!reserved.reserved) {
+    metrics_.Add("agentgate_spend_refusals_total", {{"scope", reserved.scope}});
+    call.refused = reserved;
+    co_return call;
+  }
+  metrics_.Add("agentgate_spend_reserved_usd_total", {}, reservation.amount_usd);
+
+  const auto started = std::chrono::steady_clock::now();
+  call.result = co_await model_.Complete(request, timeout);
+  call.record.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  SpendSettlement settlement{reserved.reservation_id, 0, 0, 0};
+  if (const auto* reply = std::get_if<ModelReply>(&call.result)) {
+    settlement.cost_usd =
+        governance::CostUsd(account_.price, reply->usage.input_tokens, reply->usage.output_tokens);
+    settlement.input_tokens = reply->usage.input_tokens;
+    settlement.output_tokens = reply->usage.output_tokens;
+    call.record.input_tokens = reply->usage.input_tokens;
+    call.record.output_tokens = reply->usage.output_tokens;
+    CountReply(*reply);
+  } else {
+    call.record.failure = std::get<ModelFailure>(call.result).message;
+    metrics_.Add("agentgate_model_calls_total", {{"provider", provider_}, {"outcome", "failed"}});
+  }
+  AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.SettleSpend(settlement); }));
+  metrics_.Add("agentgate_spend_settled_usd_total", {}, settlement.cost_usd);
+  call.cost_usd = settlement.cost_usd;
+  co_return call;
+}
+
+void MeteredModel::CountReply(const ModelReply& reply) {
+  metrics_.Add("agentgate_model_calls_total", {{"provider", provider_}, {"outcome", "ok"}});
+  metrics_.Add("agentgate_model_tokens_total", {{"provider", provider_}, {"direction", "input"}},
+               static_cast<double>(reply.usage.input_tokens));
+  metrics_.Add("agentgate_model_tokens_total", {{"provider", provider_}, {"direction", "output"}},
+               static_cast<double>(reply.usage.output_tokens));
+}
+
+}  // namespace agentgate

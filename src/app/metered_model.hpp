@@ -1,0 +1,66 @@
+#pragma once
+// A model call paid for (SPEC §5 spend): its worst case (estimated input plus max_output_tokens, at
+// the configured price) is reserved against the organization's and the agent's monthly limits
+// before it starts, and settled to its real cost when it returns, failed or not. So concurrent
+// turns overshoot a limit by at most one call's worst case. The model metrics are counted here.
+
+#include "app/store_runner.hpp"
+#include "domain/agent/transcript.hpp"
+#include "domain/governance/price.hpp"
+#include "observability/metrics.hpp"
+#include "ports/clock.hpp"
+#include "ports/model_client.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace agentgate {
+
+// Who pays for one turn's model calls, at what price.
+struct SpendAccount {
+  std::string org_id;
+  std::string agent_id;
+  std::string month;  // YYYY-MM (UTC) of the turn's start: all its calls count there
+  std::optional<double> org_limit_usd;
+  std::optional<double> agent_limit_usd;
+  Price price;
+  std::int64_t max_output_tokens = 0;
+};
+
+struct MeteredCall {
+  std::optional<SpendDecision> refused;  // a limit is reached: the model was not called
+  ModelResult result;
+  double cost_usd = 0;
+  ModelCallRecord record;  // for the transcript
+};
+
+class MeteredModel {
+ public:
+  MeteredModel(StoreRunner& store, const Clock& clock, Metrics& metrics, ModelClient& model,
+               std::string provider, SpendAccount account)
+      : store_(store),
+        clock_(clock),
+        metrics_(metrics),
+        model_(model),
+        provider_(std::move(provider)),
+        account_(std::move(account)) {}
+
+  // An error only when the store failed; a refusal or the model's own failure is a MeteredCall.
+  boost::asio::awaitable<Result<MeteredCall>> Complete(const ModelRequest& request,
+                                                       std::chrono::milliseconds timeout);
+
+ private:
+  void CountReply(const ModelReply& reply);
+
+  StoreRunner& store_;
+  const Clock& clock_;
+  Metrics& metrics_;
+  ModelClient& model_;
+  std::string provider_;
+  SpendAccount account_;
+};
+
+}  // namespace agentgate

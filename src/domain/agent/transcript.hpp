@@ -1,0 +1,26 @@
+#pragma once
+// The operator's record of one turn (GET /admin/v1/orgs/{org}/turns/{id}): the system prompt, every
+// message and tool call, each model call's time and tokens, and what failed. When the safety
+// policy withheld the reply, every text the model wrote is withheld here too.
+
+#include "domain/agent/model_types.hpp"
+#include "domain/agent/turn.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+struct ModelCallRecord {
+  double seconds = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::string failure;  // empty when the model answered
+};
+
+std::string TranscriptJson(const std::string& system, const std::vector<ChatMessage>& messages,
+                           const std::vector<ModelCallRecord>& calls, const TurnOutcome& outcome,
+                           bool blocked);
+
+}  // namespace agentgate

@@ -1,0 +1,61 @@
+#include "domain/agent/transcript.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <gtest/gtest.h>
+
+namespace agentgate {
+namespace {
+
+std::vector<ChatMessage> Conversation() {
+  ChatMessage user{Role::kUser, "card 4111 1111 1111 1111?", {}, "", ""};
+  ChatMessage calls{Role::kAssistant, "", {ToolCall{"c1", "lookup", R"({"card":"4111"})"}}, "", ""};
+  ChatMessage result{Role::kTool, "found", {}, "c1", "lookup"};
+  ChatMessage reply{Role::kAssistant, "Your card is 4111 1111 1111 1111", {}, "", ""};
+  return {user, calls, result, reply};
+}
+
+boost::json::value Parsed(const std::string& text) {
+  return boost::json::parse(text);
+}
+
+}  // namespace
+
+TEST(Transcript, RecordsMessagesToolCallsAndModelCalls) {
+  const std::vector<ModelCallRecord> calls{{0.25, 100, 7, ""}, {1.5, 0, 0, "HTTP 503"}};
+  const auto t = Parsed(TranscriptJson("Be brief.", Conversation(), calls, TurnOutcome{}, false));
+  EXPECT_EQ(t.at("system"), "Be brief.");
+  const auto& messages = t.at("messages").as_array();
+  ASSERT_EQ(messages.size(), 4u);
+  EXPECT_EQ(messages[0].at("role"), "user");
+  EXPECT_EQ(messages[1].at("tool_calls").at(0).at("name"), "lookup");
+  EXPECT_EQ(messages[1].at("tool_calls").at(0).at("arguments"), R"({"card":"4111"})");
+  EXPECT_EQ(messages[2].at("role"), "tool");
+  EXPECT_EQ(messages[2].at("tool_call_id"), "c1");
+  EXPECT_EQ(messages[3].at("content"), "Your card is 4111 1111 1111 1111");
+  const auto& log = t.at("model_calls").as_array();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].at("input_tokens"), 100);
+  EXPECT_EQ(log[0].at("output_tokens"), 7);
+  EXPECT_EQ(log[1].at("failure"), "HTTP 503");
+  EXPECT_FALSE(log[1].as_object().contains("input_tokens"));
+  EXPECT_FALSE(t.as_object().contains("failure"));
+}
+
+TEST(Transcript, AWithheldReplyWithholdsEveryModelWrittenText) {
+  TurnOutcome outcome;
+  outcome.failure = "model timed out";
+  const std::string text = TranscriptJson("s", Conversation(), {}, outcome, true);
+  EXPECT_EQ(text.find("Your card is"), std::string::npos);
+  EXPECT_EQ(text.find(R"(\"card\")"), std::string::npos);  // the model's tool arguments
+  const auto t = Parsed(text);
+  const auto& messages = t.at("messages").as_array();
+  EXPECT_EQ(messages[1].at("tool_calls").at(0).at("arguments"), "[withheld]");
+  EXPECT_EQ(messages[3].at("content"), "[withheld]");
+  EXPECT_EQ(messages[0].at("content"), "card 4111 1111 1111 1111?");  // the caller's own words
+  EXPECT_EQ(messages[2].at("content"), "found");                      // a tool's result
+  EXPECT_EQ(t.at("failure"), "model timed out");
+}
+
+}  // namespace agentgate
