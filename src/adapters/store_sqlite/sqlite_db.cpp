@@ -16,13 +16,14 @@ bool SqliteError::IsConstraint() const {
   return (code & 0xff) == SQLITE_CONSTRAINT;
 }
 
-Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
-  const int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
-  if (rc != SQLITE_OK) Throw(db, rc, "prepare");
-}
-
 Statement::~Statement() {
-  sqlite3_finalize(stmt_);
+  if (in_use_ == nullptr) {
+    sqlite3_finalize(stmt_);
+    return;
+  }
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  *in_use_ = false;
 }
 
 Statement& Statement::Bind(int index, std::string_view text) {
@@ -110,7 +111,25 @@ Connection::Connection(const std::string& path) {
 }
 
 Connection::~Connection() {
+  for (auto& [sql, cached] : statements_) sqlite3_finalize(cached.stmt);
   sqlite3_close(db_);
+}
+
+Statement Connection::Prepare(std::string_view sql) {
+  auto prepare = [&] {
+    sqlite3_stmt* stmt = nullptr;
+    const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                      SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) Throw(db_, rc, "prepare");
+    return stmt;
+  };
+  auto it = statements_.find(sql);
+  if (it == statements_.end()) it = statements_.emplace(std::string(sql), Cached{prepare()}).first;
+  Cached& cached = it->second;
+  // The same SQL still open further up the stack gets a statement of its own.
+  if (cached.in_use) return Statement(db_, prepare(), nullptr);
+  cached.in_use = true;
+  return Statement(db_, cached.stmt, &cached.in_use);
 }
 
 void Connection::Exec(std::string_view sql) {
@@ -128,7 +147,7 @@ std::int64_t Connection::Changes() const {
 }
 
 WriteTransaction::WriteTransaction(Connection& c) : connection_(c) {
-  connection_.Exec("BEGIN IMMEDIATE");
+  connection_.Prepare("BEGIN IMMEDIATE").Run();
 }
 
 WriteTransaction::~WriteTransaction() {
@@ -141,7 +160,7 @@ WriteTransaction::~WriteTransaction() {
 }
 
 void WriteTransaction::Commit() {
-  connection_.Exec("COMMIT");
+  connection_.Prepare("COMMIT").Run();
   done_ = true;
 }
 

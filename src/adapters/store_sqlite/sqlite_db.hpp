@@ -8,6 +8,8 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,9 +22,10 @@ struct sqlite3_stmt;
 
 namespace agentgate::sqlite {
 
+// A prepared statement in use. Statements come from their connection's cache: destroying one
+// resets it for the next caller (which also ends the read it held) instead of finalizing it.
 class Statement {
  public:
-  Statement(sqlite3* db, std::string_view sql);
   ~Statement();
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -45,8 +48,14 @@ class Statement {
   bool IsNull(int column) const;
 
  private:
+  friend class Connection;
+  // `in_use` is the cache entry's flag, cleared on destruction; null for a statement of its own.
+  Statement(sqlite3* db, sqlite3_stmt* stmt, bool* in_use)
+      : db_(db), stmt_(stmt), in_use_(in_use) {}
+
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  bool* in_use_ = nullptr;
 };
 
 // A failed sqlite call; turned into an internal error (or kConflict for constraints) at the edge.
@@ -64,12 +73,19 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  void Exec(std::string_view sql);
-  Statement Prepare(std::string_view sql) { return Statement(db_, sql); }
+  void Exec(std::string_view sql);  // one or more statements, parsed each time (migrations)
+  // The store's SQL is a fixed set of strings: each is parsed once per connection and reused.
+  Statement Prepare(std::string_view sql);
   std::int64_t Changes() const;
 
  private:
+  struct Cached {
+    sqlite3_stmt* stmt = nullptr;
+    bool in_use = false;
+  };
+
   sqlite3* db_ = nullptr;
+  std::map<std::string, Cached, std::less<>> statements_;  // nodes never move: in_use is stable
 };
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back unless Commit() was called. IMMEDIATE takes the write
