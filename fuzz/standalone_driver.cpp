@@ -13,9 +13,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
 namespace {
 
+// Tokens that matter to the targets: path tricks and XML for the gateway, JSON for request bodies.
 const std::vector<std::string> kTokens = {
-    "..",  "%2e",    "%2E%2e",     "/", "//", "\\",       "\r\n",   "%0d%0a", "?",  "#",
-    "://", "mdapi/", "/services/", "<", ">",  "xmlns=\"", ":Fault", "&amp;",  "\0", "%"};
+    "..",  "%2e",    "%2E%2e",     "/",  "//",  "\\",       "\r\n",   "%0d%0a",  "?",     "#",
+    "://", "mdapi/", "/services/", "<",  ">",   "xmlns=\"", ":Fault", "&amp;",   "\0",    "%",
+    "\"",  "{",      "}",          "[",  "]",   ":",        ",",      "null",    "true",  "[]",
+    "{}",  "\"\"",   "1e999",      "-0", "0.5", "-1",       "1e300",  "\\u0000", "\"x\":"};
 
 void Run(const std::string& input) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
