@@ -297,17 +297,24 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     co_return Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and was canceled");
   }
-  TurnCommit commit{
-      TurnRecord{
-          "turn_" + crypto::RandomHex(10), conversation_id.value_or(""), caller.org_id, caller.env,
-          command.agent_id, agent->version, started_ms,
-          std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count(),
-          std::string(StopReasonName(outcome.stop_reason).value_or("")), result.blocked,
-          result.model_calls, result.usage.input_tokens, result.usage.output_tokens,
-          result.cost_usd,
-          TranscriptJson(system_prompt, turn.transcript(), call_log, outcome, result.blocked)},
-      {},
-      std::nullopt};
+  TurnCommit commit;
+  commit.turn.id = "turn_" + crypto::RandomHex(10);
+  commit.turn.conversation_id = conversation_id.value_or("");
+  commit.turn.org_id = caller.org_id;
+  commit.turn.env = caller.env;
+  commit.turn.agent_id = command.agent_id;
+  commit.turn.version = agent->version;
+  commit.turn.started_at_ms = started_ms;
+  commit.turn.duration_ms =
+      std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started).count();
+  commit.turn.stop_reason = std::string(StopReasonName(outcome.stop_reason).value_or(""));
+  commit.turn.blocked = result.blocked;
+  commit.turn.model_calls = result.model_calls;
+  commit.turn.input_tokens = result.usage.input_tokens;
+  commit.turn.output_tokens = result.usage.output_tokens;
+  commit.turn.cost_usd = result.cost_usd;
+  commit.turn.transcript_json =
+      TranscriptJson(system_prompt, turn.transcript(), call_log, outcome, result.blocked);
   result.turn_id = commit.turn.id;
   const std::int64_t now = d_.clock.NowMs();
   if (conversation_id) {

@@ -15,6 +15,7 @@ CallerHeaders CallerHeadersOf(const Request& r) {
 asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller, InvokeCommand command,
                                      const std::optional<std::string>& key,
                                      const std::string& fingerprint, const InvokeRenderer& render) {
+  std::optional<ClaimedKey> claimed;
   if (key) {
     auto claim = co_await deps.idempotency.Claim(caller, *key, fingerprint);
     if (!claim) co_return render(claim.error());
@@ -25,6 +26,7 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller, Invo
       replay.headers.emplace_back("Idempotent-Replayed", "true");
       co_return replay;
     }
+    claimed = claim->claimed;
     // The turn's commit stores this route's answer for replay (the same rendering as below).
     command.idempotency =
         IdempotentCall{claim->claimed, [&render](const InvokeResult& result) {
@@ -32,8 +34,6 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller, Invo
                          return StoredResponse{answer.status, std::move(answer.body)};
                        }};
   }
-  const std::optional<ClaimedKey> claimed =
-      command.idempotency ? std::optional<ClaimedKey>(command.idempotency->key) : std::nullopt;
   const Result<InvokeResult> result = co_await deps.invoke.Invoke(std::move(command));
   Response response = render(result);
   if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
