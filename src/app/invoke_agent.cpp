@@ -65,6 +65,13 @@ Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
 
 }  // namespace
 
+asio::awaitable<Result<AdmittedAgent>> InvokeAgent::Admit(const Caller& caller,
+                                                          const std::string& agent_id) {
+  AG_CO_TRY(auto agent, co_await d_.catalog.Deployed(caller.org_id, agent_id, caller.env));
+  AG_CO_TRYV(co_await Authorize(d_.store, caller, agent_id, "chat"));
+  co_return AdmittedAgent(std::move(agent));
+}
+
 asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command) {
   using namespace asio::experimental::awaitable_operators;
   const auto started = SteadyClock::now();
@@ -90,8 +97,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
 asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
                                                         Deadlines deadlines) {
   const Caller& caller = command.caller;
-  AG_CO_TRY(auto agent, co_await d_.catalog.Deployed(caller.org_id, command.agent_id, caller.env));
-  AG_CO_TRYV(co_await Authorize(d_.store, caller, command.agent_id, "chat"));
+  const auto agent = command.agent.loaded();
   const auto& request = command.request;
 
   std::string instance_id;

@@ -37,9 +37,22 @@ struct IdempotentCall {
   std::function<StoredResponse(const InvokeResult&)> answer;
 };
 
+// A caller admitted to chat with an agent deployed in its environment: only InvokeAgent::Admit
+// makes one, so no turn runs, and no stored answer is replayed, for a caller that was not checked.
+class AdmittedAgent {
+ public:
+  const std::shared_ptr<const LoadedAgent>& loaded() const { return loaded_; }
+
+ private:
+  friend class InvokeAgent;
+  explicit AdmittedAgent(std::shared_ptr<const LoadedAgent> loaded) : loaded_(std::move(loaded)) {}
+  std::shared_ptr<const LoadedAgent> loaded_;
+};
+
 struct InvokeCommand {
   Caller caller;  // authenticated by the caller of Invoke
   std::string agent_id;
+  AdmittedAgent agent;
   InvokeRequest request;
   std::optional<IdempotentCall> idempotency;
 };
@@ -65,6 +78,10 @@ class InvokeAgent {
  public:
   explicit InvokeAgent(InvokeDeps deps) : d_(std::move(deps)) {}
 
+  // 404 unless the agent is deployed in the caller's environment, 403 without a chat grant: the
+  // same check for a fresh turn and for an idempotent replay (SPEC §5).
+  boost::asio::awaitable<Result<AdmittedAgent>> Admit(const Caller& caller,
+                                                      const std::string& agent_id);
   boost::asio::awaitable<Result<InvokeResult>> Invoke(InvokeCommand command);
 
  private:

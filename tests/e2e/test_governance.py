@@ -64,6 +64,34 @@ def test_a_finished_call_is_replayed_and_a_different_request_is_422(gov, llm):
     assert status == 400 and "Idempotency-Key" in error_of(body)["message"]
 
 
+def test_a_replay_needs_the_rights_of_a_fresh_call(gov, llm):
+    gov.agent("bot")
+    llm.push(openai_text("the payroll figures"))
+    assert gov.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "k-2"})[0] == 200
+    # Another token of the same org and env, with no chat grant on the agent: 403, never the answer.
+    stranger = Tenant(gov.server, existing=True)
+    status, headers, body = stranger.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "k-2"})
+    assert status == 403 and error_of(body)["code"] == "forbidden", body
+    assert "idempotent-replayed" not in headers and "payroll" not in str(body)
+    # The flow action's replay too.
+    flow_call = {"agentExternalId": "bot", "message": "pay", "idempotencyKey": "k-3"}
+    llm.push(openai_text("the payroll figures"))
+    assert flow_as(gov, gov.token, flow_call)[0] == 200
+    status, _, body = flow_as(gov, stranger.token, flow_call)
+    assert status == 403 and body["message"].startswith("403: ") and "payroll" not in str(body), body
+    # Once granted, the stranger is a caller like any other and gets the stored answer.
+    gov.server.admin("PUT", "/orgs/acme/grants", {"token_id": stranger.token_id, "agent_id": "bot",
+                                                  "permissions": ["chat"]})
+    status, headers, body = stranger.invoke("bot", {"message": "pay"}, headers={"idempotency-key": "k-2"})
+    assert status == 200 and headers["idempotent-replayed"] == "true" and "payroll" in body["response"]
+    assert len(llm.requests) == 2
+
+
+def flow_as(tenant, token, body):
+    h = {"content-type": "application/json", "fl-api-org": tenant.org, "fl-api-env": "prod", "fl-api-token": token}
+    return tenant.server.request("POST", "/api/flow-actions/invoke-agent", body, h)
+
+
 def test_keys_are_scoped_to_org_and_env_and_failures_release_them(gov, llm):
     gov.agent("bot")
     gov.server.admin("POST", "/orgs/acme/environments", {"name": "dev"})

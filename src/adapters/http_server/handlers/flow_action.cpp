@@ -41,36 +41,36 @@ Response FlowResult(const InvokeResult& result) {
 }  // namespace
 
 void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
-  router.Add(
-      "POST", "/api/flow-actions/invoke-agent", [&deps](Request& r) -> asio::awaitable<Response> {
-        auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
-        if (!caller) co_return FlowFault(caller.error());
-        auto body = ParseJsonBody(r);
-        if (!body) co_return FlowFault(body.error());
-        auto flow = ParseFlowInvokeRequest(*body);
-        if (!flow) co_return FlowFault(flow.error());
+  router.Add("POST", "/api/flow-actions/invoke-agent",
+             [&deps](Request& r) -> asio::awaitable<Response> {
+               auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+               if (!caller) co_return FlowFault(caller.error());
+               auto body = ParseJsonBody(r);
+               if (!body) co_return FlowFault(body.error());
+               auto flow = ParseFlowInvokeRequest(*body);
+               if (!flow) co_return FlowFault(flow.error());
 
-        // The flow input wins; the header is accepted too for HTTP callers.
-        std::optional<std::string> key = flow->idempotency_key;
-        if (!key) {
-          if (auto header = r.Header("idempotency-key")) key = std::string(*header);
-        }
-        if (key) {
-          if (auto valid = governance::ValidateIdempotencyKey(*key); !valid) {
-            co_return FlowFault(
-                InvalidField("idempotencyKey", "must be 1-255 visible ASCII characters"));
-          }
-        }
-        json::object fingerprinted = body->as_object();
-        fingerprinted.erase("idempotencyKey");
-        const std::string fingerprint = Idempotency::Fingerprint(
-            "flow", flow->agent_id, json_text::WriteCanonical(fingerprinted));
-        const InvokeRenderer render = [](const Result<InvokeResult>& result) {
-          return result ? FlowResult(*result) : FlowFault(result.error());
-        };
-        InvokeCommand command{*caller, flow->agent_id, std::move(flow->request), std::nullopt};
-        co_return co_await InvokeOnce(deps, *caller, std::move(command), key, fingerprint, render);
-      });
+               // The flow input wins; the header is accepted too for HTTP callers.
+               std::optional<std::string> key = flow->idempotency_key;
+               if (!key) {
+                 if (auto header = r.Header("idempotency-key")) key = std::string(*header);
+               }
+               if (key) {
+                 if (auto valid = governance::ValidateIdempotencyKey(*key); !valid) {
+                   co_return FlowFault(
+                       InvalidField("idempotencyKey", "must be 1-255 visible ASCII characters"));
+                 }
+               }
+               json::object fingerprinted = body->as_object();
+               fingerprinted.erase("idempotencyKey");
+               const std::string fingerprint = Idempotency::Fingerprint(
+                   "flow", flow->agent_id, json_text::WriteCanonical(fingerprinted));
+               const InvokeRenderer render = [](const Result<InvokeResult>& result) {
+                 return result ? FlowResult(*result) : FlowFault(result.error());
+               };
+               co_return co_await InvokeOnce(deps, *caller, flow->agent_id,
+                                             std::move(flow->request), key, fingerprint, render);
+             });
 }
 
 }  // namespace agentgate::http

@@ -28,32 +28,33 @@ json::object InvokeResultJson(const InvokeResult& result) {
 }
 
 void AddInvokeRoutes(Router& router, RouteDeps& deps) {
-  router.Add(
-      "POST", "/api/agents/{agent_id}/invoke", [&deps](Request& r) -> asio::awaitable<Response> {
-        // Authentication comes before the body is judged, so an anonymous caller learns nothing.
-        auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
-        if (!caller) co_return ErrorResponse(caller.error());
-        auto body = ParseJsonBody(r);
-        if (!body) co_return ErrorResponse(body.error());
-        auto request = ParseInvokeRequest(*body);
-        if (!request) co_return ErrorResponse(request.error());
-        const std::string agent_id = r.Param("agent_id");
+  router.Add("POST", "/api/agents/{agent_id}/invoke",
+             [&deps](Request& r) -> asio::awaitable<Response> {
+               // Authentication comes before the body is judged, so an anonymous caller learns
+               // nothing.
+               auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+               if (!caller) co_return ErrorResponse(caller.error());
+               auto body = ParseJsonBody(r);
+               if (!body) co_return ErrorResponse(body.error());
+               auto request = ParseInvokeRequest(*body);
+               if (!request) co_return ErrorResponse(request.error());
+               const std::string agent_id = r.Param("agent_id");
 
-        std::optional<std::string> key;
-        if (auto header = r.Header("idempotency-key")) {
-          key = std::string(*header);
-          if (auto valid = governance::ValidateIdempotencyKey(*key); !valid)
-            co_return ErrorResponse(valid.error());
-        }
-        const std::string fingerprint =
-            Idempotency::Fingerprint("invoke", agent_id, json_text::WriteCanonical(*body));
-        const InvokeRenderer render = [](const Result<InvokeResult>& result) {
-          return result ? JsonResponse(200, InvokeResultJson(*result))
-                        : ErrorResponse(result.error());
-        };
-        InvokeCommand command{*caller, agent_id, std::move(*request), std::nullopt};
-        co_return co_await InvokeOnce(deps, *caller, std::move(command), key, fingerprint, render);
-      });
+               std::optional<std::string> key;
+               if (auto header = r.Header("idempotency-key")) {
+                 key = std::string(*header);
+                 if (auto valid = governance::ValidateIdempotencyKey(*key); !valid)
+                   co_return ErrorResponse(valid.error());
+               }
+               const std::string fingerprint =
+                   Idempotency::Fingerprint("invoke", agent_id, json_text::WriteCanonical(*body));
+               const InvokeRenderer render = [](const Result<InvokeResult>& result) {
+                 return result ? JsonResponse(200, InvokeResultJson(*result))
+                               : ErrorResponse(result.error());
+               };
+               co_return co_await InvokeOnce(deps, *caller, agent_id, std::move(*request), key,
+                                             fingerprint, render);
+             });
 }
 
 }  // namespace agentgate::http

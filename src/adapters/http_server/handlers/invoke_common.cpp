@@ -12,9 +12,13 @@ CallerHeaders CallerHeadersOf(const Request& r) {
   return CallerHeaders{get("fl-api-org"), get("fl-api-token"), get("fl-api-env")};
 }
 
-asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller, InvokeCommand command,
+asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
+                                     const std::string& agent_id, InvokeRequest request,
                                      const std::optional<std::string>& key,
                                      const std::string& fingerprint, const InvokeRenderer& render) {
+  auto admitted = co_await deps.invoke.Admit(caller, agent_id);
+  if (!admitted) co_return render(admitted.error());
+  InvokeCommand command{caller, agent_id, std::move(*admitted), std::move(request), std::nullopt};
   std::optional<ClaimedKey> claimed;
   if (key) {
     auto claim = co_await deps.idempotency.Claim(caller, *key, fingerprint);

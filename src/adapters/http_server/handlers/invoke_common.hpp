@@ -14,11 +14,11 @@ using InvokeRenderer = std::function<Response(const Result<InvokeResult>&)>;
 
 CallerHeaders CallerHeadersOf(const Request& r);
 
-// Claims `key` (when given) and runs the invoke once: a committed turn completes the key with its
-// answer, anything else releases it. A replay is the stored response with
-// `Idempotent-Replayed: true`.
+// Admits the caller to the agent (404, 403), then claims `key` (when given) and runs the invoke
+// once: a committed turn completes the key with its answer, anything else releases it. A replay is
+// the stored response with `Idempotent-Replayed: true`, only for a caller a fresh call admits.
 boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
-                                            InvokeCommand command,
+                                            const std::string& agent_id, InvokeRequest request,
                                             const std::optional<std::string>& key,
                                             const std::string& fingerprint,
                                             const InvokeRenderer& render);
