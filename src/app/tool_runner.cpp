@@ -30,6 +30,12 @@ std::string Truncated(std::string text, std::size_t max) {
   return text;
 }
 
+std::string JoinedMethods(const CrmMetadataTool& tool) {
+  std::string out;
+  for (const auto& m : tool.methods) out += (out.empty() ? "" : ", ") + m;
+  return out;
+}
+
 }  // namespace
 
 asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolContext& context) {
@@ -57,6 +63,10 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
              : Result<GatewayCall>(InvalidField("arguments", "must be a JSON object"));
     if (!gateway_call) {
       result.content = "error: " + gateway_call.error().message;
+    } else if (!config.crm_metadata_tool->Allows(gateway_call->method)) {
+      result.content =
+          "error: this agent may not use " + gateway_call->method +
+          " with crm_metadata; allowed methods: " + JoinedMethods(*config.crm_metadata_tool);
     } else {
       auto envelope = co_await gateway_.Forward(context.memory_scope.org_id,
                                                 context.memory_scope.env, std::move(*gateway_call));

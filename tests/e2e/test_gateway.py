@@ -199,6 +199,35 @@ def test_the_agent_tool_crm_metadata_uses_the_same_gateway(org, llm, start_serve
     assert "'path'" in llm.requests[3]["body"]["messages"][-1]["content"] and len(org.requests) == before
 
 
+def test_the_crm_metadata_tool_is_read_only_unless_the_operator_lists_more(org, llm, start_server):
+    from daemon_harness import API_KEY, config_for
+    from fakes.fake_llm import openai_text, openai_tools
+    s = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    Gateway(s, org)
+    tenant = Tenant(s, existing=True)
+    delete = ("crm_metadata", {"method": "DELETE", "path": "mdapi/CustomField/Account.Legacy_Code__c"})
+    tenant.agent("reader", tools=[{"type": "crm_metadata"}])
+    llm.push(openai_tools([delete]), openai_text("I could not delete it"))
+    status, _, body = tenant.invoke("reader", {"message": "delete the Legacy_Code field"})
+    assert status == 200 and body["terminated_reason"] is None  # the turn goes on after the refusal
+    offered = next(t for t in llm.requests[0]["body"]["tools"] if t["function"]["name"] == "crm_metadata")
+    assert offered["function"]["parameters"]["properties"]["method"]["enum"] == ["GET"]
+    refusal = llm.requests[1]["body"]["messages"][-1]["content"]
+    assert "DELETE" in refusal and "allowed methods: GET" in refusal, refusal
+    assert not any(r["path"].startswith("/services/Soap/") for r in org.requests)
+    assert "Account.Legacy_Code__c" in org.fields
+    # An operator who lists DELETE lets the model delete.
+    tenant.agent("janitor", tools=[{"type": "crm_metadata", "methods": ["GET", "DELETE"]}])
+    llm.push(openai_tools([delete]), openai_text("deleted"))
+    assert tenant.invoke("janitor", {"message": "delete the Legacy_Code field"})[2]["response"] == "deleted"
+    assert "Account.Legacy_Code__c" not in org.fields
+    # A bad methods list is refused naming the field.
+    status, _, out = s.admin("POST", "/orgs/acme/agents", {"id": "bad", "config": {
+        "name": "bad", "model": {"provider": "offline", "name": "m"},
+        "tools": [{"type": "crm_metadata", "methods": ["GET", "TRACE"]}]}})
+    assert status == 400 and "config.tools[0].methods[1]" in out["error"]["message"], out
+
+
 def test_two_servers_refresh_a_rotating_credential_once(org, start_server):
     org.rotate = True  # a second refresh with the same token would fail invalid_grant
     first = start_server()

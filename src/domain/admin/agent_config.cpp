@@ -4,6 +4,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -120,6 +121,26 @@ Result<HttpTool> ParseHttpTool(const object& o, const std::string& path) {
   return t;
 }
 
+Result<CrmMetadataTool> ParseCrmMetadataTool(const object& o, const std::string& path) {
+  AG_TRYV(jf::RejectUnknownKeys(o, path, {"type", "methods"}));
+  CrmMetadataTool tool;
+  AG_TRY(const auto* methods, OptionalArray(o, "methods", path));
+  if (methods == nullptr) return tool;
+  if (methods->empty()) return InvalidField(path + ".methods", "must list at least one method");
+  tool.methods.clear();
+  static const std::set<std::string> kMethods{"GET", "POST", "PATCH", "PUT", "DELETE"};
+  for (std::size_t i = 0; i < methods->size(); ++i) {
+    const auto& m = (*methods)[i];
+    const std::string item = Indexed(path + ".methods", i);
+    if (!m.is_string() || !kMethods.contains(std::string(m.get_string())))
+      return InvalidField(item, "must be one of GET, POST, PATCH, PUT, DELETE");
+    std::string method(m.get_string());
+    if (tool.Allows(method)) return InvalidField(item, "lists " + method + " twice");
+    tool.methods.push_back(std::move(method));
+  }
+  return tool;
+}
+
 Result<void> ParseTools(const object& root, AgentConfig& c) {
   const std::string path = jf::Join(kRoot, "tools");
   AG_TRY(const auto* tools, OptionalArray(root, "tools", kRoot));
@@ -132,8 +153,8 @@ Result<void> ParseTools(const object& root, AgentConfig& c) {
       AG_TRY(HttpTool t, ParseHttpTool(*o, item));
       c.http_tools.push_back(std::move(t));
     } else if (type == "crm_metadata") {
-      AG_TRYV(jf::RejectUnknownKeys(*o, item, {"type"}));
-      c.crm_metadata_tool = true;
+      if (c.crm_metadata_tool) return InvalidField(item + ".type", "crm_metadata is listed twice");
+      AG_TRY(c.crm_metadata_tool, ParseCrmMetadataTool(*o, item));
     } else {
       return InvalidField(item + ".type", "must be \"http\" or \"crm_metadata\"");
     }
@@ -276,6 +297,10 @@ Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   AG_TRYV(ParseSafety(*root, c));
   AG_TRYV(CheckNamesUnique(c));
   return c;
+}
+
+bool CrmMetadataTool::Allows(std::string_view method) const {
+  return std::find(methods.begin(), methods.end(), method) != methods.end();
 }
 
 }  // namespace agentgate

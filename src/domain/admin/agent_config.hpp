@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentgate {
@@ -53,6 +54,14 @@ struct SafetyPolicy {
   std::string placeholder = "This reply was withheld by the agent's safety policy.";
 };
 
+// The crm_metadata tool: read-only unless the operator lists more methods (a model can be talked
+// into deleting things; SPEC §7).
+struct CrmMetadataTool {
+  std::vector<std::string> methods{"GET"};  // a subset of GET, POST, PATCH, PUT, DELETE
+
+  bool Allows(std::string_view method) const;
+};
+
 struct AgentConfig {
   std::string name;
   std::string instructions;
@@ -62,7 +71,7 @@ struct AgentConfig {
   std::optional<double> monthly_spend_limit_usd;
   int max_iterations = 10;
   std::vector<HttpTool> http_tools;
-  bool crm_metadata_tool = false;
+  std::optional<CrmMetadataTool> crm_metadata_tool;
   std::vector<ActionSpec> actions;
   std::vector<TrustedResource> resources;
   SafetyPolicy safety;

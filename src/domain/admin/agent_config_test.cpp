@@ -37,10 +37,33 @@ TEST(AgentConfig, ParsesTheContractExample) {
   EXPECT_EQ(c->memory, MemoryMode::kShared);
   ASSERT_EQ(c->http_tools.size(), 1u);
   EXPECT_EQ(c->http_tools[0].headers.at("x-k"), "v");
-  EXPECT_TRUE(c->crm_metadata_tool);
+  ASSERT_TRUE(c->crm_metadata_tool);
+  EXPECT_EQ(c->crm_metadata_tool->methods, std::vector<std::string>{"GET"});  // read-only default
   EXPECT_EQ(c->actions.at(0).name, "create_case");
   EXPECT_TRUE(c->safety.detect_credit_card);
   EXPECT_EQ(c->safety.placeholder, "Withheld.");
+}
+
+TEST(AgentConfig, TheCrmMetadataToolMakesOnlyTheMethodsListed) {
+  const std::string head =
+      R"({"name": "n", "model": {"provider": "offline", "name": "m"}, "tools": [)";
+  auto c = Parse(head + R"({"type": "crm_metadata", "methods": ["GET", "DELETE"]}]})");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->crm_metadata_tool->Allows("GET"));
+  EXPECT_TRUE(c->crm_metadata_tool->Allows("DELETE"));
+  EXPECT_FALSE(c->crm_metadata_tool->Allows("POST"));
+  ExpectFieldError(head + R"({"type": "crm_metadata", "methods": []}]})",
+                   "config.tools[0].methods");
+  ExpectFieldError(head + R"({"type": "crm_metadata", "methods": "GET"}]})",
+                   "config.tools[0].methods");
+  ExpectFieldError(head + R"({"type": "crm_metadata", "methods": ["GET", "get"]}]})",
+                   "config.tools[0].methods[1]");
+  ExpectFieldError(head + R"({"type": "crm_metadata", "methods": ["GET", "GET"]}]})",
+                   "config.tools[0].methods[1]");
+  ExpectFieldError(head + R"({"type": "crm_metadata", "method": ["GET"]}]})",
+                   "config.tools[0].method");
+  ExpectFieldError(head + R"({"type": "crm_metadata"}, {"type": "crm_metadata"}]})",
+                   "config.tools[1].type");
 }
 
 TEST(AgentConfig, AppliesDefaults) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace agentgate {
 namespace {
@@ -82,6 +83,20 @@ TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
   for (const auto& t : prompt.request.tools) tools.push_back(t.name);
   EXPECT_EQ(tools, (std::vector<std::string>{"search_resources", "remember", "create_case"}));
   EXPECT_TRUE(prompt.action_names.contains("create_case"));
+}
+
+TEST(Prompt, TheCrmMetadataToolOffersOnlyTheAllowedMethods) {
+  const auto methods_offered = [](const std::string& tool) {
+    const auto config = Config(R"({"name": "n", "model": {"provider": "p", "name": "m"},
+      "tools": [)" + tool + "]}");
+    const auto offered = OfferedTools(config);
+    EXPECT_EQ(offered.size(), 1u);
+    return boost::json::serialize(
+        offered.at(0).parameters.at("properties").at("method").at("enum"));
+  };
+  EXPECT_EQ(methods_offered(R"({"type": "crm_metadata"})"), R"(["GET"])");
+  EXPECT_EQ(methods_offered(R"({"type": "crm_metadata", "methods": ["GET", "PATCH"]})"),
+            R"(["GET","PATCH"])");
 }
 
 TEST(Prompt, CutsTheOldestHistoryToFitTheContextBudget) {

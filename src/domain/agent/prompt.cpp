@@ -73,14 +73,15 @@ std::vector<ToolSpec> OfferedTools(const AgentConfig& config) {
                             "fact", "The fact, in one sentence"));
   }
   if (config.crm_metadata_tool) {
+    // The model is offered only the methods the operator allowed (GET unless listed).
+    boost::json::array methods;
+    for (const auto& m : config.crm_metadata_tool->methods) methods.emplace_back(m);
     boost::json::object schema{
         {"type", "object"},
         {"required", boost::json::array{"method", "path"}},
         {"properties",
          boost::json::object{
-             {"method", boost::json::object{{"type", "string"},
-                                            {"enum", boost::json::array{"GET", "POST", "PATCH",
-                                                                        "PUT", "DELETE"}}}},
+             {"method", boost::json::object{{"type", "string"}, {"enum", std::move(methods)}}},
              {"path", boost::json::object{{"type", "string"}}},
              {"platformApiVersion", boost::json::object{{"type", "string"}}},
              {"metadata", boost::json::object{{"type", "object"}}}}}};
