@@ -12,7 +12,15 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 namespace agentgate::testing {
 namespace {
@@ -147,6 +155,109 @@ TEST_F(HttpClientTest, ReportsUnreachableHostsAndBadUrls) {
     ASSERT_FALSE(bad) << url;
     EXPECT_EQ(bad.error().code, ErrorCode::kInvalidRequest) << url;
   }
+}
+
+// A server that answers the first request on each connection and keeps it open, then takes the
+// second request whole and resets the connection without answering: the race a keep-alive client
+// meets when a server drops a pooled connection as a request goes out.
+class DropsSecondRequestServer {
+ public:
+  DropsSecondRequestServer() {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        ::listen(listener_, 16) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw std::runtime_error("cannot listen");
+    port_ = ntohs(address.sin_port);
+    acceptor_ = std::thread([this] { Accept(); });
+  }
+  ~DropsSecondRequestServer() {
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    acceptor_.join();
+    {
+      std::lock_guard lock(mutex_);
+      for (const int fd : open_) ::shutdown(fd, SHUT_RDWR);  // ends reads the client never feeds
+    }
+    for (auto& t : connections_) t.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/rules"; }
+  int requests() const { return requests_; }
+
+ private:
+  void Accept() {
+    for (;;) {
+      const int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      std::lock_guard lock(mutex_);
+      open_.push_back(fd);
+      connections_.emplace_back([this, fd] { Serve(fd); });
+    }
+  }
+  // Reads one request (headers and a Content-Length body); false when the peer closed.
+  static bool ReadRequest(int fd) {
+    std::string data;
+    char buffer[4096];
+    for (;;) {
+      const auto end = data.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        const auto at = data.find("content-length: ");
+        const std::size_t body = at == std::string::npos ? 0 : std::stoul(data.substr(at + 16));
+        if (data.size() >= end + 4 + body) return true;
+      }
+      const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+      if (n <= 0) return false;
+      data.append(buffer, static_cast<std::size_t>(n));
+      for (auto& c : data) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  void Serve(int fd) {
+    if (ReadRequest(fd)) {
+      ++requests_;
+      const std::string ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+      (void)::send(fd, ok.data(), ok.size(), MSG_NOSIGNAL);
+      if (ReadRequest(fd)) ++requests_;
+    }
+    const linger reset{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+    std::lock_guard lock(mutex_);
+    std::erase(open_, fd);
+    ::close(fd);
+  }
+
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<int> requests_{0};
+  std::mutex mutex_;
+  std::vector<int> open_;
+  std::vector<std::thread> connections_;
+  std::thread acceptor_;
+};
+
+TEST(HttpClientResend, AWriteIsNeverResentButAReadIsOnAFreshConnection) {
+  asio::io_context io;
+  HttpClient client(io.get_executor(), HttpClientOptions{});
+  {
+    DropsSecondRequestServer server;
+    HttpClientRequest create{"POST", server.url(), {}, R"({"FullName":"Account.Rule"})", 5000ms};
+    ASSERT_TRUE(RunAsync(io, client.Send(create)));
+    auto second = RunAsync(io, client.Send(create));  // the server takes it, then resets
+    ASSERT_FALSE(second);
+    EXPECT_EQ(second.error().code, ErrorCode::kUnavailable);
+    EXPECT_EQ(server.requests(), 2);  // not sent a third time: one rule, not two
+    EXPECT_EQ(client.ConnectionsOpened(), 1u);
+  }
+  DropsSecondRequestServer server;
+  HttpClientRequest read{"GET", server.url(), {}, "", 5000ms};
+  ASSERT_TRUE(RunAsync(io, client.Send(read)));
+  auto again = RunAsync(io, client.Send(read));
+  ASSERT_TRUE(again) << again.error().message;  // sent again on a fresh connection
+  EXPECT_EQ(again->body, "ok");
+  EXPECT_EQ(server.requests(), 3);
 }
 
 class HttpsClientTest : public ::testing::Test {

@@ -16,6 +16,9 @@
 #include <boost/url/parse.hpp>
 
 #include <openssl/ssl.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 
 #include <map>
 #include <mutex>
@@ -70,6 +73,20 @@ struct Connection {
   beast::tcp_stream& Lowest() { return plain ? *plain : tls->next_layer(); }
 };
 
+// A pooled connection the server closed (or wrote to unasked) while it sat idle: peeking at the
+// socket without blocking tells before anything is written on it.
+bool ClosedWhileIdle(Connection& c) {
+  char byte = 0;
+  const ssize_t n = ::recv(c.Lowest().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+// Methods that may be sent twice with the effect of once. Writes (POST, PATCH, PUT, DELETE) are
+// never resent automatically: a second validation rule is worse than an error (SPEC §7).
+bool SafeToResend(bhttp::verb verb) {
+  return verb == bhttp::verb::get || verb == bhttp::verb::head || verb == bhttp::verb::options;
+}
+
 Error Unavailable(std::string what, const boost::system::error_code& ec) {
   if (ec == beast::error::timeout) return Error(ErrorCode::kUnavailable, what + ": timed out");
   if (ec == asio::error::operation_aborted)
@@ -107,7 +124,7 @@ struct HttpClient::Impl {
     while (!list.empty()) {
       auto c = std::move(list.back());
       list.pop_back();
-      if (Clock::now() - c->idle_since < options.max_idle_time) return c;
+      if (Clock::now() - c->idle_since < options.max_idle_time && !ClosedWhileIdle(*c)) return c;
     }
     return nullptr;
   }
@@ -246,14 +263,15 @@ asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest r
       if (state.keep_alive) impl_->ReturnIdle(origin->key, std::move(connection));
       co_return result;
     }
-    // A kept-alive connection the server had already closed fails before any answer: the request
-    // was not processed, so it goes once more on a fresh connection.
+    // A kept-alive connection the server closed as the request went out fails before any answer.
+    // The server may still have acted on it, so only a method that is safe to repeat goes once
+    // more on a fresh connection.
     const auto& ec = state.transport_error;
     const bool closed_by_peer = ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
                                 ec == asio::error::connection_reset ||
                                 ec == asio::error::broken_pipe;
     const bool stale = reused && !state.received_any && closed_by_peer;
-    if (!stale || attempt > 0) co_return result;
+    if (!stale || !SafeToResend(verb) || attempt > 0) co_return result;
   }
 }
 
