@@ -40,7 +40,8 @@ org = FakeSalesforce()
 work = tempfile.mkdtemp()
 admin = "bench-admin-" + secrets.token_hex(8)
 env = dict(os.environ, AGENTGATE_SERVER_LISTEN="127.0.0.1:0", AGENTGATE_STORE_URL=f"sqlite:{work}/db/agentgate.db",
-           AGENTGATE_ADMIN_TOKEN=admin, AGENTGATE_MASTER_KEY=secrets.token_hex(32))
+           AGENTGATE_ADMIN_TOKEN=admin, AGENTGATE_MASTER_KEY=secrets.token_hex(32),
+           AGENTGATE_CRM_ALLOW_HTTP="true")  # the fake org speaks plain http
 log = open(f"{work}/server.log", "w+")
 proc = subprocess.Popen([binary, "serve"], stdout=log, stderr=subprocess.STDOUT, env=env, text=True)
 try:

@@ -189,10 +189,12 @@ int Serve(const ServeOptions& options) {
   if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
     return Fail("config_invalid", priced.error().message);
   }
-  AdminService admin(runner, clock, providers, master_key);
+  AdminService admin(runner, clock, providers, master_key, config->crm.allow_http);
 
   // One HTTP client for every upstream; one model client per configured provider.
-  HttpClient http(ioc.get_executor(), HttpClientOptions{});
+  HttpClientOptions http_options;
+  http_options.extra_ca_file = config->upstream.ca_file;
+  HttpClient http(ioc.get_executor(), http_options);
   OfflineModelClient offline_model;
   std::vector<std::unique_ptr<HttpModelClient>> http_models;
   std::map<std::string, ModelClient*> models;
@@ -211,7 +213,8 @@ int Serve(const ServeOptions& options) {
   }
   AgentCatalog catalog(runner);
   ConversationQueue conversations;
-  MetadataGateway gateway(runner, http, master_key, clock, metrics, std::chrono::seconds(60));
+  MetadataGateway gateway(runner, http, master_key, clock, metrics,
+                          GatewayOptions{std::chrono::seconds(60), config->crm.allow_http});
   ToolRunner tools(runner, http, clock, gateway);
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};

@@ -194,6 +194,7 @@ asio::awaitable<Result<void>> AdminService::PutGrant(std::string org_id, PutGran
 
 asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id, std::string env,
                                                               CrmCredentials creds) {
+  AG_CO_TRYV(CheckCrmUrls(creds, crm_allow_http_));
   if (!master_key_) {
     co_return Error{
         ErrorCode::kUnavailable,
@@ -204,7 +205,8 @@ asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id
       org_id, env,
       crypto::Seal(*master_key_, SerializeCrmCredentials(creds), CrmSealContext(org_id, env)),
       clock_.NowMs()};
-  co_return co_await store_.Run([&](Store& s) { return s.PutCrmCredential(record); });
+  AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.PutCrmCredential(record); }));
+  co_return Result<void>{};
 }
 
 asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id,

@@ -43,9 +43,14 @@ struct ConversationTranscript {
 
 class AdminService {
  public:
+  // `crm_allow_http`: [crm] allow_http, plain-http CRM URLs (test orgs only).
   AdminService(StoreRunner& store, const Clock& clock, ProviderCatalog providers,
-               std::optional<crypto::MasterKey> master_key)
-      : store_(store), clock_(clock), providers_(std::move(providers)), master_key_(master_key) {}
+               std::optional<crypto::MasterKey> master_key, bool crm_allow_http)
+      : store_(store),
+        clock_(clock),
+        providers_(std::move(providers)),
+        master_key_(master_key),
+        crm_allow_http_(crm_allow_http) {}
 
   boost::asio::awaitable<Result<OrgRecord>> CreateOrg(CreateOrgCommand cmd);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
@@ -82,6 +87,7 @@ class AdminService {
   const Clock& clock_;
   ProviderCatalog providers_;
   std::optional<crypto::MasterKey> master_key_;
+  bool crm_allow_http_;
 };
 
 // "YYYY-MM" of a UTC instant.

@@ -75,6 +75,25 @@ class SectionReader {
     return {};
   }
 
+  Result<void> Boolean(const std::string& key, bool& out) {
+    seen_.insert(key);
+    if (table_ != nullptr) {
+      if (const auto* node = table_->get(key)) {
+        const auto v = node->value<bool>();
+        if (!v || !node->is_boolean()) return ConfigError(Name(key), "must be true or false");
+        out = *v;
+      }
+    }
+    if (auto e = env_(EnvName(section_, key))) {
+      if (*e != "true" && *e != "false") {
+        return ConfigError(
+            Name(key), "environment variable " + EnvName(section_, key) + " must be true or false");
+      }
+      out = *e == "true";
+    }
+    return {};
+  }
+
   Result<void> RejectUnknown() const {
     if (table_ == nullptr) return {};
     for (const auto& [k, v] : *table_) {
@@ -168,8 +187,8 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
 }
 
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
-  static const std::set<std::string> kTopLevel{"server",  "store",     "admin",
-                                               "secrets", "providers", "prices"};
+  static const std::set<std::string> kTopLevel{"server", "store",    "admin",     "secrets",
+                                               "crm",    "upstream", "providers", "prices"};
   for (const auto& [k, v] : root) {
     if (!kTopLevel.contains(std::string(k.str())))
       return ConfigError(std::string(k.str()), "unknown section");
@@ -200,6 +219,14 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(secrets.String("master_key_env", c.secrets.master_key_env));
   AG_TRYV(secrets.String("master_key_file", c.secrets.master_key_file));
   AG_TRYV(secrets.RejectUnknown());
+
+  SectionReader crm(root["crm"].as_table(), "crm", env);
+  AG_TRYV(crm.Boolean("allow_http", c.crm.allow_http));
+  AG_TRYV(crm.RejectUnknown());
+
+  SectionReader upstream(root["upstream"].as_table(), "upstream", env);
+  AG_TRYV(upstream.String("ca_file", c.upstream.ca_file));
+  AG_TRYV(upstream.RejectUnknown());
 
   AG_TRYV(ReadProviders(root, c));
   AG_TRYV(ReadPrices(root, c));

@@ -43,6 +43,14 @@ struct SecretsConfig {
   std::string master_key_file;
 };
 
+struct CrmConfig {
+  bool allow_http = false;  // plain-http login and instance URLs: test orgs only
+};
+
+struct UpstreamConfig {
+  std::string ca_file;  // PEM trusted for every upstream in addition to the system store
+};
+
 struct ProviderConfig {
   std::string name;
   std::string kind;  // openai | anthropic | offline
@@ -55,6 +63,8 @@ struct Config {
   StoreConfig store;
   AdminConfig admin;
   SecretsConfig secrets;
+  CrmConfig crm;
+  UpstreamConfig upstream;
   std::vector<ProviderConfig> providers;
   std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens
 };

@@ -26,6 +26,23 @@ TEST(Config, EmbeddedDefaultsServeOnLoopbackWithSqliteAndTheOfflineModel) {
   EXPECT_EQ(c->store.url, "sqlite:var/agentgate.db");
   ASSERT_EQ(c->providers.size(), 1u);
   EXPECT_EQ(c->providers[0].kind, "offline");
+  EXPECT_FALSE(c->crm.allow_http);  // CRM URLs are https unless the operator says otherwise
+}
+
+TEST(Config, CrmPlainHttpIsAnExplicitChoice) {
+  auto c = LoadConfig(R"([crm]
+allow_http = true
+[upstream]
+ca_file = "/etc/ca.pem"
+)",
+                      FakeEnv({}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->crm.allow_http);
+  EXPECT_EQ(c->upstream.ca_file, "/etc/ca.pem");
+  auto overridden =
+      LoadConfig("[crm]\nallow_http = true\n", FakeEnv({{"AGENTGATE_CRM_ALLOW_HTTP", "false"}}));
+  ASSERT_TRUE(overridden) << overridden.error().message;
+  EXPECT_FALSE(overridden->crm.allow_http);
 }
 
 TEST(Config, ReadsTheContractKeys) {
@@ -97,6 +114,9 @@ TEST(Config, ErrorsNameTheKey) {
   expect_error("[prices.\"a/b\"]\ninput_per_mtok = -1\n", "input_per_mtok");
   expect_error("", "server.max_body_bytes", {{"AGENTGATE_SERVER_MAX_BODY_BYTES", "lots"}});
   expect_error("[server\n", "line 1");
+  expect_error("[crm]\nallow_http = \"yes\"\n", "crm.allow_http");
+  expect_error("", "crm.allow_http", {{"AGENTGATE_CRM_ALLOW_HTTP", "1"}});
+  expect_error("[crm]\nallow_https = true\n", "crm.allow_https");
 }
 
 TEST(Config, SecretsComeFromTheNamedVariable) {

@@ -63,8 +63,19 @@ class TenantStore {
   // Every version some environment runs (start-up checks them against the configured prices).
   virtual Result<std::vector<AgentVersionRecord>> ListDeployedVersions() = 0;
 
-  virtual Result<void> PutCrmCredential(const CrmCredentialRecord& credential) = 0;
+  // The operator's credentials replace whatever is stored; returns the new version. A server's
+  // cached session belongs to one version, so a replacement takes effect on every server's next
+  // call.
+  virtual Result<std::int64_t> PutCrmCredential(const CrmCredentialRecord& credential) = 0;
+  // A refreshed session (and a rotated refresh token) written back only if the stored version is
+  // still `expected_version`: a refresh never overwrites credentials the operator replaced while
+  // it ran. The new version, or nullopt when the version had moved (nothing written).
+  virtual Result<std::optional<std::int64_t>> SaveRefreshedCrmCredential(
+      const CrmCredentialRecord& credential, std::int64_t expected_version) = 0;
   virtual Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
+                                                                      const std::string& env) = 0;
+  // Only the version: what a gateway call checks its cached session against.
+  virtual Result<std::optional<std::int64_t>> GetCrmCredentialVersion(const std::string& org_id,
                                                                       const std::string& env) = 0;
   virtual Result<bool> HasAnyCrmCredential() = 0;
   // Serialises OAuth refreshes of one credential across servers (rotated refresh tokens are

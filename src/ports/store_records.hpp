@@ -45,6 +45,7 @@ struct CrmCredentialRecord {
   std::string env;
   std::string sealed;  // AES-256-GCM under the master key; never stored in the clear
   std::int64_t updated_at_ms = 0;
+  std::int64_t version = 0;  // assigned by the store: every write makes the next one
 };
 
 struct ConversationRecord {

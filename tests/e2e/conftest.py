@@ -59,6 +59,8 @@ class Agentgate(HttpEndpoint):
             "AGENTGATE_STORE_URL": stores.store_url(tmp_path),
             "AGENTGATE_ADMIN_TOKEN": ADMIN_TOKEN,
             "AGENTGATE_MASTER_KEY": MASTER_KEY,
+            # The fake Salesforce org speaks plain http; the tests of the https rule turn this off.
+            "AGENTGATE_CRM_ALLOW_HTTP": "true",
         })
         full_env.update(env or {})
         self.store_url = full_env["AGENTGATE_STORE_URL"]

@@ -6,6 +6,7 @@ import json
 import re
 import secrets
 import threading
+import time
 import urllib.parse
 import xml.etree.ElementTree as ET
 from fakes.http_base import FakeHandler, serve
@@ -16,11 +17,13 @@ CUSTOM_OBJECTS = ["Invoice__c", "Shipment__c", "Widget__c"]
 
 
 class FakeSalesforce:
-    def __init__(self, client_id="3MVG9CLIENT", client_secret="client-secret", refresh_token="5Aep86REFRESH"):
+    def __init__(self, client_id="3MVG9CLIENT", client_secret="client-secret", refresh_token="5Aep86REFRESH",
+                 certificate=None):
         self.client_id, self.client_secret = client_id, client_secret
         self.refresh_tokens = {refresh_token}
         self.rotate = False
         self.fail_refresh = None  # e.g. ("invalid_grant", "expired access/refresh token")
+        self.token_delay = 0.0  # seconds the token endpoint takes to answer
         self.access_tokens = set()
         self.refreshes = 0
         self.requests = []
@@ -46,9 +49,10 @@ class FakeSalesforce:
             def do_DELETE(self):
                 fake._handle(self, "DELETE")
 
-        self.server = serve(Handler)
+        self.server = serve(Handler, certificate)
         self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
+        # The test certificate names localhost.
+        self.url = f"https://localhost:{self.port}" if certificate else f"http://127.0.0.1:{self.port}"
         self.instance_url = self.url  # what the token endpoint answers; an org may move
 
     def close(self):
@@ -115,6 +119,8 @@ class FakeSalesforce:
         get = lambda k: (form.get(k) or [""])[0]
         with self.lock:
             self.refreshes += 1
+        time.sleep(self.token_delay)
+        with self.lock:
             if self.fail_refresh:
                 return self._send(h, 400, {"error": self.fail_refresh[0], "error_description": self.fail_refresh[1]})
             if get("grant_type") != "refresh_token":

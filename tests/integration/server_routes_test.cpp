@@ -56,12 +56,14 @@ class ServerRoutesTest : public ::testing::Test {
   StoreRunner runner_{*store_, pool_};
   FixedClock clock_;
   Metrics metrics_;
-  AdminService admin_{runner_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}}, std::nullopt};
+  AdminService admin_{runner_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}}, std::nullopt,
+                      false};
   AgentCatalog catalog_{runner_};
   ConversationQueue conversations_;
   asio::io_context http_io_;
   HttpClient http_{http_io_.get_executor(), HttpClientOptions{}};
-  MetadataGateway gateway_{runner_, http_, std::nullopt, clock_, metrics_, std::chrono::seconds(5)};
+  MetadataGateway gateway_{runner_, http_,    std::nullopt,
+                           clock_,  metrics_, GatewayOptions{std::chrono::seconds(5), false}};
   ToolRunner tools_{runner_, http_, clock_, gateway_};
   InvokeAgent invoke_{InvokeDeps{
       runner_, catalog_, conversations_, tools_, {}, {}, clock_, metrics_, TurnTiming{}}};

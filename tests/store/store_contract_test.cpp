@@ -155,6 +155,30 @@ TYPED_TEST(StoreContract, CrmCredentialsAreReplacedPerEnvironment) {
   EXPECT_TRUE(s.HasAnyCrmCredential().value());
 }
 
+TYPED_TEST(StoreContract, EveryCrmCredentialWriteMakesANewVersion) {
+  auto& s = *this->store_;
+  EXPECT_FALSE(s.GetCrmCredentialVersion("acme", "prod").value());
+  const std::int64_t first = s.PutCrmCredential({"acme", "prod", "operator-1", 1}).value();
+  EXPECT_EQ(s.GetCrmCredentialVersion("acme", "prod").value(), first);
+  EXPECT_EQ(s.GetCrmCredential("acme", "prod").value()->version, first);
+  // A refresh saves over the version it loaded...
+  const auto refreshed = s.SaveRefreshedCrmCredential({"acme", "prod", "refreshed-1", 2}, first);
+  ASSERT_TRUE(refreshed.value());
+  EXPECT_GT(*refreshed.value(), first);
+  EXPECT_EQ(s.GetCrmCredential("acme", "prod").value()->sealed, "refreshed-1");
+  // ...but never over credentials the operator replaced while it ran.
+  const std::int64_t replaced = s.PutCrmCredential({"acme", "prod", "operator-2", 3}).value();
+  EXPECT_GT(replaced, *refreshed.value());
+  EXPECT_FALSE(
+      s.SaveRefreshedCrmCredential({"acme", "prod", "stale-refresh", 4}, *refreshed.value())
+          .value());
+  const auto stored = s.GetCrmCredential("acme", "prod").value();
+  EXPECT_EQ(stored->sealed, "operator-2");
+  EXPECT_EQ(stored->version, replaced);
+  EXPECT_FALSE(s.SaveRefreshedCrmCredential({"acme", "dev", "nothing", 5}, 1).value());
+  EXPECT_FALSE(s.GetCrmCredential("acme", "dev").value());
+}
+
 TYPED_TEST(StoreContract, OneServerAtATimeMayRefreshACredential) {
   auto& s = *this->store_;
   EXPECT_TRUE(s.ClaimCrmRefresh("acme", "prod", "server-a", 1000, 30000).value());

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 4> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 5> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -62,6 +62,9 @@ CREATE TABLE crm_refresh_claims (org_id TEXT NOT NULL, env TEXT NOT NULL, holder
 CREATE TABLE conversation_turn_queue (ticket BIGSERIAL PRIMARY KEY, conversation_id TEXT NOT NULL,
   expires_at_ms BIGINT NOT NULL);
 CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(conversation_id, ticket);
+)sql",
+                                                         R"sql(
+ALTER TABLE crm_credentials ADD COLUMN version BIGINT NOT NULL DEFAULT 1;
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -50,7 +50,11 @@ class PostgresStore final : public Store {
                                                     const std::string& agent_id,
                                                     const std::string& instance_id) override;
   Result<std::vector<AgentVersionRecord>> ListDeployedVersions() override;
-  Result<void> PutCrmCredential(const CrmCredentialRecord& credential) override;
+  Result<std::int64_t> PutCrmCredential(const CrmCredentialRecord& credential) override;
+  Result<std::optional<std::int64_t>> SaveRefreshedCrmCredential(
+      const CrmCredentialRecord& credential, std::int64_t expected_version) override;
+  Result<std::optional<std::int64_t>> GetCrmCredentialVersion(const std::string& org_id,
+                                                              const std::string& env) override;
   Result<std::optional<CrmCredentialRecord>> GetCrmCredential(const std::string& org_id,
                                                               const std::string& env) override;
   Result<bool> ClaimCrmRefresh(const std::string& org_id, const std::string& env,

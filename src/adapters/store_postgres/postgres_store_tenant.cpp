@@ -279,14 +279,37 @@ Result<std::optional<InstanceRecord>> PostgresStore::GetInstance(const std::stri
   });
 }
 
-Result<void> PostgresStore::PutCrmCredential(const CrmCredentialRecord& cred) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Exec(
+Result<std::int64_t> PostgresStore::PutCrmCredential(const CrmCredentialRecord& cred) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    auto r = c.Exec(
         "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES ($1, $2, $3, $4) "
         "ON CONFLICT (org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
-        "excluded.updated_at_ms",
+        "excluded.updated_at_ms, version = crm_credentials.version + 1 RETURNING version",
         {P(cred.org_id), P(cred.env), pg::Bytes(cred.sealed), P(cred.updated_at_ms)});
-    return {};
+    return r.Int(0, 0);
+  });
+}
+
+Result<std::optional<std::int64_t>> PostgresStore::SaveRefreshedCrmCredential(
+    const CrmCredentialRecord& cred, std::int64_t expected_version) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    auto r = c.Exec(
+        "UPDATE crm_credentials SET sealed = $1, updated_at_ms = $2, version = version + 1 "
+        "WHERE org_id = $3 AND env = $4 AND version = $5 RETURNING version",
+        {pg::Bytes(cred.sealed), P(cred.updated_at_ms), P(cred.org_id), P(cred.env),
+         P(expected_version)});
+    if (r.empty()) return std::optional<std::int64_t>{};
+    return std::optional<std::int64_t>(r.Int(0, 0));
+  });
+}
+
+Result<std::optional<std::int64_t>> PostgresStore::GetCrmCredentialVersion(
+    const std::string& org_id, const std::string& env) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    auto r = c.Exec("SELECT version FROM crm_credentials WHERE org_id = $1 AND env = $2",
+                    {P(org_id), P(env)});
+    if (r.empty()) return std::optional<std::int64_t>{};
+    return std::optional<std::int64_t>(r.Int(0, 0));
   });
 }
 
@@ -295,11 +318,13 @@ Result<std::optional<CrmCredentialRecord>> PostgresStore::GetCrmCredential(
   return pg::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialRecord>> {
         auto r = c.Exec(
-            "SELECT sealed, updated_at_ms FROM crm_credentials WHERE org_id = $1 AND env = $2",
+            "SELECT sealed, updated_at_ms, version FROM crm_credentials WHERE org_id = $1 AND env "
+            "= "
+            "$2",
             {P(org_id), P(env)});
         if (r.empty()) return std::optional<CrmCredentialRecord>{};
         return std::optional<CrmCredentialRecord>(
-            CrmCredentialRecord{org_id, env, r.Bytes(0, 0), r.Int(0, 1)});
+            CrmCredentialRecord{org_id, env, r.Bytes(0, 0), r.Int(0, 1), r.Int(0, 2)});
       });
 }
 

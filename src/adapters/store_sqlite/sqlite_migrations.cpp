@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 4> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 5> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -173,6 +173,9 @@ CREATE TABLE conversation_turn_queue (
   expires_at_ms INTEGER NOT NULL
 );
 CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(conversation_id, ticket);
+)sql",
+                                                         R"sql(
+ALTER TABLE crm_credentials ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 )sql"};
 
 }  // namespace

@@ -336,18 +336,41 @@ Result<std::optional<InstanceRecord>> SqliteStore::GetInstance(const std::string
                                 });
 }
 
-Result<void> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cred) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare(
-         "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES (?, ?, ?, ?) "
-         "ON CONFLICT(org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
-         "excluded.updated_at_ms")
-        .Bind(1, cred.org_id)
-        .Bind(2, cred.env)
-        .BindBlob(3, cred.sealed)
-        .Bind(4, cred.updated_at_ms)
-        .Run();
-    return {};
+Result<std::int64_t> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cred) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    auto s = c.Prepare(
+        "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
+        "excluded.updated_at_ms, version = crm_credentials.version + 1 RETURNING version");
+    s.Bind(1, cred.org_id).Bind(2, cred.env).BindBlob(3, cred.sealed).Bind(4, cred.updated_at_ms);
+    s.Step();
+    return s.Int(0);
+  });
+}
+
+Result<std::optional<std::int64_t>> SqliteStore::SaveRefreshedCrmCredential(
+    const CrmCredentialRecord& cred, std::int64_t expected_version) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    auto s = c.Prepare(
+        "UPDATE crm_credentials SET sealed = ?, updated_at_ms = ?, version = version + 1 "
+        "WHERE org_id = ? AND env = ? AND version = ? RETURNING version");
+    s.BindBlob(1, cred.sealed)
+        .Bind(2, cred.updated_at_ms)
+        .Bind(3, cred.org_id)
+        .Bind(4, cred.env)
+        .Bind(5, expected_version);
+    if (!s.Step()) return std::optional<std::int64_t>{};
+    return std::optional<std::int64_t>(s.Int(0));
+  });
+}
+
+Result<std::optional<std::int64_t>> SqliteStore::GetCrmCredentialVersion(const std::string& org_id,
+                                                                         const std::string& env) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    auto s = c.Prepare("SELECT version FROM crm_credentials WHERE org_id = ? AND env = ?");
+    s.Bind(1, org_id).Bind(2, env);
+    if (!s.Step()) return std::optional<std::int64_t>{};
+    return std::optional<std::int64_t>(s.Int(0));
   });
 }
 
@@ -356,11 +379,12 @@ Result<std::optional<CrmCredentialRecord>> SqliteStore::GetCrmCredential(const s
   return sqlite::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialRecord>> {
         auto s = c.Prepare(
-            "SELECT sealed, updated_at_ms FROM crm_credentials WHERE org_id = ? AND env = ?");
+            "SELECT sealed, updated_at_ms, version FROM crm_credentials WHERE org_id = ? AND env = "
+            "?");
         s.Bind(1, org_id).Bind(2, env);
         if (!s.Step()) return std::optional<CrmCredentialRecord>{};
         return std::optional<CrmCredentialRecord>(
-            CrmCredentialRecord{org_id, env, s.Blob(0), s.Int(1)});
+            CrmCredentialRecord{org_id, env, s.Blob(0), s.Int(1), s.Int(2)});
       });
 }
 

@@ -191,6 +191,21 @@ Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body) {
   return c;
 }
 
+bool IsAllowedCrmUrl(std::string_view url, bool allow_http) {
+  return (url.starts_with("https://") && url.size() > 8) ||
+         (allow_http && url.starts_with("http://") && url.size() > 7);
+}
+
+Result<void> CheckCrmUrls(const CrmCredentials& c, bool allow_http) {
+  const char* requirement =
+      allow_http ? "must be an http or https URL" : "must be an https URL (crm.allow_http is off)";
+  if (!c.login_url.empty() && !IsAllowedCrmUrl(c.login_url, allow_http))
+    return InvalidField("login_url", requirement);
+  if (!c.instance_url.empty() && !IsAllowedCrmUrl(c.instance_url, allow_http))
+    return InvalidField("instance_url", requirement);
+  return {};
+}
+
 std::string SerializeCrmCredentials(const CrmCredentials& c) {
   return json_text::Write(object{{"login_url", c.login_url},
                                  {"client_id", c.client_id},

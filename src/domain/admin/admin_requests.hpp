@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentgate {
@@ -71,6 +72,12 @@ Result<SetDeploymentCommand> ParseSetDeployment(const boost::json::value& body);
 Result<CreateInstanceCommand> ParseCreateInstance(const boost::json::value& body);
 Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body);
 Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body);
+
+// CRM URLs are https; plain http only where the operator allowed it ([crm] allow_http, for test
+// orgs): a refresh token or session sent in the clear is a stolen one.
+bool IsAllowedCrmUrl(std::string_view url, bool allow_http);
+// 400 naming login_url or instance_url when a URL of `c` is not allowed.
+Result<void> CheckCrmUrls(const CrmCredentials& c, bool allow_http);
 
 // The sealed form of CRM credentials and back.
 std::string SerializeCrmCredentials(const CrmCredentials& c);

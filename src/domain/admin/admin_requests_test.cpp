@@ -92,4 +92,24 @@ TEST(AdminRequests, CrmCredentialsAreRefreshTokenOrStaticSession) {
   EXPECT_EQ(round->client_secret, "s");
 }
 
+TEST(AdminRequests, CrmUrlsAreHttpsUnlessTheOperatorAllowsHttp) {
+  EXPECT_TRUE(IsAllowedCrmUrl("https://acme.my.salesforce.com", false));
+  EXPECT_FALSE(IsAllowedCrmUrl("http://acme.my.salesforce.com", false));
+  EXPECT_TRUE(IsAllowedCrmUrl("http://127.0.0.1:8000", true));
+  EXPECT_FALSE(IsAllowedCrmUrl("https://", true));
+  EXPECT_FALSE(IsAllowedCrmUrl("ftp://x", true));
+  EXPECT_FALSE(IsAllowedCrmUrl("HTTPS://x", false));  // lower-case schemes only
+  CrmCredentials c;
+  c.login_url = "http://login.example";
+  auto refused = CheckCrmUrls(c, false);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("'login_url'"), std::string::npos);
+  EXPECT_TRUE(CheckCrmUrls(c, true));
+  c.login_url = "https://login.example";
+  c.instance_url = "http://acme.example";
+  refused = CheckCrmUrls(c, false);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("'instance_url'"), std::string::npos);
+}
+
 }  // namespace agentgate

@@ -1,0 +1,127 @@
+"""The gateway's CRM credentials through the binary: a replacement takes effect on the next call on
+every server, and CRM URLs are https unless the operator allows plain http (a fake org over TLS)."""
+import threading
+
+import pytest
+
+from daemon_harness import Tenant  # noqa: F401  (puts tests/ on the path)
+from fakes.fake_salesforce import FakeSalesforce
+from fakes.http_base import make_certificate
+from gateway_harness import Gateway
+
+SOBJECTS = {"method": "GET", "path": "sobjects"}
+HTTPS_ONLY = {"AGENTGATE_CRM_ALLOW_HTTP": "false"}
+
+
+@pytest.fixture
+def orgs():
+    made = []
+
+    def make(**kwargs):
+        made.append(FakeSalesforce(**kwargs))
+        return made[-1]
+
+    yield make
+    for org in made:
+        org.close()
+
+
+def data_calls(org):
+    return [r for r in org.requests if r["path"].startswith("/services/data/")]
+
+
+def static_session(org):
+    token = "00D5g0000012345!" + org.url[-5:]
+    org.access_tokens.add(token)
+    return {"instance_url": org.url, "access_token": token}
+
+
+def test_replaced_credentials_are_used_from_the_next_call_on_every_server(orgs, start_server):
+    old, new = orgs(), orgs()
+    first = start_server()
+    second = start_server(args=(), env={"AGENTGATE_STORE_URL": first.store_url})
+    gw = Gateway(first, old, static=True)
+    via_second = Gateway.__new__(Gateway)
+    via_second.server, via_second.token = second, gw.token
+    for g in (gw, via_second):  # both servers now hold a session for the old org
+        assert g.call(SOBJECTS)[2]["ok"]
+    assert len(data_calls(old)) == 2
+    assert first.admin("PUT", "/orgs/acme/environments/prod/crm", static_session(new))[0] == 200
+    for g in (gw, via_second):
+        status, _, envelope = g.call(SOBJECTS)
+        assert status == 200 and envelope["ok"], envelope
+    assert len(data_calls(old)) == 2 and len(data_calls(new)) == 2
+
+
+def test_credentials_moved_from_a_dead_instance_work_at_once(orgs, start_server):
+    server = start_server()
+    live = orgs()
+    gw = Gateway(server, live, static=True)
+    dead = {"instance_url": "http://127.0.0.1:1", "access_token": "00D5g0000012345!DEAD"}
+    assert server.admin("PUT", "/orgs/acme/environments/prod/crm", dead)[0] == 200
+    status, _, body = gw.call(SOBJECTS)
+    assert status == 502 and body["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    assert server.admin("PUT", "/orgs/acme/environments/prod/crm", static_session(live))[0] == 200
+    status, _, envelope = gw.call(SOBJECTS)
+    assert status == 200 and envelope["ok"], envelope
+
+
+def test_a_refresh_never_overwrites_credentials_put_while_it_ran(orgs, start_server):
+    slow, replacement = orgs(), orgs()
+    server = start_server()
+    gw = Gateway(server, slow)
+    slow.token_delay = 1.0  # the token endpoint answers after a second
+    results = []
+    caller = threading.Thread(target=lambda: results.append(gw.call(SOBJECTS)))
+    caller.start()
+    while slow.refreshes == 0:
+        threading.Event().wait(0.01)
+    # The operator moves the environment to another org while the refresh is running.
+    assert server.admin("PUT", "/orgs/acme/environments/prod/crm", static_session(replacement))[0] == 200
+    caller.join(10)
+    # The refresh's save was refused (the version moved), so even the call that started it used
+    # the operator's new credentials; the old org's session was never stored over them.
+    assert results and results[0][0] == 200 and results[0][2]["ok"], results
+    assert gw.call(SOBJECTS)[2]["ok"]
+    assert data_calls(slow) == [] and len(data_calls(replacement)) == 2
+
+
+def test_crm_urls_must_be_https_unless_the_operator_allows_http(orgs, start_server):
+    server = start_server(env=HTTPS_ONLY)
+    server.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
+    server.admin("POST", "/orgs/acme/environments", {"name": "prod"})
+    put = lambda creds: server.admin("PUT", "/orgs/acme/environments/prod/crm", creds)
+    status, _, body = put({"login_url": "http://login.example", "client_id": "c", "refresh_token": "r"})
+    assert status == 400 and "'login_url'" in body["error"]["message"] and "https" in body["error"]["message"]
+    status, _, body = put({"instance_url": "http://my.example", "access_token": "t"})
+    assert status == 400 and "'instance_url'" in body["error"]["message"]
+    status, _, body = put({"login_url": "https://login.example", "client_id": "c", "refresh_token": "r",
+                           "instance_url": "http://my.example"})
+    assert status == 400 and "'instance_url'" in body["error"]["message"]
+    assert put({"login_url": "https://login.example", "client_id": "c", "refresh_token": "r"})[0] == 200
+
+
+def test_an_https_org_works_and_a_token_endpoint_may_not_downgrade_it(orgs, start_server, tmp_path):
+    certificate = make_certificate(str(tmp_path))
+    org = orgs(certificate=certificate)
+    org.rotate = True
+    server = start_server(env=dict(HTTPS_ONLY, AGENTGATE_UPSTREAM_CA_FILE=certificate[0]))
+    gw = Gateway(server, org)
+    status, _, envelope = gw.call(SOBJECTS)
+    assert status == 200 and envelope["ok"], envelope
+    assert org.url.startswith("https://")
+
+    # The token endpoint now sends the session to a plain-http instance: refused, nothing sent there.
+    plain = orgs()
+    plain.access_tokens = org.access_tokens
+    org.instance_url = plain.url
+    org.expire_tokens()
+    status, _, body = gw.call(SOBJECTS)
+    assert status == 502 and body["error"]["code"] == "FL06", body
+    assert "https" in body["error"]["message"]
+    assert plain.requests == []
+    # The refresh token it rotated was kept: once the endpoint behaves, the next refresh works.
+    org.instance_url = org.url
+    status, _, envelope = gw.call(SOBJECTS)
+    assert status == 200 and envelope["ok"], envelope
+    assert org.refreshes == 3
