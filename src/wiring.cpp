@@ -185,11 +185,12 @@ int Serve(const ServeOptions& options) {
   Metrics metrics;
   DeclareAgentgateMetrics(metrics);
   StoreRunner runner(**store, blocking);
+  TenantDirectory tenants(runner);
   const ProviderCatalog providers = ProviderCatalog::FromConfig(*config);
   if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
     return Fail("config_invalid", priced.error().message);
   }
-  AdminService admin(runner, clock, providers, master_key, config->crm.allow_http);
+  AdminService admin(runner, tenants, clock, providers, master_key, config->crm.allow_http);
 
   // One HTTP client for every upstream; one model client per configured provider.
   HttpClientOptions http_options;
@@ -211,7 +212,7 @@ int Serve(const ServeOptions& options) {
     http_models.push_back(std::make_unique<HttpModelClient>(dialect, http, p.base_url, key));
     models[p.name] = http_models.back().get();
   }
-  AgentCatalog catalog(runner);
+  AgentCatalog catalog(runner, tenants);
   ConversationQueue conversations;
   MetadataGateway gateway(runner, http, master_key, clock, metrics,
                           GatewayOptions{std::chrono::seconds(60), config->crm.allow_http});
@@ -219,8 +220,8 @@ int Serve(const ServeOptions& options) {
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};
   Idempotency idempotency(runner, clock, metrics, timing.hard_cap);
-  InvokeAgent invoke(InvokeDeps{runner, catalog, conversations, tools, models, config->prices,
-                                clock, metrics, timing});
+  InvokeAgent invoke(InvokeDeps{runner, tenants, catalog, conversations, tools, models,
+                                config->prices, clock, metrics, timing});
 
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{
@@ -229,6 +230,7 @@ int Serve(const ServeOptions& options) {
       idempotency,
       gateway,
       runner,
+      tenants,
       metrics,
       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
       [&] { return server_slot && server_slot->Draining(); }};

@@ -79,6 +79,7 @@ asio::awaitable<Result<OrgRecord>> AdminService::CreateOrg(CreateOrgCommand cmd)
   OrgRecord org{cmd.id.value_or("org_" + crypto::RandomHex(6)), cmd.name,
                 cmd.monthly_spend_limit_usd, clock_.NowMs()};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateOrg(org); });
+  tenants_.Invalidate();
   if (!created) {
     if (created.error().code == ErrorCode::kConflict) {
       co_return Error{ErrorCode::kConflict, "organization '" + org.id + "' already exists"};
@@ -92,6 +93,7 @@ asio::awaitable<Result<OrgRecord>> AdminService::SetOrgLimit(std::string org_id,
                                                              SetOrgLimitCommand cmd) {
   auto updated = co_await store_.Run(
       [&](Store& s) { return s.SetOrgSpendLimit(org_id, cmd.monthly_spend_limit_usd); });
+  tenants_.Invalidate();
   if (!updated) co_return updated.error();
   co_return co_await RequireOrg(org_id);
 }
@@ -99,6 +101,7 @@ asio::awaitable<Result<OrgRecord>> AdminService::SetOrgLimit(std::string org_id,
 asio::awaitable<Result<void>> AdminService::CreateEnvironment(std::string org_id, std::string env) {
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
   auto created = co_await store_.Run([&](Store& s) { return s.CreateEnvironment(org_id, env); });
+  tenants_.Invalidate();
   if (!created && created.error().code == ErrorCode::kConflict) {
     co_return Error{ErrorCode::kConflict, "environment '" + env + "' already exists"};
   }
@@ -117,12 +120,14 @@ asio::awaitable<Result<IssuedToken>> AdminService::CreateToken(std::string org_i
   TokenRecord record{parts.id,         org_id,         cmd.name, crypto::Sha256(parts.secret),
                      cmd.environments, clock_.NowMs(), false};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateToken(record); });
+  tenants_.Invalidate();
   if (!created) co_return created.error();
   co_return IssuedToken{record, FormatApiToken(parts)};
 }
 
 asio::awaitable<Result<void>> AdminService::RevokeToken(std::string org_id, std::string token_id) {
   auto revoked = co_await store_.Run([&](Store& s) { return s.RevokeToken(org_id, token_id); });
+  tenants_.Invalidate();
   if (!revoked) co_return revoked.error();
   if (!*revoked) co_return Error{ErrorCode::kNotFound, "token '" + token_id + "' not found"};
   co_return Result<void>{};
@@ -162,6 +167,7 @@ asio::awaitable<Result<void>> AdminService::SetDeployment(std::string org_id, st
   if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
   auto set = co_await store_.Run(
       [&](Store& s) { return s.SetDeployment(org_id, agent_id, env, cmd.version); });
+  tenants_.Invalidate();
   if (!set && set.error().code == ErrorCode::kNotFound) {
     co_return InvalidField(
         "version", "agent '" + agent_id + "' has no version " + std::to_string(cmd.version));
@@ -188,8 +194,10 @@ asio::awaitable<Result<void>> AdminService::PutGrant(std::string org_id, PutGran
   if (auto agent = co_await RequireAgent(org_id, cmd.agent_id); !agent) {
     co_return InvalidField("agent_id", agent.error().message);
   }
-  co_return co_await store_.Run(
+  auto put = co_await store_.Run(
       [&](Store& s) { return s.PutGrant(org_id, cmd.token_id, cmd.agent_id, cmd.permissions); });
+  tenants_.Invalidate();
+  co_return put;
 }
 
 asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id, std::string env,

@@ -2,7 +2,7 @@
 // The operator's use cases behind /admin/v1 (SPEC §4): each checks what needs the store
 // (existence, conflicts) and writes one transaction.
 
-#include "app/store_runner.hpp"
+#include "app/tenant_directory.hpp"
 #include "config/config.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/admin/admin_requests.hpp"
@@ -43,10 +43,13 @@ struct ConversationTranscript {
 
 class AdminService {
  public:
-  // `crm_allow_http`: [crm] allow_http, plain-http CRM URLs (test orgs only).
-  AdminService(StoreRunner& store, const Clock& clock, ProviderCatalog providers,
-               std::optional<crypto::MasterKey> master_key, bool crm_allow_http)
+  // `crm_allow_http`: [crm] allow_http, plain-http CRM URLs (test orgs only). `tenants` is told
+  // of every write, so this server sees a revoked token or grant at once.
+  AdminService(StoreRunner& store, TenantDirectory& tenants, const Clock& clock,
+               ProviderCatalog providers, std::optional<crypto::MasterKey> master_key,
+               bool crm_allow_http)
       : store_(store),
+        tenants_(tenants),
         clock_(clock),
         providers_(std::move(providers)),
         master_key_(master_key),
@@ -84,6 +87,7 @@ class AdminService {
   Result<void> CheckProvider(const AgentConfig& config) const;
 
   StoreRunner& store_;
+  TenantDirectory& tenants_;
   const Clock& clock_;
   ProviderCatalog providers_;
   std::optional<crypto::MasterKey> master_key_;

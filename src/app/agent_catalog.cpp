@@ -6,8 +6,7 @@ namespace agentgate {
 
 boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> AgentCatalog::Deployed(
     const std::string& org_id, const std::string& agent_id, const std::string& env) {
-  auto deployed =
-      co_await store_.Run([&](Store& s) { return s.GetDeployment(org_id, agent_id, env); });
+  auto deployed = co_await tenants_.Deployment(org_id, agent_id, env);
   if (!deployed) co_return deployed.error();
   if (!*deployed) {
     co_return Error(ErrorCode::kAgentNotFound,
@@ -32,6 +31,7 @@ boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> AgentCatalog:
                     "stored agent config is invalid: " + config.error().message);
   auto loaded = std::make_shared<const LoadedAgent>(version, std::move(*config));
   std::lock_guard lock(mutex_);
+  if (cache_.size() >= kMaxParsed) cache_.clear();
   cache_.emplace(key, loaded);
   co_return loaded;
 }

@@ -2,7 +2,7 @@
 // The agent versions deployed per environment, parsed once: versions are immutable, so a parsed
 // config, its safety checker and its resource index are cached by (org, agent, version).
 
-#include "app/store_runner.hpp"
+#include "app/tenant_directory.hpp"
 #include "domain/admin/agent_config.hpp"
 #include "domain/agent/resource_search.hpp"
 #include "domain/agent/safety.hpp"
@@ -25,7 +25,10 @@ struct LoadedAgent {
 
 class AgentCatalog {
  public:
-  explicit AgentCatalog(StoreRunner& store) : store_(store) {}
+  // Parsed versions kept at most; past that the cache starts again (versions are re-read).
+  static constexpr std::size_t kMaxParsed = 4096;
+
+  AgentCatalog(StoreRunner& store, TenantDirectory& tenants) : store_(store), tenants_(tenants) {}
 
   // The version deployed in `env`; kAgentNotFound when none is.
   boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Deployed(
@@ -33,6 +36,7 @@ class AgentCatalog {
 
  private:
   StoreRunner& store_;
+  TenantDirectory& tenants_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const LoadedAgent>> cache_;
 };

@@ -7,7 +7,8 @@
 
 namespace agentgate {
 
-boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const CallerHeaders& h) {
+boost::asio::awaitable<Result<Caller>> Authenticate(TenantDirectory& tenants,
+                                                    const CallerHeaders& h) {
   const Error unauthenticated{ErrorCode::kUnauthenticated, "the organization or token was refused"};
   if (!h.org || h.org->empty() || !h.token || h.token->empty()) {
     co_return Error{ErrorCode::kUnauthenticated,
@@ -19,7 +20,7 @@ boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const Ca
   const auto parts = ParseApiToken(*h.token);
   if (!parts) co_return unauthenticated;
   const std::string token_id = parts->id;
-  auto record = co_await store.Run([&](Store& s) { return s.GetToken(token_id); });
+  auto record = co_await tenants.Token(token_id);
   if (!record) co_return record.error();
   // Hash the presented secret even when the id is unknown, so timing does not reveal ids.
   const std::string presented = crypto::Sha256(parts->secret);
@@ -32,7 +33,7 @@ boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const Ca
   const auto& token = **record;
   const std::string org = *h.org;
   const std::string env = *h.env;
-  auto env_exists = co_await store.Run([&](Store& s) { return s.HasEnvironment(org, env); });
+  auto env_exists = co_await tenants.HasEnvironment(org, env);
   if (!env_exists) co_return env_exists.error();
   if (!*env_exists)
     co_return Error{ErrorCode::kForbidden,
@@ -44,11 +45,10 @@ boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store, const Ca
   co_return Caller{org, env, token.id};
 }
 
-boost::asio::awaitable<Result<void>> Authorize(StoreRunner& store, const Caller& caller,
+boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const Caller& caller,
                                                const std::string& agent_id,
                                                const std::string& permission) {
-  const std::string token_id = caller.token_id;
-  auto grant = co_await store.Run([&](Store& s) { return s.GetGrant(token_id, agent_id); });
+  auto grant = co_await tenants.Grant(caller.token_id, agent_id);
   if (!grant) co_return grant.error();
   if (std::find(grant->begin(), grant->end(), permission) == grant->end()) {
     co_return Error{ErrorCode::kForbidden,

@@ -1,7 +1,7 @@
 #pragma once
 // Header authentication for product endpoints (SPEC §3): fl-api-org, fl-api-token, fl-api-env.
 
-#include "app/store_runner.hpp"
+#include "app/tenant_directory.hpp"
 #include "domain/error.hpp"
 
 #include <optional>
@@ -24,11 +24,11 @@ struct Caller {
 // 401 unauthenticated: missing org/token, unknown org, malformed, wrong or revoked token.
 // 400 missing_header: no env. 403 forbidden: token not valid for this env. The messages never
 // repeat the token.
-boost::asio::awaitable<Result<Caller>> Authenticate(StoreRunner& store,
+boost::asio::awaitable<Result<Caller>> Authenticate(TenantDirectory& tenants,
                                                     const CallerHeaders& headers);
 
 // 403 unless the caller's token holds `permission` on the agent.
-boost::asio::awaitable<Result<void>> Authorize(StoreRunner& store, const Caller& caller,
+boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const Caller& caller,
                                                const std::string& agent_id,
                                                const std::string& permission);
 

@@ -68,7 +68,7 @@ Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
 asio::awaitable<Result<AdmittedAgent>> InvokeAgent::Admit(const Caller& caller,
                                                           const std::string& agent_id) {
   AG_CO_TRY(auto agent, co_await d_.catalog.Deployed(caller.org_id, agent_id, caller.env));
-  AG_CO_TRYV(co_await Authorize(d_.store, caller, agent_id, "chat"));
+  AG_CO_TRYV(co_await Authorize(d_.tenants, caller, agent_id, "chat"));
   co_return AdmittedAgent(std::move(agent));
 }
 
@@ -233,15 +233,11 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     co_return Error(ErrorCode::kInternal,
                     "provider '" + config.model.provider + "' is not configured");
   const auto price_it = d_.prices.find(config.model.provider + "/" + config.model.name);
-  AG_CO_TRY(const auto org,
-            co_await d_.store.Run([&](Store& s) { return s.GetOrg(caller.org_id); }));
-  MeteredModel metered(
-      d_.store, d_.clock, d_.metrics, *model, config.model.provider,
-      SpendAccount{caller.org_id, command.agent_id, governance::MonthOf(started_ms),
-                   org ? org->monthly_spend_limit_usd : std::nullopt,
-                   config.monthly_spend_limit_usd,
-                   price_it != d_.prices.end() ? price_it->second : Price{},
-                   config.model.max_output_tokens});
+  MeteredModel metered(d_.store, d_.clock, d_.metrics, *model, config.model.provider,
+                       SpendAccount{caller.org_id, command.agent_id,
+                                    governance::MonthOf(started_ms), config.monthly_spend_limit_usd,
+                                    price_it != d_.prices.end() ? price_it->second : Price{},
+                                    config.model.max_output_tokens});
 
   Turn turn(std::move(prompt.request), std::move(prompt.action_names), config.max_iterations);
   InvokeResult result;

@@ -64,6 +64,7 @@ struct TurnTiming {
 
 struct InvokeDeps {
   StoreRunner& store;
+  TenantDirectory& tenants;
   AgentCatalog& catalog;
   ConversationQueue& conversations;
   ToolRunner& tools;

@@ -14,7 +14,6 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
       account_.agent_id,
       account_.month,
       governance::WorstCaseUsd(account_.price, EstimateTokens(request), account_.max_output_tokens),
-      account_.org_limit_usd,
       account_.agent_limit_usd,
       clock_.NowMs()};
   AG_CO_TRY(const auto reserved,

@@ -24,7 +24,6 @@ struct SpendAccount {
   std::string org_id;
   std::string agent_id;
   std::string month;  // YYYY-MM (UTC) of the turn's start: all its calls count there
-  std::optional<double> org_limit_usd;
   std::optional<double> agent_limit_usd;
   Price price;
   std::int64_t max_output_tokens = 0;

@@ -131,7 +131,8 @@ struct SpendReservationRequest {
   std::string agent_id;
   std::string month;  // YYYY-MM (UTC)
   double amount_usd = 0;
-  std::optional<double> org_limit_usd;
+  // The org's limit is read in the reservation's own transaction, so a limit the operator just
+  // changed holds at once on every server; the agent's comes with its (immutable) version.
   std::optional<double> agent_limit_usd;
   std::int64_t now_ms = 0;
 };

@@ -1,4 +1,6 @@
 """Header authentication of product endpoints (SPEC §3) through the binary."""
+import time
+
 import pytest
 
 from conftest import error_of
@@ -68,6 +70,39 @@ def test_revoked_tokens_are_refused(server, tenant):
     server.admin("DELETE", f"/orgs/acme/tokens/{tok['id']}")
     status, _, body = invoke(server, headers)
     assert status == 401 and error_of(body)["code"] == "unauthenticated"
+
+
+def test_a_revoked_token_or_grant_stops_at_once_here_and_within_a_second_on_another_server(
+        server, tenant, start_server):
+    # Both servers have the token, the environment, the grant and the deployment in memory.
+    other = start_server(args=(), env={"AGENTGATE_STORE_URL": server.store_url})
+    tok = tenant["token"]
+    headers = {"fl-api-org": "acme", "fl-api-token": tok["token"], "fl-api-env": "prod"}
+    for s in (server, other):
+        assert invoke(s, headers)[0] == 200
+
+    def refused_within(s, status):
+        """Calls until `status` comes back: how long after `since` it came, or None."""
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if invoke(s, headers)[0] == status:
+                return time.monotonic() - since
+        return None
+
+    assert server.admin("PUT", "/orgs/acme/grants", {"token_id": tok["id"], "agent_id": "bot",
+                                                      "permissions": []})[0] == 200
+    since = time.monotonic()
+    assert invoke(server, headers)[0] == 403  # the revoking server: at once
+    took = refused_within(other, 403)
+    assert took is not None and took <= 1.2, took
+
+    server.admin("PUT", "/orgs/acme/grants", {"token_id": tok["id"], "agent_id": "bot", "permissions": ["chat"]})
+    assert refused_within(other, 200) is not None
+    assert server.admin("DELETE", f"/orgs/acme/tokens/{tok['id']}")[0] == 200
+    since = time.monotonic()
+    assert invoke(server, headers)[0] == 401
+    took = refused_within(other, 401)
+    assert took is not None and took <= 1.2, took
 
 
 def test_env_limited_tokens_are_403_elsewhere(server, tenant):

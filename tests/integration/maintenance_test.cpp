@@ -34,12 +34,9 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
   TypeParam backend;
   auto store = backend.Open();
   const std::int64_t now = 10 * 60 * 1000;
-  auto stranded =
-      store->ReserveSpend({"acme", "bot", "1970-01", 0.5, std::nullopt, std::nullopt, 1000})
-          .value();
+  auto stranded = store->ReserveSpend({"acme", "bot", "1970-01", 0.5, std::nullopt, 1000}).value();
   auto recent =
-      store->ReserveSpend({"acme", "bot", "1970-01", 0.25, std::nullopt, std::nullopt, now - 1000})
-          .value();
+      store->ReserveSpend({"acme", "bot", "1970-01", 0.25, std::nullopt, now - 1000}).value();
   ASSERT_TRUE(stranded.reserved && recent.reserved);
   const IdempotencyScope key{"acme", "prod", "old"};
   ASSERT_EQ(store->ClaimIdempotencyKey(key, "fp", 0, 120000).value().outcome,

@@ -56,9 +56,10 @@ class ServerRoutesTest : public ::testing::Test {
   StoreRunner runner_{*store_, pool_};
   FixedClock clock_;
   Metrics metrics_;
-  AdminService admin_{runner_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}}, std::nullopt,
-                      false};
-  AgentCatalog catalog_{runner_};
+  TenantDirectory tenants_{runner_};
+  AdminService admin_{runner_,      tenants_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}},
+                      std::nullopt, false};
+  AgentCatalog catalog_{runner_, tenants_};
   ConversationQueue conversations_;
   asio::io_context http_io_;
   HttpClient http_{http_io_.get_executor(), HttpClientOptions{}};
@@ -66,12 +67,11 @@ class ServerRoutesTest : public ::testing::Test {
                            clock_,  metrics_, GatewayOptions{std::chrono::seconds(5), false}};
   ToolRunner tools_{runner_, http_, clock_, gateway_};
   InvokeAgent invoke_{InvokeDeps{
-      runner_, catalog_, conversations_, tools_, {}, {}, clock_, metrics_, TurnTiming{}}};
+      runner_, tenants_, catalog_, conversations_, tools_, {}, {}, clock_, metrics_, TurnTiming{}}};
   Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
-  http::RouteDeps deps_{
-      admin_,  invoke_,  idempotency_, gateway_,
-      runner_, metrics_, std::nullopt, [this] {
-                          return server_ && server_->Draining(); }};
+  http::RouteDeps deps_{admin_,   invoke_,      idempotency_,
+                        gateway_, runner_,      tenants_,
+                        metrics_, std::nullopt, [this] { return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

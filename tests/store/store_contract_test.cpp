@@ -397,7 +397,8 @@ TYPED_TEST(StoreContract, TheCallWindowSlidesAndRefusedCallsDoNotCount) {
 
 TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
   auto& s = *this->store_;
-  SpendReservationRequest r{"acme", "bot", "2026-11", 0.4, 1.0, 0.5, 1};
+  ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());
+  SpendReservationRequest r{"acme", "bot", "2026-11", 0.4, 0.5, 1};
   auto first = s.ReserveSpend(r).value();
   ASSERT_TRUE(first.reserved);
   auto second = s.ReserveSpend(r).value();  // agent has 0.4 of 0.5: may cross once
@@ -422,8 +423,8 @@ TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
 
 TYPED_TEST(StoreContract, StrandedReservationsAreReleased) {
   auto& s = *this->store_;
-  auto old = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, 1.0, std::nullopt, 100}).value();
-  auto recent = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, 1.0, std::nullopt, 900}).value();
+  auto old = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 100}).value();
+  auto recent = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, std::nullopt, 900}).value();
   ASSERT_TRUE(old.reserved && recent.reserved);
   EXPECT_EQ(s.ReleaseSpendReservations(500).value(), 1);
   auto usage = s.GetUsage("acme", "2026-11").value();
@@ -437,12 +438,25 @@ TYPED_TEST(StoreContract, StrandedReservationsAreReleased) {
 
 TYPED_TEST(StoreContract, TheOrgLimitCountsEveryAgent) {
   auto& s = *this->store_;
-  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.6, 1.0, std::nullopt, 1}).value().reserved);
-  ASSERT_TRUE(s.ReserveSpend({"acme", "b", "2026-11", 0.6, 1.0, std::nullopt, 1}).value().reserved);
-  auto refused = s.ReserveSpend({"acme", "c", "2026-11", 0.1, 1.0, std::nullopt, 1}).value();
+  ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());
+  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.6, std::nullopt, 1}).value().reserved);
+  ASSERT_TRUE(s.ReserveSpend({"acme", "b", "2026-11", 0.6, std::nullopt, 1}).value().reserved);
+  auto refused = s.ReserveSpend({"acme", "c", "2026-11", 0.1, std::nullopt, 1}).value();
   EXPECT_FALSE(refused.reserved);
   EXPECT_EQ(refused.scope, "organization");
-  EXPECT_TRUE(s.ReserveSpend({"acme", "c", "2026-12", 0.1, 1.0, std::nullopt, 1}).value().reserved);
+  EXPECT_TRUE(s.ReserveSpend({"acme", "c", "2026-12", 0.1, std::nullopt, 1}).value().reserved);
+}
+
+TYPED_TEST(StoreContract, AChangedOrgLimitHoldsFromTheNextReservation) {
+  auto& s = *this->store_;  // acme starts without a limit
+  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 5.0, std::nullopt, 1}).value().reserved);
+  ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());
+  auto refused = s.ReserveSpend({"acme", "a", "2026-11", 0.1, std::nullopt, 2}).value();
+  EXPECT_FALSE(refused.reserved);
+  EXPECT_EQ(refused.scope, "organization");
+  EXPECT_DOUBLE_EQ(refused.limit_usd, 1.0);
+  ASSERT_TRUE(s.SetOrgSpendLimit("acme", std::nullopt).value());
+  EXPECT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.1, std::nullopt, 3}).value().reserved);
 }
 
 }  // namespace

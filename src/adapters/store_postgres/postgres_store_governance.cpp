@@ -104,7 +104,11 @@ Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest&
                         {P(r.org_id), P(r.month), P(r.agent_id)})
                        .Double(0, 0);
     };
-    if (auto reached = governance::FirstLimitReached(r.org_limit_usd, r.agent_limit_usd, spent))
+    std::optional<double> org_limit;
+    if (auto org = c.Exec("SELECT monthly_spend_limit_usd FROM orgs WHERE id = $1", {P(r.org_id)});
+        !org.empty() && !org.IsNull(0, 0))
+      org_limit = org.Double(0, 0);
+    if (auto reached = governance::FirstLimitReached(org_limit, r.agent_limit_usd, spent))
       return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd};
     const std::string id = crypto::RandomHex(12);
     c.Exec(

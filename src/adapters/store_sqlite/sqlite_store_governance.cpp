@@ -132,7 +132,13 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
       s.Step();
       return s.Double(0);
     };
-    if (auto reached = governance::FirstLimitReached(r.org_limit_usd, r.agent_limit_usd, spent))
+    std::optional<double> org_limit;
+    {
+      auto org = c.Prepare("SELECT monthly_spend_limit_usd FROM orgs WHERE id = ?");
+      org.Bind(1, r.org_id);
+      if (org.Step() && !org.IsNull(0)) org_limit = org.Double(0);
+    }
+    if (auto reached = governance::FirstLimitReached(org_limit, r.agent_limit_usd, spent))
       return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd};
     const std::string id = crypto::RandomHex(12);
     c.Prepare(

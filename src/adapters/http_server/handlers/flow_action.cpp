@@ -43,7 +43,7 @@ Response FlowResult(const InvokeResult& result) {
 void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
   router.Add("POST", "/api/flow-actions/invoke-agent",
              [&deps](Request& r) -> asio::awaitable<Response> {
-               auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+               auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
                if (!caller) co_return FlowFault(caller.error());
                auto body = ParseJsonBody(r);
                if (!body) co_return FlowFault(body.error());

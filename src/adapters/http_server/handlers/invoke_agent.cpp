@@ -32,7 +32,7 @@ void AddInvokeRoutes(Router& router, RouteDeps& deps) {
              [&deps](Request& r) -> asio::awaitable<Response> {
                // Authentication comes before the body is judged, so an anonymous caller learns
                // nothing.
-               auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+               auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
                if (!caller) co_return ErrorResponse(caller.error());
                auto body = ParseJsonBody(r);
                if (!body) co_return ErrorResponse(body.error());

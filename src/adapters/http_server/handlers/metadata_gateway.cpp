@@ -49,7 +49,7 @@ Response GatewayError(const Error& error) {
 
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps) {
   router.Add("POST", "/api/metadata-gateway", [&deps](Request& r) -> asio::awaitable<Response> {
-    auto caller = co_await Authenticate(deps.store, CallerHeadersOf(r));
+    auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
     if (!caller)
       co_return GatewayError(
           Error(ErrorCode::kUnauthenticated, "FL04 Unauthorized: " + caller.error().message));

@@ -22,6 +22,7 @@ struct RouteDeps {
   Idempotency& idempotency;
   MetadataGateway& gateway;
   StoreRunner& store;
+  TenantDirectory& tenants;
   Metrics& metrics;
   std::optional<std::string>
       admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off

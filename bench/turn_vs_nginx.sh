@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# A stateless agent turn against its network baseline, in one run: an instant OpenAI-compatible
+# upstream (nginx `return 200` with a fixed chat.completion), then
+#   baseline: nginx proxy_pass to that upstream (keep-alive), POST /v1/chat/completions;
+#   agentgate: POST /api/agents/bench/invoke, whose one model call goes to the same upstream
+#              (SQLite store, org and agent spend limits set, the model priced).
+# Throughput with wrk -c$CONNECTIONS, then latency with one connection (p50 added over nginx).
+#
+#   bash bench/turn_vs_nginx.sh [build-dir]     (default: build-release, built if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/setup.sh "$@"
+BIN=$(realpath "$BUILD/agentgate")
+command -v nginx >/dev/null || /usr/sbin/nginx -v 2>/dev/null || bash scripts/install-deps.sh
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { echo $((20000 + RANDOM % 20000)); }
+upstream=$(free_port)
+proxy=$(free_port)
+gate=$(free_port)
+
+completion='{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-bench","choices":[{"index":0,"message":{"role":"assistant","content":"All good."},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":4}}'
+mkdir -p "$work/nginx"
+cat >"$work/nginx.conf" <<NGINX
+pid $work/nginx.pid;
+error_log $work/nginx/error.log;
+worker_processes 1;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+  upstream llm { server 127.0.0.1:$upstream; keepalive 64; }
+  server {  # the instant upstream
+    listen 127.0.0.1:$upstream;
+    location / { default_type application/json; return 200 '$completion'; }
+  }
+  server {  # the baseline: a plain reverse proxy to it
+    listen 127.0.0.1:$proxy;
+    location / { proxy_pass http://llm; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+"$NGINX" -c "$work/nginx.conf" -p "$work"
+
+cat >"$work/agentgate.toml" <<TOML
+[[providers]]
+name = "bench"
+kind = "openai"
+base_url = "http://127.0.0.1:$upstream/v1"
+api_key_env = "BENCH_LLM_KEY"
+
+[prices."bench/gpt-bench"]
+input_per_mtok = 0.15
+output_per_mtok = 0.60
+TOML
+admin="bench-admin-$RANDOM$RANDOM$RANDOM"
+(cd "$work" && BENCH_LLM_KEY=sk-bench AGENTGATE_ADMIN_TOKEN=$admin AGENTGATE_MASTER_KEY=$("$BIN" gen-master-key) \
+  AGENTGATE_SERVER_LISTEN=127.0.0.1:$gate AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
+  exec "$BIN" serve --config "$work/agentgate.toml" >"$work/server.log" 2>&1) &
+pids+=($!)
+until curl -sf "http://127.0.0.1:$gate/healthz" >/dev/null; do sleep 0.01; done
+api() { curl -sf -X "$1" "http://127.0.0.1:$gate/admin/v1$2" -H "authorization: Bearer $admin" -d "$3"; }
+api POST /orgs '{"id":"acme","name":"Acme","monthly_spend_limit_usd":1000000}' >/dev/null
+api POST /orgs/acme/environments '{"name":"prod"}' >/dev/null
+token_json=$(api POST /orgs/acme/tokens '{"name":"bench"}')
+token=$(echo "$token_json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+token_id=$(echo "$token_json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+api POST /orgs/acme/agents '{"id":"bench","config":{"name":"Bench","instructions":"Answer briefly.",
+  "model":{"provider":"bench","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
+api PUT /orgs/acme/agents/bench/deployments/prod '{"version":1}' >/dev/null
+api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench\",\"permissions\":[\"chat\"]}" >/dev/null
+
+cat >"$work/proxy.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"model":"gpt-bench","messages":[{"role":"system","content":"Answer briefly."},{"role":"user","content":"hi"}]}'
+wrk.headers["content-type"] = "application/json"
+wrk.headers["authorization"] = "Bearer sk-bench"
+LUA
+cat >"$work/invoke.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"message":"hi"}'
+wrk.headers["content-type"] = "application/json"
+wrk.headers["fl-api-org"] = "acme"
+wrk.headers["fl-api-env"] = "prod"
+wrk.headers["fl-api-token"] = "$token"
+LUA
+check=$(curl -s "http://127.0.0.1:$gate/api/agents/bench/invoke" -H "content-type: application/json" \
+  -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d '{"message":"hi"}')
+echo "$check" | grep -q '"response":"All good."' || { echo "the turn did not answer: $check"; exit 1; }
+
+rps() { awk '/Requests\/sec/ {print $2}'; }
+pct() { awk -v p="$1%" '$1 == p {print $2; exit}'; }
+ms() {  # wrk latency (e.g. 95.00us, 1.20ms) in ms
+  awk '{v=$1; if (v ~ /us$/) {sub(/us$/, "", v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)}
+        else if (v ~ /s$/) {sub(/s$/, "", v); v*=1000}; printf "%.3f", v}'
+}
+load() { wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency -s "$1" "$2"; }
+single() { wrk -t1 -c1 -d$DURATION --latency -s "$1" "$2"; }
+
+base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
+turn=$(load "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+base1=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
+turn1=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+
+b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
+b50=$(echo "$base1" | pct 50 | ms); t50=$(echo "$turn1" | pct 50 | ms)
+echo "command: bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1 runs -t1 -c1; $(nproc) cores)"
+echo "nginx proxy_pass to the instant upstream: $b req/s, p99 $(echo "$base" | pct 99)   (baseline)"
+echo "agentgate stateless turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
+echo "c1 p50: nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms"
+echo "non-2xx answers during the turn run: $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"

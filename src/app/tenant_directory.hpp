@@ -1,0 +1,49 @@
+#pragma once
+// The tenant reads every call makes (a token, an environment, a grant, a deployment), served from
+// memory instead of the store (spend limits are not among them: an org's limit is read where
+// spend is reserved, in the store's transaction). A value is used for at most kFreshForMs after
+// the store read that produced it began, so a change made through another server (a revoked token
+// or grant) is seen within 1 s; the admin operations of this server call Invalidate(), so a change
+// made here is seen at once (SPEC §5).
+
+#include "app/read_cache.hpp"
+#include "app/store_runner.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+class TenantDirectory {
+ public:
+  static constexpr std::int64_t kFreshForMs = 1000;
+  static constexpr std::size_t kCapacity = 100000;  // per kind of record
+
+  explicit TenantDirectory(StoreRunner& store) : store_(store) {}
+
+  boost::asio::awaitable<Result<std::optional<TokenRecord>>> Token(const std::string& token_id);
+  boost::asio::awaitable<Result<bool>> HasEnvironment(const std::string& org_id,
+                                                      const std::string& env);
+  boost::asio::awaitable<Result<std::vector<std::string>>> Grant(const std::string& token_id,
+                                                                 const std::string& agent_id);
+  boost::asio::awaitable<Result<std::optional<int>>> Deployment(const std::string& org_id,
+                                                                const std::string& agent_id,
+                                                                const std::string& env);
+
+  // Every value read before now is stale: call after any tenant write.
+  void Invalidate();
+
+ private:
+  template <class Value, class Read>
+  boost::asio::awaitable<Result<Value>> ReadThrough(ReadCache<Value>& cache,
+                                                    const std::string& key, const Read& read);
+
+  StoreRunner& store_;
+  ReadCache<std::optional<TokenRecord>> tokens_{kFreshForMs, kCapacity};
+  ReadCache<bool> environments_{kFreshForMs, kCapacity};
+  ReadCache<std::vector<std::string>> grants_{kFreshForMs, kCapacity};
+  ReadCache<std::optional<int>> deployments_{kFreshForMs, kCapacity};
+};
+
+}  // namespace agentgate
