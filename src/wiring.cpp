@@ -186,6 +186,8 @@ int Serve(const ServeOptions& options) {
   DeclareAgentgateMetrics(metrics);
   StoreRunner runner(**store, blocking);
   TenantDirectory tenants(runner);
+  // One writer for SQLite (its writes are serial anyway), several for a shared database.
+  TurnCommitter committer(**store, config->store.url.starts_with("sqlite:") ? 1 : 4, 128);
   const ProviderCatalog providers = ProviderCatalog::FromConfig(*config);
   if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
     return Fail("config_invalid", priced.error().message);
@@ -220,7 +222,7 @@ int Serve(const ServeOptions& options) {
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};
   Idempotency idempotency(runner, clock, metrics, timing.hard_cap);
-  InvokeAgent invoke(InvokeDeps{runner, tenants, catalog, conversations, tools, models,
+  InvokeAgent invoke(InvokeDeps{runner, tenants, committer, catalog, conversations, tools, models,
                                 config->prices, clock, metrics, timing});
 
   std::optional<http::Server> server_slot;

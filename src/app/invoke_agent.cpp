@@ -21,9 +21,7 @@ namespace asio = boost::asio;
 using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-// Below this much time before the hard cap a finished turn is not stored: the cap may fire while
-// the write runs, and a 504 must leave no history behind.
-constexpr milliseconds kStoreMargin{250};
+constexpr milliseconds kPastTheCap{1000};
 constexpr int kMemoriesConsidered = 50;
 constexpr std::size_t kMemoriesShown = 10;
 // How often a turn queued behind one running on another server looks again: soon at first (most
@@ -78,12 +76,16 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
   const Deadlines deadlines{started + d_.timing.answer_early, started + d_.timing.hard_cap};
   d_.metrics.AddGauge("agentgate_turns_in_flight", {}, 1);
   asio::steady_timer cap(co_await asio::this_coro::executor, deadlines.hard);
-  // The hard cap cancels the body, and with it every upstream call it has in flight.
-  auto first =
-      co_await (Body(std::move(command), deadlines) || cap.async_wait(asio::use_awaitable));
+  // The hard cap cancels the body, and with it every upstream call it has in flight. A store call
+  // cannot be canceled: the race ends when it returns, so a commit that began before the cap
+  // finishes, and its outcome is the answer (docs/cancellation.md).
+  CommitOutcome outcome;
+  auto first = co_await (Body(std::move(command), deadlines, outcome) ||
+                         cap.async_wait(asio::use_awaitable));
   d_.metrics.AddGauge("agentgate_turns_in_flight", {}, -1);
   d_.metrics.Observe("agentgate_turn_duration_seconds", {},
                      std::chrono::duration<double>(SteadyClock::now() - started).count());
+  if (first.index() == 1 && outcome) co_return std::move(*outcome);
   if (first.index() == 1) {
     d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "hard_cap"}});
     co_return Error(ErrorCode::kTurnTimeout,
@@ -94,8 +96,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
   co_return std::get<0>(std::move(first));
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
-                                                        Deadlines deadlines) {
+asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, Deadlines deadlines,
+                                                        CommitOutcome& outcome) {
   const Caller& caller = command.caller;
   const auto agent = command.agent.loaded();
   const auto& request = command.request;
@@ -140,7 +142,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
 
   if (!conversation_id) {
     co_return co_await RunTurn(caller, command, agent, instance_instructions, std::nullopt,
-                               deadlines);
+                               deadlines, outcome);
   }
   // At most 200 calls in any 120 s on one conversation (its first call included); refused calls
   // do not count. Stateless calls are never limited.
@@ -178,13 +180,13 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command,
     co_await poll.async_wait(asio::use_awaitable);
   }
   co_return co_await RunTurn(caller, command, agent, instance_instructions, conversation_id,
-                             deadlines);
+                             deadlines, outcome);
 }
 
 asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     const Caller& caller, const InvokeCommand& command, std::shared_ptr<const LoadedAgent> agent,
     std::string instance_instructions, std::optional<std::string> conversation_id,
-    Deadlines deadlines) {
+    Deadlines deadlines, CommitOutcome& commit_outcome) {
   const auto& config = agent->config;
   const auto& request = command.request;
   const std::int64_t started_ms = d_.clock.NowMs();
@@ -259,7 +261,10 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     }
     const auto& model_request = std::get<Turn::CallModel>(step).request;
     for (int failures = 0;;) {
-      AG_CO_TRY(auto call, co_await metered.Complete(model_request, Until(deadlines.hard)));
+      // The call's own deadline lies past the cap: a call still running at the cap is ended by
+      // the cap (504), never by a timeout the turn would report as llm_error.
+      const milliseconds call_deadline = Until(deadlines.hard) + kPastTheCap;
+      AG_CO_TRY(auto call, co_await metered.Complete(model_request, call_deadline));
       if (call.refused) {
         // A turn that cannot pay for its first call is refused; a later one answers with what
         // it has.
@@ -295,10 +300,6 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     response = config.safety.placeholder;  // the withheld text is never stored or logged
   result.response = response;
 
-  if (Until(deadlines.hard) < kStoreMargin) {
-    co_return Error(ErrorCode::kTurnTimeout,
-                    "the turn passed turn_timeout_seconds and was canceled");
-  }
   TurnCommit commit;
   commit.turn.id = "turn_" + crypto::RandomHex(10);
   commit.turn.conversation_id = conversation_id.value_or("");
@@ -329,18 +330,31 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
         command.idempotency->key.scope, command.idempotency->key.claimed_at_ms, answer.status,
         std::move(answer.body), Idempotency::ReplayUntil(now)};
   }
-  auto committed = co_await d_.store.Run([&](Store& s) { return s.CommitTurn(commit); });
+  commit.settlements = metered.Settlements();
+  // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
+  // last step ran (a canceled or timed-out model call returns a failure, not an exception), stores
+  // nothing. Past this check the commit is queued in the same step, and its outcome is the answer
+  // even if the cap passes while it runs (docs/cancellation.md).
+  const auto cancellation = co_await asio::this_coro::cancellation_state;
+  if (SteadyClock::now() >= deadlines.hard ||
+      cancellation.cancelled() != asio::cancellation_type::none)
+    co_return Error(ErrorCode::kTurnTimeout,
+                    "the turn passed turn_timeout_seconds and was canceled");
+  const Result<void> committed = co_await d_.committer.Commit(commit);
   if (!committed) {
-    // Only a turn that outlived its cap can lose its claim to a retry on another server.
-    if (committed.error().code == ErrorCode::kConflict)
-      co_return Error(ErrorCode::kTurnTimeout,
-                      "the turn passed turn_timeout_seconds and its idempotency key was taken "
-                      "over by a retry");
-    co_return committed.error();
+    // Only a turn that outlived its cap can lose its claim or its reservations.
+    commit_outcome =
+        committed.error().code == ErrorCode::kConflict
+            ? Error(ErrorCode::kTurnTimeout,
+                    "the turn passed turn_timeout_seconds and its idempotency key or spend "
+                    "reservation was taken over")
+            : committed.error();
+    co_return *commit_outcome;
   }
-
+  metered.Committed();
   d_.metrics.Add("agentgate_turn_stops_total",
-                 {{"reason", std::string(StopReasonName(outcome.stop_reason).value_or("none"))}});
+                 {{"reason", std::string(StopReasonName(result.stop_reason).value_or("none"))}});
+  commit_outcome = result;
   co_return result;
 }
 

@@ -8,6 +8,7 @@
 #include "app/conversation_queue.hpp"
 #include "app/idempotency.hpp"
 #include "app/tool_runner.hpp"
+#include "app/turn_committer.hpp"
 #include "config/config.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "observability/metrics.hpp"
@@ -65,6 +66,7 @@ struct TurnTiming {
 struct InvokeDeps {
   StoreRunner& store;
   TenantDirectory& tenants;
+  TurnCommitter& committer;
   AgentCatalog& catalog;
   ConversationQueue& conversations;
   ToolRunner& tools;
@@ -91,13 +93,16 @@ class InvokeAgent {
     std::chrono::steady_clock::time_point hard;
   };
 
-  boost::asio::awaitable<Result<InvokeResult>> Body(InvokeCommand command, Deadlines deadlines);
-  boost::asio::awaitable<Result<InvokeResult>> RunTurn(const Caller& caller,
-                                                       const InvokeCommand& command,
-                                                       std::shared_ptr<const LoadedAgent> agent,
-                                                       std::string instance_instructions,
-                                                       std::optional<std::string> conversation_id,
-                                                       Deadlines deadlines);
+  // Set by the turn as soon as its commit has an outcome: what the caller gets, even when the hard
+  // cap passed while the commit ran (a committed turn is never answered 504).
+  using CommitOutcome = std::optional<Result<InvokeResult>>;
+
+  boost::asio::awaitable<Result<InvokeResult>> Body(InvokeCommand command, Deadlines deadlines,
+                                                    CommitOutcome& outcome);
+  boost::asio::awaitable<Result<InvokeResult>> RunTurn(
+      const Caller& caller, const InvokeCommand& command, std::shared_ptr<const LoadedAgent> agent,
+      std::string instance_instructions, std::optional<std::string> conversation_id,
+      Deadlines deadlines, CommitOutcome& commit_outcome);
 
   InvokeDeps d_;
 };

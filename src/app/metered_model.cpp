@@ -18,6 +18,7 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
       clock_.NowMs()};
   AG_CO_TRY(const auto reserved,
             co_await store_.Run([&](Store& s) { return s.ReserveSpend(reservation); }));
+  if (reserved.reserved) open_reservations_.push_back(reserved.reservation_id);
   MeteredCall call;
   if (!reserved.reserved) {
     metrics_.Add("agentgate_spend_refusals_total", {{"scope", reserved.scope}});
@@ -30,7 +31,8 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
   call.result = co_await model_.Complete(request, timeout);
   call.record.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  SpendSettlement settlement{reserved.reservation_id, 0, 0, 0};
+  SpendSettlement settlement{reserved.reservation_id, 0, 0, 0, account_.org_id, account_.agent_id,
+                             account_.month};
   if (const auto* reply = std::get_if<ModelReply>(&call.result)) {
     settlement.cost_usd =
         governance::CostUsd(account_.price, reply->usage.input_tokens, reply->usage.output_tokens);
@@ -43,10 +45,21 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
     call.record.failure = std::get<ModelFailure>(call.result).message;
     metrics_.Add("agentgate_model_calls_total", {{"provider", provider_}, {"outcome", "failed"}});
   }
-  AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.SettleSpend(settlement); }));
-  metrics_.Add("agentgate_spend_settled_usd_total", {}, settlement.cost_usd);
   call.cost_usd = settlement.cost_usd;
+  settlements_.push_back(std::move(settlement));
   co_return call;
+}
+
+MeteredModel::~MeteredModel() {
+  if (open_reservations_.empty()) return;
+  // Posted, not awaited: the turn may be unwinding from a cancellation and cannot co_await.
+  store_.Post([ids = std::move(open_reservations_)](Store& s) { (void)s.ReleaseSpend(ids); });
+}
+
+void MeteredModel::Committed() {
+  for (const auto& s : settlements_)
+    metrics_.Add("agentgate_spend_settled_usd_total", {}, s.cost_usd);
+  open_reservations_.clear();
 }
 
 void MeteredModel::CountReply(const ModelReply& reply) {

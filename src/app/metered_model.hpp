@@ -1,8 +1,10 @@
 #pragma once
-// A model call paid for (SPEC §5 spend): its worst case (estimated input plus max_output_tokens, at
-// the configured price) is reserved against the organization's and the agent's monthly limits
-// before it starts, and settled to its real cost when it returns, failed or not. So concurrent
-// turns overshoot a limit by at most one call's worst case. The model metrics are counted here.
+// A turn's model calls, paid for (SPEC §5 spend): each call's worst case (estimated input plus
+// max_output_tokens, at the configured price) is reserved against the organization's and the
+// agent's monthly limits before it starts, so concurrent turns overshoot a limit by at most one
+// call's worst case. Its real cost is settled by the turn's commit (Settlements()); a turn that
+// does not commit (canceled, refused, failed) spends nothing, and its reservations are released
+// at once when this object goes (SPEC §5). The model metrics are counted here.
 
 #include "app/store_runner.hpp"
 #include "domain/agent/transcript.hpp"
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace agentgate {
 
@@ -46,10 +49,18 @@ class MeteredModel {
         model_(model),
         provider_(std::move(provider)),
         account_(std::move(account)) {}
+  ~MeteredModel();  // releases reservations the turn's commit did not settle
+  MeteredModel(const MeteredModel&) = delete;
+  MeteredModel& operator=(const MeteredModel&) = delete;
 
   // An error only when the store failed; a refusal or the model's own failure is a MeteredCall.
   boost::asio::awaitable<Result<MeteredCall>> Complete(const ModelRequest& request,
                                                        std::chrono::milliseconds timeout);
+
+  // The real cost of every call so far, for the turn's commit.
+  const std::vector<SpendSettlement>& Settlements() const { return settlements_; }
+  // The commit settled them: nothing is left to release.
+  void Committed();
 
  private:
   void CountReply(const ModelReply& reply);
@@ -60,6 +71,8 @@ class MeteredModel {
   ModelClient& model_;
   std::string provider_;
   SpendAccount account_;
+  std::vector<std::string> open_reservations_;  // reserved, not yet settled by a commit
+  std::vector<SpendSettlement> settlements_;
 };
 
 }  // namespace agentgate

@@ -36,8 +36,7 @@ asio::awaitable<Result<Value>> TenantDirectory::ReadThrough(ReadCache<Value>& ca
 
 asio::awaitable<Result<std::optional<TokenRecord>>> TenantDirectory::Token(
     const std::string& token_id) {
-  co_return co_await ReadThrough(tokens_, token_id,
-                                 [&](Store& s) { return s.GetToken(token_id); });
+  co_return co_await ReadThrough(tokens_, token_id, [&](Store& s) { return s.GetToken(token_id); });
 }
 
 asio::awaitable<Result<bool>> TenantDirectory::HasEnvironment(const std::string& org_id,
@@ -54,12 +53,12 @@ asio::awaitable<Result<std::vector<std::string>>> TenantDirectory::Grant(
                                  [&](Store& s) { return s.GetGrant(token_id, agent_id); });
 }
 
-asio::awaitable<Result<std::optional<int>>> TenantDirectory::Deployment(
-    const std::string& org_id, const std::string& agent_id, const std::string& env) {
+asio::awaitable<Result<std::optional<int>>> TenantDirectory::Deployment(const std::string& org_id,
+                                                                        const std::string& agent_id,
+                                                                        const std::string& env) {
   const std::string key = Key(org_id, agent_id, env);
-  co_return co_await ReadThrough(deployments_, key, [&](Store& s) {
-    return s.GetDeployment(org_id, agent_id, env);
-  });
+  co_return co_await ReadThrough(deployments_, key,
+                                 [&](Store& s) { return s.GetDeployment(org_id, agent_id, env); });
 }
 
 void TenantDirectory::Invalidate() {

@@ -36,8 +36,8 @@ class TenantDirectory {
 
  private:
   template <class Value, class Read>
-  boost::asio::awaitable<Result<Value>> ReadThrough(ReadCache<Value>& cache,
-                                                    const std::string& key, const Read& read);
+  boost::asio::awaitable<Result<Value>> ReadThrough(ReadCache<Value>& cache, const std::string& key,
+                                                    const Read& read);
 
   StoreRunner& store_;
   ReadCache<std::optional<TokenRecord>> tokens_{kFreshForMs, kCapacity};

@@ -104,9 +104,12 @@ class ConversationStore {
                                     std::int64_t now_ms) = 0;
   virtual Result<void> DequeueTurn(std::int64_t ticket) = 0;
 
-  // One transaction (see TurnCommit); kConflict, with nothing written, when the idempotency
-  // claim is no longer the one named (it was taken over after the turn cap) or the turn id exists.
-  virtual Result<void> CommitTurn(const TurnCommit& commit) = 0;
+  // Commits each turn all or nothing (see TurnCommit), several in one store transaction (group
+  // commit): a result per turn, in order. kConflict, with nothing of that turn written, when its
+  // idempotency claim is no longer the one named or one of its spend reservations was released
+  // (both happen only after the turn cap).
+  virtual std::vector<Result<void>> CommitTurns(const std::vector<const TurnCommit*>& commits) = 0;
+  Result<void> CommitTurn(const TurnCommit& commit) { return CommitTurns({&commit}).front(); }
   virtual Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) = 0;
   virtual Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) = 0;
 
@@ -142,7 +145,8 @@ class GovernanceStore {
 
   // Reserves against both monthly limits at once, or refuses naming the limit that would be passed.
   virtual Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) = 0;
-  virtual Result<void> SettleSpend(const SpendSettlement& settlement) = 0;
+  // Frees the reservations of a turn that will not commit (canceled, refused, failed), at once.
+  virtual Result<void> ReleaseSpend(const std::vector<std::string>& reservation_ids) = 0;
   // Reservations of turns that died mid-call (canceled, or their server stopped) are released
   // once older than `created_before_ms`; returns how many.
   virtual Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) = 0;

@@ -112,12 +112,25 @@ struct IdempotencyCompletion {
   std::int64_t expires_at_ms = 0;
 };
 
+// One model call's real cost, replacing its reservation (of `account`'s org, agent and month).
+struct SpendSettlement {
+  std::string reservation_id;
+  double cost_usd = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::string org_id;
+  std::string agent_id;
+  std::string month;
+};
+
 // Everything a finished turn writes, in one transaction: its messages (stateful turns), its
-// record, and the answer to its Idempotency-Key. A turn is wholly committed, with its answer
-// replayable, or not there at all; it can never be committed and then run again.
+// record, the settlement of its model calls' spend, and the answer to its Idempotency-Key. A turn
+// is wholly committed, with its answer replayable, or not there at all; it can never be committed
+// and then run again, and a turn that is not committed has spent nothing.
 struct TurnCommit {
   TurnRecord turn;
   std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order
+  std::vector<SpendSettlement> settlements;
   std::optional<IdempotencyCompletion> idempotency;
 };
 
@@ -144,13 +157,6 @@ struct SpendDecision {
   std::string scope;  // "organization" | "agent"
   double limit_usd = 0;
   double spent_usd = 0;
-};
-
-struct SpendSettlement {
-  std::string reservation_id;
-  double cost_usd = 0;
-  std::int64_t input_tokens = 0;
-  std::int64_t output_tokens = 0;
 };
 
 struct UsageRow {

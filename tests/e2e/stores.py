@@ -9,6 +9,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
+import time
 
 KIND = os.environ.get("AGENTGATE_E2E_STORE", "sqlite")
 POSTGRES_URL = os.environ.get("AGENTGATE_TEST_POSTGRES_URL", "")
@@ -60,6 +62,47 @@ def drop_schemas():
 
 def psql(url, sql, check=True):
     return subprocess.run(["psql", url, "-qAtc", sql], check=check, capture_output=True, text=True).stdout
+
+
+class WritesHeld:
+    """Holds the store's lock on turn commits for `seconds` (from a thread): a SQLite file's write
+    lock, or PostgreSQL's lock on the turns table. Entering returns once the lock is held."""
+
+    def __init__(self, url, seconds):
+        self.url, self.seconds = url, seconds
+        self.held = threading.Event()
+        self.thread = threading.Thread(target=self._hold, daemon=True)
+
+    def _hold(self):
+        if self.url.startswith("sqlite:"):
+            import sqlite3
+            db = sqlite3.connect(self.url[len("sqlite:"):], isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            self.held.set()
+            time.sleep(self.seconds)
+            db.execute("ROLLBACK")
+            db.close()
+            return
+        flag = tempfile.mktemp(prefix="agentgate-lock-")
+        script = (f"BEGIN;\nLOCK TABLE turns IN EXCLUSIVE MODE;\n\\! touch {flag}\n"
+                  f"SELECT pg_sleep({self.seconds});\nCOMMIT;\n")
+        proc = subprocess.Popen(["psql", self.url, "-qAt"], stdin=subprocess.PIPE, text=True,
+                                stdout=subprocess.DEVNULL)
+        proc.stdin.write(script)
+        proc.stdin.close()
+        while not os.path.exists(flag) and proc.poll() is None:
+            time.sleep(0.01)
+        self.held.set()
+        proc.wait()
+        os.unlink(flag)
+
+    def __enter__(self):
+        self.thread.start()
+        self.held.wait(10)
+        return self
+
+    def __exit__(self, *exc):
+        self.thread.join()
 
 
 def free_port():

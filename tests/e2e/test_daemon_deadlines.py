@@ -1,4 +1,5 @@
 """The soft deadline (answer early) and the hard cap (504, upstream canceled, nothing stored)."""
+import threading
 import time
 
 import pytest
@@ -49,3 +50,42 @@ def test_the_hard_cap_is_504_cancels_the_upstream_call_and_stores_nothing(start_
     started = time.monotonic()
     status, _, body = tenant.invoke("stuck", {"message": "next", "stateful": True, "conversation_id": cid})
     assert status == 200 and body["response"] == "after the cap" and time.monotonic() - started < 1.5
+
+
+def test_a_canceled_turn_spends_nothing_and_frees_its_reservation_at_once(start_server, llm):
+    tenant = start(start_server, llm, soft=1, hard=2)
+    tenant.agent("pricey")  # gpt-test is priced: every model call reserves its worst case
+    llm.push(dict(openai_text("too late"), delay=30))
+    assert tenant.invoke("pricey", {"message": "hangs"})[0] == 504
+    deadline = time.monotonic() + 1  # at once: well before the maintenance loop would
+    while True:
+        _, _, usage = tenant.server.admin("GET", "/orgs/acme/usage")
+        if usage["total_reserved_usd"] == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert usage["total_reserved_usd"] == 0, usage
+    assert usage["total_spent_usd"] == 0 and all(a["model_calls"] == 0 for a in usage["agents"]), usage
+
+
+def test_a_turn_whose_commit_outlasts_the_cap_is_answered_by_its_commit(start_server, llm):
+    """The cap passes while the turn's commit waits on the store: the commit finishes, and the
+    caller gets its 200, never a 504 for a turn that is stored."""
+    import stores
+    tenant = start(start_server, llm, soft=1, hard=2)
+    tenant.agent("chat")
+    _, _, first = tenant.invoke("chat", {"message": "hello", "stateful": True})
+    cid = first["conversation_id"]
+    llm.push(dict(openai_text("stored late"), delay=0.5))
+    answers = []
+    caller = threading.Thread(target=lambda: answers.append(tenant.invoke(
+        "chat", {"message": "slow commit", "stateful": True, "conversation_id": cid})))
+    caller.start()
+    while not len(llm.requests) >= 2:  # the model call started: its spend is reserved
+        time.sleep(0.01)
+    with stores.WritesHeld(tenant.server.store_url, 2.5):
+        pass
+    caller.join(10)
+    status, _, body = answers[0]
+    assert status == 200 and body["response"] == "stored late", (status, body)
+    _, _, convo = tenant.conversation(cid)
+    assert [m["content"] for m in convo["messages"]][-2:] == ["slow commit", "stored late"]

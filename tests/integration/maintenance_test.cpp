@@ -44,6 +44,7 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
   ASSERT_TRUE(store->CommitTurn(TurnCommit{
       TurnRecord{"t1", "", "acme", "prod", "bot", 1, 0, 1, "", false, 1, 1, 1, 0.0, "[]"},
       {},
+      {},
       IdempotencyCompletion{key, 0, 200, "{}", now - 1}}));
 
   boost::asio::thread_pool pool(1);
@@ -59,9 +60,16 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
   io.stop();
   pool.join();
   EXPECT_NEAR(reserved, 0.25, 1e-9);  // the stranded one released, the recent one kept
-  EXPECT_EQ(store->SettleSpend(SpendSettlement{stranded.reservation_id, 0, 0, 0}).error().code,
-            ErrorCode::kNotFound);
-  EXPECT_TRUE(store->SettleSpend(SpendSettlement{recent.reservation_id, 0.1, 1, 1}));
+  const auto settling = [](std::string turn_id, const std::string& reservation_id) {
+    TurnCommit commit;
+    commit.turn.id = std::move(turn_id);
+    commit.turn.transcript_json = "[]";
+    commit.settlements = {SpendSettlement{reservation_id, 0.1, 1, 1, "acme", "bot", "1970-01"}};
+    return commit;
+  };
+  EXPECT_EQ(store->CommitTurn(settling("t-stranded", stranded.reservation_id)).error().code,
+            ErrorCode::kConflict);
+  EXPECT_TRUE(store->CommitTurn(settling("t-recent", recent.reservation_id)));
   // The expired key was purged: the same key with another request is a fresh claim, not a 422.
   EXPECT_EQ(store->ClaimIdempotencyKey(key, "other", now, 120000).value().outcome,
             IdempotencyClaim::Outcome::kClaimed);

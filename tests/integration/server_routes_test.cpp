@@ -66,8 +66,18 @@ class ServerRoutesTest : public ::testing::Test {
   MetadataGateway gateway_{runner_, http_,    std::nullopt,
                            clock_,  metrics_, GatewayOptions{std::chrono::seconds(5), false}};
   ToolRunner tools_{runner_, http_, clock_, gateway_};
-  InvokeAgent invoke_{InvokeDeps{
-      runner_, tenants_, catalog_, conversations_, tools_, {}, {}, clock_, metrics_, TurnTiming{}}};
+  TurnCommitter committer_{*store_, 1, 16};
+  InvokeAgent invoke_{InvokeDeps{runner_,
+                                 tenants_,
+                                 committer_,
+                                 catalog_,
+                                 conversations_,
+                                 tools_,
+                                 {},
+                                 {},
+                                 clock_,
+                                 metrics_,
+                                 TurnTiming{}}};
   Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
   http::RouteDeps deps_{admin_,   invoke_,      idempotency_,
                         gateway_, runner_,      tenants_,

@@ -47,9 +47,24 @@ TurnRecord Turn(std::string id, std::string conversation_id = "", std::int64_t s
 // A turn that answers `key` (claimed at `claimed_at_ms`) with `body`, replayed until `expires`.
 TurnCommit Answering(const IdempotencyScope& key, std::int64_t claimed_at_ms, std::string body,
                      std::int64_t expires, std::string turn_id = "t-answer") {
-  return TurnCommit{Turn(std::move(turn_id)),
-                    {},
-                    IdempotencyCompletion{key, claimed_at_ms, 200, std::move(body), expires}};
+  TurnCommit commit;
+  commit.turn = Turn(std::move(turn_id));
+  commit.idempotency = IdempotencyCompletion{key, claimed_at_ms, 200, std::move(body), expires};
+  return commit;
+}
+
+// One model call's real cost, for acme's bot in `month`.
+SpendSettlement Cost(const std::string& reservation_id, double usd, std::int64_t input = 1,
+                     std::int64_t output = 1, const std::string& month = "2026-11") {
+  return SpendSettlement{reservation_id, usd, input, output, "acme", "bot", month};
+}
+
+// A stateless turn that settles `settlements`.
+TurnCommit Settling(std::string turn_id, std::vector<SpendSettlement> settlements) {
+  TurnCommit commit;
+  commit.turn = Turn(std::move(turn_id));
+  commit.settlements = std::move(settlements);
+  return commit;
 }
 
 TYPED_TEST(StoreContract, OrgsAreCreatedOnceAndTheirLimitChanges) {
@@ -215,8 +230,8 @@ TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
   ASSERT_TRUE(s.CommitTurn(
-      TurnCommit{Turn("t1", "c1"), {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}, {}}));
-  ASSERT_TRUE(s.CommitTurn(TurnCommit{Turn("t2", "c1"), {{0, "user", "again", 3}}, {}}));
+      TurnCommit{Turn("t1", "c1"), {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}, {}, {}}));
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{Turn("t2", "c1"), {{0, "user", "again", 3}}, {}, {}}));
   auto m = s.LoadMessages("c1").value();
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0].seq, 1);
@@ -231,13 +246,16 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   ASSERT_TRUE(s.CommitTurn(TurnCommit{TurnRecord{"t2", "c1", "acme", "prod", "bot", 1, 200, 5,
                                                  "max_iterations", false, 3, 10, 4, 0.5, "[2]"},
                                       {},
+                                      {},
                                       {}}));
   ASSERT_TRUE(s.CommitTurn(TurnCommit{
       TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 100, 7, "", true, 1, 1, 1, 0.0, "[1]"},
       {},
+      {},
       {}}));
   ASSERT_TRUE(s.CommitTurn(TurnCommit{
       TurnRecord{"t3", "", "acme", "prod", "bot", 1, 300, 1, "", false, 1, 1, 1, 0.0, "[3]"},
+      {},
       {},
       {}}));
   auto turns = s.ListTurns("c1").value();
@@ -253,7 +271,8 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   EXPECT_EQ(stateless->conversation_id, "");
   EXPECT_EQ(stateless->transcript_json, "[3]");
   EXPECT_FALSE(s.GetTurn("nope").value());
-  EXPECT_EQ(s.CommitTurn(TurnCommit{Turn("t1", "c1"), {}, {}}).error().code, ErrorCode::kConflict);
+  EXPECT_EQ(s.CommitTurn(TurnCommit{Turn("t1", "c1"), {}, {}, {}}).error().code,
+            ErrorCode::kConflict);
 }
 
 TYPED_TEST(StoreContract, MemoriesAreIsolatedByScopeAndListedNewestWindowOldestFirst) {
@@ -316,6 +335,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   ASSERT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000).value().outcome, O::kClaimed);
   TurnCommit late{Turn("t-late", "c1"),
                   {{0, "user", "pay", 1}, {0, "assistant", "paid", 2}},
+                  {},
                   IdempotencyCompletion{k, 0, 200, "late", 999999}};
   auto refused = s.CommitTurn(late);
   ASSERT_FALSE(refused);
@@ -327,6 +347,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   // The retry's own commit: messages, turn and answer together.
   TurnCommit retry{Turn("t-retry", "c1"),
                    {{0, "user", "pay", 3}, {0, "assistant", "paid once", 4}},
+                   {},
                    IdempotencyCompletion{k, 120000, 200, R"({"response":"paid once"})", 999999}};
   ASSERT_TRUE(s.CommitTurn(retry));
   EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
@@ -340,6 +361,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   ASSERT_EQ(s.ClaimIdempotencyKey(k2, "fp", 5, 120000).value().outcome, O::kClaimed);
   TurnCommit clash{Turn("t-retry", "c1"),
                    {{0, "user", "again", 5}},
+                   {},
                    IdempotencyCompletion{k2, 5, 200, "{}", 999999}};
   EXPECT_EQ(s.CommitTurn(clash).error().code, ErrorCode::kConflict);
   EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
@@ -408,10 +430,12 @@ TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
   EXPECT_EQ(third.scope, "agent");
   EXPECT_DOUBLE_EQ(third.limit_usd, 0.5);
   EXPECT_DOUBLE_EQ(third.spent_usd, 0.8);
-  ASSERT_TRUE(s.SettleSpend(SpendSettlement{first.reservation_id, 0.01, 100, 20}));
-  ASSERT_TRUE(s.SettleSpend(SpendSettlement{second.reservation_id, 0.02, 200, 40}));
-  EXPECT_EQ(s.SettleSpend(SpendSettlement{second.reservation_id, 0.02, 0, 0}).error().code,
-            ErrorCode::kNotFound);
+  // The turn's commit settles both calls; a reservation is settled once.
+  ASSERT_TRUE(s.CommitTurn(Settling("t1", {Cost(first.reservation_id, 0.01, 100, 20),
+                                           Cost(second.reservation_id, 0.02, 200, 40)})));
+  EXPECT_EQ(s.CommitTurn(Settling("t2", {Cost(second.reservation_id, 0.02)})).error().code,
+            ErrorCode::kConflict);
+  EXPECT_FALSE(s.GetTurn("t2").value());
   auto usage = s.GetUsage("acme", "2026-11").value();
   ASSERT_EQ(usage.size(), 1u);
   EXPECT_NEAR(usage[0].spent_usd, 0.03, 1e-12);
@@ -430,10 +454,60 @@ TYPED_TEST(StoreContract, StrandedReservationsAreReleased) {
   auto usage = s.GetUsage("acme", "2026-11").value();
   ASSERT_EQ(usage.size(), 1u);
   EXPECT_NEAR(usage[0].reserved_usd, 0.2, 1e-12);
-  EXPECT_EQ(s.SettleSpend(SpendSettlement{old.reservation_id, 0.1, 1, 1}).error().code,
-            ErrorCode::kNotFound);
-  ASSERT_TRUE(s.SettleSpend(SpendSettlement{recent.reservation_id, 0.1, 1, 1}));
+  // A turn whose reservation was released as stranded (it outlived the cap) commits nothing.
+  EXPECT_EQ(s.CommitTurn(Settling("t-old", {Cost(recent.reservation_id, 0.1),
+                                            Cost(old.reservation_id, 0.1)}))
+                .error()
+                .code,
+            ErrorCode::kConflict);
+  EXPECT_FALSE(s.GetTurn("t-old").value());
+  ASSERT_TRUE(s.CommitTurn(Settling("t-recent", {Cost(recent.reservation_id, 0.1)})));
   EXPECT_NEAR(s.GetUsage("acme", "2026-11").value()[0].spent_usd, 0.1, 1e-12);
+}
+
+TYPED_TEST(StoreContract, AReleasedReservationFreesItsSpendAtOnce) {
+  auto& s = *this->store_;
+  auto a = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 1}).value();
+  auto b = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, std::nullopt, 1}).value();
+  ASSERT_TRUE(s.ReleaseSpend({a.reservation_id, "no-such-reservation"}));
+  auto usage = s.GetUsage("acme", "2026-11").value();
+  EXPECT_NEAR(usage.at(0).reserved_usd, 0.2, 1e-12);
+  EXPECT_NEAR(usage.at(0).spent_usd, 0.0, 1e-12);
+  EXPECT_EQ(usage.at(0).model_calls, 0);  // a released call was never paid for
+  EXPECT_EQ(s.CommitTurn(Settling("t-a", {Cost(a.reservation_id, 0.1)})).error().code,
+            ErrorCode::kConflict);
+  ASSERT_TRUE(s.ReleaseSpend({b.reservation_id}));
+  EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).reserved_usd, 0.0, 1e-12);
+}
+
+TYPED_TEST(StoreContract, ABatchCommitsEachTurnAllOrNothing) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  auto paid = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 1}).value();
+  const IdempotencyScope taken{"acme", "prod", "taken-over"};
+  ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 0, 1000));
+  ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 5000, 1000));  // a retry took it over
+  TurnCommit first = Settling("b1", {Cost(paid.reservation_id, 0.1)});
+  TurnCommit lost = Answering(taken, 0, "{}", 999999, "b2");
+  lost.messages = {{0, "user", "lost", 1}};
+  lost.turn.conversation_id = "c1";
+  TurnCommit duplicate = Settling("b1", {});  // the same turn id again
+  TurnCommit last;
+  last.turn = Turn("b3", "c1");
+  last.messages = {{0, "user", "kept", 2}, {0, "assistant", "yes", 3}};
+  const auto results = s.CommitTurns({&first, &lost, &duplicate, &last});
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0]);
+  EXPECT_EQ(results[1].error().code, ErrorCode::kConflict);
+  EXPECT_EQ(results[2].error().code, ErrorCode::kConflict);
+  EXPECT_TRUE(results[3]);
+  EXPECT_TRUE(s.GetTurn("b1").value());
+  EXPECT_FALSE(s.GetTurn("b2").value());
+  const auto messages = s.LoadMessages("c1").value();
+  ASSERT_EQ(messages.size(), 2u);  // nothing of the refused turn, all of the last
+  EXPECT_EQ(messages[0].content, "kept");
+  EXPECT_EQ(messages[0].seq, 1);
+  EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).spent_usd, 0.1, 1e-12);
 }
 
 TYPED_TEST(StoreContract, TheOrgLimitCountsEveryAgent) {

@@ -184,10 +184,12 @@ void Transaction::Commit() {
   done_ = true;
 }
 
-Transaction::Transaction(Connection& c, const std::string& lock_key) : c_(c) {
+Transaction::Transaction(Connection& c, const std::vector<std::string>& lock_keys) : c_(c) {
   try {
-    c_.ExecScript("BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(" + c_.Literal(lock_key) +
-                  ", 0))");
+    std::string script = "BEGIN";
+    for (const auto& key : lock_keys)
+      script += "; SELECT pg_advisory_xact_lock(hashtextextended(" + c_.Literal(key) + ", 0))";
+    c_.ExecScript(script);
   } catch (const PgError&) {
     // BEGIN may have run: no destructor runs for a throwing constructor, so end it here, or the
     // connection would go back to the pool inside an aborted transaction.

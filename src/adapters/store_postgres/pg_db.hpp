@@ -82,7 +82,11 @@ class Transaction {
   explicit Transaction(Connection& c) : c_(c) { c_.Exec("BEGIN"); }
   // Also serialises transactions that decide about the same key (released at commit or
   // rollback); begins and locks in one round trip.
-  Transaction(Connection& c, const std::string& lock_key);
+  Transaction(Connection& c, const std::string& lock_key)
+      : Transaction(c, std::vector<std::string>{lock_key}) {}
+  // Several keys are locked in the order given: callers that lock more than one pass them sorted,
+  // so two transactions never wait on each other in a cycle.
+  Transaction(Connection& c, const std::vector<std::string>& lock_keys);
   ~Transaction();
   void Commit();
 

@@ -73,7 +73,7 @@ class PostgresStore final : public Store {
   Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
                             std::int64_t now_ms) override;
   Result<void> DequeueTurn(std::int64_t ticket) override;
-  Result<void> CommitTurn(const TurnCommit& commit) override;
+  std::vector<Result<void>> CommitTurns(const std::vector<const TurnCommit*>& commits) override;
   Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
   Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) override;
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
@@ -92,7 +92,7 @@ class PostgresStore final : public Store {
                                                     int limit) override;
   Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) override;
   Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) override;
-  Result<void> SettleSpend(const SpendSettlement& settlement) override;
+  Result<void> ReleaseSpend(const std::vector<std::string>& reservation_ids) override;
   Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
                                          const std::string& month) override;
 
@@ -104,5 +104,13 @@ class PostgresStore final : public Store {
 
 // Applies pending schema migrations under a cluster-wide advisory lock.
 void MigratePostgres(pg::Connection& connection);
+
+// The advisory lock every writer of an (org, month)'s spend takes first: reservations decide under
+// it, and commits and releases take it (with their other locks, sorted) before touching the rows.
+std::string SpendLockKey(const std::string& org_id, const std::string& month);
+
+// Inside a caller's transaction holding SpendLockKey: replaces a reservation with its real cost;
+// kConflict when the reservation is gone (released as stranded).
+Result<void> SettleSpendIn(pg::Connection& c, const SpendSettlement& settlement);
 
 }  // namespace agentgate

@@ -1,5 +1,7 @@
 #include "adapters/store_postgres/postgres_store.hpp"
 
+#include <set>
+
 namespace agentgate {
 namespace {
 
@@ -97,45 +99,85 @@ Result<void> PostgresStore::DequeueTurn(std::int64_t ticket) {
   });
 }
 
-Result<void> PostgresStore::CommitTurn(const TurnCommit& commit) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    const TurnRecord& t = commit.turn;
-    // A stateful turn appends under its conversation's lock, so seq numbers stay consecutive; a
-    // stateless one locks only its own id (no contention, and the same single round trip).
-    pg::Transaction tx(c, "messages:" + (t.conversation_id.empty() ? t.id : t.conversation_id));
-    if (const auto& done = commit.idempotency) {
-      const auto updated = c.Exec(
-          "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
-          "expires_at_ms = $3 WHERE org_id = $4 AND env = $5 AND key = $6 AND state = 'running' "
-          "AND claimed_at_ms = $7",
-          {P(done->status), P(done->body), P(done->expires_at_ms), P(done->scope.org_id),
-           P(done->scope.env), P(done->scope.key), P(done->claimed_at_ms)});
-      if (updated.Affected() == 0)
-        return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+namespace {
+
+// One turn's writes, inside the batch's transaction.
+Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
+  const TurnRecord& t = commit.turn;
+  if (const auto& done = commit.idempotency) {
+    const auto updated = c.Exec(
+        "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
+        "expires_at_ms = $3 WHERE org_id = $4 AND env = $5 AND key = $6 AND state = 'running' "
+        "AND claimed_at_ms = $7",
+        {P(done->status), P(done->body), P(done->expires_at_ms), P(done->scope.org_id),
+         P(done->scope.env), P(done->scope.key), P(done->claimed_at_ms)});
+    if (updated.Affected() == 0)
+      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+  }
+  for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
+  if (!commit.messages.empty()) {
+    std::int64_t seq =
+        c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
+               {P(t.conversation_id)})
+            .Int(0, 0);
+    for (const auto& m : commit.messages) {
+      c.Exec(
+          "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
+          "VALUES ($1, $2, $3, $4, $5)",
+          {P(t.conversation_id), P(++seq), P(m.role), P(m.content), P(m.created_at_ms)});
     }
-    if (!commit.messages.empty()) {
-      std::int64_t seq =
-          c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
-                 {P(t.conversation_id)})
-              .Int(0, 0);
-      for (const auto& m : commit.messages) {
-        c.Exec(
-            "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
-            "VALUES ($1, $2, $3, $4, $5)",
-            {P(t.conversation_id), P(++seq), P(m.role), P(m.content), P(m.created_at_ms)});
+  }
+  c.Exec(
+      "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
+      "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
+      "transcript) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+      {P(t.id), P(t.conversation_id), P(t.org_id), P(t.env), P(t.agent_id), P(t.version),
+       P(t.started_at_ms), P(t.duration_ms), P(t.stop_reason),
+       P(std::string(t.blocked ? "true" : "false")), P(t.model_calls), P(t.input_tokens),
+       P(t.output_tokens), P(t.cost_usd), P(t.transcript_json)});
+  return {};
+}
+
+}  // namespace
+
+std::vector<Result<void>> PostgresStore::CommitTurns(
+    const std::vector<const TurnCommit*>& commits) {
+  // A stateful turn appends under its conversation's lock, so seq numbers stay consecutive (a
+  // stateless one locks only its own id); settlements take their spend locks. All of a batch's
+  // locks are taken at BEGIN, in one sorted order (SpendLockKey).
+  std::set<std::string> locks;
+  for (const TurnCommit* commit : commits) {
+    const TurnRecord& t = commit->turn;
+    locks.insert("messages:" + (t.conversation_id.empty() ? t.id : t.conversation_id));
+    for (const auto& s : commit->settlements) locks.insert(SpendLockKey(s.org_id, s.month));
+  }
+  const std::vector<std::string> sorted(locks.begin(), locks.end());
+  std::vector<Result<void>> results;
+  auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    results.clear();
+    pg::Transaction tx(c, sorted);
+    if (commits.size() == 1) {  // the transaction is the turn's unit: no savepoint round trips
+      results.push_back(WriteTurn(c, *commits.front()));
+      if (!results.front()) return {};  // rolled back by the transaction's destructor
+    } else {
+      for (const TurnCommit* commit : commits) {
+        c.Exec("SAVEPOINT turn");
+        Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
+        try {
+          written = WriteTurn(c, *commit);
+        } catch (const pg::PgError& e) {
+          if (!e.IsConstraint()) throw;  // the database failed: the whole batch fails
+        }
+        if (!written) c.Exec("ROLLBACK TO SAVEPOINT turn");
+        c.Exec("RELEASE SAVEPOINT turn");
+        results.push_back(std::move(written));
       }
     }
-    c.Exec(
-        "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
-        "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
-        "transcript) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-        {P(t.id), P(t.conversation_id), P(t.org_id), P(t.env), P(t.agent_id), P(t.version),
-         P(t.started_at_ms), P(t.duration_ms), P(t.stop_reason),
-         P(std::string(t.blocked ? "true" : "false")), P(t.model_calls), P(t.input_tokens),
-         P(t.output_tokens), P(t.cost_usd), P(t.transcript_json)});
     tx.Commit();
     return {};
   });
+  if (!batch) results.assign(commits.size(), batch.error());
+  return results;
 }
 
 Result<std::vector<TurnRecord>> PostgresStore::ListTurns(const std::string& conversation_id) {

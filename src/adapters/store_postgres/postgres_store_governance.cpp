@@ -3,6 +3,8 @@
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
 
+#include <set>
+
 namespace agentgate {
 
 using pg::Connection;
@@ -90,7 +92,7 @@ Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest&
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<SpendDecision> {
     // Every reservation of an org in a month is decided one at a time (both limits involve the
     // org).
-    pg::Transaction tx(c, "spend:" + r.org_id + "\n" + r.month);
+    pg::Transaction tx(c, SpendLockKey(r.org_id, r.month));
     auto spent = [&](bool whole_org) {
       return whole_org
                  ? c.Exec(
@@ -125,43 +127,62 @@ Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest&
   });
 }
 
-Result<void> PostgresStore::SettleSpend(const SpendSettlement& s) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    pg::Transaction tx(c);
-    auto r = c.Exec(
-        "DELETE FROM spend_reservations WHERE id = $1 RETURNING org_id, agent_id, month, "
-        "amount_usd",
-        {P(s.reservation_id)});
-    if (r.empty()) return MakeError(ErrorCode::kNotFound, "spend reservation not found");
+std::string SpendLockKey(const std::string& org_id, const std::string& month) {
+  return "spend:" + org_id + "\n" + month;
+}
+
+Result<void> SettleSpendIn(Connection& c, const SpendSettlement& s) {
+  auto removed = c.Exec("DELETE FROM spend_reservations WHERE id = $1 RETURNING amount_usd",
+                        {P(s.reservation_id)});
+  if (removed.empty())
+    return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
+  c.Exec(
+      "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1), settled_usd = "
+      "settled_usd + $2, input_tokens = input_tokens + $3, output_tokens = output_tokens + $4, "
+      "model_calls = model_calls + 1 WHERE org_id = $5 AND agent_id = $6 AND month = $7",
+      {P(removed.Double(0, 0)), P(s.cost_usd), P(s.input_tokens), P(s.output_tokens), P(s.org_id),
+       P(s.agent_id), P(s.month)});
+  return {};
+}
+
+namespace {
+
+// Deletes the reservations `where` selects and takes them off the reserved totals, under the
+// spend locks of every (org, month) they belong to. Returns how many.
+std::int64_t ReleaseReservations(Connection& c, const std::string& where,
+                                 const std::vector<pg::Param>& params) {
+  auto owners =
+      c.Exec("SELECT DISTINCT org_id, month FROM spend_reservations WHERE " + where, params);
+  std::set<std::string> locks;
+  for (int i = 0; i < owners.size(); ++i)
+    locks.insert(SpendLockKey(owners.Text(i, 0), owners.Text(i, 1)));
+  pg::Transaction tx(c, std::vector<std::string>(locks.begin(), locks.end()));
+  auto released = c.Exec("DELETE FROM spend_reservations WHERE " + where +
+                             " RETURNING org_id, agent_id, month, amount_usd",
+                         params);
+  for (int i = 0; i < released.size(); ++i) {
     c.Exec(
-        "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1), settled_usd = "
-        "settled_usd + $2, "
-        "input_tokens = input_tokens + $3, output_tokens = output_tokens + $4, model_calls = "
-        "model_calls + 1 "
-        "WHERE org_id = $5 AND agent_id = $6 AND month = $7",
-        {P(r.Double(0, 3)), P(s.cost_usd), P(s.input_tokens), P(s.output_tokens), P(r.Text(0, 0)),
-         P(r.Text(0, 1)), P(r.Text(0, 2))});
-    tx.Commit();
+        "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1) WHERE org_id = $2 "
+        "AND agent_id = $3 AND month = $4",
+        {P(released.Double(i, 3)), P(released.Text(i, 0)), P(released.Text(i, 1)),
+         P(released.Text(i, 2))});
+  }
+  tx.Commit();
+  return released.size();
+}
+
+}  // namespace
+
+Result<void> PostgresStore::ReleaseSpend(const std::vector<std::string>& reservation_ids) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    for (const auto& id : reservation_ids) ReleaseReservations(c, "id = $1", {P(id)});
     return {};
   });
 }
 
 Result<std::int64_t> PostgresStore::ReleaseSpendReservations(std::int64_t created_before_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
-    pg::Transaction tx(c);
-    auto released = c.Exec(
-        "DELETE FROM spend_reservations WHERE created_at_ms < $1 RETURNING org_id, agent_id, "
-        "month, amount_usd",
-        {P(created_before_ms)});
-    for (int i = 0; i < released.size(); ++i) {
-      c.Exec(
-          "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1) WHERE org_id = $2 "
-          "AND agent_id = $3 AND month = $4",
-          {P(released.Double(i, 3)), P(released.Text(i, 0)), P(released.Text(i, 1)),
-           P(released.Text(i, 2))});
-    }
-    tx.Commit();
-    return static_cast<std::int64_t>(released.size());
+    return ReleaseReservations(c, "created_at_ms < $1", {P(created_before_ms)});
   });
 }
 

@@ -74,65 +74,91 @@ Result<void> SqliteStore::DequeueTurn(std::int64_t ticket) {
   });
 }
 
-Result<void> SqliteStore::CommitTurn(const TurnCommit& commit) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    sqlite::WriteTransaction tx(c);
-    const TurnRecord& t = commit.turn;
-    if (const auto& done = commit.idempotency) {
-      c.Prepare(
-           "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
-           "expires_at_ms = ? WHERE org_id = ? AND env = ? AND key = ? AND state = 'running' AND "
-           "claimed_at_ms = ?")
-          .Bind(1, done->status)
-          .Bind(2, done->body)
-          .Bind(3, done->expires_at_ms)
-          .Bind(4, done->scope.org_id)
-          .Bind(5, done->scope.env)
-          .Bind(6, done->scope.key)
-          .Bind(7, done->claimed_at_ms)
-          .Run();
-      if (c.Changes() == 0)
-        return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
-    }
-    if (!commit.messages.empty()) {
-      auto last = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
-      last.Bind(1, t.conversation_id).Step();
-      std::int64_t seq = last.Int(0);
-      for (const auto& m : commit.messages) {
-        c.Prepare(
-             "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
-             "VALUES (?, ?, ?, ?, ?)")
-            .Bind(1, t.conversation_id)
-            .Bind(2, ++seq)
-            .Bind(3, m.role)
-            .Bind(4, m.content)
-            .Bind(5, m.created_at_ms)
-            .Run();
-      }
-    }
+namespace {
+
+// One turn's writes, inside the batch's transaction (under a savepoint of its own).
+Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
+  const TurnRecord& t = commit.turn;
+  if (const auto& done = commit.idempotency) {
     c.Prepare(
-         "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
-         "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
-         "transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .Bind(1, t.id)
-        .Bind(2, t.conversation_id)
-        .Bind(3, t.org_id)
-        .Bind(4, t.env)
-        .Bind(5, t.agent_id)
-        .Bind(6, t.version)
-        .Bind(7, t.started_at_ms)
-        .Bind(8, t.duration_ms)
-        .Bind(9, t.stop_reason)
-        .Bind(10, t.blocked ? 1 : 0)
-        .Bind(11, t.model_calls)
-        .Bind(12, t.input_tokens)
-        .Bind(13, t.output_tokens)
-        .Bind(14, t.cost_usd)
-        .Bind(15, t.transcript_json)
+         "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
+         "expires_at_ms = ? WHERE org_id = ? AND env = ? AND key = ? AND state = 'running' AND "
+         "claimed_at_ms = ?")
+        .Bind(1, done->status)
+        .Bind(2, done->body)
+        .Bind(3, done->expires_at_ms)
+        .Bind(4, done->scope.org_id)
+        .Bind(5, done->scope.env)
+        .Bind(6, done->scope.key)
+        .Bind(7, done->claimed_at_ms)
         .Run();
+    if (c.Changes() == 0)
+      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+  }
+  for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
+  if (!commit.messages.empty()) {
+    auto last = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
+    last.Bind(1, t.conversation_id).Step();
+    std::int64_t seq = last.Int(0);
+    for (const auto& m : commit.messages) {
+      c.Prepare(
+           "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
+           "VALUES (?, ?, ?, ?, ?)")
+          .Bind(1, t.conversation_id)
+          .Bind(2, ++seq)
+          .Bind(3, m.role)
+          .Bind(4, m.content)
+          .Bind(5, m.created_at_ms)
+          .Run();
+    }
+  }
+  c.Prepare(
+       "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
+       "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
+       "transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .Bind(1, t.id)
+      .Bind(2, t.conversation_id)
+      .Bind(3, t.org_id)
+      .Bind(4, t.env)
+      .Bind(5, t.agent_id)
+      .Bind(6, t.version)
+      .Bind(7, t.started_at_ms)
+      .Bind(8, t.duration_ms)
+      .Bind(9, t.stop_reason)
+      .Bind(10, t.blocked ? 1 : 0)
+      .Bind(11, t.model_calls)
+      .Bind(12, t.input_tokens)
+      .Bind(13, t.output_tokens)
+      .Bind(14, t.cost_usd)
+      .Bind(15, t.transcript_json)
+      .Run();
+  return {};
+}
+
+}  // namespace
+
+std::vector<Result<void>> SqliteStore::CommitTurns(const std::vector<const TurnCommit*>& commits) {
+  std::vector<Result<void>> results;
+  auto batch = sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    results.clear();
+    sqlite::WriteTransaction tx(c);
+    for (const TurnCommit* commit : commits) {
+      c.Prepare("SAVEPOINT turn").Run();
+      Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
+      try {
+        written = WriteTurn(c, *commit);
+      } catch (const sqlite::SqliteError& e) {
+        if (!e.IsConstraint()) throw;  // the store failed: the whole batch fails
+      }
+      if (!written) c.Prepare("ROLLBACK TO turn").Run();
+      c.Prepare("RELEASE turn").Run();
+      results.push_back(std::move(written));
+    }
     tx.Commit();
     return {};
   });
+  if (!batch) results.assign(commits.size(), batch.error());
+  return results;
 }
 
 namespace {

@@ -165,36 +165,50 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
   });
 }
 
-Result<void> SqliteStore::SettleSpend(const SpendSettlement& s) {
+Result<void> SettleSpendIn(Connection& c, const SpendSettlement& s) {
+  auto removed = c.Prepare("DELETE FROM spend_reservations WHERE id = ? RETURNING amount_usd");
+  removed.Bind(1, s.reservation_id);
+  if (!removed.Step())
+    return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
+  const double amount = removed.Double(0);
+  removed.Run();
+  c.Prepare(
+       "UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - ?), settled_usd = "
+       "settled_usd + ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
+       "model_calls = model_calls + 1 WHERE org_id = ? AND agent_id = ? AND month = ?")
+      .Bind(1, amount)
+      .Bind(2, s.cost_usd)
+      .Bind(3, s.input_tokens)
+      .Bind(4, s.output_tokens)
+      .Bind(5, s.org_id)
+      .Bind(6, s.agent_id)
+      .Bind(7, s.month)
+      .Run();
+  return {};
+}
+
+Result<void> SqliteStore::ReleaseSpend(const std::vector<std::string>& reservation_ids) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
-    std::string org_id, agent_id, month;
-    double amount = 0;
-    {
-      auto q = c.Prepare(
-          "SELECT org_id, agent_id, month, amount_usd FROM spend_reservations WHERE id = ?");
-      q.Bind(1, s.reservation_id);
-      if (!q.Step()) return MakeError(ErrorCode::kNotFound, "spend reservation not found");
-      org_id = q.Text(0);
-      agent_id = q.Text(1);
-      month = q.Text(2);
-      amount = q.Double(3);
+    for (const auto& id : reservation_ids) {
+      auto removed = c.Prepare(
+          "DELETE FROM spend_reservations WHERE id = ? RETURNING org_id, agent_id, month, "
+          "amount_usd");
+      removed.Bind(1, id);
+      if (!removed.Step()) continue;  // already settled or released
+      const std::string org_id = removed.Text(0), agent_id = removed.Text(1),
+                        month = removed.Text(2);
+      const double amount = removed.Double(3);
+      removed.Run();
+      c.Prepare(
+           "UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - ?) WHERE org_id = ? "
+           "AND agent_id = ? AND month = ?")
+          .Bind(1, amount)
+          .Bind(2, org_id)
+          .Bind(3, agent_id)
+          .Bind(4, month)
+          .Run();
     }
-    c.Prepare("DELETE FROM spend_reservations WHERE id = ?").Bind(1, s.reservation_id).Run();
-    c.Prepare(
-         "UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - ?), settled_usd = "
-         "settled_usd + ?, "
-         "input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, model_calls = "
-         "model_calls + 1 "
-         "WHERE org_id = ? AND agent_id = ? AND month = ?")
-        .Bind(1, amount)
-        .Bind(2, s.cost_usd)
-        .Bind(3, s.input_tokens)
-        .Bind(4, s.output_tokens)
-        .Bind(5, org_id)
-        .Bind(6, agent_id)
-        .Bind(7, month)
-        .Run();
     tx.Commit();
     return {};
   });

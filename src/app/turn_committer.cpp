@@ -1,0 +1,63 @@
+#include "app/turn_committer.hpp"
+
+namespace agentgate {
+
+TurnCommitter::TurnCommitter(Store& store, int writers, std::size_t max_batch)
+    : store_(store), max_batch_(max_batch) {
+  for (int i = 0; i < writers; ++i) writers_.emplace_back([this] { Write(); });
+}
+
+TurnCommitter::~TurnCommitter() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& writer : writers_) writer.join();
+}
+
+void TurnCommitter::Enqueue(const TurnCommit* commit, std::unique_ptr<Completion> done) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(Pending{commit, std::move(done)});
+  }
+  wake_.notify_one();
+}
+
+void TurnCommitter::Write() {
+  std::vector<Pending> batch;
+  std::vector<const TurnCommit*> commits;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left to commit
+      while (!queue_.empty() && batch.size() < max_batch_) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    commits.clear();
+    for (const auto& p : batch) commits.push_back(p.commit);
+    auto results = store_.CommitTurns(commits);
+    {
+      std::lock_guard lock(mutex_);
+      ++batches_;
+      for (const auto& r : results) committed_ += r ? 1 : 0;
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done->Complete(std::move(results[i]));
+    batch.clear();
+  }
+}
+
+std::size_t TurnCommitter::batches() const {
+  std::lock_guard lock(mutex_);
+  return batches_;
+}
+
+std::size_t TurnCommitter::committed() const {
+  std::lock_guard lock(mutex_);
+  return committed_;
+}
+
+}  // namespace agentgate

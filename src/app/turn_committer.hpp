@@ -1,0 +1,85 @@
+#pragma once
+// Group commit for finished turns. A turn's commit is queued to a writer thread, which commits
+// every turn waiting in one store transaction (each turn all or nothing inside it, see
+// Store::CommitTurns) and resumes each caller on its own executor when the batch is durable. Under
+// load a batch spreads the store's lock, log write and thread wake-ups over many turns; a turn
+// that finds the writer idle is committed at once. Several writers suit a store that commits in
+// parallel (PostgreSQL); one suits SQLite, whose writes are serial anyway.
+//
+// A commit, once queued, always completes: Commit() ignores cancellation, so a turn past its cap
+// that reached its commit learns the commit's outcome instead of abandoning it half-known.
+
+#include "ports/store.hpp"
+
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace agentgate {
+
+class TurnCommitter {
+ public:
+  TurnCommitter(Store& store, int writers, std::size_t max_batch);
+  ~TurnCommitter();  // commits what is queued, then stops the writers
+  TurnCommitter(const TurnCommitter&) = delete;
+  TurnCommitter& operator=(const TurnCommitter&) = delete;
+
+  // `commit` must stay alive until the call completes (the caller awaits it).
+  boost::asio::awaitable<Result<void>> Commit(const TurnCommit& commit) {
+    return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void(Result<void>)>(
+        [this](auto handler, const TurnCommit* pending) {
+          Enqueue(pending, std::make_unique<Resume<decltype(handler)>>(std::move(handler)));
+        },
+        boost::asio::use_awaitable, &commit);
+  }
+
+  // Batches committed so far, and the turns in them (the bench and the tests read these).
+  std::size_t batches() const;
+  std::size_t committed() const;
+
+ private:
+  // Hands a result to a waiting caller on its own executor (handlers are move-only).
+  struct Completion {
+    virtual ~Completion() = default;
+    virtual void Complete(Result<void> result) = 0;
+  };
+  template <class Handler>
+  struct Resume final : Completion {
+    explicit Resume(Handler h) : handler(std::move(h)) {}
+    void Complete(Result<void> result) override {
+      auto home = boost::asio::get_associated_executor(handler);
+      boost::asio::post(home, [h = std::move(handler), r = std::move(result)]() mutable {
+        std::move(h)(std::move(r));
+      });
+    }
+    Handler handler;
+  };
+  struct Pending {
+    const TurnCommit* commit;
+    std::unique_ptr<Completion> done;
+  };
+
+  void Enqueue(const TurnCommit* commit, std::unique_ptr<Completion> done);
+  void Write();
+
+  Store& store_;
+  const std::size_t max_batch_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Pending> queue_;
+  bool stopping_ = false;
+  std::size_t batches_ = 0;
+  std::size_t committed_ = 0;
+  std::vector<std::thread> writers_;
+};
+
+}  // namespace agentgate
