@@ -96,7 +96,27 @@ bool Statement::IsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
-Connection::Connection(const std::string& path) {
+namespace {
+
+// The writer mutex of a file: shared by every connection to it in this process, and forgotten
+// when the last of them closes.
+std::shared_ptr<std::mutex> WriterOf(const std::string& path) {
+  static std::mutex registry_mutex;
+  static std::map<std::string, std::weak_ptr<std::mutex>> registry;
+  std::lock_guard lock(registry_mutex);
+  std::erase_if(registry, [](const auto& kv) { return kv.second.expired(); });
+  auto& slot = registry[path];
+  auto writer = slot.lock();
+  if (!writer) {
+    writer = std::make_shared<std::mutex>();
+    slot = writer;
+  }
+  return writer;
+}
+
+}  // namespace
+
+Connection::Connection(const std::string& path) : writer_(WriterOf(path)) {
   const int rc =
       sqlite3_open_v2(path.c_str(), &db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -146,7 +166,7 @@ std::int64_t Connection::Changes() const {
   return sqlite3_changes64(db_);
 }
 
-WriteTransaction::WriteTransaction(Connection& c) : connection_(c) {
+WriteTransaction::WriteTransaction(Connection& c) : connection_(c), writing_(c.writer()) {
   connection_.Prepare("BEGIN IMMEDIATE").Run();
 }
 

@@ -77,6 +77,10 @@ class Connection {
   // The store's SQL is a fixed set of strings: each is parsed once per connection and reused.
   Statement Prepare(std::string_view sql);
   std::int64_t Changes() const;
+  // Writers of this file in this process take it before BEGIN IMMEDIATE: they then wait their
+  // turn on a mutex (woken at once) instead of in SQLite's busy handler, which sleeps 1, 2, 5 ...
+  // ms between retries. Other processes sharing the file still meet the busy handler.
+  std::mutex& writer() { return *writer_; }
 
  private:
   struct Cached {
@@ -85,6 +89,7 @@ class Connection {
   };
 
   sqlite3* db_ = nullptr;
+  std::shared_ptr<std::mutex> writer_;  // one per file path, shared by its connections
   std::map<std::string, Cached, std::less<>> statements_;  // nodes never move: in_use is stable
 };
 
@@ -99,6 +104,7 @@ class WriteTransaction {
 
  private:
   Connection& connection_;
+  std::unique_lock<std::mutex> writing_;
   bool done_ = false;
 };
 
