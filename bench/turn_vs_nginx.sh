@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A stateless agent turn against its network baseline, in one run: an instant OpenAI-compatible
-# upstream (nginx `return 200` with a fixed chat.completion), then
-#   baseline: nginx proxy_pass to that upstream (keep-alive), POST /v1/chat/completions;
+# A stateless agent turn and a metadata gateway call against their network baseline, in one run:
+# an instant upstream (nginx `return 200` with a fixed chat.completion, or a fixed Salesforce
+# describeGlobal), then
+#   baseline: nginx proxy_pass to that upstream (keep-alive);
 #   agentgate: POST /api/agents/bench/invoke, whose one model call goes to the same upstream
-#              (SQLite store, org and agent spend limits set, the model priced).
+#              (SQLite store, org and agent spend limits set, the model priced), and
+#              POST /api/metadata-gateway {"method":"GET","path":"sobjects"} on a cached session.
 # Throughput with wrk -c$CONNECTIONS, then latency with one connection (p50 added over nginx).
 #
 #   bash bench/turn_vs_nginx.sh [build-dir]     (default: build-release, built if missing)
@@ -22,12 +24,13 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { echo $((20000 + RANDOM % 20000)); }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 upstream=$(free_port)
 proxy=$(free_port)
 gate=$(free_port)
 
 completion='{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-bench","choices":[{"index":0,"message":{"role":"assistant","content":"All good."},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":4}}'
+sobjects='{"encoding":"UTF-8","maxBatchSize":200,"sobjects":[{"name":"Account","custom":false},{"name":"Widget__c","custom":true}]}'
 mkdir -p "$work/nginx"
 cat >"$work/nginx.conf" <<NGINX
 pid $work/nginx.pid;
@@ -39,8 +42,9 @@ http {
   client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
   uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
   upstream llm { server 127.0.0.1:$upstream; keepalive 64; }
-  server {  # the instant upstream
+  server {  # the instant upstream: an LLM provider and a Salesforce instance
     listen 127.0.0.1:$upstream;
+    location /services/ { default_type application/json; return 200 '$sobjects'; }
     location / { default_type application/json; return 200 '$completion'; }
   }
   server {  # the baseline: a plain reverse proxy to it
@@ -63,7 +67,7 @@ input_per_mtok = 0.15
 output_per_mtok = 0.60
 TOML
 admin="bench-admin-$RANDOM$RANDOM$RANDOM"
-(cd "$work" && BENCH_LLM_KEY=sk-bench AGENTGATE_ADMIN_TOKEN=$admin AGENTGATE_MASTER_KEY=$("$BIN" gen-master-key) \
+(cd "$work" && BENCH_LLM_KEY=sk-bench AGENTGATE_CRM_ALLOW_HTTP=true AGENTGATE_ADMIN_TOKEN=$admin AGENTGATE_MASTER_KEY=$("$BIN" gen-master-key) \
   AGENTGATE_SERVER_LISTEN=127.0.0.1:$gate AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
   exec "$BIN" serve --config "$work/agentgate.toml" >"$work/server.log" 2>&1) &
 pids+=($!)
@@ -78,6 +82,8 @@ api POST /orgs/acme/agents '{"id":"bench","config":{"name":"Bench","instructions
   "model":{"provider":"bench","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
 api PUT /orgs/acme/agents/bench/deployments/prod '{"version":1}' >/dev/null
 api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench\",\"permissions\":[\"chat\"]}" >/dev/null
+api PUT /orgs/acme/environments/prod/crm \
+  "{\"instance_url\":\"http://127.0.0.1:$upstream\",\"access_token\":\"00D000000000001!bench\"}" >/dev/null
 
 cat >"$work/proxy.lua" <<'LUA'
 wrk.method = "POST"
@@ -93,6 +99,20 @@ wrk.headers["fl-api-org"] = "acme"
 wrk.headers["fl-api-env"] = "prod"
 wrk.headers["fl-api-token"] = "$token"
 LUA
+cat >"$work/sobjects.lua" <<'LUA'
+wrk.headers["authorization"] = "Bearer 00D000000000001!bench"
+LUA
+cat >"$work/gateway.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"method":"GET","path":"sobjects"}'
+wrk.headers["content-type"] = "application/json"
+wrk.headers["fl-api-org"] = "acme"
+wrk.headers["fl-api-env"] = "prod"
+wrk.headers["fl-api-token"] = "$token"
+LUA
+gw_check=$(curl -s "http://127.0.0.1:$gate/api/metadata-gateway" -H "content-type: application/json" \
+  -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d '{"method":"GET","path":"sobjects"}')
+echo "$gw_check" | grep -q '"ok":true' || { echo "the gateway did not answer: $gw_check"; exit 1; }
 check=$(curl -s "http://127.0.0.1:$gate/api/agents/bench/invoke" -H "content-type: application/json" \
   -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d '{"message":"hi"}')
 echo "$check" | grep -q '"response":"All good."' || { echo "the turn did not answer: $check"; exit 1; }
@@ -111,10 +131,16 @@ turn=$(load "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 base1=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
 turn1=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 
+gbase=$(load "$work/sobjects.lua" "http://127.0.0.1:$proxy/services/data/v64.0/sobjects")
+gate_run=$(load "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")
+
 b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
+gb=$(echo "$gbase" | rps); g=$(echo "$gate_run" | rps)
 b50=$(echo "$base1" | pct 50 | ms); t50=$(echo "$turn1" | pct 50 | ms)
 echo "command: bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1 runs -t1 -c1; $(nproc) cores)"
 echo "nginx proxy_pass to the instant upstream: $b req/s, p99 $(echo "$base" | pct 99)   (baseline)"
 echo "agentgate stateless turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
 echo "c1 p50: nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms"
-echo "non-2xx answers during the turn run: $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
+echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
+echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(awk -v a="$g" -v b="$gb" 'BEGIN {printf "%.2f", a/b}')x"
+echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
