@@ -1,5 +1,6 @@
 #include "observability/metrics.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -25,10 +26,12 @@ std::string RenderLabels(const Metrics::Labels& labels) {
   return out;
 }
 
+// The shortest text that reads back to the same double: bucket bounds print as written
+// (le="0.005", not le="0.0050000000000000001").
 std::string Number(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  return std::string(buf, end);
 }
 
 std::string WithLabels(const std::string& name, const std::string& labels,

@@ -76,10 +76,18 @@ def test_turn_timeout_is_reported_as_stopped_because(flow, llm):
     ({"agentExternalId": "bot", "message": "x", "groupKey": "a b"}, "groupKey"),
     ({"agentExternalId": "bot", "message": "x", "conversationId": "conv_1"}, "conversationId"),
     ({"agentExternalId": "bot", "message": "x", "idempotencyKey": "has space"}, "idempotencyKey"),
+    ({"agentExternalId": "bot", "message": "x", "hostContextJson": '{"a":1,"a":2}'}, "hostContextJson"),
 ])
 def test_bad_inputs_are_400_naming_the_flow_field(flow, body, field):
     flow.agent("bot")
     assert f"'{field}'" in fault(call(flow, body), 400)
+
+
+def test_a_blank_group_key_means_no_group_key(flow):
+    """A Flow's unset text variable arrives as "": like the other blank inputs, it is not given."""
+    flow.agent("bot")
+    status, _, out = call(flow, {"agentExternalId": "bot", "message": "x", "groupKey": ""})
+    assert status == 200 and out["isComplete"] is True, out
 
 
 def test_fault_statuses(flow, llm):

@@ -1,5 +1,6 @@
 #include "adapters/http_server/responses.hpp"
 
+#include "domain/json_duplicates.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
@@ -78,6 +79,8 @@ Result<boost::json::value> ParseJsonBody(const Request& request) {
   boost::system::error_code ec;
   auto value = boost::json::parse(request.body, ec);
   if (ec) return InvalidField("body", "is not valid JSON: " + ec.message());
+  if (auto duplicate = FirstDuplicateKey(request.body))
+    return InvalidField(*duplicate, "appears twice; send each field once");
   return value;
 }
 

@@ -1,6 +1,7 @@
 #include "domain/agent/flow_request.hpp"
 
 #include "domain/admin/names.hpp"
+#include "domain/json_duplicates.hpp"
 #include "domain/json_fields.hpp"
 
 #include <boost/json/parse.hpp>
@@ -72,14 +73,16 @@ Result<FlowInvokeRequest> ParseFlowInvokeRequest(const boost::json::value& body)
     auto parsed = boost::json::parse(*host_context, ec);
     if (ec || !parsed.is_object())
       return InvalidField("hostContextJson", "must be a string holding a JSON object");
+    if (auto duplicate = FirstDuplicateKey(*host_context))
+      return InvalidField("hostContextJson", "has the key '" + *duplicate + "' twice");
     daemon["host_context"] = std::move(parsed);
   }
   AG_TRY(auto instructions, Text(*o, "additionalInstructions"));
   if (instructions) daemon["additional_instructions"] = *instructions;
   AG_TRY(auto instance, Text(*o, "instanceId"));
   if (instance) daemon["instance_id"] = *instance;
-  if (const auto* g = o->if_contains("groupKey"); g != nullptr && !g->is_null())
-    daemon["group_key"] = *g;
+  AG_TRY(auto group, Text(*o, "groupKey"));  // "" is the flow's unset text: no group key
+  if (group) daemon["group_key"] = *group;
 
   auto request = ParseInvokeRequest(daemon);
   if (!request) return Renamed(request.error());
