@@ -34,6 +34,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "idempotency_key_reused";
     case ErrorCode::kPayloadTooLarge:
       return "payload_too_large";
+    case ErrorCode::kHeadersTooLarge:
+      return "headers_too_large";
     case ErrorCode::kRateLimited:
       return "rate_limited";
     case ErrorCode::kTurnTimeout:

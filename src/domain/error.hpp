@@ -28,6 +28,7 @@ enum class ErrorCode {
   kIdempotencyKeyInUse,
   kIdempotencyKeyReused,
   kPayloadTooLarge,
+  kHeadersTooLarge,
   kRateLimited,
   kTurnTimeout,
   kNotImplemented,

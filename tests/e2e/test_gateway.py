@@ -174,10 +174,15 @@ def test_gateway_errors(gw, org, start_server):
 @pytest.mark.parametrize("path", [
     "../../identity", "tooling/%2e%2e/%2e%2e/secret", "https://evil.example/services/data", "//evil.example/x",
     "/apex/Page", "sobjects\r\nX-Injected: 1", "tooling\\..\\x", "/services/../etc",
+    # What the URL grammar refuses is the caller's 400, never a 502 "the platform did not answer".
+    "tooling/query?q=100%", "sobjects/Café__c", 'tooling/query?q="x"', "tooling/%252e%252e/secret",
+    "tooling/..;jsessionid=1/secret",
 ])
 def test_bad_paths_never_reach_the_org(gw, org, path):
     before = len(org.requests)
-    gateway_error(gw.call({"method": "GET", "path": path}), 400, "INVALID_REQUEST")
+    status, _, body = gw.call({"method": "GET", "path": path})
+    gateway_error((status, None, body), 400, "INVALID_REQUEST")
+    assert "'path'" in body["error"]["message"], body
     assert len(org.requests) == before
 
 

@@ -63,6 +63,25 @@ def test_oversized_bodies_are_413(start_server):
 def test_oversized_headers_are_431(server):
     reply = raw_exchange(server, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 431")
+    assert json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]["status"] == 431
+
+
+def test_the_http_layers_errors_on_the_gateway_route_are_gateway_envelopes(start_server):
+    s = start_server(FAST)
+    status, _, body = s.request("POST", "/api/metadata-gateway", raw="x" * 5000,
+                                headers={"content-type": "application/json"})
+    assert status == 413 and body == {"ok": False, "status": 413, "error": {
+        "code": "PAYLOAD_TOO_LARGE", "message": body["error"]["message"]}}, body
+    reply = raw_exchange(s, b"POST /api/metadata-gateway HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 +
+                         b"\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 431")
+    envelope = json.loads(reply.split(b"\r\n\r\n", 1)[1])
+    assert envelope["ok"] is False and envelope["status"] == 431 and envelope["error"]["code"] == "HEADERS_TOO_LARGE"
+    status, _, body = s.request("GET", "/api/metadata-gateway")
+    assert status == 405 and body["ok"] is False and body["error"]["code"] == "METHOD_NOT_ALLOWED", body
+    # Other routes keep the API's error body.
+    status, _, body = s.request("GET", "/api/agents/x/invoke")
+    assert status == 405 and error_of(body)["code"] == "method_not_allowed"
 
 
 def test_garbage_is_a_400_not_a_crash(server):

@@ -9,6 +9,8 @@ import pytest
 import stores
 from conftest import error_of
 from daemon_harness import Tenant
+from fakes.fake_salesforce import FakeSalesforce
+from gateway_harness import Gateway
 
 pytestmark = pytest.mark.skipif(stores.KIND != "postgres", reason="runs in the PostgreSQL pass (e2e_postgres)")
 
@@ -54,7 +56,16 @@ def test_a_database_restart_is_survived_and_an_outage_is_a_503(private_pg, start
     assert status == 200, body
     assert [m["content"] for m in tenant.conversation(cid)[2]["messages"] if m["role"] == "user"] == ["before", "again"]
 
+    org = FakeSalesforce()
+    gateway = Gateway(s, org, static=True)
+    assert gateway.call({"method": "GET", "path": "sobjects"})[2]["ok"]
+
     private_pg.stop()
+    # The gateway's envelope says the same: 503 unavailable, retry; not FL04, not a 500.
+    status, headers, body = gateway.call({"method": "GET", "path": "sobjects"})
+    org.close()
+    assert status == 503 and body["ok"] is False and body["error"]["code"] == "unavailable", body
+    assert headers["retry-after"] == "1" and str(private_pg.port) not in body["error"]["message"]
     status, headers, body = tenant.invoke("chatty", {"message": "down"})
     assert status == 503 and error_of(body)["code"] == "unavailable" and headers["retry-after"] == "1"
     assert "127.0.0.1" not in body["error"]["message"] and str(private_pg.port) not in body["error"]["message"]

@@ -31,6 +31,8 @@ int StatusFor(ErrorCode code) {
       return 409;
     case ErrorCode::kPayloadTooLarge:
       return 413;
+    case ErrorCode::kHeadersTooLarge:
+      return 431;
     case ErrorCode::kIdempotencyKeyReused:
       return 422;
     case ErrorCode::kRateLimited:

@@ -1,5 +1,7 @@
 #include "adapters/http_server/router.hpp"
 
+#include "adapters/http_server/responses.hpp"
+
 namespace agentgate::http {
 namespace {
 
@@ -39,8 +41,19 @@ bool MatchPattern(std::string_view pattern, std::string_view path,
   return true;
 }
 
-void Router::Add(std::string method, std::string pattern, Handler handler) {
-  routes_.push_back(Route{std::move(method), std::move(pattern), std::move(handler)});
+void Router::Add(std::string method, std::string pattern, Handler handler,
+                 ErrorRenderer render_error) {
+  routes_.push_back(Route{std::move(method), std::move(pattern), std::move(handler),
+                          render_error != nullptr ? render_error : &ErrorResponse});
+}
+
+Response Router::RenderError(std::string_view path, const Error& error) const {
+  path = path.substr(0, path.find('?'));
+  for (const auto& route : routes_) {
+    std::map<std::string, std::string> params;
+    if (MatchPattern(route.pattern, path, params)) return route.render_error(error);
+  }
+  return ErrorResponse(error);
 }
 
 Router::Match Router::Find(std::string_view method, std::string_view path) const {

@@ -3,6 +3,7 @@
 // captures, e.g. "/admin/v1/orgs/{org}/tokens/{id}". The table also feeds the OpenAPI check.
 
 #include "adapters/http_server/http_types.hpp"
+#include "domain/error.hpp"
 
 #include <map>
 #include <string>
@@ -10,10 +11,15 @@
 
 namespace agentgate::http {
 
+// How a route's errors look. Most routes use the API's error body (ErrorResponse); the metadata
+// gateway answers its own envelope, also for errors the HTTP layer raises (413, 431, 405).
+using ErrorRenderer = Response (*)(const Error& error);
+
 struct Route {
   std::string method;
   std::string pattern;
   Handler handler;
+  ErrorRenderer render_error;
 };
 
 // Matches `path` against `pattern`; on success fills `params` and returns true.
@@ -22,7 +28,8 @@ bool MatchPattern(std::string_view pattern, std::string_view path,
 
 class Router {
  public:
-  void Add(std::string method, std::string pattern, Handler handler);
+  void Add(std::string method, std::string pattern, Handler handler,
+           ErrorRenderer render_error = nullptr);
 
   enum class Outcome { kMatched, kNotFound, kMethodNotAllowed };
   struct Match {
@@ -33,6 +40,9 @@ class Router {
   Match Find(std::string_view method, std::string_view path) const;
 
   const std::vector<Route>& routes() const { return routes_; }
+
+  // `error` in the shape of the route `path` belongs to (any method), else the API's error body.
+  Response RenderError(std::string_view path, const Error& error) const;
 
  private:
   std::vector<Route> routes_;

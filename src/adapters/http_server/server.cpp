@@ -188,16 +188,17 @@ struct Server::Impl {
     parser.body_limit(options.max_body_bytes);
     c.stream.expires_after(options.read_timeout);
     auto [ec, n] = co_await bhttp::async_read(c.stream, buffer, parser, kTuple);
+    // Errors before the request is whole are still in the shape of the route it was for.
+    const std::string target(parser.get().target());
     if (ec == bhttp::error::body_limit) {
-      co_await WriteError(c,
+      co_await WriteError(c, target,
                           Error{ErrorCode::kPayloadTooLarge,
-                                "request body is larger than the server's max_body_bytes"},
-                          413);
+                                "request body is larger than the server's max_body_bytes"});
       co_return Next::kDrainThenClose;
     }
     if (ec == bhttp::error::header_limit) {
-      co_await WriteError(c, Error{ErrorCode::kInvalidRequest, "request headers are too large"},
-                          431);
+      co_await WriteError(c, target,
+                          Error{ErrorCode::kHeadersTooLarge, "request headers are too large"});
       co_return Next::kDrainThenClose;
     }
     if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout ||
@@ -207,7 +208,7 @@ struct Server::Impl {
     }
     if (ec) {
       co_await WriteError(
-          c, Error{ErrorCode::kInvalidRequest, "malformed HTTP request: " + ec.message()}, 400);
+          c, target, Error{ErrorCode::kInvalidRequest, "malformed HTTP request: " + ec.message()});
       co_return Next::kDrainThenClose;
     }
 
@@ -247,9 +248,9 @@ struct Server::Impl {
           Error{ErrorCode::kNotFound, "no route for " + request.method + " " + request.path});
     }
     if (match.outcome == Router::Outcome::kMethodNotAllowed) {
-      co_return ErrorResponse(
-          Error{ErrorCode::kMethodNotAllowed,
-                "method " + request.method + " is not allowed on " + request.path});
+      co_return router.RenderError(
+          request.path, Error{ErrorCode::kMethodNotAllowed,
+                              "method " + request.method + " is not allowed on " + request.path});
     }
     route_name = match.route->pattern;
     request.path_params = std::move(match.params);
@@ -260,7 +261,8 @@ struct Server::Impl {
                                     {"route", std::string_view(route_name)},
                                     {"error", std::string_view(e.what())}});
     }
-    co_return ErrorResponse(
+    co_return router.RenderError(
+        request.path,
         Error{ErrorCode::kInternal, "internal error (request id " + request.request_id + ")"});
   }
 
@@ -278,10 +280,8 @@ struct Server::Impl {
     co_return !ec;
   }
 
-  asio::awaitable<void> WriteError(Connection& c, const Error& error, int status) {
-    Response r = ErrorResponse(error);
-    r.status = status;
-    co_await Write(c, r, 11, false);
+  asio::awaitable<void> WriteError(Connection& c, std::string_view target, const Error& error) {
+    co_await Write(c, router.RenderError(target, error), 11, false);
   }
 };
 

@@ -32,15 +32,37 @@ Result<std::string> Version(const boost::json::object& o) {
   return v;
 }
 
+// RFC 3986's characters of a path and query: unreserved, sub-delims, ':', '@', '/', '?' and '%'
+// (which must start an escape). Anything else the HTTP client's URL parser would refuse.
+bool IsUrlCharacter(char c) {
+  if (std::isalnum(static_cast<unsigned char>(c))) return true;
+  return std::string_view("-._~!$&'()*+,;=:@/?%").find(c) != std::string_view::npos;
+}
+
+bool IsHex(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+// "." or "..", also behind a path parameter ("..;jsessionid=x"), which some servers ignore.
+bool IsDotSegment(std::string_view segment) {
+  segment = segment.substr(0, segment.find(';'));
+  return segment == "." || segment == "..";
+}
+
 }  // namespace
 
 std::optional<std::string> UnsafePathReason(std::string_view path) {
-  for (char c : path) {
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7f) return "control characters (CR, LF, ...) are not allowed";
     if (c == ' ') return "spaces must be percent-encoded";
     if (c == '\\') return "backslashes are not allowed";
     if (c == '#') return "fragments are not allowed";
+    if (u >= 0x80) return "non-ASCII characters must be percent-encoded (UTF-8)";
+    if (!IsUrlCharacter(c)) return std::string("the character '") + c + "' must be percent-encoded";
+    if (c == '%' && (i + 2 >= path.size() || !IsHex(path[i + 1]) || !IsHex(path[i + 2])))
+      return "a '%' that does not start an escape (%XX) must be written %25";
   }
   if (path.find("://") != std::string_view::npos)
     return "a scheme or host is not allowed; give a path";
@@ -59,7 +81,10 @@ std::optional<std::string> UnsafePathReason(std::string_view path) {
     const auto slash = decoded->find('/', start);
     const std::string_view segment = std::string_view(*decoded).substr(
         start, slash == std::string::npos ? std::string::npos : slash - start);
-    if (segment == ".." || segment == ".") return "'.' and '..' segments are not allowed";
+    // Decoded once more too: "%252e%252e" is ".." to a server that decodes twice.
+    const auto twice = PercentDecode(segment, false);
+    if (IsDotSegment(segment) || (twice && IsDotSegment(*twice)))
+      return "'.' and '..' segments are not allowed";
     if (slash == std::string::npos) break;
     start = slash + 1;
   }

@@ -112,6 +112,20 @@ TEST(GatewayRequest, RefusesEveryPathThatCouldLeaveTheServicesTree) {
       "tooling/%zz",
       "tooling/%5c..",
       "mdapi/CustomField/Account%2f..%2fx",
+      // What the HTTP client's URL parser refuses is refused here, naming the path.
+      "tooling/query?q=100%",
+      "tooling/query?q=50%off",
+      "sobjects/Caf\xc3\xa9__c",
+      "tooling/query?q=SELECT \"Id\"",
+      "tooling/query?q=<script>",
+      "tooling/query?q={x}",
+      "tooling/query?q=a|b",
+      "tooling/query?q=a^b",
+      "tooling/query?q=a`b",
+      // Double-encoded dots, and dots behind a path parameter.
+      "tooling/%252e%252e/secret",
+      "tooling/..;jsessionid=x/secret",
+      "tooling/.;x/sobjects",
   };
   for (const char* path : hostile) {
     boost::json::object body{{"method", "GET"}, {"path", path}};
@@ -123,6 +137,10 @@ TEST(GatewayRequest, RefusesEveryPathThatCouldLeaveTheServicesTree) {
     }
   }
   EXPECT_FALSE(UnsafePathReason("tooling/query?q=SELECT+Id+FROM+X+WHERE+Name+LIKE+'%25__c'"));
+  EXPECT_FALSE(UnsafePathReason("tooling/query?q=SELECT+Id,Name+FROM+Account+WHERE+Id=:x@y"));
+  EXPECT_FALSE(UnsafePathReason("sobjects/Account/001;x=1/describe"));  // a parameter on a name
+  EXPECT_EQ(UnsafePathReason("tooling/query?q=100%"),
+            "a '%' that does not start an escape (%XX) must be written %25");
 }
 
 TEST(Soap, BuildsTheDeleteMetadataEnvelopeWithEscapedValues) {

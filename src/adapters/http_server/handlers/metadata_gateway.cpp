@@ -14,53 +14,62 @@ namespace json = boost::json;
 
 namespace {
 
-// The gateway's own errors: {"ok": false, "status": N, "error": {"code", "message"}}.
+// The gateway's own errors: {"ok": false, "status": N, "error": {"code", "message"}}, also for
+// what the HTTP layer refuses on this route (413, 431, 405, a malformed request).
 Response GatewayError(const Error& error) {
-  int status = 500;
-  std::string code = "INTERNAL";
+  int status = StatusFor(error.code);
+  std::string code(ErrorCodeName(error.code));
+  for (auto& ch : code) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   switch (error.code) {
-    case ErrorCode::kInvalidRequest:
-      status = 400, code = "INVALID_REQUEST";
-      break;
     case ErrorCode::kUnauthenticated:
     case ErrorCode::kMissingHeader:
     case ErrorCode::kForbidden:
       status = 400, code = "FL04";
       break;
     case ErrorCode::kCrmNotConfigured:
-      status = 400, code = "FL05";
+      code = "FL05";
       break;
     case ErrorCode::kCrmAuthFailed:
-      status = 502, code = "FL06";
+      code = "FL06";
       break;
-    case ErrorCode::kUpstreamUnavailable:
-      status = 502, code = "UPSTREAM_UNAVAILABLE";
+    case ErrorCode::kUnavailable:
+      code = "unavailable";  // SPEC §7 spells the store outage in lower case
       break;
     default:
       break;
   }
-  return JsonResponse(
+  Response response = JsonResponse(
       status, json::object{{"ok", false},
                            {"status", status},
                            {"error", json::object{{"code", code}, {"message", error.message}}}});
+  if (error.retry_after_seconds)
+    response.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_seconds));
+  return response;
 }
 
 }  // namespace
 
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/api/metadata-gateway", [&deps](Request& r) -> asio::awaitable<Response> {
-    auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
-    if (!caller)
-      co_return GatewayError(
-          Error(ErrorCode::kUnauthenticated, "FL04 Unauthorized: " + caller.error().message));
-    auto body = ParseJsonBody(r);
-    if (!body) co_return GatewayError(body.error());
-    auto call = NormalizeGatewayRequest(*body);
-    if (!call) co_return GatewayError(call.error());
-    auto envelope = co_await deps.gateway.Forward(caller->org_id, caller->env, std::move(*call));
-    if (!envelope) co_return GatewayError(envelope.error());
-    co_return JsonResponse(200, RenderEnvelope(*envelope));
-  });
+  router.Add(
+      "POST", "/api/metadata-gateway",
+      [&deps](Request& r) -> asio::awaitable<Response> {
+        auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+        if (!caller && caller.error().code == ErrorCode::kUnavailable)
+          co_return GatewayError(
+              caller.error());  // the store is down: 503, retry; not the caller's fault
+        if (!caller)
+          co_return GatewayError(
+              Error(ErrorCode::kUnauthenticated, "FL04 Unauthorized: " + caller.error().message));
+        auto body = ParseJsonBody(r);
+        if (!body) co_return GatewayError(body.error());
+        auto call = NormalizeGatewayRequest(*body);
+        if (!call) co_return GatewayError(call.error());
+        auto envelope =
+            co_await deps.gateway.Forward(caller->org_id, caller->env, std::move(*call));
+        if (!envelope) co_return GatewayError(envelope.error());
+        co_return JsonResponse(200, RenderEnvelope(*envelope));
+      },
+      &GatewayError);
 }
 
 }  // namespace agentgate::http
