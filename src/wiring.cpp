@@ -217,7 +217,8 @@ int Serve(const ServeOptions& options) {
   AgentCatalog catalog(runner, tenants);
   ConversationQueue conversations;
   MetadataGateway gateway(runner, http, master_key, clock, metrics,
-                          GatewayOptions{std::chrono::seconds(60), config->crm.allow_http});
+                          GatewayOptions{std::chrono::seconds(config->crm.call_timeout_seconds),
+                                         config->crm.allow_http});
   ToolRunner tools(runner, http, clock, gateway);
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};

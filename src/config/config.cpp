@@ -222,6 +222,7 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
 
   SectionReader crm(root["crm"].as_table(), "crm", env);
   AG_TRYV(crm.Boolean("allow_http", c.crm.allow_http));
+  AG_TRYV(crm.Integer("call_timeout_seconds", c.crm.call_timeout_seconds, 1, 600));
   AG_TRYV(crm.RejectUnknown());
 
   SectionReader upstream(root["upstream"].as_table(), "upstream", env);

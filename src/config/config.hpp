@@ -44,7 +44,8 @@ struct SecretsConfig {
 };
 
 struct CrmConfig {
-  bool allow_http = false;  // plain-http login and instance URLs: test orgs only
+  bool allow_http = false;        // plain-http login and instance URLs: test orgs only
+  int call_timeout_seconds = 60;  // one gateway call: waiting for a refresh, the refresh, the send
 };
 
 struct UpstreamConfig {

@@ -27,6 +27,7 @@ TEST(Config, EmbeddedDefaultsServeOnLoopbackWithSqliteAndTheOfflineModel) {
   ASSERT_EQ(c->providers.size(), 1u);
   EXPECT_EQ(c->providers[0].kind, "offline");
   EXPECT_FALSE(c->crm.allow_http);  // CRM URLs are https unless the operator says otherwise
+  EXPECT_EQ(c->crm.call_timeout_seconds, 60);
 }
 
 TEST(Config, CrmPlainHttpIsAnExplicitChoice) {
@@ -117,6 +118,7 @@ TEST(Config, ErrorsNameTheKey) {
   expect_error("[crm]\nallow_http = \"yes\"\n", "crm.allow_http");
   expect_error("", "crm.allow_http", {{"AGENTGATE_CRM_ALLOW_HTTP", "1"}});
   expect_error("[crm]\nallow_https = true\n", "crm.allow_https");
+  expect_error("[crm]\ncall_timeout_seconds = 0\n", "crm.call_timeout_seconds");
 }
 
 TEST(Config, SecretsComeFromTheNamedVariable) {

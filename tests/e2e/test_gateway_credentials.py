@@ -1,6 +1,7 @@
 """The gateway's CRM credentials through the binary: a replacement takes effect on the next call on
 every server, and CRM URLs are https unless the operator allows plain http (a fake org over TLS)."""
 import threading
+import time
 
 import pytest
 
@@ -125,3 +126,56 @@ def test_an_https_org_works_and_a_token_endpoint_may_not_downgrade_it(orgs, star
     status, _, envelope = gw.call(SOBJECTS)
     assert status == 200 and envelope["ok"], envelope
     assert org.refreshes == 3
+
+
+def test_a_refresh_cut_short_by_its_turns_cap_still_saves_the_rotated_token(orgs, llm, start_server):
+    """Salesforce rotates the refresh token after the turn that asked for it hit its cap: the
+    refresh completes anyway, so the credential is not dead."""
+    from daemon_harness import API_KEY, config_for
+    from fakes.fake_llm import openai_text, openai_tools
+    org = orgs()
+    org.rotate, org.token_delay = True, 2.5
+    s = start_server(config_for(llm, "answer_early_seconds = 1\nturn_timeout_seconds = 2"),
+                     env={"FAKE_LLM_KEY": API_KEY})
+    gw = Gateway(s, org)
+    tenant = Tenant(s, existing=True)
+    tenant.agent("admin-bot", tools=[{"type": "crm_metadata"}])
+    llm.push(openai_tools([("crm_metadata", SOBJECTS)]), openai_text("never reached"))
+    assert tenant.invoke("admin-bot", {"message": "list the objects"})[0] == 504
+    status, _, envelope = gw.call(SOBJECTS)
+    assert status == 200 and envelope["ok"], envelope
+    assert org.refreshes == 1  # the rotated token was saved; no second refresh was needed
+
+
+def test_a_refused_refresh_token_is_not_sent_again_until_the_credentials_change(orgs, start_server):
+    org = orgs()
+    s = start_server()
+    gw = Gateway(s, org)
+    org.fail_refresh = ("invalid_grant", "expired access/refresh token")
+    for _ in range(3):
+        status, _, body = gw.call(SOBJECTS)
+        assert status == 502 and body["error"]["code"] == "FL06" and "invalid_grant" in body["error"]["message"]
+    assert org.refreshes == 1
+    org.fail_refresh = None
+    creds = {"login_url": org.url, "client_id": org.client_id, "client_secret": org.client_secret,
+             "refresh_token": next(iter(org.refresh_tokens))}
+    assert s.admin("PUT", "/orgs/acme/environments/prod/crm", creds)[0] == 200
+    status, _, envelope = gw.call(SOBJECTS)
+    assert status == 200 and envelope["ok"] and org.refreshes == 2, envelope
+
+
+def test_one_deadline_covers_the_whole_gateway_call(orgs, start_server):
+    org = orgs()
+    org.token_delay = 2
+    s = start_server(env={"AGENTGATE_CRM_CALL_TIMEOUT_SECONDS": "1"})
+    gw = Gateway(s, org)
+    started = time.monotonic()
+    status, _, body = gw.call(SOBJECTS)
+    assert status == 502 and body["error"]["code"] == "UPSTREAM_UNAVAILABLE", body
+    assert "call_timeout_seconds" in body["error"]["message"] and time.monotonic() - started < 1.8
+    # The refresh that call started was not abandoned: its session serves the next calls.
+    deadline = time.monotonic() + 5
+    while gw.call(SOBJECTS)[0] != 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    status, _, envelope = gw.call(SOBJECTS)
+    assert status == 200 and envelope["ok"] and org.refreshes == 1, envelope
