@@ -228,7 +228,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   }
 
   auto prompt = AssemblePrompt(config, inputs);
-  const std::string system_prompt = prompt.request.system;
+  const std::string recorded_system = std::move(prompt.recorded_system);
+  const std::size_t history_sent = prompt.history_messages_sent;
   ModelClient* model =
       d_.models.count(config.model.provider) ? d_.models.at(config.model.provider) : nullptr;
   if (model == nullptr)
@@ -316,8 +317,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   commit.turn.input_tokens = result.usage.input_tokens;
   commit.turn.output_tokens = result.usage.output_tokens;
   commit.turn.cost_usd = result.cost_usd;
-  commit.turn.transcript_json =
-      TranscriptJson(system_prompt, turn.transcript(), call_log, outcome, result.blocked);
+  commit.turn.transcript_json = TranscriptJson(recorded_system, turn.transcript(), history_sent,
+                                               call_log, outcome, result.blocked);
   result.turn_id = commit.turn.id;
   const std::int64_t now = d_.clock.NowMs();
   if (conversation_id) {

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+import stores
 from conftest import ADMIN_TOKEN, error_of
 from daemon_harness import API_KEY, FakeToolServer, Tenant, config_for
 from fakes.fake_llm import (anthropic_error, anthropic_text, anthropic_tools, openai_error, openai_text,
@@ -323,3 +324,25 @@ def test_every_turn_has_a_transcript_the_operator_can_read(daemon, llm):
     assert turn["transcript"]["messages"][-1]["content"] == "stateless answer"
     assert daemon.server.admin("GET", f"/orgs/other/turns/{turn_id}")[0] == 404
     assert daemon.server.admin("GET", "/orgs/acme/turns/turn_nope")[0] == 404
+
+
+def test_stored_records_keep_neither_additional_instructions_nor_host_context(daemon, llm):
+    """SPEC §5: they apply to one call. And a turn's record keeps what it added, not a copy of the
+    history it was sent, so records do not grow with the conversation."""
+    daemon.agent("bot", instructions="Be precise.")
+    extra = {"additional_instructions": "ONE-CALL-ONLY rule", "host_context": {"ssn": "078-05-1120"}}
+    llm.push(openai_text("first answer"))
+    _, headers, first = daemon.invoke("bot", {"message": "first question", "stateful": True, **extra})
+    cid = first["conversation_id"]
+    assert "ONE-CALL-ONLY" in llm.requests[-1]["body"]["messages"][0]["content"]  # the model saw them
+    llm.push(openai_text("second answer"))
+    _, headers, _ = daemon.invoke("bot", {"message": "second question", "stateful": True,
+                                          "conversation_id": cid, **extra})
+    _, _, turn = daemon.server.admin("GET", f"/orgs/acme/turns/{headers['x-agentgate-turn-id']}")
+    transcript = turn["transcript"]
+    assert transcript["system"] == "Be precise."
+    assert transcript["history_messages"] == 2
+    assert [m["content"] for m in transcript["messages"]] == ["second question", "second answer"]
+    _, _, convo = daemon.conversation(cid)
+    stored = json.dumps(convo) + json.dumps(turn) + str(stores.stored_bytes(daemon.server.store_url))
+    assert "ONE-CALL-ONLY" not in stored and "078-05-1120" not in stored

@@ -75,6 +75,14 @@ TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
   EXPECT_LT(at("INSTANCE"), at("ADDITIONAL"));
   EXPECT_LT(at("ADDITIONAL"), at("{\"account\":\"A1\"}"));
   EXPECT_LT(at("{\"account\":\"A1\"}"), at("likes tea"));
+  // What the turn's record keeps: everything but this call's own additions (SPEC §5).
+  const auto& kept = prompt.recorded_system;
+  EXPECT_NE(kept.find("VERSION"), std::string::npos);
+  EXPECT_NE(kept.find("INSTANCE"), std::string::npos);
+  EXPECT_NE(kept.find("likes tea"), std::string::npos);
+  EXPECT_EQ(kept.find("ADDITIONAL"), std::string::npos);
+  EXPECT_EQ(kept.find("A1"), std::string::npos);
+  EXPECT_EQ(prompt.history_messages_sent, 2u);
   ASSERT_EQ(prompt.request.messages.size(), 3u);
   EXPECT_EQ(prompt.request.messages[0].content, "earlier question");
   EXPECT_EQ(prompt.request.messages[1].role, Role::kAssistant);

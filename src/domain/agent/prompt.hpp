@@ -27,6 +27,10 @@ struct AssembledPrompt {
   ModelRequest request;
   std::set<std::string> action_names;
   std::size_t history_messages_dropped = 0;
+  std::size_t history_messages_sent = 0;  // request.messages begins with these
+  // The system prompt as the turn's record keeps it: without this call's additional instructions
+  // and host context, which apply to one call and are never stored (SPEC §5).
+  std::string recorded_system;
 };
 
 // The tools the model is offered: search_resources, remember, crm_metadata when they apply,

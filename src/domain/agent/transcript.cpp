@@ -5,6 +5,8 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include <algorithm>
+
 namespace agentgate {
 namespace {
 
@@ -50,15 +52,17 @@ json::object CallJson(const ModelCallRecord& call) {
 }  // namespace
 
 std::string TranscriptJson(const std::string& system, const std::vector<ChatMessage>& messages,
-                           const std::vector<ModelCallRecord>& calls, const TurnOutcome& outcome,
-                           bool blocked) {
+                           std::size_t history_sent, const std::vector<ModelCallRecord>& calls,
+                           const TurnOutcome& outcome, bool blocked) {
   json::array out;
-  for (const auto& m : messages)
-    out.push_back(MessageJson(m, blocked && m.role == Role::kAssistant));
+  for (std::size_t i = std::min(history_sent, messages.size()); i < messages.size(); ++i)
+    out.push_back(MessageJson(messages[i], blocked && messages[i].role == Role::kAssistant));
   json::array call_log;
   for (const auto& call : calls) call_log.push_back(CallJson(call));
-  json::object transcript{
-      {"system", system}, {"messages", std::move(out)}, {"model_calls", std::move(call_log)}};
+  json::object transcript{{"system", system},
+                          {"history_messages", history_sent},
+                          {"messages", std::move(out)},
+                          {"model_calls", std::move(call_log)}};
   if (!outcome.failure.empty()) transcript["failure"] = outcome.failure;
   return json_text::Write(transcript);
 }

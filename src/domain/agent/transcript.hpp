@@ -1,7 +1,10 @@
 #pragma once
-// The operator's record of one turn (GET /admin/v1/orgs/{org}/turns/{id}): the system prompt, every
-// message and tool call, each model call's time and tokens, and what failed. When the safety
-// policy withheld the reply, every text the model wrote is withheld here too.
+// The operator's record of one turn (GET /admin/v1/orgs/{org}/turns/{id}): the system prompt as it
+// may be stored (without the call's additional instructions and host context), the messages and
+// tool calls the turn added (the history it was sent is in the conversation already: only its
+// length is kept, so a record does not grow with the conversation), each model call's time and
+// tokens, and what failed. When the safety policy withheld the reply, every text the model wrote
+// is withheld here too.
 
 #include "domain/agent/model_types.hpp"
 #include "domain/agent/turn.hpp"
@@ -19,8 +22,9 @@ struct ModelCallRecord {
   std::string failure;  // empty when the model answered
 };
 
+// `messages` begins with the `history_sent` messages of the conversation the model was sent.
 std::string TranscriptJson(const std::string& system, const std::vector<ChatMessage>& messages,
-                           const std::vector<ModelCallRecord>& calls, const TurnOutcome& outcome,
-                           bool blocked);
+                           std::size_t history_sent, const std::vector<ModelCallRecord>& calls,
+                           const TurnOutcome& outcome, bool blocked);
 
 }  // namespace agentgate

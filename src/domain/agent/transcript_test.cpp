@@ -1,6 +1,7 @@
 #include "domain/agent/transcript.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include <gtest/gtest.h>
@@ -24,7 +25,8 @@ boost::json::value Parsed(const std::string& text) {
 
 TEST(Transcript, RecordsMessagesToolCallsAndModelCalls) {
   const std::vector<ModelCallRecord> calls{{0.25, 100, 7, ""}, {1.5, 0, 0, "HTTP 503"}};
-  const auto t = Parsed(TranscriptJson("Be brief.", Conversation(), calls, TurnOutcome{}, false));
+  const auto t =
+      Parsed(TranscriptJson("Be brief.", Conversation(), 0, calls, TurnOutcome{}, false));
   EXPECT_EQ(t.at("system"), "Be brief.");
   const auto& messages = t.at("messages").as_array();
   ASSERT_EQ(messages.size(), 4u);
@@ -46,7 +48,7 @@ TEST(Transcript, RecordsMessagesToolCallsAndModelCalls) {
 TEST(Transcript, AWithheldReplyWithholdsEveryModelWrittenText) {
   TurnOutcome outcome;
   outcome.failure = "model timed out";
-  const std::string text = TranscriptJson("s", Conversation(), {}, outcome, true);
+  const std::string text = TranscriptJson("s", Conversation(), 0, {}, outcome, true);
   EXPECT_EQ(text.find("Your card is"), std::string::npos);
   EXPECT_EQ(text.find(R"(\"card\")"), std::string::npos);  // the model's tool arguments
   const auto t = Parsed(text);
@@ -56,6 +58,18 @@ TEST(Transcript, AWithheldReplyWithholdsEveryModelWrittenText) {
   EXPECT_EQ(messages[0].at("content"), "card 4111 1111 1111 1111?");  // the caller's own words
   EXPECT_EQ(messages[2].at("content"), "found");                      // a tool's result
   EXPECT_EQ(t.at("failure"), "model timed out");
+}
+
+TEST(Transcript, KeepsWhatTheTurnAddedNotTheHistoryItWasSent) {
+  std::vector<ChatMessage> sent{{Role::kUser, "an old question", {}, "", ""},
+                                {Role::kAssistant, "an old answer", {}, "", ""}};
+  for (auto& m : Conversation()) sent.push_back(m);
+  const auto t = Parsed(TranscriptJson("s", sent, 2, {}, TurnOutcome{}, false));
+  EXPECT_EQ(t.at("history_messages"), 2);
+  const auto& messages = t.at("messages").as_array();
+  ASSERT_EQ(messages.size(), 4u);
+  EXPECT_EQ(messages[0].at("content"), "card 4111 1111 1111 1111?");
+  EXPECT_EQ(boost::json::serialize(t).find("an old"), std::string::npos);
 }
 
 }  // namespace agentgate
