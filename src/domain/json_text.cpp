@@ -21,8 +21,68 @@ void AppendDouble(std::string& out, double d) {
   out.append(buffer, ec == std::errc() ? end : buffer);
 }
 
+// The length of the well-formed UTF-8 sequence at the start of `s`, or 0 (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF).
+std::size_t Utf8SequenceLength(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const auto cont = [&](std::size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  const unsigned char lead = b(0);
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) return cont(1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (lead == 0xE0 && b(1) < 0xA0) return 0;  // overlong
+    if (lead == 0xED && b(1) > 0x9F) return 0;  // a surrogate
+    return 3;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (lead == 0xF0 && b(1) < 0x90) return 0;  // overlong
+    if (lead == 0xF4 && b(1) > 0x8F) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// Text from outside (a platform's body, a tool's answer, a model's reply) may not be UTF-8; JSON
+// must be. Each byte that starts no well-formed sequence becomes U+FFFD.
+std::string ValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    const std::size_t n = Utf8SequenceLength(s);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      s.remove_prefix(1);
+    } else {
+      out.append(s.substr(0, n));
+      s.remove_prefix(n);
+    }
+  }
+  return out;
+}
+
+bool IsValidUtf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = Utf8SequenceLength(s.substr(i));
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 void AppendString(std::string& out, boost::json::string_view s) {
-  out += boost::json::serialize(s);
+  const std::string_view text(s.data(), s.size());
+  if (IsValidUtf8(text)) {
+    out += boost::json::serialize(s);
+  } else {
+    const std::string valid = ValidUtf8(text);
+    out += boost::json::serialize(boost::json::string_view(valid));
+  }
 }
 
 void Append(std::string& out, const boost::json::value& v, bool sort_keys) {

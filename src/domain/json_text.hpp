@@ -10,7 +10,9 @@
 namespace agentgate::json_text {
 
 // Doubles use the shortest text that reads back to the same value ("0", "0.0123", "1e-07");
-// NaN and infinities, which JSON cannot carry, are written as null.
+// NaN and infinities, which JSON cannot carry, are written as null. Strings that are not valid
+// UTF-8 (a platform's body, a tool's answer) have each bad byte written as U+FFFD: the text is
+// always valid JSON.
 std::string Write(const boost::json::value& value);
 
 // As Write, with object keys sorted so equal values compare equal as text.

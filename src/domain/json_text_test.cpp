@@ -43,6 +43,21 @@ TEST(JsonText, OtherValuesKeepTheirCompactText) {
   EXPECT_EQ(Rewrite(R"({"z":1,"a":2})"), R"({"z":1,"a":2})");  // Write keeps the order
 }
 
+TEST(JsonText, TextThatIsNotUtf8IsRepairedSoTheJsonIsValid) {
+  const std::string latin1 = "caf\xe9 \xff end";
+  const std::string written = Write(boost::json::value(latin1));
+  EXPECT_EQ(written, "\"caf\xEF\xBF\xBD \xEF\xBF\xBD end\"");
+  boost::system::error_code ec;
+  (void)boost::json::parse(written, ec);  // Boost.JSON validates UTF-8
+  EXPECT_FALSE(ec) << written;
+  // Well-formed text of every length is kept as it is; overlong forms and surrogates are not.
+  EXPECT_EQ(Write(boost::json::value("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80")),
+            "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+  EXPECT_EQ(Write(boost::json::value("\xc0\xaf")), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  EXPECT_EQ(Write(boost::json::value("\xed\xa0\x80")), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  EXPECT_EQ(Write(boost::json::value("cut \xe2\x82")), "\"cut \xEF\xBF\xBD\xEF\xBF\xBD\"");
+}
+
 TEST(JsonText, CanonicalSortsKeysAtEveryDepth) {
   EXPECT_EQ(WriteCanonical(boost::json::parse(R"({"z":{"b":1,"a":[{"y":0.5,"x":2}]},"a":"s"})")),
             R"({"a":"s","z":{"a":[{"x":2,"y":0.5}],"b":1}})");

@@ -89,6 +89,17 @@ def test_deleting_a_custom_field_through_the_metadata_api(gw, org):
     assert env["platformResponse"]["errors"][0]["statusCode"] == "INVALID_CROSS_REFERENCE_KEY"
 
 
+def test_deep_or_non_utf8_platform_answers_still_come_back_as_valid_json(gw):
+    status, _, env = gw.call({"method": "GET", "path": "/services/apexrest/deep"})
+    assert status == 200 and env["ok"], env  # the harness's json.loads proves it is valid JSON
+    leaf = env["platformResponse"]
+    for _ in range(100):
+        leaf = leaf[0]
+    assert leaf == {"leaf": True}
+    status, _, env = gw.call({"method": "GET", "path": "/services/apexrest/latin1"})
+    assert status == 200 and env["platformResponse"]["raw"] == "Caf\ufffd cr\ufffdme", env
+
+
 def test_a_non_json_answer_is_raw(gw):
     status, _, env = gw.call({"method": "GET", "path": "/services/apexrest/plain"})
     assert env["platformResponse"] == {"raw": "plain text, not JSON"} and env["ok"] is True

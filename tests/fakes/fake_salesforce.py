@@ -101,6 +101,10 @@ class FakeSalesforce:
         m = re.match(r"^/services/data/v(\d+\.\d)/(.*)$", parsed.path)
         if parsed.path == "/services/apexrest/plain":
             return self._send(h, 200, "plain text, not JSON", content_type="text/plain")
+        if parsed.path == "/services/apexrest/deep":  # deeper than a JSON parser's default limit
+            return self._send(h, 200, "[" * 100 + '{"leaf":true}' + "]" * 100)
+        if parsed.path == "/services/apexrest/latin1":  # not UTF-8
+            return self._send(h, 200, "Caf\xe9 cr\xe8me".encode("latin-1"), content_type="text/plain")
         if not m:
             return self._send(h, 404, [{"message": "The requested resource does not exist", "errorCode": "NOT_FOUND"}])
         rest = m.group(2)

@@ -184,6 +184,13 @@ TEST(GatewayEnvelope, RendersThePlatformsAnswer) {
   EXPECT_TRUE(
       PlatformResponseOf(400, R"([{"message":"bad","errorCode":"MALFORMED_QUERY"}])").is_array());
   EXPECT_EQ(PlatformResponseOf(500, "<html>oops</html>").at("raw"), "<html>oops</html>");
+  // Deeper than Boost.JSON's default 32 levels is still the platform's JSON...
+  const std::string deep = std::string(200, '[') + "1" + std::string(200, ']');
+  EXPECT_TRUE(PlatformResponseOf(200, deep).is_array());
+  // ...and past any sane depth, or not UTF-8, it is raw text the writer makes valid.
+  const std::string abyss = std::string(5000, '[') + std::string(5000, ']');
+  EXPECT_EQ(PlatformResponseOf(200, abyss).at("raw").as_string().size(), 10000u);
+  EXPECT_TRUE(PlatformResponseOf(200, "{\"name\":\"caf\xe9\"}").as_object().contains("raw"));
   GatewayEnvelope e{true, 201, "/services/data/v64.0/tooling/sobjects/ValidationRule",
                     boost::json::object{{"id", "03d1"}}, std::string("abc")};
   const auto out = RenderEnvelope(e);
