@@ -42,7 +42,7 @@ class TurnCommitter {
         boost::asio::use_awaitable, &commit);
   }
 
-  // Batches committed so far, and the turns in them (the bench and the tests read these).
+  // Batches committed so far, and the turns committed in them (the tests read these).
   std::size_t batches() const;
   std::size_t committed() const;
 

@@ -28,6 +28,7 @@ class SqliteBackend {
   std::unique_ptr<Store> Open(std::size_t connections = 4) {
     return std::unique_ptr<Store>(std::move(SqliteStore::Open(path_, connections).value()));
   }
+  const std::string& path() const { return path_; }
 
  private:
   static inline int counter_ = 0;
