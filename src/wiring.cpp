@@ -21,6 +21,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +57,25 @@ Result<void> CheckDeployedModelsArePriced(Store& store, const ProviderCatalog& p
     }
   }
   return {};
+}
+
+// Each client connection in flight may hold an upstream connection too. Raises the soft
+// descriptor limit to the hard one and says so when max_connections cannot fit under it.
+void RaiseDescriptorLimit(std::size_t max_connections) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  constexpr rlim_t kReserve = 256;  // store, listeners, logs
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < 2 * max_connections + kReserve) {
+    log::Warn("descriptor_limit_low",
+              {{"nofile", static_cast<std::int64_t>(limit.rlim_cur)},
+               {"max_connections", static_cast<std::int64_t>(max_connections)},
+               {"advice", "raise LimitNOFILE or lower server.max_connections"}});
+  }
 }
 
 int Fail(std::string_view what, const std::string& message) {
@@ -238,9 +259,15 @@ int Serve(const ServeOptions& options) {
       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
       [&] { return server_slot && server_slot->Draining(); }};
   const http::Router router = http::BuildRouter(deps);
-  http::ServerOptions server_options{config->server.max_body_bytes, config->server.max_header_bytes,
-                                     std::chrono::seconds(config->server.read_timeout_seconds),
-                                     std::chrono::seconds(config->server.idle_timeout_seconds)};
+  http::ServerOptions server_options{
+      config->server.max_body_bytes,
+      config->server.max_header_bytes,
+      std::chrono::seconds(config->server.read_timeout_seconds),
+      std::chrono::seconds(config->server.idle_timeout_seconds),
+      std::chrono::seconds(config->server.header_timeout_seconds),
+      static_cast<std::size_t>(config->server.max_connections),
+      static_cast<std::size_t>(config->server.max_requests_per_connection)};
+  RaiseDescriptorLimit(server_options.max_connections);
   auto& server = server_slot.emplace(ioc, router, metrics, server_options);
   auto bound = server.Listen(config->server.listen);
   if (!bound) return Fail("listen_failed", bound.error().message);

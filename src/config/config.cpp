@@ -202,6 +202,10 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(server.Integer("max_header_bytes", c.server.max_header_bytes, 1024, 1LL << 20));
   AG_TRYV(server.Integer("read_timeout_seconds", c.server.read_timeout_seconds, 1, 3600));
   AG_TRYV(server.Integer("idle_timeout_seconds", c.server.idle_timeout_seconds, 1, 3600));
+  AG_TRYV(server.Integer("header_timeout_seconds", c.server.header_timeout_seconds, 1, 3600));
+  AG_TRYV(server.Integer("max_connections", c.server.max_connections, 1, 1000000));
+  AG_TRYV(server.Integer("max_requests_per_connection", c.server.max_requests_per_connection, 1,
+                         1000000000));
   AG_TRYV(server.Integer("io_threads", c.server.io_threads, 0, 256));
   AG_TRYV(server.Integer("blocking_threads", c.server.blocking_threads, 1, 1024));
   AG_TRYV(server.RejectUnknown());

@@ -23,10 +23,13 @@ struct ServerConfig {
   int answer_early_seconds = 100;
   std::size_t max_body_bytes = 1048576;
   std::size_t max_header_bytes = 16384;
-  int read_timeout_seconds = 30;  // per read: a slow client cannot hold a connection
-  int idle_timeout_seconds = 60;  // keep-alive connection with no request
-  int io_threads = 0;             // 0 = one per core
-  int blocking_threads = 8;       // store calls run here, never on an I/O thread
+  int read_timeout_seconds = 30;    // a request's body, a response's write
+  int idle_timeout_seconds = 60;    // keep-alive connection with no request
+  int header_timeout_seconds = 10;  // a request's whole header (slowloris)
+  int max_connections = 16384;      // open client connections; then accept waits
+  int max_requests_per_connection = 1000;
+  int io_threads = 0;        // 0 = one per core
+  int blocking_threads = 8;  // store calls run here, never on an I/O thread
 };
 
 struct StoreConfig {

@@ -117,6 +117,10 @@ void DeclareAgentgateMetrics(Metrics& m) {
   m.DeclareHistogram("agentgate_http_request_duration_seconds", "HTTP request duration by route.",
                      latency);
   m.DeclareGauge("agentgate_http_requests_in_flight", "HTTP requests being handled.");
+  m.DeclareGauge("agentgate_http_connections_open", "Client connections open.");
+  m.DeclareCounter("agentgate_http_connections_closed_total",
+                   "Client connections closed by the server: header_timeout, read_timeout, "
+                   "idle_timeout, reclaimed (an idle keep-alive closed to make room).");
   m.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.");
   m.DeclareHistogram("agentgate_turn_duration_seconds", "Agent turn duration.", latency);
   m.DeclareCounter("agentgate_turn_stops_total",

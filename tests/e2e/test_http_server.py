@@ -6,11 +6,12 @@ import signal
 import socket
 import time
 
-from conftest import error_of
+from conftest import ADMIN_TOKEN, error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
 
-FAST = "[server]\nmax_body_bytes = 4096\nread_timeout_seconds = 1\nidle_timeout_seconds = 2\n"
+FAST = ("[server]\nmax_body_bytes = 4096\nread_timeout_seconds = 1\nidle_timeout_seconds = 2\n"
+        "header_timeout_seconds = 1\n")
 
 
 def raw_exchange(s, data, timeout=5):
@@ -114,8 +115,9 @@ def test_prometheus_bucket_bounds_print_as_written(server):
     assert all(len(b) <= 6 for b in bounds), sorted(bounds)
 
 
-def test_a_slow_client_is_cut_off_by_the_read_deadline(start_server):
-    s = start_server(FAST)
+def test_a_slow_client_is_cut_off_by_the_header_deadline(start_server):
+    """Slowloris: every byte arrives well within read_timeout, the header never completes."""
+    s = start_server("[server]\nheader_timeout_seconds = 1\nread_timeout_seconds = 30\n")
     sock = socket.create_connection((s.host, s.port), timeout=10)
     sock.sendall(b"GET /healthz HTTP/1.1\r\n")
     started = time.monotonic()
@@ -135,8 +137,95 @@ def test_a_slow_client_is_cut_off_by_the_read_deadline(start_server):
             break
     elapsed = time.monotonic() - started
     sock.close()
-    assert elapsed < 3.5, "the server kept a dripping connection open past its 1 s read deadline"
+    assert elapsed < 3.5, "the server kept a dripping connection open past its 1 s header deadline"
     assert s.request("GET", "/healthz")[0] == 200
+    assert metric(s, 'agentgate_http_connections_closed_total{reason="header_timeout"}') >= 1
+
+
+def metric(s, series):
+    for line in s.request("GET", "/metrics")[2].splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def test_a_connection_that_sends_nothing_is_closed_by_the_header_deadline(start_server):
+    s = start_server("[server]\nheader_timeout_seconds = 1\nidle_timeout_seconds = 60\n")
+    sock = socket.create_connection((s.host, s.port), timeout=10)
+    started = time.monotonic()
+    assert sock.recv(1) == b""
+    assert time.monotonic() - started < 3
+    sock.close()
+
+
+def test_the_header_deadline_does_not_cut_a_slow_body(start_server):
+    s = start_server("[server]\nheader_timeout_seconds = 1\nread_timeout_seconds = 10\n")
+    sock = socket.create_connection((s.host, s.port), timeout=10)
+    body = json.dumps({"id": "slowbody", "name": "Slow"}).encode()
+    sock.sendall(b"POST /admin/v1/orgs HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+                 + f"authorization: Bearer {ADMIN_TOKEN}\r\ncontent-length: {len(body)}\r\n\r\n".encode())
+    for i in range(0, len(body), 4):  # the body takes about 2.5 s to arrive
+        sock.sendall(body[i:i + 4])
+        time.sleep(0.25)
+    head, _ = read_head(sock)
+    assert head.startswith(b"HTTP/1.1 201"), head
+    sock.close()
+
+
+def test_at_max_connections_accept_waits_for_a_free_slot(start_server):
+    s = start_server("[server]\nmax_connections = 3\nheader_timeout_seconds = 30\n")
+    # Three clients in the middle of a request header: busy, never reclaimed.
+    busy = [socket.create_connection((s.host, s.port), timeout=10) for _ in range(3)]
+    for sock in busy:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+    time.sleep(0.3)
+    waiting = socket.create_connection((s.host, s.port), timeout=10)  # lands in the backlog
+    waiting.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert not select.select([waiting], [], [], 1.0)[0], "a fourth connection was served"
+    busy[0].sendall(b"Host: x\r\nConnection: close\r\n\r\n")
+    assert busy[0].recv(65536).startswith(b"HTTP/1.1 200")
+    assert select.select([waiting], [], [], 5)[0], "the freed slot was not given to the waiting client"
+    assert waiting.recv(65536).startswith(b"HTTP/1.1 200")
+    for sock in busy[1:] + [waiting]:
+        sock.close()
+
+
+def test_when_full_idle_keep_alive_connections_make_room(start_server):
+    s = start_server("[server]\nmax_connections = 3\nidle_timeout_seconds = 60\n")
+    idle = []
+    for _ in range(3):
+        sock = socket.create_connection((s.host, s.port), timeout=10)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        idle.append(sock)
+    started = time.monotonic()
+    newcomer = socket.create_connection((s.host, s.port), timeout=10)
+    newcomer.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert newcomer.recv(65536).startswith(b"HTTP/1.1 200")
+    assert time.monotonic() - started < 2
+    closed = [sock for sock in idle if select.select([sock], [], [], 0.5)[0] and sock.recv(1) == b""]
+    assert closed, "no idle keep-alive connection was closed to make room"
+    assert metric(s, 'agentgate_http_connections_closed_total{reason="reclaimed"}') >= 1
+    for sock in idle + [newcomer]:
+        sock.close()
+
+
+def test_a_connection_serves_at_most_max_requests_per_connection(start_server):
+    s = start_server("[server]\nmax_requests_per_connection = 3\n")
+    sock = socket.create_connection((s.host, s.port), timeout=5)
+    heads = []
+    for _ in range(3):
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        head, rest = read_head(sock)
+        length = int(next(line.split(b":")[1] for line in head.lower().split(b"\r\n")
+                          if line.startswith(b"content-length")))
+        while len(rest) < length:
+            rest += sock.recv(65536)
+        heads.append(head.lower())
+    assert all(h.startswith(b"http/1.1 200") for h in heads)
+    assert b"connection: close" not in heads[1] and b"connection: close" in heads[2], heads
+    assert sock.recv(1) == b""
+    sock.close()
 
 
 def test_idle_keep_alive_connections_are_closed(start_server):

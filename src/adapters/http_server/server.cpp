@@ -37,7 +37,8 @@ constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 struct Connection {
   explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
   beast::tcp_stream stream;
-  bool busy = false;  // touched only on the connection's strand
+  bool busy = false;              // touched only on the connection's strand
+  std::atomic<bool> idle{false};  // kept alive, waiting for its next request: may be reclaimed
 };
 
 // What to do with the connection after one exchange.
@@ -49,6 +50,10 @@ constexpr auto kLingerTime = std::chrono::seconds(2);
 // written a request on a pooled connection already: it gets its answer with Connection: close
 // instead of a reset, which it could not retry for a POST.
 constexpr auto kDrainIdleGrace = std::chrono::seconds(1);
+// While the server is full, how often the accept loops look for a free slot, and how many idle
+// keep-alive connections each look closes to make one (as nginx reuses its idle connections).
+constexpr auto kFullRecheck = std::chrono::milliseconds(10);
+constexpr std::size_t kReclaimPerCheck = 16;
 
 bool IsValidRequestId(std::string_view id) {
   if (id.empty() || id.size() > 128) return false;
@@ -58,7 +63,7 @@ bool IsValidRequestId(std::string_view id) {
   return true;
 }
 
-Request ToRequest(const bhttp::request<bhttp::string_body>& in, const std::string& remote) {
+Request ToRequest(bhttp::request<bhttp::string_body>&& in, const std::string& remote) {
   Request r;
   r.method = std::string(in.method_string());
   const std::string_view target = in.target();
@@ -70,7 +75,7 @@ Request ToRequest(const bhttp::request<bhttp::string_body>& in, const std::strin
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     r.headers.emplace_back(std::move(name), std::string(field.value()));
   }
-  r.body = in.body();
+  r.body = std::move(in.body());
   r.remote_address = remote;
   const auto id = r.Header("x-request-id");
   r.request_id = id && IsValidRequestId(*id) ? std::string(*id) : crypto::RandomHex(8);
@@ -110,13 +115,45 @@ struct Server::Impl {
     }
   }
 
+  // The server is full: closes a few kept-alive connections that wait for a next request, so a
+  // new client gets a slot sooner. A connection reading a request is never touched.
+  void ReclaimIdle() {
+    std::size_t asked = 0;
+    std::lock_guard lock(connections_mutex);
+    for (auto& [id, weak] : connections) {
+      if (asked == kReclaimPerCheck) break;
+      auto c = weak.lock();
+      if (!c || !c->idle) continue;
+      ++asked;
+      asio::post(c->stream.get_executor(), [this, weak = weak] {
+        auto conn = weak.lock();
+        if (!conn || !conn->idle) return;
+        conn->idle = false;
+        metrics.Add("agentgate_http_connections_closed_total", {{"reason", "reclaimed"}});
+        conn->stream.cancel();
+      });
+    }
+  }
+
+  std::size_t OpenConnections() {
+    std::lock_guard lock(connections_mutex);
+    return connections.size();
+  }
+
   asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor) {
+    asio::steady_timer pause(acceptor.get_executor());
     for (;;) {
+      // At max_connections new clients wait in the listen backlog instead of taking descriptors.
+      while (OpenConnections() >= options.max_connections && !draining) {
+        ReclaimIdle();
+        pause.expires_after(kFullRecheck);
+        co_await pause.async_wait(kTuple);
+      }
       auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(ioc), kTuple);
       if (ec) {
         if (draining || !acceptor.is_open()) co_return;
         // Out of descriptors and the like: back off instead of spinning.
-        asio::steady_timer pause(acceptor.get_executor(), std::chrono::milliseconds(50));
+        pause.expires_after(std::chrono::milliseconds(50));
         co_await pause.async_wait(kTuple);
         continue;
       }
@@ -127,6 +164,7 @@ struct Server::Impl {
         id = next_connection_id++;
         connections.emplace(id, connection);
       }
+      metrics.AddGauge("agentgate_http_connections_open", {}, 1);
       asio::co_spawn(connection->stream.get_executor(), Serve(connection, id), asio::detached);
     }
   }
@@ -143,7 +181,9 @@ struct Server::Impl {
       Next next = Next::kKeepAlive;
       // Not stopped by `draining` here: an answer sent with keep-alive just before draining began
       // may already have a next request behind it, which gets the idle grace like any other.
-      while (next == Next::kKeepAlive) next = co_await ReadAndAnswer(*c, buffer, remote);
+      for (std::size_t served = 0; next == Next::kKeepAlive; ++served) {
+        next = co_await ReadAndAnswer(*c, buffer, remote, served);
+      }
       if (next == Next::kDrainThenClose) co_await Linger(*c);
     } catch (const std::exception& e) {
       log::Error("connection_failed", {{"error", std::string_view(e.what())}});
@@ -151,6 +191,7 @@ struct Server::Impl {
     beast::error_code ignored;
     c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
     c->stream.socket().close(ignored);
+    metrics.AddGauge("agentgate_http_connections_open", {}, -1);
     std::lock_guard lock(connections_mutex);
     connections.erase(id);
   }
@@ -170,24 +211,55 @@ struct Server::Impl {
     }
   }
 
-  // Reads one request and writes its response.
-  asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer,
-                                      const std::string& remote) {
-    if (buffer.size() == 0) {
-      // Waiting for the next request: the idle deadline applies until its first bytes arrive,
-      // and no later than the end of the drain grace.
-      auto idle_until = std::chrono::steady_clock::now() + options.idle_timeout;
-      if (draining) idle_until = std::min(idle_until, idle_close_at.load());
-      c.stream.expires_at(idle_until);
-      auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
-      if (ec) co_return Next::kClose;
-      buffer.commit(n);
+  // Waits for the first bytes of the connection's next request. A fresh connection owes its
+  // request within the header timeout; a kept-alive one may idle for idle_timeout, and no later
+  // than the end of the drain grace. False when the connection should close.
+  asio::awaitable<bool> AwaitRequestStart(Connection& c, beast::flat_buffer& buffer, bool fresh) {
+    auto until =
+        std::chrono::steady_clock::now() + (fresh ? options.header_timeout : options.idle_timeout);
+    if (draining) until = std::min(until, idle_close_at.load());
+    c.stream.expires_at(until);
+    c.idle = !fresh;
+    auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
+    c.idle = false;
+    if (ec == beast::error::timeout) {
+      metrics.Add("agentgate_http_connections_closed_total",
+                  {{"reason", fresh ? "header_timeout" : "idle_timeout"}});
     }
+    if (ec) co_return false;
+    buffer.commit(n);
+    co_return true;
+  }
+
+  // Reads one request and writes its response; `served` requests came before it on this
+  // connection.
+  asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer,
+                                      const std::string& remote, std::size_t served) {
+    const auto started_waiting = std::chrono::steady_clock::now();
+    if (buffer.size() == 0 && !co_await AwaitRequestStart(c, buffer, served == 0)) {
+      co_return Next::kClose;
+    }
+    // The whole header within header_timeout of its first byte (of the accept, for a fresh
+    // connection): a client dripping one byte at a time cannot hold a connection (slowloris).
+    const auto header_from = served == 0 ? started_waiting : std::chrono::steady_clock::now();
     bhttp::request_parser<bhttp::string_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
     parser.body_limit(options.max_body_bytes);
-    c.stream.expires_after(options.read_timeout);
-    auto [ec, n] = co_await bhttp::async_read(c.stream, buffer, parser, kTuple);
+    c.stream.expires_at(header_from + options.header_timeout);
+    auto [header_ec, header_bytes] =
+        co_await bhttp::async_read_header(c.stream, buffer, parser, kTuple);
+    beast::error_code ec = header_ec;
+    if (header_ec == beast::error::timeout) {
+      metrics.Add("agentgate_http_connections_closed_total", {{"reason", "header_timeout"}});
+    }
+    if (!ec && !parser.is_done()) {
+      c.stream.expires_after(options.read_timeout);
+      auto [body_ec, body_bytes] = co_await bhttp::async_read(c.stream, buffer, parser, kTuple);
+      ec = body_ec;
+      if (body_ec == beast::error::timeout) {
+        metrics.Add("agentgate_http_connections_closed_total", {{"reason", "read_timeout"}});
+      }
+    }
     // Errors before the request is whole are still in the shape of the route it was for.
     const std::string target(parser.get().target());
     if (ec == bhttp::error::body_limit) {
@@ -215,8 +287,13 @@ struct Server::Impl {
     c.busy = true;
     ++active_requests;
     metrics.AddGauge("agentgate_http_requests_in_flight", {}, 1);
-    const auto& raw = parser.get();
-    Request request = ToRequest(raw, remote);
+    auto message = parser.release();
+    const unsigned version = message.version();
+    // The request cap makes long-lived clients reconnect now and then, so a balancer can spread
+    // them over servers again.
+    const bool keep_alive =
+        message.keep_alive() && !draining && served + 1 < options.max_requests_per_connection;
+    Request request = ToRequest(std::move(message), remote);
     const auto started = std::chrono::steady_clock::now();
     std::string route_name = "unmatched";
     Response response = co_await Dispatch(request, route_name);
@@ -233,12 +310,12 @@ struct Server::Impl {
                                {"status", static_cast<std::int64_t>(response.status)},
                                {"duration_ms", seconds * 1000}});
 
-    const bool keep_alive = raw.keep_alive() && !draining;
     response.headers.emplace_back("X-Request-Id", request.request_id);
-    const bool written = co_await Write(c, response, raw.version(), keep_alive);
+    const bool answered_keep_alive = keep_alive && !draining;
+    const bool written = co_await Write(c, std::move(response), version, answered_keep_alive);
     --active_requests;
     c.busy = false;
-    co_return written&& keep_alive ? Next::kKeepAlive : Next::kClose;
+    co_return written&& answered_keep_alive ? Next::kKeepAlive : Next::kClose;
   }
 
   asio::awaitable<Response> Dispatch(Request& request, std::string& route_name) {
@@ -266,13 +343,12 @@ struct Server::Impl {
         Error{ErrorCode::kInternal, "internal error (request id " + request.request_id + ")"});
   }
 
-  asio::awaitable<bool> Write(Connection& c, const Response& response, unsigned version,
-                              bool keep_alive) {
+  asio::awaitable<bool> Write(Connection& c, Response response, unsigned version, bool keep_alive) {
     bhttp::response<bhttp::string_body> out{static_cast<bhttp::status>(response.status), version};
     out.set(bhttp::field::server, "agentgate");
     out.set(bhttp::field::content_type, response.content_type);
     for (const auto& [k, v] : response.headers) out.set(k, v);
-    out.body() = response.body;
+    out.body() = std::move(response.body);
     out.keep_alive(keep_alive);
     out.prepare_payload();
     c.stream.expires_after(options.read_timeout);
@@ -281,7 +357,8 @@ struct Server::Impl {
   }
 
   asio::awaitable<void> WriteError(Connection& c, std::string_view target, const Error& error) {
-    co_await Write(c, router.RenderError(target, error), 11, false);
+    Response response = router.RenderError(target, error);
+    co_await Write(c, std::move(response), 11, false);
   }
 };
 
@@ -346,8 +423,7 @@ std::size_t Server::ActiveRequests() const {
   return impl_->active_requests;
 }
 std::size_t Server::OpenConnections() const {
-  std::lock_guard lock(impl_->connections_mutex);
-  return impl_->connections.size();
+  return impl_->OpenConnections();
 }
 
 }  // namespace agentgate::http

@@ -23,8 +23,11 @@ namespace agentgate::http {
 struct ServerOptions {
   std::size_t max_body_bytes = 1048576;
   std::size_t max_header_bytes = 16384;
-  std::chrono::seconds read_timeout{30};  // one request's headers and body, and one response write
-  std::chrono::seconds idle_timeout{60};  // a keep-alive connection waiting for its next request
+  std::chrono::seconds read_timeout{30};    // one request's body, and one response write
+  std::chrono::seconds idle_timeout{60};    // a keep-alive connection waiting for its next request
+  std::chrono::seconds header_timeout{10};  // a request's whole header, from its first byte
+  std::size_t max_connections = 16384;      // then accept waits (idle keep-alives are reclaimed)
+  std::size_t max_requests_per_connection = 1000;
 };
 
 class Server {
