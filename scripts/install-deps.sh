@@ -6,6 +6,7 @@ packages=(
   g++ cmake ninja-build ccache make pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libssl-dev libsqlite3-dev libpq-dev libtomlplusplus-dev libre2-dev libpugixml-dev
+  libc-ares-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest curl ca-certificates openssl clang-format
   postgresql nginx

@@ -218,6 +218,8 @@ int Serve(const ServeOptions& options) {
   // One HTTP client for every upstream; one model client per configured provider.
   HttpClientOptions http_options;
   http_options.extra_ca_file = config->upstream.ca_file;
+  http_options.max_connections_per_origin =
+      static_cast<std::size_t>(config->upstream.max_connections_per_origin);
   HttpClient http(ioc.get_executor(), http_options);
   OfflineModelClient offline_model;
   std::vector<std::unique_ptr<HttpModelClient>> http_models;

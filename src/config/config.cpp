@@ -231,6 +231,8 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
 
   SectionReader upstream(root["upstream"].as_table(), "upstream", env);
   AG_TRYV(upstream.String("ca_file", c.upstream.ca_file));
+  AG_TRYV(upstream.Integer("max_connections_per_origin", c.upstream.max_connections_per_origin, 1,
+                           1000000));
   AG_TRYV(upstream.RejectUnknown());
 
   AG_TRYV(ReadProviders(root, c));

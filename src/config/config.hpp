@@ -53,6 +53,7 @@ struct CrmConfig {
 
 struct UpstreamConfig {
   std::string ca_file;  // PEM trusted for every upstream in addition to the system store
+  int max_connections_per_origin = 4096;  // then calls wait for a connection, until their deadline
 };
 
 struct ProviderConfig {

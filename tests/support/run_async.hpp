@@ -12,11 +12,14 @@
 
 namespace agentgate::testing {
 
+// Runs `io` until `work` is done; other work (an HTTP client's idle-connection timer) may stay.
 template <class T>
 T RunAsync(boost::asio::io_context& io, boost::asio::awaitable<T> work) {
   auto future = boost::asio::co_spawn(io, std::move(work), boost::asio::use_future);
   io.restart();
-  io.run();
+  while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    if (io.run_one() == 0) break;
+  }
   return future.get();
 }
 

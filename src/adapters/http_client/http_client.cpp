@@ -1,5 +1,8 @@
 #include "adapters/http_client/http_client.hpp"
 
+#include "adapters/http_client/connection_pool.hpp"
+#include "adapters/http_client/dns_resolver.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -16,12 +19,8 @@
 #include <boost/url/parse.hpp>
 
 #include <openssl/ssl.h>
-#include <sys/socket.h>
 
-#include <cerrno>
-
-#include <map>
-#include <mutex>
+#include <charconv>
 
 namespace agentgate {
 namespace {
@@ -30,7 +29,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 namespace ssl = boost::asio::ssl;
-using tcp = asio::ip::tcp;
+using upstream::Connection;
 using Clock = std::chrono::steady_clock;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
@@ -65,22 +64,6 @@ Result<Origin> ParseUrl(std::string_view url) {
   return o;
 }
 
-struct Connection {
-  std::unique_ptr<beast::tcp_stream> plain;
-  std::unique_ptr<ssl::stream<beast::tcp_stream>> tls;
-  Clock::time_point idle_since;
-
-  beast::tcp_stream& Lowest() { return plain ? *plain : tls->next_layer(); }
-};
-
-// A pooled connection the server closed (or wrote to unasked) while it sat idle: peeking at the
-// socket without blocking tells before anything is written on it.
-bool ClosedWhileIdle(Connection& c) {
-  char byte = 0;
-  const ssize_t n = ::recv(c.Lowest().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
-}
-
 // Methods that may be sent twice with the effect of once. Writes (POST, PATCH, PUT, DELETE) are
 // never resent automatically: a second validation rule is worse than an error (SPEC §7).
 bool SafeToResend(bhttp::verb verb) {
@@ -105,7 +88,12 @@ std::optional<std::string_view> HttpClientResponse::Header(std::string_view lowe
 
 struct HttpClient::Impl {
   Impl(asio::any_io_executor ex, HttpClientOptions o)
-      : executor(std::move(ex)), options(std::move(o)) {
+      : executor(std::move(ex)),
+        options(std::move(o)),
+        resolver(options.dns_servers),
+        pool(upstream::ConnectionPool::Create(
+            executor, upstream::PoolLimits{options.max_connections_per_origin,
+                                           options.max_idle_per_origin, options.max_idle_time})) {
     tls_context.set_default_verify_paths();
     if (!options.extra_ca_file.empty()) tls_context.load_verify_file(options.extra_ca_file);
     tls_context.set_verify_mode(ssl::verify_peer);
@@ -113,41 +101,18 @@ struct HttpClient::Impl {
 
   asio::any_io_executor executor;
   HttpClientOptions options;
+  DnsResolver resolver;
+  std::shared_ptr<upstream::ConnectionPool> pool;
   ssl::context tls_context{ssl::context::tls_client};
-  std::mutex mutex;
-  std::map<std::string, std::vector<std::unique_ptr<Connection>>> idle;
   std::atomic<std::size_t> opened{0};
-
-  std::unique_ptr<Connection> TakeIdle(const std::string& key) {
-    std::lock_guard lock(mutex);
-    auto& list = idle[key];
-    while (!list.empty()) {
-      auto c = std::move(list.back());
-      list.pop_back();
-      if (Clock::now() - c->idle_since < options.max_idle_time && !ClosedWhileIdle(*c)) return c;
-    }
-    return nullptr;
-  }
-
-  void ReturnIdle(const std::string& key, std::unique_ptr<Connection> c) {
-    c->idle_since = Clock::now();
-    std::lock_guard lock(mutex);
-    auto& list = idle[key];
-    if (list.size() < options.max_idle_per_origin) list.push_back(std::move(c));
-  }
 
   asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(const Origin& origin,
                                                                Clock::time_point deadline) {
-    using namespace asio::experimental::awaitable_operators;
-    tcp::resolver resolver(executor);
-    asio::steady_timer resolve_deadline(executor,
-                                        std::min(deadline, Clock::now() + options.connect_timeout));
-    auto resolved = co_await (resolver.async_resolve(origin.host, origin.port, kTuple) ||
-                              resolve_deadline.async_wait(kTuple));
-    if (resolved.index() == 1)
-      co_return Error(ErrorCode::kUnavailable, "resolve " + origin.host + ": timed out");
-    auto [resolve_ec, endpoints] = std::get<0>(std::move(resolved));
-    if (resolve_ec) co_return Unavailable("resolve " + origin.host, resolve_ec);
+    const auto connect_deadline = std::min(deadline, Clock::now() + options.connect_timeout);
+    std::uint16_t port = 0;
+    std::from_chars(origin.port.data(), origin.port.data() + origin.port.size(), port);
+    auto endpoints = co_await resolver.Resolve(executor, origin.host, port, connect_deadline);
+    if (!endpoints) co_return endpoints.error();
 
     auto c = std::make_unique<Connection>();
     if (origin.tls) {
@@ -156,8 +121,8 @@ struct HttpClient::Impl {
       c->plain = std::make_unique<beast::tcp_stream>(executor);
     }
     auto& lowest = c->Lowest();
-    lowest.expires_at(std::min(deadline, Clock::now() + options.connect_timeout));
-    auto [connect_ec, endpoint] = co_await lowest.async_connect(endpoints, kTuple);
+    lowest.expires_at(connect_deadline);
+    auto [connect_ec, endpoint] = co_await lowest.async_connect(*endpoints, kTuple);
     if (connect_ec) co_return Unavailable("connect " + origin.key, connect_ec);
     ++opened;
     if (origin.tls) {
@@ -242,7 +207,9 @@ asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest r
   request.keep_alive(true);
 
   for (int attempt = 0;; ++attempt) {
-    auto connection = impl_->TakeIdle(origin->key);
+    auto lease = co_await impl_->pool->Acquire(origin->key, deadline);
+    if (!lease) co_return lease.error();
+    auto& connection = lease->connection();
     const bool reused = connection != nullptr;
     if (!connection) {
       auto fresh = co_await impl_->Connect(*origin, deadline);
@@ -260,7 +227,7 @@ asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest r
                                         req.max_response_bytes, state);
     }
     if (result) {
-      if (state.keep_alive) impl_->ReturnIdle(origin->key, std::move(connection));
+      if (state.keep_alive) lease->KeepIdle();
       co_return result;
     }
     // A kept-alive connection the server closed as the request went out fails before any answer.
@@ -273,6 +240,10 @@ asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest r
     const bool stale = reused && !state.received_any && closed_by_peer;
     if (!stale || !SafeToResend(verb) || attempt > 0) co_return result;
   }
+}
+
+std::size_t HttpClient::IdleConnections() const {
+  return impl_->pool->IdleConnections();
 }
 
 }  // namespace agentgate

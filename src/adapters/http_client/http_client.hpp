@@ -1,8 +1,9 @@
 #pragma once
 // The one HTTP/HTTPS client every upstream uses (LLM providers, Salesforce, agent HTTP tools):
-// connection reuse per origin, a connect deadline and a total deadline per request, TLS with the
-// system CA store and hostname verification, and cancellation through Asio's cancellation slots
-// (a canceled turn cancels its upstream calls). Beast stays inside http_client.cpp.
+// connection reuse and a connection cap per origin, name resolution and connect under a deadline
+// (c-ares), a total deadline per request, TLS with the system CA store and hostname verification,
+// and cancellation through Asio's cancellation slots (a canceled turn cancels its upstream calls,
+// its lookup and its wait for a connection). Beast stays inside adapters/http_client.
 
 #include "ports/http_caller.hpp"
 
@@ -20,10 +21,14 @@
 namespace agentgate {
 
 struct HttpClientOptions {
-  std::chrono::milliseconds connect_timeout{10000};
+  std::chrono::milliseconds connect_timeout{10000};  // name resolution and connect
+  // Open connections per origin (scheme, host, port); callers beyond it wait for one, until
+  // their deadline. Idle ones are kept for reuse, and closed once max_idle_time old.
+  std::size_t max_connections_per_origin = 4096;
   std::size_t max_idle_per_origin = 32;
   std::chrono::seconds max_idle_time{30};
   std::string extra_ca_file;  // PEM, trusted in addition to the system store (private CAs, tests)
+  std::string dns_servers;    // "ip:port,…" instead of /etc/resolv.conf's (tests)
 };
 
 class HttpClient final : public HttpCaller {
@@ -35,6 +40,7 @@ class HttpClient final : public HttpCaller {
 
   // Connections opened since start (reuse makes this grow slower than the request count).
   std::size_t ConnectionsOpened() const;
+  std::size_t IdleConnections() const;
 
  private:
   struct Impl;
