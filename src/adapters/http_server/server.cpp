@@ -37,8 +37,10 @@ constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 struct Connection {
   explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
   beast::tcp_stream stream;
-  bool busy = false;              // touched only on the connection's strand
-  std::atomic<bool> idle{false};  // kept alive, waiting for its next request: may be reclaimed
+  bool busy = false;  // touched only on the connection's strand
+  // Since when it has been kept alive waiting for its next request (0: it is not); one idle for
+  // long may be reclaimed.
+  std::atomic<std::int64_t> idle_since{0};
 };
 
 // What to do with the connection after one exchange.
@@ -54,6 +56,13 @@ constexpr auto kDrainIdleGrace = std::chrono::seconds(1);
 // keep-alive connections each look closes to make one (as nginx reuses its idle connections).
 constexpr auto kFullRecheck = std::chrono::milliseconds(10);
 constexpr std::size_t kReclaimPerCheck = 16;
+// A client between two requests of a busy keep-alive connection is idle only for an instant; it
+// is not reclaimed (it would meet a closed connection with its next request already written).
+constexpr auto kReclaimableAfter = std::chrono::seconds(1);
+
+std::int64_t Ticks(std::chrono::steady_clock::time_point t) {
+  return t.time_since_epoch().count();
+}
 
 bool IsValidRequestId(std::string_view id) {
   if (id.empty() || id.size() > 128) return false;
@@ -118,17 +127,22 @@ struct Server::Impl {
   // The server is full: closes a few kept-alive connections that wait for a next request, so a
   // new client gets a slot sooner. A connection reading a request is never touched.
   void ReclaimIdle() {
+    const auto idle_before = Ticks(std::chrono::steady_clock::now() - kReclaimableAfter);
+    const auto reclaimable = [idle_before](const Connection& c) {
+      const auto since = c.idle_since.load();
+      return since != 0 && since <= idle_before;
+    };
     std::size_t asked = 0;
     std::lock_guard lock(connections_mutex);
     for (auto& [id, weak] : connections) {
       if (asked == kReclaimPerCheck) break;
       auto c = weak.lock();
-      if (!c || !c->idle) continue;
+      if (!c || !reclaimable(*c)) continue;
       ++asked;
-      asio::post(c->stream.get_executor(), [this, weak = weak] {
+      asio::post(c->stream.get_executor(), [this, weak = weak, reclaimable] {
         auto conn = weak.lock();
-        if (!conn || !conn->idle) return;
-        conn->idle = false;
+        if (!conn || !reclaimable(*conn)) return;
+        conn->idle_since = 0;
         metrics.Add("agentgate_http_connections_closed_total", {{"reason", "reclaimed"}});
         conn->stream.cancel();
       });
@@ -219,9 +233,9 @@ struct Server::Impl {
         std::chrono::steady_clock::now() + (fresh ? options.header_timeout : options.idle_timeout);
     if (draining) until = std::min(until, idle_close_at.load());
     c.stream.expires_at(until);
-    c.idle = !fresh;
+    c.idle_since = fresh ? 0 : Ticks(std::chrono::steady_clock::now());
     auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
-    c.idle = false;
+    c.idle_since = 0;
     if (ec == beast::error::timeout) {
       metrics.Add("agentgate_http_connections_closed_total",
                   {{"reason", fresh ? "header_timeout" : "idle_timeout"}});
