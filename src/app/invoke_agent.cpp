@@ -198,8 +198,12 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   inputs.host_context = request.host_context;
   inputs.message = request.message;
   if (conversation_id) {
-    AG_CO_TRY(auto history,
-              co_await d_.store.Run([&](Store& s) { return s.LoadMessages(*conversation_id); }));
+    // Only the tail the context can hold: a turn on the 10,000th message reads what one on the
+    // 10th does.
+    const HistoryBudget budget = HistoryBudgetOf(config);
+    AG_CO_TRY(auto history, co_await d_.store.Run([&](Store& s) {
+      return s.LoadRecentMessages(*conversation_id, budget.max_bytes, budget.max_messages);
+    }));
     for (auto& m : history) {
       ChatMessage message;
       message.role = m.role == "assistant" ? Role::kAssistant : Role::kUser;

@@ -95,6 +95,12 @@ class ConversationStore {
   virtual Result<void> CreateConversation(const ConversationRecord& conversation) = 0;
   virtual Result<std::optional<ConversationRecord>> GetConversation(const std::string& id) = 0;
   virtual Result<std::vector<MessageRecord>> LoadMessages(const std::string& conversation_id) = 0;
+  // The conversation's newest messages, oldest first: read from the tail until their contents
+  // total more than `max_bytes` (the message that crosses it included) or `max_messages` are
+  // read, so a turn's cost does not grow with the conversation's length.
+  virtual Result<std::vector<MessageRecord>> LoadRecentMessages(const std::string& conversation_id,
+                                                                std::size_t max_bytes,
+                                                                std::size_t max_messages) = 0;
 
   // Turn order on one conversation across servers: a ticket in arrival order; a turn runs when
   // its ticket is the oldest live one. Tickets of turns that died expire at `expires_at_ms`.

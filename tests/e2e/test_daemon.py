@@ -215,6 +215,28 @@ def test_stateful_history_is_sent_as_real_turns_and_only_message_and_reply_are_s
     assert convo["turns"][0]["transcript"]["messages"][-1]["content"] == "first answer"
 
 
+def test_a_long_conversation_sends_the_newest_turns_that_fit_and_keeps_them_all(daemon, llm):
+    """The history is read from its tail, as much as the context holds: the oldest turns are not
+    sent, the newest are, in order, starting with a user turn; the store keeps every message."""
+    daemon.agent("brief", model_settings={"context_tokens": 1200, "max_output_tokens": 100})
+    cid = None
+    for i in range(12):
+        llm.push(openai_text(f"answer {i} " + "a" * 300))
+        body = {"message": f"question {i} " + "q" * 300, "stateful": True}
+        if cid:
+            body["conversation_id"] = cid
+        status, _, out = daemon.invoke("brief", body)
+        assert status == 200, out
+        cid = out["conversation_id"]
+    sent = llm.requests[-1]["body"]["messages"][1:]
+    assert sent[-1]["content"].startswith("question 11 ")
+    assert sent[0]["role"] == "user" and 2 < len(sent) < 23, [m["content"][:12] for m in sent]
+    numbers = [int(m["content"].split()[1]) for m in sent[:-1]]
+    assert numbers == sorted(numbers) and numbers[-1] == 10  # the newest turns, in order
+    _, _, convo = daemon.conversation(cid)
+    assert len(convo["messages"]) == 24
+
+
 def test_conversation_rules(daemon, llm):
     daemon.agent("chat")
     daemon.agent("other")

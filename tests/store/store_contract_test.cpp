@@ -241,6 +241,39 @@ TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   EXPECT_FALSE(s.GetConversation("c2").value());
 }
 
+TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c2", "acme", "prod", "bot", "", 1}));
+  TurnCommit commit{Turn("t1", "c1"), {}, {}, {}};
+  for (int i = 0; i < 300; ++i) {  // ten bytes each: more than one page on PostgreSQL
+    const std::string n = std::to_string(1000 + i);
+    commit.messages.push_back({0, i % 2 == 0 ? "user" : "assistant", "message" + n.substr(1), i});
+  }
+  ASSERT_TRUE(s.CommitTurn(commit));
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{Turn("t2", "c2"), {{0, "user", "other", 1}}, {}, {}}));
+
+  auto tail = s.LoadRecentMessages("c1", 25, 1000).value();  // 25 bytes: three messages cross it
+  ASSERT_EQ(tail.size(), 3u);
+  EXPECT_EQ(tail[0].content, "message297");
+  EXPECT_EQ(tail[2].content, "message299");
+  EXPECT_EQ(tail[2].seq, 300);
+  EXPECT_EQ(tail[1].role, "user");
+
+  auto most = s.LoadRecentMessages("c1", 2000, 1000).value();  // 201 messages, oldest first
+  ASSERT_EQ(most.size(), 201u);
+  EXPECT_EQ(most.front().content, "message099");
+  for (std::size_t i = 1; i < most.size(); ++i) EXPECT_EQ(most[i].seq, most[i - 1].seq + 1);
+
+  EXPECT_EQ(s.LoadRecentMessages("c1", 1000000, 1000).value().size(), 300u);
+  EXPECT_EQ(s.LoadRecentMessages("c1", 0, 1000).value().size(), 1u);
+  EXPECT_EQ(s.LoadRecentMessages("c2", 1000000, 1000).value().size(), 1u);
+  EXPECT_TRUE(s.LoadRecentMessages("nope", 1000000, 1000).value().empty());
+  auto counted = s.LoadRecentMessages("c1", 1000000, 40).value();  // many, but short, messages
+  ASSERT_EQ(counted.size(), 40u);
+  EXPECT_EQ(counted.front().content, "message260");
+}
+
 TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CommitTurn(TurnCommit{TurnRecord{"t2", "c1", "acme", "prod", "bot", 1, 200, 5,

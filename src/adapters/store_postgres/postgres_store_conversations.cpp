@@ -1,5 +1,7 @@
 #include "adapters/store_postgres/postgres_store.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 namespace agentgate {
@@ -65,6 +67,32 @@ Result<std::vector<MessageRecord>> PostgresStore::LoadMessages(const std::string
     std::vector<MessageRecord> out;
     for (int i = 0; i < r.size(); ++i)
       out.push_back(MessageRecord{r.Int(i, 0), r.Text(i, 1), r.Text(i, 2), r.Int(i, 3)});
+    return out;
+  });
+}
+
+Result<std::vector<MessageRecord>> PostgresStore::LoadRecentMessages(
+    const std::string& conversation_id, std::size_t max_bytes, std::size_t max_messages) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
+    // Pages backwards through the primary key, each page twice the last, until the budget is
+    // spent: a short window costs one round trip, and none reads the whole conversation.
+    std::vector<MessageRecord> out;
+    std::size_t bytes = 0;
+    std::int64_t before = std::numeric_limits<std::int64_t>::max();
+    const auto wanted = [&] { return bytes <= max_bytes && out.size() < max_messages; };
+    for (std::int64_t page = 32; wanted(); page *= 2) {
+      auto r = c.Exec(
+          "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = $1 AND "
+          "seq < $2 ORDER BY seq DESC LIMIT $3",
+          {P(conversation_id), P(before), P(page)});
+      for (int i = 0; i < r.size() && wanted(); ++i) {
+        out.push_back(MessageRecord{r.Int(i, 0), r.Text(i, 1), r.Text(i, 2), r.Int(i, 3)});
+        bytes += out.back().content.size();
+      }
+      if (r.size() < page) break;
+      before = out.back().seq;
+    }
+    std::reverse(out.begin(), out.end());
     return out;
   });
 }

@@ -1,5 +1,7 @@
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
+#include <algorithm>
+
 namespace agentgate {
 
 using sqlite::Connection;
@@ -41,6 +43,25 @@ Result<std::vector<MessageRecord>> SqliteStore::LoadMessages(const std::string& 
     s.Bind(1, conversation_id);
     std::vector<MessageRecord> out;
     while (s.Step()) out.push_back(MessageRecord{s.Int(0), s.Text(1), s.Text(2), s.Int(3)});
+    return out;
+  });
+}
+
+Result<std::vector<MessageRecord>> SqliteStore::LoadRecentMessages(
+    const std::string& conversation_id, std::size_t max_bytes, std::size_t max_messages) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
+    // Walks the primary key backwards and stops stepping once the budget is spent.
+    auto s = c.Prepare(
+        "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = ? ORDER BY "
+        "seq DESC");
+    s.Bind(1, conversation_id);
+    std::vector<MessageRecord> out;
+    std::size_t bytes = 0;
+    while (bytes <= max_bytes && out.size() < max_messages && s.Step()) {
+      out.push_back(MessageRecord{s.Int(0), s.Text(1), s.Text(2), s.Int(3)});
+      bytes += out.back().content.size();
+    }
+    std::reverse(out.begin(), out.end());
     return out;
   });
 }

@@ -107,6 +107,39 @@ TEST(Prompt, TheCrmMetadataToolOffersOnlyTheAllowedMethods) {
             R"(["GET","PATCH"])");
 }
 
+// The store reads the history's tail up to HistoryBudgetOf's bounds; the window built from that
+// tail is the one built from the whole history, for messages of every size, empty ones included.
+TEST(Prompt, TheHistoryBudgetHoldsEveryMessageTheWindowCouldKeep) {
+  const auto config =
+      Config(R"({"name": "n", "model": {"provider": "p", "name": "m", "context_tokens": 2000,
+    "max_output_tokens": 300}})");
+  for (std::size_t size : {0u, 1u, 3u, 40u, 399u, 1500u, 4000u}) {
+    PromptInputs whole;
+    whole.message = "latest";
+    for (int i = 0; i < 300; ++i) {
+      whole.history.push_back({i % 2 == 0 ? Role::kUser : Role::kAssistant,
+                               std::string(size + static_cast<std::size_t>(i % 7), 'x'),
+                               {},
+                               "",
+                               ""});
+    }
+    PromptInputs tail = whole;
+    const auto budget = HistoryBudgetOf(config);
+    std::size_t bytes = 0;
+    std::size_t first = whole.history.size();
+    while (first > 0 && bytes <= budget.max_bytes &&
+           whole.history.size() - first < budget.max_messages) {
+      bytes += whole.history[--first].content.size();
+    }
+    tail.history.erase(tail.history.begin(), tail.history.begin() + static_cast<long>(first));
+    const auto from_whole = AssemblePrompt(config, whole);
+    const auto from_tail = AssemblePrompt(config, tail);
+    ASSERT_EQ(from_whole.history_messages_sent, from_tail.history_messages_sent) << size;
+    ASSERT_EQ(from_whole.request.messages.size(), from_tail.request.messages.size()) << size;
+    EXPECT_LT(tail.history.size(), whole.history.size()) << size;  // and it is a real cut
+  }
+}
+
 TEST(Prompt, CutsTheOldestHistoryToFitTheContextBudget) {
   const auto config =
       Config(R"({"name": "n", "model": {"provider": "p", "name": "m", "context_tokens": 1000,

@@ -2,6 +2,8 @@
 
 #include "domain/json_text.hpp"
 
+#include <algorithm>
+
 namespace agentgate {
 namespace {
 
@@ -95,6 +97,13 @@ std::vector<ToolSpec> OfferedTools(const AgentConfig& config) {
   for (const auto& a : config.actions)
     tools.push_back(ToolSpec{a.name, a.description, a.parameters});
   return tools;
+}
+
+HistoryBudget HistoryBudgetOf(const AgentConfig& config) {
+  const std::int64_t tokens =
+      std::max<std::int64_t>(0, config.model.context_tokens - config.model.max_output_tokens);
+  return HistoryBudget{static_cast<std::size_t>(2 * tokens + 1),
+                       static_cast<std::size_t>(tokens / kPerMessageOverhead + 1)};
 }
 
 AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& in) {

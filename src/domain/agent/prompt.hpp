@@ -39,6 +39,16 @@ std::vector<ToolSpec> OfferedTools(const AgentConfig& config);
 
 AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& inputs);
 
+// The most of the newest history AssemblePrompt could keep: a message costs at least half its
+// bytes, and at least the per-message overhead, in tokens, and the history gets at most the
+// context minus the answer. Reading the tail up to these bounds (and one message more) loses
+// nothing.
+struct HistoryBudget {
+  std::size_t max_bytes = 0;
+  std::size_t max_messages = 0;
+};
+HistoryBudget HistoryBudgetOf(const AgentConfig& config);
+
 // A cheap, conservative token estimate (about 2 bytes a token) used for budgets and reservations:
 // it must not undercount, or a spend reservation would not be a worst case.
 std::int64_t EstimateTokens(std::string_view text);
