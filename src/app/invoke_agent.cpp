@@ -130,19 +130,23 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, D
     }
     conversation_id = found->id;
   } else if (request.stateful) {
+    // A first call's conversation is created by its turn's commit: a turn refused or canceled
+    // leaves none behind. Nobody else knows its id yet, so it has no other turn to wait for and
+    // an empty call window (the commit records this first call in it).
     ConversationRecord fresh{"conv_" + crypto::RandomHex(12),
                              caller.org_id,
                              caller.env,
                              command.agent_id,
                              instance_id,
                              d_.clock.NowMs()};
-    AG_CO_TRYV(co_await d_.store.Run([&](Store& s) { return s.CreateConversation(fresh); }));
-    conversation_id = fresh.id;
+    std::optional<std::string> fresh_id = fresh.id;
+    co_return co_await RunTurn(caller, command, agent, instance_instructions, fresh_id,
+                               std::move(fresh), deadlines, outcome);
   }
 
   if (!conversation_id) {
     co_return co_await RunTurn(caller, command, agent, instance_instructions, std::nullopt,
-                               deadlines, outcome);
+                               std::nullopt, deadlines, outcome);
   }
   // At most 200 calls in any 120 s on one conversation (its first call included); refused calls
   // do not count. Stateless calls are never limited.
@@ -180,13 +184,14 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, D
     co_await poll.async_wait(asio::use_awaitable);
   }
   co_return co_await RunTurn(caller, command, agent, instance_instructions, conversation_id,
-                             deadlines, outcome);
+                             std::nullopt, deadlines, outcome);
 }
 
 asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     const Caller& caller, const InvokeCommand& command, std::shared_ptr<const LoadedAgent> agent,
     std::string instance_instructions, std::optional<std::string> conversation_id,
-    Deadlines deadlines, CommitOutcome& commit_outcome) {
+    std::optional<ConversationRecord> new_conversation, Deadlines deadlines,
+    CommitOutcome& commit_outcome) {
   const auto& config = agent->config;
   const auto& request = command.request;
   const std::int64_t started_ms = d_.clock.NowMs();
@@ -197,7 +202,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   inputs.additional_instructions = request.additional_instructions;
   inputs.host_context = request.host_context;
   inputs.message = request.message;
-  if (conversation_id) {
+  if (conversation_id && !new_conversation) {
     // Only the tail the context can hold: a turn on the 10,000th message reads what one on the
     // 10th does.
     const HistoryBudget budget = HistoryBudgetOf(config);
@@ -250,7 +255,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   InvokeResult result;
   result.conversation_id = conversation_id;
   std::vector<ModelCallRecord> call_log;
-  const ToolContext tool_context{*agent, memory_scope, deadlines.soft};
+  std::vector<RememberedFact> remembered;  // stored with the turn, or not at all
+  const ToolContext tool_context{*agent, memory_scope, deadlines.soft, &remembered};
   auto step = turn.Start();
   while (!std::holds_alternative<Turn::Finish>(step)) {
     if (SteadyClock::now() >= deadlines.soft) {
@@ -336,6 +342,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
         std::move(answer.body), Idempotency::ReplayUntil(now)};
   }
   commit.settlements = metered.Settlements();
+  commit.new_conversation = std::move(new_conversation);
+  commit.facts = std::move(remembered);
   // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
   // last step ran (a canceled or timed-out model call returns a failure, not an exception), stores
   // nothing. Past this check the commit is queued in the same step, and its outcome is the answer

@@ -102,7 +102,8 @@ class InvokeAgent {
   boost::asio::awaitable<Result<InvokeResult>> RunTurn(
       const Caller& caller, const InvokeCommand& command, std::shared_ptr<const LoadedAgent> agent,
       std::string instance_instructions, std::optional<std::string> conversation_id,
-      Deadlines deadlines, CommitOutcome& commit_outcome);
+      std::optional<ConversationRecord> new_conversation, Deadlines deadlines,
+      CommitOutcome& commit_outcome);
 
   InvokeDeps d_;
 };

@@ -51,10 +51,9 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
     if (fact.empty() || fact.size() > 1000) {
       result.content = "error: give a \"fact\" of 1 to 1000 characters";
     } else {
-      const auto now = clock_.NowMs();
-      auto saved = co_await store_.Run(
-          [&](Store& s) { return s.AddMemory(context.memory_scope, fact, now); });
-      result.content = saved ? "Saved." : "error: the fact could not be saved";
+      // Saved with the turn: a turn that is refused or canceled remembers nothing.
+      context.remembered->push_back(RememberedFact{context.memory_scope, fact, clock_.NowMs()});
+      result.content = "Saved.";
     }
   } else if (call.name == "crm_metadata" && config.crm_metadata_tool) {
     // The same gateway call an integration makes, with this turn's org and env credentials.

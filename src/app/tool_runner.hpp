@@ -17,6 +17,7 @@ struct ToolContext {
   const LoadedAgent& agent;
   MemoryScope memory_scope;
   std::chrono::steady_clock::time_point deadline;  // the turn's soft deadline
+  std::vector<RememberedFact>* remembered;         // `remember` adds here; the turn's commit saves
 };
 
 class ToolRunner {

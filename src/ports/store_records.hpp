@@ -123,15 +123,33 @@ struct SpendSettlement {
   std::string month;
 };
 
+struct MemoryScope {
+  std::string org_id;
+  std::string env;
+  std::string agent_id;
+  std::string group_key;  // "" = the agent's default group
+};
+
+// A fact the model saved with `remember`; it is stored with its turn.
+struct RememberedFact {
+  MemoryScope scope;
+  std::string fact;
+  std::int64_t created_at_ms = 0;
+};
+
 // Everything a finished turn writes, in one transaction: its messages (stateful turns), its
-// record, the settlement of its model calls' spend, and the answer to its Idempotency-Key. A turn
-// is wholly committed, with its answer replayable, or not there at all; it can never be committed
-// and then run again, and a turn that is not committed has spent nothing.
+// record, the settlement of its model calls' spend, and the answer to its Idempotency-Key; for a
+// first stateful call the conversation itself (with that call in its call window), and the facts
+// the turn remembered. A turn is wholly committed, with its answer replayable, or not there at
+// all; it can never be committed and then run again, and a turn that is not committed has spent
+// nothing, created no conversation and remembered nothing.
 struct TurnCommit {
   TurnRecord turn;
   std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order
   std::vector<SpendSettlement> settlements;
   std::optional<IdempotencyCompletion> idempotency;
+  std::optional<ConversationRecord> new_conversation;  // its id is turn.conversation_id
+  std::vector<RememberedFact> facts;
 };
 
 struct CallWindowDecision {
@@ -166,13 +184,6 @@ struct UsageRow {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
   std::int64_t model_calls = 0;
-};
-
-struct MemoryScope {
-  std::string org_id;
-  std::string env;
-  std::string agent_id;
-  std::string group_key;  // "" = the agent's default group
 };
 
 struct MemoryEntry {

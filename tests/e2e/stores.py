@@ -54,6 +54,18 @@ def stored_bytes(url):
     return dump + b"".join(bytes.fromhex(h.decode()) for h in re.findall(rb"\\\\x((?:[0-9a-f]{2})+)", dump))
 
 
+def count_rows(url, table):
+    """How many rows the store's `table` holds (what no API lists: conversations never answered)."""
+    if url.startswith("sqlite:"):
+        import sqlite3
+        db = sqlite3.connect(url[len("sqlite:"):])
+        try:
+            return db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        finally:
+            db.close()
+    return int(psql(url, f"SELECT count(*) FROM {table}").strip())
+
+
 def drop_schemas():
     for schema in sorted(_schemas):
         psql(POSTGRES_URL, f"DROP SCHEMA IF EXISTS {schema} CASCADE", check=False)

@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+import stores
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
@@ -50,6 +51,28 @@ def test_the_hard_cap_is_504_cancels_the_upstream_call_and_stores_nothing(start_
     started = time.monotonic()
     status, _, body = tenant.invoke("stuck", {"message": "next", "stateful": True, "conversation_id": cid})
     assert status == 200 and body["response"] == "after the cap" and time.monotonic() - started < 1.5
+
+
+def test_a_canceled_first_call_leaves_no_conversation_and_remembers_nothing(start_server, llm):
+    """A first stateful call's conversation and the facts its turn remembered commit with the
+    turn: a 504 leaves neither behind (they were written as the turn ran before)."""
+    tenant = start(start_server, llm, soft=1, hard=2)
+    tenant.agent("mem", memory="shared")
+    llm.push(openai_tools([("remember", {"fact": "The customer prefers fax"})]),
+             dict(openai_text("too late"), delay=30))
+    status, _, body = tenant.invoke("mem", {"message": "remember fax", "stateful": True})
+    assert status == 504, body
+    assert stores.count_rows(tenant.server.store_url, "conversations") == 0
+    assert stores.count_rows(tenant.server.store_url, "memories") == 0
+    assert stores.count_rows(tenant.server.store_url, "conversation_calls") == 0
+    # The same first call that finishes stores all three.
+    llm.push(openai_tools([("remember", {"fact": "The customer prefers fax"})]), openai_text("Noted."))
+    status, _, body = tenant.invoke("mem", {"message": "remember fax", "stateful": True})
+    assert status == 200 and body["conversation_id"], body
+    assert stores.count_rows(tenant.server.store_url, "conversations") == 1
+    assert stores.count_rows(tenant.server.store_url, "memories") == 1
+    _, _, convo = tenant.conversation(body["conversation_id"])
+    assert [m["content"] for m in convo["messages"]] == ["remember fax", "Noted."]
 
 
 def test_a_canceled_turn_spends_nothing_and_frees_its_reservation_at_once(start_server, llm):

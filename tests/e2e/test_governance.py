@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+import stores
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
@@ -148,6 +149,13 @@ def test_the_agent_limit_applies_on_its_own(gov, llm):
     assert status == 402 and error_of(body)["scope"] == "agent"
     llm.push(openai_text("fine"))
     assert gov.invoke("free", {"message": "x"})[0] == 200
+
+
+def test_a_refused_first_call_leaves_no_conversation(gov, llm):
+    gov.agent("capped", monthly_spend_limit_usd=0.0)
+    status, _, body = gov.invoke("capped", {"message": "x", "stateful": True})
+    assert status == 402 and "conversation_id" not in body, body
+    assert stores.count_rows(gov.server.store_url, "conversations") == 0
 
 
 def test_concurrent_turns_never_overshoot_by_more_than_one_worst_case(gov, llm):

@@ -45,7 +45,9 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
       TurnRecord{"t1", "", "acme", "prod", "bot", 1, 0, 1, "", false, 1, 1, 1, 0.0, "[]"},
       {},
       {},
-      IdempotencyCompletion{key, 0, 200, "{}", now - 1}}));
+      IdempotencyCompletion{key, 0, 200, "{}", now - 1},
+      {},
+      {}}));
 
   boost::asio::thread_pool pool(1);
   StoreRunner runner(*store, pool);

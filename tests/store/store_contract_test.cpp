@@ -229,9 +229,10 @@ TYPED_TEST(StoreContract, TurnsOnAConversationRunInTicketOrderAndDeadTicketsExpi
 TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
-  ASSERT_TRUE(s.CommitTurn(
-      TurnCommit{Turn("t1", "c1"), {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}, {}, {}}));
-  ASSERT_TRUE(s.CommitTurn(TurnCommit{Turn("t2", "c1"), {{0, "user", "again", 3}}, {}, {}}));
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{
+      Turn("t1", "c1"), {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}, {}, {}, {}, {}}));
+  ASSERT_TRUE(
+      s.CommitTurn(TurnCommit{Turn("t2", "c1"), {{0, "user", "again", 3}}, {}, {}, {}, {}}));
   auto m = s.LoadMessages("c1").value();
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0].seq, 1);
@@ -245,13 +246,14 @@ TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c2", "acme", "prod", "bot", "", 1}));
-  TurnCommit commit{Turn("t1", "c1"), {}, {}, {}};
+  TurnCommit commit{Turn("t1", "c1"), {}, {}, {}, {}, {}};
   for (int i = 0; i < 300; ++i) {  // ten bytes each: more than one page on PostgreSQL
     const std::string n = std::to_string(1000 + i);
     commit.messages.push_back({0, i % 2 == 0 ? "user" : "assistant", "message" + n.substr(1), i});
   }
   ASSERT_TRUE(s.CommitTurn(commit));
-  ASSERT_TRUE(s.CommitTurn(TurnCommit{Turn("t2", "c2"), {{0, "user", "other", 1}}, {}, {}}));
+  ASSERT_TRUE(
+      s.CommitTurn(TurnCommit{Turn("t2", "c2"), {{0, "user", "other", 1}}, {}, {}, {}, {}}));
 
   auto tail = s.LoadRecentMessages("c1", 25, 1000).value();  // 25 bytes: three messages cross it
   ASSERT_EQ(tail.size(), 3u);
@@ -274,10 +276,43 @@ TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {
   EXPECT_EQ(counted.front().content, "message260");
 }
 
+TYPED_TEST(StoreContract, AFirstCallsConversationAndRememberedFactsCommitWithItsTurn) {
+  auto& s = *this->store_;
+  const MemoryScope scope{"acme", "prod", "bot", "g1"};
+  TurnCommit first{Turn("t1", "c-new"),
+                   {{0, "user", "hi", 5}, {0, "assistant", "hello", 6}},
+                   {},
+                   {},
+                   ConversationRecord{"c-new", "acme", "prod", "bot", "", 5},
+                   {RememberedFact{scope, "likes tea", 5}, RememberedFact{scope, "hates fax", 6}}};
+  ASSERT_TRUE(s.CommitTurn(first));
+  EXPECT_EQ(s.GetConversation("c-new").value()->agent_id, "bot");
+  EXPECT_EQ(s.LoadMessages("c-new").value().size(), 2u);
+  auto facts = s.ListMemories(scope, 10).value();
+  ASSERT_EQ(facts.size(), 2u);
+  EXPECT_EQ(facts[1].fact, "hates fax");
+  // The first call is in the conversation's call window: with a limit of 1 the next is refused.
+  EXPECT_FALSE(s.RecordConversationCall("c-new", 1000, 120000, 1).value().allowed);
+
+  // A turn that fails (its conversation id is taken) stores neither its facts nor its messages.
+  TurnCommit clash{Turn("t2", "c-new"),
+                   {{0, "user", "again", 7}},
+                   {},
+                   {},
+                   ConversationRecord{"c-new", "acme", "prod", "bot", "", 7},
+                   {RememberedFact{scope, "never stored", 7}}};
+  EXPECT_FALSE(s.CommitTurn(clash));
+  EXPECT_EQ(s.ListMemories(scope, 10).value().size(), 2u);
+  EXPECT_EQ(s.LoadMessages("c-new").value().size(), 2u);
+  EXPECT_FALSE(s.GetTurn("t2").value());
+}
+
 TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CommitTurn(TurnCommit{TurnRecord{"t2", "c1", "acme", "prod", "bot", 1, 200, 5,
                                                  "max_iterations", false, 3, 10, 4, 0.5, "[2]"},
+                                      {},
+                                      {},
                                       {},
                                       {},
                                       {}}));
@@ -285,9 +320,13 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
       TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 100, 7, "", true, 1, 1, 1, 0.0, "[1]"},
       {},
       {},
+      {},
+      {},
       {}}));
   ASSERT_TRUE(s.CommitTurn(TurnCommit{
       TurnRecord{"t3", "", "acme", "prod", "bot", 1, 300, 1, "", false, 1, 1, 1, 0.0, "[3]"},
+      {},
+      {},
       {},
       {},
       {}}));
@@ -304,7 +343,7 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   EXPECT_EQ(stateless->conversation_id, "");
   EXPECT_EQ(stateless->transcript_json, "[3]");
   EXPECT_FALSE(s.GetTurn("nope").value());
-  EXPECT_EQ(s.CommitTurn(TurnCommit{Turn("t1", "c1"), {}, {}, {}}).error().code,
+  EXPECT_EQ(s.CommitTurn(TurnCommit{Turn("t1", "c1"), {}, {}, {}, {}, {}}).error().code,
             ErrorCode::kConflict);
 }
 
@@ -369,7 +408,9 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   TurnCommit late{Turn("t-late", "c1"),
                   {{0, "user", "pay", 1}, {0, "assistant", "paid", 2}},
                   {},
-                  IdempotencyCompletion{k, 0, 200, "late", 999999}};
+                  IdempotencyCompletion{k, 0, 200, "late", 999999},
+                  {},
+                  {}};
   auto refused = s.CommitTurn(late);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
@@ -381,7 +422,9 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   TurnCommit retry{Turn("t-retry", "c1"),
                    {{0, "user", "pay", 3}, {0, "assistant", "paid once", 4}},
                    {},
-                   IdempotencyCompletion{k, 120000, 200, R"({"response":"paid once"})", 999999}};
+                   IdempotencyCompletion{k, 120000, 200, R"({"response":"paid once"})", 999999},
+                   {},
+                   {}};
   ASSERT_TRUE(s.CommitTurn(retry));
   EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
   EXPECT_TRUE(s.GetTurn("t-retry").value());
@@ -395,7 +438,9 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   TurnCommit clash{Turn("t-retry", "c1"),
                    {{0, "user", "again", 5}},
                    {},
-                   IdempotencyCompletion{k2, 5, 200, "{}", 999999}};
+                   IdempotencyCompletion{k2, 5, 200, "{}", 999999},
+                   {},
+                   {}};
   EXPECT_EQ(s.CommitTurn(clash).error().code, ErrorCode::kConflict);
   EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
   EXPECT_EQ(s.ClaimIdempotencyKey(k2, "fp", 6, 120000).value().outcome, O::kInUse);

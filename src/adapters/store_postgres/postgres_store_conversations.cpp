@@ -143,6 +143,23 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
       return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
   }
   for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
+  if (const auto& fresh = commit.new_conversation) {
+    c.Exec(
+        "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
+        "($1, $2, $3, $4, $5, $6)",
+        {P(fresh->id), P(fresh->org_id), P(fresh->env), P(fresh->agent_id), P(fresh->instance_id),
+         P(fresh->created_at_ms)});
+    // Its first call counts in its call window like every later one.
+    c.Exec("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES ($1, $2)",
+           {P(fresh->id), P(fresh->created_at_ms)});
+  }
+  for (const auto& f : commit.facts) {
+    c.Exec(
+        "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES ($1, "
+        "$2, $3, $4, $5, $6)",
+        {P(f.scope.org_id), P(f.scope.env), P(f.scope.agent_id), P(f.scope.group_key), P(f.fact),
+         P(f.created_at_ms)});
+  }
   if (!commit.messages.empty()) {
     std::int64_t seq =
         c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",

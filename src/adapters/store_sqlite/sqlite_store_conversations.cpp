@@ -117,6 +117,35 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
       return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
   }
   for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
+  if (const auto& fresh = commit.new_conversation) {
+    c.Prepare(
+         "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
+         "(?, ?, ?, ?, ?, ?)")
+        .Bind(1, fresh->id)
+        .Bind(2, fresh->org_id)
+        .Bind(3, fresh->env)
+        .Bind(4, fresh->agent_id)
+        .Bind(5, fresh->instance_id)
+        .Bind(6, fresh->created_at_ms)
+        .Run();
+    // Its first call counts in its call window like every later one.
+    c.Prepare("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES (?, ?)")
+        .Bind(1, fresh->id)
+        .Bind(2, fresh->created_at_ms)
+        .Run();
+  }
+  for (const auto& f : commit.facts) {
+    c.Prepare(
+         "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES (?, "
+         "?, ?, ?, ?, ?)")
+        .Bind(1, f.scope.org_id)
+        .Bind(2, f.scope.env)
+        .Bind(3, f.scope.agent_id)
+        .Bind(4, f.scope.group_key)
+        .Bind(5, f.fact)
+        .Bind(6, f.created_at_ms)
+        .Run();
+  }
   if (!commit.messages.empty()) {
     auto last = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
     last.Bind(1, t.conversation_id).Step();
