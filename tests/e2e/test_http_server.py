@@ -329,6 +329,68 @@ def test_sigkill_loses_no_committed_write(start_server):
     assert status == 200 and org["name"] == "D"
 
 
+def test_sigkill_under_load_loses_no_answered_turn(start_server):
+    """Every 200 is sent after its turn is durable: kill -9 the server while eight clients run
+    turns (stateless and stateful, group-committed), restart it on the same store, and every turn
+    a client got a 200 for is there, with its conversation's messages."""
+    import http.client
+    import threading
+    s = start_server()
+    creds = s.demo_credentials()
+    headers = {"content-type": "application/json", "fl-api-org": "demo", "fl-api-env": "dev",
+               "fl-api-token": creds["token"]}
+    answered = []  # (turn id, conversation id or None, message)
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def client(n):
+        conn = http.client.HTTPConnection(s.host, s.port, timeout=10)
+        conversation = None
+        for i in range(100000):
+            if stop.is_set():
+                return
+            message = f"client {n} turn {i}"
+            body = {"message": message}
+            if n % 2:
+                body["stateful"] = True
+                if conversation:
+                    body["conversation_id"] = conversation
+            try:
+                conn.request("POST", "/api/agents/demo-agent/invoke", json.dumps(body), headers)
+                resp = conn.getresponse()
+                data = resp.read()
+            except (OSError, http.client.HTTPException):
+                return  # the server is gone
+            if resp.status != 200:
+                continue  # e.g. a stateful conversation's call window is full
+            reply = json.loads(data)
+            conversation = reply.get("conversation_id") or conversation
+            with lock:
+                answered.append((resp.getheader("x-agentgate-turn-id"), reply.get("conversation_id"), message))
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    s.proc.kill()  # SIGKILL mid-load: turns are being committed as it dies
+    stop.set()
+    for t in threads:
+        t.join(15)
+    s.proc.wait(10)
+    assert len(answered) > 50, len(answered)
+
+    restarted = start_server(env={"AGENTGATE_STORE_URL": s.store_url})
+    missing = [turn for turn, _, _ in answered if restarted.admin("GET", f"/orgs/demo/turns/{turn}")[0] != 200]
+    assert not missing, f"{len(missing)} of {len(answered)} answered turns were lost"
+    stored = {}
+    for _, conversation, message in answered:
+        if conversation:
+            if conversation not in stored:
+                stored[conversation] = {m["content"] for m in restarted.admin(
+                    "GET", f"/orgs/demo/conversations/{conversation}")[2]["messages"]}
+            assert message in stored[conversation], message
+
+
 def test_bad_config_fails_fast_naming_the_key(tmp_path):
     import subprocess
     from conftest import BINARY
