@@ -43,62 +43,132 @@ std::string WithLabels(const std::string& name, const std::string& labels,
 
 }  // namespace
 
+std::atomic<std::uint64_t> next_registry_id{1};
+
+Metrics::Metrics() : id_(next_registry_id++) {}
+Metrics::~Metrics() = default;
+
 void Metrics::DeclareCounter(const std::string& name, const std::string& help) {
   std::lock_guard lock(mutex_);
-  families_[name] = Family{"counter", help, {}, {}, {}};
+  families_[name] = Family{"counter", help, {}};
 }
 
 void Metrics::DeclareGauge(const std::string& name, const std::string& help) {
   std::lock_guard lock(mutex_);
-  families_[name] = Family{"gauge", help, {}, {}, {}};
+  families_[name] = Family{"gauge", help, {}};
 }
 
 void Metrics::DeclareHistogram(const std::string& name, const std::string& help,
                                std::vector<double> buckets) {
   std::lock_guard lock(mutex_);
-  families_[name] = Family{"histogram", help, std::move(buckets), {}, {}};
+  families_[name] = Family{"histogram", help, std::move(buckets)};
 }
 
-Metrics::Family& Metrics::Get(const std::string& name, const char* type) {
+std::vector<double> Metrics::Checked(const std::string& name, const char* type) const {
+  std::lock_guard lock(mutex_);
   auto it = families_.find(name);
   if (it == families_.end() || it->second.type != type) {
     throw std::logic_error("metric family not declared: " + name);
   }
-  return it->second;
+  return it->second.buckets;
+}
+
+Metrics::Shard& Metrics::LocalShard() {
+  // The registries this thread has a shard in (a server has one; tests make a few). Ids are never
+  // reused, so an entry of a destroyed registry is never matched again; the list stays short.
+  struct Entry {
+    std::uint64_t registry;
+    Shard* shard;
+  };
+  thread_local std::vector<Entry> mine;
+  for (const auto& e : mine) {
+    if (e.registry == id_) return *e.shard;
+  }
+  std::lock_guard lock(mutex_);
+  shards_.push_back(std::make_unique<Shard>());
+  if (mine.size() == 8) mine.erase(mine.begin());
+  mine.push_back(Entry{id_, shards_.back().get()});
+  return *shards_.back();
+}
+
+// The shard's own thread is its only writer, so a series missing under the lock is still missing
+// after the family check, which takes the registry's lock and so runs outside the shard's (Render
+// takes the registry's, then each shard's).
+void Metrics::Bump(const std::string& name, const char* type, const Labels& labels, double delta) {
+  std::string key = name + '\x1f' + RenderLabels(labels);
+  Shard& shard = LocalShard();
+  {
+    std::lock_guard lock(shard.mutex);
+    if (auto it = shard.values.find(key); it != shard.values.end()) {
+      it->second += delta;
+      return;
+    }
+  }
+  Checked(name, type);
+  std::lock_guard lock(shard.mutex);
+  shard.values[std::move(key)] += delta;
 }
 
 void Metrics::Add(const std::string& counter, const Labels& labels, double value) {
-  std::lock_guard lock(mutex_);
-  Get(counter, "counter").values[RenderLabels(labels)] += value;
+  Bump(counter, "counter", labels, value);
 }
 
 void Metrics::AddGauge(const std::string& gauge, const Labels& labels, double delta) {
-  std::lock_guard lock(mutex_);
-  Get(gauge, "gauge").values[RenderLabels(labels)] += delta;
+  Bump(gauge, "gauge", labels, delta);
 }
 
 void Metrics::Observe(const std::string& histogram, const Labels& labels, double value) {
-  std::lock_guard lock(mutex_);
-  auto& family = Get(histogram, "histogram");
-  auto& series = family.histograms[RenderLabels(labels)];
-  if (series.bucket_counts.empty()) series.bucket_counts.assign(family.buckets.size(), 0);
-  for (std::size_t i = 0; i < family.buckets.size(); ++i) {
-    if (value <= family.buckets[i]) ++series.bucket_counts[i];
+  std::string key = histogram + '\x1f' + RenderLabels(labels);
+  Shard& shard = LocalShard();
+  std::unique_lock lock(shard.mutex);
+  auto it = shard.histograms.find(key);
+  if (it == shard.histograms.end()) {
+    lock.unlock();
+    HistogramSeries fresh;
+    fresh.bounds = Checked(histogram, "histogram");
+    fresh.bucket_counts.assign(fresh.bounds.size(), 0);
+    lock.lock();
+    it = shard.histograms.emplace(std::move(key), std::move(fresh)).first;
+  }
+  auto& series = it->second;
+  for (std::size_t i = 0; i < series.bounds.size(); ++i) {
+    if (value <= series.bounds[i]) ++series.bucket_counts[i];
   }
   series.sum += value;
   ++series.count;
 }
 
 std::string Metrics::Render() const {
+  // Sums the shards per series, ordered by family and labels.
+  std::map<std::string, std::map<std::string, double>> values;
+  std::map<std::string, std::map<std::string, HistogramSeries>> histograms;
   std::lock_guard lock(mutex_);
+  for (const auto& shard : shards_) {
+    std::lock_guard shard_lock(shard->mutex);
+    for (const auto& [key, value] : shard->values) {
+      const auto cut = key.find('\x1f');
+      values[key.substr(0, cut)][key.substr(cut + 1)] += value;
+    }
+    for (const auto& [key, series] : shard->histograms) {
+      const auto cut = key.find('\x1f');
+      auto& total = histograms[key.substr(0, cut)][key.substr(cut + 1)];
+      if (total.bucket_counts.empty()) total.bucket_counts.assign(series.bucket_counts.size(), 0);
+      for (std::size_t i = 0; i < series.bucket_counts.size() && i < total.bucket_counts.size();
+           ++i) {
+        total.bucket_counts[i] += series.bucket_counts[i];
+      }
+      total.sum += series.sum;
+      total.count += series.count;
+    }
+  }
   std::ostringstream out;
   for (const auto& [name, family] : families_) {
     out << "# HELP " << name << ' ' << family.help << "\n# TYPE " << name << ' ' << family.type
         << '\n';
-    for (const auto& [labels, value] : family.values)
+    for (const auto& [labels, value] : values[name])
       out << WithLabels(name, labels) << ' ' << Number(value) << '\n';
-    for (const auto& [labels, series] : family.histograms) {
-      for (std::size_t i = 0; i < family.buckets.size(); ++i) {
+    for (const auto& [labels, series] : histograms[name]) {
+      for (std::size_t i = 0; i < family.buckets.size() && i < series.bucket_counts.size(); ++i) {
         out << WithLabels(name + "_bucket", labels, "le=\"" + Number(family.buckets[i]) + "\"")
             << ' ' << series.bucket_counts[i] << '\n';
       }

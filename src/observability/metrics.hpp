@@ -1,11 +1,15 @@
 #pragma once
 // A small Prometheus registry: counter, gauge and histogram families with labels, rendered in
-// the text exposition format. Thread-safe; cheap enough for per-request use.
+// the text exposition format. Thread-safe; cheap enough for per-request use: each thread updates
+// its own shard (whose mutex only Render ever contends), and Render sums the shards.
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace agentgate {
@@ -26,24 +30,39 @@ class Metrics {
 
   std::string Render() const;
 
+  Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
  private:
-  struct HistogramSeries {
-    std::vector<std::uint64_t> bucket_counts;
-    double sum = 0;
-    std::uint64_t count = 0;
-  };
   struct Family {
     std::string type;
     std::string help;
     std::vector<double> buckets;
-    std::map<std::string, double> values;               // rendered labels -> value
-    std::map<std::string, HistogramSeries> histograms;  // rendered labels -> series
+  };
+  struct HistogramSeries {
+    std::vector<double> bounds;  // the family's buckets, copied when the series began
+    std::vector<std::uint64_t> bucket_counts;
+    double sum = 0;
+    std::uint64_t count = 0;
+  };
+  // One thread's updates, keyed by family name, '\x1f', rendered labels.
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, double> values;
+    std::unordered_map<std::string, HistogramSeries> histograms;
   };
 
-  Family& Get(const std::string& name, const char* type);
+  Shard& LocalShard();
+  void Bump(const std::string& name, const char* type, const Labels& labels, double delta);
+  // Checks the family is declared with this type (once per series and thread); its buckets.
+  std::vector<double> Checked(const std::string& name, const char* type) const;
 
+  const std::uint64_t id_;  // tells this registry's shards from a destroyed one's at its address
   mutable std::mutex mutex_;
   std::map<std::string, Family> families_;
+  std::vector<std::unique_ptr<Shard>> shards_;
 };
 
 // Declares the families agentgate exports; called once by the wiring.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 namespace agentgate {
 
 TEST(Metrics, RendersCountersAndHistogramsInPrometheusTextFormat) {
@@ -26,6 +29,35 @@ TEST(Metrics, EscapesLabelValues) {
   m.DeclareCounter("c", "C.");
   m.Add("c", {{"path", "a\"b\\c\nd"}});
   EXPECT_NE(m.Render().find("c{path=\"a\\\"b\\\\c\\nd\"} 1"), std::string::npos);
+}
+
+// Each thread counts in its own shard; the rendered figure is the sum, and a gauge raised on one
+// thread and lowered on another comes back to zero.
+TEST(Metrics, UpdatesFromManyThreadsAreSummed) {
+  Metrics m;
+  m.DeclareCounter("hits_total", "Hits.");
+  m.DeclareGauge("open", "Open.");
+  m.DeclareHistogram("seconds", "Seconds.", {1});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&m] {
+      for (int i = 0; i < 1000; ++i) {
+        m.Add("hits_total", {{"route", "/a"}});
+        m.Observe("seconds", {}, 0.5);
+        m.AddGauge("open", {}, 1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::thread closer([&m] {
+    for (int i = 0; i < 4000; ++i) m.AddGauge("open", {}, -1);
+  });
+  closer.join();
+  const std::string text = m.Render();
+  EXPECT_NE(text.find("hits_total{route=\"/a\"} 4000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("seconds_bucket{le=\"1\"} 4000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("seconds_count 4000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("open 0\n"), std::string::npos) << text;
 }
 
 TEST(Metrics, UndeclaredFamilyIsABug) {
