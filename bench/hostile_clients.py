@@ -11,15 +11,24 @@ import sys
 stats = {"opened": 0, "closed_by_server": 0, "refused": 0}
 
 
+async def connect(host, port):
+    """A connection, or None (counted) when the server refused it."""
+    try:
+        connection = await asyncio.open_connection(host, port)
+    except OSError:
+        stats["refused"] += 1
+        await asyncio.sleep(1)
+        return None
+    stats["opened"] += 1
+    return connection
+
+
 async def slowloris(host, port, stop):
     while not stop.is_set():
-        try:
-            reader, writer = await asyncio.open_connection(host, port)
-        except OSError:
-            stats["refused"] += 1
-            await asyncio.sleep(1)
+        connection = await connect(host, port)
+        if connection is None:
             continue
-        stats["opened"] += 1
+        reader, writer = connection
         try:
             writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
             while not stop.is_set():
@@ -36,13 +45,10 @@ async def slowloris(host, port, stop):
 
 async def idle_keep_alive(host, port, stop):
     while not stop.is_set():
-        try:
-            reader, writer = await asyncio.open_connection(host, port)
-        except OSError:
-            stats["refused"] += 1
-            await asyncio.sleep(1)
+        connection = await connect(host, port)
+        if connection is None:
             continue
-        stats["opened"] += 1
+        reader, writer = connection
         try:
             writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             await writer.drain()

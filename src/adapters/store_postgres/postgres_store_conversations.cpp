@@ -10,6 +10,22 @@ namespace {
 using pg::Connection;
 using pg::P;
 
+// The one way each is written, on its own or inside a turn's commit.
+void InsertConversation(Connection& c, const ConversationRecord& r) {
+  c.Exec(
+      "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
+      "($1, $2, $3, $4, $5, $6)",
+      {P(r.id), P(r.org_id), P(r.env), P(r.agent_id), P(r.instance_id), P(r.created_at_ms)});
+}
+
+void InsertFact(Connection& c, const RememberedFact& f) {
+  c.Exec(
+      "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES ($1, "
+      "$2, $3, $4, $5, $6)",
+      {P(f.scope.org_id), P(f.scope.env), P(f.scope.agent_id), P(f.scope.group_key), P(f.fact),
+       P(f.created_at_ms)});
+}
+
 constexpr const char* kTurnColumns =
     "SELECT id, conversation_id, org_id, env, agent_id, version, started_at_ms, duration_ms, "
     "stop_reason, blocked, "
@@ -37,10 +53,7 @@ TurnRecord TurnFromRow(const pg::Rows& r, int i) {
 
 Result<void> PostgresStore::CreateConversation(const ConversationRecord& r) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Exec(
-        "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
-        "($1, $2, $3, $4, $5, $6)",
-        {P(r.id), P(r.org_id), P(r.env), P(r.agent_id), P(r.instance_id), P(r.created_at_ms)});
+    InsertConversation(c, r);
     return {};
   });
 }
@@ -144,22 +157,12 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
   }
   for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
   if (const auto& fresh = commit.new_conversation) {
-    c.Exec(
-        "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
-        "($1, $2, $3, $4, $5, $6)",
-        {P(fresh->id), P(fresh->org_id), P(fresh->env), P(fresh->agent_id), P(fresh->instance_id),
-         P(fresh->created_at_ms)});
+    InsertConversation(c, *fresh);
     // Its first call counts in its call window like every later one.
     c.Exec("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES ($1, $2)",
            {P(fresh->id), P(fresh->created_at_ms)});
   }
-  for (const auto& f : commit.facts) {
-    c.Exec(
-        "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES ($1, "
-        "$2, $3, $4, $5, $6)",
-        {P(f.scope.org_id), P(f.scope.env), P(f.scope.agent_id), P(f.scope.group_key), P(f.fact),
-         P(f.created_at_ms)});
-  }
+  for (const auto& f : commit.facts) InsertFact(c, f);
   if (!commit.messages.empty()) {
     std::int64_t seq =
         c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
@@ -247,10 +250,7 @@ Result<std::optional<TurnRecord>> PostgresStore::GetTurn(const std::string& turn
 Result<void> PostgresStore::AddMemory(const MemoryScope& scope, const std::string& fact,
                                       std::int64_t now_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Exec(
-        "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES ($1, "
-        "$2, $3, $4, $5, $6)",
-        {P(scope.org_id), P(scope.env), P(scope.agent_id), P(scope.group_key), P(fact), P(now_ms)});
+    InsertFact(c, RememberedFact{scope, fact, now_ms});
     return {};
   });
 }

@@ -6,18 +6,40 @@ namespace agentgate {
 
 using sqlite::Connection;
 
+namespace {
+
+// The one way each is written, on its own or inside a turn's commit.
+void InsertConversation(Connection& c, const ConversationRecord& r) {
+  c.Prepare(
+       "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
+       "(?, ?, ?, ?, ?, ?)")
+      .Bind(1, r.id)
+      .Bind(2, r.org_id)
+      .Bind(3, r.env)
+      .Bind(4, r.agent_id)
+      .Bind(5, r.instance_id)
+      .Bind(6, r.created_at_ms)
+      .Run();
+}
+
+void InsertFact(Connection& c, const RememberedFact& f) {
+  c.Prepare(
+       "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES (?, "
+       "?, ?, ?, ?, ?)")
+      .Bind(1, f.scope.org_id)
+      .Bind(2, f.scope.env)
+      .Bind(3, f.scope.agent_id)
+      .Bind(4, f.scope.group_key)
+      .Bind(5, f.fact)
+      .Bind(6, f.created_at_ms)
+      .Run();
+}
+
+}  // namespace
+
 Result<void> SqliteStore::CreateConversation(const ConversationRecord& r) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare(
-         "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
-         "(?, ?, ?, ?, ?, ?)")
-        .Bind(1, r.id)
-        .Bind(2, r.org_id)
-        .Bind(3, r.env)
-        .Bind(4, r.agent_id)
-        .Bind(5, r.instance_id)
-        .Bind(6, r.created_at_ms)
-        .Run();
+    InsertConversation(c, r);
     return {};
   });
 }
@@ -118,34 +140,14 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
   }
   for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
   if (const auto& fresh = commit.new_conversation) {
-    c.Prepare(
-         "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
-         "(?, ?, ?, ?, ?, ?)")
-        .Bind(1, fresh->id)
-        .Bind(2, fresh->org_id)
-        .Bind(3, fresh->env)
-        .Bind(4, fresh->agent_id)
-        .Bind(5, fresh->instance_id)
-        .Bind(6, fresh->created_at_ms)
-        .Run();
+    InsertConversation(c, *fresh);
     // Its first call counts in its call window like every later one.
     c.Prepare("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES (?, ?)")
         .Bind(1, fresh->id)
         .Bind(2, fresh->created_at_ms)
         .Run();
   }
-  for (const auto& f : commit.facts) {
-    c.Prepare(
-         "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES (?, "
-         "?, ?, ?, ?, ?)")
-        .Bind(1, f.scope.org_id)
-        .Bind(2, f.scope.env)
-        .Bind(3, f.scope.agent_id)
-        .Bind(4, f.scope.group_key)
-        .Bind(5, f.fact)
-        .Bind(6, f.created_at_ms)
-        .Run();
-  }
+  for (const auto& f : commit.facts) InsertFact(c, f);
   if (!commit.messages.empty()) {
     auto last = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
     last.Bind(1, t.conversation_id).Step();
@@ -261,16 +263,7 @@ Result<std::optional<TurnRecord>> SqliteStore::GetTurn(const std::string& turn_i
 Result<void> SqliteStore::AddMemory(const MemoryScope& scope, const std::string& fact,
                                     std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare(
-         "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES (?, "
-         "?, ?, ?, ?, ?)")
-        .Bind(1, scope.org_id)
-        .Bind(2, scope.env)
-        .Bind(3, scope.agent_id)
-        .Bind(4, scope.group_key)
-        .Bind(5, fact)
-        .Bind(6, now_ms)
-        .Run();
+    InsertFact(c, RememberedFact{scope, fact, now_ms});
     return {};
   });
 }
