@@ -167,6 +167,7 @@ TEST_F(HttpClientLimitsTest, CallersBeyondTheOriginsCapWaitInLineForAConnection)
   }());
   EXPECT_NE(waited.find("waiting for a connection"), std::string::npos) << waited;
   EXPECT_NE(waited.find("timed out"), std::string::npos) << waited;
+  EXPECT_EQ(client.OriginsTracked(), 1u);  // its idle connection
 }
 
 TEST_F(HttpClientLimitsTest, IdleConnectionsAreClosedByTheTimer) {
@@ -177,7 +178,11 @@ TEST_F(HttpClientLimitsTest, IdleConnectionsAreClosedByTheTimer) {
   EXPECT_EQ(client.IdleConnections(), 1u);
   for (int i = 0; i < 150 && server_->OpenConnections() > 0; ++i) std::this_thread::sleep_for(20ms);
   EXPECT_EQ(client.IdleConnections(), 0u);
+  EXPECT_EQ(client.OriginsTracked(), 0u);     // nothing kept for an origin no longer used
   EXPECT_EQ(server_->OpenConnections(), 0u);  // the server saw the client close it
+  // A call that never connected leaves nothing behind either.
+  ASSERT_FALSE(Run(client.Send(HttpClientRequest{"GET", "http://127.0.0.1:1/", {}, "", 2000ms})));
+  EXPECT_EQ(client.OriginsTracked(), 0u);
 }
 
 TEST_F(HttpClientLimitsTest, NamesResolveThroughTheConfiguredServer) {

@@ -107,8 +107,8 @@ asio::awaitable<Result<ConnectionPool::Lease>> ConnectionPool::Acquire(const std
     Origin& origin = *origins_.at(key);
     open = origin.open;
     origin.waiters.erase(std::find(origin.waiters.begin(), origin.waiters.end(), waiter));
+    ForgetIfUnused(key);
   }
-  Forget(key);
   const auto state = co_await asio::this_coro::cancellation_state;
   const std::string what = "waiting for a connection to " + key + " (" + std::to_string(open) +
                            " open, the most allowed)";
@@ -140,9 +140,9 @@ void ConnectionPool::Return(const std::string& key, std::unique_ptr<Connection> 
       return;
     }
     --origin.open;
+    ForgetIfUnused(key);
   }
-  connection.reset();
-  Forget(key);
+  connection.reset();  // closed once the lock is released
 }
 
 void ConnectionPool::Free(const std::string& key) {
@@ -151,13 +151,12 @@ void ConnectionPool::Free(const std::string& key) {
     std::unique_ptr<Connection> none;
     if (Grant(*origins_.at(key), none)) return;  // the waiter opens its own
     --origins_.at(key)->open;
+    ForgetIfUnused(key);
   }
-  Forget(key);
 }
 
 // Origins with nothing open and nobody waiting are dropped, so the map holds only live ones.
-void ConnectionPool::Forget(const std::string& key) {
-  std::lock_guard lock(mutex_);
+void ConnectionPool::ForgetIfUnused(const std::string& key) {
   const auto it = origins_.find(key);
   if (it != origins_.end() && it->second->open == 0 && it->second->waiters.empty()) {
     origins_.erase(it);

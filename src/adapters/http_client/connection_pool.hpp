@@ -66,7 +66,7 @@ class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
   void Return(const std::string& origin, std::unique_ptr<Connection> connection);
   void Free(const std::string& origin);
   bool Grant(Origin& origin, std::unique_ptr<Connection>& connection);
-  void Forget(const std::string& key);
+  void ForgetIfUnused(const std::string& key);  // with mutex_ held
   void ArmReaper();
   void Reap();
 

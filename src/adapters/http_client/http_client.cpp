@@ -246,4 +246,8 @@ std::size_t HttpClient::IdleConnections() const {
   return impl_->pool->IdleConnections();
 }
 
+std::size_t HttpClient::OriginsTracked() const {
+  return impl_->pool->Origins();
+}
+
 }  // namespace agentgate

@@ -41,6 +41,8 @@ class HttpClient final : public HttpCaller {
   // Connections opened since start (reuse makes this grow slower than the request count).
   std::size_t ConnectionsOpened() const;
   std::size_t IdleConnections() const;
+  // Origins with a connection open or a caller waiting: the pool forgets the others.
+  std::size_t OriginsTracked() const;
 
  private:
   struct Impl;
