@@ -9,6 +9,7 @@
 # Throughput with wrk -c$CONNECTIONS, then latency with one connection (p50 added over nginx).
 #
 #   bash bench/turn_vs_nginx.sh [build-dir]     (default: build-release, built if missing)
+#   PROFILE=/tmp/prof bash bench/turn_vs_nginx.sh   also records perf profiles of agentgate
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/setup.sh "$@"
@@ -70,7 +71,8 @@ admin="bench-admin-$RANDOM$RANDOM$RANDOM"
 (cd "$work" && BENCH_LLM_KEY=sk-bench AGENTGATE_CRM_ALLOW_HTTP=true AGENTGATE_ADMIN_TOKEN=$admin AGENTGATE_MASTER_KEY=$("$BIN" gen-master-key) \
   AGENTGATE_SERVER_LISTEN=127.0.0.1:$gate AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
   exec "$BIN" serve --config "$work/agentgate.toml" >"$work/server.log" 2>&1) &
-pids+=($!)
+gate_pid=$!
+pids+=($gate_pid)
 until curl -sf "http://127.0.0.1:$gate/healthz" >/dev/null; do sleep 0.01; done
 api() { curl -sf -X "$1" "http://127.0.0.1:$gate/admin/v1$2" -H "authorization: Bearer $admin" -d "$3"; }
 api POST /orgs '{"id":"acme","name":"Acme","monthly_spend_limit_usd":1000000}' >/dev/null
@@ -124,15 +126,24 @@ ms() {  # wrk latency (e.g. 95.00us, 1.20ms) in ms
         else if (v ~ /s$/) {sub(/s$/, "", v); v*=1000}; printf "%.3f", v}'
 }
 load() { wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency -s "$1" "$2"; }
+# PROFILE=dir records a perf profile of agentgate during each of its loaded runs (dir/NAME.perf).
+profiled() {
+  local name=$1; shift
+  if [ -z "${PROFILE:-}" ]; then load "$@"; return; fi
+  mkdir -p "$PROFILE"
+  perf record -F 999 -g -p "$gate_pid" -o "$PROFILE/$name.perf" -- sleep "${DURATION%s}" 2>/dev/null &
+  load "$@"
+  wait $!
+}
 single() { wrk -t1 -c1 -d$DURATION --latency -s "$1" "$2"; }
 
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
-turn=$(load "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+turn=$(profiled turn "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 base1=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
 turn1=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 
 gbase=$(load "$work/sobjects.lua" "http://127.0.0.1:$proxy/services/data/v64.0/sobjects")
-gate_run=$(load "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")
+gate_run=$(profiled gateway "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")
 
 b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
 gb=$(echo "$gbase" | rps); g=$(echo "$gate_run" | rps)

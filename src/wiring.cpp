@@ -9,6 +9,7 @@
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
 #include "app/maintenance.hpp"
+#include "app/spend_ledger.hpp"
 
 #include <boost/json/parse.hpp>
 #include "config/config.hpp"
@@ -213,7 +214,8 @@ int Serve(const ServeOptions& options) {
   if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
     return Fail("config_invalid", priced.error().message);
   }
-  AdminService admin(runner, tenants, clock, providers, master_key, config->crm.allow_http);
+  SpendLedger spend(runner);
+  AdminService admin(runner, tenants, spend, clock, providers, master_key, config->crm.allow_http);
 
   // One HTTP client for every upstream; one model client per configured provider.
   HttpClientOptions http_options;
@@ -246,8 +248,8 @@ int Serve(const ServeOptions& options) {
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};
   Idempotency idempotency(runner, clock, metrics, timing.hard_cap);
-  InvokeAgent invoke(InvokeDeps{runner, tenants, committer, catalog, conversations, tools, models,
-                                config->prices, clock, metrics, timing});
+  InvokeAgent invoke(InvokeDeps{runner, tenants, committer, spend, catalog, conversations, tools,
+                                models, config->prices, clock, metrics, timing});
 
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{
@@ -304,6 +306,7 @@ int Serve(const ServeOptions& options) {
   server.Start();
   asio::co_spawn(ioc, RunMaintenance(runner, clock, timing.hard_cap, std::chrono::seconds(60)),
                  asio::detached);
+  asio::co_spawn(ioc, RunSpendLeaseReturns(spend, std::chrono::milliseconds(100)), asio::detached);
   log::Info(
       "listening",
       {{"address", std::string_view(*bound)},
@@ -313,6 +316,7 @@ int Serve(const ServeOptions& options) {
   for (int i = 1; i < io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
   ioc.run();
   for (auto& t : threads) t.join();
+  spend.RetireAll();  // what this server leased and did not spend goes back before it exits
   blocking.join();
   return 0;
 }

@@ -94,6 +94,7 @@ asio::awaitable<Result<OrgRecord>> AdminService::SetOrgLimit(std::string org_id,
   auto updated = co_await store_.Run(
       [&](Store& s) { return s.SetOrgSpendLimit(org_id, cmd.monthly_spend_limit_usd); });
   tenants_.Invalidate();
+  spend_.ForgetOrg(org_id);  // the next call leases under the new limit
   if (!updated) co_return updated.error();
   co_return co_await RequireOrg(org_id);
 }

@@ -2,6 +2,7 @@
 // The operator's use cases behind /admin/v1 (SPEC §4): each checks what needs the store
 // (existence, conflicts) and writes one transaction.
 
+#include "app/spend_ledger.hpp"
 #include "app/tenant_directory.hpp"
 #include "config/config.hpp"
 #include "crypto/crypto.hpp"
@@ -45,11 +46,12 @@ class AdminService {
  public:
   // `crm_allow_http`: [crm] allow_http, plain-http CRM URLs (test orgs only). `tenants` is told
   // of every write, so this server sees a revoked token or grant at once.
-  AdminService(StoreRunner& store, TenantDirectory& tenants, const Clock& clock,
+  AdminService(StoreRunner& store, TenantDirectory& tenants, SpendLedger& spend, const Clock& clock,
                ProviderCatalog providers, std::optional<crypto::MasterKey> master_key,
                bool crm_allow_http)
       : store_(store),
         tenants_(tenants),
+        spend_(spend),
         clock_(clock),
         providers_(std::move(providers)),
         master_key_(master_key),
@@ -88,6 +90,7 @@ class AdminService {
 
   StoreRunner& store_;
   TenantDirectory& tenants_;
+  SpendLedger& spend_;
   const Clock& clock_;
   ProviderCatalog providers_;
   std::optional<crypto::MasterKey> master_key_;

@@ -245,7 +245,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     co_return Error(ErrorCode::kInternal,
                     "provider '" + config.model.provider + "' is not configured");
   const auto price_it = d_.prices.find(config.model.provider + "/" + config.model.name);
-  MeteredModel metered(d_.store, d_.clock, d_.metrics, *model, config.model.provider,
+  MeteredModel metered(d_.spend, d_.clock, d_.metrics, *model, config.model.provider,
                        SpendAccount{caller.org_id, command.agent_id,
                                     governance::MonthOf(started_ms), config.monthly_spend_limit_usd,
                                     price_it != d_.prices.end() ? price_it->second : Price{},

@@ -7,6 +7,7 @@
 #include "app/authenticate.hpp"
 #include "app/conversation_queue.hpp"
 #include "app/idempotency.hpp"
+#include "app/spend_ledger.hpp"
 #include "app/tool_runner.hpp"
 #include "app/turn_committer.hpp"
 #include "config/config.hpp"
@@ -67,6 +68,7 @@ struct InvokeDeps {
   StoreRunner& store;
   TenantDirectory& tenants;
   TurnCommitter& committer;
+  SpendLedger& spend;
   AgentCatalog& catalog;
   ConversationQueue& conversations;
   ToolRunner& tools;

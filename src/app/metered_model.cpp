@@ -15,10 +15,10 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
       account_.month,
       governance::WorstCaseUsd(account_.price, EstimateTokens(request), account_.max_output_tokens),
       account_.agent_limit_usd,
-      clock_.NowMs()};
-  AG_CO_TRY(const auto reserved,
-            co_await store_.Run([&](Store& s) { return s.ReserveSpend(reservation); }));
-  if (reserved.reserved) open_reservations_.push_back(reserved.reservation_id);
+      clock_.NowMs(),
+      0};
+  AG_CO_TRY(const auto reserved, co_await spend_.Reserve(reservation));
+  if (reserved.reserved) open_parts_.push_back({reserved.reservation_id, reserved.amount_usd});
   MeteredCall call;
   if (!reserved.reserved) {
     metrics_.Add("agentgate_spend_refusals_total", {{"scope", reserved.scope}});
@@ -31,8 +31,9 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
   call.result = co_await model_.Complete(request, timeout);
   call.record.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  SpendSettlement settlement{reserved.reservation_id, 0, 0, 0, account_.org_id, account_.agent_id,
-                             account_.month};
+  SpendSettlement settlement{
+      reserved.reservation_id, 0, 0, 0, account_.org_id, account_.agent_id, account_.month,
+      reserved.amount_usd};
   if (const auto* reply = std::get_if<ModelReply>(&call.result)) {
     settlement.cost_usd =
         governance::CostUsd(account_.price, reply->usage.input_tokens, reply->usage.output_tokens);
@@ -51,15 +52,14 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
 }
 
 MeteredModel::~MeteredModel() {
-  if (open_reservations_.empty()) return;
-  // Posted, not awaited: the turn may be unwinding from a cancellation and cannot co_await.
-  store_.Post([ids = std::move(open_reservations_)](Store& s) { (void)s.ReleaseSpend(ids); });
+  for (const auto& part : open_parts_) spend_.Release(part);  // in memory: safe while canceled
 }
 
 void MeteredModel::Committed() {
   for (const auto& s : settlements_)
     metrics_.Add("agentgate_spend_settled_usd_total", {}, s.cost_usd);
-  open_reservations_.clear();
+  for (const auto& part : open_parts_) spend_.Settled(part);
+  open_parts_.clear();
 }
 
 void MeteredModel::CountReply(const ModelReply& reply) {

@@ -1,12 +1,13 @@
 #pragma once
 // A turn's model calls, paid for (SPEC §5 spend): each call's worst case (estimated input plus
 // max_output_tokens, at the configured price) is reserved against the organization's and the
-// agent's monthly limits before it starts, so concurrent turns overshoot a limit by at most one
-// call's worst case. Its real cost is settled by the turn's commit (Settlements()); a turn that
-// does not commit (canceled, refused, failed) spends nothing, and its reservations are released
-// at once when this object goes (SPEC §5). The model metrics are counted here.
+// agent's monthly limits before it starts (from this server's lease, app/spend_ledger), so
+// concurrent turns overshoot a limit by at most one call's worst case. Its real cost is settled by
+// the turn's commit (Settlements()); a turn that does not commit (canceled, refused, failed) spends
+// nothing, and its reservations are released at once when this object goes (SPEC §5). The model
+// metrics are counted here.
 
-#include "app/store_runner.hpp"
+#include "app/spend_ledger.hpp"
 #include "domain/agent/transcript.hpp"
 #include "domain/governance/price.hpp"
 #include "observability/metrics.hpp"
@@ -41,9 +42,9 @@ struct MeteredCall {
 
 class MeteredModel {
  public:
-  MeteredModel(StoreRunner& store, const Clock& clock, Metrics& metrics, ModelClient& model,
+  MeteredModel(SpendLedger& spend, const Clock& clock, Metrics& metrics, ModelClient& model,
                std::string provider, SpendAccount account)
-      : store_(store),
+      : spend_(spend),
         clock_(clock),
         metrics_(metrics),
         model_(model),
@@ -65,13 +66,13 @@ class MeteredModel {
  private:
   void CountReply(const ModelReply& reply);
 
-  StoreRunner& store_;
+  SpendLedger& spend_;
   const Clock& clock_;
   Metrics& metrics_;
   ModelClient& model_;
   std::string provider_;
   SpendAccount account_;
-  std::vector<std::string> open_reservations_;  // reserved, not yet settled by a commit
+  std::vector<SpendPart> open_parts_;  // reserved, not yet settled by a commit
   std::vector<SpendSettlement> settlements_;
 };
 

@@ -149,9 +149,13 @@ class GovernanceStore {
                                                             std::int64_t now_ms,
                                                             std::int64_t window_ms, int limit) = 0;
 
-  // Reserves against both monthly limits at once, or refuses naming the limit that would be passed.
+  // Reserves against both monthly limits at once (governance::GrantSpend: at least amount_usd, up
+  // to wanted_usd), or refuses naming the limit reached. A commit's settlements take their parts
+  // off the reservation, which lives until released.
   virtual Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) = 0;
-  // Frees the reservations of a turn that will not commit (canceled, refused, failed), at once.
+  // Gives `amount_usd` of a reservation back (what its server will not use); none left is a no-op.
+  virtual Result<void> ReturnSpend(const std::string& reservation_id, double amount_usd) = 0;
+  // Deletes reservations, freeing what is left of them, at once.
   virtual Result<void> ReleaseSpend(const std::vector<std::string>& reservation_ids) = 0;
   // Reservations of turns that died mid-call (canceled, or their server stopped) are released
   // once older than `created_before_ms`; returns how many.

@@ -112,7 +112,8 @@ struct IdempotencyCompletion {
   std::int64_t expires_at_ms = 0;
 };
 
-// One model call's real cost, replacing its reservation (of `account`'s org, agent and month).
+// One model call's real cost, replacing the part `reserved_usd` of reservation `reservation_id`
+// that was set aside for it (of the settlement's org, agent and month).
 struct SpendSettlement {
   std::string reservation_id;
   double cost_usd = 0;
@@ -121,6 +122,7 @@ struct SpendSettlement {
   std::string org_id;
   std::string agent_id;
   std::string month;
+  double reserved_usd = 0;
 };
 
 struct MemoryScope {
@@ -160,12 +162,15 @@ struct CallWindowDecision {
 struct SpendReservationRequest {
   std::string org_id;
   std::string agent_id;
-  std::string month;  // YYYY-MM (UTC)
-  double amount_usd = 0;
+  std::string month;      // YYYY-MM (UTC)
+  double amount_usd = 0;  // at least this much: one model call's worst case
   // The org's limit is read in the reservation's own transaction, so a limit the operator just
   // changed holds at once on every server; the agent's comes with its (immutable) version.
   std::optional<double> agent_limit_usd;
   std::int64_t now_ms = 0;
+  // And up to this much while the limits leave room (governance::GrantSpend): a server's lease,
+  // from which it reserves later calls without a store trip (app/spend_ledger).
+  double wanted_usd = 0;
 };
 
 struct SpendDecision {
@@ -175,6 +180,7 @@ struct SpendDecision {
   std::string scope;  // "organization" | "agent"
   double limit_usd = 0;
   double spent_usd = 0;
+  double amount_usd = 0;  // when reserved: how much
 };
 
 struct UsageRow {

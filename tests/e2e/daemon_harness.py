@@ -1,5 +1,6 @@
 """Shared set-up for the Daemon's black-box tests: a server wired to the fake providers, and a tenant."""
 import os
+import time
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
@@ -68,6 +69,16 @@ class Tenant:
         h = {"content-type": "application/json", "fl-api-org": self.org, "fl-api-env": "prod", "fl-api-token": self.token}
         h.update(headers or {})
         return self.server.request("POST", f"/api/agents/{agent_id}/invoke", body, h, timeout=timeout)
+
+    def settled_usage(self, servers=(), within=3.0):
+        """The org's usage once every server gave back its unused spend leases (an idle lease
+        goes back within 0.2 s, any lease within 1 s; docs/governance.md)."""
+        deadline = time.monotonic() + within
+        while True:
+            usages = [s.admin("GET", f"/orgs/{self.org}/usage")[2] for s in (self.server, *servers)]
+            if all(u["total_reserved_usd"] == 0 for u in usages) or time.monotonic() > deadline:
+                return usages[0]
+            time.sleep(0.05)
 
     def conversation(self, conversation_id):
         return self.server.admin("GET", f"/orgs/{self.org}/conversations/{conversation_id}")

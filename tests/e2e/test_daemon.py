@@ -50,6 +50,7 @@ def test_money_is_written_in_plain_decimal(daemon, llm):
     text = conn.getresponse().read().decode()
     conn.close()
     assert re.search(r'"cost_usd":0\.003[0-9]*[,}]', text), text
+    daemon.settled_usage()  # the server's unused spend lease is given back
     conn = http.client.HTTPConnection(daemon.server.host, daemon.server.port, timeout=10)
     conn.request("GET", "/admin/v1/orgs/acme/usage", headers={"authorization": f"Bearer {ADMIN_TOKEN}"})
     text = conn.getresponse().read().decode()

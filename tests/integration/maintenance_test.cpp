@@ -34,9 +34,10 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
   TypeParam backend;
   auto store = backend.Open();
   const std::int64_t now = 10 * 60 * 1000;
-  auto stranded = store->ReserveSpend({"acme", "bot", "1970-01", 0.5, std::nullopt, 1000}).value();
+  auto stranded =
+      store->ReserveSpend({"acme", "bot", "1970-01", 0.5, std::nullopt, 1000, 0}).value();
   auto recent =
-      store->ReserveSpend({"acme", "bot", "1970-01", 0.25, std::nullopt, now - 1000}).value();
+      store->ReserveSpend({"acme", "bot", "1970-01", 0.25, std::nullopt, now - 1000, 0}).value();
   ASSERT_TRUE(stranded.reserved && recent.reserved);
   const IdempotencyScope key{"acme", "prod", "old"};
   ASSERT_EQ(store->ClaimIdempotencyKey(key, "fp", 0, 120000).value().outcome,
@@ -66,7 +67,8 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
     TurnCommit commit;
     commit.turn.id = std::move(turn_id);
     commit.turn.transcript_json = "[]";
-    commit.settlements = {SpendSettlement{reservation_id, 0.1, 1, 1, "acme", "bot", "1970-01"}};
+    commit.settlements = {
+        SpendSettlement{reservation_id, 0.1, 1, 1, "acme", "bot", "1970-01", 0.1}};
     return commit;
   };
   EXPECT_EQ(store->CommitTurn(settling("t-stranded", stranded.reservation_id)).error().code,

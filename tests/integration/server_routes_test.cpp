@@ -57,8 +57,10 @@ class ServerRoutesTest : public ::testing::Test {
   FixedClock clock_;
   Metrics metrics_;
   TenantDirectory tenants_{runner_};
-  AdminService admin_{runner_,      tenants_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}},
-                      std::nullopt, false};
+  SpendLedger spend_{runner_};
+  AdminService admin_{
+      runner_,      tenants_, spend_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}},
+      std::nullopt, false};
   AgentCatalog catalog_{runner_, tenants_};
   ConversationQueue conversations_;
   asio::io_context http_io_;
@@ -70,6 +72,7 @@ class ServerRoutesTest : public ::testing::Test {
   InvokeAgent invoke_{InvokeDeps{runner_,
                                  tenants_,
                                  committer_,
+                                 spend_,
                                  catalog_,
                                  conversations_,
                                  tools_,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 namespace agentgate::testing {
@@ -53,10 +54,13 @@ TurnCommit Answering(const IdempotencyScope& key, std::int64_t claimed_at_ms, st
   return commit;
 }
 
-// One model call's real cost, for acme's bot in `month`.
+// One model call's real cost, for acme's bot in `month`, taking `part` off its reservation (by
+// default as much as it cost).
 SpendSettlement Cost(const std::string& reservation_id, double usd, std::int64_t input = 1,
-                     std::int64_t output = 1, const std::string& month = "2026-11") {
-  return SpendSettlement{reservation_id, usd, input, output, "acme", "bot", month};
+                     std::int64_t output = 1, const std::string& month = "2026-11",
+                     std::optional<double> part = std::nullopt) {
+  return SpendSettlement{reservation_id, usd,   input, output,
+                         "acme",         "bot", month, part.value_or(usd)};
 }
 
 // A stateless turn that settles `settlements`.
@@ -498,7 +502,7 @@ TYPED_TEST(StoreContract, TheCallWindowSlidesAndRefusedCallsDoNotCount) {
 TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());
-  SpendReservationRequest r{"acme", "bot", "2026-11", 0.4, 0.5, 1};
+  SpendReservationRequest r{"acme", "bot", "2026-11", 0.4, 0.5, 1, 0};
   auto first = s.ReserveSpend(r).value();
   ASSERT_TRUE(first.reserved);
   auto second = s.ReserveSpend(r).value();  // agent has 0.4 of 0.5: may cross once
@@ -508,9 +512,12 @@ TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
   EXPECT_EQ(third.scope, "agent");
   EXPECT_DOUBLE_EQ(third.limit_usd, 0.5);
   EXPECT_DOUBLE_EQ(third.spent_usd, 0.8);
-  // The turn's commit settles both calls; a reservation is settled once.
-  ASSERT_TRUE(s.CommitTurn(Settling("t1", {Cost(first.reservation_id, 0.01, 100, 20),
-                                           Cost(second.reservation_id, 0.02, 200, 40)})));
+  // The turn's commit settles both calls, each taking its whole reservation off.
+  ASSERT_TRUE(
+      s.CommitTurn(Settling("t1", {Cost(first.reservation_id, 0.01, 100, 20, "2026-11", 0.4),
+                                   Cost(second.reservation_id, 0.02, 200, 40, "2026-11", 0.4)})));
+  // Released reservations settle nothing.
+  ASSERT_TRUE(s.ReleaseSpend({first.reservation_id, second.reservation_id}));
   EXPECT_EQ(s.CommitTurn(Settling("t2", {Cost(second.reservation_id, 0.02)})).error().code,
             ErrorCode::kConflict);
   EXPECT_FALSE(s.GetTurn("t2").value());
@@ -525,8 +532,8 @@ TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {
 
 TYPED_TEST(StoreContract, StrandedReservationsAreReleased) {
   auto& s = *this->store_;
-  auto old = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 100}).value();
-  auto recent = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, std::nullopt, 900}).value();
+  auto old = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 100, 0}).value();
+  auto recent = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, std::nullopt, 900, 0}).value();
   ASSERT_TRUE(old.reserved && recent.reserved);
   EXPECT_EQ(s.ReleaseSpendReservations(500).value(), 1);
   auto usage = s.GetUsage("acme", "2026-11").value();
@@ -545,8 +552,8 @@ TYPED_TEST(StoreContract, StrandedReservationsAreReleased) {
 
 TYPED_TEST(StoreContract, AReleasedReservationFreesItsSpendAtOnce) {
   auto& s = *this->store_;
-  auto a = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 1}).value();
-  auto b = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, std::nullopt, 1}).value();
+  auto a = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 1, 0}).value();
+  auto b = s.ReserveSpend({"acme", "bot", "2026-11", 0.2, std::nullopt, 1, 0}).value();
   ASSERT_TRUE(s.ReleaseSpend({a.reservation_id, "no-such-reservation"}));
   auto usage = s.GetUsage("acme", "2026-11").value();
   EXPECT_NEAR(usage.at(0).reserved_usd, 0.2, 1e-12);
@@ -561,7 +568,7 @@ TYPED_TEST(StoreContract, AReleasedReservationFreesItsSpendAtOnce) {
 TYPED_TEST(StoreContract, ABatchCommitsEachTurnAllOrNothing) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
-  auto paid = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 1}).value();
+  auto paid = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 1, 0}).value();
   const IdempotencyScope taken{"acme", "prod", "taken-over"};
   ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 0, 1000));
   ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 5000, 1000));  // a retry took it over
@@ -591,24 +598,59 @@ TYPED_TEST(StoreContract, ABatchCommitsEachTurnAllOrNothing) {
 TYPED_TEST(StoreContract, TheOrgLimitCountsEveryAgent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());
-  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.6, std::nullopt, 1}).value().reserved);
-  ASSERT_TRUE(s.ReserveSpend({"acme", "b", "2026-11", 0.6, std::nullopt, 1}).value().reserved);
-  auto refused = s.ReserveSpend({"acme", "c", "2026-11", 0.1, std::nullopt, 1}).value();
+  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.6, std::nullopt, 1, 0}).value().reserved);
+  ASSERT_TRUE(s.ReserveSpend({"acme", "b", "2026-11", 0.6, std::nullopt, 1, 0}).value().reserved);
+  auto refused = s.ReserveSpend({"acme", "c", "2026-11", 0.1, std::nullopt, 1, 0}).value();
   EXPECT_FALSE(refused.reserved);
   EXPECT_EQ(refused.scope, "organization");
-  EXPECT_TRUE(s.ReserveSpend({"acme", "c", "2026-12", 0.1, std::nullopt, 1}).value().reserved);
+  EXPECT_TRUE(s.ReserveSpend({"acme", "c", "2026-12", 0.1, std::nullopt, 1, 0}).value().reserved);
 }
 
 TYPED_TEST(StoreContract, AChangedOrgLimitHoldsFromTheNextReservation) {
   auto& s = *this->store_;  // acme starts without a limit
-  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 5.0, std::nullopt, 1}).value().reserved);
+  ASSERT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 5.0, std::nullopt, 1, 0}).value().reserved);
   ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());
-  auto refused = s.ReserveSpend({"acme", "a", "2026-11", 0.1, std::nullopt, 2}).value();
+  auto refused = s.ReserveSpend({"acme", "a", "2026-11", 0.1, std::nullopt, 2, 0}).value();
   EXPECT_FALSE(refused.reserved);
   EXPECT_EQ(refused.scope, "organization");
   EXPECT_DOUBLE_EQ(refused.limit_usd, 1.0);
   ASSERT_TRUE(s.SetOrgSpendLimit("acme", std::nullopt).value());
-  EXPECT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.1, std::nullopt, 3}).value().reserved);
+  EXPECT_TRUE(s.ReserveSpend({"acme", "a", "2026-11", 0.1, std::nullopt, 3, 0}).value().reserved);
+}
+
+TYPED_TEST(StoreContract, ALeaseIsSettledInPartsAndGivesBackWhatIsUnused) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.SetOrgSpendLimit("acme", 10.0).value());
+  // A server asks for 32 calls of 0.05: the headroom's quarter (2.5) covers 1.6, so all of it.
+  auto lease = s.ReserveSpend({"acme", "bot", "2026-11", 0.05, std::nullopt, 1, 1.6}).value();
+  ASSERT_TRUE(lease.reserved);
+  EXPECT_DOUBLE_EQ(lease.amount_usd, 1.6);
+  // Two turns settle parts of it: each takes its part off, whatever it cost.
+  ASSERT_TRUE(
+      s.CommitTurn(Settling("p1", {Cost(lease.reservation_id, 0.01, 1, 1, "2026-11", 0.05)})));
+  ASSERT_TRUE(
+      s.CommitTurn(Settling("p2", {Cost(lease.reservation_id, 0.02, 1, 1, "2026-11", 0.05)})));
+  auto usage = s.GetUsage("acme", "2026-11").value().at(0);
+  EXPECT_NEAR(usage.spent_usd, 0.03, 1e-12);
+  EXPECT_NEAR(usage.reserved_usd, 1.5, 1e-12);
+  EXPECT_EQ(usage.model_calls, 2);
+  // The server gives back what it will not use; the rest stays reserved until released.
+  ASSERT_TRUE(s.ReturnSpend(lease.reservation_id, 1.2));
+  EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).reserved_usd, 0.3, 1e-12);
+  ASSERT_TRUE(s.ReturnSpend("no-such-reservation", 1.0));  // nothing to give back
+  ASSERT_TRUE(s.ReleaseSpend({lease.reservation_id}));
+  EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).reserved_usd, 0.0, 1e-12);
+  ASSERT_TRUE(s.ReturnSpend(lease.reservation_id, 0.1));  // released: still nothing
+  EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).reserved_usd, 0.0, 1e-12);
+  // Near the limit a lease shrinks to a quarter of the headroom, never below one call.
+  ASSERT_TRUE(s.SetOrgSpendLimit("acme", 0.43).value());
+  auto small = s.ReserveSpend({"acme", "bot", "2026-11", 0.05, std::nullopt, 2, 1.6}).value();
+  EXPECT_NEAR(small.amount_usd, 0.1, 1e-12);  // (0.43 - 0.03) / 4
+  auto last = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 3, 1.6}).value();
+  ASSERT_TRUE(last.reserved);  // headroom 0.3: one call may cross
+  EXPECT_NEAR(last.amount_usd, 0.3, 1e-12);
+  EXPECT_FALSE(
+      s.ReserveSpend({"acme", "bot", "2026-11", 0.01, std::nullopt, 4, 1.6}).value().reserved);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "ports/store.hpp"
 
 #include <memory>
+#include <set>
 #include <string>
 
 namespace agentgate {
@@ -95,6 +96,7 @@ class PostgresStore final : public Store {
                                                     int limit) override;
   Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) override;
   Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) override;
+  Result<void> ReturnSpend(const std::string& reservation_id, double amount_usd) override;
   Result<void> ReleaseSpend(const std::vector<std::string>& reservation_ids) override;
   Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
                                          const std::string& month) override;
@@ -112,8 +114,12 @@ void MigratePostgres(pg::Connection& connection);
 // it, and commits and releases take it (with their other locks, sorted) before touching the rows.
 std::string SpendLockKey(const std::string& org_id, const std::string& month);
 
-// Inside a caller's transaction holding SpendLockKey: replaces a reservation with its real cost;
-// kConflict when the reservation is gone (released as stranded).
-Result<void> SettleSpendIn(pg::Connection& c, const SpendSettlement& settlement);
+// Inside a caller's transaction holding the SpendLockKey of each: which of `reservation_ids` still
+// exist (a released one is gone for good while the lock is held).
+std::set<std::string> LiveReservations(pg::Connection& c,
+                                       const std::vector<std::string>& reservation_ids);
+// Inside the same transaction: the settlements of a batch's committed turns, summed so each lease
+// and each spend total is written once however many turns the batch holds.
+void SettleSpendIn(pg::Connection& c, const std::vector<const SpendSettlement*>& settlements);
 
 }  // namespace agentgate

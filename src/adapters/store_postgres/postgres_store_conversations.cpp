@@ -142,9 +142,14 @@ Result<void> PostgresStore::DequeueTurn(std::int64_t ticket) {
 
 namespace {
 
-// One turn's writes, inside the batch's transaction.
-Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
+// One turn's writes, inside the batch's transaction; its settlements are applied with the batch's.
+Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
+                       const std::set<std::string>& live_reservations) {
   const TurnRecord& t = commit.turn;
+  for (const auto& s : commit.settlements) {
+    if (!live_reservations.contains(s.reservation_id))
+      return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
+  }
   if (const auto& done = commit.idempotency) {
     const auto updated = c.Exec(
         "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
@@ -155,7 +160,6 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
     if (updated.Affected() == 0)
       return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
   }
-  for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
   if (const auto& fresh = commit.new_conversation) {
     InsertConversation(c, *fresh);
     // Its first call counts in its call window like every later one.
@@ -190,37 +194,53 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
 
 std::vector<Result<void>> PostgresStore::CommitTurns(
     const std::vector<const TurnCommit*>& commits) {
-  // A stateful turn appends under its conversation's lock, so seq numbers stay consecutive (a
-  // stateless one locks only its own id); settlements take their spend locks. All of a batch's
-  // locks are taken at BEGIN, in one sorted order (SpendLockKey).
+  // A stateful turn appends under its conversation's lock, so seq numbers stay consecutive;
+  // settlements take their spend locks. All of a batch's locks are taken at BEGIN, in one sorted
+  // order (SpendLockKey). Round trips are what a batch costs: the leases are checked once, each
+  // turn's savepoint is released and the next one set in one script, and the settlements of all
+  // committed turns are applied at the end, each lease and spend total written once.
   std::set<std::string> locks;
+  std::vector<std::string> reservation_ids;
   for (const TurnCommit* commit : commits) {
     const TurnRecord& t = commit->turn;
-    locks.insert("messages:" + (t.conversation_id.empty() ? t.id : t.conversation_id));
-    for (const auto& s : commit->settlements) locks.insert(SpendLockKey(s.org_id, s.month));
+    if (!commit->messages.empty()) locks.insert("messages:" + t.conversation_id);
+    for (const auto& s : commit->settlements) {
+      locks.insert(SpendLockKey(s.org_id, s.month));
+      reservation_ids.push_back(s.reservation_id);
+    }
   }
   const std::vector<std::string> sorted(locks.begin(), locks.end());
   std::vector<Result<void>> results;
   auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     results.clear();
     pg::Transaction tx(c, sorted);
+    const auto live = LiveReservations(c, reservation_ids);
     if (commits.size() == 1) {  // the transaction is the turn's unit: no savepoint round trips
-      results.push_back(WriteTurn(c, *commits.front()));
+      results.push_back(WriteTurn(c, *commits.front(), live));
       if (!results.front()) return {};  // rolled back by the transaction's destructor
     } else {
-      for (const TurnCommit* commit : commits) {
-        c.Exec("SAVEPOINT turn");
+      bool undo = false;
+      for (std::size_t i = 0; i < commits.size(); ++i) {
+        c.ExecScript(std::string(undo ? "ROLLBACK TO SAVEPOINT turn; " : "") +
+                     (i > 0 ? "RELEASE SAVEPOINT turn; " : "") + "SAVEPOINT turn");
         Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
         try {
-          written = WriteTurn(c, *commit);
+          written = WriteTurn(c, *commits[i], live);
         } catch (const pg::PgError& e) {
           if (!e.IsConstraint()) throw;  // the database failed: the whole batch fails
         }
-        if (!written) c.Exec("ROLLBACK TO SAVEPOINT turn");
-        c.Exec("RELEASE SAVEPOINT turn");
+        undo = !written;
         results.push_back(std::move(written));
       }
+      c.ExecScript(std::string(undo ? "ROLLBACK TO SAVEPOINT turn; " : "") +
+                   "RELEASE SAVEPOINT turn");
     }
+    std::vector<const SpendSettlement*> settled;
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+      if (!results[i]) continue;
+      for (const auto& s : commits[i]->settlements) settled.push_back(&s);
+    }
+    SettleSpendIn(c, settled);
     tx.Commit();
     return {};
   });

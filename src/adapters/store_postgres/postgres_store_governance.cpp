@@ -3,7 +3,9 @@
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
 
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace agentgate {
 
@@ -110,20 +112,22 @@ Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest&
     if (auto org = c.Exec("SELECT monthly_spend_limit_usd FROM orgs WHERE id = $1", {P(r.org_id)});
         !org.empty() && !org.IsNull(0, 0))
       org_limit = org.Double(0, 0);
-    if (auto reached = governance::FirstLimitReached(org_limit, r.agent_limit_usd, spent))
-      return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd};
+    const auto grant =
+        governance::GrantSpend(org_limit, r.agent_limit_usd, spent, r.amount_usd, r.wanted_usd);
+    if (const auto& reached = grant.refused)
+      return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd, 0};
     const std::string id = crypto::RandomHex(12);
     c.Exec(
         "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
         "VALUES ($1, $2, $3, $4, $5, $6)",
-        {P(id), P(r.org_id), P(r.agent_id), P(r.month), P(r.amount_usd), P(r.now_ms)});
+        {P(id), P(r.org_id), P(r.agent_id), P(r.month), P(grant.amount_usd), P(r.now_ms)});
     c.Exec(
         "INSERT INTO spend_totals(org_id, agent_id, month, reserved_usd) VALUES ($1, $2, $3, $4) "
         "ON CONFLICT (org_id, agent_id, month) DO UPDATE SET reserved_usd = "
         "spend_totals.reserved_usd + excluded.reserved_usd",
-        {P(r.org_id), P(r.agent_id), P(r.month), P(r.amount_usd)});
+        {P(r.org_id), P(r.agent_id), P(r.month), P(grant.amount_usd)});
     tx.Commit();
-    return SpendDecision{true, id, "", 0, 0};
+    return SpendDecision{true, id, "", 0, 0, grant.amount_usd};
   });
 }
 
@@ -131,18 +135,73 @@ std::string SpendLockKey(const std::string& org_id, const std::string& month) {
   return "spend:" + org_id + "\n" + month;
 }
 
-Result<void> SettleSpendIn(Connection& c, const SpendSettlement& s) {
-  auto removed = c.Exec("DELETE FROM spend_reservations WHERE id = $1 RETURNING amount_usd",
-                        {P(s.reservation_id)});
-  if (removed.empty())
-    return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
+namespace {
+
+// Takes `amount_usd` off reservation `id` and off its reserved total; false when it is gone.
+// Reserved totals are rounded to a billionth of a dollar, so the sums and differences of many
+// parts leave 0, not a rounding residue, once everything is settled or given back.
+bool TakeOffReservation(Connection& c, const std::string& id, double amount_usd) {
+  auto taken = c.Exec(
+      "UPDATE spend_reservations SET amount_usd = GREATEST(0, amount_usd - $1) WHERE id = $2 "
+      "RETURNING org_id, agent_id, month",
+      {P(amount_usd), P(id)});
+  if (taken.empty()) return false;
   c.Exec(
-      "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1), settled_usd = "
-      "settled_usd + $2, input_tokens = input_tokens + $3, output_tokens = output_tokens + $4, "
-      "model_calls = model_calls + 1 WHERE org_id = $5 AND agent_id = $6 AND month = $7",
-      {P(removed.Double(0, 0)), P(s.cost_usd), P(s.input_tokens), P(s.output_tokens), P(s.org_id),
-       P(s.agent_id), P(s.month)});
-  return {};
+      "UPDATE spend_totals SET reserved_usd = GREATEST(0, ROUND((reserved_usd - $1)::numeric, 9)) "
+      "WHERE org_id = $2 "
+      "AND agent_id = $3 AND month = $4",
+      {P(amount_usd), P(taken.Text(0, 0)), P(taken.Text(0, 1)), P(taken.Text(0, 2))});
+  return true;
+}
+
+}  // namespace
+
+std::set<std::string> LiveReservations(Connection& c, const std::vector<std::string>& ids) {
+  std::set<std::string> live;
+  if (ids.empty()) return live;
+  std::string array = "{";
+  for (const auto& id : ids) {
+    if (array.size() > 1) array += ",";
+    array += "\"";
+    for (char ch : id) {
+      if (ch == '"' || ch == '\\') array += '\\';
+      array += ch;
+    }
+    array += "\"";
+  }
+  array += "}";
+  auto rows = c.Exec("SELECT id FROM spend_reservations WHERE id = ANY($1::text[])", {P(array)});
+  for (int i = 0; i < rows.size(); ++i) live.insert(rows.Text(i, 0));
+  return live;
+}
+
+void SettleSpendIn(Connection& c, const std::vector<const SpendSettlement*>& settlements) {
+  struct Settled {
+    double cost_usd = 0;
+    std::int64_t input_tokens = 0;
+    std::int64_t output_tokens = 0;
+    std::int64_t calls = 0;
+  };
+  std::map<std::string, double> per_reservation;
+  std::map<std::tuple<std::string, std::string, std::string>, Settled> per_account;
+  for (const SpendSettlement* s : settlements) {
+    per_reservation[s->reservation_id] += s->reserved_usd;
+    auto& account = per_account[{s->org_id, s->agent_id, s->month}];
+    account.cost_usd += s->cost_usd;
+    account.input_tokens += s->input_tokens;
+    account.output_tokens += s->output_tokens;
+    ++account.calls;
+  }
+  for (const auto& [id, amount] : per_reservation) TakeOffReservation(c, id, amount);
+  for (const auto& [account, settled] : per_account) {
+    const auto& [org_id, agent_id, month] = account;
+    c.Exec(
+        "UPDATE spend_totals SET settled_usd = settled_usd + $1, input_tokens = input_tokens + "
+        "$2, output_tokens = output_tokens + $3, model_calls = model_calls + $4 WHERE org_id = $5 "
+        "AND agent_id = $6 AND month = $7",
+        {P(settled.cost_usd), P(settled.input_tokens), P(settled.output_tokens), P(settled.calls),
+         P(org_id), P(agent_id), P(month)});
+  }
 }
 
 namespace {
@@ -162,7 +221,8 @@ std::int64_t ReleaseReservations(Connection& c, const std::string& where,
                          params);
   for (int i = 0; i < released.size(); ++i) {
     c.Exec(
-        "UPDATE spend_totals SET reserved_usd = GREATEST(0, reserved_usd - $1) WHERE org_id = $2 "
+        "UPDATE spend_totals SET reserved_usd = GREATEST(0, ROUND((reserved_usd - $1)::numeric, "
+        "9)) WHERE org_id = $2 "
         "AND agent_id = $3 AND month = $4",
         {P(released.Double(i, 3)), P(released.Text(i, 0)), P(released.Text(i, 1)),
          P(released.Text(i, 2))});
@@ -176,6 +236,19 @@ std::int64_t ReleaseReservations(Connection& c, const std::string& where,
 Result<void> PostgresStore::ReleaseSpend(const std::vector<std::string>& reservation_ids) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     for (const auto& id : reservation_ids) ReleaseReservations(c, "id = $1", {P(id)});
+    return {};
+  });
+}
+
+Result<void> PostgresStore::ReturnSpend(const std::string& reservation_id, double amount_usd) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    // Under its (org, month)'s spend lock, as commits settle, so the two never deadlock.
+    auto owner =
+        c.Exec("SELECT org_id, month FROM spend_reservations WHERE id = $1", {P(reservation_id)});
+    if (owner.empty()) return {};
+    pg::Transaction tx(c, SpendLockKey(owner.Text(0, 0), owner.Text(0, 1)));
+    TakeOffReservation(c, reservation_id, amount_usd);
+    tx.Commit();
     return {};
   });
 }

@@ -95,6 +95,7 @@ class SqliteStore final : public Store {
                                                     int limit) override;
   Result<SpendDecision> ReserveSpend(const SpendReservationRequest& request) override;
   Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) override;
+  Result<void> ReturnSpend(const std::string& reservation_id, double amount_usd) override;
   Result<void> ReleaseSpend(const std::vector<std::string>& reservation_ids) override;
   Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
                                          const std::string& month) override;

@@ -138,8 +138,10 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
       org.Bind(1, r.org_id);
       if (org.Step() && !org.IsNull(0)) org_limit = org.Double(0);
     }
-    if (auto reached = governance::FirstLimitReached(org_limit, r.agent_limit_usd, spent))
-      return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd};
+    const auto grant =
+        governance::GrantSpend(org_limit, r.agent_limit_usd, spent, r.amount_usd, r.wanted_usd);
+    if (const auto& reached = grant.refused)
+      return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd, 0};
     const std::string id = crypto::RandomHex(12);
     c.Prepare(
          "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
@@ -148,7 +150,7 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
         .Bind(2, r.org_id)
         .Bind(3, r.agent_id)
         .Bind(4, r.month)
-        .Bind(5, r.amount_usd)
+        .Bind(5, grant.amount_usd)
         .Bind(6, r.now_ms)
         .Run();
     c.Prepare(
@@ -158,33 +160,64 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
         .Bind(1, r.org_id)
         .Bind(2, r.agent_id)
         .Bind(3, r.month)
-        .Bind(4, r.amount_usd)
+        .Bind(4, grant.amount_usd)
         .Run();
     tx.Commit();
-    return SpendDecision{true, id, "", 0, 0};
+    return SpendDecision{true, id, "", 0, 0, grant.amount_usd};
   });
 }
 
-Result<void> SettleSpendIn(Connection& c, const SpendSettlement& s) {
-  auto removed = c.Prepare("DELETE FROM spend_reservations WHERE id = ? RETURNING amount_usd");
-  removed.Bind(1, s.reservation_id);
-  if (!removed.Step())
-    return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
-  const double amount = removed.Double(0);
-  removed.Run();
+namespace {
+
+// Takes `amount_usd` off reservation `id` and off its reserved total; false when it is gone.
+// Reserved totals are rounded to a billionth of a dollar, so the sums and differences of many
+// parts leave 0, not a rounding residue, once everything is settled or given back.
+bool TakeOffReservation(Connection& c, const std::string& id, double amount_usd) {
+  auto taken = c.Prepare(
+      "UPDATE spend_reservations SET amount_usd = MAX(0, amount_usd - ?) WHERE id = ? "
+      "RETURNING org_id, agent_id, month");
+  taken.Bind(1, amount_usd).Bind(2, id);
+  if (!taken.Step()) return false;
+  const std::string org_id = taken.Text(0), agent_id = taken.Text(1), month = taken.Text(2);
+  taken.Run();
   c.Prepare(
-       "UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - ?), settled_usd = "
-       "settled_usd + ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
-       "model_calls = model_calls + 1 WHERE org_id = ? AND agent_id = ? AND month = ?")
-      .Bind(1, amount)
-      .Bind(2, s.cost_usd)
-      .Bind(3, s.input_tokens)
-      .Bind(4, s.output_tokens)
-      .Bind(5, s.org_id)
-      .Bind(6, s.agent_id)
-      .Bind(7, s.month)
+       "UPDATE spend_totals SET reserved_usd = MAX(0, ROUND(reserved_usd - ?, 9)) WHERE org_id = ? "
+       "AND "
+       "agent_id = ? AND month = ?")
+      .Bind(1, amount_usd)
+      .Bind(2, org_id)
+      .Bind(3, agent_id)
+      .Bind(4, month)
+      .Run();
+  return true;
+}
+
+}  // namespace
+
+Result<void> SettleSpendIn(Connection& c, const SpendSettlement& s) {
+  if (!TakeOffReservation(c, s.reservation_id, s.reserved_usd))
+    return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
+  c.Prepare(
+       "UPDATE spend_totals SET settled_usd = settled_usd + ?, input_tokens = input_tokens + ?, "
+       "output_tokens = output_tokens + ?, model_calls = model_calls + 1 WHERE org_id = ? AND "
+       "agent_id = ? AND month = ?")
+      .Bind(1, s.cost_usd)
+      .Bind(2, s.input_tokens)
+      .Bind(3, s.output_tokens)
+      .Bind(4, s.org_id)
+      .Bind(5, s.agent_id)
+      .Bind(6, s.month)
       .Run();
   return {};
+}
+
+Result<void> SqliteStore::ReturnSpend(const std::string& reservation_id, double amount_usd) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    sqlite::WriteTransaction tx(c);
+    TakeOffReservation(c, reservation_id, amount_usd);
+    tx.Commit();
+    return {};
+  });
 }
 
 Result<void> SqliteStore::ReleaseSpend(const std::vector<std::string>& reservation_ids) {
@@ -201,7 +234,8 @@ Result<void> SqliteStore::ReleaseSpend(const std::vector<std::string>& reservati
       const double amount = removed.Double(3);
       removed.Run();
       c.Prepare(
-           "UPDATE spend_totals SET reserved_usd = MAX(0, reserved_usd - ?) WHERE org_id = ? "
+           "UPDATE spend_totals SET reserved_usd = MAX(0, ROUND(reserved_usd - ?, 9)) WHERE org_id "
+           "= ? "
            "AND agent_id = ? AND month = ?")
           .Bind(1, amount)
           .Bind(2, org_id)

@@ -1,5 +1,6 @@
 #include "domain/governance/governance.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -86,6 +87,28 @@ std::optional<LimitReached> FirstLimitReached(std::optional<double> org_limit_us
       return LimitReached{"agent", *agent_limit_usd, agent_spent};
   }
   return std::nullopt;
+}
+
+SpendGrant GrantSpend(std::optional<double> org_limit_usd, std::optional<double> agent_limit_usd,
+                      const std::function<double(bool whole_org)>& spent, double needed_usd,
+                      double wanted_usd) {
+  std::optional<double> org_spent, agent_spent;  // each scope is read once, and only if limited
+  auto spent_once = [&](bool whole_org) {
+    auto& slot = whole_org ? org_spent : agent_spent;
+    if (!slot) slot = spent(whole_org);
+    return *slot;
+  };
+  if (auto reached = FirstLimitReached(org_limit_usd, agent_limit_usd, spent_once))
+    return SpendGrant{std::move(reached), 0};
+  double amount = std::max(needed_usd, wanted_usd);
+  std::optional<double> headroom;
+  if (org_limit_usd) headroom = *org_limit_usd - spent_once(true);
+  if (agent_limit_usd) {
+    const double agent_headroom = *agent_limit_usd - spent_once(false);
+    headroom = headroom ? std::min(*headroom, agent_headroom) : agent_headroom;
+  }
+  if (headroom) amount = std::max(needed_usd, std::min(amount, *headroom / 4));
+  return SpendGrant{std::nullopt, amount};
 }
 
 }  // namespace agentgate::governance

@@ -50,4 +50,16 @@ std::optional<LimitReached> FirstLimitReached(std::optional<double> org_limit_us
                                               std::optional<double> agent_limit_usd,
                                               const std::function<double(bool whole_org)>& spent);
 
+// A reservation of at least `needed_usd` (one call's worst case) and up to `wanted_usd` (a server's
+// lease for several calls): refused once a limit is reached; otherwise what is wanted while a
+// quarter of the headroom under the tighter limit covers it, so servers sharing a nearly spent
+// budget each get a slice of it, and never less than what is needed (it may cross the limit once).
+struct SpendGrant {
+  std::optional<LimitReached> refused;
+  double amount_usd = 0;  // when not refused
+};
+SpendGrant GrantSpend(std::optional<double> org_limit_usd, std::optional<double> agent_limit_usd,
+                      const std::function<double(bool whole_org)>& spent, double needed_usd,
+                      double wanted_usd);
+
 }  // namespace agentgate::governance

@@ -72,4 +72,37 @@ TEST(GovernanceSpend, TheOrganizationsLimitIsCheckedFirstAndReachedWhenMet) {
   EXPECT_EQ(reads, (std::vector<bool>{false}));  // only the agent's month is read
 }
 
+TEST(GovernanceSpend, AGrantIsWhatIsWantedWhileAQuarterOfTheHeadroomCoversIt) {
+  int reads = 0;
+  auto spent = [&](double org, double agent) {
+    return [&reads, org, agent](bool whole_org) {
+      ++reads;
+      return whole_org ? org : agent;
+    };
+  };
+  // No limit: the whole lease.
+  auto grant = GrantSpend(std::nullopt, std::nullopt, spent(0, 0), 0.1, 3.2);
+  EXPECT_FALSE(grant.refused);
+  EXPECT_DOUBLE_EQ(grant.amount_usd, 3.2);
+  EXPECT_EQ(reads, 0);
+  // Plenty of headroom: the whole lease; each scope's spend is read once.
+  grant = GrantSpend(100.0, 50.0, spent(10, 10), 0.1, 3.2);
+  EXPECT_DOUBLE_EQ(grant.amount_usd, 3.2);
+  EXPECT_EQ(reads, 2);
+  // The tighter limit sets the slice: the agent has 4 left, so a quarter of it.
+  grant = GrantSpend(100.0, 14.0, spent(10, 10), 0.1, 3.2);
+  EXPECT_DOUBLE_EQ(grant.amount_usd, 1.0);
+  // Nearly spent: never less than one call's worst case, which may cross the limit once.
+  grant = GrantSpend(10.0, std::nullopt, spent(9.95, 0), 0.1, 3.2);
+  EXPECT_FALSE(grant.refused);
+  EXPECT_DOUBLE_EQ(grant.amount_usd, 0.1);
+  // Reached: refused, naming the limit.
+  grant = GrantSpend(10.0, std::nullopt, spent(10.05, 0), 0.1, 3.2);
+  ASSERT_TRUE(grant.refused);
+  EXPECT_EQ(grant.refused->scope, "organization");
+  // A lease never shrinks below what was wanted when wanted is less than needed.
+  grant = GrantSpend(std::nullopt, std::nullopt, spent(0, 0), 0.5, 0);
+  EXPECT_DOUBLE_EQ(grant.amount_usd, 0.5);
+}
+
 }  // namespace agentgate::governance

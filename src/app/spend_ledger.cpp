@@ -1,0 +1,207 @@
+#include "app/spend_ledger.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <optional>
+
+namespace agentgate {
+namespace {
+
+namespace asio = boost::asio;
+
+// Money is a double: a part fits when it does up to a rounding error far below a cent.
+constexpr double kRounding = 1e-12;
+
+std::string KeyOf(const SpendReservationRequest& r) {
+  return r.org_id + "\n" + r.agent_id + "\n" + r.month;
+}
+
+SpendDecision Granted(const SpendPart& part) {
+  return SpendDecision{true, part.reservation_id, "", 0, 0, part.amount_usd};
+}
+
+}  // namespace
+
+struct SpendLedger::Lease {
+  std::string id;
+  std::string key;
+  std::string org_id;
+  std::optional<double> agent_limit_usd;  // the limit it was granted under
+  double granted = 0;                     // what its reservation in the store holds
+  double held = 0;                        // set aside for calls not yet settled or released
+  int calls_held = 0;
+  Steady::time_point taken;
+  Steady::time_point last_used;
+  bool retired = false;
+};
+
+asio::awaitable<Result<SpendDecision>> SpendLedger::Reserve(const SpendReservationRequest& call) {
+  const std::string key = KeyOf(call);
+  if (auto part = TakeFromLease(key, call)) co_return Granted(*part);
+  SpendReservationRequest request = call;
+  request.wanted_usd = call.amount_usd * options_.calls_per_lease;
+  AG_CO_TRY(const auto lease,
+            co_await store_.Run([&](Store& s) { return s.ReserveSpend(request); }));
+  if (!lease.reserved) co_return lease;
+  co_return Granted(Install(key, request, lease));
+}
+
+std::optional<SpendPart> SpendLedger::TakeFromLease(const std::string& key,
+                                                    const SpendReservationRequest& request) {
+  std::vector<GiveBack> work;
+  std::optional<SpendPart> part;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = current_.find(key);
+    if (it == current_.end()) return std::nullopt;
+    Lease& lease = *it->second;
+    const auto now = Steady::now();
+    if (now - lease.taken >= options_.lease_life ||
+        lease.agent_limit_usd != request.agent_limit_usd) {
+      Retire(lease, work);
+    } else if (lease.granted - lease.held + kRounding >= request.amount_usd) {
+      lease.held += request.amount_usd;
+      ++lease.calls_held;
+      lease.last_used = now;
+      part = SpendPart{lease.id, request.amount_usd};
+    }
+  }
+  Send(std::move(work));
+  return part;
+}
+
+SpendPart SpendLedger::Install(const std::string& key, const SpendReservationRequest& request,
+                               const SpendDecision& granted) {
+  auto lease = std::make_shared<Lease>();
+  lease->id = granted.reservation_id;
+  lease->key = key;
+  lease->org_id = request.org_id;
+  lease->agent_limit_usd = request.agent_limit_usd;
+  lease->granted = granted.amount_usd;
+  lease->held = request.amount_usd;
+  lease->calls_held = 1;
+  lease->taken = lease->last_used = Steady::now();
+  std::vector<GiveBack> work;
+  {
+    std::lock_guard lock(mutex_);
+    // Turns that found the lease short at the same time each got one; the newest serves from now.
+    if (auto it = current_.find(key); it != current_.end()) Retire(*it->second, work);
+    current_[key] = lease;
+    leases_[lease->id] = lease;
+  }
+  Send(std::move(work));
+  return SpendPart{lease->id, request.amount_usd};
+}
+
+void SpendLedger::Retire(Lease& lease, std::vector<GiveBack>& out) {
+  lease.retired = true;
+  if (auto it = current_.find(lease.key); it != current_.end() && it->second.get() == &lease)
+    current_.erase(it);
+  if (lease.calls_held == 0) {
+    const std::string id = lease.id;
+    out.push_back(GiveBack{id, 0, true});
+    leases_.erase(id);  // `lease` is gone past this line
+    return;
+  }
+  const double unused = lease.granted - lease.held;
+  lease.granted = lease.held;
+  if (unused > kRounding) out.push_back(GiveBack{lease.id, unused, false});
+}
+
+void SpendLedger::Release(const SpendPart& part) {
+  PartDone(part, false);
+}
+
+void SpendLedger::Settled(const SpendPart& part) {
+  PartDone(part, true);
+}
+
+void SpendLedger::PartDone(const SpendPart& part, bool settled) {
+  std::vector<GiveBack> work;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = leases_.find(part.reservation_id);
+    if (it == leases_.end()) return;
+    Lease& lease = *it->second;
+    lease.held -= part.amount_usd;
+    --lease.calls_held;
+    if (settled) lease.granted -= part.amount_usd;
+    if (lease.retired && lease.calls_held == 0) {
+      work.push_back(GiveBack{lease.id, 0, true});
+      leases_.erase(it);
+    }
+  }
+  Send(std::move(work));
+}
+
+void SpendLedger::ForgetOrg(const std::string& org_id) {
+  std::vector<GiveBack> work;
+  {
+    std::lock_guard lock(mutex_);
+    std::vector<Lease*> of_org;
+    for (auto& [key, lease] : current_)
+      if (lease->org_id == org_id) of_org.push_back(lease.get());
+    for (Lease* lease : of_org) Retire(*lease, work);
+  }
+  Send(std::move(work));
+}
+
+void SpendLedger::RetireStale() {
+  std::vector<GiveBack> work;
+  {
+    std::lock_guard lock(mutex_);
+    const auto now = Steady::now();
+    std::vector<Lease*> stale;
+    for (auto& [key, lease] : current_) {
+      if (now - lease->taken >= options_.lease_life ||
+          now - lease->last_used >= options_.idle_return)
+        stale.push_back(lease.get());
+    }
+    for (Lease* lease : stale) Retire(*lease, work);
+  }
+  Send(std::move(work));
+}
+
+void SpendLedger::RetireAll() {
+  std::vector<GiveBack> work;
+  {
+    std::lock_guard lock(mutex_);
+    std::vector<Lease*> all;
+    for (auto& [key, lease] : current_) all.push_back(lease.get());
+    for (Lease* lease : all) Retire(*lease, work);
+  }
+  Send(std::move(work));
+}
+
+std::size_t SpendLedger::LeasesHeld() const {
+  std::lock_guard lock(mutex_);
+  return leases_.size();
+}
+
+void SpendLedger::Send(std::vector<GiveBack> work) {
+  // Posted, not awaited: callers include turns unwinding from a cancellation.
+  for (auto& give : work) {
+    if (give.close) {
+      store_.Post([id = std::move(give.reservation_id)](Store& s) { (void)s.ReleaseSpend({id}); });
+    } else {
+      store_.Post([give = std::move(give)](Store& s) {
+        (void)s.ReturnSpend(give.reservation_id, give.amount_usd);
+      });
+    }
+  }
+}
+
+asio::awaitable<void> RunSpendLeaseReturns(SpendLedger& ledger, std::chrono::milliseconds every) {
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  for (;;) {
+    timer.expires_after(every);
+    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (ec) co_return;
+    ledger.RetireStale();
+  }
+}
+
+}  // namespace agentgate

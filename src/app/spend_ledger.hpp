@@ -1,0 +1,89 @@
+#pragma once
+// A server's spend leases (SPEC §5 spend, issue 12). Instead of a store transaction before every
+// model call, the server reserves a slice of an (org, agent, month)'s limits at once — a lease: one
+// reservation in the store, granted by governance::GrantSpend — and sets each call's worst case
+// aside from it in memory. The store decides every lease one at a time against both limits, so what
+// all servers may spend still passes a limit by at most one call's worst case.
+//
+// - A lease serves new calls for at most `lease_life` and is given back once idle for
+//   `idle_return`: a limit changed through another server holds within 1 s, and budget this server
+//   does not use goes back to the others. ForgetOrg() retires an org's leases at once (its limit
+//   was changed through this server).
+// - A call's part goes back to its lease when the turn does not commit (no store trip), and is
+//   taken off the reservation by the turn's commit (SpendSettlement::reserved_usd).
+// - A retired lease gives back at once what no call holds, and is deleted when its last call is
+//   settled or released. The leases of a server that died are released by maintenance with every
+//   stranded reservation.
+
+#include "app/store_runner.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace agentgate {
+
+// One call's worst case, set aside from lease `reservation_id`.
+struct SpendPart {
+  std::string reservation_id;
+  double amount_usd = 0;
+};
+
+struct SpendLedgerOptions {
+  std::chrono::milliseconds lease_life{1000};
+  std::chrono::milliseconds idle_return{200};
+  double calls_per_lease = 32;  // a lease asks for this many worst cases of the call that needs it
+};
+
+class SpendLedger {
+ public:
+  explicit SpendLedger(StoreRunner& store, SpendLedgerOptions options = {})
+      : store_(store), options_(options) {}
+
+  // Sets one call's worst case (`request.amount_usd`) aside, leasing from the store when this
+  // server's lease is short, old or for another agent limit. Refused (`reserved` false, naming the
+  // limit) once a limit is reached; on success `reservation_id` and `amount_usd` are the part.
+  boost::asio::awaitable<Result<SpendDecision>> Reserve(const SpendReservationRequest& request);
+  void Release(const SpendPart& part);  // its turn will not commit
+  void Settled(const SpendPart& part);  // its turn's commit took it off the reservation
+
+  void ForgetOrg(const std::string& org_id);  // its limit changed through this server
+  void RetireStale();                         // leases past their life or idle; call periodically
+  void RetireAll();                           // at shutdown
+
+  std::size_t LeasesHeld() const;  // current and retired leases some call still holds
+
+ private:
+  using Steady = std::chrono::steady_clock;
+  struct Lease;
+  struct GiveBack {  // store work for a retired lease, done off the lock
+    std::string reservation_id;
+    double amount_usd = 0;
+    bool close = false;
+  };
+
+  std::optional<SpendPart> TakeFromLease(const std::string& key,
+                                         const SpendReservationRequest& request);
+  SpendPart Install(const std::string& key, const SpendReservationRequest& request,
+                    const SpendDecision& lease);
+  void Retire(Lease& lease, std::vector<GiveBack>& out);
+  void PartDone(const SpendPart& part, bool settled);
+  void Send(std::vector<GiveBack> work);
+
+  StoreRunner& store_;
+  const SpendLedgerOptions options_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<Lease>> current_;  // by org, agent and month
+  std::unordered_map<std::string, std::shared_ptr<Lease>> leases_;   // by reservation id
+};
+
+// Calls ledger.RetireStale() every `every` until its executor stops.
+boost::asio::awaitable<void> RunSpendLeaseReturns(SpendLedger& ledger,
+                                                  std::chrono::milliseconds every);
+
+}  // namespace agentgate
