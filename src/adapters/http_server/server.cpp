@@ -308,6 +308,9 @@ struct Server::Impl {
     const bool keep_alive =
         message.keep_alive() && !draining && served + 1 < options.max_requests_per_connection;
     Request request = ToRequest(std::move(message), remote);
+    // The read buffer idles while the request runs (a turn may take minutes): give its memory back
+    // unless a pipelined request already waits in it (bench/in_flight.py).
+    if (buffer.size() == 0) buffer.shrink_to_fit();
     const auto started = std::chrono::steady_clock::now();
     std::string route_name = "unmatched";
     Response response = co_await Dispatch(request, route_name);
