@@ -595,6 +595,30 @@ TYPED_TEST(StoreContract, ABatchCommitsEachTurnAllOrNothing) {
   EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).spent_usd, 0.1, 1e-12);
 }
 
+TYPED_TEST(StoreContract, ABatchSettlesOnlyItsCommittedTurnsAgainstASharedLease) {
+  auto& s = *this->store_;
+  auto lease = s.ReserveSpend({"acme", "bot", "2026-11", 0.1, std::nullopt, 1, 1.0}).value();
+  auto other = s.ReserveSpend({"acme", "bot", "2026-12", 0.1, std::nullopt, 1, 0}).value();
+  ASSERT_TRUE(lease.reserved && other.reserved);
+  TurnCommit a = Settling("s1", {Cost(lease.reservation_id, 0.02, 10, 1, "2026-11", 0.1),
+                                 Cost(lease.reservation_id, 0.03, 20, 2, "2026-11", 0.1)});
+  TurnCommit b = Settling("s2", {Cost(lease.reservation_id, 0.04, 40, 4, "2026-11", 0.1),
+                                 Cost(other.reservation_id, 0.05, 50, 5, "2026-12", 0.1)});
+  TurnCommit again = Settling("s1", {Cost(lease.reservation_id, 0.5, 1, 1, "2026-11", 0.1)});
+  const auto results = s.CommitTurns({&a, &again, &b});
+  ASSERT_TRUE(results[0] && results[2]);
+  EXPECT_EQ(results[1].error().code, ErrorCode::kConflict);  // a duplicate turn settles nothing
+  auto november = s.GetUsage("acme", "2026-11").value().at(0);
+  EXPECT_NEAR(november.spent_usd, 0.09, 1e-12);
+  EXPECT_NEAR(november.reserved_usd, 0.7, 1e-12);  // 1.0 leased, three parts of 0.1 taken off
+  EXPECT_EQ(november.input_tokens, 70);
+  EXPECT_EQ(november.model_calls, 3);
+  auto december = s.GetUsage("acme", "2026-12").value().at(0);
+  EXPECT_NEAR(december.spent_usd, 0.05, 1e-12);
+  EXPECT_NEAR(december.reserved_usd, 0.0, 1e-12);
+  EXPECT_EQ(december.model_calls, 1);
+}
+
 TYPED_TEST(StoreContract, TheOrgLimitCountsEveryAgent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());

@@ -1,11 +1,10 @@
+#include "adapters/store_common/settlement_sums.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
 
-#include <map>
 #include <set>
-#include <tuple>
 
 namespace agentgate {
 
@@ -176,24 +175,9 @@ std::set<std::string> LiveReservations(Connection& c, const std::vector<std::str
 }
 
 void SettleSpendIn(Connection& c, const std::vector<const SpendSettlement*>& settlements) {
-  struct Settled {
-    double cost_usd = 0;
-    std::int64_t input_tokens = 0;
-    std::int64_t output_tokens = 0;
-    std::int64_t calls = 0;
-  };
-  std::map<std::string, double> per_reservation;
-  std::map<std::tuple<std::string, std::string, std::string>, Settled> per_account;
-  for (const SpendSettlement* s : settlements) {
-    per_reservation[s->reservation_id] += s->reserved_usd;
-    auto& account = per_account[{s->org_id, s->agent_id, s->month}];
-    account.cost_usd += s->cost_usd;
-    account.input_tokens += s->input_tokens;
-    account.output_tokens += s->output_tokens;
-    ++account.calls;
-  }
-  for (const auto& [id, amount] : per_reservation) TakeOffReservation(c, id, amount);
-  for (const auto& [account, settled] : per_account) {
+  const SettlementSums sums = SumSettlements(settlements);
+  for (const auto& [id, amount] : sums.per_reservation) TakeOffReservation(c, id, amount);
+  for (const auto& [account, settled] : sums.per_account) {
     const auto& [org_id, agent_id, month] = account;
     c.Exec(
         "UPDATE spend_totals SET settled_usd = settled_usd + $1, input_tokens = input_tokens + "

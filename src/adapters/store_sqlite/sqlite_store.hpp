@@ -109,8 +109,10 @@ class SqliteStore final : public Store {
 // Applies pending schema migrations inside one write transaction.
 void MigrateSqlite(sqlite::Connection& connection);
 
-// Inside a caller's write transaction: replaces a reservation with its real cost; kConflict when
-// the reservation is gone (released as stranded).
-Result<void> SettleSpendIn(sqlite::Connection& c, const SpendSettlement& settlement);
+// Inside a caller's write transaction: whether a reservation still exists (a released one is gone).
+bool ReservationExists(sqlite::Connection& c, const std::string& reservation_id);
+// Inside the same transaction: the settlements of a batch's committed turns, each reservation and
+// spend total written once (SettlementSums).
+void SettleSpendIn(sqlite::Connection& c, const std::vector<const SpendSettlement*>& settlements);
 
 }  // namespace agentgate

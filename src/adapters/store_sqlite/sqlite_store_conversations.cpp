@@ -120,8 +120,13 @@ Result<void> SqliteStore::DequeueTurn(std::int64_t ticket) {
 namespace {
 
 // One turn's writes, inside the batch's transaction (under a savepoint of its own).
+// Its settlements are applied with the batch's, once it is written.
 Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
   const TurnRecord& t = commit.turn;
+  for (const auto& s : commit.settlements) {
+    if (!ReservationExists(c, s.reservation_id))
+      return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
+  }
   if (const auto& done = commit.idempotency) {
     c.Prepare(
          "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
@@ -138,7 +143,6 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
     if (c.Changes() == 0)
       return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
   }
-  for (const auto& settlement : commit.settlements) AG_TRYV(SettleSpendIn(c, settlement));
   if (const auto& fresh = commit.new_conversation) {
     InsertConversation(c, *fresh);
     // Its first call counts in its call window like every later one.
@@ -206,6 +210,12 @@ std::vector<Result<void>> SqliteStore::CommitTurns(const std::vector<const TurnC
       c.Prepare("RELEASE turn").Run();
       results.push_back(std::move(written));
     }
+    std::vector<const SpendSettlement*> settled;
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+      if (!results[i]) continue;
+      for (const auto& s : commits[i]->settlements) settled.push_back(&s);
+    }
+    SettleSpendIn(c, settled);
     tx.Commit();
     return {};
   });

@@ -1,5 +1,7 @@
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
+#include "adapters/store_common/settlement_sums.hpp"
+
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
 
@@ -194,21 +196,30 @@ bool TakeOffReservation(Connection& c, const std::string& id, double amount_usd)
 
 }  // namespace
 
-Result<void> SettleSpendIn(Connection& c, const SpendSettlement& s) {
-  if (!TakeOffReservation(c, s.reservation_id, s.reserved_usd))
-    return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
-  c.Prepare(
-       "UPDATE spend_totals SET settled_usd = settled_usd + ?, input_tokens = input_tokens + ?, "
-       "output_tokens = output_tokens + ?, model_calls = model_calls + 1 WHERE org_id = ? AND "
-       "agent_id = ? AND month = ?")
-      .Bind(1, s.cost_usd)
-      .Bind(2, s.input_tokens)
-      .Bind(3, s.output_tokens)
-      .Bind(4, s.org_id)
-      .Bind(5, s.agent_id)
-      .Bind(6, s.month)
-      .Run();
-  return {};
+bool ReservationExists(Connection& c, const std::string& id) {
+  auto found = c.Prepare("SELECT 1 FROM spend_reservations WHERE id = ?");
+  found.Bind(1, id);
+  return found.Step();
+}
+
+void SettleSpendIn(Connection& c, const std::vector<const SpendSettlement*>& settlements) {
+  const SettlementSums sums = SumSettlements(settlements);
+  for (const auto& [id, amount] : sums.per_reservation) TakeOffReservation(c, id, amount);
+  for (const auto& [account, settled] : sums.per_account) {
+    const auto& [org_id, agent_id, month] = account;
+    c.Prepare(
+         "UPDATE spend_totals SET settled_usd = settled_usd + ?, input_tokens = input_tokens + ?, "
+         "output_tokens = output_tokens + ?, model_calls = model_calls + ? WHERE org_id = ? AND "
+         "agent_id = ? AND month = ?")
+        .Bind(1, settled.cost_usd)
+        .Bind(2, settled.input_tokens)
+        .Bind(3, settled.output_tokens)
+        .Bind(4, settled.calls)
+        .Bind(5, org_id)
+        .Bind(6, agent_id)
+        .Bind(7, month)
+        .Run();
+  }
 }
 
 Result<void> SqliteStore::ReturnSpend(const std::string& reservation_id, double amount_usd) {
