@@ -59,8 +59,7 @@ std::optional<SpendPart> SpendLedger::TakeFromLease(const std::string& key,
     if (it == current_.end()) return std::nullopt;
     Lease& lease = *it->second;
     const auto now = Steady::now();
-    if (now - lease.taken >= options_.lease_life ||
-        lease.agent_limit_usd != request.agent_limit_usd) {
+    if (Expired(lease, now) || lease.agent_limit_usd != request.agent_limit_usd) {
       Retire(lease, work);
     } else if (lease.granted - lease.held + kRounding >= request.amount_usd) {
       lease.held += request.amount_usd;
@@ -138,42 +137,35 @@ void SpendLedger::PartDone(const SpendPart& part, bool settled) {
 }
 
 void SpendLedger::ForgetOrg(const std::string& org_id) {
-  std::vector<GiveBack> work;
-  {
-    std::lock_guard lock(mutex_);
-    std::vector<Lease*> of_org;
-    for (auto& [key, lease] : current_)
-      if (lease->org_id == org_id) of_org.push_back(lease.get());
-    for (Lease* lease : of_org) Retire(*lease, work);
-  }
-  Send(std::move(work));
+  RetireIf([&](const Lease& lease, Steady::time_point) { return lease.org_id == org_id; });
 }
 
 void SpendLedger::RetireStale() {
+  RetireIf([&](const Lease& lease, Steady::time_point now) {
+    return Expired(lease, now) || now - lease.last_used >= options_.idle_return;
+  });
+}
+
+void SpendLedger::RetireAll() {
+  RetireIf([](const Lease&, Steady::time_point) { return true; });
+}
+
+template <class Predicate>
+void SpendLedger::RetireIf(const Predicate& retire) {
   std::vector<GiveBack> work;
   {
     std::lock_guard lock(mutex_);
     const auto now = Steady::now();
-    std::vector<Lease*> stale;
-    for (auto& [key, lease] : current_) {
-      if (now - lease->taken >= options_.lease_life ||
-          now - lease->last_used >= options_.idle_return)
-        stale.push_back(lease.get());
-    }
-    for (Lease* lease : stale) Retire(*lease, work);
+    std::vector<Lease*> chosen;  // first chosen, then retired: retiring changes current_
+    for (auto& [key, lease] : current_)
+      if (retire(*lease, now)) chosen.push_back(lease.get());
+    for (Lease* lease : chosen) Retire(*lease, work);
   }
   Send(std::move(work));
 }
 
-void SpendLedger::RetireAll() {
-  std::vector<GiveBack> work;
-  {
-    std::lock_guard lock(mutex_);
-    std::vector<Lease*> all;
-    for (auto& [key, lease] : current_) all.push_back(lease.get());
-    for (Lease* lease : all) Retire(*lease, work);
-  }
-  Send(std::move(work));
+bool SpendLedger::Expired(const Lease& lease, Steady::time_point now) const {
+  return now - lease.taken >= options_.lease_life;
 }
 
 std::size_t SpendLedger::LeasesHeld() const {

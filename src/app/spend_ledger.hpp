@@ -72,6 +72,9 @@ class SpendLedger {
   SpendPart Install(const std::string& key, const SpendReservationRequest& request,
                     const SpendDecision& lease);
   void Retire(Lease& lease, std::vector<GiveBack>& out);
+  template <class Predicate>
+  void RetireIf(const Predicate& retire);  // each current lease for which retire(lease, now)
+  bool Expired(const Lease& lease, Steady::time_point now) const;  // serves no new call
   void PartDone(const SpendPart& part, bool settled);
   void Send(std::vector<GiveBack> work);
 
