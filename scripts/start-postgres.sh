@@ -6,7 +6,8 @@ command -v pg_lsclusters >/dev/null || { echo "postgresql is not installed (scri
 version=$(pg_lsclusters --no-header | awk 'NR==1 {print $1}')
 cluster=$(pg_lsclusters --no-header | awk 'NR==1 {print $2}')
 if ! pg_lsclusters --no-header | awk 'NR==1 {print $4}' | grep -q online; then
-  pg_ctlcluster "$version" "$cluster" start
+  # Its notes ("Removed stale pid file.") go to stderr: stdout is only the URL.
+  pg_ctlcluster "$version" "$cluster" start >&2
 fi
 port=$(pg_lsclusters --no-header | awk 'NR==1 {print $3}')
 as_postgres() { su postgres -c "$1" >/dev/null; }

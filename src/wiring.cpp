@@ -190,11 +190,11 @@ int Serve(const ServeOptions& options) {
 
   auto store = OpenStore(*config);
   if (!store) return Fail("store_unavailable", store.error().message);
-  auto has_secrets = (*store)->HasAnyCrmCredential();
+  auto has_secrets = (*store)->HasAnySealedSecret();
   if (!has_secrets) return Fail("store_unavailable", has_secrets.error().message);
   if (*has_secrets && !master_key) {
     return Fail("config_invalid",
-                "the store holds encrypted CRM secrets but no master key is set (" +
+                "the store holds encrypted CRM or tool secrets but no master key is set (" +
                     config->secrets.master_key_env + ")");
   }
 
@@ -244,12 +244,15 @@ int Serve(const ServeOptions& options) {
   MetadataGateway gateway(runner, http, master_key, clock, metrics,
                           GatewayOptions{std::chrono::seconds(config->crm.call_timeout_seconds),
                                          config->crm.allow_http});
-  ToolRunner tools(runner, http, clock, gateway);
+  McpClient mcp_client(http);
+  ToolHeaders tool_headers(&runner, master_key);
+  McpToolbox mcp_tools(mcp_client, tool_headers, clock);
+  ToolRunner tools(runner, http, clock, gateway, mcp_tools, tool_headers);
   const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
                           std::chrono::seconds(config->server.turn_timeout_seconds)};
   Idempotency idempotency(runner, clock, metrics, timing.hard_cap);
   InvokeAgent invoke(InvokeDeps{runner, tenants, committer, spend, catalog, conversations, tools,
-                                models, config->prices, clock, metrics, timing});
+                                mcp_tools, models, config->prices, clock, metrics, timing});
 
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{

@@ -19,6 +19,10 @@ std::string MonthOf(std::int64_t epoch_ms) {
   return buf;
 }
 
+std::string ToolSecretSealContext(const std::string& org_id, const std::string& name) {
+  return "tool-secret:" + org_id + "/" + name;
+}
+
 std::string CrmSealContext(const std::string& org_id, const std::string& env) {
   return "agentgate-crm-v1:" + org_id + "/" + env;
 }
@@ -216,6 +220,39 @@ asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id
       clock_.NowMs()};
   AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.PutCrmCredential(record); }));
   co_return Result<void>{};
+}
+
+asio::awaitable<Result<void>> AdminService::PutToolSecret(std::string org_id, std::string name,
+                                                          std::string value) {
+  if (!names::IsValidId(name)) co_return InvalidField("name", "must match [A-Za-z0-9_-]{1,64}");
+  if (value.empty() || value.size() > 8192)
+    co_return InvalidField("value", "must be 1-8192 characters");
+  if (value.find_first_of("\r\n") != std::string::npos || value.find('\0') != std::string::npos)
+    co_return InvalidField("value", "must not contain line breaks (it is sent as a header value)");
+  if (!master_key_) {
+    co_return Error{
+        ErrorCode::kUnavailable,
+        "no master key is configured (secrets.master_key_env); tool secrets cannot be stored"};
+  }
+  if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
+  const ToolSecretRecord record{
+      org_id, name, crypto::Seal(*master_key_, value, ToolSecretSealContext(org_id, name)),
+      clock_.NowMs()};
+  co_return co_await store_.Run([&](Store& s) { return s.PutToolSecret(record); });
+}
+
+asio::awaitable<Result<void>> AdminService::DeleteToolSecret(std::string org_id, std::string name) {
+  if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
+  AG_CO_TRY(bool deleted,
+            co_await store_.Run([&](Store& s) { return s.DeleteToolSecret(org_id, name); }));
+  if (!deleted) co_return Error(ErrorCode::kNotFound, "no tool secret named '" + name + "'");
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::vector<ToolSecretRecord>>> AdminService::ListToolSecrets(
+    std::string org_id) {
+  if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
+  co_return co_await store_.Run([&](Store& s) { return s.ListToolSecrets(org_id); });
 }
 
 asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id,

@@ -74,6 +74,12 @@ class AdminService {
   boost::asio::awaitable<Result<void>> PutGrant(std::string org_id, PutGrantCommand cmd);
   boost::asio::awaitable<Result<void>> PutCrmCredentials(std::string org_id, std::string env,
                                                          CrmCredentials creds);
+  // Tool secrets: sealed under the master key (503 without one), named by tool headers as
+  // {"secret": NAME}; never read back.
+  boost::asio::awaitable<Result<void>> PutToolSecret(std::string org_id, std::string name,
+                                                     std::string value);
+  boost::asio::awaitable<Result<void>> DeleteToolSecret(std::string org_id, std::string name);
+  boost::asio::awaitable<Result<std::vector<ToolSecretRecord>>> ListToolSecrets(std::string org_id);
   boost::asio::awaitable<Result<UsageReport>> GetUsage(std::string org_id,
                                                        std::optional<std::string> month);
   boost::asio::awaitable<Result<TurnRecord>> GetTurn(std::string org_id, std::string turn_id);
@@ -102,5 +108,7 @@ std::string MonthOf(std::int64_t epoch_ms);
 
 // The context bound into a sealed CRM credential, so it opens only for its own (org, env).
 std::string CrmSealContext(const std::string& org_id, const std::string& env);
+// The same for a tool secret and its (org, name).
+std::string ToolSecretSealContext(const std::string& org_id, const std::string& name);
 
 }  // namespace agentgate

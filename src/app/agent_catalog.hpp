@@ -2,6 +2,7 @@
 // The agent versions deployed per environment, parsed once: versions are immutable, so a parsed
 // config, its safety checker and its resource index are cached by (org, agent, version).
 
+#include "app/authenticate.hpp"
 #include "app/tenant_directory.hpp"
 #include "domain/admin/agent_config.hpp"
 #include "domain/agent/resource_search.hpp"
@@ -34,7 +35,17 @@ class AgentCatalog {
   boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Deployed(
       const std::string& org_id, const std::string& agent_id, const std::string& env);
 
+  struct ChatAgent {
+    std::string agent_id;
+    std::shared_ptr<const LoadedAgent> agent;
+  };
+  // The agents the caller's token may chat with in its environment, by id (read from the store
+  // each time: a grant revoked anywhere is gone from the next list).
+  boost::asio::awaitable<Result<std::vector<ChatAgent>>> ChatAgents(const Caller& caller);
+
  private:
+  Result<std::shared_ptr<const LoadedAgent>> Parsed(const AgentVersionRecord& record);
+
   StoreRunner& store_;
   TenantDirectory& tenants_;
   std::mutex mutex_;

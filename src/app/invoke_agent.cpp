@@ -80,12 +80,28 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
   // cannot be canceled: the race ends when it returns, so a commit that began before the cap
   // finishes, and its outcome is the answer (docs/cancellation.md).
   CommitOutcome outcome;
-  auto first = co_await (Body(std::move(command), deadlines, outcome) ||
+  // The caller's cancellation (an MCP client's) ends the turn as the cap does.
+  const std::shared_ptr<TurnCancel> cancel = command.cancel;
+  std::variant<Result<InvokeResult>, std::monostate, std::monostate> first;
+  if (cancel) {
+    first = co_await (Body(std::move(command), deadlines, outcome) ||
+                      cap.async_wait(asio::use_awaitable) || cancel->Canceled());
+  } else {
+    auto two = co_await (Body(std::move(command), deadlines, outcome) ||
                          cap.async_wait(asio::use_awaitable));
+    if (two.index() == 0)
+      first.emplace<0>(std::get<0>(std::move(two)));
+    else
+      first.emplace<1>();
+  }
   d_.metrics.AddGauge("agentgate_turns_in_flight", {}, -1);
   d_.metrics.Observe("agentgate_turn_duration_seconds", {},
                      std::chrono::duration<double>(SteadyClock::now() - started).count());
-  if (first.index() == 1 && outcome) co_return std::move(*outcome);
+  if (first.index() != 0 && outcome) co_return std::move(*outcome);
+  if (first.index() == 2) {
+    d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "canceled"}});
+    co_return Error(ErrorCode::kCanceled, "the caller canceled the turn");
+  }
   if (first.index() == 1) {
     d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "hard_cap"}});
     co_return Error(ErrorCode::kTurnTimeout,
@@ -236,6 +252,12 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     }
   }
 
+  McpTurnTools mcp_tools;
+  if (!config.mcp_servers.empty()) {
+    mcp_tools = co_await d_.mcp.ToolsFor(caller.org_id, config, deadlines.soft);
+    inputs.extra_tools = mcp_tools.offered;
+  }
+
   auto prompt = AssemblePrompt(config, inputs);
   const std::string recorded_system = std::move(prompt.recorded_system);
   const std::size_t history_sent = prompt.history_messages_sent;
@@ -256,7 +278,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   result.conversation_id = conversation_id;
   std::vector<ModelCallRecord> call_log;
   std::vector<RememberedFact> remembered;  // stored with the turn, or not at all
-  const ToolContext tool_context{*agent, memory_scope, deadlines.soft, &remembered};
+  const ToolContext tool_context{*agent, memory_scope, deadlines.soft, &remembered, &mcp_tools};
   auto step = turn.Start();
   while (!std::holds_alternative<Turn::Finish>(step)) {
     if (SteadyClock::now() >= deadlines.soft) {
@@ -328,7 +350,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   commit.turn.output_tokens = result.usage.output_tokens;
   commit.turn.cost_usd = result.cost_usd;
   commit.turn.transcript_json = TranscriptJson(recorded_system, turn.transcript(), history_sent,
-                                               call_log, outcome, result.blocked);
+                                               call_log, outcome, result.blocked, mcp_tools.notes);
   result.turn_id = commit.turn.id;
   const std::int64_t now = d_.clock.NowMs();
   if (conversation_id) {

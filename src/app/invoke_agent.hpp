@@ -9,6 +9,7 @@
 #include "app/idempotency.hpp"
 #include "app/spend_ledger.hpp"
 #include "app/tool_runner.hpp"
+#include "app/turn_cancel.hpp"
 #include "app/turn_committer.hpp"
 #include "config/config.hpp"
 #include "domain/agent/invoke_request.hpp"
@@ -57,6 +58,7 @@ struct InvokeCommand {
   AdmittedAgent agent;
   InvokeRequest request;
   std::optional<IdempotentCall> idempotency;
+  std::shared_ptr<TurnCancel> cancel;  // set when the caller may end the turn early
 };
 
 struct TurnTiming {
@@ -72,6 +74,7 @@ struct InvokeDeps {
   AgentCatalog& catalog;
   ConversationQueue& conversations;
   ToolRunner& tools;
+  McpToolbox& mcp;
   std::map<std::string, ModelClient*> models;  // by provider name
   std::map<std::string, Price> prices;         // "provider/model"
   const Clock& clock;
@@ -88,6 +91,11 @@ class InvokeAgent {
   boost::asio::awaitable<Result<AdmittedAgent>> Admit(const Caller& caller,
                                                       const std::string& agent_id);
   boost::asio::awaitable<Result<InvokeResult>> Invoke(InvokeCommand command);
+  // The agents the caller's token may chat with in its environment (the MCP tool list).
+  boost::asio::awaitable<Result<std::vector<AgentCatalog::ChatAgent>>> ChatAgents(
+      const Caller& caller) {
+    return d_.catalog.ChatAgents(caller);
+  }
 
  private:
   struct Deadlines {

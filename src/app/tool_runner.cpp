@@ -74,6 +74,10 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
                            : "error: " + std::string(ErrorCodeName(envelope.error().code)) + ": " +
                                  envelope.error().message;
     }
+  } else if (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) {
+    const auto& target = context.mcp_tools->by_model_name.at(call.name);
+    result.content =
+        co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars);
   } else {
     auto tool = std::find_if(config.http_tools.begin(), config.http_tools.end(),
                              [&](const HttpTool& t) { return t.name == call.name; });
@@ -94,7 +98,9 @@ asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
   HttpClientRequest request;
   request.method = tool.method;
   request.url = tool.url;  // exactly the operator's URL: the model chooses arguments, never hosts
-  for (const auto& [k, v] : tool.headers) request.headers.emplace_back(k, v);
+  auto headers = co_await headers_.Resolve(context.memory_scope.org_id, tool.headers);
+  if (!headers) co_return "error: " + headers.error().message;
+  request.headers = std::move(*headers);
   if (tool.method == "GET" || tool.method == "DELETE") {
     // Scalar arguments become query parameters.
     std::string query;
@@ -109,8 +115,9 @@ asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
     request.headers.emplace_back("content-type", "application/json");
     request.body = arguments.empty() ? "{}" : arguments;
   }
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      context.deadline - std::chrono::steady_clock::now());
+  // Rounded up: a call cut by the turn's soft deadline ends at it, so the turn then answers.
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(context.deadline -
+                                                                 std::chrono::steady_clock::now());
   request.timeout = std::max(
       std::chrono::milliseconds(1),
       std::min<std::chrono::milliseconds>(std::chrono::seconds(tool.timeout_seconds), left));

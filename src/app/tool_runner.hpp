@@ -1,9 +1,11 @@
 #pragma once
 // Runs the tools a model asked for: search over trusted resources, remember (shared memory),
-// the operator's http tools (only their configured URL is ever called), and crm_metadata.
+// the operator's http tools (only their configured URL is ever called), the tools of the agent's
+// MCP servers, and crm_metadata.
 // Tool failures are told to the model as text; they never end the turn.
 
 #include "app/agent_catalog.hpp"
+#include "app/mcp_toolbox.hpp"
 #include "app/metadata_gateway.hpp"
 #include "domain/agent/turn.hpp"
 #include "ports/clock.hpp"
@@ -18,12 +20,19 @@ struct ToolContext {
   MemoryScope memory_scope;
   std::chrono::steady_clock::time_point deadline;  // the turn's soft deadline
   std::vector<RememberedFact>* remembered;         // `remember` adds here; the turn's commit saves
+  const McpTurnTools* mcp_tools;                   // this turn's tools of MCP servers
 };
 
 class ToolRunner {
  public:
-  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock, MetadataGateway& gateway)
-      : store_(store), http_(http), clock_(clock), gateway_(gateway) {}
+  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock, MetadataGateway& gateway,
+             McpToolbox& mcp, ToolHeaders& headers)
+      : store_(store),
+        http_(http),
+        clock_(clock),
+        gateway_(gateway),
+        mcp_(mcp),
+        headers_(headers) {}
 
   boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context);
 
@@ -39,6 +48,8 @@ class ToolRunner {
   HttpCaller& http_;
   const Clock& clock_;
   MetadataGateway& gateway_;
+  McpToolbox& mcp_;
+  ToolHeaders& headers_;
 };
 
 }  // namespace agentgate

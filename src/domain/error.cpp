@@ -40,6 +40,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "rate_limited";
     case ErrorCode::kTurnTimeout:
       return "turn_timeout";
+    case ErrorCode::kCanceled:
+      return "canceled";
     case ErrorCode::kNotImplemented:
       return "not_implemented";
     case ErrorCode::kCrmNotConfigured:

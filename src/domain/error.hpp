@@ -31,6 +31,7 @@ enum class ErrorCode {
   kHeadersTooLarge,
   kRateLimited,
   kTurnTimeout,
+  kCanceled,  // the caller canceled the turn (an MCP client): nothing of it is stored
   kNotImplemented,
   kCrmNotConfigured,     // gateway FL05: no CRM credentials for (org, env)
   kCrmAuthFailed,        // gateway FL06: the OAuth refresh failed

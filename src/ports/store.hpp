@@ -62,6 +62,11 @@ class TenantStore {
 
   // Every version some environment runs (start-up checks them against the configured prices).
   virtual Result<std::vector<AgentVersionRecord>> ListDeployedVersions() = 0;
+  // The version `env` runs of each agent `token_id` has a chat grant on (what an MCP client may
+  // call), by agent id.
+  virtual Result<std::vector<AgentVersionRecord>> ListChatAgents(const std::string& org_id,
+                                                                 const std::string& env,
+                                                                 const std::string& token_id) = 0;
 
   // The operator's credentials replace whatever is stored; returns the new version. A server's
   // cached session belongs to one version, so a replacement takes effect on every server's next
@@ -77,7 +82,17 @@ class TenantStore {
   // Only the version: what a gateway call checks its cached session against.
   virtual Result<std::optional<std::int64_t>> GetCrmCredentialVersion(const std::string& org_id,
                                                                       const std::string& env) = 0;
-  virtual Result<bool> HasAnyCrmCredential() = 0;
+  // Any CRM credential or tool secret: such a store cannot be served without the master key.
+  virtual Result<bool> HasAnySealedSecret() = 0;
+
+  // Secrets an org's tool headers name ({"secret": NAME}), sealed by the caller. Put inserts or
+  // replaces; Delete is false when there was none.
+  virtual Result<void> PutToolSecret(const ToolSecretRecord& secret) = 0;
+  virtual Result<std::optional<ToolSecretRecord>> GetToolSecret(const std::string& org_id,
+                                                                const std::string& name) = 0;
+  virtual Result<bool> DeleteToolSecret(const std::string& org_id, const std::string& name) = 0;
+  // Names and update times, by name; `sealed` is left empty.
+  virtual Result<std::vector<ToolSecretRecord>> ListToolSecrets(const std::string& org_id) = 0;
   // Serialises OAuth refreshes of one credential across servers (rotated refresh tokens are
   // single-use): true when `holder` holds the claim now (it was free, expired, or already its own).
   virtual Result<bool> ClaimCrmRefresh(const std::string& org_id, const std::string& env,

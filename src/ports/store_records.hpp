@@ -40,6 +40,13 @@ struct InstanceRecord {
   std::string instructions;
 };
 
+struct ToolSecretRecord {
+  std::string org_id;
+  std::string name;
+  std::string sealed;  // AES-256-GCM under the master key; never stored in the clear
+  std::int64_t updated_at_ms = 0;
+};
+
 struct CrmCredentialRecord {
   std::string org_id;
   std::string env;

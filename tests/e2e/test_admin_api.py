@@ -52,6 +52,13 @@ def test_org_lifecycle(server):
     ("/orgs/acme/agents", "POST", {"id": "a"}, "config"),
     ("/orgs/acme/agents", "POST", {"config": dict(AGENT_CONFIG, tools=[{"type": "http", "name": "t",
                                    "description": "d", "url": "gopher://x"}])}, "config.tools[0].url"),
+    ("/orgs/acme/agents", "POST", {"config": dict(AGENT_CONFIG, tools=[{"type": "mcp", "name": "d",
+                                   "url": "file:///etc/passwd"}])}, "config.tools[0].url"),
+    ("/orgs/acme/agents", "POST", {"config": dict(AGENT_CONFIG, tools=[{"type": "mcp", "name": "d", "url": "http://x",
+                                   "allowed_tool": ["s"]}])}, "config.tools[0].allowed_tool"),
+    ("/orgs/acme/agents", "POST", {"config": dict(AGENT_CONFIG, tools=[
+        {"type": "mcp", "name": "d", "url": "http://x"}, {"type": "mcp", "name": "d", "url": "http://y"}])},
+     "config.tools[1].name"),
     ("/orgs/acme/grants", "PUT", {"token_id": "x", "agent_id": "a", "permissions": ["chat"]}, "token_id"),
     ("/orgs/acme/grants", "PUT", {"token_id": "x", "agent_id": "a", "permissions": ["write"]}, "permissions[0]"),
     ("/orgs/acme/environments/prod/crm", "PUT", {"login_url": "https://l", "client_id": "c"}, "refresh_token"),

@@ -29,6 +29,7 @@ def test_openapi_document_is_served(server):
     assert status == 200 and doc["openapi"].startswith("3.")
     assert "/api/agents/{agent_id}/invoke" in doc["paths"]
     assert "post" in doc["paths"]["/admin/v1/orgs"]
+    assert "post" in doc["paths"]["/mcp"]
 
 
 def test_demo_is_provisioned_once(start_server):

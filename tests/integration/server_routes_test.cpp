@@ -67,7 +67,10 @@ class ServerRoutesTest : public ::testing::Test {
   HttpClient http_{http_io_.get_executor(), HttpClientOptions{}};
   MetadataGateway gateway_{runner_, http_,    std::nullopt,
                            clock_,  metrics_, GatewayOptions{std::chrono::seconds(5), false}};
-  ToolRunner tools_{runner_, http_, clock_, gateway_};
+  McpClient mcp_client_{http_};
+  ToolHeaders tool_headers_{&runner_, std::nullopt};
+  McpToolbox mcp_{mcp_client_, tool_headers_, clock_};
+  ToolRunner tools_{runner_, http_, clock_, gateway_, mcp_, tool_headers_};
   TurnCommitter committer_{*store_, 1, 16};
   InvokeAgent invoke_{InvokeDeps{runner_,
                                  tenants_,
@@ -76,6 +79,7 @@ class ServerRoutesTest : public ::testing::Test {
                                  catalog_,
                                  conversations_,
                                  tools_,
+                                 mcp_,
                                  {},
                                  {},
                                  clock_,

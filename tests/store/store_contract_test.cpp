@@ -153,6 +153,33 @@ TYPED_TEST(StoreContract, DeployedVersionsAreListedOnce) {
   EXPECT_EQ(deployed[0].config_json, R"({"v":2})");
 }
 
+TYPED_TEST(StoreContract, ChatAgentsAreTheDeployedVersionsATokenHasAChatGrantOn) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateEnvironment("acme", "dev"));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t1", "acme", "b", "h", {}, 1, false}));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t2", "acme", "b", "h", {}, 1, false}));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, R"({"v":1})", 1}));
+  ASSERT_TRUE(s.AddAgentVersion("acme", "bot", R"({"v":2})", 2));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "aide", 1, R"({"a":1})", 1}));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "ungranted", 1, "{}", 1}));
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "prod", 2));
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "dev", 1));
+  ASSERT_TRUE(s.SetDeployment("acme", "aide", "prod", 1));
+  ASSERT_TRUE(s.SetDeployment("acme", "ungranted", "prod", 1));
+  ASSERT_TRUE(s.PutGrant("acme", "t1", "bot", {"chat"}));
+  ASSERT_TRUE(s.PutGrant("acme", "t1", "aide", {"chat"}));
+  ASSERT_TRUE(s.PutGrant("acme", "t2", "ungranted", {"chat"}));
+  auto prod = s.ListChatAgents("acme", "prod", "t1").value();
+  ASSERT_EQ(prod.size(), 2u);
+  EXPECT_EQ(prod[0].agent_id, "aide");
+  EXPECT_EQ(prod[1].agent_id, "bot");
+  EXPECT_EQ(prod[1].config_json, R"({"v":2})");  // the version prod runs
+  EXPECT_EQ(s.ListChatAgents("acme", "dev", "t1").value().at(0).config_json, R"({"v":1})");
+  ASSERT_TRUE(s.PutGrant("acme", "t1", "aide", {}));  // revoked
+  EXPECT_EQ(s.ListChatAgents("acme", "prod", "t1").value().size(), 1u);
+  EXPECT_TRUE(s.ListChatAgents("other", "prod", "t1").value().empty());
+}
+
 TYPED_TEST(StoreContract, InstancesBelongToTheirAgent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, "{}", 1}));
@@ -165,13 +192,36 @@ TYPED_TEST(StoreContract, InstancesBelongToTheirAgent) {
 
 TYPED_TEST(StoreContract, CrmCredentialsAreReplacedPerEnvironment) {
   auto& s = *this->store_;
-  EXPECT_FALSE(s.HasAnyCrmCredential().value());
+  EXPECT_FALSE(s.HasAnySealedSecret().value());
   ASSERT_TRUE(
       s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", std::string("sealed\0one", 10), 1}));
   ASSERT_TRUE(s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", "sealed-two", 2}));
   EXPECT_EQ(s.GetCrmCredential("acme", "prod").value()->sealed, "sealed-two");
   EXPECT_FALSE(s.GetCrmCredential("acme", "dev").value());
-  EXPECT_TRUE(s.HasAnyCrmCredential().value());
+  EXPECT_TRUE(s.HasAnySealedSecret().value());
+}
+
+TYPED_TEST(StoreContract, ToolSecretsAreReplacedListedWithoutValuesAndDeleted) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"beta", "Beta", std::nullopt, 1}));
+  EXPECT_FALSE(s.HasAnySealedSecret().value());
+  ASSERT_TRUE(s.PutToolSecret(ToolSecretRecord{"acme", "docs_key", std::string("v\0one", 5), 1}));
+  ASSERT_TRUE(s.PutToolSecret(ToolSecretRecord{"acme", "docs_key", "sealed-two", 2}));
+  ASSERT_TRUE(s.PutToolSecret(ToolSecretRecord{"acme", "crm_key", "sealed-three", 3}));
+  ASSERT_TRUE(s.PutToolSecret(ToolSecretRecord{"beta", "docs_key", "beta's", 4}));
+  EXPECT_TRUE(s.HasAnySealedSecret().value());
+  EXPECT_EQ(s.GetToolSecret("acme", "docs_key").value()->sealed, "sealed-two");
+  EXPECT_EQ(s.GetToolSecret("beta", "docs_key").value()->sealed, "beta's");
+  EXPECT_FALSE(s.GetToolSecret("acme", "nope").value());
+  auto listed = s.ListToolSecrets("acme").value();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].name, "crm_key");
+  EXPECT_EQ(listed[1].updated_at_ms, 2);
+  EXPECT_TRUE(listed[0].sealed.empty());
+  EXPECT_TRUE(s.DeleteToolSecret("acme", "docs_key").value());
+  EXPECT_FALSE(s.DeleteToolSecret("acme", "docs_key").value());
+  EXPECT_FALSE(s.GetToolSecret("acme", "docs_key").value());
+  EXPECT_TRUE(s.GetToolSecret("beta", "docs_key").value());
 }
 
 TYPED_TEST(StoreContract, EveryCrmCredentialWriteMakesANewVersion) {

@@ -22,6 +22,10 @@ struct Request {
   std::string request_id;
   std::string remote_address;
   std::map<std::string, std::string> path_params;  // from the route pattern's {name} segments
+  // Completes when the client closes its connection while this request runs (never when it sends
+  // more). A route whose work should end when its caller leaves (MCP calls) races it; others
+  // finish what they started (an idempotent invoke is retried and replayed).
+  std::function<boost::asio::awaitable<void>()> client_closed;
 
   std::optional<std::string_view> Header(std::string_view lower_name) const;
   // A query parameter, percent-decoded; nullopt when absent.

@@ -50,6 +50,8 @@ int StatusFor(ErrorCode code) {
       return 503;
     case ErrorCode::kTurnTimeout:
       return 504;
+    case ErrorCode::kCanceled:
+      return 499;  // nginx's "client closed request": no client reads it
   }
   return 500;
 }

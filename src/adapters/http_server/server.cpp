@@ -21,6 +21,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include <sys/socket.h>
+
 #include <array>
 #include <mutex>
 #include <unordered_map>
@@ -42,6 +44,17 @@ struct Connection {
   // long may be reclaimed.
   std::atomic<std::int64_t> idle_since{0};
 };
+
+// Completes when the peer closes the connection; when it sends data instead (a pipelined
+// request), it waits until canceled, since readable then says nothing more.
+asio::awaitable<void> PeerClosed(tcp::socket& socket) {
+  auto [ec] = co_await socket.async_wait(tcp::socket::wait_read, kTuple);
+  if (ec) co_return;  // reset (closed), or canceled: the race it was in is over
+  char byte = 0;
+  if (::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) co_return;
+  asio::steady_timer forever(socket.get_executor(), asio::steady_timer::time_point::max());
+  co_await forever.async_wait(kTuple);
+}
 
 // What to do with the connection after one exchange.
 enum class Next { kKeepAlive, kClose, kDrainThenClose };
@@ -310,7 +323,16 @@ struct Server::Impl {
     Request request = ToRequest(std::move(message), remote);
     // The read buffer idles while the request runs (a turn may take minutes): give its memory back
     // unless a pipelined request already waits in it (bench/in_flight.py).
-    if (buffer.size() == 0) buffer.shrink_to_fit();
+    const bool pipelined = buffer.size() != 0;
+    if (!pipelined) buffer.shrink_to_fit();
+    request.client_closed = [&c, pipelined]() -> asio::awaitable<void> {
+      if (pipelined) {  // the client is there and waiting for its turn
+        asio::steady_timer forever(c.stream.get_executor(), asio::steady_timer::time_point::max());
+        co_await forever.async_wait(kTuple);
+        co_return;
+      }
+      co_await PeerClosed(c.stream.socket());
+    };
     const auto started = std::chrono::steady_clock::now();
     std::string route_name = "unmatched";
     Response response = co_await Dispatch(request, route_name);

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 5> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 6> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -65,6 +65,10 @@ CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(
 )sql",
                                                          R"sql(
 ALTER TABLE crm_credentials ADD COLUMN version BIGINT NOT NULL DEFAULT 1;
+)sql",
+                                                         R"sql(
+CREATE TABLE tool_secrets (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL,
+  sealed BYTEA NOT NULL, updated_at_ms BIGINT NOT NULL, PRIMARY KEY (org_id, name));
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -208,6 +208,27 @@ Result<std::optional<AgentVersionRecord>> PostgresStore::GetAgentVersion(
       });
 }
 
+Result<std::vector<AgentVersionRecord>> PostgresStore::ListChatAgents(const std::string& org_id,
+                                                                      const std::string& env,
+                                                                      const std::string& token_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+    auto r = c.Exec(
+        "SELECT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM grants g "
+        "JOIN deployments d ON d.org_id = g.org_id AND d.agent_id = g.agent_id AND d.env = $2 "
+        "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND "
+        "v.version = d.version "
+        "WHERE g.org_id = $1 AND g.token_id = $3 AND (',' || g.permissions || ',') LIKE '%,chat,%' "
+        "ORDER BY v.agent_id",
+        {P(org_id), P(env), P(token_id)});
+    std::vector<AgentVersionRecord> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(AgentVersionRecord{r.Text(i, 0), r.Text(i, 1), static_cast<int>(r.Int(i, 2)),
+                                       r.Text(i, 3), r.Int(i, 4)});
+    }
+    return out;
+  });
+}
+
 Result<std::vector<AgentVersionRecord>> PostgresStore::ListDeployedVersions() {
   return pg::WithConnection(*pool_, [](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
     auto r = c.Exec(
@@ -328,9 +349,52 @@ Result<std::optional<CrmCredentialRecord>> PostgresStore::GetCrmCredential(
       });
 }
 
-Result<bool> PostgresStore::HasAnyCrmCredential() {
+Result<bool> PostgresStore::HasAnySealedSecret() {
   return pg::WithConnection(*pool_, [](Connection& c) -> Result<bool> {
-    return !c.Exec("SELECT 1 FROM crm_credentials LIMIT 1").empty();
+    return !c.Exec("SELECT 1 FROM crm_credentials UNION ALL SELECT 1 FROM tool_secrets LIMIT 1")
+                .empty();
+  });
+}
+
+Result<void> PostgresStore::PutToolSecret(const ToolSecretRecord& secret) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO tool_secrets(org_id, name, sealed, updated_at_ms) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (org_id, name) DO UPDATE SET sealed = excluded.sealed, "
+        "updated_at_ms = excluded.updated_at_ms",
+        {P(secret.org_id), P(secret.name), pg::Bytes(secret.sealed), P(secret.updated_at_ms)});
+    return {};
+  });
+}
+
+Result<std::optional<ToolSecretRecord>> PostgresStore::GetToolSecret(const std::string& org_id,
+                                                                     const std::string& name) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<ToolSecretRecord>> {
+    auto r =
+        c.Exec("SELECT sealed, updated_at_ms FROM tool_secrets WHERE org_id = $1 AND name = $2",
+               {P(org_id), P(name)});
+    if (r.empty()) return std::optional<ToolSecretRecord>{};
+    return std::optional<ToolSecretRecord>(
+        ToolSecretRecord{org_id, name, r.Bytes(0, 0), r.Int(0, 1)});
+  });
+}
+
+Result<bool> PostgresStore::DeleteToolSecret(const std::string& org_id, const std::string& name) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return !c.Exec("DELETE FROM tool_secrets WHERE org_id = $1 AND name = $2 RETURNING 1",
+                   {P(org_id), P(name)})
+                .empty();
+  });
+}
+
+Result<std::vector<ToolSecretRecord>> PostgresStore::ListToolSecrets(const std::string& org_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<ToolSecretRecord>> {
+    auto r = c.Exec("SELECT name, updated_at_ms FROM tool_secrets WHERE org_id = $1 ORDER BY name",
+                    {P(org_id)});
+    std::vector<ToolSecretRecord> out;
+    for (int i = 0; i < r.size(); ++i)
+      out.push_back(ToolSecretRecord{org_id, r.Text(i, 0), "", r.Int(i, 1)});
+    return out;
   });
 }
 

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 5> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 6> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -176,6 +176,15 @@ CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(
 )sql",
                                                          R"sql(
 ALTER TABLE crm_credentials ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+)sql",
+                                                         R"sql(
+CREATE TABLE tool_secrets (
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  name TEXT NOT NULL,
+  sealed BLOB NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (org_id, name)
+);
 )sql"};
 
 }  // namespace

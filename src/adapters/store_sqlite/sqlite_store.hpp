@@ -50,6 +50,9 @@ class SqliteStore final : public Store {
                                                     const std::string& agent_id,
                                                     const std::string& instance_id) override;
   Result<std::vector<AgentVersionRecord>> ListDeployedVersions() override;
+  Result<std::vector<AgentVersionRecord>> ListChatAgents(const std::string& org_id,
+                                                         const std::string& env,
+                                                         const std::string& token_id) override;
   Result<std::int64_t> PutCrmCredential(const CrmCredentialRecord& credential) override;
   Result<std::optional<std::int64_t>> SaveRefreshedCrmCredential(
       const CrmCredentialRecord& credential, std::int64_t expected_version) override;
@@ -62,7 +65,12 @@ class SqliteStore final : public Store {
                                std::int64_t ttl_ms) override;
   Result<void> ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
                                  const std::string& holder) override;
-  Result<bool> HasAnyCrmCredential() override;
+  Result<bool> HasAnySealedSecret() override;
+  Result<void> PutToolSecret(const ToolSecretRecord& secret) override;
+  Result<std::optional<ToolSecretRecord>> GetToolSecret(const std::string& org_id,
+                                                        const std::string& name) override;
+  Result<bool> DeleteToolSecret(const std::string& org_id, const std::string& name) override;
+  Result<std::vector<ToolSecretRecord>> ListToolSecrets(const std::string& org_id) override;
 
   // ConversationStore
   Result<void> CreateConversation(const ConversationRecord& conversation) override;

@@ -290,6 +290,28 @@ Result<std::optional<int>> SqliteStore::GetDeployment(const std::string& org_id,
   });
 }
 
+Result<std::vector<AgentVersionRecord>> SqliteStore::ListChatAgents(const std::string& org_id,
+                                                                    const std::string& env,
+                                                                    const std::string& token_id) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+        auto s = c.Prepare(
+            "SELECT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM grants g "
+            "JOIN deployments d ON d.org_id = g.org_id AND d.agent_id = g.agent_id AND d.env = ?2 "
+            "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND "
+            "v.version = d.version "
+            "WHERE g.org_id = ?1 AND g.token_id = ?3 AND (',' || g.permissions || ',') LIKE "
+            "'%,chat,%' "
+            "ORDER BY v.agent_id");
+        s.Bind(1, org_id).Bind(2, env).Bind(3, token_id);
+        std::vector<AgentVersionRecord> out;
+        while (s.Step())
+          out.push_back(AgentVersionRecord{s.Text(0), s.Text(1), static_cast<int>(s.Int(2)),
+                                           s.Text(3), s.Int(4)});
+        return out;
+      });
+}
+
 Result<std::vector<AgentVersionRecord>> SqliteStore::ListDeployedVersions() {
   return sqlite::WithConnection(
       *pool_, [](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
@@ -421,10 +443,60 @@ Result<void> SqliteStore::ReleaseCrmRefresh(const std::string& org_id, const std
   });
 }
 
-Result<bool> SqliteStore::HasAnyCrmCredential() {
+Result<bool> SqliteStore::HasAnySealedSecret() {
   return sqlite::WithConnection(*pool_, [](Connection& c) -> Result<bool> {
-    return c.Prepare("SELECT 1 FROM crm_credentials LIMIT 1").Step();
+    return c.Prepare("SELECT 1 FROM crm_credentials UNION ALL SELECT 1 FROM tool_secrets LIMIT 1")
+        .Step();
   });
+}
+
+Result<void> SqliteStore::PutToolSecret(const ToolSecretRecord& secret) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare(
+         "INSERT INTO tool_secrets(org_id, name, sealed, updated_at_ms) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT (org_id, name) DO UPDATE SET sealed = excluded.sealed, "
+         "updated_at_ms = excluded.updated_at_ms")
+        .Bind(1, secret.org_id)
+        .Bind(2, secret.name)
+        .BindBlob(3, secret.sealed)
+        .Bind(4, secret.updated_at_ms)
+        .Run();
+    return {};
+  });
+}
+
+Result<std::optional<ToolSecretRecord>> SqliteStore::GetToolSecret(const std::string& org_id,
+                                                                   const std::string& name) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<ToolSecretRecord>> {
+        auto s = c.Prepare(
+            "SELECT sealed, updated_at_ms FROM tool_secrets WHERE org_id = ? AND name = ?");
+        s.Bind(1, org_id).Bind(2, name);
+        if (!s.Step()) return std::optional<ToolSecretRecord>{};
+        return std::optional<ToolSecretRecord>(ToolSecretRecord{org_id, name, s.Blob(0), s.Int(1)});
+      });
+}
+
+Result<bool> SqliteStore::DeleteToolSecret(const std::string& org_id, const std::string& name) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    c.Prepare("DELETE FROM tool_secrets WHERE org_id = ? AND name = ?")
+        .Bind(1, org_id)
+        .Bind(2, name)
+        .Run();
+    return c.Changes() > 0;
+  });
+}
+
+Result<std::vector<ToolSecretRecord>> SqliteStore::ListToolSecrets(const std::string& org_id) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<ToolSecretRecord>> {
+        auto s = c.Prepare(
+            "SELECT name, updated_at_ms FROM tool_secrets WHERE org_id = ? ORDER BY name");
+        s.Bind(1, org_id);
+        std::vector<ToolSecretRecord> out;
+        while (s.Step()) out.push_back(ToolSecretRecord{org_id, s.Text(0), "", s.Int(1)});
+        return out;
+      });
 }
 
 }  // namespace agentgate

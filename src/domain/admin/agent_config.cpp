@@ -5,6 +5,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string_view>
 
@@ -84,6 +85,60 @@ Result<ModelSettings> ParseModel(const object& root) {
   return m;
 }
 
+bool IsEnvName(std::string_view s) {
+  if (s.empty() || s.size() > 128 || (s.front() >= '0' && s.front() <= '9')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// "headers": {"Name": "literal" | {"env": "VARIABLE"}}.
+Result<std::map<std::string, HeaderValue>> ParseHeaders(const object& o, const std::string& path) {
+  std::map<std::string, HeaderValue> out;
+  const auto* h = o.if_contains("headers");
+  if (h == nullptr || h->is_null()) return out;
+  AG_TRY(const object* headers, jf::AsObject(*h, path + ".headers"));
+  for (const auto& kv : *headers) {
+    const std::string field = path + ".headers." + std::string(kv.key());
+    if (kv.key().empty() || !std::all_of(kv.key().begin(), kv.key().end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+        })) {
+      return InvalidField(field, "is not a valid header name");
+    }
+    HeaderValue value;
+    if (kv.value().is_string()) {
+      value.literal = std::string(kv.value().get_string());
+      if (value.literal.find_first_of("\r\n") != std::string::npos)
+        return InvalidField(field, "must not contain line breaks");
+    } else if (kv.value().is_object()) {
+      const auto& ref = kv.value().get_object();
+      AG_TRYV(jf::RejectUnknownKeys(ref, field, {"env", "secret"}));
+      if (ref.size() != 1) return InvalidField(field, "must name one of \"env\" or \"secret\"");
+      if (ref.contains("env")) {
+        AG_TRY(value.env, jf::RequiredString(ref, "env", field));
+        if (!IsEnvName(value.env))
+          return InvalidField(field + ".env", "must be an environment variable name");
+      } else {
+        AG_TRY(value.secret, jf::RequiredString(ref, "secret", field));
+        if (!IsValidToolName(value.secret))
+          return InvalidField(field + ".secret", "must be a secret name ([A-Za-z0-9_-]{1,64})");
+      }
+    } else {
+      return InvalidField(field, "must be a string, {\"env\": VARIABLE} or {\"secret\": NAME}");
+    }
+    out[std::string(kv.key())] = std::move(value);
+  }
+  return out;
+}
+
+Result<int> ParseTimeout(const object& o, const std::string& path, int fallback) {
+  AG_TRY(auto timeout, jf::OptionalInteger(o, "timeout_seconds", path));
+  if (!timeout) return fallback;
+  if (*timeout < 1 || *timeout > 120)
+    return InvalidField(path + ".timeout_seconds", "must be between 1 and 120");
+  return static_cast<int>(*timeout);
+}
+
 Result<HttpTool> ParseHttpTool(const object& o, const std::string& path) {
   AG_TRYV(jf::RejectUnknownKeys(o, path,
                                 {"type", "name", "description", "parameters", "url", "method",
@@ -102,22 +157,41 @@ Result<HttpTool> ParseHttpTool(const object& o, const std::string& path) {
     }
     t.method = *method;
   }
-  if (const auto* h = o.if_contains("headers"); h != nullptr && !h->is_null()) {
-    AG_TRY(const object* headers, jf::AsObject(*h, path + ".headers"));
-    for (const auto& kv : *headers) {
-      if (!kv.value().is_string()) {
-        return InvalidField(path + ".headers." + std::string(kv.key()), "must be a string");
-      }
-      t.headers[std::string(kv.key())] = std::string(kv.value().get_string());
+  AG_TRY(t.headers, ParseHeaders(o, path));
+  AG_TRY(t.timeout_seconds, ParseTimeout(o, path, t.timeout_seconds));
+  return t;
+}
+
+Result<McpServerTool> ParseMcpTool(const object& o, const std::string& path) {
+  AG_TRYV(jf::RejectUnknownKeys(
+      o, path, {"type", "name", "url", "headers", "allowed_tools", "timeout_seconds"}));
+  McpServerTool t;
+  AG_TRY(t.name, jf::RequiredString(o, "name", path));
+  // The name prefixes the server's tools ("<name>__<tool>"), so it may not hold "__" itself.
+  if (t.name.empty() || t.name.size() > 32 || !IsValidToolName(t.name) ||
+      t.name.find("__") != std::string::npos) {
+    return InvalidField(path + ".name", "must match [A-Za-z0-9_-]{1,32} without \"__\"");
+  }
+  AG_TRY(t.url, jf::RequiredString(o, "url", path));
+  if (!IsHttpUrl(t.url)) return InvalidField(path + ".url", "must be an http or https URL");
+  AG_TRY(t.headers, ParseHeaders(o, path));
+  AG_TRY(const auto* allowed, OptionalArray(o, "allowed_tools", path));
+  if (allowed != nullptr) {
+    if (allowed->empty())
+      return InvalidField(path + ".allowed_tools", "must list at least one tool");
+    std::set<std::string> seen;
+    t.allowed_tools.emplace();
+    for (std::size_t i = 0; i < allowed->size(); ++i) {
+      const std::string item = Indexed(path + ".allowed_tools", i);
+      const auto& v = (*allowed)[i];
+      if (!v.is_string() || v.get_string().empty() || v.get_string().size() > 128)
+        return InvalidField(item, "must be a tool name of 1-128 characters");
+      if (!seen.insert(std::string(v.get_string())).second)
+        return InvalidField(item, "lists '" + std::string(v.get_string()) + "' twice");
+      t.allowed_tools->emplace_back(v.get_string());
     }
   }
-  AG_TRY(auto timeout, jf::OptionalInteger(o, "timeout_seconds", path));
-  if (timeout) {
-    if (*timeout < 1 || *timeout > 120) {
-      return InvalidField(path + ".timeout_seconds", "must be between 1 and 120");
-    }
-    t.timeout_seconds = static_cast<int>(*timeout);
-  }
+  AG_TRY(t.timeout_seconds, ParseTimeout(o, path, t.timeout_seconds));
   return t;
 }
 
@@ -152,11 +226,18 @@ Result<void> ParseTools(const object& root, AgentConfig& c) {
     if (type == "http") {
       AG_TRY(HttpTool t, ParseHttpTool(*o, item));
       c.http_tools.push_back(std::move(t));
+    } else if (type == "mcp") {
+      AG_TRY(McpServerTool t, ParseMcpTool(*o, item));
+      for (const auto& other : c.mcp_servers) {
+        if (other.name == t.name)
+          return InvalidField(item + ".name", "'" + t.name + "' names another mcp server");
+      }
+      c.mcp_servers.push_back(std::move(t));
     } else if (type == "crm_metadata") {
       if (c.crm_metadata_tool) return InvalidField(item + ".type", "crm_metadata is listed twice");
       AG_TRY(c.crm_metadata_tool, ParseCrmMetadataTool(*o, item));
     } else {
-      return InvalidField(item + ".type", "must be \"http\" or \"crm_metadata\"");
+      return InvalidField(item + ".type", "must be \"http\", \"mcp\" or \"crm_metadata\"");
     }
   }
   return {};
@@ -262,13 +343,17 @@ Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   AG_TRY(const object* root, jf::AsObject(config, kRoot));
   AG_TRYV(jf::RejectUnknownKeys(
       *root, kRoot,
-      {"name", "instructions", "model", "memory", "per_instance", "monthly_spend_limit_usd",
-       "max_iterations", "tools", "actions", "resources", "safety"}));
+      {"name", "description", "instructions", "model", "memory", "per_instance",
+       "monthly_spend_limit_usd", "max_iterations", "tools", "actions", "resources", "safety"}));
   AgentConfig c;
   AG_TRY(c.name, jf::RequiredString(*root, "name", kRoot));
   if (c.name.empty() || c.name.size() > 200) {
     return InvalidField("config.name", "must be 1-200 characters");
   }
+  AG_TRY(auto description, jf::OptionalString(*root, "description", kRoot));
+  c.description = description.value_or("");
+  if (c.description.size() > 2000)
+    return InvalidField("config.description", "must be at most 2000 characters");
   AG_TRY(auto instructions, jf::OptionalString(*root, "instructions", kRoot));
   c.instructions = instructions.value_or("");
   AG_TRY(c.model, ParseModel(*root));
@@ -297,6 +382,11 @@ Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   AG_TRYV(ParseSafety(*root, c));
   AG_TRYV(CheckNamesUnique(c));
   return c;
+}
+
+bool McpServerTool::Allows(std::string_view tool) const {
+  return !allowed_tools ||
+         std::find(allowed_tools->begin(), allowed_tools->end(), tool) != allowed_tools->end();
 }
 
 bool CrmMetadataTool::Allows(std::string_view method) const {

@@ -25,14 +25,34 @@ struct ModelSettings {
 
 enum class MemoryMode { kNone, kShared };
 
+// A header value of an http or mcp tool: a literal, the name of an environment variable of the
+// agentgate process, or the name of one of the org's sealed tool secrets; the last two are read
+// when the tool is called, so a key need not sit in a stored config.
+struct HeaderValue {
+  std::string literal;
+  std::string env;     // when set, the value is this variable's
+  std::string secret;  // when set, the value is this tool secret's (PUT .../secrets/{name})
+};
+
 struct HttpTool {
   std::string name;
   std::string description;
   boost::json::value parameters;  // JSON Schema object
   std::string url;
   std::string method = "POST";
-  std::map<std::string, std::string> headers;
+  std::map<std::string, HeaderValue> headers;
   int timeout_seconds = 30;
+};
+
+// The tools of an MCP server (Streamable HTTP), offered to the model as "<name>__<tool>".
+struct McpServerTool {
+  std::string name;
+  std::string url;
+  std::map<std::string, HeaderValue> headers;
+  std::optional<std::vector<std::string>> allowed_tools;  // absent: every tool the server lists
+  int timeout_seconds = 30;                               // per call, within the turn's deadline
+
+  bool Allows(std::string_view tool) const;
 };
 
 struct ActionSpec {
@@ -64,6 +84,7 @@ struct CrmMetadataTool {
 
 struct AgentConfig {
   std::string name;
+  std::string description;  // shown to MCP clients
   std::string instructions;
   ModelSettings model;
   MemoryMode memory = MemoryMode::kNone;
@@ -71,6 +92,7 @@ struct AgentConfig {
   std::optional<double> monthly_spend_limit_usd;
   int max_iterations = 10;
   std::vector<HttpTool> http_tools;
+  std::vector<McpServerTool> mcp_servers;
   std::optional<CrmMetadataTool> crm_metadata_tool;
   std::vector<ActionSpec> actions;
   std::vector<TrustedResource> resources;

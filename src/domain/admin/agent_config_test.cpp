@@ -36,7 +36,7 @@ TEST(AgentConfig, ParsesTheContractExample) {
   EXPECT_EQ(c->model.provider, "openai");
   EXPECT_EQ(c->memory, MemoryMode::kShared);
   ASSERT_EQ(c->http_tools.size(), 1u);
-  EXPECT_EQ(c->http_tools[0].headers.at("x-k"), "v");
+  EXPECT_EQ(c->http_tools[0].headers.at("x-k").literal, "v");
   ASSERT_TRUE(c->crm_metadata_tool);
   EXPECT_EQ(c->crm_metadata_tool->methods, std::vector<std::string>{"GET"});  // read-only default
   EXPECT_EQ(c->actions.at(0).name, "create_case");
@@ -121,4 +121,66 @@ TEST(AgentConfig, ToolAndActionNamesMustBeUnique) {
                    "config.actions[0].name");
 }
 
+}  // namespace agentgate
+
+namespace agentgate {
+namespace {
+
+constexpr const char* kMcpAgent = R"({
+  "name": "a", "description": "Answers from the docs", "model": {"provider": "p", "name": "m"},
+  "tools": [{"type": "mcp", "name": "docs", "url": "https://docs.example/mcp",
+             "headers": {"Authorization": {"env": "DOCS_TOKEN"}, "X-Team": "support",
+                         "X-Key": {"secret": "docs_key"}},
+             "allowed_tools": ["search", "fetch"], "timeout_seconds": 20}]
+})";
+
+TEST(AgentConfig, ParsesAnMcpServerWithHeadersFromTheEnvironment) {
+  auto c = Parse(kMcpAgent);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->description, "Answers from the docs");
+  ASSERT_EQ(c->mcp_servers.size(), 1u);
+  const auto& server = c->mcp_servers[0];
+  EXPECT_EQ(server.name, "docs");
+  EXPECT_EQ(server.headers.at("Authorization").env, "DOCS_TOKEN");
+  EXPECT_EQ(server.headers.at("X-Team").literal, "support");
+  EXPECT_EQ(server.headers.at("X-Key").secret, "docs_key");
+  EXPECT_TRUE(server.Allows("search"));
+  EXPECT_FALSE(server.Allows("delete"));
+  EXPECT_EQ(server.timeout_seconds, 20);
+}
+
+TEST(AgentConfig, McpServerErrorsNameTheField) {
+  const std::string head = R"({"name": "a", "model": {"provider": "p", "name": "m"}, "tools": [)";
+  ExpectFieldError(head + R"({"type": "mcp", "name": "d", "url": "ftp://x/mcp"}]})",
+                   "config.tools[0].url");
+  ExpectFieldError(head + R"({"type": "mcp", "name": "d", "url": "http://x", "extra": 1}]})",
+                   "config.tools[0].extra");
+  ExpectFieldError(head + R"({"type": "mcp", "name": "a__b", "url": "http://x"}]})",
+                   "config.tools[0].name");
+  ExpectFieldError(
+      head + R"({"type": "mcp", "name": "d", "url": "http://x", "allowed_tools": []}]})",
+      "config.tools[0].allowed_tools");
+  ExpectFieldError(
+      head + R"({"type": "mcp", "name": "d", "url": "http://x", "allowed_tools": ["s", "s"]}]})",
+      "config.tools[0].allowed_tools[1]");
+  ExpectFieldError(
+      head +
+          R"({"type": "mcp", "name": "d", "url": "http://x", "headers": {"A": {"env": "1X"}}}]})",
+      "config.tools[0].headers.A.env");
+  ExpectFieldError(
+      head + R"({"type": "mcp", "name": "d", "url": "http://x", "headers": {"A": 3}}]})",
+      "config.tools[0].headers.A");
+  ExpectFieldError(head + R"({"type": "mcp", "name": "d", "url": "http://x",
+                              "headers": {"A": {"secret": "a b"}}}]})",
+                   "config.tools[0].headers.A.secret");
+  ExpectFieldError(head + R"({"type": "mcp", "name": "d", "url": "http://x",
+                              "headers": {"A": {"secret": "s", "env": "E"}}}]})",
+                   "config.tools[0].headers.A");
+  ExpectFieldError(head + R"({"type": "mcp", "name": "d", "url": "http://x"},
+                             {"type": "mcp", "name": "d", "url": "http://y"}]})",
+                   "config.tools[1].name");
+  ExpectFieldError(head + R"({"type": "smtp"}]})", "config.tools[0].type");
+}
+
+}  // namespace
 }  // namespace agentgate

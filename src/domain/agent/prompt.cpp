@@ -115,6 +115,7 @@ AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& in
   request.system = SystemText(config, in, true);
   out.recorded_system = SystemText(config, in, false);
   request.tools = OfferedTools(config);
+  request.tools.insert(request.tools.end(), in.extra_tools.begin(), in.extra_tools.end());
   for (const auto& a : config.actions) out.action_names.insert(a.name);
 
   ChatMessage message{Role::kUser, in.message, {}, "", ""};

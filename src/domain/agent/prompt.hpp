@@ -21,6 +21,7 @@ struct PromptInputs {
   std::vector<std::string> memories;
   std::vector<ChatMessage> history;  // user/assistant turns, oldest first
   std::string message;
+  std::vector<ToolSpec> extra_tools;  // offered after the config's own (the MCP servers' tools)
 };
 
 struct AssembledPrompt {

@@ -53,7 +53,8 @@ json::object CallJson(const ModelCallRecord& call) {
 
 std::string TranscriptJson(const std::string& system, const std::vector<ChatMessage>& messages,
                            std::size_t history_sent, const std::vector<ModelCallRecord>& calls,
-                           const TurnOutcome& outcome, bool blocked) {
+                           const TurnOutcome& outcome, bool blocked,
+                           const std::vector<std::string>& notes) {
   json::array out;
   for (std::size_t i = std::min(history_sent, messages.size()); i < messages.size(); ++i)
     out.push_back(MessageJson(messages[i], blocked && messages[i].role == Role::kAssistant));
@@ -64,6 +65,11 @@ std::string TranscriptJson(const std::string& system, const std::vector<ChatMess
                           {"messages", std::move(out)},
                           {"model_calls", std::move(call_log)}};
   if (!outcome.failure.empty()) transcript["failure"] = outcome.failure;
+  if (!notes.empty()) {
+    json::array listed;
+    for (const auto& note : notes) listed.emplace_back(note);
+    transcript["notes"] = std::move(listed);
+  }
   return json_text::Write(transcript);
 }
 

@@ -23,8 +23,10 @@ struct ModelCallRecord {
 };
 
 // `messages` begins with the `history_sent` messages of the conversation the model was sent.
+// `notes` say what the turn went without (an MCP server that could not be reached).
 std::string TranscriptJson(const std::string& system, const std::vector<ChatMessage>& messages,
                            std::size_t history_sent, const std::vector<ModelCallRecord>& calls,
-                           const TurnOutcome& outcome, bool blocked);
+                           const TurnOutcome& outcome, bool blocked,
+                           const std::vector<std::string>& notes = {});
 
 }  // namespace agentgate

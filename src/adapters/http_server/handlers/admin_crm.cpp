@@ -1,6 +1,7 @@
-// PUT /admin/v1/orgs/{org}/environments/{env}/crm: stores sealed CRM credentials; never echoes
-// secrets.
+// The org's sealed secrets, never echoed: PUT /admin/v1/orgs/{org}/environments/{env}/crm (CRM
+// credentials), and /admin/v1/orgs/{org}/secrets (what tool headers name as {"secret": NAME}).
 #include "adapters/http_server/handlers/admin_common.hpp"
+#include "domain/json_fields.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -25,6 +26,35 @@ void AddAdminCrmRoutes(Router& router, RouteDeps& deps) {
                AG_CO_TRYV(co_await deps.admin.PutCrmCredentials(r.Param("org"), r.Param("env"),
                                                                 std::move(creds)));
                co_return JsonResponse(200, out);
+             }));
+
+  router.Add("PUT", "/admin/v1/orgs/{org}/secrets/{name}",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(auto body, ParseJsonBody(r));
+               AG_CO_TRY(const json::object* o, json_fields::AsObject(body, "body"));
+               AG_CO_TRYV(json_fields::RejectUnknownKeys(*o, "", {"value"}));
+               AG_CO_TRY(auto value, json_fields::RequiredString(*o, "value", ""));
+               AG_CO_TRYV(co_await deps.admin.PutToolSecret(r.Param("org"), r.Param("name"),
+                                                            std::move(value)));
+               co_return JsonResponse(200, json::object{{"name", r.Param("name")}, {"set", true}});
+             }));
+
+  router.Add(
+      "DELETE", "/admin/v1/orgs/{org}/secrets/{name}",
+      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+        AG_CO_TRYV(co_await deps.admin.DeleteToolSecret(r.Param("org"), r.Param("name")));
+        co_return JsonResponse(200, json::object{{"name", r.Param("name")}, {"deleted", true}});
+      }));
+
+  router.Add("GET", "/admin/v1/orgs/{org}/secrets",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(auto secrets, co_await deps.admin.ListToolSecrets(r.Param("org")));
+               json::array listed;
+               for (const auto& secret : secrets) {
+                 listed.push_back(json::object{{"name", secret.name},
+                                               {"updated_at", IsoTime(secret.updated_at_ms)}});
+               }
+               co_return JsonResponse(200, json::object{{"secrets", std::move(listed)}});
              }));
 }
 

@@ -15,10 +15,12 @@ CallerHeaders CallerHeadersOf(const Request& r) {
 asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                      const std::string& agent_id, InvokeRequest request,
                                      const std::optional<std::string>& key,
-                                     const std::string& fingerprint, const InvokeRenderer& render) {
+                                     const std::string& fingerprint, const InvokeRenderer& render,
+                                     std::shared_ptr<TurnCancel> cancel) {
   auto admitted = co_await deps.invoke.Admit(caller, agent_id);
   if (!admitted) co_return render(admitted.error());
-  InvokeCommand command{caller, agent_id, std::move(*admitted), std::move(request), std::nullopt};
+  InvokeCommand command{caller,       agent_id,         std::move(*admitted), std::move(request),
+                        std::nullopt, std::move(cancel)};
   std::optional<ClaimedKey> claimed;
   if (key) {
     auto claim = co_await deps.idempotency.Claim(caller, *key, fingerprint);

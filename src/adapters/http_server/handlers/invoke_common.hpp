@@ -4,6 +4,8 @@
 
 #include "adapters/http_server/handlers/route_deps.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,13 +16,18 @@ using InvokeRenderer = std::function<Response(const Result<InvokeResult>&)>;
 
 CallerHeaders CallerHeadersOf(const Request& r);
 
+// The invoke route's 200 body: response, conversation_id, terminated_reason, blocked, usage.
+boost::json::object InvokeResultJson(const InvokeResult& result);
+
 // Admits the caller to the agent (404, 403), then claims `key` (when given) and runs the invoke
 // once: a committed turn completes the key with its answer, anything else releases it. A replay is
 // the stored response with `Idempotent-Replayed: true`, only for a caller a fresh call admits.
+// `cancel`, when given, lets the caller end the turn early.
 boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                             const std::string& agent_id, InvokeRequest request,
                                             const std::optional<std::string>& key,
                                             const std::string& fingerprint,
-                                            const InvokeRenderer& render);
+                                            const InvokeRenderer& render,
+                                            std::shared_ptr<TurnCancel> cancel = nullptr);
 
 }  // namespace agentgate::http

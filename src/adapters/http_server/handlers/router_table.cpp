@@ -12,6 +12,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddInvokeRoutes(router, deps);
   AddFlowActionRoutes(router, deps);
   AddMetadataGatewayRoutes(router, deps);
+  AddMcpRoutes(router, deps);
   return router;
 }
 

@@ -1,0 +1,213 @@
+// POST /mcp: agentgate's agents as the tools of an MCP server (Streamable HTTP, docs/mcp.md). The
+// fl-api headers authenticate the caller (401/400 as for invoke) before any JSON-RPC is read;
+// tools/list lists the agents the token may chat with in its environment, and tools/call runs one
+// turn under every rule of the invoke route. Answers are single JSON bodies.
+#include "domain/mcp/mcp_server.hpp"
+#include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/responses.hpp"
+#include "app/turn_cancel.hpp"
+#include "crypto/crypto.hpp"
+#include "domain/agent/invoke_request.hpp"
+#include "domain/json_text.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/object.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kServerVersion = "1";
+
+// A turn as a tool result: a stop reason or a withheld reply is an error result naming it, so a
+// client cannot take a partial answer for a complete one; a refusal names its status and code.
+json::object TurnAsToolResult(const Result<InvokeResult>& result) {
+  if (!result) {
+    const auto& e = result.error();
+    return mcp::CallToolResult(std::to_string(StatusFor(e.code)) + " " +
+                                   std::string(ErrorCodeName(e.code)) + ": " + e.message,
+                               {}, true);
+  }
+  const auto reason = StopReasonName(result->stop_reason);
+  std::string text = result->response;
+  if (result->blocked) {
+    text = "blocked: the agent's safety policy withheld the reply.\n\n" + text;
+  } else if (reason) {
+    text = "stopped early (" + std::string(*reason) + "): the reply may be incomplete.\n\n" + text;
+  }
+  json::object structured = InvokeResultJson(*result);  // the invoke route's body
+  structured.erase("response");                         // (the text says it)
+  return mcp::CallToolResult(std::move(text), std::move(structured),
+                             result->blocked || reason.has_value());
+}
+
+// The tools/call requests running on this server, so a notifications/cancelled can end one. Keyed
+// by the caller's token and session, so nobody else can cancel them.
+class RunningCalls {
+ public:
+  std::string Add(const std::string& key, std::shared_ptr<TurnCancel> cancel) {
+    std::lock_guard lock(mutex_);
+    calls_[key] = std::move(cancel);
+    return key;
+  }
+  void Remove(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    calls_.erase(key);
+  }
+  void Cancel(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    if (auto it = calls_.find(key); it != calls_.end()) it->second->Cancel();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<TurnCancel>> calls_;  // only while each call runs
+};
+
+std::string CallKey(const Caller& caller, const Request& r, const json::value& id) {
+  return caller.token_id + "\n" + std::string(r.Header("mcp-session-id").value_or("")) + "\n" +
+         json_text::Write(id);
+}
+
+Response RpcResponse(int status, std::string body) {
+  Response response;
+  response.status = status;
+  response.body = std::move(body);
+  return response;
+}
+
+Response Refused(const mcp::Refusal& refusal, const json::value& id) {
+  return RpcResponse(refusal.http_status, mcp::ErrorBody(id, refusal.error));
+}
+
+// When the client closes the connection the turn is canceled; the turn's end then wins the race.
+asio::awaitable<Response> CancelOnClose(Request& r, const std::shared_ptr<TurnCancel>& cancel) {
+  co_await r.client_closed();
+  cancel->Cancel();
+  asio::steady_timer forever(co_await asio::this_coro::executor,
+                             asio::steady_timer::time_point::max());
+  co_await forever.async_wait(asio::use_awaitable);
+  co_return Response{};
+}
+
+asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Request& r,
+                                   const Caller& caller, const mcp::IncomingMessage& message,
+                                   const mcp::Era& era) {
+  using namespace asio::experimental::awaitable_operators;
+  const auto* name = message.params.if_contains("name");
+  if (name == nullptr || !name->is_string()) {
+    co_return Refused(mcp::Refusal{400, {mcp::kInvalidParams, "params.name must be a string", {}}},
+                      message.id);
+  }
+  const auto* arguments = message.params.if_contains("arguments");
+  const json::value args = arguments != nullptr ? *arguments : json::value(json::object{});
+  auto request = ParseInvokeRequest(args);
+  const json::value id = message.id;
+  const InvokeRenderer render = [&id, &era](const Result<InvokeResult>& result) {
+    return RpcResponse(200, mcp::ResultBody(id, mcp::Finished(TurnAsToolResult(result), era)));
+  };
+  if (!request) co_return render(request.error());  // the client's model can correct itself
+
+  const auto cancel = std::make_shared<TurnCancel>(co_await asio::this_coro::executor);
+  const std::string key = running.Add(CallKey(caller, r, id), cancel);
+  const std::string agent_id(name->get_string());
+  const std::optional<std::string> no_key;  // MCP has no Idempotency-Key
+  const std::string no_fingerprint;
+  auto raced = co_await (InvokeOnce(deps, caller, agent_id, std::move(*request), no_key,
+                                    no_fingerprint, render, cancel) ||
+                         CancelOnClose(r, cancel));
+  running.Remove(key);
+  co_return std::visit([](Response& response) { return std::move(response); }, raced);
+}
+
+asio::awaitable<Response> ListTools(RouteDeps& deps, const Caller& caller,
+                                    const mcp::IncomingMessage& message, const mcp::Era& era) {
+  auto agents = co_await deps.invoke.ChatAgents(caller);
+  if (!agents) {
+    co_return RpcResponse(
+        500, mcp::ErrorBody(message.id,
+                            mcp::RpcError{mcp::kInternalError, agents.error().message, nullptr}));
+  }
+  std::vector<mcp::ToolDescription> tools;
+  for (const auto& a : *agents) {
+    const auto& config = a.agent->config;
+    tools.push_back(mcp::ToolDescription{
+        a.agent_id, config.description.empty() ? config.name : config.description,
+        mcp::AgentInputSchema(config.per_instance)});
+  }
+  co_return RpcResponse(
+      200, mcp::ResultBody(message.id, mcp::Finished(mcp::ToolsListResult(tools), era)));
+}
+
+asio::awaitable<Response> Serve(RouteDeps& deps, RunningCalls& running, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto read = mcp::ReadIncoming(r.body);
+  if (auto* refusal = std::get_if<mcp::Refusal>(&read)) co_return Refused(*refusal, nullptr);
+  const auto& message = std::get<mcp::IncomingMessage>(read);
+  auto header = [&r](std::string_view name) -> std::optional<std::string> {
+    auto v = r.Header(name);
+    return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
+  };
+  const auto checked = mcp::EraOf(
+      message, {header("mcp-protocol-version"), header("mcp-method"), header("mcp-name")});
+  if (auto* refusal = std::get_if<mcp::Refusal>(&checked)) co_return Refused(*refusal, message.id);
+  const auto& era = std::get<mcp::Era>(checked);
+
+  if (message.notification) {
+    if (message.method == "notifications/cancelled") {
+      if (const auto* id = message.params.if_contains("requestId"))
+        running.Cancel(CallKey(*caller, r, *id));
+    }
+    co_return RpcResponse(202, "");
+  }
+  const auto answer = [&](json::object result) {
+    return RpcResponse(200, mcp::ResultBody(message.id, mcp::Finished(std::move(result), era)));
+  };
+  if (message.method == "tools/call")
+    co_return co_await CallTool(deps, running, r, *caller, message, era);
+  if (message.method == "tools/list") co_return co_await ListTools(deps, *caller, message, era);
+  if (message.method == "ping") co_return answer(json::object{});
+  if (message.method == "server/discover") co_return answer(mcp::DiscoverResult(kServerVersion));
+  if (message.method == "initialize" && !era.modern) {
+    // A session id only names this client's calls for notifications/cancelled; nothing is kept.
+    Response response = answer(mcp::InitializeResult(message.params, kServerVersion));
+    response.headers.emplace_back("Mcp-Session-Id", crypto::RandomBase64Url(18));
+    co_return response;
+  }
+  co_return RpcResponse(
+      era.modern ? 404 : 200,
+      mcp::ErrorBody(message.id, mcp::RpcError{mcp::kMethodNotFound,
+                                               "Method not found: " + message.method, nullptr}));
+}
+
+}  // namespace
+
+void AddMcpRoutes(Router& router, RouteDeps& deps) {
+  auto running = std::make_shared<RunningCalls>();
+  router.Add("POST", "/mcp", [&deps, running](Request& r) -> asio::awaitable<Response> {
+    co_return co_await Serve(deps, *running, r);
+  });
+  // No standalone stream and no sessions to end: the current revision has neither.
+  for (const char* method : {"GET", "DELETE"}) {
+    router.Add(method, "/mcp", [](Request&) -> asio::awaitable<Response> {
+      Response response =
+          ErrorResponse(Error(ErrorCode::kMethodNotAllowed, "the MCP endpoint takes POST only"));
+      response.status = 405;
+      response.headers.emplace_back("Allow", "POST");
+      co_return response;
+    });
+  }
+}
+
+}  // namespace agentgate::http

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the MCP counterparts of the tests (tests/mcp/package.json, pinned by package-lock.json:
+# the reference server-everything and the official TypeScript SDK) into DIR, once per lock file,
+# and copies the test scripts beside them. Prints DIR. Concurrent runs wait for each other.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+dir="${1:-$root/build/mcp-counterparts}"
+mkdir -p "$dir"
+exec 9>"$dir/.install.lock"
+flock 9
+cp "$here/package.json" "$here/package-lock.json" "$here"/*.mjs "$dir/"
+stamp="$dir/node_modules/.agentgate-lock-sha256"
+sum="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null || true)" != "$sum" ]; then
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  echo "$sum" >"$stamp"
+fi
+echo "$dir"

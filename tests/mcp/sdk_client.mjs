@@ -1,0 +1,53 @@
+// The official TypeScript SDK's MCP client against agentgate's POST /mcp, for the black-box tests.
+//   node sdk_client.mjs --url URL --org O --env E --token T --sdk v1|v2 --calls JSON
+// v1 is @modelcontextprotocol/sdk (2025-11-25, initialize handshake); v2 is
+// @modelcontextprotocol/client pinned to 2026-07-28. --calls is a list of
+// {"name", "arguments", "abort_after_ms"?}; "$conversation_id" in arguments is replaced by the
+// conversation_id of the previous result. Prints {"version", "tools", "results"} as one JSON line.
+const arg = (name) => process.argv[process.argv.indexOf(`--${name}`) + 1];
+const sdk = arg('sdk');
+const headers = { 'fl-api-org': arg('org'), 'fl-api-env': arg('env'), 'fl-api-token': arg('token') };
+const calls = JSON.parse(arg('calls') ?? '[]');
+
+async function connect() {
+  const url = new URL(arg('url'));
+  if (sdk === 'v1') {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'agentgate-test-v1', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    return { client, version: () => client.transport?.protocolVersion };
+  }
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const client = new Client({ name: 'agentgate-test-v2', version: '1.0.0' },
+                            { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  return { client, version: () => client.getNegotiatedProtocolVersion() };
+}
+
+function substitute(value, conversationId) {
+  return JSON.parse(JSON.stringify(value).replaceAll('"$conversation_id"', JSON.stringify(conversationId ?? null)));
+}
+
+const { client, version } = await connect();
+const listed = await client.listTools();
+const results = [];
+let conversationId = null;
+for (const call of calls) {
+  const controller = new AbortController();
+  if (call.abort_after_ms) setTimeout(() => controller.abort(), call.abort_after_ms);
+  try {
+    const params = { name: call.name, arguments: substitute(call.arguments, conversationId) };
+    const options = { signal: controller.signal, timeout: 60000 };
+    // v1 takes a result schema before the options; v2 takes the options second.
+    const result = sdk === 'v1' ? await client.callTool(params, undefined, options)
+                                : await client.callTool(params, options);
+    conversationId = result.structuredContent?.conversation_id ?? conversationId;
+    results.push(result);
+  } catch (e) {
+    results.push({ thrown: String(e?.message ?? e), aborted: controller.signal.aborted });
+  }
+}
+console.log(JSON.stringify({ version: version() ?? null, tools: listed.tools, results }));
+await client.close();
+process.exit(0);
