@@ -5,6 +5,7 @@
 #include "domain/json_text.hpp"
 
 #include <ctime>
+#include <limits>
 
 namespace agentgate {
 
@@ -253,6 +254,46 @@ asio::awaitable<Result<std::vector<ToolSecretRecord>>> AdminService::ListToolSec
     std::string org_id) {
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
   co_return co_await store_.Run([&](Store& s) { return s.ListToolSecrets(org_id); });
+}
+
+namespace {
+
+Result<void> CheckMemoryFilter(const MemoryFilter& filter, bool agent_required) {
+  if (agent_required && !filter.agent_id) return InvalidField("agent", "is required");
+  if (filter.agent_id && !names::IsValidId(*filter.agent_id))
+    return InvalidField("agent", "must match [A-Za-z0-9_-]{1,64}");
+  if (filter.env && !names::IsValidEnvironment(*filter.env))
+    return InvalidField("env", "is not a valid environment name");
+  if (filter.group_key && !filter.group_key->empty() && !names::IsValidGroupKey(*filter.group_key))
+    return InvalidField("group_key",
+                        "must be 1-128 of letters, digits, . _ - @ (or empty: the default group)");
+  return {};
+}
+
+}  // namespace
+
+asio::awaitable<Result<AdminService::MemoryPage>> AdminService::ListMemories(
+    MemoryFilter filter, std::optional<std::int64_t> before, int limit) {
+  AG_CO_TRYV(CheckMemoryFilter(filter, true));
+  if (limit < 1 || limit > 1000) co_return InvalidField("limit", "must be between 1 and 1000");
+  if (auto org = co_await RequireOrg(filter.org_id); !org) co_return org.error();
+  const std::int64_t below = before.value_or(std::numeric_limits<std::int64_t>::max());
+  AG_CO_TRY(auto memories,
+            co_await store_.Run([&](Store& s) { return s.ListMemoryPage(filter, below, limit); }));
+  MemoryPage page{std::move(memories), std::nullopt};
+  if (static_cast<int>(page.memories.size()) == limit) page.next_before = page.memories.back().id;
+  co_return page;
+}
+
+asio::awaitable<Result<std::int64_t>> AdminService::DeleteMemories(MemoryFilter filter,
+                                                                   std::optional<std::int64_t> id) {
+  AG_CO_TRYV(CheckMemoryFilter(filter, !id));
+  if (auto org = co_await RequireOrg(filter.org_id); !org) co_return org.error();
+  AG_CO_TRY(auto deleted,
+            co_await store_.Run([&](Store& s) { return s.DeleteMemories(filter, id); }));
+  if (id && deleted == 0)
+    co_return Error(ErrorCode::kNotFound, "no memory with id " + std::to_string(*id));
+  co_return deleted;
 }
 
 asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id,

@@ -80,6 +80,17 @@ class AdminService {
                                                      std::string value);
   boost::asio::awaitable<Result<void>> DeleteToolSecret(std::string org_id, std::string name);
   boost::asio::awaitable<Result<std::vector<ToolSecretRecord>>> ListToolSecrets(std::string org_id);
+  // Long-term memory as the operator sees it: `filter.agent_id` is required to list; deleting
+  // takes either an agent (its facts, narrowed by env and group) or one fact's id.
+  struct MemoryPage {
+    std::vector<MemoryEntry> memories;  // newest first
+    std::optional<std::int64_t> next_before;
+  };
+  boost::asio::awaitable<Result<MemoryPage>> ListMemories(MemoryFilter filter,
+                                                          std::optional<std::int64_t> before,
+                                                          int limit);
+  boost::asio::awaitable<Result<std::int64_t>> DeleteMemories(MemoryFilter filter,
+                                                              std::optional<std::int64_t> id);
   boost::asio::awaitable<Result<UsageReport>> GetUsage(std::string org_id,
                                                        std::optional<std::string> month);
   boost::asio::awaitable<Result<TurnRecord>> GetTurn(std::string org_id, std::string turn_id);

@@ -2,6 +2,7 @@
 
 #include "app/metered_model.hpp"
 #include "crypto/crypto.hpp"
+#include "domain/agent/memory_recall.hpp"
 #include "domain/agent/prompt.hpp"
 #include "domain/agent/retry_policy.hpp"
 #include "domain/agent/transcript.hpp"
@@ -22,8 +23,7 @@ using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kPastTheCap{1000};
-constexpr int kMemoriesConsidered = 50;
-constexpr std::size_t kMemoriesShown = 10;
+constexpr int kMemoriesShown = 10;
 // How often a turn queued behind one running on another server looks again: soon at first (most
 // turns are short), then backing off so long turns cost the store little.
 constexpr milliseconds kTurnQueueFirstPoll{5};
@@ -235,21 +235,18 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   const MemoryScope memory_scope{caller.org_id, caller.env, command.agent_id,
                                  request.group_key.value_or("")};
   if (config.memory == MemoryMode::kShared) {
-    AG_CO_TRY(auto memories, co_await d_.store.Run([&](Store& s) {
-      return s.ListMemories(memory_scope, kMemoriesConsidered);
+    // Every fact of the group is searched by the store's full-text index; with no match (or no
+    // words to match) the newest facts are shown instead.
+    const auto terms = RecallTerms(request.message);
+    AG_CO_TRY(auto recalled, co_await d_.store.Run([&](Store& s) {
+      return s.RecallMemories(memory_scope, terms, kMemoriesShown);
     }));
-    std::vector<TrustedResource> facts;
-    for (const auto& m : memories)
-      facts.push_back(TrustedResource{std::to_string(m.id), "", m.fact});
-    const ResourceIndex index(facts);
-    for (const auto& hit : index.Search(request.message, kMemoriesShown))
-      inputs.memories.push_back(hit.resource->text);
-    if (inputs.memories.empty()) {  // nothing relevant by terms: the newest facts
-      for (std::size_t i = facts.size() > kMemoriesShown ? facts.size() - kMemoriesShown : 0;
-           i < facts.size(); ++i) {
-        inputs.memories.push_back(facts[i].text);
-      }
+    if (recalled.empty()) {
+      AG_CO_TRY(recalled, co_await d_.store.Run([&](Store& s) {
+        return s.ListMemories(memory_scope, kMemoriesShown);
+      }));
     }
+    for (auto& m : recalled) inputs.memories.push_back(std::move(m.fact));
   }
 
   McpTurnTools mcp_tools;

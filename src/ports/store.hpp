@@ -138,6 +138,18 @@ class ConversationStore {
                                  std::int64_t now_ms) = 0;
   // The newest `limit` entries, oldest first.
   virtual Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) = 0;
+  // The scope's facts holding any of `terms` (words, domain/agent/memory_recall), best first by
+  // the store's full-text rank (SQLite FTS5 bm25, PostgreSQL ts_rank), newer first on a tie.
+  // Only the rarest terms are searched, as PlanRecall decides from the engine's term counts.
+  virtual Result<std::vector<MemoryEntry>> RecallMemories(const MemoryScope& scope,
+                                                          const std::vector<std::string>& terms,
+                                                          int limit) = 0;
+  // The operator's view: the filter's facts with ids below `before_id`, newest first.
+  virtual Result<std::vector<MemoryEntry>> ListMemoryPage(const MemoryFilter& filter,
+                                                          std::int64_t before_id, int limit) = 0;
+  // Deletes the filter's facts (only fact `id`, when given); returns how many.
+  virtual Result<std::int64_t> DeleteMemories(const MemoryFilter& filter,
+                                              std::optional<std::int64_t> id) = 0;
 };
 
 // Idempotency keys, the per-conversation call window and monthly spend: exact under concurrency

@@ -203,6 +203,15 @@ struct MemoryEntry {
   std::int64_t id = 0;
   std::string fact;
   std::int64_t created_at_ms = 0;
+  MemoryScope scope;  // filled by ListMemoryPage (the operator's view)
+};
+
+// Which facts an operator lists or deletes: an org's, optionally of one agent, env and group.
+struct MemoryFilter {
+  std::string org_id;
+  std::optional<std::string> agent_id;
+  std::optional<std::string> env;
+  std::optional<std::string> group_key;  // "" = the agent's default group
 };
 
 }  // namespace agentgate

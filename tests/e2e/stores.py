@@ -54,6 +54,20 @@ def stored_bytes(url):
     return dump + b"".join(bytes.fromhex(h.decode()) for h in re.findall(rb"\\\\x((?:[0-9a-f]{2})+)", dump))
 
 
+def execute(url, sql):
+    """Runs `sql` on the store directly (seeding what no API writes in bulk)."""
+    if url.startswith("sqlite:"):
+        import sqlite3
+        db = sqlite3.connect(url[len("sqlite:"):], timeout=10)
+        try:
+            db.executescript(sql)
+            db.commit()
+        finally:
+            db.close()
+        return
+    psql(url, sql)
+
+
 def count_rows(url, table):
     """How many rows the store's `table` holds (what no API lists: conversations never answered)."""
     if url.startswith("sqlite:"):

@@ -29,6 +29,7 @@ class SqliteBackend {
     return std::unique_ptr<Store>(std::move(SqliteStore::Open(path_, connections).value()));
   }
   const std::string& path() const { return path_; }
+  void Settle() {}  // SQLite's full-text counts are exact at once
 
  private:
   static inline int counter_ = 0;
@@ -60,13 +61,17 @@ class PostgresBackend {
   }
 
   std::unique_ptr<Store> Open(std::size_t connections = 4) {
-    const std::string url = std::string(Url()) +
-                            (std::string(Url()).find('?') == std::string::npos ? "?" : "&") +
-                            "options=-csearch_path%3D" + schema_;
-    return std::unique_ptr<Store>(std::move(PostgresStore::Open(url, connections).value()));
+    return std::unique_ptr<Store>(std::move(PostgresStore::Open(ScopedUrl(), connections).value()));
   }
+  // What autovacuum does on its own once a table grew: statistics memory recall plans with.
+  void Settle() { pg::Connection(ScopedUrl()).Exec("ANALYZE memories"); }
 
  private:
+  std::string ScopedUrl() const {
+    return std::string(Url()) + (std::string(Url()).find('?') == std::string::npos ? "?" : "&") +
+           "options=-csearch_path%3D" + schema_;
+  }
+
   static inline int counter_ = 0;
   std::string schema_;
 };

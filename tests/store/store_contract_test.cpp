@@ -415,6 +415,95 @@ TYPED_TEST(StoreContract, MemoriesAreIsolatedByScopeAndListedNewestWindowOldestF
   EXPECT_TRUE(s.ListMemories(MemoryScope{"other", "prod", "bot", "team-a"}, 10).value().empty());
 }
 
+TYPED_TEST(StoreContract, RecallSearchesEveryFactOfItsScopeOnlyBestFirst) {
+  auto& s = *this->store_;
+  const MemoryScope a{"acme", "prod", "bot", "team-a"};
+  ASSERT_TRUE(s.AddMemory(a, "The VAT number of Acme GmbH is DE123456789", 1));
+  for (int i = 0; i < 300; ++i)  // newer facts that say nothing about it
+    ASSERT_TRUE(
+        s.AddMemory(a, "Shipping note " + std::to_string(i) + ": boxes leave on Friday", 2 + i));
+  ASSERT_TRUE(s.AddMemory(a, "Acme prefers invoices by email", 400));
+  // The same words in other scopes are never returned.
+  for (const auto& other :
+       {MemoryScope{"acme", "prod", "bot", "team-b"}, MemoryScope{"acme", "dev", "bot", "team-a"},
+        MemoryScope{"acme", "prod", "aide", "team-a"},
+        MemoryScope{"beta", "prod", "bot", "team-a"}})
+    ASSERT_TRUE(s.AddMemory(other, "The VAT number of Acme GmbH is secret elsewhere", 500));
+
+  auto hits = s.RecallMemories(a, {"vat", "number", "acme"}, 5).value();
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].fact, "The VAT number of Acme GmbH is DE123456789");  // three words beat one
+  EXPECT_EQ(hits[1].fact, "Acme prefers invoices by email");
+  EXPECT_EQ(s.RecallMemories(a, {"invoice"}, 5).value().at(0).fact,  // stemmed: invoices
+            "Acme prefers invoices by email");
+  EXPECT_TRUE(s.RecallMemories(a, {"zebra"}, 5).value().empty());
+  EXPECT_TRUE(s.RecallMemories(a, {}, 5).value().empty());
+  EXPECT_EQ(s.RecallMemories(a, {"friday"}, 3).value().size(), 3u);  // the limit holds
+  // A term that looks like engine syntax is a word like any other.
+  EXPECT_TRUE(s.RecallMemories(a, {"or", "near", "and"}, 3).value().empty());
+}
+
+TYPED_TEST(StoreContract, RecallFindsARareFactAmongThousandsHoldingCommonWords) {
+  auto& s = *this->store_;
+  const MemoryScope a{"acme", "prod", "bot", "team-a"};
+  TurnCommit commit;
+  commit.turn = Turn("t-facts");
+  commit.facts.push_back(RememberedFact{a, "The shipping code for Zurich is ZX81", 1});
+  for (int i = 0; i < 1500; ++i)  // more holders of "shipping" and "friday" than recall ranks
+    commit.facts.push_back(
+        RememberedFact{a, "Shipping batch " + std::to_string(i) + " leaves on Friday", 2 + i});
+  ASSERT_TRUE(s.CommitTurn(commit));
+  this->backend_.Settle();
+
+  auto hits = s.RecallMemories(a, {"shipping", "friday", "zx81"}, 3).value();
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0].fact, "The shipping code for Zurich is ZX81");
+  // Every term common: its newest holders, newest first.
+  hits = s.RecallMemories(a, {"friday"}, 3).value();
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].fact, "Shipping batch 1499 leaves on Friday");
+  EXPECT_EQ(hits[2].fact, "Shipping batch 1497 leaves on Friday");
+}
+
+TYPED_TEST(StoreContract, OperatorsListAndDeleteMemoriesByAgentEnvGroupOrId) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.AddMemory(MemoryScope{"acme", "prod", "bot", ""}, "default group", 1));
+  ASSERT_TRUE(s.AddMemory(MemoryScope{"acme", "prod", "bot", "team-a"}, "team a one", 2));
+  ASSERT_TRUE(s.AddMemory(MemoryScope{"acme", "prod", "bot", "team-a"}, "team a two", 3));
+  ASSERT_TRUE(s.AddMemory(MemoryScope{"acme", "dev", "bot", "team-a"}, "dev fact", 4));
+  ASSERT_TRUE(s.AddMemory(MemoryScope{"acme", "prod", "aide", ""}, "other agent", 5));
+  const MemoryFilter bot{"acme", "bot", std::nullopt, std::nullopt};
+  auto all = s.ListMemoryPage(bot, INT64_MAX, 10).value();
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[0].fact, "dev fact");  // newest first
+  EXPECT_EQ(all[0].scope.env, "dev");
+  auto page = s.ListMemoryPage(bot, all[1].id, 10).value();
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].fact, "team a one");
+  const MemoryFilter default_group{"acme", "bot", "prod", ""};
+  ASSERT_EQ(s.ListMemoryPage(default_group, INT64_MAX, 10).value().size(), 1u);
+  // One wrong fact, then a whole group.
+  EXPECT_EQ(
+      s.DeleteMemories(MemoryFilter{"beta", std::nullopt, std::nullopt, std::nullopt}, all[1].id)
+          .value(),
+      0);  // another org's id deletes nothing
+  EXPECT_EQ(
+      s.DeleteMemories(MemoryFilter{"acme", std::nullopt, std::nullopt, std::nullopt}, all[1].id)
+          .value(),
+      1);
+  EXPECT_EQ(s.DeleteMemories(MemoryFilter{"acme", "bot", "prod", "team-a"}, std::nullopt).value(),
+            1);
+  EXPECT_EQ(s.ListMemoryPage(bot, INT64_MAX, 10).value().size(), 2u);
+  // Deleted facts leave the index too.
+  EXPECT_TRUE(
+      s.RecallMemories(MemoryScope{"acme", "prod", "bot", "team-a"}, {"team"}, 5).value().empty());
+  EXPECT_EQ(
+      s.ListMemoryPage(MemoryFilter{"acme", "aide", std::nullopt, std::nullopt}, INT64_MAX, 10)
+          .value()
+          .size(),
+      1u);
+}
+
 TYPED_TEST(StoreContract, IdempotencyClaimsRunReplayAndExpire) {
   auto& s = *this->store_;
   using O = IdempotencyClaim::Outcome;

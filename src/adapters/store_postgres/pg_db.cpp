@@ -125,14 +125,22 @@ bool Connection::EnsureOpen() {
 }
 
 Rows Connection::Exec(const std::string& sql, const std::vector<Param>& params) {
+  return Run(PreparedName(sql, static_cast<int>(params.size())), sql, params);
+}
+
+Rows Connection::ExecPlannedForValues(const std::string& sql, const std::vector<Param>& params) {
+  return Run(nullptr, sql, params);
+}
+
+Rows Connection::Run(const std::string* prepared_name, const std::string& sql,
+                     const std::vector<Param>& params) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
   const int n = static_cast<int>(values.size());
-  const std::string* name = PreparedName(sql, n);
   pg_result* r =
-      name != nullptr
-          ? PQexecPrepared(c_, name->c_str(), n, values.data(), nullptr, nullptr, 0)
+      prepared_name != nullptr
+          ? PQexecPrepared(c_, prepared_name->c_str(), n, values.data(), nullptr, nullptr, 0)
           : PQexecParams(c_, sql.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0);
   ThrowOnFailure(r, c_);
   return Rows(r);

@@ -65,6 +65,9 @@ class Connection {
   Connection(const Connection&) = delete;
 
   Rows Exec(const std::string& sql, const std::vector<Param>& params = {});
+  // Planned with its values on every call, never prepared: for statements whose best plan
+  // depends on them (a full-text match's selectivity), which a cached generic plan cannot see.
+  Rows ExecPlannedForValues(const std::string& sql, const std::vector<Param>& params);
   void ExecScript(const std::string& sql);       // several statements, no parameters (migrations)
   std::string Literal(const std::string& text);  // quoted and escaped for ExecScript
   // Reconnects when the server went away (a restart); true when usable.
@@ -72,6 +75,8 @@ class Connection {
 
  private:
   void ConfigureSession();
+  Rows Run(const std::string* prepared_name, const std::string& sql,
+           const std::vector<Param>& params);
   const std::string* PreparedName(const std::string& sql, int params);
   pg_conn* c_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name

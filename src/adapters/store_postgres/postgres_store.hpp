@@ -2,6 +2,7 @@
 // The shared store: one PostgreSQL database for several servers. Every read-then-write decision
 // is one transaction holding a per-key advisory lock, so it means the same as on SQLite.
 
+#include "adapters/store_postgres/lexeme_stats.hpp"
 #include "adapters/store_postgres/pg_db.hpp"
 #include "ports/store.hpp"
 
@@ -91,6 +92,13 @@ class PostgresStore final : public Store {
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                          std::int64_t now_ms) override;
   Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) override;
+  Result<std::vector<MemoryEntry>> RecallMemories(const MemoryScope& scope,
+                                                  const std::vector<std::string>& terms,
+                                                  int limit) override;
+  Result<std::vector<MemoryEntry>> ListMemoryPage(const MemoryFilter& filter,
+                                                  std::int64_t before_id, int limit) override;
+  Result<std::int64_t> DeleteMemories(const MemoryFilter& filter,
+                                      std::optional<std::int64_t> id) override;
 
   // GovernanceStore
   Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
@@ -113,6 +121,7 @@ class PostgresStore final : public Store {
   explicit PostgresStore(std::unique_ptr<pg::Pool> pool) : pool_(std::move(pool)) {}
 
   std::unique_ptr<pg::Pool> pool_;
+  LexemeStats lexeme_stats_;  // what memory recall plans with
 };
 
 // Applies pending schema migrations under a cluster-wide advisory lock.

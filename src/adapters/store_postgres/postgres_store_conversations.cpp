@@ -1,4 +1,5 @@
 #include "adapters/store_postgres/postgres_store.hpp"
+#include "domain/agent/memory_recall.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -285,8 +286,115 @@ Result<std::vector<MemoryEntry>> PostgresStore::ListMemories(const MemoryScope& 
         {P(scope.org_id), P(scope.env), P(scope.agent_id), P(scope.group_key), P(limit)});
     std::vector<MemoryEntry> out;
     for (int i = 0; i < r.size(); ++i)
-      out.push_back(MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2)});
+      out.push_back(MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2), scope});
     return out;
+  });
+}
+
+namespace {
+
+// "'l1' | 'l2'": lexemes already normalised by to_tsvector, quoted so none is read as syntax.
+std::string AnyOfLexemes(const std::vector<std::string>& lexemes) {
+  std::string out;
+  for (const auto& lexeme : lexemes) {
+    if (!out.empty()) out += " | ";
+    out += '\'';
+    for (char ch : lexeme) {
+      if (ch == '\'' || ch == '\\') out += ch;
+      out += ch;
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+// "org_id = $1 [AND agent_id = $n] [AND env = $n] [AND group_key = $n]", its parameters appended.
+std::string FilterSql(const MemoryFilter& filter, std::vector<pg::Param>& params) {
+  params.push_back(P(filter.org_id));
+  std::string sql = "org_id = $1";
+  if (filter.agent_id) {
+    params.push_back(P(*filter.agent_id));
+    sql += " AND agent_id = $" + std::to_string(params.size());
+  }
+  if (filter.env) {
+    params.push_back(P(*filter.env));
+    sql += " AND env = $" + std::to_string(params.size());
+  }
+  if (filter.group_key) {
+    params.push_back(P(*filter.group_key));
+    sql += " AND group_key = $" + std::to_string(params.size());
+  }
+  return sql;
+}
+
+}  // namespace
+
+Result<std::vector<MemoryEntry>> PostgresStore::RecallMemories(
+    const MemoryScope& scope, const std::vector<std::string>& terms, int limit) {
+  if (terms.empty()) return std::vector<MemoryEntry>{};
+  std::string words;
+  for (const auto& term : terms) words += (words.empty() ? "" : " ") + term;
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
+    // The message's lexemes, in its order, and how many facts hold each (estimated).
+    auto parsed = c.Exec(
+        "SELECT lexeme FROM unnest(to_tsvector('english', $1)) ORDER BY positions[1]", {P(words)});
+    std::vector<std::string> lexemes;
+    for (int i = 0; i < parsed.size(); ++i) lexemes.push_back(parsed.Text(i, 0));
+    auto frequencies = lexeme_stats_.Estimate(c, lexemes);
+    const auto plan = PlanRecall(std::move(frequencies));
+    std::vector<MemoryEntry> out;
+    if (plan.terms.empty()) return out;
+    // Ranked, the term index finds the few candidates. Unranked, the scope's index is walked
+    // backwards until enough facts hold the term; written as a range, group_key stays in the
+    // order, which only that index gives (with an equality the planner drops it and may walk the
+    // primary key through every scope's facts instead).
+    auto r = c.ExecPlannedForValues(
+        std::string("SELECT id, fact, created_at_ms FROM memories WHERE org_id = $1 AND env = $2 "
+                    "AND agent_id = $3 AND fact_tsv @@ $5::tsquery AND ") +
+            (plan.ranked ? "group_key = $4 ORDER BY ts_rank(fact_tsv, $5::tsquery) DESC, id DESC"
+                         : "group_key >= $4 AND group_key <= $4 ORDER BY group_key DESC, id DESC") +
+            " LIMIT $6",
+        {P(scope.org_id), P(scope.env), P(scope.agent_id), P(scope.group_key),
+         P(AnyOfLexemes(plan.terms)), P(limit)});
+    for (int i = 0; i < r.size(); ++i)
+      out.push_back(MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2), scope});
+    return out;
+  });
+}
+
+Result<std::vector<MemoryEntry>> PostgresStore::ListMemoryPage(const MemoryFilter& filter,
+                                                               std::int64_t before_id, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
+    std::vector<pg::Param> params;
+    std::string sql =
+        "SELECT id, fact, created_at_ms, org_id, env, agent_id, group_key FROM memories WHERE " +
+        FilterSql(filter, params);
+    params.push_back(P(before_id));
+    sql += " AND id < $" + std::to_string(params.size());
+    params.push_back(P(limit));
+    sql += " ORDER BY id DESC LIMIT $" + std::to_string(params.size());
+    auto r = c.Exec(sql, params);
+    std::vector<MemoryEntry> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(
+          MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2),
+                      MemoryScope{r.Text(i, 3), r.Text(i, 4), r.Text(i, 5), r.Text(i, 6)}});
+    }
+    return out;
+  });
+}
+
+Result<std::int64_t> PostgresStore::DeleteMemories(const MemoryFilter& filter,
+                                                   std::optional<std::int64_t> id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    std::vector<pg::Param> params;
+    std::string sql = "WITH gone AS (DELETE FROM memories WHERE " + FilterSql(filter, params);
+    if (id) {
+      params.push_back(P(*id));
+      sql += " AND id = $" + std::to_string(params.size());
+    }
+    sql += " RETURNING 1) SELECT count(*) FROM gone";
+    return c.Exec(sql, params).Int(0, 0);
   });
 }
 

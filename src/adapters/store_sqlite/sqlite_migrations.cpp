@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 6> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 7> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -185,6 +185,22 @@ CREATE TABLE tool_secrets (
   updated_at_ms INTEGER NOT NULL,
   PRIMARY KEY (org_id, name)
 );
+)sql",
+                                                         R"sql(
+-- Memory recall: an FTS5 index over the facts, kept by triggers. Each fact is indexed with a token
+-- naming its (org, env, agent, group) scope, so a search reads only its scope's postings.
+ALTER TABLE memories ADD COLUMN scope_token TEXT GENERATED ALWAYS AS
+  (lower(hex(org_id || char(31) || env || char(31) || agent_id || char(31) || group_key))) VIRTUAL;
+CREATE VIRTUAL TABLE memories_fts USING fts5(scope_token, fact, content='memories',
+  content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+  INSERT INTO memories_fts(rowid, scope_token, fact) VALUES (new.id, new.scope_token, new.fact);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+  INSERT INTO memories_fts(memories_fts, rowid, scope_token, fact)
+    VALUES ('delete', old.id, old.scope_token, old.fact);
+END;
+INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
 )sql"};
 
 }  // namespace

@@ -90,6 +90,13 @@ class SqliteStore final : public Store {
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                          std::int64_t now_ms) override;
   Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) override;
+  Result<std::vector<MemoryEntry>> RecallMemories(const MemoryScope& scope,
+                                                  const std::vector<std::string>& terms,
+                                                  int limit) override;
+  Result<std::vector<MemoryEntry>> ListMemoryPage(const MemoryFilter& filter,
+                                                  std::int64_t before_id, int limit) override;
+  Result<std::int64_t> DeleteMemories(const MemoryFilter& filter,
+                                      std::optional<std::int64_t> id) override;
 
   // GovernanceStore
   Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,

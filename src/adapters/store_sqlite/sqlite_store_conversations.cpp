@@ -1,4 +1,5 @@
 #include "adapters/store_sqlite/sqlite_store.hpp"
+#include "domain/agent/memory_recall.hpp"
 
 #include <algorithm>
 
@@ -290,8 +291,115 @@ Result<std::vector<MemoryEntry>> SqliteStore::ListMemories(const MemoryScope& sc
         .Bind(4, scope.group_key)
         .Bind(5, limit);
     std::vector<MemoryEntry> out;
-    while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2)});
+    while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2), scope});
     return out;
+  });
+}
+
+namespace {
+
+// "\"t1\" OR \"t2\"": every term a phrase, so no word is read as FTS5 syntax.
+std::string AnyOfTerms(const std::vector<std::string>& terms) {
+  std::string out;
+  for (const auto& term : terms) {
+    if (!out.empty()) out += " OR ";
+    out += '"';
+    for (char ch : term) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    out += '"';
+  }
+  return out;
+}
+
+// "org_id = ? [AND agent_id = ?] [AND env = ?] [AND group_key = ?]".
+std::string FilterSql(const MemoryFilter& filter) {
+  std::string sql = "org_id = ?";
+  if (filter.agent_id) sql += " AND agent_id = ?";
+  if (filter.env) sql += " AND env = ?";
+  if (filter.group_key) sql += " AND group_key = ?";
+  return sql;
+}
+
+int BindFilter(sqlite::Statement& s, const MemoryFilter& filter) {
+  int i = 1;
+  s.Bind(i++, filter.org_id);
+  if (filter.agent_id) s.Bind(i++, *filter.agent_id);
+  if (filter.env) s.Bind(i++, *filter.env);
+  if (filter.group_key) s.Bind(i++, *filter.group_key);
+  return i;
+}
+
+}  // namespace
+
+Result<std::vector<MemoryEntry>> SqliteStore::RecallMemories(const MemoryScope& scope,
+                                                             const std::vector<std::string>& terms,
+                                                             int limit) {
+  if (terms.empty()) return std::vector<MemoryEntry>{};
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
+    // How many facts hold each term (all scopes, as bm25 counts), read only up to the budget.
+    std::vector<TermFrequency> frequencies;
+    for (const auto& term : terms) {
+      auto count = c.Prepare(
+          "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)");
+      count.Bind(1, "fact:" + AnyOfTerms({term})).Bind(2, kRecallCandidateBudget + 1);
+      count.Step();
+      frequencies.push_back(TermFrequency{term, count.Int(0)});
+    }
+    const auto plan = PlanRecall(std::move(frequencies));
+    std::vector<MemoryEntry> out;
+    if (plan.terms.empty()) return out;
+    // Ranked: the few candidates are ranked over all scopes, then kept if they are this scope's.
+    // Unranked: the scope's token and the term's postings are walked newest first.
+    auto s =
+        plan.ranked
+            ? c.Prepare(
+                  "SELECT m.id, m.fact, m.created_at_ms FROM (SELECT rowid AS id, "
+                  "bm25(memories_fts, 0.0, 1.0) AS score FROM memories_fts WHERE memories_fts "
+                  "MATCH ?5) AS hit JOIN memories m ON m.id = hit.id "
+                  "WHERE m.org_id = ?1 AND m.env = ?2 AND m.agent_id = ?3 AND m.group_key = ?4 "
+                  "ORDER BY hit.score, m.id DESC LIMIT ?6")
+            : c.Prepare(
+                  "SELECT m.id, m.fact, m.created_at_ms FROM memories_fts "
+                  "JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH "
+                  "'scope_token:\"' || lower(hex(?1 || char(31) || ?2 || char(31) || ?3 || "
+                  "char(31) || ?4)) || '\" AND fact:' || ?5 "
+                  "ORDER BY memories_fts.rowid DESC LIMIT ?6");
+    s.Bind(1, scope.org_id)
+        .Bind(2, scope.env)
+        .Bind(3, scope.agent_id)
+        .Bind(4, scope.group_key)
+        .Bind(5, plan.ranked ? "fact:(" + AnyOfTerms(plan.terms) + ")" : AnyOfTerms(plan.terms))
+        .Bind(6, limit);
+    while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2), scope});
+    return out;
+  });
+}
+
+Result<std::vector<MemoryEntry>> SqliteStore::ListMemoryPage(const MemoryFilter& filter,
+                                                             std::int64_t before_id, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
+    auto s = c.Prepare(
+        "SELECT id, fact, created_at_ms, org_id, env, agent_id, group_key FROM memories WHERE " +
+        FilterSql(filter) + " AND id < ? ORDER BY id DESC LIMIT ?");
+    const int next = BindFilter(s, filter);
+    s.Bind(next, before_id).Bind(next + 1, limit);
+    std::vector<MemoryEntry> out;
+    while (s.Step()) {
+      out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2),
+                                MemoryScope{s.Text(3), s.Text(4), s.Text(5), s.Text(6)}});
+    }
+    return out;
+  });
+}
+
+Result<std::int64_t> SqliteStore::DeleteMemories(const MemoryFilter& filter,
+                                                 std::optional<std::int64_t> id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    auto s =
+        c.Prepare("DELETE FROM memories WHERE " + FilterSql(filter) + (id ? " AND id = ?" : ""));
+    const int next = BindFilter(s, filter);
+    if (id) s.Bind(next, *id);
+    s.Run();
+    return c.Changes();
   });
 }
 

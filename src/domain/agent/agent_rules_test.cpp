@@ -1,5 +1,6 @@
 // Safety, prompt assembly, resource search, retries and request parsing.
 #include "domain/agent/invoke_request.hpp"
+#include "domain/agent/memory_recall.hpp"
 #include "domain/agent/prompt.hpp"
 #include "domain/agent/resource_search.hpp"
 #include "domain/agent/retry_policy.hpp"
@@ -224,4 +225,41 @@ TEST(InvokeRequest, ParsesTheSourceTableAndNamesBadFields) {
             std::string::npos);
 }
 
+}  // namespace agentgate
+
+namespace agentgate {
+namespace {
+
+TEST(MemoryRecall, TermsAreTheDistinctWordsThatTellFactsApart) {
+  EXPECT_EQ(RecallTerms("What is the VAT number of ACME GmbH? The VAT, please!"),
+            (std::vector<std::string>{"vat", "number", "acme", "gmbh", "please"}));
+  EXPECT_TRUE(RecallTerms("is it the one?").size() == 1);  // "one" only
+  EXPECT_TRUE(RecallTerms("a b c ? !").empty());
+  EXPECT_EQ(RecallTerms("Zürich office", 1), std::vector<std::string>{"zürich"});
+  // Query syntax never passes: only words do.
+  EXPECT_EQ(RecallTerms("\"pay\" OR ref* NEAR(x)"),
+            (std::vector<std::string>{"pay", "ref", "near"}));
+}
+
+TEST(MemoryRecall, PlanSearchesTheRarestTermsWithinTheBudget) {
+  // Rarest first; terms no fact holds are dropped; the budget stops before "order" (400 + 700).
+  const auto plan = PlanRecall({{"order", 700}, {"vat", 3}, {"zzz", 0}, {"acme", 400}}, 1000);
+  EXPECT_TRUE(plan.ranked);
+  EXPECT_EQ(plan.terms, (std::vector<std::string>{"vat", "acme"}));
+  // Exactly at the budget still fits.
+  EXPECT_EQ(PlanRecall({{"a1", 600}, {"b1", 400}}, 1000).terms,
+            (std::vector<std::string>{"b1", "a1"}));
+  // Equally rare terms keep the message's order.
+  EXPECT_EQ(PlanRecall({{"x1", 5}, {"y1", 5}}, 1000).terms, (std::vector<std::string>{"x1", "y1"}));
+}
+
+TEST(MemoryRecall, PlanFallsBackToTheRarestTermUnrankedWhenEveryTermIsCommon) {
+  const auto plan = PlanRecall({{"customer", 90000}, {"account", 5000}}, 1000);
+  EXPECT_FALSE(plan.ranked);
+  EXPECT_EQ(plan.terms, std::vector<std::string>{"account"});
+  EXPECT_TRUE(PlanRecall({{"nothing", 0}}, 1000).terms.empty());
+  EXPECT_TRUE(PlanRecall({}, 1000).terms.empty());
+}
+
+}  // namespace
 }  // namespace agentgate

@@ -38,6 +38,7 @@ void AddInvokeRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 void AddMcpRoutes(Router& router, RouteDeps& deps);
+void AddAdminMemoryRoutes(Router& router, RouteDeps& deps);
 
 // Every route of the server, in one table (the OpenAPI test compares against it).
 Router BuildRouter(RouteDeps& deps);

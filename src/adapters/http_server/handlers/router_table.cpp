@@ -13,6 +13,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddFlowActionRoutes(router, deps);
   AddMetadataGatewayRoutes(router, deps);
   AddMcpRoutes(router, deps);
+  AddAdminMemoryRoutes(router, deps);
   return router;
 }
 
