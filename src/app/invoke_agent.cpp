@@ -1,5 +1,6 @@
 #include "app/invoke_agent.hpp"
 
+#include "app/history_summarizer.hpp"
 #include "app/metered_model.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/memory_recall.hpp"
@@ -218,6 +219,9 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   inputs.additional_instructions = request.additional_instructions;
   inputs.host_context = request.host_context;
   inputs.message = request.message;
+  const bool summarize = config.history.strategy == HistoryStrategy::kSummarize;
+  ConversationSummary summary;             // what earlier turns folded (summarize)
+  std::vector<std::int64_t> history_seqs;  // each inputs.history message's number
   if (conversation_id && !new_conversation) {
     // Only the tail the context can hold: a turn on the 10,000th message reads what one on the
     // 10th does.
@@ -225,11 +229,19 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     AG_CO_TRY(auto history, co_await d_.store.Run([&](Store& s) {
       return s.LoadRecentMessages(*conversation_id, budget.max_bytes, budget.max_messages);
     }));
+    if (summarize) {
+      AG_CO_TRY(summary, co_await d_.store.Run([&](Store& s) {
+        return s.LoadConversationSummary(*conversation_id);
+      }));
+      std::erase_if(history, [&](const MessageRecord& m) { return m.seq <= summary.through_seq; });
+      inputs.history_summary = summary.text;
+    }
     for (auto& m : history) {
       ChatMessage message;
       message.role = m.role == "assistant" ? Role::kAssistant : Role::kUser;
       message.content = std::move(m.content);
       inputs.history.push_back(std::move(message));
+      history_seqs.push_back(m.seq);
     }
   }
   const MemoryScope memory_scope{caller.org_id, caller.env, command.agent_id,
@@ -255,9 +267,6 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
     inputs.extra_tools = mcp_tools.offered;
   }
 
-  auto prompt = AssemblePrompt(config, inputs);
-  const std::string recorded_system = std::move(prompt.recorded_system);
-  const std::size_t history_sent = prompt.history_messages_sent;
   ModelClient* model =
       d_.models.count(config.model.provider) ? d_.models.at(config.model.provider) : nullptr;
   if (model == nullptr)
@@ -270,9 +279,35 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
                                     price_it != d_.prices.end() ? price_it->second : Price{},
                                     config.model.max_output_tokens});
 
+  auto prompt = AssemblePrompt(config, inputs);
+  std::optional<SummaryStep> summary_step;
+  if (summarize && prompt.history_messages_dropped > 0) {
+    // The turns that no longer fit, and as many more as leave half the room free, are folded
+    // into the summary; without one (refused, failed, no time) the window of this prompt stands.
+    const auto fold = static_cast<std::ptrdiff_t>(
+        std::max(prompt.history_messages_dropped, HistoryToFold(config, inputs)));
+    const std::vector<ChatMessage> folded(inputs.history.begin(), inputs.history.begin() + fold);
+    const std::int64_t through_seq = history_seqs[static_cast<std::size_t>(fold - 1)];
+    AG_CO_TRY(summary_step, co_await SummarizeHistory(metered, config, summary, folded, through_seq,
+                                                      Until(deadlines.soft)));
+    if (summary_step->made) {
+      inputs.history.erase(inputs.history.begin(), inputs.history.begin() + fold);
+      inputs.history_summary = summary_step->made->text;
+      prompt = AssemblePrompt(config, inputs);
+    }
+  }
+  const std::string recorded_system = std::move(prompt.recorded_system);
+  const std::size_t history_sent = prompt.history_messages_sent;
+
   Turn turn(std::move(prompt.request), std::move(prompt.action_names), config.max_iterations);
   InvokeResult result;
   result.conversation_id = conversation_id;
+  const bool summary_called = summary_step && summary_step->record.called;
+  if (summary_step) {
+    result.usage.input_tokens += summary_step->usage.input_tokens;
+    result.usage.output_tokens += summary_step->usage.output_tokens;
+    result.cost_usd += summary_step->cost_usd;
+  }
   std::vector<ModelCallRecord> call_log;
   std::vector<RememberedFact> remembered;  // stored with the turn, or not at all
   const ToolContext tool_context{*agent, memory_scope, deadlines.soft, &remembered, &mcp_tools};
@@ -297,8 +332,9 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
       AG_CO_TRY(auto call, co_await metered.Complete(model_request, call_deadline));
       if (call.refused) {
         // A turn that cannot pay for its first call is refused; a later one answers with what
-        // it has.
-        if (call_log.empty()) co_return SpendLimitReached(*call.refused, d_.clock.NowMs());
+        // it has (a summary's call made first counts as one).
+        if (call_log.empty() && !summary_called)
+          co_return SpendLimitReached(*call.refused, d_.clock.NowMs());
         step = turn.OnSpendExhausted();
         break;
       }
@@ -323,7 +359,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
 
   const TurnOutcome outcome = std::get<Turn::Finish>(step).outcome;
   result.stop_reason = outcome.stop_reason;
-  result.model_calls = turn.model_calls();
+  result.model_calls = turn.model_calls() + (summary_called ? 1 : 0);
   std::string response = RenderResponse(outcome);
   result.blocked = agent->safety.Blocks(response);
   if (result.blocked)
@@ -346,8 +382,9 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   commit.turn.input_tokens = result.usage.input_tokens;
   commit.turn.output_tokens = result.usage.output_tokens;
   commit.turn.cost_usd = result.cost_usd;
-  commit.turn.transcript_json = TranscriptJson(recorded_system, turn.transcript(), history_sent,
-                                               call_log, outcome, result.blocked, mcp_tools.notes);
+  commit.turn.transcript_json = TranscriptJson(
+      recorded_system, turn.transcript(), history_sent, call_log, outcome, result.blocked,
+      mcp_tools.notes, summary_step ? std::optional(summary_step->record) : std::nullopt);
   result.turn_id = commit.turn.id;
   const std::int64_t now = d_.clock.NowMs();
   if (conversation_id) {
@@ -363,6 +400,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
   commit.settlements = metered.Settlements();
   commit.new_conversation = std::move(new_conversation);
   commit.facts = std::move(remembered);
+  if (summary_step) commit.summary = summary_step->made;
   // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
   // last step ran (a canceled or timed-out model call returns a failure, not an exception), stores
   // nothing. Past this check the commit is queued in the same step, and its outcome is the answer

@@ -116,6 +116,9 @@ class ConversationStore {
   virtual Result<std::vector<MessageRecord>> LoadRecentMessages(const std::string& conversation_id,
                                                                 std::size_t max_bytes,
                                                                 std::size_t max_messages) = 0;
+  // The summary the conversation's turns made so far (empty with through_seq 0 when none).
+  virtual Result<ConversationSummary> LoadConversationSummary(
+      const std::string& conversation_id) = 0;
 
   // Turn order on one conversation across servers: a ticket in arrival order; a turn runs when
   // its ticket is the oldest live one. Tickets of turns that died expire at `expires_at_ms`.

@@ -152,6 +152,13 @@ struct RememberedFact {
 // the turn remembered. A turn is wholly committed, with its answer replayable, or not there at
 // all; it can never be committed and then run again, and a turn that is not committed has spent
 // nothing, created no conversation and remembered nothing.
+// A conversation's running summary (history strategy summarize): the gist of its messages
+// 1..through_seq; through_seq 0 while none was made.
+struct ConversationSummary {
+  std::string text;
+  std::int64_t through_seq = 0;
+};
+
 struct TurnCommit {
   TurnRecord turn;
   std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order
@@ -159,6 +166,7 @@ struct TurnCommit {
   std::optional<IdempotencyCompletion> idempotency;
   std::optional<ConversationRecord> new_conversation;  // its id is turn.conversation_id
   std::vector<RememberedFact> facts;
+  std::optional<ConversationSummary> summary;  // replaces turn.conversation_id's summary
 };
 
 struct CallWindowDecision {

@@ -48,6 +48,7 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
       {},
       IdempotencyCompletion{key, 0, 200, "{}", now - 1},
       {},
+      {},
       {}}));
 
   boost::asio::thread_pool pool(1);

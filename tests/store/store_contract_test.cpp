@@ -284,9 +284,9 @@ TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
   ASSERT_TRUE(s.CommitTurn(TurnCommit{
-      Turn("t1", "c1"), {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}, {}, {}, {}, {}}));
+      Turn("t1", "c1"), {{0, "user", "hi", 1}, {0, "assistant", "hello", 2}}, {}, {}, {}, {}, {}}));
   ASSERT_TRUE(
-      s.CommitTurn(TurnCommit{Turn("t2", "c1"), {{0, "user", "again", 3}}, {}, {}, {}, {}}));
+      s.CommitTurn(TurnCommit{Turn("t2", "c1"), {{0, "user", "again", 3}}, {}, {}, {}, {}, {}}));
   auto m = s.LoadMessages("c1").value();
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0].seq, 1);
@@ -300,14 +300,14 @@ TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c2", "acme", "prod", "bot", "", 1}));
-  TurnCommit commit{Turn("t1", "c1"), {}, {}, {}, {}, {}};
+  TurnCommit commit{Turn("t1", "c1"), {}, {}, {}, {}, {}, {}};
   for (int i = 0; i < 300; ++i) {  // ten bytes each: more than one page on PostgreSQL
     const std::string n = std::to_string(1000 + i);
     commit.messages.push_back({0, i % 2 == 0 ? "user" : "assistant", "message" + n.substr(1), i});
   }
   ASSERT_TRUE(s.CommitTurn(commit));
   ASSERT_TRUE(
-      s.CommitTurn(TurnCommit{Turn("t2", "c2"), {{0, "user", "other", 1}}, {}, {}, {}, {}}));
+      s.CommitTurn(TurnCommit{Turn("t2", "c2"), {{0, "user", "other", 1}}, {}, {}, {}, {}, {}}));
 
   auto tail = s.LoadRecentMessages("c1", 25, 1000).value();  // 25 bytes: three messages cross it
   ASSERT_EQ(tail.size(), 3u);
@@ -338,7 +338,8 @@ TYPED_TEST(StoreContract, AFirstCallsConversationAndRememberedFactsCommitWithIts
                    {},
                    {},
                    ConversationRecord{"c-new", "acme", "prod", "bot", "", 5},
-                   {RememberedFact{scope, "likes tea", 5}, RememberedFact{scope, "hates fax", 6}}};
+                   {RememberedFact{scope, "likes tea", 5}, RememberedFact{scope, "hates fax", 6}},
+                   {}};
   ASSERT_TRUE(s.CommitTurn(first));
   EXPECT_EQ(s.GetConversation("c-new").value()->agent_id, "bot");
   EXPECT_EQ(s.LoadMessages("c-new").value().size(), 2u);
@@ -354,7 +355,8 @@ TYPED_TEST(StoreContract, AFirstCallsConversationAndRememberedFactsCommitWithIts
                    {},
                    {},
                    ConversationRecord{"c-new", "acme", "prod", "bot", "", 7},
-                   {RememberedFact{scope, "never stored", 7}}};
+                   {RememberedFact{scope, "never stored", 7}},
+                   {}};
   EXPECT_FALSE(s.CommitTurn(clash));
   EXPECT_EQ(s.ListMemories(scope, 10).value().size(), 2u);
   EXPECT_EQ(s.LoadMessages("c-new").value().size(), 2u);
@@ -369,6 +371,7 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
                                       {},
                                       {},
                                       {},
+                                      {},
                                       {}}));
   ASSERT_TRUE(s.CommitTurn(TurnCommit{
       TurnRecord{"t1", "c1", "acme", "prod", "bot", 1, 100, 7, "", true, 1, 1, 1, 0.0, "[1]"},
@@ -376,9 +379,11 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
       {},
       {},
       {},
+      {},
       {}}));
   ASSERT_TRUE(s.CommitTurn(TurnCommit{
       TurnRecord{"t3", "", "acme", "prod", "bot", 1, 300, 1, "", false, 1, 1, 1, 0.0, "[3]"},
+      {},
       {},
       {},
       {},
@@ -397,7 +402,7 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   EXPECT_EQ(stateless->conversation_id, "");
   EXPECT_EQ(stateless->transcript_json, "[3]");
   EXPECT_FALSE(s.GetTurn("nope").value());
-  EXPECT_EQ(s.CommitTurn(TurnCommit{Turn("t1", "c1"), {}, {}, {}, {}, {}}).error().code,
+  EXPECT_EQ(s.CommitTurn(TurnCommit{Turn("t1", "c1"), {}, {}, {}, {}, {}, {}}).error().code,
             ErrorCode::kConflict);
 }
 
@@ -441,6 +446,28 @@ TYPED_TEST(StoreContract, RecallSearchesEveryFactOfItsScopeOnlyBestFirst) {
   EXPECT_EQ(s.RecallMemories(a, {"friday"}, 3).value().size(), 3u);  // the limit holds
   // A term that looks like engine syntax is a word like any other.
   EXPECT_TRUE(s.RecallMemories(a, {"or", "near", "and"}, 3).value().empty());
+}
+
+TYPED_TEST(StoreContract, AConversationSummaryCommitsWithItsTurnAndOnlyMovesForward) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  EXPECT_EQ(s.LoadConversationSummary("c1").value().through_seq, 0);
+  EXPECT_EQ(s.LoadConversationSummary("c1").value().text, "");
+  TurnCommit first;
+  first.turn = Turn("t-1", "c1");
+  first.summary = ConversationSummary{"The user's code word is PINEAPPLE.", 40};
+  ASSERT_TRUE(s.CommitTurn(first));
+  auto summary = s.LoadConversationSummary("c1").value();
+  EXPECT_EQ(summary.text, "The user's code word is PINEAPPLE.");
+  EXPECT_EQ(summary.through_seq, 40);
+  // A summary of less history never replaces one of more.
+  TurnCommit stale;
+  stale.turn = Turn("t-2", "c1");
+  stale.summary = ConversationSummary{"older", 20};
+  ASSERT_TRUE(s.CommitTurn(stale));
+  EXPECT_EQ(s.LoadConversationSummary("c1").value().through_seq, 40);
+  EXPECT_EQ(s.LoadConversationSummary("nope").value().through_seq, 0);
+  // Nothing is deleted: the messages it covers stay.
 }
 
 TYPED_TEST(StoreContract, RecallFindsARareFactAmongThousandsHoldingCommonWords) {
@@ -553,6 +580,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
                   {},
                   IdempotencyCompletion{k, 0, 200, "late", 999999},
                   {},
+                  {},
                   {}};
   auto refused = s.CommitTurn(late);
   ASSERT_FALSE(refused);
@@ -566,6 +594,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
                    {{0, "user", "pay", 3}, {0, "assistant", "paid once", 4}},
                    {},
                    IdempotencyCompletion{k, 120000, 200, R"({"response":"paid once"})", 999999},
+                   {},
                    {},
                    {}};
   ASSERT_TRUE(s.CommitTurn(retry));
@@ -582,6 +611,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
                    {{0, "user", "again", 5}},
                    {},
                    IdempotencyCompletion{k2, 5, 200, "{}", 999999},
+                   {},
                    {},
                    {}};
   EXPECT_EQ(s.CommitTurn(clash).error().code, ErrorCode::kConflict);

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 7> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 8> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -74,6 +74,10 @@ CREATE TABLE tool_secrets (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT N
 ALTER TABLE memories ADD COLUMN fact_tsv tsvector
   GENERATED ALWAYS AS (to_tsvector('english', fact)) STORED;
 CREATE INDEX memories_fact_tsv ON memories USING GIN (fact_tsv);
+)sql",
+                                                         R"sql(
+ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '',
+  ADD COLUMN summary_through_seq BIGINT NOT NULL DEFAULT 0;
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

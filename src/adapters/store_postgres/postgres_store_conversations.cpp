@@ -168,6 +168,12 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
            {P(fresh->id), P(fresh->created_at_ms)});
   }
   for (const auto& f : commit.facts) InsertFact(c, f);
+  if (const auto& summary = commit.summary) {
+    c.Exec(
+        "UPDATE conversations SET summary = $1, summary_through_seq = $2 WHERE id = $3 AND "
+        "summary_through_seq < $2",
+        {P(summary->text), P(summary->through_seq), P(t.conversation_id)});
+  }
   if (!commit.messages.empty()) {
     std::int64_t seq =
         c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
@@ -192,6 +198,16 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
 }
 
 }  // namespace
+
+Result<ConversationSummary> PostgresStore::LoadConversationSummary(
+    const std::string& conversation_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<ConversationSummary> {
+    auto r = c.Exec("SELECT summary, summary_through_seq FROM conversations WHERE id = $1",
+                    {P(conversation_id)});
+    if (r.size() == 0) return ConversationSummary{};
+    return ConversationSummary{r.Text(0, 0), r.Int(0, 1)};
+  });
+}
 
 std::vector<Result<void>> PostgresStore::CommitTurns(
     const std::vector<const TurnCommit*>& commits) {

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 7> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 8> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -201,6 +201,11 @@ CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
     VALUES ('delete', old.id, old.scope_token, old.fact);
 END;
 INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
+)sql",
+                                                         R"sql(
+-- History strategy summarize: a conversation's running summary of its messages 1..through_seq.
+ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+ALTER TABLE conversations ADD COLUMN summary_through_seq INTEGER NOT NULL DEFAULT 0;
 )sql"};
 
 }  // namespace

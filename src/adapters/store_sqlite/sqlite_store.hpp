@@ -79,6 +79,7 @@ class SqliteStore final : public Store {
   Result<std::vector<MessageRecord>> LoadRecentMessages(const std::string& conversation_id,
                                                         std::size_t max_bytes,
                                                         std::size_t max_messages) override;
+  Result<ConversationSummary> LoadConversationSummary(const std::string& conversation_id) override;
   Result<std::int64_t> EnqueueTurn(const std::string& conversation_id,
                                    std::int64_t expires_at_ms) override;
   Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,

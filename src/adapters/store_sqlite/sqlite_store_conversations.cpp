@@ -89,6 +89,16 @@ Result<std::vector<MessageRecord>> SqliteStore::LoadRecentMessages(
   });
 }
 
+Result<ConversationSummary> SqliteStore::LoadConversationSummary(
+    const std::string& conversation_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<ConversationSummary> {
+    auto s = c.Prepare("SELECT summary, summary_through_seq FROM conversations WHERE id = ?");
+    s.Bind(1, conversation_id);
+    if (!s.Step()) return ConversationSummary{};
+    return ConversationSummary{s.Text(0), s.Int(1)};
+  });
+}
+
 Result<std::int64_t> SqliteStore::EnqueueTurn(const std::string& conversation_id,
                                               std::int64_t expires_at_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
@@ -153,6 +163,16 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
         .Run();
   }
   for (const auto& f : commit.facts) InsertFact(c, f);
+  if (const auto& summary = commit.summary) {
+    c.Prepare(
+         "UPDATE conversations SET summary = ?, summary_through_seq = ? WHERE id = ? AND "
+         "summary_through_seq < ?")
+        .Bind(1, summary->text)
+        .Bind(2, summary->through_seq)
+        .Bind(3, t.conversation_id)
+        .Bind(4, summary->through_seq)
+        .Run();
+  }
   if (!commit.messages.empty()) {
     auto last = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
     last.Bind(1, t.conversation_id).Step();

@@ -85,6 +85,28 @@ Result<ModelSettings> ParseModel(const object& root) {
   return m;
 }
 
+Result<HistorySettings> ParseHistory(const object& root) {
+  const std::string path = jf::Join(kRoot, "history");
+  HistorySettings h;
+  const auto* v = root.if_contains("history");
+  if (v == nullptr) return h;
+  AG_TRY(const object* o, jf::AsObject(*v, path));
+  AG_TRYV(jf::RejectUnknownKeys(*o, path, {"strategy", "max_input_tokens"}));
+  AG_TRY(auto strategy, jf::OptionalString(*o, "strategy", path));
+  if (strategy && *strategy == "summarize") {
+    h.strategy = HistoryStrategy::kSummarize;
+  } else if (strategy && *strategy != "window") {
+    return InvalidField(path + ".strategy", "must be \"window\" or \"summarize\"");
+  }
+  AG_TRY(auto max_input, jf::OptionalInteger(*o, "max_input_tokens", path));
+  if (max_input) {
+    if (*max_input < 256 || *max_input > 10000000)
+      return InvalidField(path + ".max_input_tokens", "must be between 256 and 10000000");
+    h.max_input_tokens = static_cast<int>(*max_input);
+  }
+  return h;
+}
+
 bool IsEnvName(std::string_view s) {
   if (s.empty() || s.size() > 128 || (s.front() >= '0' && s.front() <= '9')) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
@@ -341,10 +363,10 @@ Result<void> CheckNamesUnique(const AgentConfig& c) {
 
 Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   AG_TRY(const object* root, jf::AsObject(config, kRoot));
-  AG_TRYV(jf::RejectUnknownKeys(
-      *root, kRoot,
-      {"name", "description", "instructions", "model", "memory", "per_instance",
-       "monthly_spend_limit_usd", "max_iterations", "tools", "actions", "resources", "safety"}));
+  AG_TRYV(jf::RejectUnknownKeys(*root, kRoot,
+                                {"name", "description", "instructions", "model", "memory",
+                                 "per_instance", "monthly_spend_limit_usd", "max_iterations",
+                                 "tools", "actions", "resources", "safety", "history"}));
   AgentConfig c;
   AG_TRY(c.name, jf::RequiredString(*root, "name", kRoot));
   if (c.name.empty() || c.name.size() > 200) {
@@ -363,6 +385,7 @@ Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   } else if (memory && *memory != "none") {
     return InvalidField("config.memory", "must be \"none\" or \"shared\"");
   }
+  AG_TRY(c.history, ParseHistory(*root));
   AG_TRY(auto per_instance, jf::OptionalBool(*root, "per_instance", kRoot));
   c.per_instance = per_instance.value_or(false);
   AG_TRY(c.monthly_spend_limit_usd, jf::OptionalNumber(*root, "monthly_spend_limit_usd", kRoot));

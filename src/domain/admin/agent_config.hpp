@@ -25,6 +25,18 @@ struct ModelSettings {
 
 enum class MemoryMode { kNone, kShared };
 
+// How a conversation's history meets the input budget: `window` sends the newest turns that fit;
+// `summarize` also folds the turns that no longer fit into a running summary, written by the
+// agent's own model and stored with the conversation (docs/daemon.md, History).
+enum class HistoryStrategy { kWindow, kSummarize };
+
+struct HistorySettings {
+  HistoryStrategy strategy = HistoryStrategy::kWindow;
+  // The most tokens a model call's input may take (instructions, tools, summary, history,
+  // message); absent: the context minus the answer (model.context_tokens - max_output_tokens).
+  std::optional<int> max_input_tokens;
+};
+
 // A header value of an http or mcp tool: a literal, the name of an environment variable of the
 // agentgate process, or the name of one of the org's sealed tool secrets; the last two are read
 // when the tool is called, so a key need not sit in a stored config.
@@ -88,6 +100,7 @@ struct AgentConfig {
   std::string instructions;
   ModelSettings model;
   MemoryMode memory = MemoryMode::kNone;
+  HistorySettings history;
   bool per_instance = false;
   std::optional<double> monthly_spend_limit_usd;
   int max_iterations = 10;

@@ -73,6 +73,24 @@ TEST(AgentConfig, AppliesDefaults) {
   EXPECT_EQ(c->memory, MemoryMode::kNone);
   EXPECT_EQ(c->model.max_output_tokens, 1024);
   EXPECT_FALSE(c->monthly_spend_limit_usd);
+  EXPECT_EQ(c->history.strategy, HistoryStrategy::kWindow);
+  EXPECT_FALSE(c->history.max_input_tokens);
+}
+
+TEST(AgentConfig, ParsesTheHistoryStrategy) {
+  auto c = Parse(R"({"name": "n", "model": {"provider": "p", "name": "m"},
+                     "history": {"strategy": "summarize", "max_input_tokens": 4000}})");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->history.strategy, HistoryStrategy::kSummarize);
+  EXPECT_EQ(c->history.max_input_tokens, 4000);
+  const std::string model = R"("model": {"provider": "p", "name": "m"})";
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "history": {"strategy": "compact"}})",
+                   "config.history.strategy");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "history": {"max_input_tokens": 10}})",
+                   "config.history.max_input_tokens");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "history": {"strategy": "window", "x": 1}})",
+                   "config.history.x");
+  ExpectFieldError(R"({"name": "n", )" + model + R"(, "history": []})", "config.history");
 }
 
 TEST(AgentConfig, ErrorsNameTheField) {

@@ -1,4 +1,5 @@
 // Safety, prompt assembly, resource search, retries and request parsing.
+#include "domain/agent/history_summary.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/agent/memory_recall.hpp"
 #include "domain/agent/prompt.hpp"
@@ -239,6 +240,64 @@ TEST(MemoryRecall, TermsAreTheDistinctWordsThatTellFactsApart) {
   // Query syntax never passes: only words do.
   EXPECT_EQ(RecallTerms("\"pay\" OR ref* NEAR(x)"),
             (std::vector<std::string>{"pay", "ref", "near"}));
+}
+
+TEST(HistorySummary, MaxInputTokensBoundsTheHistoryAndTheSummaryPrecedesIt) {
+  const auto config = Config(R"({"name": "n", "model": {"provider": "p", "name": "m",
+      "max_output_tokens": 100}, "history": {"strategy": "summarize", "max_input_tokens": 600}})");
+  EXPECT_EQ(InputBudgetOf(config), 600);  // not 128000 - 100
+  PromptInputs in;
+  in.message = "next";
+  in.history_summary = "The user's code word is PINEAPPLE.";
+  for (int i = 0; i < 40; ++i)  // 40 turns of ~100 tokens: far more than 600
+    in.history.push_back(ChatMessage{i % 2 ? Role::kAssistant : Role::kUser,
+                                     std::string(200, static_cast<char>('a' + i % 26)),
+                                     {},
+                                     "",
+                                     ""});
+  const auto prompt = AssemblePrompt(config, in);
+  EXPECT_GT(prompt.history_messages_dropped, 30u);
+  EXPECT_LE(EstimateTokens(prompt.request), 600);
+  EXPECT_NE(prompt.request.system.find("Summary of the earlier conversation"), std::string::npos);
+  EXPECT_NE(prompt.request.system.find("PINEAPPLE"), std::string::npos);
+  EXPECT_NE(prompt.recorded_system.find("PINEAPPLE"), std::string::npos);  // it is stored data
+  // A summary folds more than the overflow: what stays takes at most half the room, so the next
+  // fold is turns away.
+  const std::size_t fold = HistoryToFold(config, in);
+  EXPECT_GT(fold, prompt.history_messages_dropped);
+  EXPECT_EQ(in.history[fold].role, Role::kUser);
+  PromptInputs rest = in;
+  rest.history.erase(rest.history.begin(),
+                     rest.history.begin() + static_cast<std::ptrdiff_t>(fold));
+  const auto after = AssemblePrompt(config, rest);
+  EXPECT_EQ(after.history_messages_dropped, 0u);
+  std::int64_t history_tokens = 0;
+  for (const auto& m : rest.history) history_tokens += EstimateTokens(m.content) + 8;
+  const std::int64_t room = 600 - (EstimateTokens(after.request) - history_tokens);
+  EXPECT_LE(history_tokens, room / 2);
+}
+
+TEST(HistorySummary, TheRequestCarriesThePreviousSummaryAndTheFoldedTurnsWithoutTools) {
+  const auto config = Config(R"({"name": "n", "model": {"provider": "p", "name": "m",
+      "max_output_tokens": 300, "context_tokens": 4096}, "memory": "shared"})");
+  const std::vector<ChatMessage> folded{{Role::kUser, "My code word is PINEAPPLE", {}, "", ""},
+                                        {Role::kAssistant, "Noted.", {}, "", ""}};
+  const auto request = SummaryRequest(config, "Earlier: the user is Ada.", folded);
+  EXPECT_TRUE(request.tools.empty());
+  EXPECT_EQ(request.model, "m");
+  ASSERT_EQ(request.messages.size(), 1u);
+  const auto& text = request.messages[0].content;
+  EXPECT_NE(text.find("Earlier: the user is Ada."), std::string::npos);
+  EXPECT_LT(text.find("user: My code word is PINEAPPLE"), text.find("assistant: Noted."));
+  // A quarter of the input budget (4096 - 300), at most max_output_tokens, at least 64.
+  EXPECT_EQ(SummaryMaxTokens(config), 300);
+  EXPECT_EQ(request.max_output_tokens, 300);
+  const auto small = Config(R"({"name": "n", "model": {"provider": "p", "name": "m",
+      "max_output_tokens": 1000}, "history": {"max_input_tokens": 400}})");
+  EXPECT_EQ(SummaryMaxTokens(small), 100);
+  const auto tiny = Config(R"({"name": "n", "model": {"provider": "p", "name": "m",
+      "max_output_tokens": 10}, "history": {"max_input_tokens": 256}})");
+  EXPECT_EQ(SummaryMaxTokens(tiny), 64);
 }
 
 TEST(MemoryRecall, PlanSearchesTheRarestTermsWithinTheBudget) {

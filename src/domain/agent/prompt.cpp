@@ -41,6 +41,10 @@ std::string SystemText(const AgentConfig& config, const PromptInputs& in, bool t
     for (const auto& m : in.memories) facts += "\n- " + m;
     section(facts);
   }
+  if (!in.history_summary.empty()) {
+    section("Summary of the earlier conversation (its older turns are not shown):\n" +
+            in.history_summary);
+  }
   return out;
 }
 
@@ -99,48 +103,69 @@ std::vector<ToolSpec> OfferedTools(const AgentConfig& config) {
   return tools;
 }
 
-HistoryBudget HistoryBudgetOf(const AgentConfig& config) {
-  const std::int64_t tokens =
+std::int64_t InputBudgetOf(const AgentConfig& config) {
+  std::int64_t tokens =
       std::max<std::int64_t>(0, config.model.context_tokens - config.model.max_output_tokens);
+  if (config.history.max_input_tokens)
+    tokens = std::min<std::int64_t>(tokens, *config.history.max_input_tokens);
+  return tokens;
+}
+
+HistoryBudget HistoryBudgetOf(const AgentConfig& config) {
+  const std::int64_t tokens = InputBudgetOf(config);
   return HistoryBudget{static_cast<std::size_t>(2 * tokens + 1),
                        static_cast<std::size_t>(tokens / kPerMessageOverhead + 1)};
 }
 
-AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& in) {
-  AssembledPrompt out;
-  auto& request = out.request;
+namespace {
+
+// The request with everything but the history: the part every prompt of this turn pays for.
+ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
+  ModelRequest request;
   request.model = config.model.name;
   request.temperature = config.model.temperature;
   request.max_output_tokens = config.model.max_output_tokens;
   request.system = SystemText(config, in, true);
-  out.recorded_system = SystemText(config, in, false);
   request.tools = OfferedTools(config);
   request.tools.insert(request.tools.end(), in.extra_tools.begin(), in.extra_tools.end());
-  for (const auto& a : config.actions) out.action_names.insert(a.name);
+  request.messages.push_back(ChatMessage{Role::kUser, in.message, {}, "", ""});
+  return request;
+}
 
-  ChatMessage message{Role::kUser, in.message, {}, "", ""};
-  ModelRequest fixed = request;
-  fixed.messages.push_back(message);
-  const std::int64_t budget =
-      config.model.context_tokens - config.model.max_output_tokens - EstimateTokens(fixed);
-
-  // Keep the newest history that fits; never start with an assistant turn.
+// Where the newest history that fits `budget` tokens begins; never with an assistant turn.
+std::size_t KeepFrom(const std::vector<ChatMessage>& history, std::int64_t budget) {
   std::int64_t used = 0;
-  std::size_t keep_from = in.history.size();
+  std::size_t keep_from = history.size();
   while (keep_from > 0) {
-    const auto& m = in.history[keep_from - 1];
-    const std::int64_t cost = EstimateTokens(m.content) + kPerMessageOverhead;
+    const std::int64_t cost = EstimateTokens(history[keep_from - 1].content) + kPerMessageOverhead;
     if (used + cost > budget) break;
     used += cost;
     --keep_from;
   }
-  while (keep_from < in.history.size() && in.history[keep_from].role != Role::kUser) ++keep_from;
+  while (keep_from < history.size() && history[keep_from].role != Role::kUser) ++keep_from;
+  return keep_from;
+}
+
+}  // namespace
+
+AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& in) {
+  AssembledPrompt out;
+  out.request = WithoutHistory(config, in);
+  out.recorded_system = SystemText(config, in, false);
+  for (const auto& a : config.actions) out.action_names.insert(a.name);
+  const std::size_t keep_from =
+      KeepFrom(in.history, InputBudgetOf(config) - EstimateTokens(out.request));
   out.history_messages_dropped = keep_from;
   out.history_messages_sent = in.history.size() - keep_from;
-  request.messages.assign(in.history.begin() + static_cast<std::ptrdiff_t>(keep_from),
-                          in.history.end());
-  request.messages.push_back(std::move(message));
+  out.request.messages.insert(out.request.messages.begin(),
+                              in.history.begin() + static_cast<std::ptrdiff_t>(keep_from),
+                              in.history.end());
   return out;
+}
+
+std::size_t HistoryToFold(const AgentConfig& config, const PromptInputs& in) {
+  const std::int64_t room = InputBudgetOf(config) - EstimateTokens(WithoutHistory(config, in));
+  return KeepFrom(in.history, room / 2);
 }
 
 }  // namespace agentgate

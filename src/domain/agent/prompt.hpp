@@ -19,6 +19,7 @@ struct PromptInputs {
   std::optional<std::string> additional_instructions;
   std::optional<boost::json::value> host_context;
   std::vector<std::string> memories;
+  std::string history_summary;       // the gist of turns older than `history` (summarize)
   std::vector<ChatMessage> history;  // user/assistant turns, oldest first
   std::string message;
   std::vector<ToolSpec> extra_tools;  // offered after the config's own (the MCP servers' tools)
@@ -40,6 +41,11 @@ std::vector<ToolSpec> OfferedTools(const AgentConfig& config);
 
 AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& inputs);
 
+// How many of the oldest history messages a summary folds once the history overflows: enough that
+// the rest takes at most half the room the prompt leaves it, so the next summary is turns away
+// instead of due on every turn.
+std::size_t HistoryToFold(const AgentConfig& config, const PromptInputs& inputs);
+
 // The most of the newest history AssemblePrompt could keep: a message costs at least half its
 // bytes, and at least the per-message overhead, in tokens, and the history gets at most the
 // context minus the answer. Reading the tail up to these bounds (and one message more) loses
@@ -49,6 +55,10 @@ struct HistoryBudget {
   std::size_t max_messages = 0;
 };
 HistoryBudget HistoryBudgetOf(const AgentConfig& config);
+
+// The most tokens a model call's input may take: the context minus the answer, or
+// history.max_input_tokens when that is smaller.
+std::int64_t InputBudgetOf(const AgentConfig& config);
 
 // A cheap, conservative token estimate (about 2 bytes a token) used for budgets and reservations:
 // it must not undercount, or a spend reservation would not be a worst case.

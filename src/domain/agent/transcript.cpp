@@ -54,7 +54,8 @@ json::object CallJson(const ModelCallRecord& call) {
 std::string TranscriptJson(const std::string& system, const std::vector<ChatMessage>& messages,
                            std::size_t history_sent, const std::vector<ModelCallRecord>& calls,
                            const TurnOutcome& outcome, bool blocked,
-                           const std::vector<std::string>& notes) {
+                           const std::vector<std::string>& notes,
+                           const std::optional<SummaryRecord>& summary) {
   json::array out;
   for (std::size_t i = std::min(history_sent, messages.size()); i < messages.size(); ++i)
     out.push_back(MessageJson(messages[i], blocked && messages[i].role == Role::kAssistant));
@@ -69,6 +70,17 @@ std::string TranscriptJson(const std::string& system, const std::vector<ChatMess
     json::array listed;
     for (const auto& note : notes) listed.emplace_back(note);
     transcript["notes"] = std::move(listed);
+  }
+  if (summary) {
+    json::object point{{"messages_folded", summary->messages_folded}};
+    if (summary->called) point["model_call"] = CallJson(summary->call);
+    if (summary->text.empty()) {
+      point["skipped"] = summary->skipped;
+    } else {
+      point["through_seq"] = summary->through_seq;
+      point["text"] = summary->text;
+    }
+    transcript["history_summary"] = std::move(point);
   }
   return json_text::Write(transcript);
 }

@@ -10,6 +10,7 @@
 #include "domain/agent/turn.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,23 @@ struct ModelCallRecord {
   std::string failure;  // empty when the model answered
 };
 
+// Where a turn folded older history into the conversation's summary (strategy summarize), or
+// tried to: the summary covers messages 1..through_seq from this turn on.
+struct SummaryRecord {
+  std::int64_t through_seq = 0;
+  std::size_t messages_folded = 0;
+  std::string text;     // the new summary; empty when none was made
+  std::string skipped;  // why none was made (a spend limit, the model failed)
+  bool called = false;  // the model was called (a spend limit may refuse the call first)
+  ModelCallRecord call;
+};
+
 // `messages` begins with the `history_sent` messages of the conversation the model was sent.
 // `notes` say what the turn went without (an MCP server that could not be reached).
 std::string TranscriptJson(const std::string& system, const std::vector<ChatMessage>& messages,
                            std::size_t history_sent, const std::vector<ModelCallRecord>& calls,
                            const TurnOutcome& outcome, bool blocked,
-                           const std::vector<std::string>& notes = {});
+                           const std::vector<std::string>& notes = {},
+                           const std::optional<SummaryRecord>& summary = std::nullopt);
 
 }  // namespace agentgate
