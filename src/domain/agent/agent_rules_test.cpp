@@ -177,6 +177,28 @@ TEST(ResourceSearch, RanksByBm25) {
   EXPECT_NE(RenderHits(hits, 10).find("[shipping] Shipping\nWe ship wo..."), std::string::npos);
 }
 
+TEST(ResourceSearch, RareWordsOutweighCommonOnesAndTiesKeepConfigOrder) {
+  std::vector<TrustedResource> resources;
+  for (int i = 0; i < 200; ++i) {
+    resources.push_back({"doc" + std::to_string(i), "Policy " + std::to_string(i),
+                         "This policy covers orders and customers."});
+  }
+  resources[150].text += " Invoices carry the VAT number.";
+  resources[42].text += " Invoices are sent monthly.";
+  ResourceIndex index(resources);
+  // "policy" is in every document; "vat" only in one: it decides the ranking.
+  auto hits = index.Search("policy VAT invoices", 5);
+  ASSERT_EQ(hits.size(), 5u);
+  EXPECT_EQ(hits[0].resource->id, "doc150");
+  EXPECT_EQ(hits[1].resource->id, "doc42");
+  EXPECT_GT(hits[1].score, hits[2].score);
+  // The rest match only the common word and tie: configuration order decides.
+  EXPECT_EQ(hits[2].resource->id, "doc0");
+  EXPECT_EQ(hits[3].resource->id, "doc1");
+  EXPECT_EQ(index.Search("POLICY policy", 500).size(), 200u);
+  EXPECT_TRUE(ResourceIndex({}).Search("policy", 3).empty());
+}
+
 TEST(RetryPolicy, ClassifiesAndBoundsRetries) {
   const ModelFailure transient{ModelFailure::Kind::kTransient, "503", std::nullopt};
   EXPECT_TRUE(DecideRetry(transient, 1, 60s).retry);

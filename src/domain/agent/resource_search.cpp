@@ -1,8 +1,9 @@
 #include "domain/agent/resource_search.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <map>
+#include <unordered_map>
 
 namespace agentgate {
 namespace {
@@ -29,43 +30,56 @@ std::vector<std::string> Terms(const std::string& text) {
 }
 
 ResourceIndex::ResourceIndex(const std::vector<TrustedResource>& resources) {
-  double total = 0;
+  std::vector<std::unordered_map<std::string, int>> frequencies;
+  std::vector<double> lengths;
+  double total_length = 0;
   for (const auto& r : resources) {
-    documents_.push_back(Document{&r, Terms(r.title + " " + r.text)});
-    total += static_cast<double>(documents_.back().terms.size());
+    auto& frequency = frequencies.emplace_back();
+    const auto terms = Terms(r.title + " " + r.text);
+    for (const auto& t : terms) ++frequency[t];
+    documents_.push_back(&r);
+    lengths.push_back(static_cast<double>(terms.size()));
+    total_length += lengths.back();
   }
-  if (!documents_.empty()) average_length_ = total / static_cast<double>(documents_.size());
+  if (documents_.empty()) return;
+  const double n = static_cast<double>(documents_.size());
+  const double average_length = std::max(1.0, total_length / n);
+  std::unordered_map<std::string, double> containing;
+  for (const auto& frequency : frequencies) {
+    for (const auto& [term, count] : frequency) containing[term] += 1;
+  }
+  for (std::size_t d = 0; d < frequencies.size(); ++d) {
+    for (const auto& [term, count] : frequencies[d]) {
+      const double df = containing[term];
+      const double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
+      const double tf = count;
+      const double weight =
+          idf * tf * (kK1 + 1) / (tf + kK1 * (1 - kB + kB * lengths[d] / average_length));
+      postings_[term].push_back(Posting{d, weight});
+    }
+  }
 }
 
 std::vector<ResourceHit> ResourceIndex::Search(const std::string& query, std::size_t limit) const {
   auto query_terms = Terms(query);
   std::sort(query_terms.begin(), query_terms.end());
   query_terms.erase(std::unique(query_terms.begin(), query_terms.end()), query_terms.end());
-  const double n = static_cast<double>(documents_.size());
-  std::vector<ResourceHit> hits;
-  for (const auto& doc : documents_) {
-    std::map<std::string, int> frequency;
-    for (const auto& t : doc.terms) ++frequency[t];
-    double score = 0;
-    for (const auto& term : query_terms) {
-      auto it = frequency.find(term);
-      if (it == frequency.end()) continue;
-      double containing = 0;
-      for (const auto& other : documents_) {
-        if (std::find(other.terms.begin(), other.terms.end(), term) != other.terms.end())
-          ++containing;
-      }
-      const double idf = std::log(1 + (n - containing + 0.5) / (containing + 0.5));
-      const double tf = it->second;
-      const double length = static_cast<double>(doc.terms.size());
-      score += idf * tf * (kK1 + 1) /
-               (tf + kK1 * (1 - kB + kB * length / std::max(1.0, average_length_)));
-    }
-    if (score > 0) hits.push_back(ResourceHit{doc.resource, score});
+  std::unordered_map<std::size_t, double> scores;
+  for (const auto& term : query_terms) {
+    auto it = postings_.find(term);
+    if (it == postings_.end()) continue;
+    for (const auto& posting : it->second) scores[posting.document] += posting.weight;
   }
-  std::stable_sort(hits.begin(), hits.end(),
-                   [](const auto& a, const auto& b) { return a.score > b.score; });
-  if (hits.size() > limit) hits.resize(limit);
+  std::vector<std::pair<std::size_t, double>> ranked(scores.begin(), scores.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  if (ranked.size() > limit) ranked.resize(limit);
+  std::vector<ResourceHit> hits;
+  hits.reserve(ranked.size());
+  for (const auto& [document, score] : ranked) {
+    if (score > 0) hits.push_back(ResourceHit{documents_[document], score});
+  }
   return hits;
 }
 

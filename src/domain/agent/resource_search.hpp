@@ -1,9 +1,12 @@
 #pragma once
 // Ranking over an agent version's trusted resources with BM25 (title and text as one document).
+// Versions are immutable, so the index is built once when a version is loaded: a query costs only
+// the postings of its own words, never a pass over the documents.
 
 #include "domain/admin/agent_config.hpp"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace agentgate {
@@ -16,16 +19,16 @@ struct ResourceHit {
 class ResourceIndex {
  public:
   explicit ResourceIndex(const std::vector<TrustedResource>& resources);
-  // Best first; only resources sharing at least one term with the query.
+  // Best first (ties: configuration order); only resources sharing a word with the query.
   std::vector<ResourceHit> Search(const std::string& query, std::size_t limit) const;
 
  private:
-  struct Document {
-    const TrustedResource* resource;
-    std::vector<std::string> terms;
+  struct Posting {
+    std::size_t document;
+    double weight;  // the term's BM25 contribution to this document, idf included
   };
-  std::vector<Document> documents_;
-  double average_length_ = 0;
+  std::vector<const TrustedResource*> documents_;
+  std::unordered_map<std::string, std::vector<Posting>> postings_;
 };
 
 // Lower-cased words of letters and digits (UTF-8 bytes above 0x7f count as letters).
