@@ -18,6 +18,7 @@ run: build
 	@[ -s var/admin.token ] || (umask 077; openssl rand -hex 24 > var/admin.token)
 	@[ -s var/master.key ] || (umask 077; build/agentgate gen-master-key > var/master.key)
 	@echo "Admin API token: var/admin.token (Authorization: Bearer \$$(cat var/admin.token))"
+	@echo "Operator console: http://127.0.0.1:8080/console/ (sign in with the admin token: $$(cat var/admin.token))"
 	@AGENTGATE_ADMIN_TOKEN="$$(cat var/admin.token)" AGENTGATE_MASTER_KEY="$$(cat var/master.key)" \
 		exec build/agentgate serve --demo $(if $(CONFIG),--config $(CONFIG))
 

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest curl ca-certificates openssl clang-format
   postgresql nginx
+  chromium chromium-driver python3-selenium  # the console's browser tests
 )
 
 # The Apex parse check runs on Node.js; a machine that already has node and npm keeps its own.

@@ -254,6 +254,7 @@ int Serve(const ServeOptions& options) {
   InvokeAgent invoke(InvokeDeps{runner, tenants, committer, spend, catalog, conversations, tools,
                                 mcp_tools, models, config->prices, clock, metrics, timing});
 
+  ConsoleSessions console_sessions(clock, ConsoleSessions::Limits{});
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{
       admin,
@@ -263,6 +264,7 @@ int Serve(const ServeOptions& options) {
       runner,
       tenants,
       metrics,
+      console_sessions,
       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
       [&] { return server_slot && server_slot->Draining(); }};
   const http::Router router = http::BuildRouter(deps);

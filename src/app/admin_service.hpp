@@ -58,6 +58,15 @@ class AdminService {
         crm_allow_http_(crm_allow_http) {}
 
   boost::asio::awaitable<Result<OrgRecord>> CreateOrg(CreateOrgCommand cmd);
+  // What an operator browses (lists are bounded by `limit`; orgs page by id after `after_id`).
+  boost::asio::awaitable<Result<std::vector<OrgRecord>>> ListOrgs(std::string after_id, int limit);
+  struct OrgDetail {
+    OrgRecord org;
+    std::vector<std::string> environments;
+  };
+  boost::asio::awaitable<Result<OrgDetail>> GetOrg(std::string org_id);
+  boost::asio::awaitable<Result<std::vector<TokenRecord>>> ListTokens(std::string org_id,
+                                                                      int limit);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
   boost::asio::awaitable<Result<void>> CreateEnvironment(std::string org_id, std::string env);
   boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id,

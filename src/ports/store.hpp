@@ -16,6 +16,7 @@ namespace agentgate {
 // up.
 class TenantStore {
  public:
+  static constexpr int kMaxListedEnvironments = 1000;
   virtual ~TenantStore() = default;
 
   virtual Result<void> CreateOrg(const OrgRecord& org) = 0;  // kConflict if the id exists
@@ -23,6 +24,12 @@ class TenantStore {
   virtual Result<bool> SetOrgSpendLimit(const std::string& org_id,
                                         std::optional<double> limit_usd) = 0;
   virtual Result<std::int64_t> CountOrgs() = 0;
+  // What an operator browses. Orgs by id, the page after `after_id` ("" = the first page).
+  virtual Result<std::vector<OrgRecord>> ListOrgs(const std::string& after_id, int limit) = 0;
+  // By name, at most kMaxListedEnvironments.
+  virtual Result<std::vector<std::string>> ListEnvironments(const std::string& org_id) = 0;
+  // Newest first, revoked ones included, at most `limit`; secret hashes are left empty.
+  virtual Result<std::vector<TokenRecord>> ListTokens(const std::string& org_id, int limit) = 0;
 
   virtual Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) = 0;
   virtual Result<bool> HasEnvironment(const std::string& org_id, const std::string& env) = 0;

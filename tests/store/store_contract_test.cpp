@@ -110,6 +110,40 @@ TYPED_TEST(StoreContract, TokensKeepTheirHashEnvironmentsAndRevocation) {
   EXPECT_FALSE(s.GetToken("t2").value());
 }
 
+TYPED_TEST(StoreContract, OperatorListsArePagedOrderedAndScopedToTheirOrg) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"zeta", "Zeta", 7.5, 3}));
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"beta", "Beta", std::nullopt, 2}));
+  auto first = s.ListOrgs("", 2).value();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].id, "acme");
+  EXPECT_EQ(first[1].id, "beta");
+  auto next = s.ListOrgs(first.back().id, 2).value();
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].id, "zeta");
+  EXPECT_EQ(next[0].monthly_spend_limit_usd, 7.5);
+  EXPECT_TRUE(s.ListOrgs("zeta", 2).value().empty());
+
+  ASSERT_TRUE(s.CreateEnvironment("acme", "dev"));
+  ASSERT_TRUE(s.CreateEnvironment("zeta", "qa"));
+  EXPECT_EQ(s.ListEnvironments("acme").value(), (std::vector<std::string>{"dev", "prod"}));
+  EXPECT_TRUE(s.ListEnvironments("beta").value().empty());
+
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t1", "acme", "old", "h1", {"prod"}, 5, false}));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t2", "acme", "new", "h2", {}, 9, false}));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t3", "zeta", "theirs", "h3", {}, 7, false}));
+  ASSERT_TRUE(s.RevokeToken("acme", "t1").value());
+  auto tokens = s.ListTokens("acme", 10).value();
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(tokens[0].id, "t2");  // newest first
+  EXPECT_EQ(tokens[1].id, "t1");
+  EXPECT_TRUE(tokens[1].revoked);
+  EXPECT_EQ(tokens[1].environments, std::vector<std::string>{"prod"});
+  EXPECT_EQ(tokens[1].created_at_ms, 5);
+  EXPECT_TRUE(tokens[0].secret_hash.empty());  // a list never carries a secret's hash
+  EXPECT_EQ(s.ListTokens("acme", 1).value().size(), 1u);
+}
+
 TYPED_TEST(StoreContract, GrantsAreReplacedAndAnEmptyListRemovesThem) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateToken(TokenRecord{"t1", "acme", "b", "h", {}, 1, false}));

@@ -19,6 +19,21 @@ std::optional<std::string_view> Request::Header(std::string_view lower_name) con
   return std::nullopt;
 }
 
+std::optional<std::string_view> Request::Cookie(std::string_view name) const {
+  const auto header = Header("cookie");
+  if (!header) return std::nullopt;
+  std::string_view rest = *header;
+  while (!rest.empty()) {
+    const auto end = rest.find(';');
+    std::string_view pair = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> Request::QueryParam(std::string_view name) const {
   std::string_view rest = query;
   while (!rest.empty()) {

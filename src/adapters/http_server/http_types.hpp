@@ -28,6 +28,8 @@ struct Request {
   std::function<boost::asio::awaitable<void>()> client_closed;
 
   std::optional<std::string_view> Header(std::string_view lower_name) const;
+  // The value of cookie `name` from the Cookie header; nullopt when absent.
+  std::optional<std::string_view> Cookie(std::string_view name) const;
   // A query parameter, percent-decoded; nullopt when absent.
   std::optional<std::string> QueryParam(std::string_view name) const;
   const std::string& Param(const std::string& name) const { return path_params.at(name); }

@@ -1,27 +1,11 @@
+#include "adapters/store_common/list_column.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
-
-#include <sstream>
 
 namespace agentgate {
 namespace {
 
 using pg::Connection;
 using pg::P;
-
-std::string JoinList(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
-
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 }  // namespace
 

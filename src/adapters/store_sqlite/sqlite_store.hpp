@@ -24,6 +24,9 @@ class SqliteStore final : public Store {
   Result<bool> SetOrgSpendLimit(const std::string& org_id,
                                 std::optional<double> limit_usd) override;
   Result<std::int64_t> CountOrgs() override;
+  Result<std::vector<OrgRecord>> ListOrgs(const std::string& after_id, int limit) override;
+  Result<std::vector<std::string>> ListEnvironments(const std::string& org_id) override;
+  Result<std::vector<TokenRecord>> ListTokens(const std::string& org_id, int limit) override;
   Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) override;
   Result<bool> HasEnvironment(const std::string& org_id, const std::string& env) override;
   Result<void> CreateToken(const TokenRecord& token) override;

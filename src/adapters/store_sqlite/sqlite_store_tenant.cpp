@@ -1,31 +1,12 @@
+#include "adapters/store_common/list_column.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
 #include <filesystem>
-#include <sstream>
 
 namespace agentgate {
 namespace {
 
 using sqlite::Connection;
-
-std::string JoinList(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ',';
-    out += item;
-  }
-  return out;
-}
-
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 }  // namespace
 

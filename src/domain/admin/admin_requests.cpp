@@ -79,6 +79,14 @@ Result<std::string> ParseCreateEnvironment(const boost::json::value& body) {
   return name;
 }
 
+Result<std::string> ParseConsoleSignIn(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"admin_token"}));
+  AG_TRY(std::string token, jf::RequiredString(*o, "admin_token", ""));
+  if (token.empty()) return InvalidField("admin_token", "must not be empty");
+  return token;
+}
+
 Result<CreateTokenCommand> ParseCreateToken(const boost::json::value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
   AG_TRYV(jf::RejectUnknownKeys(*o, "", {"name", "environments"}));

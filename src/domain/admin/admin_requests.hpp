@@ -65,6 +65,8 @@ struct CrmCredentials {
 Result<CreateOrgCommand> ParseCreateOrg(const boost::json::value& body);
 Result<SetOrgLimitCommand> ParseSetOrgLimit(const boost::json::value& body);
 Result<std::string> ParseCreateEnvironment(const boost::json::value& body);
+// POST /console/session: {"admin_token": "..."} -> the token offered (checked by the caller).
+Result<std::string> ParseConsoleSignIn(const boost::json::value& body);
 Result<CreateTokenCommand> ParseCreateToken(const boost::json::value& body);
 Result<CreateAgentCommand> ParseCreateAgent(const boost::json::value& body);
 Result<CreateAgentCommand> ParseAddVersion(const boost::json::value& body);  // id is always empty

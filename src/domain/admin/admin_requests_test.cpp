@@ -48,6 +48,10 @@ TEST(AdminRequests, TokensAndEnvironments) {
   ExpectFieldError(ParseCreateToken, R"({"name": "b", "environments": []})", "environments");
   ExpectFieldError(ParseCreateEnvironment, R"({"name": "PROD"})", "name");
   ExpectFieldError(ParseCreateEnvironment, R"({})", "name");
+  ExpectFieldError(ParseConsoleSignIn, R"({})", "admin_token");
+  ExpectFieldError(ParseConsoleSignIn, R"({"admin_token": ""})", "admin_token");
+  ExpectFieldError(ParseConsoleSignIn, R"({"admin_token": 7})", "admin_token");
+  ExpectFieldError(ParseConsoleSignIn, R"({"admin_token": "x", "remember": true})", "remember");
 }
 
 TEST(AdminRequests, GrantsAcceptOnlyChat) {

@@ -5,9 +5,28 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
+#include <charconv>
 #include <ctime>
 
 namespace agentgate::http {
+
+Result<void> RequireConsoleSession(const Request& request, ConsoleSessions& sessions,
+                                   std::string_view session_id) {
+  const auto session = sessions.Find(session_id);
+  if (!session) {
+    return MakeError(ErrorCode::kUnauthenticated, "the console session has ended: sign in again");
+  }
+  if (request.method == "GET" || request.method == "HEAD") return {};
+  // A cross-site page can make the browser send the cookie (were SameSite ignored) but cannot
+  // read the token, which only the console's own script received.
+  const auto csrf = request.Header("x-csrf-token");
+  if (!csrf ||
+      !crypto::ConstantTimeEquals(crypto::Sha256(*csrf), crypto::Sha256(session->csrf_token))) {
+    return MakeError(ErrorCode::kForbidden,
+                     "a console request that changes state needs the session's X-CSRF-Token");
+  }
+  return {};
+}
 
 Result<void> RequireAdmin(const Request& request, const RouteDeps& deps) {
   if (!deps.admin_token_hash) {
@@ -15,6 +34,11 @@ Result<void> RequireAdmin(const Request& request, const RouteDeps& deps) {
                      "the admin API is disabled: no admin token is configured");
   }
   const auto header = request.Header("authorization");
+  if (!header) {
+    if (const auto session_id = request.Cookie(kConsoleCookie)) {
+      return RequireConsoleSession(request, deps.console, *session_id);
+    }
+  }
   constexpr std::string_view kBearer = "Bearer ";
   if (!header || !header->starts_with(kBearer)) {
     return MakeError(ErrorCode::kUnauthenticated,
@@ -26,6 +50,16 @@ Result<void> RequireAdmin(const Request& request, const RouteDeps& deps) {
     return MakeError(ErrorCode::kUnauthenticated, "the admin token was refused");
   }
   return {};
+}
+
+Result<std::optional<std::int64_t>> PositiveInteger(const std::optional<std::string>& text,
+                                                    std::string_view field) {
+  if (!text) return std::optional<std::int64_t>{};
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc{} || end != text->data() + text->size() || value < 1)
+    return InvalidField(field, "must be a positive integer");
+  return std::optional<std::int64_t>(value);
 }
 
 std::string IsoTime(std::int64_t epoch_ms) {
@@ -42,6 +76,18 @@ boost::json::value OrgJson(const OrgRecord& org) {
       {"id", org.id}, {"name", org.name}, {"created_at", IsoTime(org.created_at_ms)}};
   o["monthly_spend_limit_usd"] =
       org.monthly_spend_limit_usd ? boost::json::value(*org.monthly_spend_limit_usd) : nullptr;
+  return o;
+}
+
+boost::json::object TokenJson(const TokenRecord& token) {
+  boost::json::array envs;
+  for (const auto& e : token.environments) envs.emplace_back(e);
+  boost::json::object o{{"id", token.id},
+                        {"name", token.name},
+                        {"created_at", IsoTime(token.created_at_ms)},
+                        {"revoked", token.revoked}};
+  o["environments"] = token.environments.empty() ? boost::json::value(nullptr)
+                                                 : boost::json::value(std::move(envs));
   return o;
 }
 

@@ -8,8 +8,16 @@
 
 namespace agentgate::http {
 
-// 401 unless "Authorization: Bearer <admin token>" matches (constant time).
+// The console's session cookie.
+inline constexpr std::string_view kConsoleCookie = "agentgate_console";
+
+// 401 unless "Authorization: Bearer <admin token>" matches (constant time) or the request carries
+// a live console session's cookie; a console request that changes state must also carry the
+// session's CSRF token in X-CSRF-Token (403 without it).
 Result<void> RequireAdmin(const Request& request, const RouteDeps& deps);
+// The console-cookie half of RequireAdmin.
+Result<void> RequireConsoleSession(const Request& request, ConsoleSessions& sessions,
+                                   std::string_view session_id);
 
 // Admin handler shape: checks the admin token, then runs `fn`, turning an Error into its response.
 template <class Fn>
@@ -21,10 +29,17 @@ Handler AdminHandler(RouteDeps& deps, Fn fn) {
   };
 }
 
+// A query or path parameter that must be an integer >= 1; nullopt when absent; 400 naming
+// `field` otherwise.
+Result<std::optional<std::int64_t>> PositiveInteger(const std::optional<std::string>& text,
+                                                    std::string_view field);
+
 // ISO 8601 UTC, e.g. 2026-11-21T09:53:00Z.
 std::string IsoTime(std::int64_t epoch_ms);
 
 boost::json::value OrgJson(const OrgRecord& org);
+// A token as listed (never its secret); `environments` null = every environment of the org.
+boost::json::object TokenJson(const TokenRecord& token);
 // A turn as the operator sees it: usage, timing, stop reason and its transcript.
 boost::json::value TurnJson(const TurnRecord& turn);
 

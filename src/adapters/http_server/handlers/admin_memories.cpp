@@ -5,8 +5,6 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include <charconv>
-
 namespace agentgate::http {
 
 namespace asio = boost::asio;
@@ -17,16 +15,6 @@ namespace {
 MemoryFilter FilterOf(const Request& r) {
   return MemoryFilter{r.Param("org"), r.QueryParam("agent"), r.QueryParam("env"),
                       r.QueryParam("group_key")};
-}
-
-Result<std::optional<std::int64_t>> PositiveInteger(const std::optional<std::string>& text,
-                                                    std::string_view field) {
-  if (!text) return std::optional<std::int64_t>{};
-  std::int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc{} || end != text->data() + text->size() || value < 1)
-    return InvalidField(field, "must be a positive integer");
-  return std::optional<std::int64_t>(value);
 }
 
 json::object MemoryJson(const MemoryEntry& m) {

@@ -1,7 +1,10 @@
 // /admin/v1/orgs, its environments and its usage report.
 #include "adapters/http_server/handlers/admin_common.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+
+#include <algorithm>
 
 namespace agentgate::http {
 
@@ -15,6 +18,32 @@ void AddAdminOrgRoutes(Router& router, RouteDeps& deps) {
                AG_CO_TRY(auto cmd, ParseCreateOrg(body));
                AG_CO_TRY(auto org, co_await deps.admin.CreateOrg(std::move(cmd)));
                co_return JsonResponse(201, OrgJson(org));
+             }));
+
+  router.Add(
+      "GET", "/admin/v1/orgs",
+      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+        AG_CO_TRY(auto limit, PositiveInteger(r.QueryParam("limit"), "limit"));
+        const int count = static_cast<int>(std::min<std::int64_t>(limit.value_or(100), 1000));
+        const std::string after = r.QueryParam("after").value_or("");
+        AG_CO_TRY(auto orgs, co_await deps.admin.ListOrgs(after, count));
+        json::array listed;
+        for (const auto& org : orgs) listed.push_back(OrgJson(org));
+        json::object out{{"orgs", std::move(listed)}};
+        // A full page may have a next one: ask for it with ?after=<next_after>.
+        out["next_after"] = static_cast<int>(orgs.size()) == count ? json::value(orgs.back().id)
+                                                                   : json::value(nullptr);
+        co_return JsonResponse(200, out);
+      }));
+
+  router.Add("GET", "/admin/v1/orgs/{org}",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(auto detail, co_await deps.admin.GetOrg(r.Param("org")));
+               json::object out = OrgJson(detail.org).as_object();
+               json::array envs;
+               for (const auto& e : detail.environments) envs.emplace_back(e);
+               out["environments"] = std::move(envs);
+               co_return JsonResponse(200, out);
              }));
 
   router.Add("PATCH", "/admin/v1/orgs/{org}",

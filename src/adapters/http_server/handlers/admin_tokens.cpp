@@ -9,22 +9,27 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 
 void AddAdminTokenRoutes(Router& router, RouteDeps& deps) {
-  router.Add(
-      "POST", "/admin/v1/orgs/{org}/tokens",
-      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-        AG_CO_TRY(auto body, ParseJsonBody(r));
-        AG_CO_TRY(auto cmd, ParseCreateToken(body));
-        AG_CO_TRY(auto issued, co_await deps.admin.CreateToken(r.Param("org"), std::move(cmd)));
-        json::array envs;
-        for (const auto& e : issued.record.environments) envs.emplace_back(e);
-        json::object out{{"id", issued.record.id},
-                         {"token", issued.token},
-                         {"name", issued.record.name},
-                         {"created_at", IsoTime(issued.record.created_at_ms)}};
-        out["environments"] = issued.record.environments.empty() ? json::value(nullptr)
-                                                                 : json::value(std::move(envs));
-        co_return JsonResponse(201, out);
-      }));
+  router.Add("POST", "/admin/v1/orgs/{org}/tokens",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(auto body, ParseJsonBody(r));
+               AG_CO_TRY(auto cmd, ParseCreateToken(body));
+               AG_CO_TRY(auto issued,
+                         co_await deps.admin.CreateToken(r.Param("org"), std::move(cmd)));
+               json::object out = TokenJson(issued.record);
+               out["token"] = issued.token;  // shown this once
+               co_return JsonResponse(201, out);
+             }));
+
+  router.Add("GET", "/admin/v1/orgs/{org}/tokens",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(auto limit, PositiveInteger(r.QueryParam("limit"), "limit"));
+               const int count =
+                   static_cast<int>(std::min<std::int64_t>(limit.value_or(100), 1000));
+               AG_CO_TRY(auto tokens, co_await deps.admin.ListTokens(r.Param("org"), count));
+               json::array listed;
+               for (const auto& t : tokens) listed.push_back(TokenJson(t));
+               co_return JsonResponse(200, json::object{{"tokens", std::move(listed)}});
+             }));
 
   router.Add("DELETE", "/admin/v1/orgs/{org}/tokens/{id}",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {

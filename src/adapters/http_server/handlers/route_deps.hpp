@@ -4,6 +4,7 @@
 
 #include "adapters/http_server/router.hpp"
 #include "app/admin_service.hpp"
+#include "app/console_sessions.hpp"
 #include "app/idempotency.hpp"
 #include "app/invoke_agent.hpp"
 #include "app/metadata_gateway.hpp"
@@ -24,6 +25,7 @@ struct RouteDeps {
   StoreRunner& store;
   TenantDirectory& tenants;
   Metrics& metrics;
+  ConsoleSessions& console;  // operator console sign-ins (their cookie also opens /admin/v1)
   std::optional<std::string>
       admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off
   std::function<bool()> draining;
@@ -39,6 +41,7 @@ void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 void AddMcpRoutes(Router& router, RouteDeps& deps);
 void AddAdminMemoryRoutes(Router& router, RouteDeps& deps);
+void AddConsoleRoutes(Router& router, RouteDeps& deps);
 
 // Every route of the server, in one table (the OpenAPI test compares against it).
 Router BuildRouter(RouteDeps& deps);

@@ -14,6 +14,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddMetadataGatewayRoutes(router, deps);
   AddMcpRoutes(router, deps);
   AddAdminMemoryRoutes(router, deps);
+  AddConsoleRoutes(router, deps);
   return router;
 }
 

@@ -1,0 +1,171 @@
+"""The operator console over HTTP: its page and files, sign-in, the session cookie, CSRF, sign-out,
+and that the admin token never leaves the server after sign-in (docs/console.md)."""
+import json
+import os
+import re
+
+import stores
+from conftest import ADMIN_TOKEN, error_of
+
+
+def sign_in(s, headers=None):
+    status, h, body = s.request("POST", "/console/session", {"admin_token": ADMIN_TOKEN},
+                                {"content-type": "application/json", **(headers or {})})
+    assert status == 200, body
+    cookie = h["set-cookie"].split(";", 1)[0]
+    return cookie, body["csrf_token"], h["set-cookie"]
+
+
+def console(s, method, path, body=None, cookie=None, csrf=None, extra=None):
+    headers = {"content-type": "application/json", **(extra or {})}
+    if cookie:
+        headers["cookie"] = cookie
+    if csrf:
+        headers["x-csrf-token"] = csrf
+    return s.request(method, path, body, headers)
+
+
+def test_the_console_page_and_its_files_are_served_with_their_guards(server):
+    status, h, _ = server.request("GET", "/console")
+    assert status == 308 and h["location"] == "/console/"
+    status, h, page = server.request("GET", "/console/")
+    assert status == 200 and h["content-type"].startswith("text/html")
+    assert "frame-ancestors 'none'" in h["content-security-policy"] and "script-src 'self'" in h["content-security-policy"]
+    assert h["x-content-type-options"] == "nosniff"
+    for asset in re.findall(r'(?:src|href)="(/console/assets/[^"]+)"', page):
+        status, h, text = server.request("GET", asset)
+        assert status == 200 and len(text) > 100, asset
+        assert h["content-type"].split(";")[0] in ("text/javascript", "text/css"), h
+    status, _, body = server.request("GET", "/console/assets/nope.js")
+    assert status == 404 and error_of(body)["code"] == "not_found"
+
+
+def test_sign_in_sets_a_strict_http_only_cookie_and_never_echoes_the_token(server):
+    status, _, body = server.request("GET", "/console/session")
+    assert status == 200 and body == {"admin_api_enabled": True, "signed_in": False}
+    status, _, body = console(server, "POST", "/console/session", {"admin_token": "wrong-token-0123456789"})
+    assert status == 401 and "set-cookie" not in _
+    status, _, body = console(server, "POST", "/console/session", {})
+    assert status == 400 and "'admin_token'" in error_of(body)["message"]
+    status, _, body = console(server, "POST", "/console/session", {"admin_token": ADMIN_TOKEN, "x": 1})
+    assert status == 400 and "'x'" in error_of(body)["message"]
+
+    cookie, csrf, set_cookie = sign_in(server)
+    attributes = [a.strip() for a in set_cookie.split(";")]
+    assert attributes[0].startswith("agentgate_console=") and len(attributes[0]) > 40
+    assert "HttpOnly" in attributes and "SameSite=Strict" in attributes and "Path=/" in attributes
+    assert any(re.fullmatch(r"Max-Age=\d+", a) for a in attributes)
+    assert "Secure" not in attributes  # plain http: a Secure cookie would never be sent back
+    assert ADMIN_TOKEN not in set_cookie and ADMIN_TOKEN not in csrf
+
+    # Behind a TLS-terminating proxy the cookie is Secure.
+    _, _, tls_cookie = sign_in(server, {"x-forwarded-proto": "https"})
+    assert "Secure" in [a.strip() for a in tls_cookie.split(";")]
+
+    status, h, body = console(server, "GET", "/console/session", cookie=cookie)
+    assert status == 200 and body["signed_in"] is True and body["csrf_token"] == csrf
+    assert h["cache-control"] == "no-store"
+
+
+def admin_calls():
+    """Every admin API call of the OpenAPI document, with sample path values."""
+    status_doc = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "openapi.json")))
+    for path, item in status_doc["paths"].items():
+        if not path.startswith("/admin/v1"):
+            continue
+        for method in item:
+            if method in ("get", "post", "put", "patch", "delete"):
+                yield method.upper(), re.sub(r"\{[^}]+\}", "x1", path)
+
+
+def test_every_admin_call_without_a_session_or_token_is_401(server):
+    calls = list(admin_calls())
+    assert len(calls) >= 20
+    for method, path in calls:
+        for cookie in (None, "agentgate_console=forged-session-id", "agentgate_console="):
+            status, _, body = console(server, method, path, {}, cookie=cookie, csrf="anything")
+            assert status == 401, (method, path, cookie, body)
+            assert error_of(body)["code"] == "unauthenticated"
+
+
+def test_a_state_changing_call_needs_the_sessions_csrf_token(server):
+    cookie, csrf, _ = sign_in(server)
+    status, _, body = console(server, "GET", "/admin/v1/orgs", cookie=cookie)
+    assert status == 200 and any(o["id"] == "demo" for o in body["orgs"])
+    # A cross-site form post carries the cookie (were SameSite ignored) but cannot know the token.
+    for token in (None, "", "wrong", csrf[:-1]):
+        status, _, body = console(server, "POST", "/admin/v1/orgs", {"id": "evil", "name": "Evil"}, cookie=cookie,
+                                  csrf=token, extra={"origin": "https://evil.example"})
+        assert status == 403 and "X-CSRF-Token" in error_of(body)["message"], (token, body)
+    status, _, _ = server.admin("GET", "/orgs/evil")
+    assert status == 404  # nothing was created
+    status, _, body = console(server, "POST", "/admin/v1/orgs", {"id": "acme", "name": "Acme"}, cookie=cookie, csrf=csrf)
+    assert status == 201 and body["id"] == "acme"
+    # The CSRF token alone is no credential.
+    status, _, _ = console(server, "POST", "/admin/v1/orgs", {"name": "X"}, csrf=csrf)
+    assert status == 401
+
+
+def test_sign_out_ends_the_session_on_the_server(server):
+    cookie, csrf, _ = sign_in(server)
+    status, _, _ = console(server, "DELETE", "/console/session", cookie=cookie)
+    assert status == 403  # signing out is a state change too
+    status, h, body = console(server, "DELETE", "/console/session", cookie=cookie, csrf=csrf)
+    assert status == 200 and body == {"signed_in": False}
+    assert "Max-Age=0" in h["set-cookie"] and h["set-cookie"].startswith("agentgate_console=;")
+    status, _, _ = console(server, "GET", "/admin/v1/orgs", cookie=cookie)
+    assert status == 401  # the old cookie, replayed, opens nothing
+    status, _, body = console(server, "GET", "/console/session", cookie=cookie)
+    assert body["signed_in"] is False
+    status, _, _ = console(server, "DELETE", "/console/session", cookie=cookie, csrf=csrf)
+    assert status == 401
+
+
+def test_the_admin_token_appears_in_no_response_log_line_or_stored_row(server):
+    cookie, csrf, _ = sign_in(server)
+    seen = []
+    for method, path, body in [("GET", "/console/session", None), ("GET", "/admin/v1/orgs", None),
+                               ("POST", "/admin/v1/orgs", {"id": "acme", "name": "Acme"}),
+                               ("GET", "/admin/v1/orgs/acme", None),
+                               ("POST", "/admin/v1/orgs/acme/environments", {"name": "prod"}),
+                               ("POST", "/admin/v1/orgs/acme/tokens", {"name": "b"}),
+                               ("GET", "/admin/v1/orgs/acme/tokens", None), ("GET", "/console/", None)]:
+        status, headers, answer = console(server, method, path, body, cookie=cookie, csrf=csrf)
+        assert status < 300, (path, answer)
+        seen.append(json.dumps(headers) + json.dumps(answer))
+    assert not [s for s in seen if ADMIN_TOKEN in s]
+    assert ADMIN_TOKEN not in "".join(server.lines)
+    assert ADMIN_TOKEN.encode() not in stores.stored_bytes(server.store_url)
+
+
+def test_with_the_admin_api_disabled_the_console_says_so(start_server):
+    s = start_server(env={"AGENTGATE_ADMIN_TOKEN": ""})
+    status, _, body = s.request("GET", "/console/session")
+    assert status == 200 and body == {"admin_api_enabled": False, "signed_in": False}
+    status, _, body = console(s, "POST", "/console/session", {"admin_token": ADMIN_TOKEN})
+    assert status == 401 and "disabled" in error_of(body)["message"]
+    status, _, _ = s.request("GET", "/console/")
+    assert status == 200
+
+
+def test_the_operator_lists_page_and_name_bad_parameters(server):
+    for i in range(3):
+        assert server.admin("POST", "/orgs", {"id": f"org{i}", "name": f"Org {i}"})[0] == 201
+    status, _, body = server.admin("GET", "/orgs?limit=2")
+    assert status == 200 and [o["id"] for o in body["orgs"]] == ["demo", "org0"]
+    status, _, body = server.admin("GET", "/orgs?limit=2&after=" + body["next_after"])
+    assert [o["id"] for o in body["orgs"]] == ["org1", "org2"]
+    status, _, body = server.admin("GET", "/orgs?limit=2&after=org2")
+    assert body == {"orgs": [], "next_after": None}
+    status, _, body = server.admin("GET", "/orgs?limit=0")
+    assert status == 400 and "'limit'" in error_of(body)["message"]
+    status, _, body = server.admin("GET", "/orgs/demo")
+    assert status == 200 and body["environments"] == ["dev"] and body["id"] == "demo"
+    assert server.admin("GET", "/orgs/nope")[0] == 404
+    assert server.admin("GET", "/orgs/nope/tokens")[0] == 404
+    status, _, body = server.admin("GET", "/orgs/demo/tokens")
+    assert status == 200 and len(body["tokens"]) == 1
+    token = body["tokens"][0]
+    assert set(token) == {"id", "name", "environments", "created_at", "revoked"} and token["revoked"] is False
+    status, _, body = server.admin("GET", "/orgs/demo/tokens?limit=x")
+    assert status == 400 and "'limit'" in error_of(body)["message"]

@@ -1,0 +1,150 @@
+"""The operator console in a real browser (headless Chromium driven by Selenium, both from Debian):
+sign in, set up an organization, issue a token, use it, revoke it, sign out. Screenshots of every
+page go to $AGENTGATE_TEST_OUTPUT/console (default build/test-output/console)."""
+import os
+import pathlib
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+import stores
+from conftest import ADMIN_TOKEN
+
+OUTPUT = pathlib.Path(os.environ.get("AGENTGATE_TEST_OUTPUT")
+                      or pathlib.Path(__file__).parents[2] / "build" / "test-output") / "console" / stores.KIND
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,800"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.implicitly_wait(0)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait_for(driver, css, timeout=10):
+    return WebDriverWait(driver, timeout).until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def wait_text(driver, css, text, timeout=10):
+    WebDriverWait(driver, timeout).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text))
+    return driver.find_element(By.CSS_SELECTOR, css)
+
+
+def fill(form, name, value):
+    box = form.find_element(By.NAME, name)
+    box.clear()
+    box.send_keys(value)
+
+
+def shot(driver, name):
+    driver.save_screenshot(str(OUTPUT / f"{name}.png"))
+
+
+def invoke(server, token):
+    return server.request("POST", "/api/agents/demo-agent/invoke", {"message": "What is agentgate?"},
+                          {"fl-api-org": "browser-org", "fl-api-env": "prod", "fl-api-token": token})[0]
+
+
+def test_an_operator_sets_up_an_org_issues_a_token_uses_and_revokes_it(server, browser):
+    base = f"http://{server.host}:{server.port}"
+    browser.get(base + "/console/")
+    signin = wait_for(browser, "#signin-form")
+    shot(browser, "01-sign-in")
+    fill(signin, "admin_token", "not-the-admin-token-at-all")
+    signin.submit()
+    assert "refused" in wait_for(browser, "#signin-form .error").text
+    fill(signin, "admin_token", ADMIN_TOKEN)
+    signin.submit()
+    wait_text(browser, "#org-list", "demo")
+    shot(browser, "02-organizations")
+
+    org_form = browser.find_element(By.ID, "org-form")
+    fill(org_form, "name", "Browser Org")
+    fill(org_form, "id", "browser-org")
+    fill(org_form, "limit", "25")
+    org_form.submit()
+    wait_text(browser, "h1", "Browser Org")
+    assert browser.find_element(By.ID, "org-limit").text == "$25.00"
+    assert "No environments yet" in browser.find_element(By.CSS_SELECTOR, "main").text
+
+    env_form = browser.find_element(By.ID, "env-form")
+    fill(env_form, "name", "Prod!")
+    env_form.submit()
+    assert "'name'" in wait_for(browser, "#env-form .error").text  # the API's 400 names the field
+    fill(env_form, "name", "prod")
+    env_form.submit()
+    wait_text(browser, "#env-list", "prod")
+
+    token_form = browser.find_element(By.ID, "token-form")
+    fill(token_form, "name", "backend")
+    token_form.find_element(By.CSS_SELECTOR, "input[type=checkbox][value=prod]").click()
+    token_form.submit()
+    token = wait_for(browser, "#new-token-value").text
+    assert token.startswith("agt_")
+    wait_text(browser, "#token-list", "backend")
+    shot(browser, "03-organization-token-issued")
+
+    # The token works: an agent deployed in prod with a grant for it answers (set up by script,
+    # as the console's agent pages are not built yet).
+    config = {"name": "Demo", "instructions": "Help.", "model": {"provider": "offline", "name": "offline-1"}}
+    assert server.admin("POST", "/orgs/browser-org/agents", {"id": "demo-agent", "config": config})[0] == 201
+    assert server.admin("PUT", "/orgs/browser-org/agents/demo-agent/deployments/prod", {"version": 1})[0] == 200
+    tokens = server.admin("GET", "/orgs/browser-org/tokens")[2]["tokens"]
+    token_id = tokens[0]["id"]
+    assert server.admin("PUT", "/orgs/browser-org/grants",
+                        {"token_id": token_id, "agent_id": "demo-agent", "permissions": ["chat"]})[0] == 200
+    assert invoke(server, token) == 200
+
+    # The admin token is nowhere the page's scripts can reach, nor in the address bar.
+    kept = browser.execute_script(
+        "return JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie")
+    assert ADMIN_TOKEN not in kept and "agentgate_console" not in kept  # HttpOnly
+    assert ADMIN_TOKEN not in browser.current_url
+
+    # Revoke, with confirmation; the next invoke is refused.
+    browser.find_element(By.CSS_SELECTOR, f"button[data-token='{token_id}']").click()
+    browser.switch_to.alert.dismiss()
+    assert invoke(server, token) == 200  # dismissed: nothing revoked
+    browser.find_element(By.CSS_SELECTOR, f"button[data-token='{token_id}']").click()
+    browser.switch_to.alert.accept()
+    wait_text(browser, "#token-list", "revoked")
+    assert invoke(server, token) == 401
+
+    browser.set_window_size(390, 844)
+    shot(browser, "04-organization-phone")
+    browser.set_window_size(1280, 800)
+
+    browser.find_element(By.ID, "sign-out").click()
+    wait_text(browser, "main", "You are signed out")
+    shot(browser, "05-signed-out")
+    browser.get(base + "/console/#/orgs/browser-org")
+    wait_for(browser, "#signin-form")  # a reload after sign-out asks for the token again
+
+
+def test_the_console_is_keyboard_navigable(server, browser):
+    from selenium.webdriver.common.keys import Keys
+    browser.get(f"http://{server.host}:{server.port}/console/")
+    wait_for(browser, "#signin-form")
+    active = browser.switch_to.active_element
+    for _ in range(5):
+        if active.get_attribute("name") == "admin_token":
+            break
+        active.send_keys(Keys.TAB)
+        active = browser.switch_to.active_element
+    assert active.get_attribute("name") == "admin_token"
+    active.send_keys(ADMIN_TOKEN + Keys.ENTER)
+    link = wait_for(browser, "#org-list a")
+    link.send_keys(Keys.ENTER)
+    wait_text(browser, "h1", "Demo")
+    shot(browser, "06-keyboard-org")
