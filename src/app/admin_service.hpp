@@ -67,6 +67,22 @@ class AdminService {
   boost::asio::awaitable<Result<OrgDetail>> GetOrg(std::string org_id);
   boost::asio::awaitable<Result<std::vector<TokenRecord>>> ListTokens(std::string org_id,
                                                                       int limit);
+  struct AgentListing {
+    AgentVersionRecord latest;
+    std::vector<DeploymentRecord> deployments;
+  };
+  boost::asio::awaitable<Result<std::vector<AgentListing>>> ListAgents(std::string org_id,
+                                                                       int limit);
+  struct AgentDetail {
+    std::vector<AgentVersionRecord> versions;  // newest first, at most kMaxListedVersions
+    std::vector<DeploymentRecord> deployments;
+    std::vector<GrantRecord> grants;
+    std::vector<InstanceRecord> instances;
+  };
+  static constexpr int kMaxListedVersions = 100;
+  static constexpr int kMaxListedGrants = 1000;
+  static constexpr int kMaxListedInstances = 1000;
+  boost::asio::awaitable<Result<AgentDetail>> GetAgent(std::string org_id, std::string agent_id);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
   boost::asio::awaitable<Result<void>> CreateEnvironment(std::string org_id, std::string env);
   boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id,

@@ -23,4 +23,39 @@ asio::awaitable<Result<std::vector<TokenRecord>>> AdminService::ListTokens(std::
   co_return co_await store_.Run([&](Store& s) { return s.ListTokens(org_id, limit); });
 }
 
+asio::awaitable<Result<std::vector<AdminService::AgentListing>>> AdminService::ListAgents(
+    std::string org_id, int limit) {
+  if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
+  // One hop to the blocking pool for both reads.
+  co_return co_await store_.Run([&](Store& s) -> Result<std::vector<AgentListing>> {
+    AG_TRY(auto agents, s.ListAgents(org_id, limit));
+    AG_TRY(auto deployments, s.ListDeployments(org_id));
+    std::vector<AgentListing> out;
+    for (auto& agent : agents) {
+      AgentListing listing{std::move(agent), {}};
+      for (const auto& d : deployments) {
+        if (d.agent_id == listing.latest.agent_id) listing.deployments.push_back(d);
+      }
+      out.push_back(std::move(listing));
+    }
+    return out;
+  });
+}
+
+asio::awaitable<Result<AdminService::AgentDetail>> AdminService::GetAgent(std::string org_id,
+                                                                          std::string agent_id) {
+  if (auto agent = co_await RequireAgent(org_id, agent_id); !agent) co_return agent.error();
+  co_return co_await store_.Run([&](Store& s) -> Result<AgentDetail> {
+    AgentDetail detail;
+    AG_TRY(detail.versions, s.ListAgentVersions(org_id, agent_id, kMaxListedVersions));
+    AG_TRY(auto deployments, s.ListDeployments(org_id));
+    for (auto& d : deployments) {
+      if (d.agent_id == agent_id) detail.deployments.push_back(std::move(d));
+    }
+    AG_TRY(detail.grants, s.ListGrants(org_id, agent_id, kMaxListedGrants));
+    AG_TRY(detail.instances, s.ListInstances(org_id, agent_id, kMaxListedInstances));
+    return detail;
+  });
+}
+
 }  // namespace agentgate

@@ -17,6 +17,7 @@ namespace agentgate {
 class TenantStore {
  public:
   static constexpr int kMaxListedEnvironments = 1000;
+  static constexpr int kMaxListedDeployments = 10000;
   virtual ~TenantStore() = default;
 
   virtual Result<void> CreateOrg(const OrgRecord& org) = 0;  // kConflict if the id exists
@@ -30,6 +31,21 @@ class TenantStore {
   virtual Result<std::vector<std::string>> ListEnvironments(const std::string& org_id) = 0;
   // Newest first, revoked ones included, at most `limit`; secret hashes are left empty.
   virtual Result<std::vector<TokenRecord>> ListTokens(const std::string& org_id, int limit) = 0;
+  // Each agent's latest version, by agent id, at most `limit`.
+  virtual Result<std::vector<AgentVersionRecord>> ListAgents(const std::string& org_id,
+                                                             int limit) = 0;
+  // Newest first, at most `limit`.
+  virtual Result<std::vector<AgentVersionRecord>> ListAgentVersions(const std::string& org_id,
+                                                                    const std::string& agent_id,
+                                                                    int limit) = 0;
+  // Every deployment of the org, by agent then environment.
+  virtual Result<std::vector<DeploymentRecord>> ListDeployments(const std::string& org_id) = 0;
+  // One agent's grants and instances, by token id and instance id, at most `limit`.
+  virtual Result<std::vector<GrantRecord>> ListGrants(const std::string& org_id,
+                                                      const std::string& agent_id, int limit) = 0;
+  virtual Result<std::vector<InstanceRecord>> ListInstances(const std::string& org_id,
+                                                            const std::string& agent_id,
+                                                            int limit) = 0;
 
   virtual Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) = 0;
   virtual Result<bool> HasEnvironment(const std::string& org_id, const std::string& env) = 0;

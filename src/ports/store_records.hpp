@@ -40,6 +40,18 @@ struct InstanceRecord {
   std::string instructions;
 };
 
+struct DeploymentRecord {
+  std::string agent_id;
+  std::string env;
+  int version = 0;
+};
+
+struct GrantRecord {
+  std::string token_id;
+  std::string agent_id;
+  std::vector<std::string> permissions;
+};
+
 struct ToolSecretRecord {
   std::string org_id;
   std::string name;

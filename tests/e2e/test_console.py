@@ -169,3 +169,33 @@ def test_the_operator_lists_page_and_name_bad_parameters(server):
     assert set(token) == {"id", "name", "environments", "created_at", "revoked"} and token["revoked"] is False
     status, _, body = server.admin("GET", "/orgs/demo/tokens?limit=x")
     assert status == 400 and "'limit'" in error_of(body)["message"]
+
+
+def test_an_orgs_agents_are_listed_with_versions_deployments_grants_and_instances(server):
+    config = {"name": "Stores", "description": "Per store", "instructions": "Help.", "per_instance": True,
+              "model": {"provider": "offline", "name": "offline-1"}}
+    assert server.admin("POST", "/orgs/demo/agents", {"id": "stores", "config": config})[0] == 201
+    config["name"] = "Stores 2"
+    assert server.admin("POST", "/orgs/demo/agents/stores/versions", {"config": config})[2]["version"] == 2
+    assert server.admin("PUT", "/orgs/demo/agents/stores/deployments/dev", {"version": 1})[0] == 200
+    assert server.admin("POST", "/orgs/demo/agents/stores/instances", {"instance_id": "berlin"})[0] == 201
+    token_id = server.admin("GET", "/orgs/demo/tokens")[2]["tokens"][0]["id"]
+    assert server.admin("PUT", "/orgs/demo/grants",
+                        {"token_id": token_id, "agent_id": "stores", "permissions": ["chat"]})[0] == 200
+
+    status, _, body = server.admin("GET", "/orgs/demo/agents")
+    assert status == 200 and [a["id"] for a in body["agents"]] == ["demo-agent", "stores"]
+    stores_agent = body["agents"][1]
+    assert stores_agent["name"] == "Stores 2" and stores_agent["latest_version"] == 2
+    assert stores_agent["deployments"] == [{"env": "dev", "version": 1}]
+    assert server.admin("GET", "/orgs/demo/agents?limit=1")[2]["agents"][0]["id"] == "demo-agent"
+
+    status, _, body = server.admin("GET", "/orgs/demo/agents/stores")
+    assert status == 200 and [v["version"] for v in body["versions"]] == [2, 1]
+    assert body["versions"][1]["config"]["name"] == "Stores"
+    assert body["deployments"] == [{"env": "dev", "version": 1}]
+    assert body["grants"] == [{"token_id": token_id, "permissions": ["chat"]}]
+    assert body["instances"] == [{"instance_id": "berlin", "instructions": ""}]
+    status, _, body = server.admin("GET", "/orgs/demo/agents/ghost")
+    assert status == 404 and error_of(body)["code"] == "agent_not_found"
+    assert server.admin("GET", "/orgs/nope/agents")[0] == 404

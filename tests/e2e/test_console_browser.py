@@ -1,5 +1,6 @@
 """The operator console in a real browser (headless Chromium driven by Selenium, both from Debian):
-sign in, set up an organization, issue a token, use it, revoke it, sign out. Screenshots of every
+sign in, set up an organization and a token, create, deploy and grant an agent, run a turn with the
+token, make a new version, revoke the token, sign out. Screenshots of every
 page go to $AGENTGATE_TEST_OUTPUT/console (default build/test-output/console)."""
 import os
 import pathlib
@@ -51,12 +52,12 @@ def shot(driver, name):
     driver.save_screenshot(str(OUTPUT / f"{name}.png"))
 
 
-def invoke(server, token):
-    return server.request("POST", "/api/agents/demo-agent/invoke", {"message": "What is agentgate?"},
+def invoke(server, token, agent="support"):
+    return server.request("POST", f"/api/agents/{agent}/invoke", {"message": "What is agentgate?"},
                           {"fl-api-org": "browser-org", "fl-api-env": "prod", "fl-api-token": token})[0]
 
 
-def test_an_operator_sets_up_an_org_issues_a_token_uses_and_revokes_it(server, browser):
+def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_token(server, browser):
     base = f"http://{server.host}:{server.port}"
     browser.get(base + "/console/")
     signin = wait_for(browser, "#signin-form")
@@ -95,16 +96,42 @@ def test_an_operator_sets_up_an_org_issues_a_token_uses_and_revokes_it(server, b
     wait_text(browser, "#token-list", "backend")
     shot(browser, "03-organization-token-issued")
 
-    # The token works: an agent deployed in prod with a grant for it answers (set up by script,
-    # as the console's agent pages are not built yet).
-    config = {"name": "Demo", "instructions": "Help.", "model": {"provider": "offline", "name": "offline-1"}}
-    assert server.admin("POST", "/orgs/browser-org/agents", {"id": "demo-agent", "config": config})[0] == 201
-    assert server.admin("PUT", "/orgs/browser-org/agents/demo-agent/deployments/prod", {"version": 1})[0] == 200
-    tokens = server.admin("GET", "/orgs/browser-org/tokens")[2]["tokens"]
-    token_id = tokens[0]["id"]
-    assert server.admin("PUT", "/orgs/browser-org/grants",
-                        {"token_id": token_id, "agent_id": "demo-agent", "permissions": ["chat"]})[0] == 200
-    assert invoke(server, token) == 200
+    # An agent, created, deployed to prod and granted to that token in the console, answers it.
+    browser.find_element(By.ID, "agents-link").click()
+    assert "No agents yet" in wait_for(browser, "main").text
+    agent_form = wait_for(browser, "#agent-form")
+    fill(agent_form, "id", "support")
+    agent_form.submit()  # the template config: the offline model
+    wait_text(browser, "h1", "Support bot")
+    assert "Not deployed" in browser.find_element(By.CSS_SELECTOR, "main").text
+    browser.find_element(By.ID, "deploy-form").submit()  # prod, v1: the only choices
+    wait_text(browser, "#deployment-list", "prod")
+    browser.find_element(By.ID, "grant-form").submit()  # the only live token
+    wait_text(browser, "#grant-list", "backend")
+    assert invoke(server, token, "support") == 200
+    browser.refresh()
+    wait_text(browser, "#agent-spend", "$0.00 of unlimited")
+
+    # A new version from an edited copy: the API's error names the field; a good edit is v2.
+    version_form = browser.find_element(By.ID, "version-form")
+    editor = version_form.find_element(By.NAME, "config")
+    config = editor.get_attribute("value")
+    editor.clear()
+    editor.send_keys(config.replace('"offline"', '"no-such-provider"'))
+    version_form.submit()
+    assert "config.model.provider" in wait_for(browser, "#version-form .error").text
+    editor.clear()
+    editor.send_keys(config.replace("Support bot", "Support bot 2"))
+    version_form.submit()
+    wait_text(browser, "#version-list", "v2")
+    wait_text(browser, "h1", "Support bot 2")
+    shot(browser, "04-agent")
+    browser.find_element(By.LINK_TEXT, "← Agents of browser-org").click()
+    wait_text(browser, "#agent-list", "prod → v1")
+    shot(browser, "05-agents")
+    browser.get(base + "/console/#/orgs/browser-org")
+    wait_text(browser, "#token-list", "backend")
+    token_id = server.admin("GET", "/orgs/browser-org/tokens")[2]["tokens"][0]["id"]
 
     # The admin token is nowhere the page's scripts can reach, nor in the address bar.
     kept = browser.execute_script(
@@ -122,12 +149,12 @@ def test_an_operator_sets_up_an_org_issues_a_token_uses_and_revokes_it(server, b
     assert invoke(server, token) == 401
 
     browser.set_window_size(390, 844)
-    shot(browser, "04-organization-phone")
+    shot(browser, "06-organization-phone")
     browser.set_window_size(1280, 800)
 
     browser.find_element(By.ID, "sign-out").click()
     wait_text(browser, "main", "You are signed out")
-    shot(browser, "05-signed-out")
+    shot(browser, "07-signed-out")
     browser.get(base + "/console/#/orgs/browser-org")
     wait_for(browser, "#signin-form")  # a reload after sign-out asks for the token again
 
@@ -147,4 +174,4 @@ def test_the_console_is_keyboard_navigable(server, browser):
     link = wait_for(browser, "#org-list a")
     link.send_keys(Keys.ENTER)
     wait_text(browser, "h1", "Demo")
-    shot(browser, "06-keyboard-org")
+    shot(browser, "08-keyboard-org")

@@ -172,6 +172,68 @@ TYPED_TEST(StoreContract, AgentVersionsAreNumberedAndDeploymentsPointAtThem) {
   EXPECT_EQ(s.GetDeployment("acme", "bot", "prod").value(), 2);
 }
 
+TYPED_TEST(StoreContract, AnOrgsAgentsAreListedWithTheirVersionsDeploymentsGrantsAndInstances) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"other", "Other", std::nullopt, 1}));
+  ASSERT_TRUE(s.CreateEnvironment("other", "prod"));
+  ASSERT_TRUE(s.CreateEnvironment("acme", "dev"));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "zed", 1, R"({"z":1})", 1}));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, R"({"v":1})", 2}));
+  ASSERT_TRUE(s.AddAgentVersion("acme", "bot", R"({"v":2})", 3));
+  ASSERT_TRUE(s.AddAgentVersion("acme", "bot", R"({"v":3})", 4));
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"other", "bot", 1, R"({"o":1})", 5}));
+
+  auto agents = s.ListAgents("acme", 10).value();
+  ASSERT_EQ(agents.size(), 2u);
+  EXPECT_EQ(agents[0].agent_id, "bot");  // by id, each at its latest version
+  EXPECT_EQ(agents[0].version, 3);
+  EXPECT_EQ(agents[0].config_json, R"({"v":3})");
+  EXPECT_EQ(agents[1].agent_id, "zed");
+  EXPECT_EQ(s.ListAgents("acme", 1).value().size(), 1u);
+
+  auto versions = s.ListAgentVersions("acme", "bot", 2).value();
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[0].version, 3);  // newest first
+  EXPECT_EQ(versions[1].version, 2);
+  EXPECT_EQ(versions[1].created_at_ms, 3);
+  EXPECT_TRUE(s.ListAgentVersions("acme", "ghost", 5).value().empty());
+
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "prod", 2));
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "dev", 3));
+  ASSERT_TRUE(s.SetDeployment("acme", "zed", "prod", 1));
+  ASSERT_TRUE(s.SetDeployment("other", "bot", "prod", 1));
+  auto deployments = s.ListDeployments("acme").value();
+  ASSERT_EQ(deployments.size(), 3u);
+  EXPECT_EQ(deployments[0].agent_id + "/" + deployments[0].env, "bot/dev");
+  EXPECT_EQ(deployments[0].version, 3);
+  EXPECT_EQ(deployments[1].agent_id + "/" + deployments[1].env, "bot/prod");
+  EXPECT_EQ(deployments[2].agent_id, "zed");
+
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t2", "acme", "b", "h2", {}, 1, false}));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t1", "acme", "a", "h1", {}, 1, false}));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t9", "other", "o", "h9", {}, 1, false}));
+  ASSERT_TRUE(s.PutGrant("acme", "t2", "bot", {"chat"}));
+  ASSERT_TRUE(s.PutGrant("acme", "t1", "bot", {"chat"}));
+  ASSERT_TRUE(s.PutGrant("acme", "t1", "zed", {"chat"}));
+  ASSERT_TRUE(s.PutGrant("other", "t9", "bot", {"chat"}));
+  auto grants = s.ListGrants("acme", "bot", 10).value();
+  ASSERT_EQ(grants.size(), 2u);
+  EXPECT_EQ(grants[0].token_id, "t1");
+  EXPECT_EQ(grants[1].token_id, "t2");
+  EXPECT_EQ(grants[1].permissions, std::vector<std::string>{"chat"});
+  ASSERT_TRUE(s.PutGrant("acme", "t2", "bot", {}));
+  EXPECT_EQ(s.ListGrants("acme", "bot", 10).value().size(), 1u);
+
+  ASSERT_TRUE(s.CreateInstance(InstanceRecord{"acme", "bot", "store-2", "North"}));
+  ASSERT_TRUE(s.CreateInstance(InstanceRecord{"acme", "bot", "store-1", ""}));
+  ASSERT_TRUE(s.CreateInstance(InstanceRecord{"other", "bot", "store-9", ""}));
+  auto instances = s.ListInstances("acme", "bot", 10).value();
+  ASSERT_EQ(instances.size(), 2u);
+  EXPECT_EQ(instances[0].instance_id, "store-1");
+  EXPECT_EQ(instances[1].instructions, "North");
+  EXPECT_EQ(s.ListInstances("acme", "bot", 1).value().size(), 1u);
+}
+
 TYPED_TEST(StoreContract, DeployedVersionsAreListedOnce) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateEnvironment("acme", "dev"));

@@ -48,4 +48,83 @@ Result<std::vector<TokenRecord>> PostgresStore::ListTokens(const std::string& or
   });
 }
 
+namespace {
+
+std::vector<AgentVersionRecord> ReadVersions(const pg::Rows& r) {
+  std::vector<AgentVersionRecord> out;
+  for (int i = 0; i < r.size(); ++i) {
+    out.push_back(AgentVersionRecord{r.Text(i, 0), r.Text(i, 1), static_cast<int>(r.Int(i, 2)),
+                                     r.Text(i, 3), r.Int(i, 4)});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<AgentVersionRecord>> PostgresStore::ListAgents(const std::string& org_id,
+                                                                  int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+    return ReadVersions(
+        c.Exec("SELECT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM agents a "
+               "JOIN agent_versions v ON v.org_id = a.org_id AND v.agent_id = a.id AND "
+               "v.version = a.latest_version WHERE a.org_id = $1 ORDER BY a.id LIMIT $2",
+               {P(org_id), P(limit)}));
+  });
+}
+
+Result<std::vector<AgentVersionRecord>> PostgresStore::ListAgentVersions(
+    const std::string& org_id, const std::string& agent_id, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+    return ReadVersions(
+        c.Exec("SELECT org_id, agent_id, version, config, created_at_ms FROM agent_versions "
+               "WHERE org_id = $1 AND agent_id = $2 ORDER BY version DESC LIMIT $3",
+               {P(org_id), P(agent_id), P(limit)}));
+  });
+}
+
+Result<std::vector<DeploymentRecord>> PostgresStore::ListDeployments(const std::string& org_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<DeploymentRecord>> {
+    auto r = c.Exec(
+        "SELECT agent_id, env, version FROM deployments WHERE org_id = $1 ORDER BY agent_id, env "
+        "LIMIT $2",
+        {P(org_id), P(kMaxListedDeployments)});
+    std::vector<DeploymentRecord> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(DeploymentRecord{r.Text(i, 0), r.Text(i, 1), static_cast<int>(r.Int(i, 2))});
+    }
+    return out;
+  });
+}
+
+Result<std::vector<GrantRecord>> PostgresStore::ListGrants(const std::string& org_id,
+                                                           const std::string& agent_id, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<GrantRecord>> {
+    auto r = c.Exec(
+        "SELECT token_id, permissions FROM grants WHERE org_id = $1 AND agent_id = $2 "
+        "ORDER BY token_id LIMIT $3",
+        {P(org_id), P(agent_id), P(limit)});
+    std::vector<GrantRecord> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(GrantRecord{r.Text(i, 0), agent_id, SplitList(r.Text(i, 1))});
+    }
+    return out;
+  });
+}
+
+Result<std::vector<InstanceRecord>> PostgresStore::ListInstances(const std::string& org_id,
+                                                                 const std::string& agent_id,
+                                                                 int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<InstanceRecord>> {
+    auto r = c.Exec(
+        "SELECT instance_id, instructions FROM agent_instances WHERE org_id = $1 AND "
+        "agent_id = $2 ORDER BY instance_id LIMIT $3",
+        {P(org_id), P(agent_id), P(limit)});
+    std::vector<InstanceRecord> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(InstanceRecord{org_id, agent_id, r.Text(i, 0), r.Text(i, 1)});
+    }
+    return out;
+  });
+}
+
 }  // namespace agentgate

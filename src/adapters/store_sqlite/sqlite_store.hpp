@@ -27,6 +27,16 @@ class SqliteStore final : public Store {
   Result<std::vector<OrgRecord>> ListOrgs(const std::string& after_id, int limit) override;
   Result<std::vector<std::string>> ListEnvironments(const std::string& org_id) override;
   Result<std::vector<TokenRecord>> ListTokens(const std::string& org_id, int limit) override;
+  Result<std::vector<AgentVersionRecord>> ListAgents(const std::string& org_id, int limit) override;
+  Result<std::vector<AgentVersionRecord>> ListAgentVersions(const std::string& org_id,
+                                                            const std::string& agent_id,
+                                                            int limit) override;
+  Result<std::vector<DeploymentRecord>> ListDeployments(const std::string& org_id) override;
+  Result<std::vector<GrantRecord>> ListGrants(const std::string& org_id,
+                                              const std::string& agent_id, int limit) override;
+  Result<std::vector<InstanceRecord>> ListInstances(const std::string& org_id,
+                                                    const std::string& agent_id,
+                                                    int limit) override;
   Result<void> CreateEnvironment(const std::string& org_id, const std::string& env) override;
   Result<bool> HasEnvironment(const std::string& org_id, const std::string& env) override;
   Result<void> CreateToken(const TokenRecord& token) override;

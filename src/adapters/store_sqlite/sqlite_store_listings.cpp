@@ -46,4 +46,85 @@ Result<std::vector<TokenRecord>> SqliteStore::ListTokens(const std::string& org_
   });
 }
 
+namespace {
+
+std::vector<AgentVersionRecord> ReadVersions(sqlite::Statement& s) {
+  std::vector<AgentVersionRecord> out;
+  while (s.Step()) {
+    out.push_back(
+        AgentVersionRecord{s.Text(0), s.Text(1), static_cast<int>(s.Int(2)), s.Text(3), s.Int(4)});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<AgentVersionRecord>> SqliteStore::ListAgents(const std::string& org_id,
+                                                                int limit) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+        auto s = c.Prepare(
+            "SELECT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM agents a "
+            "JOIN agent_versions v ON v.org_id = a.org_id AND v.agent_id = a.id AND "
+            "v.version = a.latest_version WHERE a.org_id = ? ORDER BY a.id LIMIT ?");
+        s.Bind(1, org_id).Bind(2, limit);
+        return ReadVersions(s);
+      });
+}
+
+Result<std::vector<AgentVersionRecord>> SqliteStore::ListAgentVersions(const std::string& org_id,
+                                                                       const std::string& agent_id,
+                                                                       int limit) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
+        auto s = c.Prepare(
+            "SELECT org_id, agent_id, version, config, created_at_ms FROM agent_versions "
+            "WHERE org_id = ? AND agent_id = ? ORDER BY version DESC LIMIT ?");
+        s.Bind(1, org_id).Bind(2, agent_id).Bind(3, limit);
+        return ReadVersions(s);
+      });
+}
+
+Result<std::vector<DeploymentRecord>> SqliteStore::ListDeployments(const std::string& org_id) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<DeploymentRecord>> {
+        auto s = c.Prepare(
+            "SELECT agent_id, env, version FROM deployments WHERE org_id = ? ORDER BY agent_id, "
+            "env "
+            "LIMIT ?");
+        s.Bind(1, org_id).Bind(2, kMaxListedDeployments);
+        std::vector<DeploymentRecord> out;
+        while (s.Step())
+          out.push_back(DeploymentRecord{s.Text(0), s.Text(1), static_cast<int>(s.Int(2))});
+        return out;
+      });
+}
+
+Result<std::vector<GrantRecord>> SqliteStore::ListGrants(const std::string& org_id,
+                                                         const std::string& agent_id, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<GrantRecord>> {
+    auto s = c.Prepare(
+        "SELECT token_id, permissions FROM grants WHERE org_id = ? AND agent_id = ? "
+        "ORDER BY token_id LIMIT ?");
+    s.Bind(1, org_id).Bind(2, agent_id).Bind(3, limit);
+    std::vector<GrantRecord> out;
+    while (s.Step()) out.push_back(GrantRecord{s.Text(0), agent_id, SplitList(s.Text(1))});
+    return out;
+  });
+}
+
+Result<std::vector<InstanceRecord>> SqliteStore::ListInstances(const std::string& org_id,
+                                                               const std::string& agent_id,
+                                                               int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<InstanceRecord>> {
+    auto s = c.Prepare(
+        "SELECT instance_id, instructions FROM agent_instances WHERE org_id = ? AND agent_id = ? "
+        "ORDER BY instance_id LIMIT ?");
+    s.Bind(1, org_id).Bind(2, agent_id).Bind(3, limit);
+    std::vector<InstanceRecord> out;
+    while (s.Step()) out.push_back(InstanceRecord{org_id, agent_id, s.Text(0), s.Text(1)});
+    return out;
+  });
+}
+
 }  // namespace agentgate

@@ -35,6 +35,7 @@ void AddOperatorRoutes(Router& router, RouteDeps& deps);
 void AddAdminOrgRoutes(Router& router, RouteDeps& deps);
 void AddAdminTokenRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentRoutes(Router& router, RouteDeps& deps);
+void AddAdminAgentListRoutes(Router& router, RouteDeps& deps);
 void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
 void AddInvokeRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);

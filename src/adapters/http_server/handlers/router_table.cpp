@@ -8,6 +8,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminOrgRoutes(router, deps);
   AddAdminTokenRoutes(router, deps);
   AddAdminAgentRoutes(router, deps);
+  AddAdminAgentListRoutes(router, deps);
   AddAdminCrmRoutes(router, deps);
   AddInvokeRoutes(router, deps);
   AddFlowActionRoutes(router, deps);
