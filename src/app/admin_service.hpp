@@ -83,6 +83,8 @@ class AdminService {
   static constexpr int kMaxListedGrants = 1000;
   static constexpr int kMaxListedInstances = 1000;
   boost::asio::awaitable<Result<AgentDetail>> GetAgent(std::string org_id, std::string agent_id);
+  boost::asio::awaitable<Result<std::vector<ConversationListing>>> ListConversations(
+      ConversationFilter filter, int limit);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
   boost::asio::awaitable<Result<void>> CreateEnvironment(std::string org_id, std::string env);
   boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id,

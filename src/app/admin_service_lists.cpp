@@ -58,4 +58,10 @@ asio::awaitable<Result<AdminService::AgentDetail>> AdminService::GetAgent(std::s
   });
 }
 
+asio::awaitable<Result<std::vector<ConversationListing>>> AdminService::ListConversations(
+    ConversationFilter filter, int limit) {
+  if (auto org = co_await RequireOrg(filter.org_id); !org) co_return org.error();
+  co_return co_await store_.Run([&](Store& s) { return s.ListConversations(filter, limit); });
+}
+
 }  // namespace agentgate

@@ -158,6 +158,9 @@ class ConversationStore {
   virtual std::vector<Result<void>> CommitTurns(const std::vector<const TurnCommit*>& commits) = 0;
   Result<void> CommitTurn(const TurnCommit& commit) { return CommitTurns({&commit}).front(); }
   virtual Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) = 0;
+  // Newest first, at most `limit`, with each one's turn count, last turn and cost.
+  virtual Result<std::vector<ConversationListing>> ListConversations(
+      const ConversationFilter& filter, int limit) = 0;
   virtual Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) = 0;
 
   virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,

@@ -2,8 +2,10 @@
 // Plain records the stores read and write. Times are milliseconds since the Unix epoch (UTC).
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace agentgate {
@@ -232,6 +234,24 @@ struct MemoryFilter {
   std::optional<std::string> agent_id;
   std::optional<std::string> env;
   std::optional<std::string> group_key;  // "" = the agent's default group
+};
+
+// Which conversations an operator lists: an org's, optionally of one agent and env, created in
+// [since_ms, until_ms), newest first, the page before `before` (created_at_ms, id).
+struct ConversationFilter {
+  std::string org_id;
+  std::optional<std::string> agent_id;
+  std::optional<std::string> env;
+  std::int64_t since_ms = 0;
+  std::int64_t until_ms = std::numeric_limits<std::int64_t>::max();
+  std::optional<std::pair<std::int64_t, std::string>> before;
+};
+
+struct ConversationListing {
+  ConversationRecord conversation;
+  std::int64_t turns = 0;
+  std::int64_t last_turn_at_ms = 0;  // 0 before its first turn commits
+  double cost_usd = 0;
 };
 
 }  // namespace agentgate

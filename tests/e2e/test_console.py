@@ -199,3 +199,38 @@ def test_an_orgs_agents_are_listed_with_versions_deployments_grants_and_instance
     status, _, body = server.admin("GET", "/orgs/demo/agents/ghost")
     assert status == 404 and error_of(body)["code"] == "agent_not_found"
     assert server.admin("GET", "/orgs/nope/agents")[0] == 404
+
+
+def test_conversations_are_listed_newest_first_and_searchable(server):
+    creds = server.demo_credentials()
+    headers = {"fl-api-org": "demo", "fl-api-env": "dev", "fl-api-token": creds["token"]}
+    ids = []
+    for i in range(3):
+        status, _, body = server.request("POST", "/api/agents/demo-agent/invoke",
+                                         {"message": f"What is agentgate? {i}", "stateful": True}, headers)
+        assert status == 200, body
+        ids.append(body["conversation_id"])
+    status, _, body = server.request("POST", "/api/agents/demo-agent/invoke",
+                                     {"message": "again", "stateful": True, "conversation_id": ids[0]}, headers)
+    assert status == 200
+    status, _, body = server.admin("GET", "/orgs/demo/conversations")
+    assert status == 200 and sorted(c["id"] for c in body["conversations"]) == sorted(ids)
+    first = next(c for c in body["conversations"] if c["id"] == ids[0])
+    assert first["turns"] == 2 and first["agent_id"] == "demo-agent" and first["env"] == "dev"
+    assert first["last_turn_at"] and first["cost_usd"] == 0 and body["next_before"] is None
+
+    status, _, page = server.admin("GET", "/orgs/demo/conversations?limit=2")
+    assert len(page["conversations"]) == 2 and page["next_before"]
+    status, _, rest = server.admin("GET", "/orgs/demo/conversations?limit=2&before=" + page["next_before"])
+    assert len(rest["conversations"]) == 1
+    assert {c["id"] for c in page["conversations"] + rest["conversations"]} == set(ids)
+
+    assert len(server.admin("GET", "/orgs/demo/conversations?agent=demo-agent&env=dev&since=2000-01-01")[2]
+               ["conversations"]) == 3
+    assert server.admin("GET", "/orgs/demo/conversations?env=prod")[2]["conversations"] == []
+    assert server.admin("GET", "/orgs/demo/conversations?until=2000-01-01")[2]["conversations"] == []
+    for bad, field in [("since=2026-02-30", "since"), ("until=tomorrow", "until"), ("before=x", "before"),
+                       ("limit=-1", "limit")]:
+        status, _, body = server.admin("GET", "/orgs/demo/conversations?" + bad)
+        assert status == 400 and f"'{field}'" in error_of(body)["message"], (bad, body)
+    assert server.admin("GET", "/orgs/nope/conversations")[0] == 404

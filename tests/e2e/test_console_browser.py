@@ -52,6 +52,17 @@ def shot(driver, name):
     driver.save_screenshot(str(OUTPUT / f"{name}.png"))
 
 
+def set_value(browser, element, text):
+    browser.execute_script("arguments[0].value = arguments[1]", element, text)
+
+
+def invoke_body(server, token, body, agent="support"):
+    status, _, answer = server.request("POST", f"/api/agents/{agent}/invoke", body,
+                                       {"fl-api-org": "browser-org", "fl-api-env": "prod", "fl-api-token": token})
+    assert status == 200, answer
+    return answer
+
+
 def invoke(server, token, agent="support"):
     return server.request("POST", f"/api/agents/{agent}/invoke", {"message": "What is agentgate?"},
                           {"fl-api-org": "browser-org", "fl-api-env": "prod", "fl-api-token": token})[0]
@@ -109,6 +120,7 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     browser.find_element(By.ID, "grant-form").submit()  # the only live token
     wait_text(browser, "#grant-list", "backend")
     assert invoke(server, token, "support") == 200
+    conversation = invoke_body(server, token, {"message": "What is agentgate?", "stateful": True})["conversation_id"]
     browser.refresh()
     wait_text(browser, "#agent-spend", "$0.00 of unlimited")
 
@@ -116,19 +128,43 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     version_form = browser.find_element(By.ID, "version-form")
     editor = version_form.find_element(By.NAME, "config")
     config = editor.get_attribute("value")
-    editor.clear()
-    editor.send_keys(config.replace('"offline"', '"no-such-provider"'))
+    set_value(browser, editor, config.replace('"offline"', '"no-such-provider"'))
     version_form.submit()
     assert "config.model.provider" in wait_for(browser, "#version-form .error").text
-    editor.clear()
-    editor.send_keys(config.replace("Support bot", "Support bot 2"))
+    # v2 withholds any reply that names the product (the offline model's answer does).
+    edited = config.replace("Support bot", "Support bot 2")
+    edited = edited[:edited.rindex("}")] + ', "safety": {"block_patterns": ["(?i)agentgate"]}}'
+    set_value(browser, editor, edited)
     version_form.submit()
     wait_text(browser, "#version-list", "v2")
     wait_text(browser, "h1", "Support bot 2")
+    browser.find_element(By.ID, "deploy-form").submit()  # prod, v2: the newest is preselected
+    wait_text(browser, "#deployment-list", "v2")
+    blocked = invoke_body(server, token, {"message": "What is agentgate?", "stateful": True, "conversation_id": conversation})
+    assert blocked["blocked"] is True
     shot(browser, "04-agent")
     browser.find_element(By.LINK_TEXT, "← Agents of browser-org").click()
-    wait_text(browser, "#agent-list", "prod → v1")
+    wait_text(browser, "#agent-list", "prod → v2")
     shot(browser, "05-agents")
+    browser.get(base + "/console/#/orgs/browser-org")
+    wait_for(browser, "#conversations-link").click()
+    wait_text(browser, "#conversation-list", conversation)
+    row = browser.find_element(By.CSS_SELECTOR, "#conversation-list tbody tr").text
+    assert "support" in row and "prod" in row
+    shot(browser, "06-conversations")
+    browser.find_element(By.LINK_TEXT, conversation).click()
+    wait_for(browser, "#chat")
+    turns = browser.find_elements(By.CSS_SELECTOR, "article.turn")
+    assert len(turns) == 2 and "complete" in turns[0].text and "reply withheld" in turns[1].text
+    assert "$0.00" in turns[0].find_element(By.CLASS_NAME, "turn-cost").text
+    bubbles = browser.find_elements(By.CSS_SELECTOR, "#chat .bubble.assistant")
+    assert "withheld" not in bubbles[0].text and "withheld by the safety policy" in bubbles[1].text
+    turns[0].find_element(By.TAG_NAME, "summary").click()
+    assert "model call 1:" in turns[0].text and "You asked: What is agentgate?" in turns[0].text
+    shot(browser, "07-transcript")
+    # The search finds it by agent and day.
+    browser.get(base + "/console/#/orgs/browser-org/conversations?agent=support&since=2000-01-01")
+    wait_text(browser, "#conversation-list", conversation)
     browser.get(base + "/console/#/orgs/browser-org")
     wait_text(browser, "#token-list", "backend")
     token_id = server.admin("GET", "/orgs/browser-org/tokens")[2]["tokens"][0]["id"]
@@ -149,12 +185,12 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     assert invoke(server, token) == 401
 
     browser.set_window_size(390, 844)
-    shot(browser, "06-organization-phone")
+    shot(browser, "08-organization-phone")
     browser.set_window_size(1280, 800)
 
     browser.find_element(By.ID, "sign-out").click()
     wait_text(browser, "main", "You are signed out")
-    shot(browser, "07-signed-out")
+    shot(browser, "09-signed-out")
     browser.get(base + "/console/#/orgs/browser-org")
     wait_for(browser, "#signin-form")  # a reload after sign-out asks for the token again
 
@@ -174,4 +210,4 @@ def test_the_console_is_keyboard_navigable(server, browser):
     link = wait_for(browser, "#org-list a")
     link.send_keys(Keys.ENTER)
     wait_text(browser, "h1", "Demo")
-    shot(browser, "08-keyboard-org")
+    shot(browser, "10-keyboard-org")

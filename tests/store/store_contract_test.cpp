@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <atomic>
 #include <optional>
 #include <thread>
@@ -390,6 +392,59 @@ TYPED_TEST(StoreContract, MessagesAppendInOrder) {
   EXPECT_EQ(m[1].content, "hello");
   EXPECT_EQ(s.GetConversation("c1").value()->agent_id, "bot");
   EXPECT_FALSE(s.GetConversation("c2").value());
+}
+
+TYPED_TEST(StoreContract, ConversationsAreListedNewestFirstWithTheirTurnsAndFilters) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"other", "Other", std::nullopt, 1}));
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 100}));
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c2", "acme", "dev", "bot", "", 200}));
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c3", "acme", "prod", "zed", "s1", 200}));
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c4", "acme", "prod", "bot", "", 300}));
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"o1", "other", "prod", "bot", "", 250}));
+  for (auto [id, conversation, at, cost] :
+       std::vector<std::tuple<std::string, std::string, std::int64_t, double>>{
+           {"t1", "c1", 110, 0.25}, {"t2", "c1", 150, 0.5}, {"t3", "c3", 210, 1.0}}) {
+    TurnCommit commit{Turn(id, conversation, at), {}, {}, {}, {}, {}, {}};
+    commit.turn.cost_usd = cost;
+    ASSERT_TRUE(s.CommitTurn(commit));
+  }
+  const auto ids = [](const std::vector<ConversationListing>& page) {
+    std::string out;
+    for (const auto& c : page) out += c.conversation.id + " ";
+    return out;
+  };
+  const auto filter = [](std::string org, std::optional<std::string> agent = std::nullopt,
+                         std::optional<std::string> env = std::nullopt) {
+    ConversationFilter f;
+    f.org_id = std::move(org);
+    f.agent_id = std::move(agent);
+    f.env = std::move(env);
+    return f;
+  };
+  const ConversationFilter all = filter("acme");
+  auto page = s.ListConversations(all, 10).value();
+  EXPECT_EQ(ids(page), "c4 c3 c2 c1 ");  // newest first; a tie in time by id, descending
+  EXPECT_EQ(page[3].turns, 2);
+  EXPECT_EQ(page[3].last_turn_at_ms, 150);
+  EXPECT_DOUBLE_EQ(page[3].cost_usd, 0.75);
+  EXPECT_EQ(page[1].conversation.instance_id, "s1");
+  EXPECT_EQ(page[0].turns, 0);
+  EXPECT_EQ(page[0].last_turn_at_ms, 0);
+
+  auto first = s.ListConversations(all, 2).value();
+  EXPECT_EQ(ids(first), "c4 c3 ");
+  ConversationFilter next = all;
+  next.before = std::pair{first.back().conversation.created_at_ms, first.back().conversation.id};
+  EXPECT_EQ(ids(s.ListConversations(next, 2).value()), "c2 c1 ");
+
+  const ConversationFilter bot_prod = filter("acme", "bot", "prod");
+  EXPECT_EQ(ids(s.ListConversations(bot_prod, 10).value()), "c4 c1 ");
+  ConversationFilter window = all;
+  window.since_ms = 200;
+  window.until_ms = 300;  // [200, 300)
+  EXPECT_EQ(ids(s.ListConversations(window, 10).value()), "c3 c2 ");
+  EXPECT_EQ(ids(s.ListConversations(filter("other"), 10).value()), "o1 ");
 }
 
 TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {

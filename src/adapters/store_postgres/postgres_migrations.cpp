@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 8> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 9> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -78,6 +78,11 @@ CREATE INDEX memories_fact_tsv ON memories USING GIN (fact_tsv);
                                                          R"sql(
 ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '',
   ADD COLUMN summary_through_seq BIGINT NOT NULL DEFAULT 0;
+)sql",
+                                                         R"sql(
+-- What the operator console browses: an org's conversations and turns by time.
+CREATE INDEX conversations_by_org ON conversations(org_id, created_at_ms, id);
+CREATE INDEX turns_by_org ON turns(org_id, started_at_ms);
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

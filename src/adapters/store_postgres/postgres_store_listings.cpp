@@ -2,6 +2,8 @@
 #include "adapters/store_common/list_column.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 
+#include <limits>
+
 namespace agentgate {
 
 using pg::Connection;
@@ -122,6 +124,33 @@ Result<std::vector<InstanceRecord>> PostgresStore::ListInstances(const std::stri
     std::vector<InstanceRecord> out;
     for (int i = 0; i < r.size(); ++i) {
       out.push_back(InstanceRecord{org_id, agent_id, r.Text(i, 0), r.Text(i, 1)});
+    }
+    return out;
+  });
+}
+
+Result<std::vector<ConversationListing>> PostgresStore::ListConversations(
+    const ConversationFilter& f, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<ConversationListing>> {
+    // Each row's turn figures come from turns_by_conversation; the page from conversations_by_org.
+    const auto before = f.before.value_or(
+        std::pair<std::int64_t, std::string>{std::numeric_limits<std::int64_t>::max(), ""});
+    auto r = c.Exec(
+        "SELECT c.id, c.env, c.agent_id, c.instance_id, c.created_at_ms, "
+        "(SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id), "
+        "(SELECT COALESCE(MAX(started_at_ms), 0) FROM turns t WHERE t.conversation_id = c.id), "
+        "(SELECT COALESCE(SUM(cost_usd), 0) FROM turns t WHERE t.conversation_id = c.id) "
+        "FROM conversations c WHERE c.org_id = $1 AND ($2 = '' OR c.agent_id = $2) "
+        "AND ($3 = '' OR c.env = $3) AND c.created_at_ms >= $4 AND c.created_at_ms < $5 "
+        "AND (c.created_at_ms < $6 OR (c.created_at_ms = $6 AND c.id < $7)) "
+        "ORDER BY c.created_at_ms DESC, c.id DESC LIMIT $8",
+        {P(f.org_id), P(f.agent_id.value_or("")), P(f.env.value_or("")), P(f.since_ms),
+         P(f.until_ms), P(before.first), P(before.second), P(limit)});
+    std::vector<ConversationListing> out;
+    for (int i = 0; i < r.size(); ++i) {
+      out.push_back(ConversationListing{ConversationRecord{r.Text(i, 0), f.org_id, r.Text(i, 1),
+                                                           r.Text(i, 2), r.Text(i, 3), r.Int(i, 4)},
+                                        r.Int(i, 5), r.Int(i, 6), r.Double(i, 7)});
     }
     return out;
   });

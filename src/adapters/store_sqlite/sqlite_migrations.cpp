@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 8> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 9> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -206,6 +206,11 @@ INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
 -- History strategy summarize: a conversation's running summary of its messages 1..through_seq.
 ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '';
 ALTER TABLE conversations ADD COLUMN summary_through_seq INTEGER NOT NULL DEFAULT 0;
+)sql",
+                                                         R"sql(
+-- What the operator console browses: an org's conversations and turns by time.
+CREATE INDEX conversations_by_org ON conversations(org_id, created_at_ms, id);
+CREATE INDEX turns_by_org ON turns(org_id, started_at_ms);
 )sql"};
 
 }  // namespace

@@ -100,6 +100,8 @@ class SqliteStore final : public Store {
   Result<void> DequeueTurn(std::int64_t ticket) override;
   std::vector<Result<void>> CommitTurns(const std::vector<const TurnCommit*>& commits) override;
   Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
+  Result<std::vector<ConversationListing>> ListConversations(const ConversationFilter& filter,
+                                                             int limit) override;
   Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) override;
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                          std::int64_t now_ms) override;

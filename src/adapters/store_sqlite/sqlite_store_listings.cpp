@@ -2,6 +2,8 @@
 #include "adapters/store_common/list_column.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
+#include <limits>
+
 namespace agentgate {
 
 using sqlite::Connection;
@@ -125,6 +127,38 @@ Result<std::vector<InstanceRecord>> SqliteStore::ListInstances(const std::string
     while (s.Step()) out.push_back(InstanceRecord{org_id, agent_id, s.Text(0), s.Text(1)});
     return out;
   });
+}
+
+Result<std::vector<ConversationListing>> SqliteStore::ListConversations(const ConversationFilter& f,
+                                                                        int limit) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<ConversationListing>> {
+        // Each row's turn figures come from turns_by_conversation; the page from
+        // conversations_by_org.
+        auto s = c.Prepare(
+            "SELECT c.id, c.env, c.agent_id, c.instance_id, c.created_at_ms, "
+            "(SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id), "
+            "(SELECT COALESCE(MAX(started_at_ms), 0) FROM turns t WHERE t.conversation_id = c.id), "
+            "(SELECT COALESCE(SUM(cost_usd), 0) FROM turns t WHERE t.conversation_id = c.id) "
+            "FROM conversations c WHERE c.org_id = ? AND (? = '' OR c.agent_id = ?) "
+            "AND (? = '' OR c.env = ?) AND c.created_at_ms >= ? AND c.created_at_ms < ? "
+            "AND (c.created_at_ms < ? OR (c.created_at_ms = ? AND c.id < ?)) "
+            "ORDER BY c.created_at_ms DESC, c.id DESC LIMIT ?");
+        const std::string agent = f.agent_id.value_or("");
+        const std::string env = f.env.value_or("");
+        const auto before = f.before.value_or(
+            std::pair<std::int64_t, std::string>{std::numeric_limits<std::int64_t>::max(), ""});
+        s.Bind(1, f.org_id).Bind(2, agent).Bind(3, agent).Bind(4, env).Bind(5, env);
+        s.Bind(6, f.since_ms).Bind(7, f.until_ms).Bind(8, before.first).Bind(9, before.first);
+        s.Bind(10, before.second).Bind(11, limit);
+        std::vector<ConversationListing> out;
+        while (s.Step()) {
+          out.push_back(ConversationListing{
+              ConversationRecord{s.Text(0), f.org_id, s.Text(1), s.Text(2), s.Text(3), s.Int(4)},
+              s.Int(5), s.Int(6), s.Double(7)});
+        }
+        return out;
+      });
 }
 
 }  // namespace agentgate

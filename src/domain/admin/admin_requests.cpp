@@ -6,6 +6,8 @@
 
 #include <boost/json/parse.hpp>
 
+#include <chrono>
+
 namespace agentgate {
 namespace {
 
@@ -77,6 +79,31 @@ Result<std::string> ParseCreateEnvironment(const boost::json::value& body) {
   AG_TRY(std::string name, jf::RequiredString(*o, "name", ""));
   if (!names::IsValidEnvironment(name)) return InvalidField("name", "must match [a-z0-9_-]{1,32}");
   return name;
+}
+
+Result<std::int64_t> ParseIsoDay(std::string_view text, std::string_view field) {
+  const auto digits = [&](std::size_t from, std::size_t count, int& out) {
+    out = 0;
+    for (std::size_t i = from; i < from + count; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      out = out * 10 + (text[i] - '0');
+    }
+    return true;
+  };
+  int y = 0;
+  int m = 0;
+  int d = 0;
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-' || !digits(0, 4, y) ||
+      !digits(5, 2, m) || !digits(8, 2, d)) {
+    return InvalidField(field, "must be a day, YYYY-MM-DD");
+  }
+  const std::chrono::year_month_day day{std::chrono::year(y),
+                                        std::chrono::month(static_cast<unsigned>(m)),
+                                        std::chrono::day(static_cast<unsigned>(d))};
+  if (!day.ok()) return InvalidField(field, "is not a day of the calendar");
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::sys_days(day).time_since_epoch())
+      .count();
 }
 
 Result<std::string> ParseConsoleSignIn(const boost::json::value& body) {

@@ -65,6 +65,9 @@ struct CrmCredentials {
 Result<CreateOrgCommand> ParseCreateOrg(const boost::json::value& body);
 Result<SetOrgLimitCommand> ParseSetOrgLimit(const boost::json::value& body);
 Result<std::string> ParseCreateEnvironment(const boost::json::value& body);
+// A UTC day "YYYY-MM-DD" as the epoch milliseconds of its midnight; a 400 naming `field`.
+Result<std::int64_t> ParseIsoDay(std::string_view text, std::string_view field);
+
 // POST /console/session: {"admin_token": "..."} -> the token offered (checked by the caller).
 Result<std::string> ParseConsoleSignIn(const boost::json::value& body);
 Result<CreateTokenCommand> ParseCreateToken(const boost::json::value& body);

@@ -116,4 +116,14 @@ TEST(AdminRequests, CrmUrlsAreHttpsUnlessTheOperatorAllowsHttp) {
   EXPECT_NE(refused.error().message.find("'instance_url'"), std::string::npos);
 }
 
+TEST(AdminRequests, IsoDaysAreUtcMidnightsAndBadOnesNameTheField) {
+  EXPECT_EQ(ParseIsoDay("1970-01-02", "since").value(), 86'400'000);
+  EXPECT_EQ(ParseIsoDay("2024-02-29", "since").value(), 1709164800000);
+  for (const char* bad : {"2023-02-29", "2024-13-01", "2024-1-01", "24-01-01x", "", "2024/01/01"}) {
+    auto r = ParseIsoDay(bad, "until");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("'until'"), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace agentgate

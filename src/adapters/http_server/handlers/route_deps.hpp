@@ -36,6 +36,7 @@ void AddAdminOrgRoutes(Router& router, RouteDeps& deps);
 void AddAdminTokenRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentListRoutes(Router& router, RouteDeps& deps);
+void AddAdminConversationListRoutes(Router& router, RouteDeps& deps);
 void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
 void AddInvokeRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);

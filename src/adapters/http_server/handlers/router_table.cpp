@@ -9,6 +9,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminTokenRoutes(router, deps);
   AddAdminAgentRoutes(router, deps);
   AddAdminAgentListRoutes(router, deps);
+  AddAdminConversationListRoutes(router, deps);
   AddAdminCrmRoutes(router, deps);
   AddInvokeRoutes(router, deps);
   AddFlowActionRoutes(router, deps);
