@@ -255,6 +255,7 @@ int Serve(const ServeOptions& options) {
                                 mcp_tools, models, config->prices, clock, metrics, timing});
 
   ConsoleSessions console_sessions(clock, ConsoleSessions::Limits{});
+  GatewayCallTally gateway_calls;
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{
       admin,
@@ -265,6 +266,7 @@ int Serve(const ServeOptions& options) {
       tenants,
       metrics,
       console_sessions,
+      gateway_calls,
       *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
       [&] { return server_slot && server_slot->Draining(); }};
   const http::Router router = http::BuildRouter(deps);
@@ -312,6 +314,8 @@ int Serve(const ServeOptions& options) {
   asio::co_spawn(ioc, RunMaintenance(runner, clock, timing.hard_cap, std::chrono::seconds(60)),
                  asio::detached);
   asio::co_spawn(ioc, RunSpendLeaseReturns(spend, std::chrono::milliseconds(100)), asio::detached);
+  asio::co_spawn(ioc, RecordGatewayCalls(runner, gateway_calls, clock, std::chrono::seconds(5)),
+                 asio::detached);
   log::Info(
       "listening",
       {{"address", std::string_view(*bound)},
@@ -322,6 +326,7 @@ int Serve(const ServeOptions& options) {
   ioc.run();
   for (auto& t : threads) t.join();
   spend.RetireAll();  // what this server leased and did not spend goes back before it exits
+  FlushGatewayCalls(**store, gateway_calls, clock);
   blocking.join();
   return 0;
 }

@@ -85,6 +85,19 @@ class AdminService {
   boost::asio::awaitable<Result<AgentDetail>> GetAgent(std::string org_id, std::string agent_id);
   boost::asio::awaitable<Result<std::vector<ConversationListing>>> ListConversations(
       ConversationFilter filter, int limit);
+  // Every org's spend this month against its limit, and the last `days` UTC days (today
+  // included) of turns by stop reason, turn durations and gateway calls by status.
+  struct Overview {
+    std::string month;
+    std::vector<OrgRecord> orgs;  // by id, at most kMaxOverviewOrgs
+    std::vector<OrgSpend> spend;  // by org id, orgs that spent or reserved this month
+    std::int64_t first_day = 0;   // days since the Unix epoch
+    std::vector<DailyCount> turns_per_day;
+    DurationPercentiles durations;
+    std::vector<DailyCount> gateway_calls_per_day;
+  };
+  static constexpr int kMaxOverviewOrgs = 1000;
+  boost::asio::awaitable<Result<Overview>> GetOverview(int days);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
   boost::asio::awaitable<Result<void>> CreateEnvironment(std::string org_id, std::string env);
   boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id,

@@ -11,6 +11,12 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
+namespace {
+
+constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
+
+}  // namespace
+
 asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
                                      std::chrono::milliseconds turn_cap,
                                      std::chrono::milliseconds every) {
@@ -25,9 +31,12 @@ asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
     auto released =
         co_await store.Run([&](Store& s) { return s.ReleaseSpendReservations(stranded_before); });
     auto purged = co_await store.Run([&](Store& s) { return s.PurgeIdempotencyKeys(now); });
-    if ((released && *released > 0) || (purged && *purged > 0)) {
+    const std::int64_t oldest_day = now / kDayMs - kGatewayCallDaysKept;
+    auto days = co_await store.Run([&](Store& s) { return s.PurgeGatewayCalls(oldest_day); });
+    if ((released && *released > 0) || (purged && *purged > 0) || (days && *days > 0)) {
       log::Info("maintenance", {{"reservations_released", released ? *released : 0},
-                                {"idempotency_keys_purged", purged ? *purged : 0}});
+                                {"idempotency_keys_purged", purged ? *purged : 0},
+                                {"gateway_call_rows_purged", days ? *days : 0}});
     }
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Periodic housekeeping: releases spend reservations of turns that died mid-call and purges
-// expired idempotency keys. Runs until its executor stops.
+// Periodic housekeeping: releases spend reservations of turns that died mid-call, purges expired
+// idempotency keys and gateway call counts older than kGatewayCallDaysKept days. Runs until its
+// executor stops.
 
 #include "app/store_runner.hpp"
 #include "ports/clock.hpp"
@@ -8,6 +9,8 @@
 #include <chrono>
 
 namespace agentgate {
+
+inline constexpr std::int64_t kGatewayCallDaysKept = 400;
 
 boost::asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
                                             std::chrono::milliseconds turn_cap,

@@ -218,6 +218,18 @@ class GovernanceStore {
   virtual Result<std::int64_t> ReleaseSpendReservations(std::int64_t created_before_ms) = 0;
   virtual Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
                                                  const std::string& month) = 0;
+
+  // The operator's overview. Turns started since `since_ms`, per UTC day and stop reason ("" =
+  // complete), and their durations' p50 and p95 (nearest rank).
+  virtual Result<std::vector<DailyCount>> CountTurnsPerDay(std::int64_t since_ms) = 0;
+  virtual Result<DurationPercentiles> TurnDurationPercentiles(std::int64_t since_ms) = 0;
+  // Every org's spend in `month`, by org id.
+  virtual Result<std::vector<OrgSpend>> SpendPerOrg(const std::string& month) = 0;
+  // Gateway calls per UTC day and HTTP status: servers add what they answered; kept until purged.
+  virtual Result<void> AddGatewayCalls(std::int64_t day,
+                                       const std::vector<std::pair<int, std::int64_t>>& calls) = 0;
+  virtual Result<std::vector<DailyCount>> GatewayCallsPerDay(std::int64_t since_day) = 0;
+  virtual Result<std::int64_t> PurgeGatewayCalls(std::int64_t before_day) = 0;
 };
 
 class Store : public TenantStore, public ConversationStore, public GovernanceStore {

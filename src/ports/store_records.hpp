@@ -236,6 +236,25 @@ struct MemoryFilter {
   std::optional<std::string> group_key;  // "" = the agent's default group
 };
 
+// A count for one UTC day (days since the Unix epoch) and one key (a stop reason, a status).
+struct DailyCount {
+  std::int64_t day = 0;
+  std::string key;
+  std::int64_t count = 0;
+};
+
+struct DurationPercentiles {
+  std::int64_t turns = 0;
+  std::int64_t p50_ms = 0;
+  std::int64_t p95_ms = 0;
+};
+
+struct OrgSpend {
+  std::string org_id;
+  double settled_usd = 0;
+  double reserved_usd = 0;
+};
+
 // Which conversations an operator lists: an org's, optionally of one agent and env, created in
 // [since_ms, until_ms), newest first, the page before `before` (created_at_ms, id).
 struct ConversationFilter {

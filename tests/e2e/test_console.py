@@ -234,3 +234,49 @@ def test_conversations_are_listed_newest_first_and_searchable(server):
         status, _, body = server.admin("GET", "/orgs/demo/conversations?" + bad)
         assert status == 400 and f"'{field}'" in error_of(body)["message"], (bad, body)
     assert server.admin("GET", "/orgs/nope/conversations")[0] == 404
+
+
+def test_the_overview_charts_spend_turns_durations_and_gateway_calls(start_server, llm):
+    import time
+    from daemon_harness import Tenant, config_for
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": "sk-test"})
+    tenant = Tenant(server)
+    server.admin("PATCH", "/orgs/acme", {"monthly_spend_limit_usd": 50})
+    tenant.agent("paid")
+    for i in range(3):
+        status, _, body = tenant.invoke("paid", {"message": f"hello {i}"})
+        assert status == 200, body
+    spent = tenant.settled_usage()["total_spent_usd"]
+    assert spent > 0
+    # Gateway calls: one refused (no fl-api headers: 400), counted by status.
+    status, _, _ = server.request("POST", "/api/metadata-gateway", {}, {"content-type": "application/json"})
+    assert status == 400
+
+    deadline = time.monotonic() + 15
+    while True:  # gateway counts reach the store every 5 s
+        status, _, o = server.admin("GET", "/overview?days=7")
+        assert status == 200, o
+        if o["gateway_calls_per_day"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    acme = next(org for org in o["orgs"] if org["id"] == "acme")
+    assert acme["spent_usd"] == spent and acme["monthly_spend_limit_usd"] == 50
+    assert next(org for org in o["orgs"] if org["id"] == "demo")["spent_usd"] == 0
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert {"day": today, "stop_reason": "complete", "turns": 3} in o["turns_per_day"]
+    assert o["turn_duration_ms"]["turns"] == 3 and 0 <= o["turn_duration_ms"]["p50"] <= o["turn_duration_ms"]["p95"]
+    assert {"day": today, "status": 400, "calls": 1} in o["gateway_calls_per_day"]
+    assert o["days"] == 7 and o["since"] <= today and o["month"] == today[:7]
+    for bad in ("days=0", "days=91", "days=x"):
+        status, _, body = server.admin("GET", "/overview?" + bad)
+        assert status == 400 and "'days'" in error_of(body)["message"]
+
+
+def test_gateway_calls_counted_before_shutdown_are_kept(start_server):
+    server = start_server()
+    for _ in range(2):
+        assert server.request("POST", "/api/metadata-gateway", {}, {"content-type": "application/json"})[0] == 400
+    assert server.stop() == 0  # well inside the 5 s flush period: the shutdown writes them
+    again = start_server(env={"AGENTGATE_STORE_URL": server.store_url}, args=())
+    calls = again.admin("GET", "/overview?days=1")[2]["gateway_calls_per_day"]
+    assert [c["calls"] for c in calls if c["status"] == 400] == [2]

@@ -87,11 +87,18 @@ class ServerRoutesTest : public ::testing::Test {
                                  TurnTiming{}}};
   Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
   ConsoleSessions console_{clock_, ConsoleSessions::Limits{}};
-  http::RouteDeps deps_{admin_,       invoke_,
-                        idempotency_, gateway_,
-                        runner_,      tenants_,
-                        metrics_,     console_,
-                        std::nullopt, [this] { return server_ && server_->Draining(); }};
+  GatewayCallTally gateway_calls_;
+  http::RouteDeps deps_{admin_,
+                        invoke_,
+                        idempotency_,
+                        gateway_,
+                        runner_,
+                        tenants_,
+                        metrics_,
+                        console_,
+                        gateway_calls_,
+                        std::nullopt,
+                        [this] { return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

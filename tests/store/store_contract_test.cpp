@@ -447,6 +447,66 @@ TYPED_TEST(StoreContract, ConversationsAreListedNewestFirstWithTheirTurnsAndFilt
   EXPECT_EQ(ids(s.ListConversations(filter("other"), 10).value()), "o1 ");
 }
 
+TYPED_TEST(StoreContract, TheOverviewCountsTurnsPerDaySpendPerOrgAndGatewayCalls) {
+  auto& s = *this->store_;
+  constexpr std::int64_t kDay = 24 * 60 * 60 * 1000;
+  int n = 0;
+  const auto commit = [&](std::int64_t at, std::int64_t duration, std::string reason) {
+    TurnCommit c{Turn("t" + std::to_string(++n), "", at), {}, {}, {}, {}, {}, {}};
+    c.turn.duration_ms = duration;
+    c.turn.stop_reason = std::move(reason);
+    ASSERT_TRUE(s.CommitTurn(c));
+  };
+  commit(9 * kDay + 5, 500, "");  // before the window
+  for (int i = 1; i <= 18; ++i) commit(10 * kDay + i, i * 10, "");
+  commit(10 * kDay + 100, 1000, "max_iterations");
+  commit(11 * kDay + 1, 2000, "turn_timeout");
+  commit(11 * kDay + 2, 30, "");
+
+  auto days = s.CountTurnsPerDay(10 * kDay).value();
+  ASSERT_EQ(days.size(), 4u);
+  EXPECT_EQ(days[0].day, 10);
+  EXPECT_EQ(days[0].key, "");
+  EXPECT_EQ(days[0].count, 18);
+  EXPECT_EQ(days[1].key, "max_iterations");
+  EXPECT_EQ(days[2].day, 11);
+  EXPECT_EQ(days[3].key, "turn_timeout");
+
+  // 21 durations: 10..180, 30, 1000, 2000 -> nearest ranks 11 (p50) and 20 (p95) of 21.
+  auto durations = s.TurnDurationPercentiles(10 * kDay).value();
+  EXPECT_EQ(durations.turns, 21);
+  EXPECT_EQ(durations.p50_ms, 100);
+  EXPECT_EQ(durations.p95_ms, 1000);
+  EXPECT_EQ(s.TurnDurationPercentiles(20 * kDay).value().turns, 0);
+
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"other", "Other", std::nullopt, 1}));
+  EXPECT_TRUE(s.SpendPerOrg("2026-11").value().empty());
+  const SpendReservationRequest bot{"acme", "bot", "2026-11", 0.4, std::nullopt, 1, 0};
+  const SpendReservationRequest helper{"acme", "helper", "2026-11", 0.2, std::nullopt, 1, 0};
+  const auto settled = s.ReserveSpend(bot).value();
+  ASSERT_TRUE(s.ReserveSpend(helper).value().reserved);  // still reserved
+  ASSERT_TRUE(
+      s.CommitTurn(Settling("paid", {Cost(settled.reservation_id, 0.25, 1, 1, "2026-11", 0.4)})));
+  auto spend = s.SpendPerOrg("2026-11").value();
+  ASSERT_EQ(spend.size(), 1u);  // "other" spent nothing
+  EXPECT_EQ(spend[0].org_id, "acme");
+  EXPECT_NEAR(spend[0].settled_usd, 0.25, 1e-12);
+  EXPECT_NEAR(spend[0].reserved_usd, 0.2, 1e-12);
+  EXPECT_TRUE(s.SpendPerOrg("2026-12").value().empty());
+
+  ASSERT_TRUE(s.AddGatewayCalls(10, {{200, 5}, {404, 1}}));
+  ASSERT_TRUE(s.AddGatewayCalls(10, {{200, 2}}));  // another server's minute
+  ASSERT_TRUE(s.AddGatewayCalls(12, {{502, 3}}));
+  auto calls = s.GatewayCallsPerDay(10).value();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].key, "200");
+  EXPECT_EQ(calls[0].count, 7);
+  EXPECT_EQ(calls[1].key, "404");
+  EXPECT_EQ(calls[2].day, 12);
+  EXPECT_EQ(s.PurgeGatewayCalls(12).value(), 2);
+  EXPECT_EQ(s.GatewayCallsPerDay(0).value().size(), 1u);
+}
+
 TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));

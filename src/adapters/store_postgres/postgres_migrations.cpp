@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 9> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 10> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -47,42 +47,48 @@ CREATE TABLE spend_totals (org_id TEXT NOT NULL, agent_id TEXT NOT NULL, month T
 CREATE TABLE spend_reservations (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, agent_id TEXT NOT NULL, month TEXT NOT NULL,
   amount_usd DOUBLE PRECISION NOT NULL, created_at_ms BIGINT NOT NULL);
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE turns (id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, org_id TEXT NOT NULL, env TEXT NOT NULL,
   agent_id TEXT NOT NULL, version INTEGER NOT NULL, started_at_ms BIGINT NOT NULL, duration_ms BIGINT NOT NULL,
   stop_reason TEXT NOT NULL, blocked BOOLEAN NOT NULL, model_calls INTEGER NOT NULL, input_tokens BIGINT NOT NULL,
   output_tokens BIGINT NOT NULL, cost_usd DOUBLE PRECISION NOT NULL, transcript TEXT NOT NULL);
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms);
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE crm_refresh_claims (org_id TEXT NOT NULL, env TEXT NOT NULL, holder TEXT NOT NULL,
   expires_at_ms BIGINT NOT NULL, PRIMARY KEY (org_id, env));
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE conversation_turn_queue (ticket BIGSERIAL PRIMARY KEY, conversation_id TEXT NOT NULL,
   expires_at_ms BIGINT NOT NULL);
 CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(conversation_id, ticket);
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 ALTER TABLE crm_credentials ADD COLUMN version BIGINT NOT NULL DEFAULT 1;
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE tool_secrets (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL,
   sealed BYTEA NOT NULL, updated_at_ms BIGINT NOT NULL, PRIMARY KEY (org_id, name));
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 ALTER TABLE memories ADD COLUMN fact_tsv tsvector
   GENERATED ALWAYS AS (to_tsvector('english', fact)) STORED;
 CREATE INDEX memories_fact_tsv ON memories USING GIN (fact_tsv);
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '',
   ADD COLUMN summary_through_seq BIGINT NOT NULL DEFAULT 0;
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 -- What the operator console browses: an org's conversations and turns by time.
 CREATE INDEX conversations_by_org ON conversations(org_id, created_at_ms, id);
 CREATE INDEX turns_by_org ON turns(org_id, started_at_ms);
+)sql",
+                                                          R"sql(
+-- The overview: turns by time across orgs, and gateway calls per day and status.
+CREATE INDEX turns_by_time ON turns(started_at_ms);
+CREATE TABLE gateway_calls_daily (day BIGINT NOT NULL, status INTEGER NOT NULL,
+  calls BIGINT NOT NULL, PRIMARY KEY (day, status));
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

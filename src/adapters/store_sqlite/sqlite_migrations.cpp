@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 9> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 10> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -137,7 +137,7 @@ CREATE TABLE spend_reservations (
   created_at_ms INTEGER NOT NULL
 );
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE turns (
   id TEXT PRIMARY KEY,
   conversation_id TEXT NOT NULL,
@@ -157,7 +157,7 @@ CREATE TABLE turns (
 );
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms);
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE crm_refresh_claims (
   org_id TEXT NOT NULL,
   env TEXT NOT NULL,
@@ -166,7 +166,7 @@ CREATE TABLE crm_refresh_claims (
   PRIMARY KEY (org_id, env)
 );
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE conversation_turn_queue (
   ticket INTEGER PRIMARY KEY AUTOINCREMENT,
   conversation_id TEXT NOT NULL,
@@ -174,10 +174,10 @@ CREATE TABLE conversation_turn_queue (
 );
 CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(conversation_id, ticket);
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 ALTER TABLE crm_credentials ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 CREATE TABLE tool_secrets (
   org_id TEXT NOT NULL REFERENCES orgs(id),
   name TEXT NOT NULL,
@@ -186,7 +186,7 @@ CREATE TABLE tool_secrets (
   PRIMARY KEY (org_id, name)
 );
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 -- Memory recall: an FTS5 index over the facts, kept by triggers. Each fact is indexed with a token
 -- naming its (org, env, agent, group) scope, so a search reads only its scope's postings.
 ALTER TABLE memories ADD COLUMN scope_token TEXT GENERATED ALWAYS AS
@@ -202,15 +202,25 @@ CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
 END;
 INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 -- History strategy summarize: a conversation's running summary of its messages 1..through_seq.
 ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '';
 ALTER TABLE conversations ADD COLUMN summary_through_seq INTEGER NOT NULL DEFAULT 0;
 )sql",
-                                                         R"sql(
+                                                          R"sql(
 -- What the operator console browses: an org's conversations and turns by time.
 CREATE INDEX conversations_by_org ON conversations(org_id, created_at_ms, id);
 CREATE INDEX turns_by_org ON turns(org_id, started_at_ms);
+)sql",
+                                                          R"sql(
+-- The overview: turns by time across orgs, and gateway calls per day and status.
+CREATE INDEX turns_by_time ON turns(started_at_ms);
+CREATE TABLE gateway_calls_daily (
+  day INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  calls INTEGER NOT NULL,
+  PRIMARY KEY (day, status)
+);
 )sql"};
 
 }  // namespace

@@ -130,6 +130,13 @@ class SqliteStore final : public Store {
   Result<void> ReleaseSpend(const std::vector<std::string>& reservation_ids) override;
   Result<std::vector<UsageRow>> GetUsage(const std::string& org_id,
                                          const std::string& month) override;
+  Result<std::vector<DailyCount>> CountTurnsPerDay(std::int64_t since_ms) override;
+  Result<DurationPercentiles> TurnDurationPercentiles(std::int64_t since_ms) override;
+  Result<std::vector<OrgSpend>> SpendPerOrg(const std::string& month) override;
+  Result<void> AddGatewayCalls(std::int64_t day,
+                               const std::vector<std::pair<int, std::int64_t>>& calls) override;
+  Result<std::vector<DailyCount>> GatewayCallsPerDay(std::int64_t since_day) override;
+  Result<std::int64_t> PurgeGatewayCalls(std::int64_t before_day) override;
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::ConnectionPool> pool) : pool_(std::move(pool)) {}

@@ -47,27 +47,33 @@ Response GatewayError(const Error& error) {
   return response;
 }
 
+// Authenticates, checks and forwards one call; every outcome is the gateway's envelope.
+asio::awaitable<Response> GatewayCall(RouteDeps& deps, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller && caller.error().code == ErrorCode::kUnavailable)
+    co_return GatewayError(
+        caller.error());  // the store is down: 503, retry; not the caller's fault
+  if (!caller)
+    co_return GatewayError(
+        Error(ErrorCode::kUnauthenticated, "FL04 Unauthorized: " + caller.error().message));
+  auto body = ParseJsonBody(r);
+  if (!body) co_return GatewayError(body.error());
+  auto call = NormalizeGatewayRequest(*body);
+  if (!call) co_return GatewayError(call.error());
+  auto envelope = co_await deps.gateway.Forward(caller->org_id, caller->env, std::move(*call));
+  if (!envelope) co_return GatewayError(envelope.error());
+  co_return JsonResponse(200, RenderEnvelope(*envelope));
+}
+
 }  // namespace
 
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps) {
   router.Add(
       "POST", "/api/metadata-gateway",
       [&deps](Request& r) -> asio::awaitable<Response> {
-        auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
-        if (!caller && caller.error().code == ErrorCode::kUnavailable)
-          co_return GatewayError(
-              caller.error());  // the store is down: 503, retry; not the caller's fault
-        if (!caller)
-          co_return GatewayError(
-              Error(ErrorCode::kUnauthenticated, "FL04 Unauthorized: " + caller.error().message));
-        auto body = ParseJsonBody(r);
-        if (!body) co_return GatewayError(body.error());
-        auto call = NormalizeGatewayRequest(*body);
-        if (!call) co_return GatewayError(call.error());
-        auto envelope =
-            co_await deps.gateway.Forward(caller->org_id, caller->env, std::move(*call));
-        if (!envelope) co_return GatewayError(envelope.error());
-        co_return JsonResponse(200, RenderEnvelope(*envelope));
+        Response response = co_await GatewayCall(deps, r);
+        deps.gateway_calls.Count(response.status);
+        co_return response;
       },
       &GatewayError);
 }

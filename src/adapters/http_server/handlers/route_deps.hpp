@@ -5,6 +5,7 @@
 #include "adapters/http_server/router.hpp"
 #include "app/admin_service.hpp"
 #include "app/console_sessions.hpp"
+#include "app/gateway_call_tally.hpp"
 #include "app/idempotency.hpp"
 #include "app/invoke_agent.hpp"
 #include "app/metadata_gateway.hpp"
@@ -25,7 +26,8 @@ struct RouteDeps {
   StoreRunner& store;
   TenantDirectory& tenants;
   Metrics& metrics;
-  ConsoleSessions& console;  // operator console sign-ins (their cookie also opens /admin/v1)
+  ConsoleSessions& console;         // operator console sign-ins (their cookie also opens /admin/v1)
+  GatewayCallTally& gateway_calls;  // per status, for the overview
   std::optional<std::string>
       admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off
   std::function<bool()> draining;
@@ -37,6 +39,7 @@ void AddAdminTokenRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentListRoutes(Router& router, RouteDeps& deps);
 void AddAdminConversationListRoutes(Router& router, RouteDeps& deps);
+void AddAdminOverviewRoutes(Router& router, RouteDeps& deps);
 void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
 void AddInvokeRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);

@@ -10,6 +10,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminAgentRoutes(router, deps);
   AddAdminAgentListRoutes(router, deps);
   AddAdminConversationListRoutes(router, deps);
+  AddAdminOverviewRoutes(router, deps);
   AddAdminCrmRoutes(router, deps);
   AddInvokeRoutes(router, deps);
   AddFlowActionRoutes(router, deps);
