@@ -2,8 +2,10 @@
 sign in, set up an organization and a token, create, deploy and grant an agent, run a turn with the
 token, make a new version, revoke the token, sign out. Screenshots of every
 page go to $AGENTGATE_TEST_OUTPUT/console (default build/test-output/console)."""
+import json
 import os
 import pathlib
+import time
 
 import pytest
 from selenium import webdriver
@@ -14,6 +16,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 import stores
 from conftest import ADMIN_TOKEN
+from daemon_harness import config_for
 
 OUTPUT = pathlib.Path(os.environ.get("AGENTGATE_TEST_OUTPUT")
                       or pathlib.Path(__file__).parents[2] / "build" / "test-output") / "console" / stores.KIND
@@ -26,6 +29,7 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1280,800"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.implicitly_wait(0)
     OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -52,6 +56,16 @@ def shot(driver, name):
     driver.save_screenshot(str(OUTPUT / f"{name}.png"))
 
 
+def settled_spend(server, org="browser-org"):
+    """The org's spend once unused leases went back (within 1 s, docs/governance.md)."""
+    deadline = time.monotonic() + 3
+    while True:
+        usage = server.admin("GET", f"/orgs/{org}/usage")[2]
+        if usage["total_reserved_usd"] == 0 or time.monotonic() > deadline:
+            return usage["total_spent_usd"]
+        time.sleep(0.05)
+
+
 def set_value(browser, element, text):
     browser.execute_script("arguments[0].value = arguments[1]", element, text)
 
@@ -68,7 +82,8 @@ def invoke(server, token, agent="support"):
                           {"fl-api-org": "browser-org", "fl-api-env": "prod", "fl-api-token": token})[0]
 
 
-def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_token(server, browser):
+def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_token(start_server, llm, browser):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": "sk-test"})  # a priced model
     base = f"http://{server.host}:{server.port}"
     browser.get(base + "/console/")
     signin = wait_for(browser, "#signin-form")
@@ -78,6 +93,8 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     assert "refused" in wait_for(browser, "#signin-form .error").text
     fill(signin, "admin_token", ADMIN_TOKEN)
     signin.submit()
+    wait_text(browser, "#spend-list", "Demo organization")  # the overview comes first
+    browser.find_element(By.LINK_TEXT, "Organizations").click()
     wait_text(browser, "#org-list", "demo")
     shot(browser, "02-organizations")
 
@@ -112,7 +129,11 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     assert "No agents yet" in wait_for(browser, "main").text
     agent_form = wait_for(browser, "#agent-form")
     fill(agent_form, "id", "support")
-    agent_form.submit()  # the template config: the offline model
+    template = json.loads(agent_form.find_element(By.NAME, "config").get_attribute("value"))
+    assert template["model"]["provider"] == "offline"
+    template["model"] = {"provider": "fake-openai", "name": "gpt-test"}
+    set_value(browser, agent_form.find_element(By.NAME, "config"), json.dumps(template, indent=2))
+    agent_form.submit()
     wait_text(browser, "h1", "Support bot")
     assert "Not deployed" in browser.find_element(By.CSS_SELECTOR, "main").text
     browser.find_element(By.ID, "deploy-form").submit()  # prod, v1: the only choices
@@ -121,17 +142,19 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     wait_text(browser, "#grant-list", "backend")
     assert invoke(server, token, "support") == 200
     conversation = invoke_body(server, token, {"message": "What is agentgate?", "stateful": True})["conversation_id"]
+    spent = settled_spend(server)
+    assert spent > 0
     browser.refresh()
-    wait_text(browser, "#agent-spend", "$0.00 of unlimited")
+    wait_text(browser, "#agent-spend", f"${spent:.2f} of unlimited")
 
     # A new version from an edited copy: the API's error names the field; a good edit is v2.
     version_form = browser.find_element(By.ID, "version-form")
     editor = version_form.find_element(By.NAME, "config")
     config = editor.get_attribute("value")
-    set_value(browser, editor, config.replace('"offline"', '"no-such-provider"'))
+    set_value(browser, editor, config.replace('"fake-openai"', '"no-such-provider"'))
     version_form.submit()
     assert "config.model.provider" in wait_for(browser, "#version-form .error").text
-    # v2 withholds any reply that names the product (the offline model's answer does).
+    # v2 withholds any reply that names the product (the fake model echoes the question).
     edited = config.replace("Support bot", "Support bot 2")
     edited = edited[:edited.rindex("}")] + ', "safety": {"block_patterns": ["(?i)agentgate"]}}'
     set_value(browser, editor, edited)
@@ -156,11 +179,12 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     wait_for(browser, "#chat")
     turns = browser.find_elements(By.CSS_SELECTOR, "article.turn")
     assert len(turns) == 2 and "complete" in turns[0].text and "reply withheld" in turns[1].text
-    assert "$0.00" in turns[0].find_element(By.CLASS_NAME, "turn-cost").text
+    turn_cost = turns[0].find_element(By.CLASS_NAME, "turn-cost").text
+    assert turn_cost.startswith("$") and turn_cost != "$0.00"
     bubbles = browser.find_elements(By.CSS_SELECTOR, "#chat .bubble.assistant")
     assert "withheld" not in bubbles[0].text and "withheld by the safety policy" in bubbles[1].text
     turns[0].find_element(By.TAG_NAME, "summary").click()
-    assert "model call 1:" in turns[0].text and "You asked: What is agentgate?" in turns[0].text
+    assert "model call 1:" in turns[0].text and "echo: What is agentgate?" in turns[0].text
     shot(browser, "07-transcript")
     # The search finds it by agent and day.
     browser.get(base + "/console/#/orgs/browser-org/conversations?agent=support&since=2000-01-01")
@@ -184,13 +208,28 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     wait_text(browser, "#token-list", "revoked")
     assert invoke(server, token) == 401
 
+    # The overview shows the org's spend (these turns' cost) and charts the turns by stop reason.
+    total = settled_spend(server)
+    browser.get_log("browser")  # drop what came before (the refused sign-in's 401)
+    browser.find_element(By.LINK_TEXT, "Overview").click()
+    wait_text(browser, "#spend-list", "Browser Org")
+    row = [r for r in browser.find_elements(By.CSS_SELECTOR, "#spend-list tbody tr") if "Browser Org" in r.text][0]
+    assert row.find_element(By.CLASS_NAME, "org-spent").text == f"${total:.2f}"
+    assert browser.find_elements(By.CSS_SELECTOR, "#turns-chart canvas")
+    legend = browser.find_element(By.CSS_SELECTOR, "#turns-chart .u-legend").text
+    assert "complete" in legend
+    assert "p50" in browser.find_element(By.ID, "durations").text
+    shot(browser, "08-overview")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors  # no script error, no resource the page's CSP refused
+
     browser.set_window_size(390, 844)
-    shot(browser, "08-organization-phone")
+    shot(browser, "09-organization-phone")
     browser.set_window_size(1280, 800)
 
     browser.find_element(By.ID, "sign-out").click()
     wait_text(browser, "main", "You are signed out")
-    shot(browser, "09-signed-out")
+    shot(browser, "10-signed-out")
     browser.get(base + "/console/#/orgs/browser-org")
     wait_for(browser, "#signin-form")  # a reload after sign-out asks for the token again
 
@@ -207,7 +246,7 @@ def test_the_console_is_keyboard_navigable(server, browser):
         active = browser.switch_to.active_element
     assert active.get_attribute("name") == "admin_token"
     active.send_keys(ADMIN_TOKEN + Keys.ENTER)
-    link = wait_for(browser, "#org-list a")
+    link = wait_for(browser, "#spend-list a")
     link.send_keys(Keys.ENTER)
     wait_text(browser, "h1", "Demo")
-    shot(browser, "10-keyboard-org")
+    shot(browser, "11-keyboard-org")

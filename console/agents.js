@@ -1,0 +1,153 @@
+// Agent pages (#/orgs/<id>/agents[/<agent>]): versions, deployments, grants, instances, spend.
+"use strict";
+
+const AGENT_TEMPLATE = {
+  name: "Support bot",
+  description: "Answers questions about orders",
+  instructions: "You are a helpful assistant.",
+  model: { provider: "offline", name: "offline-1" },
+};
+
+function pretty(value) {
+  return JSON.stringify(value, null, 2);
+}
+
+// A JSON editor field: the parsed value, or an error naming the field.
+function parseConfig(text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error("'config' is not valid JSON: " + e.message);
+  }
+}
+
+function configEditor(name, value) {
+  return h("label", { class: "wide" }, "Config (JSON)",
+    h("textarea", { name, rows: 14, spellcheck: "false" }, pretty(value)));
+}
+
+async function showAgents(orgId) {
+  const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
+  const { agents } = await api("GET", base + "/agents");
+  const rows = agents.map((a) => h("tr", {},
+    h("td", { "data-label": "Id" },
+      h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/agents/" + encodeURIComponent(a.id) }, a.id)),
+    h("td", { "data-label": "Name" }, a.name),
+    h("td", { "data-label": "Latest version" }, String(a.latest_version)),
+    h("td", { "data-label": "Deployed" },
+      a.deployments.length ? a.deployments.map((d) => d.env + " → v" + d.version).join(", ") : "nowhere")));
+  const list = agents.length
+    ? h("table", { id: "agent-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Id"), h("th", {}, "Name"),
+      h("th", {}, "Latest version"), h("th", {}, "Deployed"))), h("tbody", {}, rows))
+    : h("p", { class: "muted" }, "No agents yet — create one below (or with POST " + base + "/agents), then deploy it to an environment.");
+  show(
+    h("p", {}, h("a", { href: "#/orgs/" + encodeURIComponent(orgId) }, "← Organization " + orgId)),
+    h("h1", {}, "Agents"),
+    h("section", { class: "card" }, list),
+    h("section", { class: "card", "aria-labelledby": "new-agent" }, h("h2", { id: "new-agent" }, "New agent"),
+      form({ id: "agent-form" }, [
+        field("Id (optional)", "id", { placeholder: "generated when empty" }),
+        configEditor("config", AGENT_TEMPLATE),
+      ], "Create agent", async (values) => {
+        const body = { config: parseConfig(values.get("config")) };
+        if (values.get("id")) body.id = values.get("id");
+        const created = await api("POST", base + "/agents", body);
+        location.hash = "#/orgs/" + encodeURIComponent(orgId) + "/agents/" + encodeURIComponent(created.id);
+      })));
+}
+
+async function showAgent(orgId, agentId) {
+  const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
+  const agentBase = base + "/agents/" + encodeURIComponent(agentId);
+  const [agent, org, { tokens }, usage] = await Promise.all([
+    api("GET", agentBase), api("GET", base), api("GET", base + "/tokens"), api("GET", base + "/usage")]);
+  const latest = agent.versions[0];
+  const again = () => showAgent(orgId, agentId);
+  const tokenName = Object.fromEntries(tokens.map((t) => [t.id, t.name]));
+  const spent = (usage.agents.find((a) => a.agent_id === agentId) || { spent_usd: 0 }).spent_usd;
+  const limit = latest.config.monthly_spend_limit_usd;
+
+  const deployments = agent.deployments.length
+    ? h("table", { id: "deployment-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Environment"), h("th", {}, "Version"))),
+      h("tbody", {}, agent.deployments.map((d) => h("tr", {},
+        h("td", { "data-label": "Environment" }, d.env), h("td", { "data-label": "Version" }, "v" + d.version)))))
+    : h("p", { class: "muted" }, "Not deployed — an agent answers only in environments it is deployed to.");
+
+  const grants = agent.grants.length
+    ? h("table", { id: "grant-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Token"), h("th", {}, "Permissions"), h("th", {}, ""))),
+      h("tbody", {}, agent.grants.map((g) => h("tr", {},
+        h("td", { "data-label": "Token" }, (tokenName[g.token_id] || "?") + " ", h("code", {}, g.token_id)),
+        h("td", { "data-label": "Permissions" }, g.permissions.join(", ")),
+        h("td", {}, h("button", {
+          type: "button", class: "danger", "data-grant": g.token_id,
+          onclick: async () => {
+            if (!window.confirm("Remove the grant of token " + g.token_id + " on " + agentId + "?")) return;
+            try {
+              await api("PUT", base + "/grants", { token_id: g.token_id, agent_id: agentId, permissions: [] });
+              await again();
+            } catch (e) { showError(e); }
+          },
+        }, "Remove"))))))
+    : h("p", { class: "muted" }, "No token may chat with this agent yet — grant one below.");
+
+  const versions = h("div", { id: "version-list" }, agent.versions.map((v, i) => h("details", { open: i === 0 },
+    h("summary", {}, "v" + v.version + " — " + date(v.created_at)),
+    h("pre", { class: "json" }, pretty(v.config)))));
+
+  const instanceSection = latest.config.per_instance
+    ? h("section", { class: "card", "aria-labelledby": "instance-title" },
+      h("h2", { id: "instance-title" }, "Instances"),
+      agent.instances.length
+        ? h("ul", { id: "instance-list" }, agent.instances.map((i) => h("li", {}, i.instance_id,
+          i.instructions ? h("span", { class: "muted" }, " — " + i.instructions) : null)))
+        : h("p", { class: "muted" }, "No instances yet — add one per store, team or customer."),
+      form({ id: "instance-form" }, [field("Instance id", "instance_id", { required: true }),
+        field("Instructions (optional)", "instructions")], "Add instance", async (values) => {
+        const body = { instance_id: values.get("instance_id") };
+        if (values.get("instructions")) body.instructions = values.get("instructions");
+        await api("POST", agentBase + "/instances", body);
+        await again();
+      }))
+    : null;
+
+  show(
+    h("p", {}, h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/agents" }, "← Agents of " + orgId)),
+    h("h1", {}, latest.config.name || agentId, " ", h("span", { class: "muted" }, "(" + agentId + ")")),
+    latest.config.description ? h("p", {}, latest.config.description) : null,
+    h("section", { class: "card", "aria-labelledby": "spend-title" },
+      h("h2", { id: "spend-title" }, "Spend this month"),
+      h("p", { id: "agent-spend" }, money(spent) + " of " + money(limit) + " (" + usage.month + ")")),
+    h("section", { class: "card", "aria-labelledby": "deploy-title" },
+      h("h2", { id: "deploy-title" }, "Deployments"), deployments,
+      org.environments.length
+        ? form({ id: "deploy-form" }, [
+          h("label", {}, "Environment", h("select", { name: "env" }, org.environments.map((e) => h("option", { value: e }, e)))),
+          h("label", {}, "Version", h("select", { name: "version" },
+            agent.versions.map((v) => h("option", { value: String(v.version) }, "v" + v.version)))),
+        ], "Deploy", async (values) => {
+          await api("PUT", agentBase + "/deployments/" + encodeURIComponent(values.get("env")),
+            { version: Number(values.get("version")) });
+          await again();
+        })
+        : h("p", { class: "muted" }, "The organization has no environment to deploy to — add one first.")),
+    h("section", { class: "card", "aria-labelledby": "grant-title" },
+      h("h2", { id: "grant-title" }, "Grants"), grants,
+      tokens.some((t) => !t.revoked)
+        ? form({ id: "grant-form" }, [
+          h("label", {}, "Token", h("select", { name: "token_id" },
+            tokens.filter((t) => !t.revoked).map((t) => h("option", { value: t.id }, t.name + " (" + t.id + ")")))),
+        ], "Grant chat", async (values) => {
+          await api("PUT", base + "/grants", { token_id: values.get("token_id"), agent_id: agentId, permissions: ["chat"] });
+          await again();
+        })
+        : h("p", { class: "muted" }, "The organization has no live token — issue one on its page.")),
+    instanceSection,
+    h("section", { class: "card", "aria-labelledby": "version-title" },
+      h("h2", { id: "version-title" }, "Versions"),
+      h("p", { class: "muted" }, "A version never changes once created; edit a copy to make the next one."),
+      versions,
+      form({ id: "version-form" }, [configEditor("config", latest.config)], "Create version", async (values) => {
+        await api("POST", agentBase + "/versions", { config: parseConfig(values.get("config")) });
+        await again();
+      })));
+}

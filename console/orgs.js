@@ -1,0 +1,123 @@
+// Organization pages (#/orgs, #/orgs/<id>): orgs, environments, tokens, spend limits.
+"use strict";
+
+async function showOrgs() {
+  const { orgs } = await api("GET", "/admin/v1/orgs?limit=1000");
+  const rows = orgs.map((o) => h("tr", {},
+    h("td", { "data-label": "Id" }, h("a", { href: "#/orgs/" + encodeURIComponent(o.id) }, o.id)),
+    h("td", { "data-label": "Name" }, o.name),
+    h("td", { "data-label": "Monthly limit" }, money(o.monthly_spend_limit_usd)),
+    h("td", { "data-label": "Created" }, date(o.created_at))));
+  const list = orgs.length
+    ? h("table", { id: "org-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Id"), h("th", {}, "Name"),
+      h("th", {}, "Monthly limit"), h("th", {}, "Created"))), h("tbody", {}, rows))
+    : h("p", { class: "muted", id: "org-empty" },
+      "No organizations yet — create one below (or with POST /admin/v1/orgs).");
+  show(h("h1", {}, "Organizations"),
+    h("section", { class: "card" }, list),
+    h("section", { class: "card", "aria-labelledby": "new-org" }, h("h2", { id: "new-org" }, "New organization"),
+      form({ id: "org-form" }, [
+        field("Name", "name", { required: true }),
+        field("Id (optional)", "id", { placeholder: "generated when empty" }),
+        field("Monthly spend limit, USD (optional)", "limit", { inputmode: "decimal" }),
+      ], "Create organization", async (values) => {
+        const body = { name: values.get("name") };
+        if (values.get("id")) body.id = values.get("id");
+        if (values.get("limit")) body.monthly_spend_limit_usd = Number(values.get("limit"));
+        const org = await api("POST", "/admin/v1/orgs", body);
+        location.hash = "#/orgs/" + encodeURIComponent(org.id);
+      })));
+}
+
+async function showOrg(orgId) {
+  const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
+  const [org, { tokens }] = await Promise.all([api("GET", base), api("GET", base + "/tokens")]);
+  const issued = h("div", { id: "issued-token", "aria-live": "polite" });
+
+  const envList = org.environments.length
+    ? h("ul", { id: "env-list" }, org.environments.map((e) => h("li", {}, e)))
+    : h("p", { class: "muted" }, "No environments yet — add one (e.g. prod or dev) before issuing tokens.");
+
+  const tokenRows = tokens.map((t) => h("tr", {},
+    h("td", { "data-label": "Name" }, t.name),
+    h("td", { "data-label": "Id" }, h("code", {}, t.id)),
+    h("td", { "data-label": "Environments" }, t.environments ? t.environments.join(", ") : "all"),
+    h("td", { "data-label": "Created" }, date(t.created_at)),
+    h("td", { "data-label": "State" }, t.revoked
+      ? h("span", { class: "tag revoked" }, "revoked")
+      : h("button", {
+        type: "button", class: "danger", "data-token": t.id,
+        onclick: async () => {
+          if (!window.confirm("Revoke token " + t.name + " (" + t.id + ")? Callers using it get 401 at once.")) return;
+          try {
+            await api("DELETE", base + "/tokens/" + encodeURIComponent(t.id));
+            await showOrg(orgId);
+          } catch (e) { showError(e); }
+        },
+      }, "Revoke"))));
+  const tokenList = tokens.length
+    ? h("table", { id: "token-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Id"),
+      h("th", {}, "Environments"), h("th", {}, "Created"), h("th", {}, "State"))), h("tbody", {}, tokenRows))
+    : h("p", { class: "muted" }, "No tokens yet — issue one below; the token is shown once.");
+
+  show(
+    h("p", {}, h("a", { href: "#/orgs" }, "← Organizations")),
+    h("h1", {}, org.name, " ", h("span", { class: "muted" }, "(" + org.id + ")")),
+    h("p", { class: "links" },
+      h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/agents", id: "agents-link" }, "Agents →"),
+      h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/conversations", id: "conversations-link" }, "Conversations →")),
+    h("section", { class: "card", "aria-labelledby": "limit-title" },
+      h("h2", { id: "limit-title" }, "Monthly spend limit"),
+      h("p", { id: "org-limit" }, money(org.monthly_spend_limit_usd)),
+      form({ id: "limit-form" }, [
+        field("New limit, USD (empty = unlimited)", "limit", { inputmode: "decimal" }),
+      ], "Save limit", async (values) => {
+        const text = values.get("limit");
+        await api("PATCH", base, { monthly_spend_limit_usd: text === "" ? null : Number(text) });
+        await showOrg(orgId);
+      })),
+    h("section", { class: "card", "aria-labelledby": "env-title" },
+      h("h2", { id: "env-title" }, "Environments"), envList,
+      form({ id: "env-form" }, [field("Name", "name", { required: true, placeholder: "prod" })],
+        "Add environment", async (values) => {
+          await api("POST", base + "/environments", { name: values.get("name") });
+          await showOrg(orgId);
+        })),
+    h("section", { class: "card", "aria-labelledby": "token-title" },
+      h("h2", { id: "token-title" }, "API tokens"), issued, tokenList,
+      form({ id: "token-form" }, [
+        field("Name", "name", { required: true, placeholder: "backend" }),
+        ...org.environments.map((e) => h("label", { class: "inline" },
+          h("input", { type: "checkbox", name: "environments", value: e }), " " + e)),
+      ], "Issue token", async (values) => {
+        const body = { name: values.get("name") };
+        const envs = values.getAll("environments");
+        if (envs.length) body.environments = envs;
+        const created = await api("POST", base + "/tokens", body);
+        await showOrg(orgId);
+        showIssuedToken(created);
+      })));
+}
+
+// A new token is shown once, here, with a copy button; it is never fetched again.
+function showIssuedToken(created) {
+  const code = h("code", { id: "new-token-value" }, created.token);
+  const status = h("span", { class: "ok", "aria-live": "polite" });
+  document.getElementById("issued-token").replaceChildren(h("div", { class: "secret" },
+    h("strong", {}, "Token " + created.name + ":"), code,
+    h("button", {
+      type: "button", class: "secondary", id: "copy-token",
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(created.token);
+          status.textContent = "Copied.";
+        } catch {
+          window.getSelection().selectAllChildren(code);
+          status.textContent = "Selected: press Ctrl+C to copy.";
+        }
+      },
+    }, "Copy"),
+    status,
+    h("p", { class: "muted" }, "Store it now: it is shown only this once.")));
+  code.scrollIntoView({ block: "center" });
+}
