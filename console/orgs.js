@@ -32,10 +32,13 @@ async function showOrgs() {
 async function showOrg(orgId) {
   const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
   const [org, { tokens }] = await Promise.all([api("GET", base), api("GET", base + "/tokens")]);
+  const crm = await Promise.all(org.environments.map((e) =>
+    api("GET", base + "/environments/" + encodeURIComponent(e) + "/crm")));
   const issued = h("div", { id: "issued-token", "aria-live": "polite" });
 
   const envList = org.environments.length
-    ? h("ul", { id: "env-list" }, org.environments.map((e) => h("li", {}, e)))
+    ? h("ul", { id: "env-list" }, org.environments.map((e, i) => h("li", { "data-env": e },
+      h("strong", {}, e), " — ", crmSummary(crm[i]))))
     : h("p", { class: "muted" }, "No environments yet — add one (e.g. prod or dev) before issuing tokens.");
 
   const tokenRows = tokens.map((t) => h("tr", {},
@@ -82,7 +85,8 @@ async function showOrg(orgId) {
         "Add environment", async (values) => {
           await api("POST", base + "/environments", { name: values.get("name") });
           await showOrg(orgId);
-        })),
+        }),
+      org.environments.length ? crmForm(base, org.environments, () => showOrg(orgId)) : null),
     h("section", { class: "card", "aria-labelledby": "token-title" },
       h("h2", { id: "token-title" }, "API tokens"), issued, tokenList,
       form({ id: "token-form" }, [
@@ -120,4 +124,49 @@ function showIssuedToken(created) {
     status,
     h("p", { class: "muted" }, "Store it now: it is shown only this once.")));
   code.scrollIntoView({ block: "center" });
+}
+
+// An environment's CRM credentials as the API describes them: never a secret.
+function crmSummary(c) {
+  if (!c.set) return h("span", { class: "muted" }, "no CRM credentials (the gateway answers FL05)");
+  const kind = c.kind === "static_session" ? "static session for " + c.instance_url
+    : c.kind === "refresh_token" ? "OAuth refresh token at " + c.login_url : "credentials this server cannot open";
+  const last = c.last_refresh;
+  return h("span", { class: "crm-status" }, "CRM: " + kind + ", set " + date(c.set_at) + " · ",
+    !last ? h("span", { class: "muted" }, "not refreshed since")
+      : last.ok ? h("span", { class: "ok" }, "last refresh worked (" + date(last.at) + ")")
+        : h("span", { class: "error-text" }, "last refresh failed (" + date(last.at) + "): " + last.error));
+}
+
+// Sets or replaces an environment's CRM credentials; the secrets go to the API once and are
+// cleared from the form (the API never returns them).
+function crmForm(base, environments, again) {
+  const oauthFields = [field("Login URL", "login_url", { placeholder: "https://login.salesforce.com" }),
+    field("Client id", "client_id"),
+    h("label", {}, "Client secret", h("input", { type: "password", name: "client_secret", autocomplete: "new-password" })),
+    h("label", {}, "Refresh token", h("input", { type: "password", name: "refresh_token", autocomplete: "new-password" }))];
+  const staticFields = [field("Instance URL", "instance_url", { placeholder: "https://acme.my.salesforce.com" }),
+    h("label", {}, "Access token", h("input", { type: "password", name: "access_token", autocomplete: "new-password" }))];
+  const showKind = (kind) => {
+    for (const f of oauthFields) f.hidden = kind !== "refresh_token";
+    for (const f of staticFields) f.hidden = kind !== "static_session";
+  };
+  const kind = h("select", { name: "kind", onchange: (ev) => showKind(ev.target.value) },
+    h("option", { value: "refresh_token" }, "OAuth refresh token"), h("option", { value: "static_session" }, "Static session"));
+  showKind("refresh_token");
+  const f = form({ id: "crm-form" }, [
+    h("label", {}, "Environment", h("select", { name: "env" }, environments.map((e) => h("option", { value: e }, e)))),
+    h("label", {}, "Kind", kind), ...oauthFields, ...staticFields,
+  ], "Save CRM credentials", async (values) => {
+    const names = values.get("kind") === "static_session" ? ["instance_url", "access_token"]
+      : ["login_url", "client_id", "client_secret", "refresh_token"];
+    const body = Object.fromEntries(names.map((n) => [n, values.get(n)]));
+    try {
+      await api("PUT", base + "/environments/" + encodeURIComponent(values.get("env")) + "/crm", body);
+    } finally {
+      for (const box of f.querySelectorAll("input[type=password]")) box.value = "";
+    }
+    await again();
+  });
+  return h("details", { class: "crm" }, h("summary", {}, "Set or replace CRM credentials"), f);
 }

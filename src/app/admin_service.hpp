@@ -98,6 +98,14 @@ class AdminService {
   };
   static constexpr int kMaxOverviewOrgs = 1000;
   boost::asio::awaitable<Result<Overview>> GetOverview(int days);
+  // What an environment's CRM credentials are, never their secrets: absent, or their kind and
+  // URL (when the master key opens them), when they were set and how the last refresh went.
+  struct CrmStatus {
+    std::optional<CrmCredentialStatus> status;
+    std::string kind;  // "refresh_token" or "static_session"; "" when they cannot be opened
+    std::string url;   // the login URL, or a static session's instance URL
+  };
+  boost::asio::awaitable<Result<CrmStatus>> GetCrmStatus(std::string org_id, std::string env);
   boost::asio::awaitable<Result<OrgRecord>> SetOrgLimit(std::string org_id, SetOrgLimitCommand cmd);
   boost::asio::awaitable<Result<void>> CreateEnvironment(std::string org_id, std::string env);
   boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id,

@@ -1,6 +1,8 @@
 // The operator's read-only lists: what the console shows and scripts can page through.
 #include "app/admin_service.hpp"
 
+#include "crypto/crypto.hpp"
+
 namespace agentgate {
 
 namespace asio = boost::asio;
@@ -79,6 +81,27 @@ asio::awaitable<Result<AdminService::Overview>> AdminService::GetOverview(int da
     AG_TRY(overview.gateway_calls_per_day, s.GatewayCallsPerDay(overview.first_day));
     return std::move(overview);
   });
+}
+
+asio::awaitable<Result<AdminService::CrmStatus>> AdminService::GetCrmStatus(std::string org_id,
+                                                                            std::string env) {
+  if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
+  CrmStatus out;
+  std::optional<CrmCredentialRecord> record;
+  AG_CO_TRYV(co_await store_.Run([&](Store& s) -> Result<void> {
+    AG_TRY(out.status, s.GetCrmCredentialStatus(org_id, env));
+    AG_TRY(record, s.GetCrmCredential(org_id, env));
+    return {};
+  }));
+  if (record && master_key_) {
+    if (auto opened = crypto::Open(*master_key_, record->sealed, CrmSealContext(org_id, env))) {
+      if (auto creds = DeserializeCrmCredentials(*opened)) {
+        out.kind = creds->IsStatic() ? "static_session" : "refresh_token";
+        out.url = creds->IsStatic() ? creds->instance_url : creds->login_url;
+      }
+    }
+  }
+  co_return out;
 }
 
 }  // namespace agentgate

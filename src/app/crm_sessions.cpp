@@ -218,6 +218,11 @@ asio::awaitable<Result<CrmSessions::Session>> CrmSessions::Open(const std::strin
           saved = co_await Save(org_id, env, credentials, stored.version);
         }
         co_await store_.Run([&](Store& s) { return s.ReleaseCrmRefresh(org_id, env, holder_); });
+        // For the operator's console: when the last refresh ran and why it failed, if it did.
+        const std::string outcome = grant ? "" : grant.error().message;
+        const std::int64_t refreshed_at = clock_.NowMs();
+        co_await store_.Run(
+            [&](Store& s) { return s.RecordCrmRefresh(org_id, env, refreshed_at, outcome); });
         if (!grant) {
           if (IsRevokedGrant(grant.error()))
             Remember(Key(org_id, env), stored.version, grant.error());

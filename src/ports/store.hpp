@@ -123,6 +123,12 @@ class TenantStore {
                                        std::int64_t ttl_ms) = 0;
   virtual Result<void> ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
                                          const std::string& holder) = 0;
+  // How a refresh at `at_ms` went ("" = it worked), kept for the operator until the next one or
+  // until new credentials are put.
+  virtual Result<void> RecordCrmRefresh(const std::string& org_id, const std::string& env,
+                                        std::int64_t at_ms, const std::string& error) = 0;
+  virtual Result<std::optional<CrmCredentialStatus>> GetCrmCredentialStatus(
+      const std::string& org_id, const std::string& env) = 0;
 };
 
 // Conversations and long-term memory.

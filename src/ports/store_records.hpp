@@ -69,6 +69,14 @@ struct CrmCredentialRecord {
   std::int64_t version = 0;  // assigned by the store: every write makes the next one
 };
 
+// What an operator sees of an environment's CRM credentials (never the secrets).
+struct CrmCredentialStatus {
+  std::int64_t set_at_ms = 0;  // when the operator last put them
+  std::int64_t version = 0;
+  std::optional<std::int64_t> last_refresh_at_ms;  // none since they were put
+  std::string last_refresh_error;                  // "" when that refresh worked
+};
+
 struct ConversationRecord {
   std::string id;
   std::string org_id;

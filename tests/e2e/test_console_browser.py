@@ -113,7 +113,21 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     assert "'name'" in wait_for(browser, "#env-form .error").text  # the API's 400 names the field
     fill(env_form, "name", "prod")
     env_form.submit()
-    wait_text(browser, "#env-list", "prod")
+    wait_text(browser, "#env-list", "no CRM credentials")
+
+    # CRM credentials: set once, described afterwards, never shown back.
+    browser.find_element(By.CSS_SELECTOR, "details.crm summary").click()
+    crm_form = browser.find_element(By.ID, "crm-form")
+    secrets = {"client_secret": "console-secret-" + os.urandom(6).hex(), "refresh_token": "5Aep-" + os.urandom(8).hex()}
+    fill(crm_form, "login_url", "https://login.example.com")
+    fill(crm_form, "client_id", "3MVG9-console")
+    for name, value in secrets.items():
+        fill(crm_form, name, value)
+    crm_form.submit()
+    wait_text(browser, "#env-list", "OAuth refresh token at https://login.example.com")
+    assert "not refreshed since" in browser.find_element(By.CSS_SELECTOR, "#env-list li[data-env=prod]").text
+    for value in secrets.values():
+        assert value not in browser.page_source
 
     token_form = browser.find_element(By.ID, "token-form")
     fill(token_form, "name", "backend")

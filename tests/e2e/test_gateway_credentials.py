@@ -179,3 +179,33 @@ def test_one_deadline_covers_the_whole_gateway_call(orgs, start_server):
         time.sleep(0.1)
     status, _, envelope = gw.call(SOBJECTS)
     assert status == 200 and envelope["ok"] and org.refreshes == 1, envelope
+
+
+def test_the_operator_sees_when_credentials_were_set_and_how_the_last_refresh_went(orgs, start_server):
+    org = orgs()
+    s = start_server()
+    status, _, body = s.admin("GET", "/orgs/demo/environments/dev/crm")
+    assert status == 200 and body == {"org_id": "demo", "env": "dev", "set": False}
+    assert s.admin("GET", "/orgs/demo/environments/nope/crm")[0] == 404
+    gw = Gateway(s, org)
+    status, _, body = s.admin("GET", "/orgs/acme/environments/prod/crm")
+    assert status == 200 and body["set"] and body["kind"] == "refresh_token" and body["login_url"] == org.url
+    assert body["last_refresh"] is None and body["set_at"].endswith("Z")
+    org.fail_refresh = ("invalid_grant", "expired access/refresh token")
+    assert gw.call(SOBJECTS)[0] == 502
+    last = s.admin("GET", "/orgs/acme/environments/prod/crm")[2]["last_refresh"]
+    assert last["ok"] is False and "invalid_grant" in last["error"]
+    org.fail_refresh = None
+    secret = next(iter(org.refresh_tokens))
+    creds = {"login_url": org.url, "client_id": org.client_id, "client_secret": org.client_secret,
+             "refresh_token": secret}
+    assert s.admin("PUT", "/orgs/acme/environments/prod/crm", creds)[0] == 200
+    assert s.admin("GET", "/orgs/acme/environments/prod/crm")[2]["last_refresh"] is None  # new ones
+    assert gw.call(SOBJECTS)[0] == 200
+    status, _, body = s.admin("GET", "/orgs/acme/environments/prod/crm")
+    assert body["last_refresh"]["ok"] is True and "error" not in body["last_refresh"]
+    for value in (secret, org.client_secret, *org.access_tokens):
+        assert value not in str(body)  # never a secret
+    s.admin("PUT", "/orgs/acme/environments/prod/crm", static_session(org))
+    body = s.admin("GET", "/orgs/acme/environments/prod/crm")[2]
+    assert body["kind"] == "static_session" and body["instance_url"] == org.url and "login_url" not in body

@@ -236,6 +236,37 @@ TYPED_TEST(StoreContract, AnOrgsAgentsAreListedWithTheirVersionsDeploymentsGrant
   EXPECT_EQ(s.ListInstances("acme", "bot", 1).value().size(), 1u);
 }
 
+TYPED_TEST(StoreContract, CrmCredentialStatusShowsWhenSetAndHowTheLastRefreshWent) {
+  auto& s = *this->store_;
+  EXPECT_FALSE(s.GetCrmCredentialStatus("acme", "prod").value());
+  ASSERT_TRUE(s.RecordCrmRefresh("acme", "prod", 5, ""));  // no credentials: nothing to record
+  EXPECT_FALSE(s.GetCrmCredentialStatus("acme", "prod").value());
+  ASSERT_TRUE(s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", "sealed-1", 100, 0}));
+  auto status = s.GetCrmCredentialStatus("acme", "prod").value();
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->set_at_ms, 100);
+  EXPECT_FALSE(status->last_refresh_at_ms);
+  ASSERT_TRUE(s.RecordCrmRefresh("acme", "prod", 200, "invalid_grant: expired"));
+  status = s.GetCrmCredentialStatus("acme", "prod").value();
+  EXPECT_EQ(status->last_refresh_at_ms, 200);
+  EXPECT_EQ(status->last_refresh_error, "invalid_grant: expired");
+  // A refresh that saves its session moves the version, not the time the operator set them.
+  ASSERT_TRUE(s.SaveRefreshedCrmCredential(CrmCredentialRecord{"acme", "prod", "sealed-2", 300, 0},
+                                           status->version)
+                  .value());
+  ASSERT_TRUE(s.RecordCrmRefresh("acme", "prod", 300, ""));
+  status = s.GetCrmCredentialStatus("acme", "prod").value();
+  EXPECT_EQ(status->set_at_ms, 100);
+  EXPECT_EQ(status->last_refresh_error, "");
+  EXPECT_EQ(status->last_refresh_at_ms, 300);
+  // New credentials start over: set now, no refresh yet.
+  ASSERT_TRUE(s.PutCrmCredential(CrmCredentialRecord{"acme", "prod", "sealed-3", 400, 0}));
+  status = s.GetCrmCredentialStatus("acme", "prod").value();
+  EXPECT_EQ(status->set_at_ms, 400);
+  EXPECT_FALSE(status->last_refresh_at_ms);
+  EXPECT_FALSE(s.GetCrmCredentialStatus("acme", "dev").value());
+}
+
 TYPED_TEST(StoreContract, DeployedVersionsAreListedOnce) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateEnvironment("acme", "dev"));

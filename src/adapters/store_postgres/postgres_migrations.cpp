@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 10> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 11> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -89,6 +89,13 @@ CREATE INDEX turns_by_org ON turns(org_id, started_at_ms);
 CREATE INDEX turns_by_time ON turns(started_at_ms);
 CREATE TABLE gateway_calls_daily (day BIGINT NOT NULL, status INTEGER NOT NULL,
   calls BIGINT NOT NULL, PRIMARY KEY (day, status));
+)sql",
+                                                          R"sql(
+-- What the console shows of CRM credentials: when the operator set them, and how the last OAuth
+-- refresh went (NULL: none since; '': it worked; else why it failed).
+ALTER TABLE crm_credentials ADD COLUMN set_at_ms BIGINT NOT NULL DEFAULT 0,
+  ADD COLUMN last_refresh_at_ms BIGINT, ADD COLUMN last_refresh_error TEXT;
+UPDATE crm_credentials SET set_at_ms = updated_at_ms;
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

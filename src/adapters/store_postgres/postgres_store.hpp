@@ -80,6 +80,10 @@ class PostgresStore final : public Store {
                                std::int64_t ttl_ms) override;
   Result<void> ReleaseCrmRefresh(const std::string& org_id, const std::string& env,
                                  const std::string& holder) override;
+  Result<void> RecordCrmRefresh(const std::string& org_id, const std::string& env,
+                                std::int64_t at_ms, const std::string& error) override;
+  Result<std::optional<CrmCredentialStatus>> GetCrmCredentialStatus(
+      const std::string& org_id, const std::string& env) override;
   Result<bool> HasAnySealedSecret() override;
   Result<void> PutToolSecret(const ToolSecretRecord& secret) override;
   Result<std::optional<ToolSecretRecord>> GetToolSecret(const std::string& org_id,

@@ -156,4 +156,33 @@ Result<std::vector<ConversationListing>> PostgresStore::ListConversations(
   });
 }
 
+Result<void> PostgresStore::RecordCrmRefresh(const std::string& org_id, const std::string& env,
+                                             std::int64_t at_ms, const std::string& error) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "UPDATE crm_credentials SET last_refresh_at_ms = $1, last_refresh_error = $2 "
+        "WHERE org_id = $3 AND env = $4",
+        {P(at_ms), P(error), P(org_id), P(env)});
+    return {};
+  });
+}
+
+Result<std::optional<CrmCredentialStatus>> PostgresStore::GetCrmCredentialStatus(
+    const std::string& org_id, const std::string& env) {
+  return pg::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialStatus>> {
+        auto r = c.Exec(
+            "SELECT set_at_ms, version, last_refresh_at_ms, last_refresh_error "
+            "FROM crm_credentials WHERE org_id = $1 AND env = $2",
+            {P(org_id), P(env)});
+        if (r.empty()) return std::optional<CrmCredentialStatus>{};
+        CrmCredentialStatus status{r.Int(0, 0), r.Int(0, 1), std::nullopt, ""};
+        if (!r.IsNull(0, 2)) {
+          status.last_refresh_at_ms = r.Int(0, 2);
+          status.last_refresh_error = r.IsNull(0, 3) ? "" : r.Text(0, 3);
+        }
+        return std::optional(status);
+      });
+}
+
 }  // namespace agentgate

@@ -287,9 +287,11 @@ Result<std::optional<InstanceRecord>> PostgresStore::GetInstance(const std::stri
 Result<std::int64_t> PostgresStore::PutCrmCredential(const CrmCredentialRecord& cred) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
     auto r = c.Exec(
-        "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES ($1, $2, $3, $4) "
+        "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms, set_at_ms) "
+        "VALUES ($1, $2, $3, $4, $4) "
         "ON CONFLICT (org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
-        "excluded.updated_at_ms, version = crm_credentials.version + 1 RETURNING version",
+        "excluded.updated_at_ms, set_at_ms = excluded.set_at_ms, last_refresh_at_ms = NULL, "
+        "last_refresh_error = NULL, version = crm_credentials.version + 1 RETURNING version",
         {P(cred.org_id), P(cred.env), pg::Bytes(cred.sealed), P(cred.updated_at_ms)});
     return r.Int(0, 0);
   });

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 10> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 11> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -221,6 +221,14 @@ CREATE TABLE gateway_calls_daily (
   calls INTEGER NOT NULL,
   PRIMARY KEY (day, status)
 );
+)sql",
+                                                          R"sql(
+-- What the console shows of CRM credentials: when the operator set them, and how the last OAuth
+-- refresh went (NULL: none since; '': it worked; else why it failed).
+ALTER TABLE crm_credentials ADD COLUMN set_at_ms INTEGER NOT NULL DEFAULT 0;
+UPDATE crm_credentials SET set_at_ms = updated_at_ms;
+ALTER TABLE crm_credentials ADD COLUMN last_refresh_at_ms INTEGER;
+ALTER TABLE crm_credentials ADD COLUMN last_refresh_error TEXT;
 )sql"};
 
 }  // namespace

@@ -161,4 +161,37 @@ Result<std::vector<ConversationListing>> SqliteStore::ListConversations(const Co
       });
 }
 
+Result<void> SqliteStore::RecordCrmRefresh(const std::string& org_id, const std::string& env,
+                                           std::int64_t at_ms, const std::string& error) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare(
+         "UPDATE crm_credentials SET last_refresh_at_ms = ?, last_refresh_error = ? "
+         "WHERE org_id = ? AND env = ?")
+        .Bind(1, at_ms)
+        .Bind(2, error)
+        .Bind(3, org_id)
+        .Bind(4, env)
+        .Run();
+    return {};
+  });
+}
+
+Result<std::optional<CrmCredentialStatus>> SqliteStore::GetCrmCredentialStatus(
+    const std::string& org_id, const std::string& env) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialStatus>> {
+        auto s = c.Prepare(
+            "SELECT set_at_ms, version, last_refresh_at_ms, last_refresh_error "
+            "FROM crm_credentials WHERE org_id = ? AND env = ?");
+        s.Bind(1, org_id).Bind(2, env);
+        if (!s.Step()) return std::optional<CrmCredentialStatus>{};
+        CrmCredentialStatus status{s.Int(0), s.Int(1), std::nullopt, ""};
+        if (!s.IsNull(2)) {
+          status.last_refresh_at_ms = s.Int(2);
+          status.last_refresh_error = s.Text(3);
+        }
+        return std::optional(status);
+      });
+}
+
 }  // namespace agentgate

@@ -342,9 +342,11 @@ Result<std::optional<InstanceRecord>> SqliteStore::GetInstance(const std::string
 Result<std::int64_t> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cred) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
     auto s = c.Prepare(
-        "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms) VALUES (?, ?, ?, ?) "
+        "INSERT INTO crm_credentials(org_id, env, sealed, updated_at_ms, set_at_ms) "
+        "VALUES (?, ?, ?, ?, ?4) "
         "ON CONFLICT(org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
-        "excluded.updated_at_ms, version = crm_credentials.version + 1 RETURNING version");
+        "excluded.updated_at_ms, set_at_ms = excluded.set_at_ms, last_refresh_at_ms = NULL, "
+        "last_refresh_error = NULL, version = crm_credentials.version + 1 RETURNING version");
     s.Bind(1, cred.org_id).Bind(2, cred.env).BindBlob(3, cred.sealed).Bind(4, cred.updated_at_ms);
     s.Step();
     return s.Int(0);

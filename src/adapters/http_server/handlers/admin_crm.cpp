@@ -1,5 +1,6 @@
-// The org's sealed secrets, never echoed: PUT /admin/v1/orgs/{org}/environments/{env}/crm (CRM
-// credentials), and /admin/v1/orgs/{org}/secrets (what tool headers name as {"secret": NAME}).
+// The org's sealed secrets, never echoed: PUT/GET /admin/v1/orgs/{org}/environments/{env}/crm
+// (CRM credentials; GET says only what kind, when set and how the last refresh went), and
+// /admin/v1/orgs/{org}/secrets (what tool headers name as {"secret": NAME}).
 #include "adapters/http_server/handlers/admin_common.hpp"
 #include "domain/json_fields.hpp"
 
@@ -27,6 +28,31 @@ void AddAdminCrmRoutes(Router& router, RouteDeps& deps) {
                                                                 std::move(creds)));
                co_return JsonResponse(200, out);
              }));
+
+  router.Add(
+      "GET", "/admin/v1/orgs/{org}/environments/{env}/crm",
+      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+        AG_CO_TRY(auto crm, co_await deps.admin.GetCrmStatus(r.Param("org"), r.Param("env")));
+        json::object out{{"org_id", r.Param("org")}, {"env", r.Param("env")}, {"set", false}};
+        if (crm.status) {
+          out["set"] = true;
+          out["set_at"] = IsoTime(crm.status->set_at_ms);
+          out["kind"] = crm.kind.empty() ? json::value(nullptr) : json::value(crm.kind);
+          if (!crm.kind.empty()) {
+            out[crm.kind == "static_session" ? "instance_url" : "login_url"] = crm.url;
+          }
+          json::value last = nullptr;
+          if (crm.status->last_refresh_at_ms) {
+            json::object refresh{{"at", IsoTime(*crm.status->last_refresh_at_ms)},
+                                 {"ok", crm.status->last_refresh_error.empty()}};
+            if (!crm.status->last_refresh_error.empty())
+              refresh["error"] = crm.status->last_refresh_error;
+            last = std::move(refresh);
+          }
+          out["last_refresh"] = std::move(last);
+        }
+        co_return JsonResponse(200, out);
+      }));
 
   router.Add("PUT", "/admin/v1/orgs/{org}/secrets/{name}",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
