@@ -31,7 +31,8 @@ async function showOrgs() {
 
 async function showOrg(orgId) {
   const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
-  const [org, { tokens }] = await Promise.all([api("GET", base), api("GET", base + "/tokens")]);
+  const [org, { tokens }, { secrets }] = await Promise.all([
+    api("GET", base), api("GET", base + "/tokens"), api("GET", base + "/secrets")]);
   const crm = await Promise.all(org.environments.map((e) =>
     api("GET", base + "/environments/" + encodeURIComponent(e) + "/crm")));
   const issued = h("div", { id: "issued-token", "aria-live": "polite" });
@@ -100,7 +101,8 @@ async function showOrg(orgId) {
         const created = await api("POST", base + "/tokens", body);
         await showOrg(orgId);
         showIssuedToken(created);
-      })));
+      })),
+    secretsSection(base, secrets, () => showOrg(orgId)));
 }
 
 // A new token is shown once, here, with a copy button; it is never fetched again.
@@ -169,4 +171,37 @@ function crmForm(base, environments, again) {
     await again();
   });
   return h("details", { class: "crm" }, h("summary", {}, "Set or replace CRM credentials"), f);
+}
+
+// Tool secrets: values that tool headers name as {"secret": NAME}; sealed, never read back.
+function secretsSection(base, secrets, again) {
+  const list = secrets.length
+    ? h("table", { id: "secret-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Set"), h("th", {}, ""))),
+      h("tbody", {}, secrets.map((x) => h("tr", {},
+        h("td", { "data-label": "Name" }, h("code", {}, x.name)),
+        h("td", { "data-label": "Set" }, date(x.updated_at)),
+        h("td", {}, h("button", {
+          type: "button", class: "danger", "data-secret": x.name,
+          onclick: async () => {
+            if (!window.confirm("Delete secret " + x.name + "? Tools naming it stop sending it.")) return;
+            try {
+              await api("DELETE", base + "/secrets/" + encodeURIComponent(x.name));
+              await again();
+            } catch (e) { showError(e); }
+          },
+        }, "Delete"))))))
+    : h("p", { class: "muted" }, "No tool secrets — a tool header {\"secret\": \"NAME\"} sends the value stored here.");
+  const f = form({ id: "secret-form" }, [
+    field("Name", "name", { required: true, placeholder: "docs_key" }),
+    h("label", {}, "Value", h("input", { type: "password", name: "value", required: true, autocomplete: "new-password" })),
+  ], "Save secret", async (values) => {
+    try {
+      await api("PUT", base + "/secrets/" + encodeURIComponent(values.get("name")), { value: values.get("value") });
+    } finally {
+      f.querySelector("input[name=value]").value = "";
+    }
+    await again();
+  });
+  return h("section", { class: "card", "aria-labelledby": "secret-title" },
+    h("h2", { id: "secret-title" }, "Tool secrets"), list, f);
 }

@@ -138,6 +138,19 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     wait_text(browser, "#token-list", "backend")
     shot(browser, "03-organization-token-issued")
 
+    # A tool secret: stored sealed, listed by name only, deleted after a confirmation.
+    secret_form = browser.find_element(By.ID, "secret-form")
+    secret_value = "Bearer docs-" + os.urandom(8).hex()
+    fill(secret_form, "name", "docs_key")
+    fill(secret_form, "value", secret_value)
+    secret_form.submit()
+    wait_text(browser, "#secret-list", "docs_key")
+    assert secret_value not in browser.page_source
+    browser.find_element(By.CSS_SELECTOR, "button[data-secret=docs_key]").click()
+    browser.switch_to.alert.accept()
+    wait_text(browser, "main", "No tool secrets")
+    assert server.admin("GET", "/orgs/browser-org/secrets")[2]["secrets"] == []
+
     # An agent, created, deployed to prod and granted to that token in the console, answers it.
     browser.find_element(By.ID, "agents-link").click()
     assert "No agents yet" in wait_for(browser, "main").text

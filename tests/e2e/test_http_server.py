@@ -33,7 +33,7 @@ def raw_exchange(s, data, timeout=5):
 def test_unknown_routes_and_methods(server):
     status, _, body = server.request("GET", "/nope")
     assert status == 404 and error_of(body)["code"] == "not_found"
-    status, _, body = server.request("GET", "/admin/v1/orgs")
+    status, _, body = server.request("DELETE", "/admin/v1/orgs")
     assert status == 405 and error_of(body)["code"] == "method_not_allowed"
 
 
