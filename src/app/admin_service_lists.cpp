@@ -1,5 +1,6 @@
 // The operator's read-only lists: what the console shows and scripts can page through.
 #include "app/admin_service.hpp"
+#include "ports/clock.hpp"
 
 #include "crypto/crypto.hpp"
 
@@ -67,15 +68,14 @@ asio::awaitable<Result<std::vector<ConversationListing>>> AdminService::ListConv
 }
 
 asio::awaitable<Result<AdminService::Overview>> AdminService::GetOverview(int days) {
-  constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
   const std::int64_t now = clock_.NowMs();
   Overview overview;
   overview.month = MonthOf(now);
-  overview.first_day = now / kDayMs - (days - 1);
+  overview.first_day = now / kMsPerDay - (days - 1);
   co_return co_await store_.Run([&](Store& s) -> Result<Overview> {
     AG_TRY(overview.orgs, s.ListOrgs("", kMaxOverviewOrgs));
     AG_TRY(overview.spend, s.SpendPerOrg(overview.month));
-    const std::int64_t since_ms = overview.first_day * kDayMs;
+    const std::int64_t since_ms = overview.first_day * kMsPerDay;
     AG_TRY(overview.turns_per_day, s.CountTurnsPerDay(since_ms));
     AG_TRY(overview.durations, s.TurnDurationPercentiles(since_ms));
     AG_TRY(overview.gateway_calls_per_day, s.GatewayCallsPerDay(overview.first_day));

@@ -1,4 +1,5 @@
 #include "app/gateway_call_tally.hpp"
+#include "ports/clock.hpp"
 
 #include "observability/log.hpp"
 
@@ -10,12 +11,6 @@
 namespace agentgate {
 
 namespace asio = boost::asio;
-
-namespace {
-
-constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
-
-}  // namespace
 
 void GatewayCallTally::Count(int status) {
   const int index = (status < kFirst || status > kLast ? kLast : status) - kFirst;
@@ -47,7 +42,7 @@ asio::awaitable<void> RecordGatewayCalls(StoreRunner& store, GatewayCallTally& t
     if (ec) co_return;
     const auto calls = tally.Take();
     if (calls.empty()) continue;
-    const std::int64_t day = clock.NowMs() / kDayMs;
+    const std::int64_t day = clock.NowMs() / kMsPerDay;
     auto added = co_await store.Run([&](Store& s) { return s.AddGatewayCalls(day, calls); });
     if (!added) {
       tally.Restore(calls);
@@ -59,7 +54,7 @@ asio::awaitable<void> RecordGatewayCalls(StoreRunner& store, GatewayCallTally& t
 void FlushGatewayCalls(Store& store, GatewayCallTally& tally, const Clock& clock) {
   const auto calls = tally.Take();
   if (calls.empty()) return;
-  if (auto added = store.AddGatewayCalls(clock.NowMs() / kDayMs, calls); !added) {
+  if (auto added = store.AddGatewayCalls(clock.NowMs() / kMsPerDay, calls); !added) {
     log::Warn("gateway_calls_not_recorded", {{"error", std::string_view(added.error().message)}});
   }
 }

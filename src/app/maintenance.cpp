@@ -1,4 +1,5 @@
 #include "app/maintenance.hpp"
+#include "ports/clock.hpp"
 
 #include "observability/log.hpp"
 
@@ -10,12 +11,6 @@
 namespace agentgate {
 
 namespace asio = boost::asio;
-
-namespace {
-
-constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
-
-}  // namespace
 
 asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
                                      std::chrono::milliseconds turn_cap,
@@ -31,7 +26,7 @@ asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
     auto released =
         co_await store.Run([&](Store& s) { return s.ReleaseSpendReservations(stranded_before); });
     auto purged = co_await store.Run([&](Store& s) { return s.PurgeIdempotencyKeys(now); });
-    const std::int64_t oldest_day = now / kDayMs - kGatewayCallDaysKept;
+    const std::int64_t oldest_day = now / kMsPerDay - kGatewayCallDaysKept;
     auto days = co_await store.Run([&](Store& s) { return s.PurgeGatewayCalls(oldest_day); });
     if ((released && *released > 0) || (purged && *purged > 0) || (days && *days > 0)) {
       log::Info("maintenance", {{"reservations_released", released ? *released : 0},

@@ -5,6 +5,8 @@
 
 namespace agentgate {
 
+inline constexpr std::int64_t kMsPerDay = 24 * 60 * 60 * 1000;  // a UTC day
+
 class Clock {
  public:
   virtual ~Clock() = default;

@@ -28,7 +28,7 @@ class Maintenance : public ::testing::Test {};
 using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(Maintenance, Backends);
 
-TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
+TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysAndOldGatewayCounts) {
   if (!TypeParam::Available())
     GTEST_SKIP() << "no PostgreSQL: set AGENTGATE_TEST_POSTGRES_URL (make test does)";
   TypeParam backend;
@@ -51,19 +51,27 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesExpiredKeys) {
       {},
       {}}));
 
+  // Gateway counts: day 0 is `now`'s; the one past kGatewayCallDaysKept goes.
+  ASSERT_TRUE(store->AddGatewayCalls(-kGatewayCallDaysKept - 1, {{200, 3}}));
+  ASSERT_TRUE(store->AddGatewayCalls(-kGatewayCallDaysKept, {{200, 2}}));
+  const auto gateway_days = [&] { return store->GatewayCallsPerDay(-1000).value().size(); };
+
   boost::asio::thread_pool pool(1);
   StoreRunner runner(*store, pool);
   FixedClock clock(now);
   boost::asio::io_context io;
   boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, 10ms), boost::asio::detached);
   double reserved = 1;
-  for (int i = 0; i < 200 && reserved > 0.3; ++i) {
+  for (int i = 0; i < 200 && (reserved > 0.3 || gateway_days() > 1); ++i) {
     io.run_one_for(50ms);
     reserved = store->GetUsage("acme", "1970-01").value().at(0).reserved_usd;
   }
   io.stop();
   pool.join();
   EXPECT_NEAR(reserved, 0.25, 1e-9);  // the stranded one released, the recent one kept
+  const auto kept = store->GatewayCallsPerDay(-1000).value();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].day, -kGatewayCallDaysKept);
   const auto settling = [](std::string turn_id, const std::string& reservation_id) {
     TurnCommit commit;
     commit.turn.id = std::move(turn_id);

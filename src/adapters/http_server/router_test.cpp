@@ -45,4 +45,16 @@ TEST(RequestQuery, DecodesParameters) {
   EXPECT_FALSE(r.QueryParam("missing"));
 }
 
+TEST(Request, CookiesAreFoundByExactNameAmongOthers) {
+  Request r;
+  EXPECT_FALSE(r.Cookie("agentgate_console"));
+  r.headers = {{"cookie", "theme=dark; xagentgate_console=no;agentgate_console=abc=; last=1"}};
+  EXPECT_EQ(r.Cookie("agentgate_console"), "abc=");
+  EXPECT_EQ(r.Cookie("theme"), "dark");
+  EXPECT_EQ(r.Cookie("last"), "1");
+  EXPECT_FALSE(r.Cookie("agentgate"));
+  r.headers = {{"cookie", "agentgate_console="}};
+  EXPECT_EQ(r.Cookie("agentgate_console"), "");
+}
+
 }  // namespace agentgate::http

@@ -1,5 +1,6 @@
 // The operator's overview: turns per day and their durations, spend per org, gateway calls.
 #include "adapters/store_postgres/postgres_store.hpp"
+#include "ports/clock.hpp"
 
 namespace agentgate {
 
@@ -7,8 +8,6 @@ using pg::Connection;
 using pg::P;
 
 namespace {
-
-constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
 
 std::vector<DailyCount> ReadDailyCounts(const pg::Rows& r) {
   std::vector<DailyCount> out;
@@ -24,7 +23,7 @@ Result<std::vector<DailyCount>> PostgresStore::CountTurnsPerDay(std::int64_t sin
     return ReadDailyCounts(
         c.Exec("SELECT started_at_ms / $1 AS day, stop_reason, COUNT(*) FROM turns "
                "WHERE started_at_ms >= $2 GROUP BY day, stop_reason ORDER BY day, stop_reason",
-               {P(kDayMs), P(since_ms)}));
+               {P(kMsPerDay), P(since_ms)}));
   });
 }
 

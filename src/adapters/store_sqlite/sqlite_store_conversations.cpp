@@ -9,6 +9,14 @@ using sqlite::Connection;
 
 namespace {
 
+// A memory scope as parameters 1-4 (org, env, agent, group key).
+sqlite::Statement& BindScope(sqlite::Statement& s, const MemoryScope& scope) {
+  return s.Bind(1, scope.org_id)
+      .Bind(2, scope.env)
+      .Bind(3, scope.agent_id)
+      .Bind(4, scope.group_key);
+}
+
 // The one way each is written, on its own or inside a turn's commit.
 void InsertConversation(Connection& c, const ConversationRecord& r) {
   c.Prepare(
@@ -305,11 +313,7 @@ Result<std::vector<MemoryEntry>> SqliteStore::ListMemories(const MemoryScope& sc
         "SELECT id, fact, created_at_ms FROM (SELECT id, fact, created_at_ms FROM memories "
         "WHERE org_id = ? AND env = ? AND agent_id = ? AND group_key = ? ORDER BY id DESC LIMIT ?) "
         "ORDER BY id");
-    s.Bind(1, scope.org_id)
-        .Bind(2, scope.env)
-        .Bind(3, scope.agent_id)
-        .Bind(4, scope.group_key)
-        .Bind(5, limit);
+    BindScope(s, scope).Bind(5, limit);
     std::vector<MemoryEntry> out;
     while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2), scope});
     return out;
@@ -383,10 +387,7 @@ Result<std::vector<MemoryEntry>> SqliteStore::RecallMemories(const MemoryScope& 
                   "'scope_token:\"' || lower(hex(?1 || char(31) || ?2 || char(31) || ?3 || "
                   "char(31) || ?4)) || '\" AND fact:' || ?5 "
                   "ORDER BY memories_fts.rowid DESC LIMIT ?6");
-    s.Bind(1, scope.org_id)
-        .Bind(2, scope.env)
-        .Bind(3, scope.agent_id)
-        .Bind(4, scope.group_key)
+    BindScope(s, scope)
         .Bind(5, plan.ranked ? "fact:(" + AnyOfTerms(plan.terms) + ")" : AnyOfTerms(plan.terms))
         .Bind(6, limit);
     while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2), scope});

@@ -1,13 +1,12 @@
 // The operator's overview: turns per day and their durations, spend per org, gateway calls.
 #include "adapters/store_sqlite/sqlite_store.hpp"
+#include "ports/clock.hpp"
 
 namespace agentgate {
 
 using sqlite::Connection;
 
 namespace {
-
-constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
 
 std::vector<DailyCount> ReadDailyCounts(sqlite::Statement& s) {
   std::vector<DailyCount> out;
@@ -22,7 +21,7 @@ Result<std::vector<DailyCount>> SqliteStore::CountTurnsPerDay(std::int64_t since
     auto s = c.Prepare(
         "SELECT started_at_ms / ? AS day, stop_reason, COUNT(*) FROM turns "
         "WHERE started_at_ms >= ? GROUP BY day, stop_reason ORDER BY day, stop_reason");
-    s.Bind(1, kDayMs).Bind(2, since_ms);
+    s.Bind(1, kMsPerDay).Bind(2, since_ms);
     return ReadDailyCounts(s);
   });
 }

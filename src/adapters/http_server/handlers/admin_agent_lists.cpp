@@ -5,8 +5,6 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
-#include <algorithm>
-
 namespace agentgate::http {
 
 namespace asio = boost::asio;
@@ -38,9 +36,7 @@ json::array DeploymentsJson(const std::vector<DeploymentRecord>& deployments) {
 void AddAdminAgentListRoutes(Router& router, RouteDeps& deps) {
   router.Add("GET", "/admin/v1/orgs/{org}/agents",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-               AG_CO_TRY(auto limit, PositiveInteger(r.QueryParam("limit"), "limit"));
-               const int count =
-                   static_cast<int>(std::min<std::int64_t>(limit.value_or(100), 1000));
+               AG_CO_TRY(const int count, PageSize(r, 100, 1000));
                AG_CO_TRY(auto agents, co_await deps.admin.ListAgents(r.Param("org"), count));
                json::array listed;
                for (const auto& a : agents) {

@@ -5,6 +5,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 
@@ -60,6 +61,11 @@ Result<std::optional<std::int64_t>> PositiveInteger(const std::optional<std::str
   if (ec != std::errc{} || end != text->data() + text->size() || value < 1)
     return InvalidField(field, "must be a positive integer");
   return std::optional<std::int64_t>(value);
+}
+
+Result<int> PageSize(const Request& request, int default_size, int max_size) {
+  AG_TRY(const auto limit, PositiveInteger(request.QueryParam("limit"), "limit"));
+  return static_cast<int>(std::min<std::int64_t>(limit.value_or(default_size), max_size));
 }
 
 std::string IsoTime(std::int64_t epoch_ms) {

@@ -34,6 +34,10 @@ Handler AdminHandler(RouteDeps& deps, Fn fn) {
 Result<std::optional<std::int64_t>> PositiveInteger(const std::optional<std::string>& text,
                                                     std::string_view field);
 
+// A list's ?limit: `default_size` when absent, at most `max_size` (more is capped), 400 when it
+// is not a positive integer.
+Result<int> PageSize(const Request& request, int default_size, int max_size);
+
 // ISO 8601 UTC, e.g. 2026-11-21T09:53:00Z.
 std::string IsoTime(std::int64_t epoch_ms);
 

@@ -2,11 +2,11 @@
 // day, newest first, a page at a time (the transcript of one is GET .../conversations/{id}).
 #include "adapters/http_server/handlers/admin_common.hpp"
 #include "domain/admin/admin_requests.hpp"
+#include "ports/clock.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include <algorithm>
 #include <charconv>
 
 namespace agentgate::http {
@@ -15,8 +15,6 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 
 namespace {
-
-constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
 
 // The cursor a page hands out: "<created_at_ms>.<id>" of its last conversation.
 Result<std::optional<std::pair<std::int64_t, std::string>>> CursorOf(
@@ -43,7 +41,7 @@ Result<ConversationFilter> FilterOf(const Request& r) {
   }
   if (auto until = r.QueryParam("until"); until && !until->empty()) {
     AG_TRY(const std::int64_t day, ParseIsoDay(*until, "until"));
-    filter.until_ms = day + kDayMs;  // the whole day
+    filter.until_ms = day + kMsPerDay;  // the whole day
   }
   AG_TRY(filter.before, CursorOf(r.QueryParam("before")));
   return filter;
@@ -55,8 +53,7 @@ void AddAdminConversationListRoutes(Router& router, RouteDeps& deps) {
   router.Add(
       "GET", "/admin/v1/orgs/{org}/conversations",
       AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-        AG_CO_TRY(auto limit, PositiveInteger(r.QueryParam("limit"), "limit"));
-        const int count = static_cast<int>(std::min<std::int64_t>(limit.value_or(50), 500));
+        AG_CO_TRY(const int count, PageSize(r, 50, 500));
         AG_CO_TRY(auto filter, FilterOf(r));
         AG_CO_TRY(auto page, co_await deps.admin.ListConversations(filter, count));
         json::array listed;

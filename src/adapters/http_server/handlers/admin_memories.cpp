@@ -32,9 +32,7 @@ void AddAdminMemoryRoutes(Router& router, RouteDeps& deps) {
   router.Add("GET", "/admin/v1/orgs/{org}/memories",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
                AG_CO_TRY(auto before, PositiveInteger(r.QueryParam("before"), "before"));
-               AG_CO_TRY(auto limit, PositiveInteger(r.QueryParam("limit"), "limit"));
-               const int count =
-                   static_cast<int>(std::min<std::int64_t>(limit.value_or(100), 100000));
+               AG_CO_TRY(const int count, PageSize(r, 100, 100000));
                const MemoryFilter filter = FilterOf(r);
                AG_CO_TRY(auto page, co_await deps.admin.ListMemories(filter, before, count));
                json::array listed;

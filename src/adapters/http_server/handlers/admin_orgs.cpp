@@ -4,8 +4,6 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include <algorithm>
-
 namespace agentgate::http {
 
 namespace asio = boost::asio;
@@ -20,21 +18,20 @@ void AddAdminOrgRoutes(Router& router, RouteDeps& deps) {
                co_return JsonResponse(201, OrgJson(org));
              }));
 
-  router.Add(
-      "GET", "/admin/v1/orgs",
-      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-        AG_CO_TRY(auto limit, PositiveInteger(r.QueryParam("limit"), "limit"));
-        const int count = static_cast<int>(std::min<std::int64_t>(limit.value_or(100), 1000));
-        const std::string after = r.QueryParam("after").value_or("");
-        AG_CO_TRY(auto orgs, co_await deps.admin.ListOrgs(after, count));
-        json::array listed;
-        for (const auto& org : orgs) listed.push_back(OrgJson(org));
-        json::object out{{"orgs", std::move(listed)}};
-        // A full page may have a next one: ask for it with ?after=<next_after>.
-        out["next_after"] = static_cast<int>(orgs.size()) == count ? json::value(orgs.back().id)
-                                                                   : json::value(nullptr);
-        co_return JsonResponse(200, out);
-      }));
+  router.Add("GET", "/admin/v1/orgs",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(const int count, PageSize(r, 100, 1000));
+               const std::string after = r.QueryParam("after").value_or("");
+               AG_CO_TRY(auto orgs, co_await deps.admin.ListOrgs(after, count));
+               json::array listed;
+               for (const auto& org : orgs) listed.push_back(OrgJson(org));
+               json::object out{{"orgs", std::move(listed)}};
+               // A full page may have a next one: ask for it with ?after=<next_after>.
+               out["next_after"] = static_cast<int>(orgs.size()) == count
+                                       ? json::value(orgs.back().id)
+                                       : json::value(nullptr);
+               co_return JsonResponse(200, out);
+             }));
 
   router.Add("GET", "/admin/v1/orgs/{org}",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {

@@ -1,5 +1,6 @@
 // GET /admin/v1/overview: what the console's first page charts, across every organization.
 #include "adapters/http_server/handlers/admin_common.hpp"
+#include "ports/clock.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -13,11 +14,10 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
 constexpr std::int64_t kMaxDays = 90;
 
 std::string DayName(std::int64_t day) {
-  return IsoTime(day * kDayMs).substr(0, 10);
+  return IsoTime(day * kMsPerDay).substr(0, 10);
 }
 
 json::object OverviewJson(const AdminService::Overview& o, std::int64_t days) {

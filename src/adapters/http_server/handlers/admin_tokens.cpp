@@ -22,9 +22,7 @@ void AddAdminTokenRoutes(Router& router, RouteDeps& deps) {
 
   router.Add("GET", "/admin/v1/orgs/{org}/tokens",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
-               AG_CO_TRY(auto limit, PositiveInteger(r.QueryParam("limit"), "limit"));
-               const int count =
-                   static_cast<int>(std::min<std::int64_t>(limit.value_or(100), 1000));
+               AG_CO_TRY(const int count, PageSize(r, 100, 1000));
                AG_CO_TRY(auto tokens, co_await deps.admin.ListTokens(r.Param("org"), count));
                json::array listed;
                for (const auto& t : tokens) listed.push_back(TokenJson(t));
