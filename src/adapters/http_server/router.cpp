@@ -20,51 +20,61 @@ std::vector<std::string_view> Segments(std::string_view path) {
   return out;
 }
 
+bool IsCapture(std::string_view segment) {
+  return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
+
+// `want` (a pattern's segments) against `got` (a path's); fills `params` only on a match, so a
+// lookup allocates nothing for the routes that do not match.
+bool MatchSegments(const std::vector<std::string>& want, const std::vector<std::string_view>& got,
+                   std::map<std::string, std::string>* params) {
+  if (want.size() != got.size() || got.empty()) return false;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (IsCapture(want[i]) ? got[i].empty() : want[i] != got[i]) return false;
+  }
+  if (params != nullptr) {
+    params->clear();
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (IsCapture(want[i])) params->emplace(want[i].substr(1, want[i].size() - 2), got[i]);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool MatchPattern(std::string_view pattern, std::string_view path,
                   std::map<std::string, std::string>& params) {
   const auto want = Segments(pattern);
-  const auto got = Segments(path);
-  if (want.size() != got.size() || got.empty()) return false;
-  std::map<std::string, std::string> captured;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const auto w = want[i];
-    if (w.size() > 2 && w.front() == '{' && w.back() == '}') {
-      if (got[i].empty()) return false;
-      captured.emplace(std::string(w.substr(1, w.size() - 2)), std::string(got[i]));
-    } else if (w != got[i]) {
-      return false;
-    }
-  }
-  params = std::move(captured);
-  return true;
+  return MatchSegments(std::vector<std::string>(want.begin(), want.end()), Segments(path), &params);
 }
 
 void Router::Add(std::string method, std::string pattern, Handler handler,
                  ErrorRenderer render_error) {
+  const auto split = Segments(pattern);
+  std::vector<std::string> segments(split.begin(), split.end());
   routes_.push_back(Route{std::move(method), std::move(pattern), std::move(handler),
-                          render_error != nullptr ? render_error : &ErrorResponse});
+                          render_error != nullptr ? render_error : &ErrorResponse,
+                          std::move(segments)});
 }
 
 Response Router::RenderError(std::string_view path, const Error& error) const {
-  path = path.substr(0, path.find('?'));
+  const auto got = Segments(path.substr(0, path.find('?')));
   for (const auto& route : routes_) {
-    std::map<std::string, std::string> params;
-    if (MatchPattern(route.pattern, path, params)) return route.render_error(error);
+    if (MatchSegments(route.segments, got, nullptr)) return route.render_error(error);
   }
   return ErrorResponse(error);
 }
 
 Router::Match Router::Find(std::string_view method, std::string_view path) const {
   Match result;
+  const auto got = Segments(path);
   for (const auto& route : routes_) {
-    std::map<std::string, std::string> params;
-    if (!MatchPattern(route.pattern, path, params)) continue;
+    if (!MatchSegments(route.segments, got, nullptr)) continue;
     if (route.method == method) {
+      MatchSegments(route.segments, got, &result.params);
       result.outcome = Outcome::kMatched;
       result.route = &route;
-      result.params = std::move(params);
       return result;
     }
     result.outcome = Outcome::kMethodNotAllowed;

@@ -20,6 +20,7 @@ struct Route {
   std::string pattern;
   Handler handler;
   ErrorRenderer render_error;
+  std::vector<std::string> segments;  // the pattern split once, so a lookup never splits it
 };
 
 // Matches `path` against `pattern`; on success fills `params` and returns true.
