@@ -10,6 +10,7 @@
 #
 #   bash bench/turn_vs_nginx.sh [build-dir]     (default: build-release, built if missing)
 #   PROFILE=/tmp/prof bash bench/turn_vs_nginx.sh   also records perf profiles of agentgate
+#   (PERF_CALLGRAPH=dwarf for whole stacks through code built without frame pointers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/setup.sh "$@"
@@ -131,7 +132,7 @@ profiled() {
   local name=$1; shift
   if [ -z "${PROFILE:-}" ]; then load "$@"; return; fi
   mkdir -p "$PROFILE"
-  perf record -F 999 -g -p "$gate_pid" -o "$PROFILE/$name.perf" -- sleep "${DURATION%s}" 2>/dev/null &
+  perf record -F 999 --call-graph "${PERF_CALLGRAPH:-fp}" -p "$gate_pid" -o "$PROFILE/$name.perf" -- sleep "${DURATION%s}" 2>/dev/null &
   load "$@"
   wait $!
 }

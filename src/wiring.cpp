@@ -241,7 +241,7 @@ int Serve(const ServeOptions& options) {
   }
   AgentCatalog catalog(runner, tenants);
   ConversationQueue conversations;
-  MetadataGateway gateway(runner, http, master_key, clock, metrics,
+  MetadataGateway gateway(runner, tenants, http, master_key, clock, metrics,
                           GatewayOptions{std::chrono::seconds(config->crm.call_timeout_seconds),
                                          config->crm.allow_http});
   McpClient mcp_client(http);

@@ -220,6 +220,7 @@ asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id
       crypto::Seal(*master_key_, SerializeCrmCredentials(creds), CrmSealContext(org_id, env)),
       clock_.NowMs()};
   AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.PutCrmCredential(record); }));
+  tenants_.Invalidate();  // the next gateway call on this server uses them
   co_return Result<void>{};
 }
 

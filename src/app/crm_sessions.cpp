@@ -52,10 +52,11 @@ struct CrmSessions::Opening {
   std::optional<Result<Session>> result;
 };
 
-CrmSessions::CrmSessions(StoreRunner& store, HttpCaller& http,
+CrmSessions::CrmSessions(StoreRunner& store, TenantDirectory& tenants, HttpCaller& http,
                          std::optional<crypto::MasterKey> master_key, const Clock& clock,
                          CrmSessionOptions options)
     : store_(store),
+      tenants_(tenants),
       http_(http),
       master_key_(master_key),
       clock_(clock),
@@ -68,8 +69,7 @@ asio::awaitable<Result<CrmSessions::Session>> CrmSessions::For(const std::string
   const std::string key = Key(org_id, env);
   // The stored version names the credentials in force. Versions only grow, so a session cached
   // from this version or a later one is current; an older one was replaced.
-  AG_CO_TRY(const auto version,
-            co_await store_.Run([&](Store& s) { return s.GetCrmCredentialVersion(org_id, env); }));
+  AG_CO_TRY(const auto version, co_await tenants_.CrmCredentialVersion(org_id, env));
   if (!version) co_return NotConfigured();
   auto cached = [&]() -> std::optional<Session> {
     std::lock_guard lock(mutex_);

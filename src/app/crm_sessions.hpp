@@ -1,8 +1,9 @@
 #pragma once
 // Salesforce sessions per (org, env), for the metadata gateway (SPEC §7).
 //
-// A session is cached per stored credential version, which every call reads: credentials the
-// operator replaces are used from the next call on, on every server. Opening one (the OAuth
+// A session is cached per stored credential version, which every call looks up in the tenant
+// directory: credentials the operator replaces are used from the next call on this server, and
+// within 1 s on every other. Opening one (the OAuth
 // refresh) is single-flight in this server and claimed in the store across servers, because a
 // rotated refresh token works once; the claim outlives the longest refresh. A refreshed
 // instance_url, access token and rotated refresh token are sealed back into the store, unless the
@@ -16,6 +17,7 @@
 
 #include "app/conversation_queue.hpp"
 #include "app/store_runner.hpp"
+#include "app/tenant_directory.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/admin/admin_requests.hpp"
 #include "ports/clock.hpp"
@@ -46,8 +48,9 @@ class CrmSessions {
     std::int64_t version = 0;  // of the stored credentials it came from
   };
 
-  CrmSessions(StoreRunner& store, HttpCaller& http, std::optional<crypto::MasterKey> master_key,
-              const Clock& clock, CrmSessionOptions options);
+  CrmSessions(StoreRunner& store, TenantDirectory& tenants, HttpCaller& http,
+              std::optional<crypto::MasterKey> master_key, const Clock& clock,
+              CrmSessionOptions options);
 
   // A usable session; never the one whose token is `failed_token` (empty: any).
   boost::asio::awaitable<Result<Session>> For(const std::string& org_id, const std::string& env,
@@ -91,6 +94,7 @@ class CrmSessions {
   void Remember(const std::string& key, std::int64_t version, const Error& error);
 
   StoreRunner& store_;
+  TenantDirectory& tenants_;
   HttpCaller& http_;
   std::optional<crypto::MasterKey> master_key_;
   const Clock& clock_;

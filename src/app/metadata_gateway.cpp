@@ -23,7 +23,7 @@ bool InvalidSession(const GatewayCall& call, const HttpClientResponse& response)
 
 }  // namespace
 
-MetadataGateway::MetadataGateway(StoreRunner& store, HttpCaller& http,
+MetadataGateway::MetadataGateway(StoreRunner& store, TenantDirectory& tenants, HttpCaller& http,
                                  std::optional<crypto::MasterKey> master_key, const Clock& clock,
                                  Metrics& metrics, GatewayOptions options)
     : http_(http),
@@ -31,7 +31,7 @@ MetadataGateway::MetadataGateway(StoreRunner& store, HttpCaller& http,
       options_(options),
       // A refresh gets its own minute whatever the caller's deadline: it must finish, or a
       // refresh token Salesforce rotated is lost.
-      sessions_(store, http, master_key, clock,
+      sessions_(store, tenants, http, master_key, clock,
                 CrmSessionOptions{std::chrono::seconds(60), options.allow_http,
                                   std::chrono::seconds(30)}) {}
 

@@ -21,8 +21,9 @@ struct GatewayOptions {
 
 class MetadataGateway {
  public:
-  MetadataGateway(StoreRunner& store, HttpCaller& http, std::optional<crypto::MasterKey> master_key,
-                  const Clock& clock, Metrics& metrics, GatewayOptions options);
+  MetadataGateway(StoreRunner& store, TenantDirectory& tenants, HttpCaller& http,
+                  std::optional<crypto::MasterKey> master_key, const Clock& clock, Metrics& metrics,
+                  GatewayOptions options);
 
   boost::asio::awaitable<Result<GatewayEnvelope>> Forward(const std::string& org_id,
                                                           const std::string& env, GatewayCall call);

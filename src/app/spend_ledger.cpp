@@ -5,6 +5,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
 #include <optional>
 
 namespace agentgate {
@@ -30,8 +31,10 @@ struct SpendLedger::Lease {
   std::string key;
   std::string org_id;
   std::optional<double> agent_limit_usd;  // the limit it was granted under
-  double granted = 0;                     // what its reservation in the store holds
-  double held = 0;                        // set aside for calls not yet settled or released
+  double calls = 0;                       // how many calls it was sized for
+  int calls_served = 0;
+  double granted = 0;  // what its reservation in the store holds
+  double held = 0;     // set aside for calls not yet settled or released
   int calls_held = 0;
   Steady::time_point taken;
   Steady::time_point last_used;
@@ -40,45 +43,72 @@ struct SpendLedger::Lease {
 
 asio::awaitable<Result<SpendDecision>> SpendLedger::Reserve(const SpendReservationRequest& call) {
   const std::string key = KeyOf(call);
-  if (auto part = TakeFromLease(key, call)) co_return Granted(*part);
+  const Taken first = TakeFromLease(key, call);
+  if (first.part) co_return Granted(*first.part);
+  const auto turn = co_await leasing_.Acquire(key);
+  if (!turn) co_return Error(ErrorCode::kCanceled, "canceled while waiting for a spend lease");
+  // The turn that held the key may have brought a lease this call fits in.
+  const Taken second = TakeFromLease(key, call);
+  if (second.part) co_return Granted(*second.part);
+  const double calls = std::max(first.next_calls, second.next_calls);
   SpendReservationRequest request = call;
-  request.wanted_usd = call.amount_usd * options_.calls_per_lease;
+  request.wanted_usd = call.amount_usd * calls;
   AG_CO_TRY(const auto lease,
             co_await store_.Run([&](Store& s) { return s.ReserveSpend(request); }));
   if (!lease.reserved) co_return lease;
-  co_return Granted(Install(key, request, lease));
+  co_return Granted(Install(key, request, lease, calls));
 }
 
-std::optional<SpendPart> SpendLedger::TakeFromLease(const std::string& key,
-                                                    const SpendReservationRequest& request) {
+SpendLedger::Taken SpendLedger::TakeFromLease(const std::string& key,
+                                              const SpendReservationRequest& request) {
   std::vector<GiveBack> work;
-  std::optional<SpendPart> part;
+  Taken taken{std::nullopt, options_.calls_per_lease};
   {
     std::lock_guard lock(mutex_);
     auto it = current_.find(key);
-    if (it == current_.end()) return std::nullopt;
+    if (it == current_.end()) return taken;
     Lease& lease = *it->second;
     const auto now = Steady::now();
-    if (Expired(lease, now) || lease.agent_limit_usd != request.agent_limit_usd) {
+    if (lease.agent_limit_usd != request.agent_limit_usd) {
+      Retire(lease, work);
+    } else if (Expired(lease, now)) {
+      taken.next_calls = NextLeaseCalls(lease, now);
       Retire(lease, work);
     } else if (lease.granted - lease.held + kRounding >= request.amount_usd) {
       lease.held += request.amount_usd;
       ++lease.calls_held;
+      ++lease.calls_served;
       lease.last_used = now;
-      part = SpendPart{lease.id, request.amount_usd};
+      taken.part = SpendPart{lease.id, request.amount_usd};
+    } else {
+      taken.next_calls = NextLeaseCalls(lease, now);
     }
   }
   Send(std::move(work));
-  return part;
+  return taken;
+}
+
+double SpendLedger::NextLeaseCalls(const Lease& lease, Steady::time_point now) const {
+  double calls = options_.calls_per_lease;
+  if (Expired(lease, now))
+    calls = 2.0 * lease.calls_served;  // what it served in its life, with room to grow
+  else if (now - lease.taken < options_.lease_life / 2)
+    calls = 2.0 * lease.calls;  // ran out early: demand outgrew it
+  else
+    calls = lease.calls;
+  return std::clamp(calls, options_.calls_per_lease,
+                    std::max(options_.calls_per_lease, options_.max_calls_per_lease));
 }
 
 SpendPart SpendLedger::Install(const std::string& key, const SpendReservationRequest& request,
-                               const SpendDecision& granted) {
+                               const SpendDecision& granted, double calls) {
   auto lease = std::make_shared<Lease>();
   lease->id = granted.reservation_id;
   lease->key = key;
   lease->org_id = request.org_id;
   lease->agent_limit_usd = request.agent_limit_usd;
+  lease->calls = calls;
+  lease->calls_served = 1;
   lease->granted = granted.amount_usd;
   lease->held = request.amount_usd;
   lease->calls_held = 1;
@@ -86,7 +116,7 @@ SpendPart SpendLedger::Install(const std::string& key, const SpendReservationReq
   std::vector<GiveBack> work;
   {
     std::lock_guard lock(mutex_);
-    // Turns that found the lease short at the same time each got one; the newest serves from now.
+    // The lease this call did not fit in is retired: the new one serves from now.
     if (auto it = current_.find(key); it != current_.end()) Retire(*it->second, work);
     current_[key] = lease;
     leases_[lease->id] = lease;

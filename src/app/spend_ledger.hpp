@@ -5,6 +5,13 @@
 // aside from it in memory. The store decides every lease one at a time against both limits, so what
 // all servers may spend still passes a limit by at most one call's worst case.
 //
+// - A lease is sized for `calls_per_lease` calls like the one that needs it. One that runs out
+// within
+//   half its life makes the next twice as large (up to `max_calls_per_lease`); one that expires
+//   makes the next fit what it served. So a busy agent leases a few times a second, not once per
+//   32 calls, and the store's GrantSpend still caps every lease at a quarter of the headroom.
+// - Turns that find the lease short together wait for one store request, instead of each leasing
+//   (and retiring the others' leases).
 // - A lease serves new calls for at most `lease_life` and is given back once idle for
 //   `idle_return`: a limit changed through another server holds within 1 s, and budget this server
 //   does not use goes back to the others. ForgetOrg() retires an org's leases at once (its limit
@@ -15,6 +22,7 @@
 //   settled or released. The leases of a server that died are released by maintenance with every
 //   stranded reservation.
 
+#include "app/conversation_queue.hpp"
 #include "app/store_runner.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -37,7 +45,8 @@ struct SpendPart {
 struct SpendLedgerOptions {
   std::chrono::milliseconds lease_life{1000};
   std::chrono::milliseconds idle_return{200};
-  double calls_per_lease = 32;  // a lease asks for this many worst cases of the call that needs it
+  double calls_per_lease = 32;         // a first lease asks for this many worst cases of its call
+  double max_calls_per_lease = 32768;  // what doubling leases grow to at most
 };
 
 class SpendLedger {
@@ -67,10 +76,15 @@ class SpendLedger {
     bool close = false;
   };
 
-  std::optional<SpendPart> TakeFromLease(const std::string& key,
-                                         const SpendReservationRequest& request);
+  // A part of the key's current lease, or how many calls the next lease should be sized for.
+  struct Taken {
+    std::optional<SpendPart> part;
+    double next_calls = 0;
+  };
+  Taken TakeFromLease(const std::string& key, const SpendReservationRequest& request);
+  double NextLeaseCalls(const Lease& short_or_expired, Steady::time_point now) const;
   SpendPart Install(const std::string& key, const SpendReservationRequest& request,
-                    const SpendDecision& lease);
+                    const SpendDecision& lease, double calls);
   void Retire(Lease& lease, std::vector<GiveBack>& out);
   template <class Predicate>
   void RetireIf(const Predicate& retire);  // each current lease for which retire(lease, now)
@@ -80,6 +94,7 @@ class SpendLedger {
 
   StoreRunner& store_;
   const SpendLedgerOptions options_;
+  ConversationQueue leasing_;  // one store request per key at a time
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Lease>> current_;  // by org, agent and month
   std::unordered_map<std::string, std::shared_ptr<Lease>> leases_;   // by reservation id

@@ -61,11 +61,19 @@ asio::awaitable<Result<std::optional<int>>> TenantDirectory::Deployment(const st
                                  [&](Store& s) { return s.GetDeployment(org_id, agent_id, env); });
 }
 
+asio::awaitable<Result<std::optional<std::int64_t>>> TenantDirectory::CrmCredentialVersion(
+    const std::string& org_id, const std::string& env) {
+  const std::string key = Key(org_id, env);
+  co_return co_await ReadThrough(crm_versions_, key,
+                                 [&](Store& s) { return s.GetCrmCredentialVersion(org_id, env); });
+}
+
 void TenantDirectory::Invalidate() {
   tokens_.InvalidateAll();
   environments_.InvalidateAll();
   grants_.InvalidateAll();
   deployments_.InvalidateAll();
+  crm_versions_.InvalidateAll();
 }
 
 }  // namespace agentgate

@@ -1,5 +1,6 @@
 #pragma once
-// The tenant reads every call makes (a token, an environment, a grant, a deployment), served from
+// The tenant reads every call makes (a token, an environment, a grant, a deployment, the version of
+// an environment's CRM credentials), served from
 // memory instead of the store (spend limits are not among them: an org's limit is read where
 // spend is reserved, in the store's transaction). A value is used for at most kFreshForMs after
 // the store read that produced it began, so a change made through another server (a revoked token
@@ -30,6 +31,9 @@ class TenantDirectory {
   boost::asio::awaitable<Result<std::optional<int>>> Deployment(const std::string& org_id,
                                                                 const std::string& agent_id,
                                                                 const std::string& env);
+  // The version of the (org, env) CRM credentials in force; nullopt when none are set.
+  boost::asio::awaitable<Result<std::optional<std::int64_t>>> CrmCredentialVersion(
+      const std::string& org_id, const std::string& env);
 
   // Every value read before now is stale: call after any tenant write.
   void Invalidate();
@@ -44,6 +48,7 @@ class TenantDirectory {
   ReadCache<bool> environments_{kFreshForMs, kCapacity};
   ReadCache<std::vector<std::string>> grants_{kFreshForMs, kCapacity};
   ReadCache<std::optional<int>> deployments_{kFreshForMs, kCapacity};
+  ReadCache<std::optional<std::int64_t>> crm_versions_{kFreshForMs, kCapacity};
 };
 
 }  // namespace agentgate

@@ -65,8 +65,13 @@ class ServerRoutesTest : public ::testing::Test {
   ConversationQueue conversations_;
   asio::io_context http_io_;
   HttpClient http_{http_io_.get_executor(), HttpClientOptions{}};
-  MetadataGateway gateway_{runner_, http_,    std::nullopt,
-                           clock_,  metrics_, GatewayOptions{std::chrono::seconds(5), false}};
+  MetadataGateway gateway_{runner_,
+                           tenants_,
+                           http_,
+                           std::nullopt,
+                           clock_,
+                           metrics_,
+                           GatewayOptions{std::chrono::seconds(5), false}};
   McpClient mcp_client_{http_};
   ToolHeaders tool_headers_{&runner_, std::nullopt};
   McpToolbox mcp_{mcp_client_, tool_headers_, clock_};

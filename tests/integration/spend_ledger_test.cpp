@@ -7,6 +7,7 @@
 #include "support/run_async.hpp"
 
 #include <gtest/gtest.h>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
@@ -68,7 +69,7 @@ using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(SpendLedgerTest, Backends);
 
 TYPED_TEST(SpendLedgerTest, ManyCallsShareOneStoreReservation) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32});
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
   std::set<std::string> leases;
   std::vector<SpendDecision> parts;
   for (int i = 0; i < 40; ++i) {
@@ -77,11 +78,12 @@ TYPED_TEST(SpendLedgerTest, ManyCallsShareOneStoreReservation) {
     EXPECT_DOUBLE_EQ(parts.back().amount_usd, 0.01);
     leases.insert(parts.back().reservation_id);
   }
-  EXPECT_EQ(leases.size(), 2u);                         // 32 calls from the first, 8 from the next
-  EXPECT_NEAR(this->Usage().reserved_usd, 0.64, 1e-9);  // two leases of 32 calls
+  EXPECT_EQ(leases.size(), 2u);  // 32 calls from the first, 8 from the next
+  // The first ran out within half its life: the second is sized for twice as many calls.
+  EXPECT_NEAR(this->Usage().reserved_usd, 0.32 + 0.64, 1e-9);
   this->Commit(ledger, parts);
   EXPECT_NEAR(this->Usage().spent_usd, 0.40, 1e-9);
-  EXPECT_NEAR(this->Usage().reserved_usd, 0.24, 1e-9);  // the second lease's unused part
+  EXPECT_NEAR(this->Usage().reserved_usd, 0.56, 1e-9);  // the second lease's unused part
   ledger.RetireAll();
   this->Flush();
   EXPECT_NEAR(this->Usage().reserved_usd, 0.0, 1e-9);
@@ -90,8 +92,8 @@ TYPED_TEST(SpendLedgerTest, ManyCallsShareOneStoreReservation) {
 
 TYPED_TEST(SpendLedgerTest, TwoServersNeverPassALimitByMoreThanOneCall) {
   ASSERT_TRUE(this->store_->SetOrgSpendLimit("acme", 1.0).value());
-  SpendLedger a(*this->runner_, SpendLedgerOptions{10s, 10s, 32});
-  SpendLedger b(*this->runner_, SpendLedgerOptions{10s, 10s, 32});
+  SpendLedger a(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
+  SpendLedger b(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
   double set_aside = 0;
   int refusals = 0;
   for (int i = 0; i < 100 && refusals < 2; ++i) {
@@ -110,7 +112,7 @@ TYPED_TEST(SpendLedgerTest, TwoServersNeverPassALimitByMoreThanOneCall) {
 }
 
 TYPED_TEST(SpendLedgerTest, AReleasedPartGoesBackToTheLeaseWithoutAStoreTrip) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 4});
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 4, 32768});
   std::vector<SpendDecision> parts;
   for (int i = 0; i < 4; ++i) parts.push_back(this->Reserve(ledger, this->Call(0.1)));
   const double reserved = this->Usage().reserved_usd;
@@ -122,7 +124,7 @@ TYPED_TEST(SpendLedgerTest, AReleasedPartGoesBackToTheLeaseWithoutAStoreTrip) {
 }
 
 TYPED_TEST(SpendLedgerTest, ARetiredLeaseGivesBackWhatIsUnusedAndIsDeletedAfterItsLastCall) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{30ms, 10s, 10});
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{30ms, 10s, 10, 32768});
   auto held = this->Reserve(ledger, this->Call(0.1));
   auto released = this->Reserve(ledger, this->Call(0.1));
   ASSERT_TRUE(held.reserved && released.reserved);
@@ -160,7 +162,7 @@ TYPED_TEST(SpendLedgerTest, ARetiredLeaseGivesBackWhatIsUnusedAndIsDeletedAfterI
 }
 
 TYPED_TEST(SpendLedgerTest, AnIdleLeaseIsGivenBack) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 20ms, 10});
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 20ms, 10, 32768});
   auto part = this->Reserve(ledger, this->Call(0.1));
   this->Commit(ledger, {part});
   ledger.RetireStale();  // used just now: kept
@@ -173,8 +175,59 @@ TYPED_TEST(SpendLedgerTest, AnIdleLeaseIsGivenBack) {
   EXPECT_EQ(ledger.LeasesHeld(), 0u);
 }
 
+TYPED_TEST(SpendLedgerTest, LeasesThatRunOutEarlyGrowUpToTheirCap) {
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 4, 16});
+  std::vector<std::string> leases;  // in order of first use
+  for (int i = 0; i < 4 + 8 + 16 + 16 + 1; ++i) {
+    auto part = this->Reserve(ledger, this->Call(0.01));
+    ASSERT_TRUE(part.reserved);
+    if (leases.empty() || leases.back() != part.reservation_id)
+      leases.push_back(part.reservation_id);
+  }
+  EXPECT_EQ(leases.size(), 5u);  // 4, 8, 16, 16 (the cap), then a fifth
+  EXPECT_NEAR(this->Usage().reserved_usd, (4 + 8 + 16 + 16 + 16) * 0.01, 1e-9);
+}
+
+TYPED_TEST(SpendLedgerTest, AnExpiredLeaseSizesTheNextByWhatItServed) {
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{300ms, 10s, 4, 1024});
+  for (int i = 0; i < 4 + 8 + 5; ++i) ASSERT_TRUE(this->Reserve(ledger, this->Call(0.01)).reserved);
+  // The third lease (16 calls) served 5 before it expired: the next asks for 10.
+  std::this_thread::sleep_for(350ms);
+  const double before = this->Usage().reserved_usd;
+  auto part = this->Reserve(ledger, this->Call(0.01));
+  ASSERT_TRUE(part.reserved);
+  this->Flush();  // the expired lease's unused 11 calls went back
+  EXPECT_NEAR(this->Usage().reserved_usd, before - 0.11 + 0.10, 1e-9);
+}
+
+TYPED_TEST(SpendLedgerTest, CallsThatFindTheLeaseShortTogetherShareOneStoreRequest) {
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
+  std::vector<SpendDecision> parts;
+  const auto call = this->Call(0.01);  // outlives the calls, which hold a reference to it
+  for (int i = 0; i < 64; ++i) {
+    boost::asio::co_spawn(this->io_, ledger.Reserve(call),
+                          [&](std::exception_ptr e, Result<SpendDecision> r) {
+                            ASSERT_FALSE(e);
+                            ASSERT_TRUE(r);
+                            parts.push_back(*r);
+                          });
+  }
+  this->io_.restart();
+  while (parts.size() < 64 && this->io_.run_one() > 0) {
+  }
+  ASSERT_EQ(parts.size(), 64u);
+  std::set<std::string> leases;
+  for (const auto& p : parts) {
+    EXPECT_TRUE(p.reserved);
+    leases.insert(p.reservation_id);
+  }
+  // The first call leases 32; the 33rd, after the other 31 took theirs, leases 64 for the rest.
+  EXPECT_EQ(leases.size(), 2u);
+  EXPECT_NEAR(this->Usage().reserved_usd, 0.32 + 0.64, 1e-9);
+}
+
 TYPED_TEST(SpendLedgerTest, ALimitChangedThroughThisServerHoldsAtOnce) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32});
+  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
   ASSERT_TRUE(this->Reserve(ledger, this->Call(0.01)).reserved);
   ASSERT_TRUE(this->store_->SetOrgSpendLimit("acme", 0.0).value());
   ledger.ForgetOrg("acme");  // what the admin API does after the write
