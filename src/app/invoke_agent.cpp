@@ -9,6 +9,7 @@
 #include "domain/agent/transcript.hpp"
 #include "domain/governance/governance.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -83,13 +84,15 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
   CommitOutcome outcome;
   // The caller's cancellation (an MCP client's) ends the turn as the cap does.
   const std::shared_ptr<TurnCancel> cancel = command.cancel;
-  std::variant<Result<InvokeResult>, std::monostate, std::monostate> first;
+  // The cap's wait yields its error code instead of throwing: the branch that loses the race is
+  // canceled on every turn, and an exception per turn costs more than the rest of the race.
+  std::variant<Result<InvokeResult>, std::tuple<boost::system::error_code>, std::monostate> first;
   if (cancel) {
     first = co_await (Body(std::move(command), deadlines, outcome) ||
-                      cap.async_wait(asio::use_awaitable) || cancel->Canceled());
+                      cap.async_wait(asio::as_tuple(asio::use_awaitable)) || cancel->Canceled());
   } else {
     auto two = co_await (Body(std::move(command), deadlines, outcome) ||
-                         cap.async_wait(asio::use_awaitable));
+                         cap.async_wait(asio::as_tuple(asio::use_awaitable)));
     if (two.index() == 0)
       first.emplace<0>(std::get<0>(std::move(two)));
     else

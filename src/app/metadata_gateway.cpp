@@ -2,6 +2,7 @@
 
 #include "domain/gateway/soap.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -70,7 +71,7 @@ asio::awaitable<Result<GatewayEnvelope>> MetadataGateway::Forward(const std::str
   using namespace asio::experimental::awaitable_operators;
   asio::steady_timer deadline(co_await asio::this_coro::executor, options_.call_timeout);
   auto first = co_await (ForwardOnce(org_id, env, std::move(call)) ||
-                         deadline.async_wait(asio::use_awaitable));
+                         deadline.async_wait(asio::as_tuple(asio::use_awaitable)));
   if (first.index() == 1) {
     co_return Error(ErrorCode::kUpstreamUnavailable,
                     "the CRM call did not finish within crm.call_timeout_seconds (" +

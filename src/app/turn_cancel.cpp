@@ -1,5 +1,6 @@
 #include "app/turn_cancel.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -29,7 +30,8 @@ bool TurnCancel::canceled() const {
 }
 
 asio::awaitable<void> TurnCancel::Canceled() {
-  co_await impl_->channel.async_receive(asio::use_awaitable);
+  // An error code, not an exception, when the turn ends first and this wait is canceled.
+  co_await impl_->channel.async_receive(asio::as_tuple(asio::use_awaitable));
 }
 
 }  // namespace agentgate

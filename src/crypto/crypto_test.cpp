@@ -2,11 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace agentgate::crypto {
 
 TEST(Crypto, Sha256MatchesTheKnownVector) {
   EXPECT_EQ(ToHex(Sha256("abc")),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Crypto, RandomBytesDrawnFromTheThreadPoolNeverRepeatAcrossRefills) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 3000; ++i) ASSERT_TRUE(seen.insert(RandomHex(12)).second);  // ~9 refills
+  EXPECT_EQ(RandomBytes(1000).size(), 1000u);  // past what the pool serves: drawn directly
+  EXPECT_NE(RandomBytes(1000), RandomBytes(1000));
 }
 
 TEST(Crypto, RandomSecretsHaveTheRequestedSizeAndDiffer) {

@@ -1,6 +1,7 @@
 #include "observability/log.hpp"
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -15,7 +16,10 @@ namespace {
 std::atomic<bool> g_enabled{true};
 
 // Lines are handed to one writer thread so a slow reader of stdout never blocks an I/O thread.
-// Past kMaxQueued lines the newest are dropped and counted rather than waited for.
+// Past kMaxQueued lines the newest are dropped and counted rather than waited for. Only the line
+// that finds the queue empty wakes the writer, which then lets lines gather for kGather before
+// writing them all: under load a wake-up (a futex call and a context switch) serves hundreds of
+// lines instead of one each, and a line still reaches stdout within a few milliseconds.
 class Writer {
  public:
   Writer() : thread_([this] { Run(); }) {}
@@ -29,15 +33,17 @@ class Writer {
   }
 
   void Push(std::string line) {
+    bool wake = false;
     {
       std::lock_guard lock(mutex_);
       if (queue_.size() >= kMaxQueued) {
         ++dropped_;
         return;
       }
+      wake = queue_.empty();
       queue_.push_back(std::move(line));
     }
-    ready_.notify_one();
+    if (wake) ready_.notify_one();
   }
 
   void Flush() {
@@ -47,12 +53,18 @@ class Writer {
 
  private:
   static constexpr std::size_t kMaxQueued = 100000;
+  static constexpr std::chrono::milliseconds kGather{5};
 
   void Run() {
     std::unique_lock lock(mutex_);
     for (;;) {
       ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty() && stopping_) return;
+      if (!stopping_) {
+        lock.unlock();
+        std::this_thread::sleep_for(kGather);
+        lock.lock();
+      }
       std::deque<std::string> batch;
       batch.swap(queue_);
       std::uint64_t dropped = std::exchange(dropped_, 0);
@@ -117,6 +129,14 @@ void AppendEscaped(std::string& out, std::string_view s) {
   out += '"';
 }
 
+// std::to_chars: no locale and no printf (to_string(double) is a vsnprintf call).
+template <class Number>
+void AppendNumber(std::string& out, Number n) {
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
+  out.append(buf, end);
+}
+
 std::string Timestamp() {
   const auto now = std::chrono::system_clock::now();
   const auto t = std::chrono::system_clock::to_time_t(now);
@@ -142,7 +162,9 @@ void Flush() {
 
 void Write(std::string_view level, std::string_view event, std::initializer_list<Field> fields) {
   if (!g_enabled) return;
-  std::string line = "{\"ts\":\"" + Timestamp() + "\",\"level\":";
+  std::string line;
+  line.reserve(256);
+  line.append("{\"ts\":\"").append(Timestamp()).append("\",\"level\":");
   AppendEscaped(line, level);
   line += ",\"event\":";
   AppendEscaped(line, event);
@@ -158,7 +180,7 @@ void Write(std::string_view level, std::string_view event, std::initializer_list
           else if constexpr (std::is_same_v<T, bool>)
             line += v ? "true" : "false";
           else
-            line += std::to_string(v);
+            AppendNumber(line, v);
         },
         value);
   }

@@ -89,6 +89,17 @@ class Agentgate(HttpEndpoint):
                 out.append(json.loads(line))
         return out
 
+    def logged(self, predicate, timeout=2.0):
+        """Whether a log event matching `predicate` appears within `timeout` (the server writes its
+        log lines a few milliseconds after they happen)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if any(predicate(e) for e in self.log_events()):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+
     def demo_credentials(self):
         kv = dict(line.split("=", 1) for line in (self.dir / "var" / "demo-credentials.txt").read_text().split())
         return kv

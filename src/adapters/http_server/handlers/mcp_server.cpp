@@ -10,6 +10,7 @@
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -96,7 +97,7 @@ asio::awaitable<Response> CancelOnClose(Request& r, const std::shared_ptr<TurnCa
   cancel->Cancel();
   asio::steady_timer forever(co_await asio::this_coro::executor,
                              asio::steady_timer::time_point::max());
-  co_await forever.async_wait(asio::use_awaitable);
+  co_await forever.async_wait(asio::as_tuple(asio::use_awaitable));
   co_return Response{};
 }
 
