@@ -17,6 +17,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -152,7 +153,7 @@ void PrintDemo(const Config& config, const std::string& listen,
 
 // Waits until every request finished and every connection closed, or the turn cap passed.
 asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit,
-                            asio::io_context& ioc) {
+                            const std::vector<asio::io_context*>& loops) {
   asio::steady_timer timer(co_await asio::this_coro::executor);
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while ((server.ActiveRequests() > 0 || server.OpenConnections() > 0) &&
@@ -162,7 +163,7 @@ asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit,
   }
   log::Info("shutdown_complete",
             {{"requests_abandoned", static_cast<std::int64_t>(server.ActiveRequests())}});
-  ioc.stop();
+  for (auto* loop : loops) loop->stop();
 }
 
 }  // namespace
@@ -201,7 +202,20 @@ int Serve(const ServeOptions& options) {
   const int io_threads = config->server.io_threads > 0
                              ? config->server.io_threads
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  asio::io_context ioc(io_threads);
+  // One event loop per I/O thread (an io_context that thread alone runs): a connection, its turns
+  // and their upstream calls stay on one thread, with no strand and no hand-off between I/O
+  // threads. The first loop also runs the accept loops, signals and background work.
+  std::vector<std::unique_ptr<asio::io_context>> loops;
+  std::vector<asio::io_context*> loop_list;
+  std::vector<asio::any_io_executor> loop_executors;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> loops_kept_running;
+  for (int i = 0; i < io_threads; ++i) {
+    loops.push_back(std::make_unique<asio::io_context>(1));
+    loop_list.push_back(loops.back().get());
+    loop_executors.push_back(loops.back()->get_executor());
+    loops_kept_running.push_back(asio::make_work_guard(*loops.back()));
+  }
+  asio::io_context& ioc = *loops.front();
   asio::thread_pool blocking(static_cast<std::size_t>(config->server.blocking_threads));
   SystemClock clock;
   Metrics metrics;
@@ -222,7 +236,7 @@ int Serve(const ServeOptions& options) {
   http_options.extra_ca_file = config->upstream.ca_file;
   http_options.max_connections_per_origin =
       static_cast<std::size_t>(config->upstream.max_connections_per_origin);
-  HttpClient http(ioc.get_executor(), http_options);
+  HttpClient http(loop_executors, http_options);
   OfflineModelClient offline_model;
   std::vector<std::unique_ptr<HttpModelClient>> http_models;
   std::map<std::string, ModelClient*> models;
@@ -279,7 +293,7 @@ int Serve(const ServeOptions& options) {
       static_cast<std::size_t>(config->server.max_connections),
       static_cast<std::size_t>(config->server.max_requests_per_connection)};
   RaiseDescriptorLimit(server_options.max_connections);
-  auto& server = server_slot.emplace(ioc, router, metrics, server_options);
+  auto& server = server_slot.emplace(loop_list, router, metrics, server_options);
   auto bound = server.Listen(config->server.listen);
   if (!bound) return Fail("listen_failed", bound.error().message);
   if (!config->server.agent_platform_listen.empty()) {
@@ -306,9 +320,9 @@ int Serve(const ServeOptions& options) {
     if (ec) return;
     log::Info("shutdown_started", {{"signal", static_cast<std::int64_t>(signal)}});
     server.BeginShutdown();
-    asio::co_spawn(ioc,
-                   Drain(server, std::chrono::seconds(config->server.turn_timeout_seconds), ioc),
-                   asio::detached);
+    asio::co_spawn(
+        ioc, Drain(server, std::chrono::seconds(config->server.turn_timeout_seconds), loop_list),
+        asio::detached);
   });
   server.Start();
   asio::co_spawn(ioc, RunMaintenance(runner, clock, timing.hard_cap, std::chrono::seconds(60)),
@@ -322,7 +336,7 @@ int Serve(const ServeOptions& options) {
        {"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
 
   std::vector<std::thread> threads;
-  for (int i = 1; i < io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
+  for (int i = 1; i < io_threads; ++i) threads.emplace_back([&, i] { loops[i]->run(); });
   ioc.run();
   for (auto& t : threads) t.join();
   spend.RetireAll();  // what this server leased and did not spend goes back before it exits

@@ -99,6 +99,59 @@ TEST_F(HttpClientTest, ReusesConnectionsPerOrigin) {
   EXPECT_EQ(client_.ConnectionsOpened(), 1u);
 }
 
+TEST_F(HttpClientTest, EachEventLoopReusesItsOwnConnections) {
+  asio::io_context other_io;
+  HttpClient client({client_io_.get_executor(), other_io.get_executor()}, HttpClientOptions{});
+  ASSERT_TRUE(Send(client, Request("POST", "/echo")));
+  ASSERT_TRUE(Send(client, Request("POST", "/echo")));
+  EXPECT_EQ(client.ConnectionsOpened(), 1u);
+  // A call from the other loop opens its own connection there, and then reuses it.
+  for (int i = 0; i < 2; ++i) {
+    auto response = RunAsync(other_io, client.Send(Request("POST", "/echo")));
+    ASSERT_TRUE(response) << response.error().message;
+  }
+  EXPECT_EQ(client.ConnectionsOpened(), 2u);
+  EXPECT_EQ(client.IdleConnections(), 2u);
+}
+
+TEST(HttpServerLoops, ConnectionsGoToTheLoopsInTurnAndStayOnTheirThread) {
+  log::SetEnabled(false);
+  Metrics metrics;
+  DeclareAgentgateMetrics(metrics);
+  http::Router router;
+  router.Add("GET", "/thread", [](http::Request&) -> asio::awaitable<http::Response> {
+    http::Response out;
+    out.body = std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    co_return out;
+  });
+  BackgroundLoop first, second;
+  auto server =
+      std::make_unique<http::Server>(std::vector<asio::io_context*>{&first.io(), &second.io()},
+                                     router, metrics, http::ServerOptions{});
+  const std::string base = "http://" + server->Listen("127.0.0.1:0").value();
+  server->Start();
+  // Two clients, one connection each; each connection answers every request on one thread.
+  asio::io_context io;
+  HttpClient a(io.get_executor(), HttpClientOptions{});
+  HttpClient b(io.get_executor(), HttpClientOptions{});
+  auto thread_of = [&](HttpClient& client) {
+    HttpClientRequest r;
+    r.method = "GET";
+    r.url = base + "/thread";
+    return RunAsync(io, client.Send(r)).value().body;
+  };
+  const std::string on_a = thread_of(a), on_b = thread_of(b);
+  EXPECT_NE(on_a, on_b);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(thread_of(a), on_a);
+    EXPECT_EQ(thread_of(b), on_b);
+  }
+  EXPECT_EQ(a.ConnectionsOpened() + b.ConnectionsOpened(), 2u);
+  first.Stop();
+  second.Stop();
+  server.reset();
+}
+
 TEST_F(HttpClientTest, RetriesOnceWhenTheServerClosedAnIdleConnection) {
   ASSERT_TRUE(Send(client_, Request("POST", "/echo")));
   // The server closes idle keep-alive connections after 1 s.

@@ -21,7 +21,7 @@ namespace agentgate::upstream {
 
 struct PoolLimits {
   std::size_t max_per_origin = 4096;
-  std::size_t max_idle_per_origin = 32;
+  std::size_t max_idle_per_origin = 256;
   std::chrono::seconds max_idle_time{30};
 };
 

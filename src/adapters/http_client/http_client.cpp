@@ -9,6 +9,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -20,6 +21,7 @@
 
 #include <openssl/ssl.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace agentgate {
@@ -86,27 +88,51 @@ std::optional<std::string_view> HttpClientResponse::Header(std::string_view lowe
   return std::nullopt;
 }
 
+namespace {
+
+// Connections of one event loop: a caller on that loop uses them, so a socket's completions run on
+// the thread that awaits them, with no hand-off between threads.
+struct LoopPool {
+  asio::any_io_executor executor;
+  std::shared_ptr<upstream::ConnectionPool> pool;
+};
+
+std::size_t ShareOf(std::size_t total, std::size_t loops) {
+  return std::max<std::size_t>(1, (total + loops - 1) / loops);
+}
+
+}  // namespace
+
 struct HttpClient::Impl {
-  Impl(asio::any_io_executor ex, HttpClientOptions o)
-      : executor(std::move(ex)),
-        options(std::move(o)),
-        resolver(options.dns_servers),
-        pool(upstream::ConnectionPool::Create(
-            executor, upstream::PoolLimits{options.max_connections_per_origin,
-                                           options.max_idle_per_origin, options.max_idle_time})) {
+  Impl(std::vector<asio::any_io_executor> loops, HttpClientOptions o)
+      : options(std::move(o)), resolver(options.dns_servers) {
+    // The per-origin limits are the client's: each loop gets its share.
+    const upstream::PoolLimits limits{ShareOf(options.max_connections_per_origin, loops.size()),
+                                      ShareOf(options.max_idle_per_origin, loops.size()),
+                                      options.max_idle_time};
+    for (auto& executor : loops)
+      pools.push_back(LoopPool{executor, upstream::ConnectionPool::Create(executor, limits)});
     tls_context.set_default_verify_paths();
     if (!options.extra_ca_file.empty()) tls_context.load_verify_file(options.extra_ca_file);
     tls_context.set_verify_mode(ssl::verify_peer);
   }
 
-  asio::any_io_executor executor;
+  // The pool of the caller's loop; the first for a caller on none of them (a test's own loop).
+  LoopPool& PoolFor(const asio::any_io_executor& caller) {
+    const auto& context = asio::query(caller, asio::execution::context);
+    for (auto& p : pools)
+      if (&asio::query(p.executor, asio::execution::context) == &context) return p;
+    return pools.front();
+  }
+
   HttpClientOptions options;
   DnsResolver resolver;
-  std::shared_ptr<upstream::ConnectionPool> pool;
+  std::vector<LoopPool> pools;
   ssl::context tls_context{ssl::context::tls_client};
   std::atomic<std::size_t> opened{0};
 
-  asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(const Origin& origin,
+  asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(asio::any_io_executor executor,
+                                                               const Origin& origin,
                                                                Clock::time_point deadline) {
     const auto connect_deadline = std::min(deadline, Clock::now() + options.connect_timeout);
     std::uint16_t port = 0;
@@ -124,6 +150,8 @@ struct HttpClient::Impl {
     lowest.expires_at(connect_deadline);
     auto [connect_ec, endpoint] = co_await lowest.async_connect(*endpoints, kTuple);
     if (connect_ec) co_return Unavailable("connect " + origin.key, connect_ec);
+    boost::system::error_code ignored;  // requests go out whole, never held back by Nagle
+    lowest.socket().set_option(asio::ip::tcp::no_delay(true), ignored);
     ++opened;
     if (origin.tls) {
       if (!SSL_set_tlsext_host_name(c->tls->native_handle(), origin.host.c_str())) {
@@ -181,7 +209,10 @@ struct HttpClient::Impl {
 };
 
 HttpClient::HttpClient(asio::any_io_executor executor, HttpClientOptions options)
-    : impl_(std::make_unique<Impl>(std::move(executor), std::move(options))) {}
+    : HttpClient(std::vector<asio::any_io_executor>{std::move(executor)}, std::move(options)) {}
+
+HttpClient::HttpClient(std::vector<asio::any_io_executor> loops, HttpClientOptions options)
+    : impl_(std::make_unique<Impl>(std::move(loops), std::move(options))) {}
 
 HttpClient::~HttpClient() = default;
 
@@ -206,13 +237,14 @@ asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest r
   request.prepare_payload();
   request.keep_alive(true);
 
+  LoopPool& loop = impl_->PoolFor(co_await asio::this_coro::executor);
   for (int attempt = 0;; ++attempt) {
-    auto lease = co_await impl_->pool->Acquire(origin->key, deadline);
+    auto lease = co_await loop.pool->Acquire(origin->key, deadline);
     if (!lease) co_return lease.error();
     auto& connection = lease->connection();
     const bool reused = connection != nullptr;
     if (!connection) {
-      auto fresh = co_await impl_->Connect(*origin, deadline);
+      auto fresh = co_await impl_->Connect(loop.executor, *origin, deadline);
       if (!fresh) co_return fresh.error();
       connection = std::move(*fresh);
     }
@@ -243,11 +275,15 @@ asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest r
 }
 
 std::size_t HttpClient::IdleConnections() const {
-  return impl_->pool->IdleConnections();
+  std::size_t n = 0;
+  for (const auto& p : impl_->pools) n += p.pool->IdleConnections();
+  return n;
 }
 
 std::size_t HttpClient::OriginsTracked() const {
-  return impl_->pool->Origins();
+  std::size_t n = 0;
+  for (const auto& p : impl_->pools) n += p.pool->Origins();
+  return n;
 }
 
 }  // namespace agentgate

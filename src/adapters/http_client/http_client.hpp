@@ -25,7 +25,7 @@ struct HttpClientOptions {
   // Open connections per origin (scheme, host, port); callers beyond it wait for one, until
   // their deadline. Idle ones are kept for reuse, and closed once max_idle_time old.
   std::size_t max_connections_per_origin = 4096;
-  std::size_t max_idle_per_origin = 32;
+  std::size_t max_idle_per_origin = 256;
   std::chrono::seconds max_idle_time{30};
   std::string extra_ca_file;  // PEM, trusted in addition to the system store (private CAs, tests)
   std::string dns_servers;    // "ip:port,…" instead of /etc/resolv.conf's (tests)
@@ -34,6 +34,9 @@ struct HttpClientOptions {
 class HttpClient final : public HttpCaller {
  public:
   HttpClient(boost::asio::any_io_executor executor, HttpClientOptions options);
+  // One connection pool per event loop (each run by one thread): a request uses the pool of the
+  // loop it is sent from, and each pool holds its share of the per-origin limits.
+  HttpClient(std::vector<boost::asio::any_io_executor> loops, HttpClientOptions options);
   ~HttpClient();
 
   boost::asio::awaitable<Result<HttpClientResponse>> Send(HttpClientRequest request) override;

@@ -12,7 +12,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -39,7 +38,7 @@ constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 struct Connection {
   explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
   beast::tcp_stream stream;
-  bool busy = false;  // touched only on the connection's strand
+  bool busy = false;  // touched only on the connection's loop
   // Since when it has been kept alive waiting for its next request (0: it is not); one idle for
   // long may be reclaimed.
   std::atomic<std::int64_t> idle_since{0};
@@ -107,10 +106,18 @@ Request ToRequest(bhttp::request<bhttp::string_body>&& in, const std::string& re
 }  // namespace
 
 struct Server::Impl {
-  Impl(asio::io_context& io, const Router& r, Metrics& m, ServerOptions o)
-      : ioc(io), router(r), metrics(m), options(o), drain_grace(io) {}
+  Impl(std::vector<asio::io_context*> event_loops, const Router& r, Metrics& m, ServerOptions o)
+      : loops(std::move(event_loops)),
+        ioc(*loops.front()),
+        router(r),
+        metrics(m),
+        options(o),
+        drain_grace(ioc) {}
 
-  asio::io_context& ioc;
+  // Each run by one thread: a connection lives on one loop and needs no strand.
+  std::vector<asio::io_context*> loops;
+  std::atomic<std::size_t> next_loop{0};
+  asio::io_context& ioc;  // the acceptors' and the drain timer's
   const Router& router;
   Metrics& metrics;
   ServerOptions options;
@@ -176,7 +183,9 @@ struct Server::Impl {
         pause.expires_after(kFullRecheck);
         co_await pause.async_wait(kTuple);
       }
-      auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(ioc), kTuple);
+      // Connections go to the loops in turn; each then runs on its loop's thread alone.
+      asio::io_context& loop = *loops[next_loop++ % loops.size()];
+      auto [ec, socket] = co_await acceptor.async_accept(loop.get_executor(), kTuple);
       if (ec) {
         if (draining || !acceptor.is_open()) co_return;
         // Out of descriptors and the like: back off instead of spinning.
@@ -184,6 +193,10 @@ struct Server::Impl {
         co_await pause.async_wait(kTuple);
         continue;
       }
+      // An answer goes out whole at once: Nagle's algorithm would hold its last segment back
+      // until the client's delayed ACK (40 ms) whenever a write is split.
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
       auto connection = std::make_shared<Connection>(std::move(socket));
       std::uint64_t id = 0;
       {
@@ -402,7 +415,11 @@ struct Server::Impl {
 };
 
 Server::Server(asio::io_context& ioc, const Router& router, Metrics& metrics, ServerOptions options)
-    : impl_(std::make_unique<Impl>(ioc, router, metrics, options)) {}
+    : Server(std::vector<asio::io_context*>{&ioc}, router, metrics, options) {}
+
+Server::Server(std::vector<asio::io_context*> loops, const Router& router, Metrics& metrics,
+               ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(loops), router, metrics, options)) {}
 
 Server::~Server() = default;
 
@@ -418,7 +435,7 @@ Result<std::string> Server::Listen(const std::string& host_port) {
     const auto results =
         resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service);
     const tcp::endpoint endpoint = *results.begin();
-    auto acceptor = std::make_unique<tcp::acceptor>(asio::make_strand(impl_->ioc));
+    auto acceptor = std::make_unique<tcp::acceptor>(impl_->ioc);
     acceptor->open(endpoint.protocol());
     acceptor->set_option(asio::socket_base::reuse_address(true));
     acceptor->bind(endpoint);

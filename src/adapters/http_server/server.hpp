@@ -1,6 +1,8 @@
 #pragma once
-// The HTTP listener: accepts on one or more addresses, runs each connection as a coroutine on its
-// own strand, dispatches through the Router, and drains on shutdown. Beast stays inside server.cpp.
+// The HTTP listener: accepts on one or more addresses, hands connections to its event loops in turn
+// (each loop is an io_context run by exactly one thread, so a connection's coroutine needs no
+// strand and its handlers never move between threads), dispatches through the Router, and drains
+// on shutdown. Beast stays inside server.cpp.
 
 #include "adapters/http_server/router.hpp"
 #include "domain/error.hpp"
@@ -9,6 +11,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace boost::asio {
 class io_context;
@@ -33,6 +36,9 @@ struct ServerOptions {
 class Server {
  public:
   Server(boost::asio::io_context& ioc, const Router& router, Metrics& metrics,
+         ServerOptions options);
+  // Every loop must be run by exactly one thread; the first also runs the accept loops.
+  Server(std::vector<boost::asio::io_context*> loops, const Router& router, Metrics& metrics,
          ServerOptions options);
   ~Server();
 
