@@ -156,7 +156,10 @@ output_per_mtok = 0.60
                AGENTGATE_MASTER_KEY=master, AGENTGATE_SERVER_LISTEN=f"127.0.0.1:{port}",
                AGENTGATE_STORE_URL=f"sqlite:{work}/db/agentgate.db")
     log = open(os.path.join(work, "server.log"), "w")
-    server = subprocess.Popen([binary, "serve", "--config", os.path.join(work, "agentgate.toml")],
+    # BENCH_WRAPPER="heaptrack -o /tmp/ht" profiles the server's heap (its RSS figures are then
+    # the wrapper's, not the server's).
+    wrapper = os.environ.get("BENCH_WRAPPER", "").split()
+    server = subprocess.Popen([*wrapper, binary, "serve", "--config", os.path.join(work, "agentgate.toml")],
                               env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work)
     try:
         for _ in range(500):
