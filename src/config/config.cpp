@@ -187,8 +187,8 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
 }
 
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
-  static const std::set<std::string> kTopLevel{"server", "store",    "admin",     "secrets",
-                                               "crm",    "upstream", "providers", "prices"};
+  static const std::set<std::string> kTopLevel{
+      "server", "store", "admin", "secrets", "crm", "upstream", "retention", "providers", "prices"};
   for (const auto& [k, v] : root) {
     if (!kTopLevel.contains(std::string(k.str())))
       return ConfigError(std::string(k.str()), "unknown section");
@@ -234,6 +234,10 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(upstream.Integer("max_connections_per_origin", c.upstream.max_connections_per_origin, 1,
                            1000000));
   AG_TRYV(upstream.RejectUnknown());
+
+  SectionReader retention(root["retention"].as_table(), "retention", env);
+  AG_TRYV(retention.Integer("turn_days", c.retention.turn_days, 1, 36500));
+  AG_TRYV(retention.RejectUnknown());
 
   AG_TRYV(ReadProviders(root, c));
   AG_TRYV(ReadPrices(root, c));

@@ -56,6 +56,10 @@ struct UpstreamConfig {
   int max_connections_per_origin = 4096;  // then calls wait for a connection, until their deadline
 };
 
+struct RetentionConfig {
+  int turn_days = 400;  // turns (their transcripts) older than this are deleted by maintenance
+};
+
 struct ProviderConfig {
   std::string name;
   std::string kind;  // openai | anthropic | offline
@@ -70,6 +74,7 @@ struct Config {
   SecretsConfig secrets;
   CrmConfig crm;
   UpstreamConfig upstream;
+  RetentionConfig retention;
   std::vector<ProviderConfig> providers;
   std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens
 };

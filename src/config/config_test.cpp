@@ -28,6 +28,21 @@ TEST(Config, EmbeddedDefaultsServeOnLoopbackWithSqliteAndTheOfflineModel) {
   EXPECT_EQ(c->providers[0].kind, "offline");
   EXPECT_FALSE(c->crm.allow_http);  // CRM URLs are https unless the operator says otherwise
   EXPECT_EQ(c->crm.call_timeout_seconds, 60);
+  EXPECT_EQ(c->retention.turn_days, 400);
+}
+
+TEST(Config, TurnRetentionIsBoundedAndOverridable) {
+  auto c = LoadConfig("[retention]\nturn_days = 30\n", FakeEnv({}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->retention.turn_days, 30);
+  auto overridden = LoadConfig("", FakeEnv({{"AGENTGATE_RETENTION_TURN_DAYS", "7"}}));
+  ASSERT_TRUE(overridden) << overridden.error().message;
+  EXPECT_EQ(overridden->retention.turn_days, 7);
+  for (const char* bad : {"0", "36501", "\"forever\""}) {
+    auto refused = LoadConfig(std::string("[retention]\nturn_days = ") + bad + "\n", FakeEnv({}));
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("retention.turn_days"), std::string::npos);
+  }
 }
 
 TEST(Config, CrmPlainHttpIsAnExplicitChoice) {

@@ -168,6 +168,9 @@ class ConversationStore {
   virtual Result<std::vector<ConversationListing>> ListConversations(
       const ConversationFilter& filter, int limit) = 0;
   virtual Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) = 0;
+  // Deletes at most `limit` turns (with their transcripts) started before `before_ms`, oldest
+  // first; returns how many. A conversation's messages are not touched.
+  virtual Result<std::int64_t> PurgeTurns(std::int64_t before_ms, int limit) = 0;
 
   virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                                  std::int64_t now_ms) = 0;

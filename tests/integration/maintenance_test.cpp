@@ -1,5 +1,6 @@
 // The maintenance loop against each real store (SQLite, PostgreSQL): stranded spend reservations
-// are released (recent ones kept) and expired idempotency keys purged.
+// are released (recent ones kept), expired idempotency keys purged, and old gateway counts and
+// turns purged.
 #include "app/maintenance.hpp"
 #include "store/store_backends.hpp"
 
@@ -28,7 +29,7 @@ class Maintenance : public ::testing::Test {};
 using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(Maintenance, Backends);
 
-TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysAndOldGatewayCounts) {
+TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysOldGatewayCountsAndOldTurns) {
   if (!TypeParam::Available())
     GTEST_SKIP() << "no PostgreSQL: set AGENTGATE_TEST_POSTGRES_URL (make test does)";
   TypeParam backend;
@@ -51,6 +52,18 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysAndOldGatew
       {},
       {}}));
 
+  // Turns: kept 2 days; one started 2 days and 1 ms before `now` goes.
+  auto old_turn = TurnCommit{TurnRecord{"t-old", "", "acme", "prod", "bot", 1,
+                                        now - 2 * kMsPerDay - 1, 1, "", false, 1, 1, 1, 0.0, "[]"},
+                             {},
+                             {},
+                             {},
+                             {},
+                             {},
+                             {}};
+  ASSERT_TRUE(store->CommitTurn(old_turn));
+  const auto old_turn_gone = [&] { return !store->GetTurn("t-old").value(); };
+
   // Gateway counts: day 0 is `now`'s; the one past kGatewayCallDaysKept goes.
   ASSERT_TRUE(store->AddGatewayCalls(-kGatewayCallDaysKept - 1, {{200, 3}}));
   ASSERT_TRUE(store->AddGatewayCalls(-kGatewayCallDaysKept, {{200, 2}}));
@@ -60,9 +73,9 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysAndOldGatew
   StoreRunner runner(*store, pool);
   FixedClock clock(now);
   boost::asio::io_context io;
-  boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, 10ms), boost::asio::detached);
+  boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, 2, 10ms), boost::asio::detached);
   double reserved = 1;
-  for (int i = 0; i < 200 && (reserved > 0.3 || gateway_days() > 1); ++i) {
+  for (int i = 0; i < 200 && (reserved > 0.3 || gateway_days() > 1 || !old_turn_gone()); ++i) {
     io.run_one_for(50ms);
     reserved = store->GetUsage("acme", "1970-01").value().at(0).reserved_usd;
   }
@@ -72,6 +85,8 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysAndOldGatew
   const auto kept = store->GatewayCallsPerDay(-1000).value();
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].day, -kGatewayCallDaysKept);
+  EXPECT_TRUE(old_turn_gone());
+  EXPECT_TRUE(store->GetTurn("t1").value());  // started at 0: within the 2 days
   const auto settling = [](std::string turn_id, const std::string& reservation_id) {
     TurnCommit commit;
     commit.turn.id = std::move(turn_id);

@@ -538,6 +538,23 @@ TYPED_TEST(StoreContract, TheOverviewCountsTurnsPerDaySpendPerOrgAndGatewayCalls
   EXPECT_EQ(s.GatewayCallsPerDay(0).value().size(), 1u);
 }
 
+TYPED_TEST(StoreContract, OldTurnsArePurgedOldestFirstAndTheirConversationsKeepTheirMessages) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  for (int i = 1; i <= 5; ++i) {
+    TurnCommit commit{Turn("t" + std::to_string(i), "c1", i * 100), {}, {}, {}, {}, {}, {}};
+    commit.messages = {MessageRecord{0, "user", "m" + std::to_string(i), i * 100}};
+    ASSERT_TRUE(s.CommitTurn(commit));
+  }
+  EXPECT_EQ(s.PurgeTurns(450, 2).value(), 2);  // t1, t2: the oldest first, at most the limit
+  EXPECT_FALSE(s.GetTurn("t2").value());
+  EXPECT_TRUE(s.GetTurn("t3").value());
+  EXPECT_EQ(s.PurgeTurns(450, 10).value(), 2);  // t3, t4
+  EXPECT_EQ(s.PurgeTurns(450, 10).value(), 0);
+  ASSERT_EQ(s.ListTurns("c1").value().size(), 1u);  // t5, started at 500
+  EXPECT_EQ(s.LoadRecentMessages("c1", 1 << 20, 100).value().size(), 5u);
+}
+
 TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));

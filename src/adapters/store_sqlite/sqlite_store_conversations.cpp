@@ -299,6 +299,18 @@ Result<std::optional<TurnRecord>> SqliteStore::GetTurn(const std::string& turn_i
   });
 }
 
+Result<std::int64_t> SqliteStore::PurgeTurns(std::int64_t before_ms, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    c.Prepare(
+         "DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE started_at_ms < ? "
+         "ORDER BY started_at_ms LIMIT ?)")
+        .Bind(1, before_ms)
+        .Bind(2, static_cast<std::int64_t>(limit))
+        .Run();
+    return static_cast<std::int64_t>(c.Changes());
+  });
+}
+
 Result<void> SqliteStore::AddMemory(const MemoryScope& scope, const std::string& fact,
                                     std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
