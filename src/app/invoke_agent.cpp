@@ -52,6 +52,49 @@ milliseconds Until(SteadyClock::time_point t) {
   return std::chrono::duration_cast<milliseconds>(t - SteadyClock::now());
 }
 
+// Takes this turn's place on an existing conversation: at most 200 calls in any 120 s on it (its
+// first call included; refused calls do not count), then one turn at a time in arrival order, first
+// in this server (no store traffic while waiting), then across servers through the store. The wait
+// counts against the turn's cap; `lease` and `ticket_guard` hold the place until the turn ends.
+asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const std::string& conversation_id,
+                                          SteadyClock::time_point hard_cap,
+                                          std::optional<ConversationQueue::Lease>& lease,
+                                          std::optional<TicketGuard>& ticket_guard) {
+  const std::int64_t now = d.clock.NowMs();
+  AG_CO_TRY(const auto window, co_await d.store.Run([&](Store& s) {
+    return s.RecordConversationCall(conversation_id, now, governance::kConversationWindowMs,
+                                    governance::kConversationCallLimit);
+  }));
+  if (!window.allowed) {
+    d.metrics.Add("agentgate_rate_limited_total", {});
+    Error limited(ErrorCode::kRateLimited,
+                  "this conversation passed 200 calls in 2 minutes; retry after " +
+                      std::to_string(window.retry_after_seconds) + " s");
+    limited.retry_after_seconds = window.retry_after_seconds;
+    co_return limited;
+  }
+  auto acquired = co_await d.conversations.Acquire(conversation_id);
+  if (!acquired)
+    co_return Error(ErrorCode::kTurnTimeout,
+                    "canceled while waiting for the conversation's previous turn");
+  lease.emplace(std::move(*acquired));
+  const std::int64_t expires = d.clock.NowMs() + Until(hard_cap).count();
+  AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
+    return s.EnqueueTurn(conversation_id, expires);
+  }));
+  ticket_guard.emplace(d.store, ticket);  // gives the place up however this turn ends
+  for (milliseconds wait = kTurnQueueFirstPoll;; wait = std::min(wait * 2, kTurnQueueMaxPoll)) {
+    const std::int64_t at = d.clock.NowMs();
+    AG_CO_TRY(const bool head, co_await d.store.Run([&](Store& s) {
+      return s.IsTurnAtHead(conversation_id, ticket, at);
+    }));
+    if (head) break;
+    asio::steady_timer poll(co_await asio::this_coro::executor, wait);
+    co_await poll.async_wait(asio::use_awaitable);
+  }
+  co_return Result<void>{};
+}
+
 // 402 for a turn that cannot reserve its first model call.
 Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
   Error error(ErrorCode::kSpendLimitReached,
@@ -138,7 +181,14 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, D
     instance_instructions = instance->instructions;
   }
 
+  // What the turn runs on: no conversation (stateless), a new one its commit creates, or an
+  // existing one whose place in line this turn holds until it ends. One call of RunTurn, with
+  // these by reference: each call site and by-value argument would take its own room in this
+  // coroutine's frame for as long as the turn runs.
   std::optional<std::string> conversation_id;
+  std::optional<ConversationRecord> new_conversation;
+  std::optional<ConversationQueue::Lease> lease;
+  std::optional<TicketGuard> ticket_guard;
   if (request.stateful && request.conversation_id) {
     AG_CO_TRY(auto found, co_await d_.store.Run([&](Store& s) {
       return s.GetConversation(*request.conversation_id);
@@ -149,6 +199,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, D
                       "conversation '" + *request.conversation_id + "' not found");
     }
     conversation_id = found->id;
+    AG_CO_TRYV(co_await WaitForTurn(d_, *conversation_id, deadlines.hard, lease, ticket_guard));
   } else if (request.stateful) {
     // A first call's conversation is created by its turn's commit: a turn refused or canceled
     // leaves none behind. Nobody else knows its id yet, so it has no other turn to wait for and
@@ -159,58 +210,18 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, D
                              command.agent_id,
                              instance_id,
                              d_.clock.NowMs()};
-    std::optional<std::string> fresh_id = fresh.id;
-    co_return co_await RunTurn(caller, command, agent, instance_instructions, fresh_id,
-                               std::move(fresh), deadlines, outcome);
-  }
-
-  if (!conversation_id) {
-    co_return co_await RunTurn(caller, command, agent, instance_instructions, std::nullopt,
-                               std::nullopt, deadlines, outcome);
-  }
-  // At most 200 calls in any 120 s on one conversation (its first call included); refused calls
-  // do not count. Stateless calls are never limited.
-  const std::int64_t now = d_.clock.NowMs();
-  AG_CO_TRY(const auto window, co_await d_.store.Run([&](Store& s) {
-    return s.RecordConversationCall(*conversation_id, now, governance::kConversationWindowMs,
-                                    governance::kConversationCallLimit);
-  }));
-  if (!window.allowed) {
-    d_.metrics.Add("agentgate_rate_limited_total", {});
-    Error limited(ErrorCode::kRateLimited,
-                  "this conversation passed 200 calls in 2 minutes; retry after " +
-                      std::to_string(window.retry_after_seconds) + " s");
-    limited.retry_after_seconds = window.retry_after_seconds;
-    co_return limited;
-  }
-  // One turn at a time per conversation, in arrival order; the wait counts against this turn's cap.
-  // First in this server (no store traffic while waiting), then across servers through the store.
-  auto lease = co_await d_.conversations.Acquire(*conversation_id);
-  if (!lease)
-    co_return Error(ErrorCode::kTurnTimeout,
-                    "canceled while waiting for the conversation's previous turn");
-  const std::int64_t expires = d_.clock.NowMs() + Until(deadlines.hard).count();
-  AG_CO_TRY(const std::int64_t ticket, co_await d_.store.Run([&](Store& s) {
-    return s.EnqueueTurn(*conversation_id, expires);
-  }));
-  const TicketGuard ticket_guard(d_.store, ticket);  // gives the place up however this turn ends
-  for (milliseconds wait = kTurnQueueFirstPoll;; wait = std::min(wait * 2, kTurnQueueMaxPoll)) {
-    const std::int64_t at = d_.clock.NowMs();
-    AG_CO_TRY(const bool head, co_await d_.store.Run([&](Store& s) {
-      return s.IsTurnAtHead(*conversation_id, ticket, at);
-    }));
-    if (head) break;
-    asio::steady_timer poll(co_await asio::this_coro::executor, wait);
-    co_await poll.async_wait(asio::use_awaitable);
+    conversation_id = fresh.id;
+    new_conversation = std::move(fresh);
   }
   co_return co_await RunTurn(caller, command, agent, instance_instructions, conversation_id,
-                             std::nullopt, deadlines, outcome);
+                             new_conversation, deadlines, outcome);
 }
 
 asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
-    const Caller& caller, const InvokeCommand& command, std::shared_ptr<const LoadedAgent> agent,
-    std::string instance_instructions, std::optional<std::string> conversation_id,
-    std::optional<ConversationRecord> new_conversation, Deadlines deadlines,
+    const Caller& caller, const InvokeCommand& command,
+    const std::shared_ptr<const LoadedAgent>& agent, std::string& instance_instructions,
+    const std::optional<std::string>& conversation_id,
+    std::optional<ConversationRecord>& new_conversation, Deadlines deadlines,
     CommitOutcome& commit_outcome) {
   const auto& config = agent->config;
   const auto& request = command.request;

@@ -109,10 +109,13 @@ class InvokeAgent {
 
   boost::asio::awaitable<Result<InvokeResult>> Body(InvokeCommand command, Deadlines deadlines,
                                                     CommitOutcome& outcome);
+  // The arguments are Body's locals, which outlive the call (Body awaits it); RunTurn moves the
+  // instructions and the new conversation into what it builds.
   boost::asio::awaitable<Result<InvokeResult>> RunTurn(
-      const Caller& caller, const InvokeCommand& command, std::shared_ptr<const LoadedAgent> agent,
-      std::string instance_instructions, std::optional<std::string> conversation_id,
-      std::optional<ConversationRecord> new_conversation, Deadlines deadlines,
+      const Caller& caller, const InvokeCommand& command,
+      const std::shared_ptr<const LoadedAgent>& agent, std::string& instance_instructions,
+      const std::optional<std::string>& conversation_id,
+      std::optional<ConversationRecord>& new_conversation, Deadlines deadlines,
       CommitOutcome& commit_outcome);
 
   InvokeDeps d_;
