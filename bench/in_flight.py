@@ -14,6 +14,7 @@ import json
 import os
 import resource
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -160,7 +161,7 @@ output_per_mtok = 0.60
     # the wrapper's, not the server's).
     wrapper = os.environ.get("BENCH_WRAPPER", "").split()
     server = subprocess.Popen([*wrapper, binary, "serve", "--config", os.path.join(work, "agentgate.toml")],
-                              env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work)
+                              env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work, start_new_session=True)
     try:
         for _ in range(500):
             try:
@@ -207,7 +208,7 @@ output_per_mtok = 0.60
         print(f"server RSS: {base / 1024:.1f} MiB before, {peak / 1024:.1f} MiB at the peak: "
               f"{per_turn:.1f} KiB per in-flight turn")
     finally:
-        server.terminate()
+        os.killpg(server.pid, signal.SIGTERM)  # the server, and a wrapper's child with it
         server.wait(timeout=30)
         upstream.close()
         for writer in list(provider.writers):
