@@ -115,7 +115,7 @@ asio::awaitable<Result<AdmittedAgent>> InvokeAgent::Admit(const Caller& caller,
   co_return AdmittedAgent(std::move(agent));
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command) {
+asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(const InvokeCommand& command) {
   using namespace asio::experimental::awaitable_operators;
   const auto started = SteadyClock::now();
   const Deadlines deadlines{started + d_.timing.answer_early, started + d_.timing.hard_cap};
@@ -131,10 +131,10 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
   // canceled on every turn, and an exception per turn costs more than the rest of the race.
   std::variant<Result<InvokeResult>, std::tuple<boost::system::error_code>, std::monostate> first;
   if (cancel) {
-    first = co_await (Body(std::move(command), deadlines, outcome) ||
+    first = co_await (Body(command, deadlines, outcome) ||
                       cap.async_wait(asio::as_tuple(asio::use_awaitable)) || cancel->Canceled());
   } else {
-    auto two = co_await (Body(std::move(command), deadlines, outcome) ||
+    auto two = co_await (Body(command, deadlines, outcome) ||
                          cap.async_wait(asio::as_tuple(asio::use_awaitable)));
     if (two.index() == 0)
       first.emplace<0>(std::get<0>(std::move(two)));
@@ -159,7 +159,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(InvokeCommand command)
   co_return std::get<0>(std::move(first));
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(InvokeCommand command, Deadlines deadlines,
+asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(const InvokeCommand& command,
+                                                        Deadlines deadlines,
                                                         CommitOutcome& outcome) {
   const Caller& caller = command.caller;
   const auto agent = command.agent.loaded();

@@ -90,7 +90,9 @@ class InvokeAgent {
   // same check for a fresh turn and for an idempotent replay (SPEC §5).
   boost::asio::awaitable<Result<AdmittedAgent>> Admit(const Caller& caller,
                                                       const std::string& agent_id);
-  boost::asio::awaitable<Result<InvokeResult>> Invoke(InvokeCommand command);
+  // `command` must outlive the call (the caller awaits it): every coroutine of the turn refers to
+  // it instead of holding a copy of its own for the turn's whole life.
+  boost::asio::awaitable<Result<InvokeResult>> Invoke(const InvokeCommand& command);
   // The agents the caller's token may chat with in its environment (the MCP tool list).
   boost::asio::awaitable<Result<std::vector<AgentCatalog::ChatAgent>>> ChatAgents(
       const Caller& caller) {
@@ -107,8 +109,8 @@ class InvokeAgent {
   // cap passed while the commit ran (a committed turn is never answered 504).
   using CommitOutcome = std::optional<Result<InvokeResult>>;
 
-  boost::asio::awaitable<Result<InvokeResult>> Body(InvokeCommand command, Deadlines deadlines,
-                                                    CommitOutcome& outcome);
+  boost::asio::awaitable<Result<InvokeResult>> Body(const InvokeCommand& command,
+                                                    Deadlines deadlines, CommitOutcome& outcome);
   // The arguments are Body's locals, which outlive the call (Body awaits it); RunTurn moves the
   // instructions and the new conversation into what it builds.
   boost::asio::awaitable<Result<InvokeResult>> RunTurn(

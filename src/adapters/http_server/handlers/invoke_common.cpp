@@ -40,7 +40,7 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                          return StoredResponse{answer.status, std::move(answer.body)};
                        }};
   }
-  const Result<InvokeResult> result = co_await deps.invoke.Invoke(std::move(command));
+  const Result<InvokeResult> result = co_await deps.invoke.Invoke(command);
   Response response = render(result);
   if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
   if (claimed && !result) co_await deps.idempotency.Release(*claimed);
