@@ -68,7 +68,8 @@ class Agentgate(HttpEndpoint):
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env, cwd=tmp_path,
                                      text=True)
         self._listening = threading.Event()
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
         if not self._listening.wait(20):
             self.proc.kill()
             raise RuntimeError("agentgate did not start:\n" + "".join(self.lines))
@@ -83,6 +84,10 @@ class Agentgate(HttpEndpoint):
                 self._listening.set()
 
     def log_events(self):
+        # Once the server has exited, its last lines may still sit in the pipe: read to the end
+        # before answering, or a test that checks the final lines races the reader thread.
+        if self.proc.poll() is not None:
+            self._reader.join(10)
         out = []
         for line in list(self.lines):
             if line.startswith("{"):
