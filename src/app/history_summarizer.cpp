@@ -19,7 +19,8 @@ asio::awaitable<Result<SummaryStep>> SummarizeHistory(MeteredModel& metered,
     co_return step;
   }
   const ModelRequest request = SummaryRequest(config, previous.text, folded);
-  AG_CO_TRY(auto call, co_await metered.Complete(request, time_left));
+  MeteredCall call;
+  AG_CO_TRYV(co_await metered.Complete(request, time_left, call));
   if (call.refused) {
     step.record.skipped = "the " + call.refused->scope + "'s monthly spend limit is reached";
     co_return step;

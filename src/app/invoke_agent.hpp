@@ -22,6 +22,8 @@
 
 namespace agentgate {
 
+struct TurnOutcome;
+
 struct InvokeResult {
   std::string response;
   std::optional<std::string> conversation_id;
@@ -52,11 +54,13 @@ class AdmittedAgent {
   std::shared_ptr<const LoadedAgent> loaded_;
 };
 
+// Refers to the route's own caller, agent id and request, which outlive the turn (the route awaits
+// it): no copy of them is kept for the turn's whole life.
 struct InvokeCommand {
-  Caller caller;  // authenticated by the caller of Invoke
-  std::string agent_id;
+  const Caller& caller;  // authenticated by the caller of Invoke
+  const std::string& agent_id;
   AdmittedAgent agent;
-  InvokeRequest request;
+  const InvokeRequest& request;
   std::optional<IdempotentCall> idempotency;
   std::shared_ptr<TurnCancel> cancel;  // set when the caller may end the turn early
 };
@@ -114,11 +118,16 @@ class InvokeAgent {
   // The arguments are Body's locals, which outlive the call (Body awaits it); RunTurn moves the
   // instructions and the new conversation into what it builds.
   boost::asio::awaitable<Result<InvokeResult>> RunTurn(
-      const Caller& caller, const InvokeCommand& command,
-      const std::shared_ptr<const LoadedAgent>& agent, std::string& instance_instructions,
-      const std::optional<std::string>& conversation_id,
+      const InvokeCommand& command, const std::shared_ptr<const LoadedAgent>& agent,
+      std::string& instance_instructions, const std::optional<std::string>& conversation_id,
       std::optional<ConversationRecord>& new_conversation, Deadlines deadlines,
       CommitOutcome& commit_outcome);
+  // RunTurn's phases before its first model call and after its last (see TurnRun).
+  struct TurnRun;
+  boost::asio::awaitable<Result<void>> PrepareTurn(TurnRun& run,
+                                                   std::string& instance_instructions);
+  boost::asio::awaitable<Result<InvokeResult>> CommitTurn(TurnRun& run, const TurnOutcome& outcome,
+                                                          CommitOutcome& commit_outcome);
 
   InvokeDeps d_;
 };

@@ -7,8 +7,21 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
-asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& request,
-                                                            std::chrono::milliseconds timeout) {
+asio::awaitable<Result<void>> MeteredModel::Complete(const ModelRequest& request,
+                                                     std::chrono::milliseconds timeout,
+                                                     MeteredCall& call) {
+  // Reserving and settling happen outside this frame, which lives for the whole model call.
+  call = MeteredCall{};
+  AG_CO_TRY(const auto part, co_await Reserve(request, call));
+  if (!part) co_return Result<void>{};  // refused
+  const auto started = std::chrono::steady_clock::now();
+  call.result = co_await model_.Complete(request, timeout);
+  Settle(*part, started, call);
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::optional<SpendPart>>> MeteredModel::Reserve(const ModelRequest& request,
+                                                                        MeteredCall& call) {
   const SpendReservationRequest reservation{
       account_.org_id,
       account_.agent_id,
@@ -17,23 +30,24 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
       account_.agent_limit_usd,
       clock_.NowMs(),
       0};
-  AG_CO_TRY(const auto reserved, co_await spend_.Reserve(reservation));
-  if (reserved.reserved) open_parts_.push_back({reserved.reservation_id, reserved.amount_usd});
-  MeteredCall call;
+  AG_CO_TRY(auto reserved, co_await spend_.Reserve(reservation));
   if (!reserved.reserved) {
     metrics_.Add("agentgate_spend_refusals_total", {{"scope", reserved.scope}});
-    call.refused = reserved;
-    co_return call;
+    call.refused = std::move(reserved);
+    co_return std::nullopt;
   }
   metrics_.Add("agentgate_spend_reserved_usd_total", {}, reservation.amount_usd);
+  open_parts_.push_back({reserved.reservation_id, reserved.amount_usd});
+  co_return std::optional<SpendPart>(open_parts_.back());
+}
 
-  const auto started = std::chrono::steady_clock::now();
-  call.result = co_await model_.Complete(request, timeout);
+void MeteredModel::Settle(const SpendPart& part, std::chrono::steady_clock::time_point started,
+                          MeteredCall& call) {
   call.record.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   SpendSettlement settlement{
-      reserved.reservation_id, 0, 0, 0, account_.org_id, account_.agent_id, account_.month,
-      reserved.amount_usd};
+      part.reservation_id, 0, 0, 0, account_.org_id, account_.agent_id, account_.month,
+      part.amount_usd};
   if (const auto* reply = std::get_if<ModelReply>(&call.result)) {
     settlement.cost_usd =
         governance::CostUsd(account_.price, reply->usage.input_tokens, reply->usage.output_tokens);
@@ -48,7 +62,6 @@ asio::awaitable<Result<MeteredCall>> MeteredModel::Complete(const ModelRequest& 
   }
   call.cost_usd = settlement.cost_usd;
   settlements_.push_back(std::move(settlement));
-  co_return call;
 }
 
 MeteredModel::~MeteredModel() {

@@ -54,9 +54,12 @@ class MeteredModel {
   MeteredModel(const MeteredModel&) = delete;
   MeteredModel& operator=(const MeteredModel&) = delete;
 
-  // An error only when the store failed; a refusal or the model's own failure is a MeteredCall.
-  boost::asio::awaitable<Result<MeteredCall>> Complete(const ModelRequest& request,
-                                                       std::chrono::milliseconds timeout);
+  // Makes one call into `call` (the caller's, so no copy of it sits in this coroutine's frame
+  // while the model answers). An error only when the store failed; a refusal or the model's own
+  // failure is in `call`.
+  boost::asio::awaitable<Result<void>> Complete(const ModelRequest& request,
+                                                std::chrono::milliseconds timeout,
+                                                MeteredCall& call);
 
   // The real cost of every call so far, for the turn's commit.
   const std::vector<SpendSettlement>& Settlements() const { return settlements_; }
@@ -64,6 +67,12 @@ class MeteredModel {
   void Committed();
 
  private:
+  // Reserves the call's worst case: the part reserved, or none with `call.refused` set.
+  boost::asio::awaitable<Result<std::optional<SpendPart>>> Reserve(const ModelRequest& request,
+                                                                   MeteredCall& call);
+  // Records the finished call's real cost for the commit.
+  void Settle(const SpendPart& part, std::chrono::steady_clock::time_point started,
+              MeteredCall& call);
   void CountReply(const ModelReply& reply);
 
   SpendLedger& spend_;

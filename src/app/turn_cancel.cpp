@@ -1,19 +1,19 @@
 #include "app/turn_cancel.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
-#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/post.hpp>
 
-#include <atomic>
+#include <mutex>
 
 namespace agentgate {
 
 namespace asio = boost::asio;
 
 struct TurnCancel::Impl {
-  explicit Impl(asio::any_io_executor executor) : channel(std::move(executor), 1) {}
-  asio::experimental::concurrent_channel<void(boost::system::error_code)> channel;
-  std::atomic<bool> canceled{false};
+  explicit Impl(asio::any_io_executor e) : executor(std::move(e)) {}
+  asio::any_io_executor executor;
+  mutable std::mutex mutex;
+  bool canceled = false;
+  std::function<void()> on_cancel;
 };
 
 TurnCancel::TurnCancel(asio::any_io_executor executor)
@@ -22,16 +22,30 @@ TurnCancel::TurnCancel(asio::any_io_executor executor)
 TurnCancel::~TurnCancel() = default;
 
 void TurnCancel::Cancel() {
-  if (!impl_->canceled.exchange(true)) impl_->channel.try_send(boost::system::error_code{});
+  std::function<void()> callback;
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->canceled) return;
+    impl_->canceled = true;
+    callback = std::move(impl_->on_cancel);
+  }
+  if (callback) asio::post(impl_->executor, std::move(callback));
+}
+
+void TurnCancel::OnCancel(std::function<void()> callback) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->canceled) {
+      impl_->on_cancel = std::move(callback);
+      return;
+    }
+  }
+  asio::post(impl_->executor, std::move(callback));
 }
 
 bool TurnCancel::canceled() const {
-  return impl_->canceled.load();
-}
-
-asio::awaitable<void> TurnCancel::Canceled() {
-  // An error code, not an exception, when the turn ends first and this wait is canceled.
-  co_await impl_->channel.async_receive(asio::as_tuple(asio::use_awaitable));
+  std::lock_guard lock(impl_->mutex);
+  return impl_->canceled;
 }
 
 }  // namespace agentgate

@@ -4,8 +4,8 @@
 // it holds (docs/cancellation.md).
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/awaitable.hpp>
 
+#include <functional>
 #include <memory>
 
 namespace agentgate {
@@ -15,8 +15,10 @@ class TurnCancel {
   explicit TurnCancel(boost::asio::any_io_executor executor);
   ~TurnCancel();
 
-  void Cancel();                            // any thread, any number of times
-  boost::asio::awaitable<void> Canceled();  // completes once Cancel() was called
+  void Cancel();  // any thread, any number of times
+  // `callback` runs once, on the executor given at construction, when Cancel() is called (at once
+  // if it already was). A later call replaces an earlier callback that has not run.
+  void OnCancel(std::function<void()> callback);
   bool canceled() const;
 
  private:

@@ -271,13 +271,24 @@ struct Server::Impl {
     co_return true;
   }
 
-  // Reads one request and writes its response; `served` requests came before it on this
-  // connection.
-  asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer,
-                                      const std::string& remote, std::size_t served) {
+  // A request read whole, or what to do with the connection instead.
+  struct ReadRequest {
+    std::optional<Request> request;
+    Next otherwise = Next::kClose;
+    unsigned version = 11;
+    bool keep_alive = false;
+  };
+  static ReadRequest Otherwise(Next next) {
+    ReadRequest none;
+    none.otherwise = next;
+    return none;
+  }
+
+  asio::awaitable<ReadRequest> Read(Connection& c, beast::flat_buffer& buffer,
+                                    const std::string& remote, std::size_t served) {
     const auto started_waiting = std::chrono::steady_clock::now();
     if (buffer.size() == 0 && !co_await AwaitRequestStart(c, buffer, served == 0)) {
-      co_return Next::kClose;
+      co_return Otherwise(Next::kClose);
     }
     // The whole header within header_timeout of its first byte (of the accept, for a fresh
     // connection): a client dripping one byte at a time cannot hold a connection (slowloris).
@@ -306,34 +317,45 @@ struct Server::Impl {
       co_await WriteError(c, target,
                           Error{ErrorCode::kPayloadTooLarge,
                                 "request body is larger than the server's max_body_bytes"});
-      co_return Next::kDrainThenClose;
+      co_return Otherwise(Next::kDrainThenClose);
     }
     if (ec == bhttp::error::header_limit) {
       co_await WriteError(c, target,
                           Error{ErrorCode::kHeadersTooLarge, "request headers are too large"});
-      co_return Next::kDrainThenClose;
+      co_return Otherwise(Next::kDrainThenClose);
     }
     if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout ||
         ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
         ec == asio::error::eof) {
-      co_return Next::kClose;
+      co_return Otherwise(Next::kClose);
     }
     if (ec) {
       co_await WriteError(
           c, target, Error{ErrorCode::kInvalidRequest, "malformed HTTP request: " + ec.message()});
-      co_return Next::kDrainThenClose;
+      co_return Otherwise(Next::kDrainThenClose);
     }
 
+    auto message = parser.release();
+    ReadRequest read;
+    read.version = message.version();
+    // The request cap makes long-lived clients reconnect now and then, so a balancer can spread
+    // them over servers again.
+    read.keep_alive =
+        message.keep_alive() && !draining && served + 1 < options.max_requests_per_connection;
+    read.request.emplace(ToRequest(std::move(message), remote));
+    co_return read;
+  }
+
+  // Reads one request and writes its response; `served` requests came before it on this
+  // connection. The read is a coroutine of its own: its parser is gone while the request runs.
+  asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer,
+                                      const std::string& remote, std::size_t served) {
+    ReadRequest read = co_await Read(c, buffer, remote, served);
+    if (!read.request) co_return read.otherwise;
+    Request& request = *read.request;
     c.busy = true;
     ++active_requests;
     metrics.AddGauge("agentgate_http_requests_in_flight", {}, 1);
-    auto message = parser.release();
-    const unsigned version = message.version();
-    // The request cap makes long-lived clients reconnect now and then, so a balancer can spread
-    // them over servers again.
-    const bool keep_alive =
-        message.keep_alive() && !draining && served + 1 < options.max_requests_per_connection;
-    Request request = ToRequest(std::move(message), remote);
     // The read buffer idles while the request runs (a turn may take minutes): give its memory back
     // unless a pipelined request already waits in it (bench/in_flight.py).
     const bool pipelined = buffer.size() != 0;
@@ -363,8 +385,8 @@ struct Server::Impl {
                                {"duration_ms", seconds * 1000}});
 
     response.headers.emplace_back("X-Request-Id", request.request_id);
-    const bool answered_keep_alive = keep_alive && !draining;
-    const bool written = co_await Write(c, std::move(response), version, answered_keep_alive);
+    const bool answered_keep_alive = read.keep_alive && !draining;
+    const bool written = co_await Write(c, std::move(response), read.version, answered_keep_alive);
     --active_requests;
     c.busy = false;
     co_return written&& answered_keep_alive ? Next::kKeepAlive : Next::kClose;

@@ -45,7 +45,7 @@ Turn::Turn(ModelRequest request, std::set<std::string> action_names, int max_ite
 Turn::Step Turn::Start() {
   state_ = State::kAwaitingModel;
   model_calls_ = 1;
-  return CallModel{request_};
+  return CallModel{&request_};
 }
 
 Turn::Step Turn::Finished(std::optional<StopReason> reason, std::string failure) {
@@ -103,7 +103,7 @@ Turn::Step Turn::OnToolResults(const std::vector<ToolResult>& results) {
   pending_.clear();
   ++model_calls_;
   state_ = State::kAwaitingModel;
-  return CallModel{request_};
+  return CallModel{&request_};
 }
 
 Turn::Step Turn::OnModelFailed(StopReason reason, const std::string& failure) {

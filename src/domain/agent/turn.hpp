@@ -37,8 +37,10 @@ class Turn {
  public:
   enum class State { kNotStarted, kAwaitingModel, kAwaitingTools, kFinished };
 
+  // The turn's own request, not a copy of the prompt per step: valid while the turn lives and
+  // until its next step.
   struct CallModel {
-    ModelRequest request;
+    const ModelRequest* request;
   };
   struct RunTools {
     std::vector<ToolCall> calls;  // tools to execute (actions are already recorded)

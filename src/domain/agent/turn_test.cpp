@@ -44,7 +44,7 @@ TEST(Turn, ToolCallsRunThenTheModelIsCalledAgainWithTheResults) {
   EXPECT_EQ(std::get<Turn::RunTools>(step).calls.at(0).name, "lookup");
   step = turn.OnToolResults({{"c1", "lookup", "found it"}});
   ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));
-  const auto& messages = std::get<Turn::CallModel>(step).request.messages;
+  const auto& messages = std::get<Turn::CallModel>(step).request->messages;
   ASSERT_EQ(messages.size(), 3u);
   EXPECT_EQ(messages[1].role, Role::kAssistant);
   EXPECT_EQ(messages[2].role, Role::kTool);
@@ -103,7 +103,7 @@ TEST(Turn, ActionsAreRecordedAcknowledgedAndTheLoopGoesOn) {
   ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
   ASSERT_EQ(std::get<Turn::RunTools>(step).calls.size(), 1u);  // the action is not run
   step = turn.OnToolResults({{"t1", "lookup", "r"}});
-  const auto& messages = std::get<Turn::CallModel>(step).request.messages;
+  const auto& messages = std::get<Turn::CallModel>(step).request->messages;
   EXPECT_EQ(messages[2].tool_call_id, "a1");
   EXPECT_EQ(messages[2].content, Turn::kActionAcknowledgement);
   EXPECT_EQ(messages[3].tool_call_id, "t1");

@@ -68,8 +68,8 @@ void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
                const InvokeRenderer render = [](const Result<InvokeResult>& result) {
                  return result ? FlowResult(*result) : FlowFault(result.error());
                };
-               co_return co_await InvokeOnce(deps, *caller, flow->agent_id,
-                                             std::move(flow->request), key, fingerprint, render);
+               co_return co_await InvokeOnce(deps, *caller, flow->agent_id, flow->request, key,
+                                             fingerprint, render);
              });
 }
 

@@ -1,5 +1,7 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 
+#include <variant>
+
 namespace agentgate::http {
 
 namespace asio = boost::asio;
@@ -12,38 +14,52 @@ CallerHeaders CallerHeadersOf(const Request& r) {
   return CallerHeaders{get("fl-api-org"), get("fl-api-token"), get("fl-api-env")};
 }
 
+namespace {
+
+// Claims the Idempotency-Key `key` for a call: the claim, or the response to send instead (a
+// refusal, or the stored answer of the call that used the key first).
+asio::awaitable<std::variant<Response, ClaimedKey>> ClaimKey(RouteDeps& deps, const Caller& caller,
+                                                             const std::string& key,
+                                                             const std::string& fingerprint,
+                                                             const InvokeRenderer& render) {
+  auto claim = co_await deps.idempotency.Claim(caller, key, fingerprint);
+  if (!claim) co_return render(claim.error());
+  if (claim->replay) {
+    Response replay;
+    replay.status = claim->replay->status;
+    replay.body = std::move(claim->replay->body);
+    replay.headers.emplace_back("Idempotent-Replayed", "true");
+    co_return replay;
+  }
+  co_return claim->claimed;
+}
+
+}  // namespace
+
 asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
-                                     const std::string& agent_id, InvokeRequest request,
+                                     const std::string& agent_id, const InvokeRequest& request,
                                      const std::optional<std::string>& key,
                                      const std::string& fingerprint, const InvokeRenderer& render,
                                      std::shared_ptr<TurnCancel> cancel) {
   auto admitted = co_await deps.invoke.Admit(caller, agent_id);
   if (!admitted) co_return render(admitted.error());
-  InvokeCommand command{caller,       agent_id,         std::move(*admitted), std::move(request),
-                        std::nullopt, std::move(cancel)};
-  std::optional<ClaimedKey> claimed;
+  InvokeCommand command{caller,  agent_id,     std::move(*admitted),
+                        request, std::nullopt, std::move(cancel)};
   if (key) {
-    auto claim = co_await deps.idempotency.Claim(caller, *key, fingerprint);
-    if (!claim) co_return render(claim.error());
-    if (claim->replay) {
-      Response replay;
-      replay.status = claim->replay->status;
-      replay.body = claim->replay->body;
-      replay.headers.emplace_back("Idempotent-Replayed", "true");
-      co_return replay;
-    }
-    claimed = claim->claimed;
+    // The claim in a coroutine of its own: what it reads is gone while the turn runs.
+    auto claim = co_await ClaimKey(deps, caller, *key, fingerprint, render);
+    if (auto* answer = std::get_if<Response>(&claim)) co_return std::move(*answer);
     // The turn's commit stores this route's answer for replay (the same rendering as below).
-    command.idempotency =
-        IdempotentCall{claim->claimed, [&render](const InvokeResult& result) {
-                         Response answer = render(result);
-                         return StoredResponse{answer.status, std::move(answer.body)};
-                       }};
+    command.idempotency = IdempotentCall{
+        std::get<ClaimedKey>(std::move(claim)), [&render](const InvokeResult& result) {
+          Response answer = render(result);
+          return StoredResponse{answer.status, std::move(answer.body)};
+        }};
   }
   const Result<InvokeResult> result = co_await deps.invoke.Invoke(command);
   Response response = render(result);
   if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
-  if (claimed && !result) co_await deps.idempotency.Release(*claimed);
+  if (command.idempotency && !result) co_await deps.idempotency.Release(command.idempotency->key);
   co_return response;
 }
 

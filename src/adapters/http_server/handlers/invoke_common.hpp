@@ -22,9 +22,10 @@ boost::json::object InvokeResultJson(const InvokeResult& result);
 // Admits the caller to the agent (404, 403), then claims `key` (when given) and runs the invoke
 // once: a committed turn completes the key with its answer, anything else releases it. A replay is
 // the stored response with `Idempotent-Replayed: true`, only for a caller a fresh call admits.
-// `cancel`, when given, lets the caller end the turn early.
+// `cancel`, when given, lets the caller end the turn early. The turn refers to `request`.
 boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
-                                            const std::string& agent_id, InvokeRequest request,
+                                            const std::string& agent_id,
+                                            const InvokeRequest& request,
                                             const std::optional<std::string>& key,
                                             const std::string& fingerprint,
                                             const InvokeRenderer& render,

@@ -124,9 +124,9 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   const std::string agent_id(name->get_string());
   const std::optional<std::string> no_key;  // MCP has no Idempotency-Key
   const std::string no_fingerprint;
-  auto raced = co_await (InvokeOnce(deps, caller, agent_id, std::move(*request), no_key,
-                                    no_fingerprint, render, cancel) ||
-                         CancelOnClose(r, cancel));
+  auto raced = co_await (
+      InvokeOnce(deps, caller, agent_id, *request, no_key, no_fingerprint, render, cancel) ||
+      CancelOnClose(r, cancel));
   running.Remove(key);
   co_return std::visit([](Response& response) { return std::move(response); }, raced);
 }
