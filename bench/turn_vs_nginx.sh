@@ -6,7 +6,8 @@
 #   agentgate: POST /api/agents/bench/invoke, whose one model call goes to the same upstream
 #              (SQLite store, org and agent spend limits set, the model priced), and
 #              POST /api/metadata-gateway {"method":"GET","path":"sobjects"} on a cached session.
-# Throughput with wrk -c$CONNECTIONS, then latency with one connection (p50 added over nginx).
+# Throughput with wrk -c$CONNECTIONS, then latency with one connection (p50 added over nginx, the
+# median of C1_ROUNDS alternating runs).
 #
 #   bash bench/turn_vs_nginx.sh [build-dir]     (default: build-release, built if missing)
 #   PROFILE=/tmp/prof bash bench/turn_vs_nginx.sh   also records perf profiles of agentgate
@@ -136,23 +137,29 @@ profiled() {
   load "$@"
   wait $!
 }
-single() { wrk -t1 -c1 -d$DURATION --latency -s "$1" "$2"; }
+single() { wrk -t1 -c1 -d${C1_DURATION:-4s} --latency -s "$1" "$2"; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
 turn=$(profiled turn "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
-base1=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
-turn1=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+# One connection: latency is noisy on a shared machine, so C1_ROUNDS alternating runs of each and
+# their medians.
+b50s=""; t50s=""
+for _ in $(seq "${C1_ROUNDS:-3}"); do
+  b50s="$b50s $(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions" | pct 50 | ms)"
+  t50s="$t50s $(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke" | pct 50 | ms)"
+done
 
 gbase=$(load "$work/sobjects.lua" "http://127.0.0.1:$proxy/services/data/v64.0/sobjects")
 gate_run=$(profiled gateway "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")
 
 b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
 gb=$(echo "$gbase" | rps); g=$(echo "$gate_run" | rps)
-b50=$(echo "$base1" | pct 50 | ms); t50=$(echo "$turn1" | pct 50 | ms)
-echo "command: bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1 runs -t1 -c1; $(nproc) cores)"
+b50=$(echo "$b50s" | median); t50=$(echo "$t50s" | median)
+echo "command: bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1: ${C1_ROUNDS:-3} alternating runs of -t1 -c1 -d${C1_DURATION:-4s}; $(nproc) cores)"
 echo "nginx proxy_pass to the instant upstream: $b req/s, p99 $(echo "$base" | pct 99)   (baseline)"
 echo "agentgate stateless turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
-echo "c1 p50: nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms"
+echo "c1 p50 (median of runs): nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms   (runs: nginx$b50s; agentgate$t50s)"
 echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
 echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(awk -v a="$g" -v b="$gb" 'BEGIN {printf "%.2f", a/b}')x"
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
