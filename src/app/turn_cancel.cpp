@@ -11,7 +11,7 @@ namespace asio = boost::asio;
 struct TurnCancel::Impl {
   explicit Impl(asio::any_io_executor e) : executor(std::move(e)) {}
   asio::any_io_executor executor;
-  mutable std::mutex mutex;
+  std::mutex mutex;
   bool canceled = false;
   std::function<void()> on_cancel;
 };
@@ -41,11 +41,6 @@ void TurnCancel::OnCancel(std::function<void()> callback) {
     }
   }
   asio::post(impl_->executor, std::move(callback));
-}
-
-bool TurnCancel::canceled() const {
-  std::lock_guard lock(impl_->mutex);
-  return impl_->canceled;
 }
 
 }  // namespace agentgate

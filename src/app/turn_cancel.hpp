@@ -19,7 +19,6 @@ class TurnCancel {
   // `callback` runs once, on the executor given at construction, when Cancel() is called (at once
   // if it already was). A later call replaces an earlier callback that has not run.
   void OnCancel(std::function<void()> callback);
-  bool canceled() const;
 
  private:
   struct Impl;
