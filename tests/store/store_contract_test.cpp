@@ -1023,6 +1023,43 @@ TYPED_TEST(StoreContract, ABatchCommitsEachTurnAllOrNothing) {
   EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).spent_usd, 0.1, 1e-12);
 }
 
+TYPED_TEST(StoreContract, ABatchOfTurnsKeepsEveryFieldExactly) {
+  auto& s = *this->store_;
+  std::vector<TurnCommit> commits(3);
+  const std::string awkward[] = {R"({"a":"q\"uote","b":"back\\slash"})", "NULL",
+                                 "{,}\" \\ \u00e9 é"};
+  for (int i = 0; i < 3; ++i) {
+    TurnRecord& t = commits[i].turn;
+    t = Turn("k" + std::to_string(i), "", 1700000000000 + i);
+    t.version = 7 + i;
+    t.duration_ms = 120000 - i;
+    t.stop_reason = i == 1 ? "max_iterations" : "";
+    t.blocked = i == 2;
+    t.model_calls = 3;
+    t.input_tokens = 1234567890123 + i;
+    t.output_tokens = 42;
+    t.cost_usd = 0.1 + 0.2 * i;
+    t.transcript_json = awkward[i];
+  }
+  const auto results = s.CommitTurns({&commits[0], &commits[1], &commits[2]});
+  ASSERT_EQ(results.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(results[i]);
+    const TurnRecord want = commits[i].turn;
+    const auto got = s.GetTurn(want.id).value();
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->conversation_id, "");
+    EXPECT_EQ(got->version, want.version);
+    EXPECT_EQ(got->started_at_ms, want.started_at_ms);
+    EXPECT_EQ(got->duration_ms, want.duration_ms);
+    EXPECT_EQ(got->stop_reason, want.stop_reason);
+    EXPECT_EQ(got->blocked, want.blocked);
+    EXPECT_EQ(got->input_tokens, want.input_tokens);
+    EXPECT_DOUBLE_EQ(got->cost_usd, want.cost_usd);
+    EXPECT_EQ(got->transcript_json, want.transcript_json);
+  }
+}
+
 TYPED_TEST(StoreContract, ABatchSettlesOnlyItsCommittedTurnsAgainstASharedLease) {
   auto& s = *this->store_;
   auto lease = s.ReserveSpend({"acme", "bot", "2026-11", 0.1, std::nullopt, 1, 1.0}).value();

@@ -45,6 +45,24 @@ Param P(std::optional<double> v) {
 Param Bytes(const std::string& raw) {
   return "\\x" + ToHex(raw);  // bytea hex input
 }
+Param ArrayOf(const std::vector<Param>& values) {
+  std::string out = "{";
+  for (const auto& value : values) {
+    if (out.size() > 1) out += ',';
+    if (!value) {
+      out += "NULL";
+      continue;
+    }
+    out += '"';
+    for (char ch : *value) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
 
 Rows::Rows(pg_result* r) : r_(r) {}
 Rows::~Rows() {

@@ -37,6 +37,9 @@ Param P(int v);
 Param P(double v);
 Param P(std::optional<double> v);
 Param Bytes(const std::string& raw);  // bytea in hex form
+// A PostgreSQL array literal ("{...}") of the values, each quoted: one parameter that carries a
+// column's values for many rows (`unnest($1::text[])`), so one prepared statement serves any count.
+Param ArrayOf(const std::vector<Param>& values);
 
 class Rows {
  public:

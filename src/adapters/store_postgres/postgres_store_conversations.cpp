@@ -144,8 +144,44 @@ Result<void> PostgresStore::DequeueTurn(std::int64_t ticket) {
 namespace {
 
 // One turn's writes, inside the batch's transaction; its settlements are applied with the batch's.
+// Many turn rows in one statement: each column's values travel as one array.
+void InsertTurns(Connection& c, const std::vector<const TurnRecord*>& turns) {
+  std::vector<std::vector<pg::Param>> columns(15);
+  for (auto& column : columns) column.reserve(turns.size());
+  for (const TurnRecord* t : turns) {
+    const pg::Param row[] = {P(t->id),
+                             P(t->conversation_id),
+                             P(t->org_id),
+                             P(t->env),
+                             P(t->agent_id),
+                             P(t->version),
+                             P(t->started_at_ms),
+                             P(t->duration_ms),
+                             P(t->stop_reason),
+                             P(std::string(t->blocked ? "true" : "false")),
+                             P(t->model_calls),
+                             P(t->input_tokens),
+                             P(t->output_tokens),
+                             P(t->cost_usd),
+                             P(t->transcript_json)};
+    for (std::size_t i = 0; i < columns.size(); ++i) columns[i].push_back(row[i]);
+  }
+  std::vector<pg::Param> arrays;
+  for (const auto& column : columns) arrays.push_back(pg::ArrayOf(column));
+  c.Exec(
+      "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
+      "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
+      "transcript) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
+      "$5::text[], $6::integer[], $7::bigint[], $8::bigint[], $9::text[], $10::boolean[], "
+      "$11::integer[], $12::bigint[], $13::bigint[], $14::double precision[], $15::text[])",
+      arrays);
+}
+
+// `turn_rows`, when given, collects the turn's row for one InsertTurns of the whole batch instead
+// of inserting it here.
 Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
-                       const std::set<std::string>& live_reservations) {
+                       const std::set<std::string>& live_reservations,
+                       std::vector<const TurnRecord*>* turn_rows = nullptr) {
   const TurnRecord& t = commit.turn;
   for (const auto& s : commit.settlements) {
     if (!live_reservations.contains(s.reservation_id))
@@ -186,6 +222,10 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
           {P(t.conversation_id), P(++seq), P(m.role), P(m.content), P(m.created_at_ms)});
     }
   }
+  if (turn_rows != nullptr) {
+    turn_rows->push_back(&t);
+    return {};
+  }
   c.Exec(
       "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
       "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
@@ -213,9 +253,10 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
     const std::vector<const TurnCommit*>& commits) {
   // A stateful turn appends under its conversation's lock, so seq numbers stay consecutive;
   // settlements take their spend locks. All of a batch's locks are taken at BEGIN, in one sorted
-  // order (SpendLockKey). Round trips are what a batch costs: the leases are checked once, each
-  // turn's savepoint is released and the next one set in one script, and the settlements of all
-  // committed turns are applied at the end, each lease and spend total written once.
+  // order (SpendLockKey). Round trips are what a batch costs, and they hold the spend locks that
+  // lease requests wait on: the leases are checked once, the batch's turn rows go in one
+  // statement, and the settlements of all committed turns are applied at the end, each lease and
+  // spend total written once.
   std::set<std::string> locks;
   std::vector<std::string> reservation_ids;
   for (const TurnCommit* commit : commits) {
@@ -228,13 +269,19 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
   }
   const std::vector<std::string> sorted(locks.begin(), locks.end());
   std::vector<Result<void>> results;
-  auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+  // Optimistic first: every turn's writes in the one transaction, without savepoints. A turn the
+  // store refuses by a constraint (a conversation created twice, say) aborts the transaction;
+  // then the batch runs again with a savepoint around each turn, so only that turn fails. A turn
+  // refused by a check (a released reservation, a taken-over key) wrote nothing, so needs none.
+  auto write_batch = [&](Connection& c, bool savepoints) {
     results.clear();
     pg::Transaction tx(c, sorted);
     const auto live = LiveReservations(c, reservation_ids);
-    if (commits.size() == 1) {  // the transaction is the turn's unit: no savepoint round trips
-      results.push_back(WriteTurn(c, *commits.front(), live));
-      if (!results.front()) return {};  // rolled back by the transaction's destructor
+    if (!savepoints) {
+      std::vector<const TurnRecord*> turn_rows;
+      for (const TurnCommit* commit : commits)
+        results.push_back(WriteTurn(c, *commit, live, &turn_rows));
+      if (!turn_rows.empty()) InsertTurns(c, turn_rows);
     } else {
       bool undo = false;
       for (std::size_t i = 0; i < commits.size(); ++i) {
@@ -259,6 +306,18 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
     }
     SettleSpendIn(c, settled);
     tx.Commit();
+  };
+  auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    if (commits.size() == 1) {  // the transaction is the turn's unit: a constraint fails it alone
+      write_batch(c, false);
+      return {};
+    }
+    try {
+      write_batch(c, false);
+    } catch (const pg::PgError& e) {
+      if (!e.IsConstraint()) throw;
+      write_batch(c, true);  // the first try was rolled back by its transaction's destructor
+    }
     return {};
   });
   if (!batch) results.assign(commits.size(), batch.error());

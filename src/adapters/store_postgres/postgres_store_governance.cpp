@@ -158,18 +158,11 @@ bool TakeOffReservation(Connection& c, const std::string& id, double amount_usd)
 std::set<std::string> LiveReservations(Connection& c, const std::vector<std::string>& ids) {
   std::set<std::string> live;
   if (ids.empty()) return live;
-  std::string array = "{";
-  for (const auto& id : ids) {
-    if (array.size() > 1) array += ",";
-    array += "\"";
-    for (char ch : id) {
-      if (ch == '"' || ch == '\\') array += '\\';
-      array += ch;
-    }
-    array += "\"";
-  }
-  array += "}";
-  auto rows = c.Exec("SELECT id FROM spend_reservations WHERE id = ANY($1::text[])", {P(array)});
+  std::vector<pg::Param> array;
+  array.reserve(ids.size());
+  for (const auto& id : ids) array.push_back(P(id));
+  auto rows =
+      c.Exec("SELECT id FROM spend_reservations WHERE id = ANY($1::text[])", {pg::ArrayOf(array)});
   for (int i = 0; i < rows.size(); ++i) live.insert(rows.Text(i, 0));
   return live;
 }
