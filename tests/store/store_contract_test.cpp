@@ -1045,7 +1045,7 @@ TYPED_TEST(StoreContract, ABatchOfTurnsKeepsEveryFieldExactly) {
   ASSERT_EQ(results.size(), 3u);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(results[i]);
-    const TurnRecord want = commits[i].turn;
+    const TurnRecord& want = commits[i].turn;
     const auto got = s.GetTurn(want.id).value();
     ASSERT_TRUE(got);
     EXPECT_EQ(got->conversation_id, "");
@@ -1054,7 +1054,9 @@ TYPED_TEST(StoreContract, ABatchOfTurnsKeepsEveryFieldExactly) {
     EXPECT_EQ(got->duration_ms, want.duration_ms);
     EXPECT_EQ(got->stop_reason, want.stop_reason);
     EXPECT_EQ(got->blocked, want.blocked);
+    EXPECT_EQ(got->model_calls, want.model_calls);
     EXPECT_EQ(got->input_tokens, want.input_tokens);
+    EXPECT_EQ(got->output_tokens, want.output_tokens);
     EXPECT_DOUBLE_EQ(got->cost_usd, want.cost_usd);
     EXPECT_EQ(got->transcript_json, want.transcript_json);
   }

@@ -143,8 +143,7 @@ Result<void> PostgresStore::DequeueTurn(std::int64_t ticket) {
 
 namespace {
 
-// One turn's writes, inside the batch's transaction; its settlements are applied with the batch's.
-// Many turn rows in one statement: each column's values travel as one array.
+// Turn rows, one or many, in one statement: each column's values travel as one array.
 void InsertTurns(Connection& c, const std::vector<const TurnRecord*>& turns) {
   std::vector<std::vector<pg::Param>> columns(15);
   for (auto& column : columns) column.reserve(turns.size());
@@ -177,6 +176,7 @@ void InsertTurns(Connection& c, const std::vector<const TurnRecord*>& turns) {
       arrays);
 }
 
+// One turn's writes, inside the batch's transaction; its settlements are applied with the batch's.
 // `turn_rows`, when given, collects the turn's row for one InsertTurns of the whole batch instead
 // of inserting it here.
 Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
@@ -224,16 +224,9 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
   }
   if (turn_rows != nullptr) {
     turn_rows->push_back(&t);
-    return {};
+  } else {
+    InsertTurns(c, {&t});
   }
-  c.Exec(
-      "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
-      "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
-      "transcript) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-      {P(t.id), P(t.conversation_id), P(t.org_id), P(t.env), P(t.agent_id), P(t.version),
-       P(t.started_at_ms), P(t.duration_ms), P(t.stop_reason),
-       P(std::string(t.blocked ? "true" : "false")), P(t.model_calls), P(t.input_tokens),
-       P(t.output_tokens), P(t.cost_usd), P(t.transcript_json)});
   return {};
 }
 
