@@ -1,5 +1,6 @@
 #include "adapters/http_client/http_client.hpp"
 
+#include "adapters/http_client/await_readable.hpp"
 #include "adapters/http_client/connection_pool.hpp"
 #include "adapters/http_client/dns_resolver.hpp"
 
@@ -89,6 +90,37 @@ std::optional<std::string_view> HttpClientResponse::Header(std::string_view lowe
 }
 
 namespace {
+
+// A request ready to send: its origin, the message, and what bounds its exchange.
+struct Prepared {
+  Origin origin;
+  bhttp::request<bhttp::string_body> message;
+  Clock::time_point deadline;
+  std::size_t max_response_bytes = 0;
+};
+
+Result<Prepared> Prepare(HttpClientRequest&& req) {
+  auto origin = ParseUrl(req.url);
+  if (!origin) return origin.error();
+  const auto verb = bhttp::string_to_verb(req.method);
+  if (verb == bhttp::verb::unknown)
+    return Error(ErrorCode::kInvalidRequest, "unknown HTTP method " + req.method);
+  Prepared p{
+      std::move(*origin), {verb, "", 11}, Clock::now() + req.timeout, req.max_response_bytes};
+  p.message.target(p.origin.target);
+  p.message.set(bhttp::field::host,
+                p.origin.default_port ? p.origin.host : p.origin.host + ":" + p.origin.port);
+  p.message.set(bhttp::field::user_agent, "agentgate");
+  for (const auto& [k, v] : req.headers) p.message.set(k, v);
+  p.message.body() = std::move(req.body);
+  p.message.prepare_payload();
+  p.message.keep_alive(true);
+  return p;
+}
+
+asio::awaitable<Result<HttpClientResponse>> Fail(Error error) {
+  co_return error;
+}
 
 // Connections of one event loop: a caller on that loop uses them, so a socket's completions run on
 // the thread that awaits them, with no hand-off between threads.
@@ -181,10 +213,18 @@ struct HttpClient::Impl {
     auto [write_ec, written] = co_await bhttp::async_write(stream, request, kTuple);
     state.transport_error = write_ec;
     if (write_ec) co_return Unavailable("send request", write_ec);
+    const bool head = request.method() == bhttp::verb::head;
+    // Sent, and never sent again: its body (a model call's whole prompt) is not held while the
+    // answer is awaited, which for a model may be minutes.
+    if (!SafeToResend(request.method())) request = {};
+    // While a model thinks, nothing is allocated for reading its answer.
+    const auto waited = co_await upstream::AwaitReadable(lowest.socket(), deadline);
+    state.transport_error = waited;
+    if (waited) co_return Unavailable("read response", waited);
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(max_bytes);
     parser.header_limit(64 * 1024);
-    if (request.method() == bhttp::verb::head) parser.skip(true);
+    if (head) parser.skip(true);
     beast::flat_buffer buffer;
     auto [read_ec, read] = co_await bhttp::async_read(stream, buffer, parser, kTuple);
     state.received_any = parser.got_some();
@@ -206,6 +246,46 @@ struct HttpClient::Impl {
     state.keep_alive = message.keep_alive() && buffer.size() == 0;
     co_return response;
   }
+
+  asio::awaitable<Result<HttpClientResponse>> Send(Prepared p) {
+    const Origin& origin = p.origin;
+    const auto verb = p.message.method();
+    LoopPool& loop = PoolFor(co_await asio::this_coro::executor);
+    for (int attempt = 0;; ++attempt) {
+      auto lease = co_await loop.pool->Acquire(origin.key, p.deadline);
+      if (!lease) co_return lease.error();
+      auto& connection = lease->connection();
+      const bool reused = connection != nullptr;
+      if (!connection) {
+        auto fresh = co_await Connect(loop.executor, origin, p.deadline);
+        if (!fresh) co_return fresh.error();
+        connection = std::move(*fresh);
+      }
+      ExchangeState state;
+      // No co_await inside ?: : GCC 12 destroys the selected temporary twice.
+      Result<HttpClientResponse> result = Error(ErrorCode::kInternal, "no exchange");
+      if (connection->tls) {
+        result = co_await Exchange(*connection->tls, connection->Lowest(), p.message, p.deadline,
+                                   p.max_response_bytes, state);
+      } else {
+        result = co_await Exchange(*connection->plain, connection->Lowest(), p.message, p.deadline,
+                                   p.max_response_bytes, state);
+      }
+      if (result) {
+        if (state.keep_alive) lease->KeepIdle();
+        co_return result;
+      }
+      // A kept-alive connection the server closed as the request went out fails before any
+      // answer. The server may still have acted on it, so only a method that is safe to repeat
+      // goes once more on a fresh connection.
+      const auto& ec = state.transport_error;
+      const bool closed_by_peer = ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+                                  ec == asio::error::connection_reset ||
+                                  ec == asio::error::broken_pipe;
+      const bool stale = reused && !state.received_any && closed_by_peer;
+      if (!stale || !SafeToResend(verb) || attempt > 0) co_return result;
+    }
+  }
 };
 
 HttpClient::HttpClient(asio::any_io_executor executor, HttpClientOptions options)
@@ -221,57 +301,11 @@ std::size_t HttpClient::ConnectionsOpened() const {
 }
 
 asio::awaitable<Result<HttpClientResponse>> HttpClient::Send(HttpClientRequest req) {
-  auto origin = ParseUrl(req.url);
-  if (!origin) co_return origin.error();
-  const auto verb = bhttp::string_to_verb(req.method);
-  if (verb == bhttp::verb::unknown)
-    co_return Error(ErrorCode::kInvalidRequest, "unknown HTTP method " + req.method);
-  const auto deadline = Clock::now() + req.timeout;
-
-  bhttp::request<bhttp::string_body> request{verb, origin->target, 11};
-  request.set(bhttp::field::host,
-              origin->default_port ? origin->host : origin->host + ":" + origin->port);
-  request.set(bhttp::field::user_agent, "agentgate");
-  for (const auto& [k, v] : req.headers) request.set(k, v);
-  request.body() = std::move(req.body);
-  request.prepare_payload();
-  request.keep_alive(true);
-
-  LoopPool& loop = impl_->PoolFor(co_await asio::this_coro::executor);
-  for (int attempt = 0;; ++attempt) {
-    auto lease = co_await loop.pool->Acquire(origin->key, deadline);
-    if (!lease) co_return lease.error();
-    auto& connection = lease->connection();
-    const bool reused = connection != nullptr;
-    if (!connection) {
-      auto fresh = co_await impl_->Connect(loop.executor, *origin, deadline);
-      if (!fresh) co_return fresh.error();
-      connection = std::move(*fresh);
-    }
-    Impl::ExchangeState state;
-    // No co_await inside ?: : GCC 12 destroys the selected temporary twice.
-    Result<HttpClientResponse> result = Error(ErrorCode::kInternal, "no exchange");
-    if (connection->tls) {
-      result = co_await impl_->Exchange(*connection->tls, connection->Lowest(), request, deadline,
-                                        req.max_response_bytes, state);
-    } else {
-      result = co_await impl_->Exchange(*connection->plain, connection->Lowest(), request, deadline,
-                                        req.max_response_bytes, state);
-    }
-    if (result) {
-      if (state.keep_alive) lease->KeepIdle();
-      co_return result;
-    }
-    // A kept-alive connection the server closed as the request went out fails before any answer.
-    // The server may still have acted on it, so only a method that is safe to repeat goes once
-    // more on a fresh connection.
-    const auto& ec = state.transport_error;
-    const bool closed_by_peer = ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-                                ec == asio::error::connection_reset ||
-                                ec == asio::error::broken_pipe;
-    const bool stale = reused && !state.received_any && closed_by_peer;
-    if (!stale || !SafeToResend(verb) || attempt > 0) co_return result;
-  }
+  // Not a coroutine itself: the caller's request, once turned into the message to send, is not
+  // kept in the frame that waits for the answer.
+  auto prepared = Prepare(std::move(req));
+  if (!prepared) return Fail(prepared.error());
+  return impl_->Send(std::move(*prepared));
 }
 
 std::size_t HttpClient::IdleConnections() const {

@@ -19,6 +19,11 @@ std::optional<std::string_view> Request::Header(std::string_view lower_name) con
   return std::nullopt;
 }
 
+void Request::ReleasePayload() {
+  std::string().swap(body);
+  std::vector<std::pair<std::string, std::string>>().swap(headers);
+}
+
 std::optional<std::string_view> Request::Cookie(std::string_view name) const {
   const auto header = Header("cookie");
   if (!header) return std::nullopt;

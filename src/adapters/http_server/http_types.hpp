@@ -33,6 +33,9 @@ struct Request {
   // A query parameter, percent-decoded; nullopt when absent.
   std::optional<std::string> QueryParam(std::string_view name) const;
   const std::string& Param(const std::string& name) const { return path_params.at(name); }
+  // Frees the body and the headers once a handler has read what it needs from them: a turn may
+  // wait minutes on its model, and thousands may wait at once (bench/in_flight.py).
+  void ReleasePayload();
 };
 
 struct Response {

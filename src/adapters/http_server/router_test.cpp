@@ -57,4 +57,21 @@ TEST(Request, CookiesAreFoundByExactNameAmongOthers) {
   EXPECT_EQ(r.Cookie("agentgate_console"), "");
 }
 
+TEST(Request, ReleasingThePayloadFreesBodyAndHeadersButKeepsTheRest) {
+  Request r;
+  r.method = "POST";
+  r.path = "/api/agents/a/invoke";
+  r.request_id = "req-1";
+  r.body = std::string(4096, 'x');
+  r.headers = {{"fl-api-token", std::string(64, 't')}, {"content-type", "application/json"}};
+  r.ReleasePayload();
+  EXPECT_TRUE(r.body.empty());
+  EXPECT_LT(r.body.capacity(), 4096u);  // the memory went back, not only the length
+  EXPECT_EQ(r.headers.capacity(), 0u);
+  EXPECT_FALSE(r.Header("fl-api-token"));
+  EXPECT_EQ(r.method, "POST");  // what the server logs after the handler
+  EXPECT_EQ(r.path, "/api/agents/a/invoke");
+  EXPECT_EQ(r.request_id, "req-1");
+}
+
 }  // namespace agentgate::http

@@ -38,39 +38,35 @@ Response FlowResult(const InvokeResult& result) {
   return JsonResponse(200, out);
 }
 
+Result<InvokeCall> ReadFlowCall(const Request& r) {
+  AG_TRY(auto body, ParseJsonBody(r));
+  AG_TRY(auto flow, ParseFlowInvokeRequest(body));
+  // The flow input wins; the header is accepted too for HTTP callers.
+  std::optional<std::string> key = flow.idempotency_key;
+  if (!key) {
+    if (auto header = r.Header("idempotency-key")) key = std::string(*header);
+  }
+  if (key && !governance::ValidateIdempotencyKey(*key))
+    return InvalidField("idempotencyKey", "must be 1-255 visible ASCII characters");
+  json::object fingerprinted = body.as_object();
+  fingerprinted.erase("idempotencyKey");
+  std::string fingerprint =
+      Idempotency::Fingerprint("flow", flow.agent_id, json_text::WriteCanonical(fingerprinted));
+  return InvokeCall{std::move(flow.agent_id), std::move(flow.request), std::move(key),
+                    std::move(fingerprint)};
+}
+
+Response RenderFlow(const Result<InvokeResult>& result) {
+  return result ? FlowResult(*result) : FlowFault(result.error());
+}
+
 }  // namespace
 
 void AddFlowActionRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/api/flow-actions/invoke-agent",
-             [&deps](Request& r) -> asio::awaitable<Response> {
-               auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
-               if (!caller) co_return FlowFault(caller.error());
-               auto body = ParseJsonBody(r);
-               if (!body) co_return FlowFault(body.error());
-               auto flow = ParseFlowInvokeRequest(*body);
-               if (!flow) co_return FlowFault(flow.error());
-
-               // The flow input wins; the header is accepted too for HTTP callers.
-               std::optional<std::string> key = flow->idempotency_key;
-               if (!key) {
-                 if (auto header = r.Header("idempotency-key")) key = std::string(*header);
-               }
-               if (key) {
-                 if (auto valid = governance::ValidateIdempotencyKey(*key); !valid) {
-                   co_return FlowFault(
-                       InvalidField("idempotencyKey", "must be 1-255 visible ASCII characters"));
-                 }
-               }
-               json::object fingerprinted = body->as_object();
-               fingerprinted.erase("idempotencyKey");
-               const std::string fingerprint = Idempotency::Fingerprint(
-                   "flow", flow->agent_id, json_text::WriteCanonical(fingerprinted));
-               const InvokeRenderer render = [](const Result<InvokeResult>& result) {
-                 return result ? FlowResult(*result) : FlowFault(result.error());
-               };
-               co_return co_await InvokeOnce(deps, *caller, flow->agent_id, flow->request, key,
-                                             fingerprint, render);
-             });
+  router.Add("POST", "/api/flow-actions/invoke-agent", [&deps](Request& r) {
+    static const InvokeRenderer render = RenderFlow;
+    return InvokeFromRequest(deps, r, ReadFlowCall, FlowFault, render);
+  });
 }
 
 }  // namespace agentgate::http

@@ -9,8 +9,6 @@
 
 #include <boost/json/object.hpp>
 
-#include <variant>
-
 namespace agentgate::http {
 
 namespace asio = boost::asio;
@@ -31,15 +29,6 @@ json::object InvokeResultJson(const InvokeResult& result) {
 
 namespace {
 
-// What an invoke request asks for, read before its turn runs: the parsed JSON body is freed here,
-// not held for the turn's whole life.
-struct InvokeCall {
-  std::string agent_id;
-  InvokeRequest request;
-  std::optional<std::string> key;
-  std::string fingerprint;
-};
-
 Result<InvokeCall> ReadInvokeCall(const Request& r) {
   AG_TRY(auto body, ParseJsonBody(r));
   AG_TRY(auto request, ParseInvokeRequest(body));
@@ -57,36 +46,13 @@ Response RenderInvoke(const Result<InvokeResult>& result) {
   return result ? JsonResponse(200, InvokeResultJson(*result)) : ErrorResponse(result.error());
 }
 
-struct AuthenticatedCall {
-  Caller caller;
-  InvokeCall call;
-};
-
-// The caller and what it asks for, or the response refusing it. Authentication comes before the
-// body is judged, so an anonymous caller learns nothing. A coroutine of its own: what it reads on
-// the way is gone while the turn runs.
-asio::awaitable<std::variant<Response, AuthenticatedCall>> ReadAuthenticatedCall(RouteDeps& deps,
-                                                                                 const Request& r) {
-  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
-  if (!caller) co_return ErrorResponse(caller.error());
-  auto call = ReadInvokeCall(r);
-  if (!call) co_return ErrorResponse(call.error());
-  AuthenticatedCall admitted{std::move(*caller), std::move(*call)};
-  co_return admitted;
-}
-
 }  // namespace
 
 void AddInvokeRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/api/agents/{agent_id}/invoke",
-             [&deps](Request& r) -> asio::awaitable<Response> {
-               auto read = co_await ReadAuthenticatedCall(deps, r);
-               if (auto* refused = std::get_if<Response>(&read)) co_return std::move(*refused);
-               const AuthenticatedCall& ok = std::get<AuthenticatedCall>(read);
-               static const InvokeRenderer render = RenderInvoke;
-               co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request,
-                                             ok.call.key, ok.call.fingerprint, render);
-             });
+  router.Add("POST", "/api/agents/{agent_id}/invoke", [&deps](Request& r) {
+    static const InvokeRenderer render = RenderInvoke;
+    return InvokeFromRequest(deps, r, ReadInvokeCall, ErrorResponse, render);
+  });
 }
 
 }  // namespace agentgate::http

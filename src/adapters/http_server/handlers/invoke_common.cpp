@@ -16,6 +16,24 @@ CallerHeaders CallerHeadersOf(const Request& r) {
 
 namespace {
 
+struct AuthenticatedCall {
+  Caller caller;
+  InvokeCall call;
+};
+
+// A coroutine of its own: what it reads on the way is gone while the turn runs.
+asio::awaitable<std::variant<Response, AuthenticatedCall>> ReadAuthenticated(
+    RouteDeps& deps, Request& r, Result<InvokeCall> (*read)(const Request&),
+    Response (*refuse)(const Error&)) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return refuse(caller.error());
+  auto call = read(r);
+  if (!call) co_return refuse(call.error());
+  r.ReleasePayload();
+  AuthenticatedCall admitted{std::move(*caller), std::move(*call)};
+  co_return admitted;
+}
+
 // Claims the Idempotency-Key `key` for a call: the claim, or the response to send instead (a
 // refusal, or the stored answer of the call that used the key first).
 asio::awaitable<std::variant<Response, ClaimedKey>> ClaimKey(RouteDeps& deps, const Caller& caller,
@@ -61,6 +79,17 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
   if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
   if (command.idempotency && !result) co_await deps.idempotency.Release(command.idempotency->key);
   co_return response;
+}
+
+asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
+                                            Result<InvokeCall> (*read)(const Request&),
+                                            Response (*refuse)(const Error&),
+                                            const InvokeRenderer& render) {
+  auto admitted = co_await ReadAuthenticated(deps, r, read, refuse);
+  if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
+  const AuthenticatedCall& ok = std::get<AuthenticatedCall>(admitted);
+  co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
+                                ok.call.fingerprint, render);
 }
 
 }  // namespace agentgate::http

@@ -16,6 +16,24 @@ using InvokeRenderer = std::function<Response(const Result<InvokeResult>&)>;
 
 CallerHeaders CallerHeadersOf(const Request& r);
 
+// What an invoke asks for, read before its turn runs: the parsed JSON body is freed then, not held
+// for the turn's whole life.
+struct InvokeCall {
+  std::string agent_id;
+  InvokeRequest request;
+  std::optional<std::string> key;  // Idempotency-Key
+  std::string fingerprint;         // of the request, for a replay's check
+};
+
+// An invoke route whole: authenticates the caller (before the body is judged, so an anonymous
+// caller learns nothing), reads what it asks for with `read` or answers with `refuse`, then runs
+// InvokeOnce and answers with `render`. The request's body and headers are freed before the turn
+// runs; a route returns this coroutine itself, with no frame of its own around it.
+boost::asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
+                                                   Result<InvokeCall> (*read)(const Request&),
+                                                   Response (*refuse)(const Error&),
+                                                   const InvokeRenderer& render);
+
 // The invoke route's 200 body: response, conversation_id, terminated_reason, blocked, usage.
 boost::json::object InvokeResultJson(const InvokeResult& result);
 
