@@ -54,6 +54,24 @@ milliseconds Until(SteadyClock::time_point t) {
   return std::chrono::duration_cast<milliseconds>(t - SteadyClock::now());
 }
 
+// The next two are coroutines of their own so that their locals (a timer, the results being
+// gathered) take room in memory only while they run, not in RunTurn's frame for a turn's life.
+
+// A pause before a model call is retried.
+asio::awaitable<void> Pause(milliseconds wait) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, wait);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+// The tool calls of one model reply, run in order.
+asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
+                                                  const std::vector<ToolCall>& calls,
+                                                  const ToolContext& context) {
+  std::vector<ToolResult> results;
+  for (const auto& call : calls) results.push_back(co_await runner.Run(call, context));
+  co_return results;
+}
+
 // Takes this turn's place on an existing conversation: at most 200 calls in any 120 s on it (its
 // first call included; refused calls do not count), then one turn at a time in arrival order, first
 // in this server (no store traffic while waiting), then across servers through the store. The wait
@@ -318,10 +336,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
       continue;
     }
     if (auto* tools = std::get_if<Turn::RunTools>(&step)) {
-      std::vector<ToolResult> results;
-      for (const auto& call : tools->calls)
-        results.push_back(co_await d_.tools.Run(call, run.tools));
-      step = turn.OnToolResults(results);
+      step = turn.OnToolResults(co_await RunTools(d_.tools, tools->calls, run.tools));
       continue;
     }
     const ModelRequest& model_request = *std::get<Turn::CallModel>(step).request;
@@ -352,8 +367,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(
         step = turn.OnModelFailed(decision.give_up, failure.message);
         break;
       }
-      asio::steady_timer backoff(co_await asio::this_coro::executor, decision.wait);
-      co_await backoff.async_wait(asio::use_awaitable);
+      co_await Pause(decision.wait);
     }
   }
   co_return co_await CommitTurn(run, std::get<Turn::Finish>(step).outcome, commit_outcome);
