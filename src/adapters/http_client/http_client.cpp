@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <type_traits>
 
 namespace agentgate {
 namespace {
@@ -217,10 +218,14 @@ struct HttpClient::Impl {
     // Sent, and never sent again: its body (a model call's whole prompt) is not held while the
     // answer is awaited, which for a model may be minutes.
     if (!SafeToResend(request.method())) request = {};
-    // While a model thinks, nothing is allocated for reading its answer.
-    const auto waited = co_await upstream::AwaitReadable(lowest.socket(), deadline);
-    state.transport_error = waited;
-    if (waited) co_return Unavailable("read response", waited);
+    // While a model thinks, nothing is allocated for reading its answer. Plain TCP only: TLS may
+    // already hold what the socket no longer shows (a close_notify read with the last answer), and
+    // its connection's own buffers dwarf what the wait saves.
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+      const auto waited = co_await upstream::AwaitReadable(lowest.socket(), deadline);
+      state.transport_error = waited;
+      if (waited) co_return Unavailable("read response", waited);
+    }
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(max_bytes);
     parser.header_limit(64 * 1024);
