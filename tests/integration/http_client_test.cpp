@@ -208,6 +208,12 @@ TEST_F(HttpClientTest, ReportsUnreachableHostsAndBadUrls) {
     ASSERT_FALSE(bad) << url;
     EXPECT_EQ(bad.error().code, ErrorCode::kInvalidRequest) << url;
   }
+  auto verb = Send(client_, HttpClientRequest{"FETCH", base_ + "/echo", {}, "", 1000ms});
+  ASSERT_FALSE(verb);
+  EXPECT_EQ(verb.error().code, ErrorCode::kInvalidRequest);
+  EXPECT_NE(verb.error().message.find("unknown HTTP method FETCH"), std::string::npos)
+      << verb.error().message;
+  EXPECT_EQ(client_.ConnectionsOpened(), 0u);  // refused before any connection
 }
 
 // A server that answers the first request on each connection and keeps it open, then takes the
