@@ -68,7 +68,7 @@ SpendLedger::Taken SpendLedger::TakeFromLease(const std::string& key,
     auto it = current_.find(key);
     if (it == current_.end()) return taken;
     Lease& lease = *it->second;
-    const auto now = Steady::now();
+    const auto now = options_.clock();
     if (lease.agent_limit_usd != request.agent_limit_usd) {
       Retire(lease, work);
     } else if (Expired(lease, now)) {
@@ -112,7 +112,7 @@ SpendPart SpendLedger::Install(const std::string& key, const SpendReservationReq
   lease->granted = granted.amount_usd;
   lease->held = request.amount_usd;
   lease->calls_held = 1;
-  lease->taken = lease->last_used = Steady::now();
+  lease->taken = lease->last_used = options_.clock();
   std::vector<GiveBack> work;
   {
     std::lock_guard lock(mutex_);
@@ -185,7 +185,7 @@ void SpendLedger::RetireIf(const Predicate& retire) {
   std::vector<GiveBack> work;
   {
     std::lock_guard lock(mutex_);
-    const auto now = Steady::now();
+    const auto now = options_.clock();
     std::vector<Lease*> chosen;  // first chosen, then retired: retiring changes current_
     for (auto& [key, lease] : current_)
       if (retire(*lease, now)) chosen.push_back(lease.get());

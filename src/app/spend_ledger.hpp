@@ -47,6 +47,8 @@ struct SpendLedgerOptions {
   std::chrono::milliseconds idle_return{200};
   double calls_per_lease = 32;         // a first lease asks for this many worst cases of its call
   double max_calls_per_lease = 32768;  // what doubling leases grow to at most
+  // What "now" is; tests pass their own so that ages do not depend on how fast the store answers.
+  std::chrono::steady_clock::time_point (*clock)() = &std::chrono::steady_clock::now;
 };
 
 class SpendLedger {

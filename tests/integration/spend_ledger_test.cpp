@@ -12,12 +12,18 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include <set>
-#include <thread>
 
 namespace agentgate::testing {
 namespace {
 
 using namespace std::chrono_literals;
+
+// The ledgers' clock: it moves only when a test advances it, so a lease's age never depends on how
+// fast the store (PostgreSQL under ASan, say) answered.
+std::chrono::steady_clock::time_point manual_now{};
+std::chrono::steady_clock::time_point ManualNow() {
+  return manual_now;
+}
 
 template <class Backend>
 class SpendLedgerTest : public ::testing::Test {
@@ -28,7 +34,14 @@ class SpendLedgerTest : public ::testing::Test {
     store_ = backend_.Open();
     ASSERT_TRUE(store_->CreateOrg(OrgRecord{"acme", "Acme", std::nullopt, 1}));
     runner_.emplace(*store_, pool_);
+    manual_now = std::chrono::steady_clock::time_point{} + 1h;
   }
+
+  static SpendLedgerOptions Options(std::chrono::milliseconds life, std::chrono::milliseconds idle,
+                                    double calls, double max_calls) {
+    return SpendLedgerOptions{life, idle, calls, max_calls, &ManualNow};
+  }
+  static void Advance(std::chrono::milliseconds by) { manual_now += by; }
 
   SpendReservationRequest Call(double usd, std::optional<double> agent_limit = std::nullopt) {
     return SpendReservationRequest{"acme", "bot", "2026-11", usd, agent_limit, 1, 0};
@@ -69,7 +82,7 @@ using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(SpendLedgerTest, Backends);
 
 TYPED_TEST(SpendLedgerTest, ManyCallsShareOneStoreReservation) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
+  SpendLedger ledger(*this->runner_, this->Options(10s, 10s, 32, 32768));
   std::set<std::string> leases;
   std::vector<SpendDecision> parts;
   for (int i = 0; i < 40; ++i) {
@@ -92,8 +105,8 @@ TYPED_TEST(SpendLedgerTest, ManyCallsShareOneStoreReservation) {
 
 TYPED_TEST(SpendLedgerTest, TwoServersNeverPassALimitByMoreThanOneCall) {
   ASSERT_TRUE(this->store_->SetOrgSpendLimit("acme", 1.0).value());
-  SpendLedger a(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
-  SpendLedger b(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
+  SpendLedger a(*this->runner_, this->Options(10s, 10s, 32, 32768));
+  SpendLedger b(*this->runner_, this->Options(10s, 10s, 32, 32768));
   double set_aside = 0;
   int refusals = 0;
   for (int i = 0; i < 100 && refusals < 2; ++i) {
@@ -112,7 +125,7 @@ TYPED_TEST(SpendLedgerTest, TwoServersNeverPassALimitByMoreThanOneCall) {
 }
 
 TYPED_TEST(SpendLedgerTest, AReleasedPartGoesBackToTheLeaseWithoutAStoreTrip) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 4, 32768});
+  SpendLedger ledger(*this->runner_, this->Options(10s, 10s, 4, 32768));
   std::vector<SpendDecision> parts;
   for (int i = 0; i < 4; ++i) parts.push_back(this->Reserve(ledger, this->Call(0.1)));
   const double reserved = this->Usage().reserved_usd;
@@ -124,11 +137,11 @@ TYPED_TEST(SpendLedgerTest, AReleasedPartGoesBackToTheLeaseWithoutAStoreTrip) {
 }
 
 TYPED_TEST(SpendLedgerTest, ARetiredLeaseGivesBackWhatIsUnusedAndIsDeletedAfterItsLastCall) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{30ms, 10s, 10, 32768});
+  SpendLedger ledger(*this->runner_, this->Options(30ms, 10s, 10, 32768));
   auto held = this->Reserve(ledger, this->Call(0.1));
   auto released = this->Reserve(ledger, this->Call(0.1));
   ASSERT_TRUE(held.reserved && released.reserved);
-  std::this_thread::sleep_for(40ms);
+  this->Advance(40ms);
   ledger.RetireStale();
   this->Flush();
   EXPECT_NEAR(this->Usage().reserved_usd, 0.2, 1e-9);  // 0.8 unused went back; calls keep theirs
@@ -140,7 +153,7 @@ TYPED_TEST(SpendLedgerTest, ARetiredLeaseGivesBackWhatIsUnusedAndIsDeletedAfterI
   ledger.Release(SpendPart{released.reservation_id, released.amount_usd});
   this->Commit(ledger, {held});
   EXPECT_EQ(ledger.LeasesHeld(), 1u);  // only the fresh lease is left
-  std::this_thread::sleep_for(40ms);
+  this->Advance(40ms);
   ledger.RetireStale();
   this->Flush();
   EXPECT_EQ(ledger.LeasesHeld(), 0u);
@@ -162,13 +175,13 @@ TYPED_TEST(SpendLedgerTest, ARetiredLeaseGivesBackWhatIsUnusedAndIsDeletedAfterI
 }
 
 TYPED_TEST(SpendLedgerTest, AnIdleLeaseIsGivenBack) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 20ms, 10, 32768});
+  SpendLedger ledger(*this->runner_, this->Options(10s, 20ms, 10, 32768));
   auto part = this->Reserve(ledger, this->Call(0.1));
   this->Commit(ledger, {part});
   ledger.RetireStale();  // used just now: kept
   this->Flush();
   EXPECT_NEAR(this->Usage().reserved_usd, 0.9, 1e-9);
-  std::this_thread::sleep_for(30ms);
+  this->Advance(30ms);
   ledger.RetireStale();
   this->Flush();
   EXPECT_NEAR(this->Usage().reserved_usd, 0.0, 1e-9);
@@ -176,7 +189,7 @@ TYPED_TEST(SpendLedgerTest, AnIdleLeaseIsGivenBack) {
 }
 
 TYPED_TEST(SpendLedgerTest, LeasesThatRunOutEarlyGrowUpToTheirCap) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 4, 16});
+  SpendLedger ledger(*this->runner_, this->Options(10s, 10s, 4, 16));
   std::vector<std::string> leases;  // in order of first use
   for (int i = 0; i < 4 + 8 + 16 + 16 + 1; ++i) {
     auto part = this->Reserve(ledger, this->Call(0.01));
@@ -189,10 +202,10 @@ TYPED_TEST(SpendLedgerTest, LeasesThatRunOutEarlyGrowUpToTheirCap) {
 }
 
 TYPED_TEST(SpendLedgerTest, AnExpiredLeaseSizesTheNextByWhatItServed) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{300ms, 10s, 4, 1024});
+  SpendLedger ledger(*this->runner_, this->Options(300ms, 10s, 4, 1024));
   for (int i = 0; i < 4 + 8 + 5; ++i) ASSERT_TRUE(this->Reserve(ledger, this->Call(0.01)).reserved);
   // The third lease (16 calls) served 5 before it expired: the next asks for 10.
-  std::this_thread::sleep_for(350ms);
+  this->Advance(350ms);
   const double before = this->Usage().reserved_usd;
   auto part = this->Reserve(ledger, this->Call(0.01));
   ASSERT_TRUE(part.reserved);
@@ -201,7 +214,7 @@ TYPED_TEST(SpendLedgerTest, AnExpiredLeaseSizesTheNextByWhatItServed) {
 }
 
 TYPED_TEST(SpendLedgerTest, CallsThatFindTheLeaseShortTogetherShareOneStoreRequest) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
+  SpendLedger ledger(*this->runner_, this->Options(10s, 10s, 32, 32768));
   std::vector<SpendDecision> parts;
   const auto call = this->Call(0.01);  // outlives the calls, which hold a reference to it
   for (int i = 0; i < 64; ++i) {
@@ -227,7 +240,7 @@ TYPED_TEST(SpendLedgerTest, CallsThatFindTheLeaseShortTogetherShareOneStoreReque
 }
 
 TYPED_TEST(SpendLedgerTest, ALimitChangedThroughThisServerHoldsAtOnce) {
-  SpendLedger ledger(*this->runner_, SpendLedgerOptions{10s, 10s, 32, 32768});
+  SpendLedger ledger(*this->runner_, this->Options(10s, 10s, 32, 32768));
   ASSERT_TRUE(this->Reserve(ledger, this->Call(0.01)).reserved);
   ASSERT_TRUE(this->store_->SetOrgSpendLimit("acme", 0.0).value());
   ledger.ForgetOrg("acme");  // what the admin API does after the write
