@@ -328,10 +328,13 @@ int Serve(const ServeOptions& options) {
         asio::detached);
   });
   server.Start();
-  asio::co_spawn(ioc,
-                 RunMaintenance(runner, clock, timing.hard_cap, config->retention.turn_days,
-                                std::chrono::seconds(60)),
-                 asio::detached);
+  asio::co_spawn(
+      ioc,
+      RunMaintenance(runner, clock, timing.hard_cap,
+                     RetentionDays{config->retention.turn_days, config->retention.conversation_days,
+                                   config->retention.memory_days},
+                     std::chrono::seconds(60)),
+      asio::detached);
   asio::co_spawn(ioc, RunSpendLeaseReturns(spend, std::chrono::milliseconds(100)), asio::detached);
   asio::co_spawn(ioc, RecordGatewayCalls(runner, gateway_calls, clock, std::chrono::seconds(5)),
                  asio::detached);

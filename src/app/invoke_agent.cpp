@@ -517,7 +517,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::CommitTurn(TurnRun& run,
                     "the turn passed turn_timeout_seconds and was canceled");
   const Result<void> committed = co_await d_.committer.Commit(commit);
   if (!committed) {
-    // Only a turn that outlived its cap can lose its claim or its reservations.
+    // Only a turn that outlived its cap can lose its claim or its reservations. A conversation
+    // purged as idle while its turn ran is 404, like one never found (docs/decisions.md).
     commit_outcome =
         committed.error().code == ErrorCode::kConflict
             ? Error(ErrorCode::kTurnTimeout,

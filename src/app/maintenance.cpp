@@ -12,9 +12,27 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
+namespace {
+
+// Calls `purge(store, batch)` until it deletes fewer than `batch` rows, fails, or ran
+// kPurgeBatches times; returns how many it deleted.
+template <class Purge>
+asio::awaitable<std::int64_t> PurgeInBatches(StoreRunner& store, int batch, Purge purge) {
+  std::int64_t total = 0;
+  for (int i = 0; i < kPurgeBatches; ++i) {
+    auto deleted = co_await store.Run([&](Store& s) { return purge(s, batch); });
+    if (!deleted) break;
+    total += *deleted;
+    if (*deleted < batch) break;
+  }
+  co_return total;
+}
+
+}  // namespace
+
 asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
-                                     std::chrono::milliseconds turn_cap,
-                                     std::int64_t turn_days_kept, std::chrono::milliseconds every) {
+                                     std::chrono::milliseconds turn_cap, RetentionDays retention,
+                                     std::chrono::milliseconds every) {
   asio::steady_timer timer(co_await asio::this_coro::executor);
   for (;;) {
     timer.expires_after(every);
@@ -28,21 +46,26 @@ asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
     auto purged = co_await store.Run([&](Store& s) { return s.PurgeIdempotencyKeys(now); });
     const std::int64_t oldest_day = now / kMsPerDay - kGatewayCallDaysKept;
     auto days = co_await store.Run([&](Store& s) { return s.PurgeGatewayCalls(oldest_day); });
-    const std::int64_t turns_before = now - turn_days_kept * kMsPerDay;
-    std::int64_t turns = 0;
-    for (int batch = 0; batch < kTurnPurgeBatches; ++batch) {
-      auto deleted =
-          co_await store.Run([&](Store& s) { return s.PurgeTurns(turns_before, kTurnPurgeBatch); });
-      if (!deleted) break;
-      turns += *deleted;
-      if (*deleted < kTurnPurgeBatch) break;
-    }
+    const std::int64_t turns_before = now - retention.turns * kMsPerDay;
+    const std::int64_t turns = co_await PurgeInBatches(
+        store, kTurnPurgeBatch,
+        [&](Store& s, int batch) { return s.PurgeTurns(turns_before, batch); });
+    const std::int64_t idle_before_day = now / kMsPerDay - retention.idle_conversations;
+    const std::int64_t conversations = co_await PurgeInBatches(
+        store, kConversationPurgeBatch,
+        [&](Store& s, int batch) { return s.PurgeIdleConversations(idle_before_day, now, batch); });
+    const std::int64_t facts_before = now - retention.memories * kMsPerDay;
+    const std::int64_t facts = co_await PurgeInBatches(
+        store, kMemoryPurgeBatch,
+        [&](Store& s, int batch) { return s.PurgeMemories(facts_before, batch); });
     if ((released && *released > 0) || (purged && *purged > 0) || (days && *days > 0) ||
-        turns > 0) {
+        turns > 0 || conversations > 0 || facts > 0) {
       log::Info("maintenance", {{"reservations_released", released ? *released : 0},
                                 {"idempotency_keys_purged", purged ? *purged : 0},
                                 {"gateway_call_rows_purged", days ? *days : 0},
-                                {"turns_purged", turns}});
+                                {"turns_purged", turns},
+                                {"conversations_purged", conversations},
+                                {"memories_purged", facts}});
     }
   }
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Periodic housekeeping: releases spend reservations of turns that died mid-call, purges expired
-// idempotency keys, gateway call counts older than kGatewayCallDaysKept days, and turns (with their
-// transcripts) older than [retention] turn_days. Runs until its executor stops.
+// idempotency keys, gateway call counts older than kGatewayCallDaysKept days, and what
+// [retention] keeps by age: turns (with their transcripts), idle conversations (with everything of
+// theirs) and remembered facts. Runs until its executor stops.
 
 #include "app/store_runner.hpp"
 #include "ports/clock.hpp"
@@ -12,14 +13,24 @@ namespace agentgate {
 
 inline constexpr std::int64_t kGatewayCallDaysKept = 400;
 
-// Turns are deleted kTurnPurgeBatch at a time (short transactions), at most kTurnPurgeBatches
-// batches a pass: a backlog (a lowered turn_days) is worked off over a few passes.
+// Days each is kept ([retention] in the configuration).
+struct RetentionDays {
+  std::int64_t turns = 400;               // since the turn started
+  std::int64_t idle_conversations = 400;  // since the conversation's last turn (or its creation)
+  std::int64_t memories = 400;            // since the fact was saved
+};
+
+// Rows are deleted a batch at a time (short transactions), at most kPurgeBatches batches of each
+// kind a pass: a backlog (a lowered setting) is worked off over a few passes. A conversation's
+// batch is smaller, since each takes its messages and turns with it.
 inline constexpr int kTurnPurgeBatch = 5000;
-inline constexpr int kTurnPurgeBatches = 20;
+inline constexpr int kMemoryPurgeBatch = 5000;
+inline constexpr int kConversationPurgeBatch = 100;
+inline constexpr int kPurgeBatches = 20;
 
 boost::asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
                                             std::chrono::milliseconds turn_cap,
-                                            std::int64_t turn_days_kept,
+                                            RetentionDays retention,
                                             std::chrono::milliseconds every);
 
 }  // namespace agentgate

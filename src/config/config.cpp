@@ -237,6 +237,8 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
 
   SectionReader retention(root["retention"].as_table(), "retention", env);
   AG_TRYV(retention.Integer("turn_days", c.retention.turn_days, 1, 36500));
+  AG_TRYV(retention.Integer("conversation_days", c.retention.conversation_days, 1, 36500));
+  AG_TRYV(retention.Integer("memory_days", c.retention.memory_days, 1, 36500));
   AG_TRYV(retention.RejectUnknown());
 
   AG_TRYV(ReadProviders(root, c));

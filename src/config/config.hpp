@@ -58,6 +58,8 @@ struct UpstreamConfig {
 
 struct RetentionConfig {
   int turn_days = 400;  // turns (their transcripts) older than this are deleted by maintenance
+  int conversation_days = 400;  // conversations idle this long are deleted, all of theirs with them
+  int memory_days = 400;        // remembered facts older than this are deleted
 };
 
 struct ProviderConfig {

@@ -31,17 +31,31 @@ TEST(Config, EmbeddedDefaultsServeOnLoopbackWithSqliteAndTheOfflineModel) {
   EXPECT_EQ(c->retention.turn_days, 400);
 }
 
-TEST(Config, TurnRetentionIsBoundedAndOverridable) {
-  auto c = LoadConfig("[retention]\nturn_days = 30\n", FakeEnv({}));
+TEST(Config, RetentionIsBoundedAndOverridable) {
+  auto defaults = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->retention.conversation_days, 400);
+  EXPECT_EQ(defaults->retention.memory_days, 400);
+  auto c = LoadConfig("[retention]\nturn_days = 30\nconversation_days = 90\nmemory_days = 3650\n",
+                      FakeEnv({}));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->retention.turn_days, 30);
-  auto overridden = LoadConfig("", FakeEnv({{"AGENTGATE_RETENTION_TURN_DAYS", "7"}}));
+  EXPECT_EQ(c->retention.conversation_days, 90);
+  EXPECT_EQ(c->retention.memory_days, 3650);
+  auto overridden = LoadConfig("", FakeEnv({{"AGENTGATE_RETENTION_TURN_DAYS", "7"},
+                                            {"AGENTGATE_RETENTION_CONVERSATION_DAYS", "8"},
+                                            {"AGENTGATE_RETENTION_MEMORY_DAYS", "9"}}));
   ASSERT_TRUE(overridden) << overridden.error().message;
   EXPECT_EQ(overridden->retention.turn_days, 7);
-  for (const char* bad : {"0", "36501", "\"forever\""}) {
-    auto refused = LoadConfig(std::string("[retention]\nturn_days = ") + bad + "\n", FakeEnv({}));
-    ASSERT_FALSE(refused) << bad;
-    EXPECT_NE(refused.error().message.find("retention.turn_days"), std::string::npos);
+  EXPECT_EQ(overridden->retention.conversation_days, 8);
+  EXPECT_EQ(overridden->retention.memory_days, 9);
+  for (const char* key : {"turn_days", "conversation_days", "memory_days"}) {
+    for (const char* bad : {"0", "36501", "\"forever\""}) {
+      auto refused =
+          LoadConfig(std::string("[retention]\n") + key + " = " + bad + "\n", FakeEnv({}));
+      ASSERT_FALSE(refused) << key << " = " << bad;
+      EXPECT_NE(refused.error().message.find(std::string("retention.") + key), std::string::npos);
+    }
   }
 }
 

@@ -171,6 +171,12 @@ class ConversationStore {
   // Deletes at most `limit` turns (with their transcripts) started before `before_ms`, oldest
   // first; returns how many. A conversation's messages are not touched.
   virtual Result<std::int64_t> PurgeTurns(std::int64_t before_ms, int limit) = 0;
+  // Deletes at most `limit` conversations idle since before UTC day `before_day` (a conversation's
+  // day is that of its last turn, or its creation) that have no queue ticket live at `now_ms`,
+  // with all of theirs: messages, summary, turns and transcripts, call window, queue tickets.
+  // Returns how many.
+  virtual Result<std::int64_t> PurgeIdleConversations(std::int64_t before_day, std::int64_t now_ms,
+                                                      int limit) = 0;
 
   virtual Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                                  std::int64_t now_ms) = 0;
@@ -188,6 +194,8 @@ class ConversationStore {
   // Deletes the filter's facts (only fact `id`, when given); returns how many.
   virtual Result<std::int64_t> DeleteMemories(const MemoryFilter& filter,
                                               std::optional<std::int64_t> id) = 0;
+  // Deletes at most `limit` facts saved before `before_ms`, oldest first; returns how many.
+  virtual Result<std::int64_t> PurgeMemories(std::int64_t before_ms, int limit) = 0;
 };
 
 // Idempotency keys, the per-conversation call window and monthly spend: exact under concurrency

@@ -1,6 +1,6 @@
 // The maintenance loop against each real store (SQLite, PostgreSQL): stranded spend reservations
-// are released (recent ones kept), expired idempotency keys purged, and old gateway counts and
-// turns purged.
+// are released (recent ones kept), expired idempotency keys purged, and old gateway counts, turns,
+// idle conversations and facts purged, each by its own retention.
 #include "app/maintenance.hpp"
 #include "store/store_backends.hpp"
 
@@ -29,7 +29,7 @@ class Maintenance : public ::testing::Test {};
 using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(Maintenance, Backends);
 
-TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysOldGatewayCountsAndOldTurns) {
+TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesWhatOutlivedItsRetention) {
   if (!TypeParam::Available())
     GTEST_SKIP() << "no PostgreSQL: set AGENTGATE_TEST_POSTGRES_URL (make test does)";
   TypeParam backend;
@@ -69,13 +69,49 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysOldGatewayC
   ASSERT_TRUE(store->AddGatewayCalls(-kGatewayCallDaysKept, {{200, 2}}));
   const auto gateway_days = [&] { return store->GatewayCallsPerDay(-1000).value().size(); };
 
+  // Conversations: kept 3 days after their last use; one last used 4 days ago goes, with its
+  // messages, and one used a day ago stays.
+  const auto first_turn = [](std::string turn, std::string conversation, std::int64_t at) {
+    TurnCommit commit;
+    commit.turn = TurnRecord{std::move(turn),
+                             conversation,
+                             "acme",
+                             "prod",
+                             "bot",
+                             1,
+                             at,
+                             1,
+                             "",
+                             false,
+                             1,
+                             1,
+                             1,
+                             0.0,
+                             "[]"};
+    commit.messages = {MessageRecord{0, "user", "hello", at}};
+    commit.new_conversation = ConversationRecord{conversation, "acme", "prod", "bot", "", at};
+    return commit;
+  };
+  ASSERT_TRUE(store->CommitTurn(first_turn("t-idle", "c-idle", -4 * kMsPerDay)));
+  ASSERT_TRUE(store->CommitTurn(first_turn("t-used", "c-used", -1 * kMsPerDay)));
+  const auto idle_conversation_gone = [&] { return !store->GetConversation("c-idle").value(); };
+
+  // Facts: kept 5 days; one saved 5 days and 1 ms before `now` goes.
+  const MemoryScope scope{"acme", "prod", "bot", ""};
+  ASSERT_TRUE(store->AddMemory(scope, "forgotten", now - 5 * kMsPerDay - 1));
+  ASSERT_TRUE(store->AddMemory(scope, "remembered", now - 5 * kMsPerDay + 1));
+  const auto facts = [&] { return store->ListMemories(scope, 10).value().size(); };
+
   boost::asio::thread_pool pool(1);
   StoreRunner runner(*store, pool);
   FixedClock clock(now);
   boost::asio::io_context io;
-  boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, 2, 10ms), boost::asio::detached);
+  boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, RetentionDays{2, 3, 5}, 10ms),
+                        boost::asio::detached);
   double reserved = 1;
-  for (int i = 0; i < 200 && (reserved > 0.3 || gateway_days() > 1 || !old_turn_gone()); ++i) {
+  for (int i = 0; i < 200 && (reserved > 0.3 || gateway_days() > 1 || !old_turn_gone() ||
+                              !idle_conversation_gone() || facts() > 1);
+       ++i) {
     io.run_one_for(50ms);
     reserved = store->GetUsage("acme", "1970-01").value().at(0).reserved_usd;
   }
@@ -87,6 +123,13 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsPurgesExpiredKeysOldGatewayC
   EXPECT_EQ(kept[0].day, -kGatewayCallDaysKept);
   EXPECT_TRUE(old_turn_gone());
   EXPECT_TRUE(store->GetTurn("t1").value());  // started at 0: within the 2 days
+  EXPECT_TRUE(idle_conversation_gone());
+  EXPECT_TRUE(store->LoadRecentMessages("c-idle", 1 << 20, 10).value().empty());
+  EXPECT_TRUE(store->GetConversation("c-used").value());
+  EXPECT_TRUE(store->GetTurn("t-used").value());
+  const auto kept_facts = store->ListMemories(scope, 10).value();
+  ASSERT_EQ(kept_facts.size(), 1u);
+  EXPECT_EQ(kept_facts[0].fact, "remembered");
   const auto settling = [](std::string turn_id, const std::string& reservation_id) {
     TurnCommit commit;
     commit.turn.id = std::move(turn_id);

@@ -555,6 +555,104 @@ TYPED_TEST(StoreContract, OldTurnsArePurgedOldestFirstAndTheirConversationsKeepT
   EXPECT_EQ(s.LoadRecentMessages("c1", 1 << 20, 100).value().size(), 5u);
 }
 
+// A stateful turn at `at_ms` adding one message to `conversation`; `creates` makes it the first.
+TurnCommit Appending(std::string turn_id, const std::string& conversation, std::int64_t at_ms,
+                     bool creates) {
+  TurnCommit commit;
+  commit.turn = Turn(std::move(turn_id), conversation, at_ms);
+  commit.messages = {MessageRecord{0, "user", "hello", at_ms}};
+  if (creates)
+    commit.new_conversation = ConversationRecord{conversation, "acme", "prod", "bot", "", at_ms};
+  return commit;
+}
+
+constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
+
+TYPED_TEST(StoreContract, IdleConversationsArePurgedWithAllOfTheirsAndOnlyThem) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Appending("t-old-1", "c-old", 1 * kDayMs, true)));
+  ASSERT_TRUE(s.CommitTurn(Appending("t-old-2", "c-old", 2 * kDayMs + 5, false)));
+  ASSERT_TRUE(s.RecordConversationCall("c-old", 2 * kDayMs, 120000, 1).value().allowed);
+  ASSERT_TRUE(s.EnqueueTurn("c-old", 2 * kDayMs + 1000));  // a ticket of a turn that died
+  ASSERT_TRUE(s.CommitTurn(Appending("t-revived-1", "c-revived", 1 * kDayMs, true)));
+  ASSERT_TRUE(s.CommitTurn(Appending("t-revived-2", "c-revived", 9 * kDayMs, false)));
+  ASSERT_TRUE(s.CommitTurn(Appending("t-queued", "c-queued", 1 * kDayMs, true)));
+  ASSERT_TRUE(s.EnqueueTurn("c-queued", 10 * kDayMs));  // a turn on it is running now
+  ASSERT_TRUE(
+      s.CreateConversation(ConversationRecord{"c-empty", "acme", "prod", "bot", "", 3 * kDayMs}));
+  const std::int64_t now = 9 * kDayMs + 10;
+
+  // Idle since before day 5: c-old (last used on day 2) and c-empty (created on day 3); not
+  // c-revived (a turn on day 9) nor c-queued (a live ticket). The longest idle goes first.
+  EXPECT_EQ(s.PurgeIdleConversations(5, now, 1).value(), 1);
+  EXPECT_FALSE(s.GetConversation("c-old").value());
+  EXPECT_TRUE(s.GetConversation("c-empty").value());
+  EXPECT_EQ(s.PurgeIdleConversations(5, now, 10).value(), 1);
+  EXPECT_EQ(s.PurgeIdleConversations(5, now, 10).value(), 0);
+  EXPECT_FALSE(s.GetConversation("c-empty").value());
+  EXPECT_TRUE(s.GetConversation("c-revived").value());
+  EXPECT_EQ(s.LoadRecentMessages("c-revived", 1 << 20, 100).value().size(), 2u);
+  EXPECT_EQ(s.ListTurns("c-revived").value().size(), 2u);
+  EXPECT_TRUE(s.GetConversation("c-queued").value());
+
+  // Everything of c-old went with it: its messages, turns, call window and queue tickets.
+  EXPECT_TRUE(s.LoadRecentMessages("c-old", 1 << 20, 100).value().empty());
+  EXPECT_TRUE(s.ListTurns("c-old").value().empty());
+  EXPECT_FALSE(s.GetTurn("t-old-2").value());
+  EXPECT_TRUE(s.RecordConversationCall("c-old", 2 * kDayMs + 10, 120000, 1).value().allowed);
+  const auto ticket = s.EnqueueTurn("c-old", 3 * kDayMs).value();
+  EXPECT_TRUE(s.IsTurnAtHead("c-old", ticket, 2 * kDayMs + 500).value());
+}
+
+TYPED_TEST(StoreContract, ATurnOnAConversationPurgedMeanwhileStoresNothingAndSparesItsBatch) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Appending("t1", "c1", 1 * kDayMs, true)));
+  ASSERT_EQ(s.PurgeIdleConversations(5, 9 * kDayMs, 10).value(), 1);
+
+  const IdempotencyScope key{"acme", "prod", "k"};
+  ASSERT_EQ(s.ClaimIdempotencyKey(key, "fp", 9 * kDayMs, 120000).value().outcome,
+            IdempotencyClaim::Outcome::kClaimed);
+  const MemoryScope scope{"acme", "prod", "bot", ""};
+  TurnCommit late = Appending("t-late", "c1", 9 * kDayMs, false);
+  late.idempotency = IdempotencyCompletion{key, 9 * kDayMs, 200, "{}", 10 * kDayMs};
+  late.facts = {RememberedFact{scope, "never stored", 9 * kDayMs}};
+  const TurnCommit other = Appending("t-other", "c2", 9 * kDayMs, true);
+  const auto results = s.CommitTurns({&late, &other});
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_FALSE(results[0]);
+  EXPECT_EQ(results[0].error().code, ErrorCode::kConversationNotFound);
+  EXPECT_TRUE(results[1]);  // the rest of its batch commits
+
+  EXPECT_FALSE(s.GetTurn("t-late").value());
+  EXPECT_FALSE(s.GetConversation("c1").value());
+  EXPECT_TRUE(s.ListMemories(scope, 10).value().empty());
+  EXPECT_EQ(s.ClaimIdempotencyKey(key, "fp", 9 * kDayMs + 1, 120000).value().outcome,
+            IdempotencyClaim::Outcome::kInUse);  // still its claim, not a stored answer
+  EXPECT_TRUE(s.GetTurn("t-other").value());
+}
+
+TYPED_TEST(StoreContract, OldFactsArePurgedOldestFirst) {
+  auto& s = *this->store_;
+  const MemoryScope a{"acme", "prod", "bot", ""};
+  const MemoryScope b{"acme", "prod", "bot", "team-b"};
+  ASSERT_TRUE(s.AddMemory(a, "tea in the morning", 100));
+  ASSERT_TRUE(s.AddMemory(b, "tea for team b", 150));
+  ASSERT_TRUE(s.AddMemory(a, "tea at noon", 200));
+  ASSERT_TRUE(s.AddMemory(a, "tea in the evening", 300));
+  EXPECT_EQ(s.PurgeMemories(250, 2).value(), 2);  // 100 and 150: the oldest first, the limit
+  EXPECT_EQ(s.ListMemories(a, 10).value().size(), 2u);
+  EXPECT_EQ(s.PurgeMemories(250, 10).value(), 1);  // 200
+  EXPECT_EQ(s.PurgeMemories(250, 10).value(), 0);
+  const auto kept = s.ListMemories(a, 10).value();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].fact, "tea in the evening");
+  EXPECT_TRUE(s.ListMemories(b, 10).value().empty());
+  // The full-text index forgot them too.
+  const auto recalled = s.RecallMemories(a, {"tea"}, 10).value();
+  ASSERT_EQ(recalled.size(), 1u);
+  EXPECT_EQ(recalled[0].fact, "tea in the evening");
+}
+
 TYPED_TEST(StoreContract, RecentMessagesAreReadFromTheTailUpToABudget) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 11> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 12> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -96,6 +96,15 @@ CREATE TABLE gateway_calls_daily (day BIGINT NOT NULL, status INTEGER NOT NULL,
 ALTER TABLE crm_credentials ADD COLUMN set_at_ms BIGINT NOT NULL DEFAULT 0,
   ADD COLUMN last_refresh_at_ms BIGINT, ADD COLUMN last_refresh_error TEXT;
 UPDATE crm_credentials SET set_at_ms = updated_at_ms;
+)sql",
+                                                          R"sql(
+-- Retention: a conversation's UTC day of last use (its creation, then each turn that adds to it),
+-- moved at most once a day, so idle conversations are found by an index; facts by their age.
+ALTER TABLE conversations ADD COLUMN active_day BIGINT NOT NULL DEFAULT 0;
+UPDATE conversations SET active_day = COALESCE((SELECT MAX(created_at_ms) FROM messages
+  WHERE conversation_id = conversations.id), created_at_ms) / 86400000;
+CREATE INDEX conversations_by_active_day ON conversations(active_day);
+CREATE INDEX memories_by_time ON memories(created_at_ms);
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

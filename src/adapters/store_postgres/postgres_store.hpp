@@ -110,6 +110,9 @@ class PostgresStore final : public Store {
                                                              int limit) override;
   Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) override;
   Result<std::int64_t> PurgeTurns(std::int64_t before_ms, int limit) override;
+  Result<std::int64_t> PurgeIdleConversations(std::int64_t before_day, std::int64_t now_ms,
+                                              int limit) override;
+  Result<std::int64_t> PurgeMemories(std::int64_t before_ms, int limit) override;
   Result<void> AddMemory(const MemoryScope& scope, const std::string& fact,
                          std::int64_t now_ms) override;
   Result<std::vector<MemoryEntry>> ListMemories(const MemoryScope& scope, int limit) override;

@@ -1,5 +1,6 @@
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "domain/agent/memory_recall.hpp"
+#include "ports/clock.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -14,9 +15,10 @@ using pg::P;
 // The one way each is written, on its own or inside a turn's commit.
 void InsertConversation(Connection& c, const ConversationRecord& r) {
   c.Exec(
-      "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
-      "($1, $2, $3, $4, $5, $6)",
-      {P(r.id), P(r.org_id), P(r.env), P(r.agent_id), P(r.instance_id), P(r.created_at_ms)});
+      "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms, "
+      "active_day) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      {P(r.id), P(r.org_id), P(r.env), P(r.agent_id), P(r.instance_id), P(r.created_at_ms),
+       P(r.created_at_ms / kMsPerDay)});
 }
 
 void InsertFact(Connection& c, const RememberedFact& f) {
@@ -187,6 +189,23 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
     if (!live_reservations.contains(s.reservation_id))
       return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
   }
+  // An existing conversation's last message and day of use. Read before anything is written: a
+  // conversation purged as idle while this turn ran (docs/decisions.md, retention) ends it as not
+  // found, with nothing of it stored (the optimistic batch needs no savepoint for it).
+  std::int64_t seq = 0;
+  std::int64_t active_day = 0;
+  if (!commit.messages.empty() && !commit.new_conversation) {
+    const auto last = c.Exec(
+        "SELECT (SELECT active_day FROM conversations WHERE id = $1), COALESCE(MAX(seq), 0) "
+        "FROM messages WHERE conversation_id = $1",
+        {P(t.conversation_id)});
+    if (last.IsNull(0, 0)) {
+      return MakeError(ErrorCode::kConversationNotFound,
+                       "conversation '" + t.conversation_id + "' was deleted as idle");
+    }
+    active_day = last.Int(0, 0);
+    seq = last.Int(0, 1);
+  }
   if (const auto& done = commit.idempotency) {
     const auto updated = c.Exec(
         "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
@@ -211,10 +230,12 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
         {P(summary->text), P(summary->through_seq), P(t.conversation_id)});
   }
   if (!commit.messages.empty()) {
-    std::int64_t seq =
-        c.Exec("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = $1",
-               {P(t.conversation_id)})
-            .Int(0, 0);
+    // Written once a day at most: the index of days is not touched by every turn.
+    const std::int64_t today = commit.messages.back().created_at_ms / kMsPerDay;
+    if (!commit.new_conversation && active_day < today) {
+      c.Exec("UPDATE conversations SET active_day = $1 WHERE id = $2",
+             {P(today), P(t.conversation_id)});
+    }
     for (const auto& m : commit.messages) {
       c.Exec(
           "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
@@ -347,6 +368,29 @@ Result<std::int64_t> PostgresStore::PurgeTurns(std::int64_t before_ms, int limit
   });
 }
 
+Result<std::int64_t> PostgresStore::PurgeIdleConversations(std::int64_t before_day,
+                                                           std::int64_t now_ms, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    // One statement, one snapshot: a conversation and all of its go together. A turn that appends
+    // to one meanwhile (it would have to be idle for days first) holds its row, so this statement
+    // waits, then fails on the new messages' reference and is tried again at the next pass.
+    return c
+        .Exec(
+            "WITH idle AS (SELECT id FROM conversations c WHERE active_day < $1 AND NOT EXISTS "
+            "(SELECT 1 FROM conversation_turn_queue q WHERE q.conversation_id = c.id AND "
+            "q.expires_at_ms > $2) ORDER BY active_day LIMIT $3), "
+            "m AS (DELETE FROM messages WHERE conversation_id IN (SELECT id FROM idle)), "
+            "t AS (DELETE FROM turns WHERE conversation_id IN (SELECT id FROM idle)), "
+            "k AS (DELETE FROM conversation_calls WHERE conversation_id IN (SELECT id FROM idle)), "
+            "q AS (DELETE FROM conversation_turn_queue WHERE conversation_id IN "
+            "(SELECT id FROM idle)), "
+            "gone AS (DELETE FROM conversations WHERE id IN (SELECT id FROM idle) RETURNING 1) "
+            "SELECT count(*) FROM gone",
+            {P(before_day), P(now_ms), P(static_cast<std::int64_t>(limit))})
+        .Int(0, 0);
+  });
+}
+
 Result<void> PostgresStore::AddMemory(const MemoryScope& scope, const std::string& fact,
                                       std::int64_t now_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
@@ -474,6 +518,17 @@ Result<std::int64_t> PostgresStore::DeleteMemories(const MemoryFilter& filter,
     }
     sql += " RETURNING 1) SELECT count(*) FROM gone";
     return c.Exec(sql, params).Int(0, 0);
+  });
+}
+
+Result<std::int64_t> PostgresStore::PurgeMemories(std::int64_t before_ms, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    return c
+        .Exec(
+            "DELETE FROM memories WHERE id IN (SELECT id FROM memories WHERE created_at_ms < $1 "
+            "ORDER BY created_at_ms LIMIT $2)",
+            {P(before_ms), P(static_cast<std::int64_t>(limit))})
+        .Affected();
   });
 }
 

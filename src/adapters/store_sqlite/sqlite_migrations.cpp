@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 11> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 12> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -229,6 +229,15 @@ ALTER TABLE crm_credentials ADD COLUMN set_at_ms INTEGER NOT NULL DEFAULT 0;
 UPDATE crm_credentials SET set_at_ms = updated_at_ms;
 ALTER TABLE crm_credentials ADD COLUMN last_refresh_at_ms INTEGER;
 ALTER TABLE crm_credentials ADD COLUMN last_refresh_error TEXT;
+)sql",
+                                                          R"sql(
+-- Retention: a conversation's UTC day of last use (its creation, then each turn that adds to it),
+-- moved at most once a day, so idle conversations are found by an index; facts by their age.
+ALTER TABLE conversations ADD COLUMN active_day INTEGER NOT NULL DEFAULT 0;
+UPDATE conversations SET active_day = COALESCE((SELECT MAX(created_at_ms) FROM messages
+  WHERE conversation_id = conversations.id), created_at_ms) / 86400000;
+CREATE INDEX conversations_by_active_day ON conversations(active_day);
+CREATE INDEX memories_by_time ON memories(created_at_ms);
 )sql"};
 
 }  // namespace

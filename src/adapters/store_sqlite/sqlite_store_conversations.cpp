@@ -1,5 +1,6 @@
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "domain/agent/memory_recall.hpp"
+#include "ports/clock.hpp"
 
 #include <algorithm>
 
@@ -20,14 +21,15 @@ sqlite::Statement& BindScope(sqlite::Statement& s, const MemoryScope& scope) {
 // The one way each is written, on its own or inside a turn's commit.
 void InsertConversation(Connection& c, const ConversationRecord& r) {
   c.Prepare(
-       "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms) VALUES "
-       "(?, ?, ?, ?, ?, ?)")
+       "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms, "
+       "active_day) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, r.id)
       .Bind(2, r.org_id)
       .Bind(3, r.env)
       .Bind(4, r.agent_id)
       .Bind(5, r.instance_id)
       .Bind(6, r.created_at_ms)
+      .Bind(7, r.created_at_ms / kMsPerDay)
       .Run();
 }
 
@@ -146,6 +148,23 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
     if (!ReservationExists(c, s.reservation_id))
       return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
   }
+  // An existing conversation's last message and day of use. Read before anything is written: a
+  // conversation purged as idle while this turn ran (docs/decisions.md, retention) ends it as not
+  // found, with nothing of it stored.
+  std::int64_t seq = 0;
+  std::int64_t active_day = 0;
+  if (!commit.messages.empty() && !commit.new_conversation) {
+    auto last = c.Prepare(
+        "SELECT (SELECT active_day FROM conversations WHERE id = ?1), COALESCE(MAX(seq), 0) FROM "
+        "messages WHERE conversation_id = ?1");
+    last.Bind(1, t.conversation_id).Step();
+    if (last.IsNull(0)) {
+      return MakeError(ErrorCode::kConversationNotFound,
+                       "conversation '" + t.conversation_id + "' was deleted as idle");
+    }
+    active_day = last.Int(0);
+    seq = last.Int(1);
+  }
   if (const auto& done = commit.idempotency) {
     c.Prepare(
          "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
@@ -182,9 +201,14 @@ Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
         .Run();
   }
   if (!commit.messages.empty()) {
-    auto last = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?");
-    last.Bind(1, t.conversation_id).Step();
-    std::int64_t seq = last.Int(0);
+    // Written once a day at most: the index of days is not touched by every turn.
+    const std::int64_t today = commit.messages.back().created_at_ms / kMsPerDay;
+    if (!commit.new_conversation && active_day < today) {
+      c.Prepare("UPDATE conversations SET active_day = ? WHERE id = ?")
+          .Bind(1, today)
+          .Bind(2, t.conversation_id)
+          .Run();
+    }
     for (const auto& m : commit.messages) {
       c.Prepare(
            "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
@@ -311,6 +335,33 @@ Result<std::int64_t> SqliteStore::PurgeTurns(std::int64_t before_ms, int limit) 
   });
 }
 
+Result<std::int64_t> SqliteStore::PurgeIdleConversations(std::int64_t before_day,
+                                                         std::int64_t now_ms, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    sqlite::WriteTransaction tx(c);
+    std::vector<std::string> idle;
+    {
+      auto s = c.Prepare(
+          "SELECT id FROM conversations c WHERE active_day < ? AND NOT EXISTS (SELECT 1 FROM "
+          "conversation_turn_queue q WHERE q.conversation_id = c.id AND q.expires_at_ms > ?) "
+          "ORDER BY active_day LIMIT ?");
+      s.Bind(1, before_day).Bind(2, now_ms).Bind(3, static_cast<std::int64_t>(limit));
+      while (s.Step()) idle.push_back(s.Text(0));
+    }
+    for (const auto& id : idle) {
+      for (const char* sql : {"DELETE FROM messages WHERE conversation_id = ?",
+                              "DELETE FROM turns WHERE conversation_id = ?",
+                              "DELETE FROM conversation_calls WHERE conversation_id = ?",
+                              "DELETE FROM conversation_turn_queue WHERE conversation_id = ?",
+                              "DELETE FROM conversations WHERE id = ?"}) {
+        c.Prepare(sql).Bind(1, id).Run();
+      }
+    }
+    tx.Commit();
+    return static_cast<std::int64_t>(idle.size());
+  });
+}
+
 Result<void> SqliteStore::AddMemory(const MemoryScope& scope, const std::string& fact,
                                     std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
@@ -433,6 +484,18 @@ Result<std::int64_t> SqliteStore::DeleteMemories(const MemoryFilter& filter,
     if (id) s.Bind(next, *id);
     s.Run();
     return c.Changes();
+  });
+}
+
+Result<std::int64_t> SqliteStore::PurgeMemories(std::int64_t before_ms, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    c.Prepare(
+         "DELETE FROM memories WHERE id IN (SELECT id FROM memories WHERE created_at_ms < ? "
+         "ORDER BY created_at_ms LIMIT ?)")
+        .Bind(1, before_ms)
+        .Bind(2, static_cast<std::int64_t>(limit))
+        .Run();
+    return static_cast<std::int64_t>(c.Changes());
   });
 }
 
