@@ -470,7 +470,9 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::CommitTurn(TurnRun& run,
   result.response = response;
 
   TurnCommit commit;
-  commit.turn.id = "turn_" + crypto::RandomHex(10);
+  // Time-ordered: the store's index of turn ids then grows at its edge, one page a batch, instead
+  // of a random page per turn (docs/decisions.md).
+  commit.turn.id = "turn_" + crypto::TimeOrderedHex(d_.clock.NowMs(), 8);
   commit.turn.conversation_id = run.conversation_id.value_or("");
   commit.turn.org_id = caller.org_id;
   commit.turn.env = caller.env;

@@ -7,6 +7,7 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -64,6 +65,14 @@ std::string RandomBytes(std::size_t n) {
 
 std::string RandomHex(std::size_t bytes) {
   return ToHex(RandomBytes(bytes));
+}
+
+std::string TimeOrderedHex(std::int64_t now_ms, std::size_t random_bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(12, '0');
+  auto time = static_cast<std::uint64_t>(std::max<std::int64_t>(now_ms, 0));
+  for (int i = 11; i >= 0; --i, time >>= 4) out[static_cast<std::size_t>(i)] = kDigits[time & 0xf];
+  return out + RandomHex(random_bytes);
 }
 
 std::string RandomBase64Url(std::size_t bytes) {

@@ -15,7 +15,10 @@ namespace agentgate::crypto {
 using MasterKey = std::array<std::uint8_t, 32>;
 
 std::string RandomBytes(std::size_t n);
-std::string RandomHex(std::size_t bytes);        // 2*bytes hex characters
+std::string RandomHex(std::size_t bytes);  // 2*bytes hex characters
+// 12 hex digits of `now_ms`, then 2*random_bytes random ones: ids made later sort after, so a
+// store's index of them grows at its right edge instead of at a random page per insert.
+std::string TimeOrderedHex(std::int64_t now_ms, std::size_t random_bytes);
 std::string RandomBase64Url(std::size_t bytes);  // unpadded base64url
 
 std::string Sha256(std::string_view data);  // 32 raw bytes

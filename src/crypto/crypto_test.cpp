@@ -24,6 +24,17 @@ TEST(Crypto, RandomSecretsHaveTheRequestedSizeAndDiffer) {
   EXPECT_NE(RandomBase64Url(32), RandomBase64Url(32));
 }
 
+TEST(Crypto, TimeOrderedIdsSortByTimeAndDifferWithinAMillisecond) {
+  const std::string earlier = TimeOrderedHex(1'764'000'000'000, 8);
+  const std::string later = TimeOrderedHex(1'764'000'000'001, 8);
+  EXPECT_EQ(earlier.size(), 28u);
+  EXPECT_EQ(earlier.substr(0, 12), "019ab697e800");
+  EXPECT_LT(earlier, later);
+  EXPECT_LT(TimeOrderedHex(0xfffffffffff, 8), TimeOrderedHex(0x100000000000, 8));  // fixed width
+  EXPECT_NE(TimeOrderedHex(5, 8), TimeOrderedHex(5, 8));
+  EXPECT_EQ(TimeOrderedHex(-1, 1).substr(0, 12), "000000000000");  // a clock before 1970 clamps
+}
+
 TEST(Crypto, ConstantTimeEqualsComparesContentAndLength) {
   EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
   EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
