@@ -68,11 +68,12 @@ std::string RandomHex(std::size_t bytes) {
 }
 
 std::string TimeOrderedHex(std::int64_t now_ms, std::size_t random_bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(12, '0');
+  // The time's low 48 bits, most significant first (good until the year 10889).
   auto time = static_cast<std::uint64_t>(std::max<std::int64_t>(now_ms, 0));
-  for (int i = 11; i >= 0; --i, time >>= 4) out[static_cast<std::size_t>(i)] = kDigits[time & 0xf];
-  return out + RandomHex(random_bytes);
+  std::string big_endian(6, '\0');
+  for (int i = 5; i >= 0; --i, time >>= 8)
+    big_endian[static_cast<std::size_t>(i)] = static_cast<char>(time & 0xff);
+  return ToHex(big_endian) + RandomHex(random_bytes);
 }
 
 std::string RandomBase64Url(std::size_t bytes) {

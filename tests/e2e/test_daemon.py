@@ -349,6 +349,22 @@ def test_every_turn_has_a_transcript_the_operator_can_read(daemon, llm):
     assert daemon.server.admin("GET", "/orgs/acme/turns/turn_nope")[0] == 404
 
 
+def test_turn_ids_sort_in_the_order_the_turns_were_stored(daemon, llm):
+    """Time-ordered ids keep the store's index of turn ids growing at its edge (docs/decisions.md)."""
+    daemon.agent("bot")
+    ids = []
+    for answer in ("one", "two", "three"):
+        llm.push(openai_text(answer))
+        status, headers, _ = daemon.invoke("bot", {"message": "question"})
+        assert status == 200
+        ids.append(headers["x-agentgate-turn-id"])
+        time.sleep(0.002)  # ids made in one millisecond are ordered only by their random part
+    assert all(re.fullmatch(r"turn_[0-9a-f]{28}", i) for i in ids), ids
+    assert ids == sorted(ids) and len(set(ids)) == 3
+    for turn_id in ids:
+        assert daemon.server.admin("GET", f"/orgs/acme/turns/{turn_id}")[0] == 200
+
+
 def test_stored_records_keep_neither_additional_instructions_nor_host_context(daemon, llm):
     """SPEC §5: they apply to one call. And a turn's record keeps what it added, not a copy of the
     history it was sent, so records do not grow with the conversation."""
