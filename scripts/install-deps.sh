@@ -8,7 +8,7 @@ packages=(
   libssl-dev libsqlite3-dev libpq-dev libtomlplusplus-dev libre2-dev libpugixml-dev
   libc-ares-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-pytest curl ca-certificates openssl clang-format
+  python3 python3-pytest python3-pytest-xdist curl ca-certificates openssl clang-format
   postgresql nginx
   chromium chromium-driver python3-selenium  # the console's browser tests
 )

@@ -81,8 +81,13 @@ def count_rows(url, table):
 
 
 def drop_schemas():
-    for schema in sorted(_schemas):
-        psql(POSTGRES_URL, f"DROP SCHEMA IF EXISTS {schema} CASCADE", check=False)
+    # One session for many drops (each -c is its own transaction, so no single one holds the locks
+    # of every schema): a psql process and a login per schema took 15 s at the end of a run.
+    schemas = sorted(_schemas)
+    for start in range(0, len(schemas), 25):
+        drops = [arg for schema in schemas[start:start + 25]
+                 for arg in ("-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE")]
+        subprocess.run(["psql", POSTGRES_URL, "-qAt", *drops], capture_output=True, check=False)
     _schemas.clear()
 
 

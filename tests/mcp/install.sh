@@ -9,7 +9,12 @@ dir="${1:-$root/build/mcp-counterparts}"
 mkdir -p "$dir"
 exec 9>"$dir/.install.lock"
 flock 9
-cp "$here/package.json" "$here/package-lock.json" "$here"/*.mjs "$dir/"
+# Another test worker may be starting a script this run copies: replace each file by a rename,
+# never by rewriting it in place.
+for f in "$here/package.json" "$here/package-lock.json" "$here"/*.mjs; do
+  cmp -s "$f" "$dir/$(basename "$f")" && continue
+  cp "$f" "$dir/.$(basename "$f").tmp" && mv -f "$dir/.$(basename "$f").tmp" "$dir/$(basename "$f")"
+done
 stamp="$dir/node_modules/.agentgate-lock-sha256"
 sum="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$sum" ]; then
