@@ -100,6 +100,7 @@ def test_a_client_that_cancels_its_call_cancels_the_turn(daemon, llm, sdk):
     model call is canceled (the provider sees agentgate hang up) and nothing of the turn is kept."""
     daemon.agent("slow")
     llm.push({**openai_text("too late"), "delay": 5})
+    counterparts_dir()  # installed before the clock starts (another test worker may be installing)
     started = time.monotonic()
     out = run_client(daemon, sdk, [{"name": "slow", "arguments": {"message": "take your time"},
                                     "abort_after_ms": 700}])
