@@ -252,10 +252,12 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(const InvokeCommand& com
   } else if (request.stateful) {
     // A first call's conversation is created by its turn's commit: a turn refused or canceled
     // leaves none behind. Nobody else knows its id yet, so it has no other turn to wait for and
-    // an empty call window (the commit records this first call in it).
-    new_conversation.emplace(ConversationRecord{"conv_" + crypto::RandomHex(12), caller.org_id,
-                                                caller.env, command.agent_id, instance_id,
-                                                d_.clock.NowMs()});
+    // an empty call window (the commit records this first call in it). Time-ordered, like turn
+    // ids: new conversations and their first messages go in at the edge of the store's indexes.
+    const std::int64_t started_ms = d_.clock.NowMs();
+    new_conversation.emplace(ConversationRecord{"conv_" + crypto::TimeOrderedHex(started_ms, 8),
+                                                caller.org_id, caller.env, command.agent_id,
+                                                instance_id, started_ms});
     conversation_id = new_conversation->id;
   }
   co_return co_await RunTurn(command, agent, instance_instructions, conversation_id,

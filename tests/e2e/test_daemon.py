@@ -365,6 +365,23 @@ def test_turn_ids_sort_in_the_order_the_turns_were_stored(daemon, llm):
         assert daemon.server.admin("GET", f"/orgs/acme/turns/{turn_id}")[0] == 200
 
 
+def test_conversation_ids_sort_in_the_order_the_conversations_were_started(daemon, llm):
+    """Like turn ids, so a conversation and its first messages go in at the edge of the indexes."""
+    daemon.agent("chat")
+    ids = []
+    for answer in ("one", "two", "three"):
+        llm.push(openai_text(answer))
+        status, _, body = daemon.invoke("chat", {"message": "hello", "stateful": True})
+        assert status == 200
+        ids.append(body["conversation_id"])
+        time.sleep(0.002)
+    assert all(re.fullmatch(r"conv_[0-9a-f]{28}", i) for i in ids), ids
+    assert ids == sorted(ids) and len(set(ids)) == 3
+    llm.push(openai_text("again"))
+    status, _, body = daemon.invoke("chat", {"message": "and?", "stateful": True, "conversation_id": ids[0]})
+    assert status == 200 and body["conversation_id"] == ids[0]
+
+
 def test_stored_records_keep_neither_additional_instructions_nor_host_context(daemon, llm):
     """SPEC §5: they apply to one call. And a turn's record keeps what it added, not a copy of the
     history it was sent, so records do not grow with the conversation."""
