@@ -10,6 +10,8 @@
 # median of C1_ROUNDS alternating runs).
 #
 #   bash bench/turn_vs_nginx.sh [build-dir]     (default: build-release, built if missing)
+#   TURN=stateful bash bench/turn_vs_nginx.sh   each turn is a stateful first call instead: it
+#                                                 starts a conversation and stores its messages
 #   PROFILE=/tmp/prof bash bench/turn_vs_nginx.sh   also records perf profiles of agentgate
 #   (PERF_CALLGRAPH=dwarf for whole stacks through code built without frame pointers)
 set -euo pipefail
@@ -95,9 +97,14 @@ wrk.body = '{"model":"gpt-bench","messages":[{"role":"system","content":"Answer 
 wrk.headers["content-type"] = "application/json"
 wrk.headers["authorization"] = "Bearer sk-bench"
 LUA
+case "${TURN:-stateless}" in
+  stateless) invoke_body='{"message":"hi"}' ;;
+  stateful) invoke_body='{"message":"hi","stateful":true}' ;;
+  *) echo "TURN is stateless or stateful" >&2; exit 2 ;;
+esac
 cat >"$work/invoke.lua" <<LUA
 wrk.method = "POST"
-wrk.body = '{"message":"hi"}'
+wrk.body = '$invoke_body'
 wrk.headers["content-type"] = "application/json"
 wrk.headers["fl-api-org"] = "acme"
 wrk.headers["fl-api-env"] = "prod"
@@ -118,7 +125,7 @@ gw_check=$(curl -s "http://127.0.0.1:$gate/api/metadata-gateway" -H "content-typ
   -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d '{"method":"GET","path":"sobjects"}')
 echo "$gw_check" | grep -q '"ok":true' || { echo "the gateway did not answer: $gw_check"; exit 1; }
 check=$(curl -s "http://127.0.0.1:$gate/api/agents/bench/invoke" -H "content-type: application/json" \
-  -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d '{"message":"hi"}')
+  -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d "$invoke_body")
 echo "$check" | grep -q '"response":"All good."' || { echo "the turn did not answer: $check"; exit 1; }
 
 rps() { awk '/Requests\/sec/ {print $2}'; }
@@ -156,9 +163,9 @@ gate_run=$(profiled gateway "$work/gateway.lua" "http://127.0.0.1:$gate/api/meta
 b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
 gb=$(echo "$gbase" | rps); g=$(echo "$gate_run" | rps)
 b50=$(echo "$b50s" | median); t50=$(echo "$t50s" | median)
-echo "command: bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1: ${C1_ROUNDS:-3} alternating runs of -t1 -c1 -d${C1_DURATION:-4s}; $(nproc) cores)"
+echo "command: TURN=${TURN:-stateless} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1: ${C1_ROUNDS:-3} alternating runs of -t1 -c1 -d${C1_DURATION:-4s}; $(nproc) cores)"
 echo "nginx proxy_pass to the instant upstream: $b req/s, p99 $(echo "$base" | pct 99)   (baseline)"
-echo "agentgate stateless turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
+echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
 echo "c1 p50 (median of runs): nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms   (runs: nginx$b50s; agentgate$t50s)"
 echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
 echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(awk -v a="$g" -v b="$gb" 'BEGIN {printf "%.2f", a/b}')x"
