@@ -349,6 +349,12 @@ def test_every_turn_has_a_transcript_the_operator_can_read(daemon, llm):
     assert daemon.server.admin("GET", "/orgs/acme/turns/turn_nope")[0] == 404
 
 
+def assert_time_ordered(ids, prefix):
+    """The prefix, 12 hex digits of the millisecond and 16 random ones; made later, sorted later."""
+    assert all(re.fullmatch(prefix + r"[0-9a-f]{28}", i) for i in ids), ids
+    assert ids == sorted(ids) and len(set(ids)) == len(ids), ids
+
+
 def test_turn_ids_sort_in_the_order_the_turns_were_stored(daemon, llm):
     """Time-ordered ids keep the store's index of turn ids growing at its edge (docs/decisions.md)."""
     daemon.agent("bot")
@@ -359,8 +365,7 @@ def test_turn_ids_sort_in_the_order_the_turns_were_stored(daemon, llm):
         assert status == 200
         ids.append(headers["x-agentgate-turn-id"])
         time.sleep(0.002)  # ids made in one millisecond are ordered only by their random part
-    assert all(re.fullmatch(r"turn_[0-9a-f]{28}", i) for i in ids), ids
-    assert ids == sorted(ids) and len(set(ids)) == 3
+    assert_time_ordered(ids, "turn_")
     for turn_id in ids:
         assert daemon.server.admin("GET", f"/orgs/acme/turns/{turn_id}")[0] == 200
 
@@ -375,8 +380,7 @@ def test_conversation_ids_sort_in_the_order_the_conversations_were_started(daemo
         assert status == 200
         ids.append(body["conversation_id"])
         time.sleep(0.002)
-    assert all(re.fullmatch(r"conv_[0-9a-f]{28}", i) for i in ids), ids
-    assert ids == sorted(ids) and len(set(ids)) == 3
+    assert_time_ordered(ids, "conv_")
     llm.push(openai_text("again"))
     status, _, body = daemon.invoke("chat", {"message": "and?", "stateful": True, "conversation_id": ids[0]})
     assert status == 200 and body["conversation_id"] == ids[0]
