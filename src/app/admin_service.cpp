@@ -1,4 +1,5 @@
 #include "app/admin_service.hpp"
+#include "domain/governance/governance.hpp"
 
 #include "domain/admin/names.hpp"
 #include "domain/auth/api_token.hpp"
@@ -10,15 +11,6 @@
 namespace agentgate {
 
 namespace asio = boost::asio;
-
-std::string MonthOf(std::int64_t epoch_ms) {
-  const std::time_t t = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
-  return buf;
-}
 
 std::string ToolSecretSealContext(const std::string& org_id, const std::string& name) {
   return "tool-secret:" + org_id + "/" + name;
@@ -302,7 +294,7 @@ asio::awaitable<Result<UsageReport>> AdminService::GetUsage(std::string org_id,
   if (month && !names::IsValidMonth(*month)) co_return InvalidField("month", "must be YYYY-MM");
   auto org = co_await RequireOrg(org_id);
   if (!org) co_return org.error();
-  const std::string m = month.value_or(MonthOf(clock_.NowMs()));
+  const std::string m = month.value_or(governance::MonthOf(clock_.NowMs()));
   auto rows = co_await store_.Run([&](Store& s) { return s.GetUsage(org_id, m); });
   if (!rows) co_return rows.error();
   co_return UsageReport{m, org->monthly_spend_limit_usd, std::move(*rows)};

@@ -162,9 +162,6 @@ class AdminService {
   bool crm_allow_http_;
 };
 
-// "YYYY-MM" of a UTC instant.
-std::string MonthOf(std::int64_t epoch_ms);
-
 // The context bound into a sealed CRM credential, so it opens only for its own (org, env).
 std::string CrmSealContext(const std::string& org_id, const std::string& env);
 // The same for a tool secret and its (org, name).

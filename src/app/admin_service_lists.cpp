@@ -1,5 +1,6 @@
 // The operator's read-only lists: what the console shows and scripts can page through.
 #include "app/admin_service.hpp"
+#include "domain/governance/governance.hpp"
 #include "ports/clock.hpp"
 
 #include "crypto/crypto.hpp"
@@ -70,7 +71,7 @@ asio::awaitable<Result<std::vector<ConversationListing>>> AdminService::ListConv
 asio::awaitable<Result<AdminService::Overview>> AdminService::GetOverview(int days) {
   const std::int64_t now = clock_.NowMs();
   Overview overview;
-  overview.month = MonthOf(now);
+  overview.month = governance::MonthOf(now);
   overview.first_day = now / kMsPerDay - (days - 1);
   co_return co_await store_.Run([&](Store& s) -> Result<Overview> {
     AG_TRY(overview.orgs, s.ListOrgs("", kMaxOverviewOrgs));

@@ -1,6 +1,7 @@
 #include "domain/governance/governance.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
@@ -16,13 +17,28 @@ std::tm UtcOf(std::int64_t epoch_ms) {
   return tm;
 }
 
+char Digit(int d) {
+  return static_cast<char>('0' + d);
+}
+
 }  // namespace
 
 std::string MonthOf(std::int64_t epoch_ms) {
-  const std::tm tm = UtcOf(epoch_ms);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
-  return buf;
+  // Calendar arithmetic, not gmtime_r and snprintf: every turn asks for its month.
+  using namespace std::chrono;
+  const year_month_day day{floor<days>(sys_time<milliseconds>(milliseconds(epoch_ms)))};
+  const int y = static_cast<int>(day.year());
+  const unsigned m = static_cast<unsigned>(day.month());
+  if (y < 0 || y > 9999) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%04d-%02u", y, m);
+    return buf;
+  }
+  std::string out = "0000-00";
+  for (int i = 3, v = y; i >= 0; --i, v /= 10) out[static_cast<std::size_t>(i)] = Digit(v % 10);
+  out[5] = Digit(static_cast<int>(m / 10));
+  out[6] = Digit(static_cast<int>(m % 10));
+  return out;
 }
 
 std::int64_t NextMonthStartMs(std::int64_t epoch_ms) {

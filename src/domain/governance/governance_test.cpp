@@ -18,7 +18,10 @@ TEST(GovernanceMonths, RollAtMidnightUtcOnTheFirst) {
   EXPECT_EQ(NextMonthStartMs(kNov30Last), kDec1);
   EXPECT_EQ(NextMonthStartMs(kDec1), 1767225600000);  // 2026-01-01: the year rolls too
   EXPECT_EQ(IsoUtc(NextMonthStartMs(kNov30Last)), "2025-12-01T00:00:00Z");
-  EXPECT_EQ(MonthOf(1709164800000), "2024-02");  // 2024-02-29, a leap day
+  EXPECT_EQ(MonthOf(1709164800000), "2024-02");     // 2024-02-29, a leap day
+  EXPECT_EQ(MonthOf(-1), "1969-12");                // the last millisecond before 1970
+  EXPECT_EQ(MonthOf(-62135596800000), "0001-01");   // 0001-01-01, zero-padded
+  EXPECT_EQ(MonthOf(253402300800000), "10000-01");  // past year 9999: all its digits
   EXPECT_EQ(IsoUtc(NextMonthStartMs(1709164800000)), "2024-03-01T00:00:00Z");
 }
 
