@@ -2,6 +2,7 @@
 // One JSON object per line on stdout. Callers pass fields explicitly; nothing secret is ever a
 // field.
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -24,6 +25,12 @@ inline void Warn(std::string_view event, std::initializer_list<Field> fields = {
 inline void Error(std::string_view event, std::initializer_list<Field> fields = {}) {
   Write("error", event, fields);
 }
+
+// One line as Write() prints it, at `epoch_ms`, with its newline.
+std::string Line(std::int64_t epoch_ms, std::string_view level, std::string_view event,
+                 std::initializer_list<Field> fields = {});
+// A line's "ts": RFC 3339 in UTC with milliseconds, e.g. 2026-11-25T22:30:00.123Z.
+std::string Timestamp(std::int64_t epoch_ms);
 
 // Silences output (tests that start many servers in-process).
 void SetEnabled(bool enabled);
