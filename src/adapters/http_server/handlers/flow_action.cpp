@@ -48,10 +48,13 @@ Result<InvokeCall> ReadFlowCall(const Request& r) {
   }
   if (key && !governance::ValidateIdempotencyKey(*key))
     return InvalidField("idempotencyKey", "must be 1-255 visible ASCII characters");
-  json::object fingerprinted = body.as_object();
-  fingerprinted.erase("idempotencyKey");
-  std::string fingerprint =
-      Idempotency::Fingerprint("flow", flow.agent_id, json_text::WriteCanonical(fingerprinted));
+  std::string fingerprint;
+  if (key) {
+    json::object fingerprinted = body.as_object();
+    fingerprinted.erase("idempotencyKey");
+    fingerprint =
+        Idempotency::Fingerprint("flow", flow.agent_id, json_text::WriteCanonical(fingerprinted));
+  }
   return InvokeCall{std::move(flow.agent_id), std::move(flow.request), std::move(key),
                     std::move(fingerprint)};
 }

@@ -36,9 +36,9 @@ Result<InvokeCall> ReadInvokeCall(const Request& r) {
   if (auto header = r.Header("idempotency-key")) {
     call.key = std::string(*header);
     AG_TRYV(governance::ValidateIdempotencyKey(*call.key));
+    call.fingerprint =
+        Idempotency::Fingerprint("invoke", call.agent_id, json_text::WriteCanonical(body));
   }
-  call.fingerprint =
-      Idempotency::Fingerprint("invoke", call.agent_id, json_text::WriteCanonical(body));
   return call;
 }
 

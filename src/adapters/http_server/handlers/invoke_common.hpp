@@ -22,7 +22,7 @@ struct InvokeCall {
   std::string agent_id;
   InvokeRequest request;
   std::optional<std::string> key;  // Idempotency-Key
-  std::string fingerprint;         // of the request, for a replay's check
+  std::string fingerprint;         // of the request, for a replay's check (only with a key)
 };
 
 // An invoke route whole: authenticates the caller (before the body is judged, so an anonymous
