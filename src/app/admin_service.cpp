@@ -1,11 +1,10 @@
 #include "app/admin_service.hpp"
-#include "domain/governance/governance.hpp"
 
 #include "domain/admin/names.hpp"
 #include "domain/auth/api_token.hpp"
+#include "domain/governance/governance.hpp"
 #include "domain/json_text.hpp"
 
-#include <ctime>
 #include <limits>
 
 namespace agentgate {

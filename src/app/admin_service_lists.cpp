@@ -1,9 +1,9 @@
 // The operator's read-only lists: what the console shows and scripts can page through.
 #include "app/admin_service.hpp"
-#include "domain/governance/governance.hpp"
 #include "ports/clock.hpp"
 
 #include "crypto/crypto.hpp"
+#include "domain/governance/governance.hpp"
 
 namespace agentgate {
 
