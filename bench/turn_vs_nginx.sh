@@ -150,11 +150,13 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
 turn=$(profiled turn "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 # One connection: latency is noisy on a shared machine, so C1_ROUNDS alternating runs of each and
-# their medians.
-b50s=""; t50s=""
+# their medians (p50, and p99: a turn that waits on the store's checkpoint shows there).
+b50s=""; t50s=""; b99s=""; t99s=""
 for _ in $(seq "${C1_ROUNDS:-3}"); do
-  b50s="$b50s $(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions" | pct 50 | ms)"
-  t50s="$t50s $(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke" | pct 50 | ms)"
+  out=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
+  b50s="$b50s $(echo "$out" | pct 50 | ms)"; b99s="$b99s $(echo "$out" | pct 99 | ms)"
+  out=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+  t50s="$t50s $(echo "$out" | pct 50 | ms)"; t99s="$t99s $(echo "$out" | pct 99 | ms)"
 done
 
 gbase=$(load "$work/sobjects.lua" "http://127.0.0.1:$proxy/services/data/v64.0/sobjects")
@@ -163,10 +165,12 @@ gate_run=$(profiled gateway "$work/gateway.lua" "http://127.0.0.1:$gate/api/meta
 b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
 gb=$(echo "$gbase" | rps); g=$(echo "$gate_run" | rps)
 b50=$(echo "$b50s" | median); t50=$(echo "$t50s" | median)
+b99=$(echo "$b99s" | median); t99=$(echo "$t99s" | median)
 echo "command: TURN=${TURN:-stateless} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1: ${C1_ROUNDS:-3} alternating runs of -t1 -c1 -d${C1_DURATION:-4s}; $(nproc) cores)"
 echo "nginx proxy_pass to the instant upstream: $b req/s, p99 $(echo "$base" | pct 99)   (baseline)"
 echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
 echo "c1 p50 (median of runs): nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms   (runs: nginx$b50s; agentgate$t50s)"
+echo "c1 p99 (median of runs): nginx $b99 ms, agentgate $t99 ms   (runs: nginx$b99s; agentgate$t99s)"
 echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
 echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(awk -v a="$g" -v b="$gb" 'BEGIN {printf "%.2f", a/b}')x"
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"

@@ -104,5 +104,43 @@ TEST_F(SqliteConnection, ASavepointsJournalStaysInMemory) {
   EXPECT_GT(journaled_files(*db_), before);
 }
 
+// The WAL's size in frames of one page (its header aside).
+std::uintmax_t WalFrames(const std::filesystem::path& db) {
+  return std::filesystem::file_size(db.string() + "-wal") / (4096 + 24);
+}
+
+// Writes 600 transactions of 8 rows of a page each (about 6,000 frames with the table's inner
+// pages) back to back, as the turn committer does under load, and returns the WAL's size after.
+std::uintmax_t WalAfterBusyWriter(const std::filesystem::path& path, int checkpoint_pages) {
+  sqlite::Connection db(path.string(), checkpoint_pages);
+  db.Exec("CREATE TABLE pad(b BLOB)");
+  for (int i = 0; i < 600; ++i) {
+    sqlite::WriteTransaction tx(db);
+    db.Exec(
+        "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 8) INSERT INTO "
+        "pad SELECT randomblob(3500) FROM k");
+    tx.Commit();
+  }
+  auto rows = db.Prepare("SELECT COUNT(*) FROM pad");
+  EXPECT_TRUE(rows.Step());
+  EXPECT_EQ(rows.Int(0), 4800);
+  return WalFrames(path);
+}
+
+// Commits do not checkpoint (SQLite's automatic checkpoint would, inside the commit that crosses
+// its threshold); the checkpointer thread copies the WAL beside the writer, and a WAL copied whole
+// is started over by the next write, so it does not grow with what was written.
+TEST_F(SqliteConnection, TheWalIsCheckpointedBesideABusyWriterAndStartedOver) {
+  const auto other = path_.string() + "-busy";
+  const auto frames = WalAfterBusyWriter(other, 64);
+  EXPECT_LT(frames, 2400u) << "about 6,000 frames were written";
+  // The control: a threshold never reached leaves every frame in the WAL. SQLite's own automatic
+  // checkpoint is off, or it would have copied and restarted it past 1,000 pages.
+  const auto never = path_.string() + "-never";
+  EXPECT_GE(WalAfterBusyWriter(never, 1 << 30), 4800u);
+  for (const auto& p : {other, never})
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
+}
+
 }  // namespace
 }  // namespace agentgate::testing

@@ -1,5 +1,7 @@
 #include "adapters/store_sqlite/sqlite_db.hpp"
 
+#include "adapters/store_sqlite/sqlite_checkpointer.hpp"
+
 #include <sqlite3.h>
 
 namespace agentgate::sqlite {
@@ -96,27 +98,39 @@ bool Statement::IsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
+struct SharedFile {
+  SharedFile(const std::string& path, int checkpoint_pages)
+      : checkpointer(path, checkpoint_pages, writers) {}
+  WriterGate writers;
+  Checkpointer checkpointer;
+};
+
 namespace {
 
-// The writer mutex of a file: shared by every connection to it in this process, and forgotten
-// when the last of them closes.
-std::shared_ptr<std::mutex> WriterOf(const std::string& path) {
+// What the connections to one file in this process share; forgotten when the last of them closes.
+std::shared_ptr<SharedFile> FileOf(const std::string& path, int checkpoint_pages) {
   static std::mutex registry_mutex;
-  static std::map<std::string, std::weak_ptr<std::mutex>> registry;
+  static std::map<std::string, std::weak_ptr<SharedFile>> registry;
   std::lock_guard lock(registry_mutex);
   std::erase_if(registry, [](const auto& kv) { return kv.second.expired(); });
   auto& slot = registry[path];
-  auto writer = slot.lock();
-  if (!writer) {
-    writer = std::make_shared<std::mutex>();
-    slot = writer;
+  auto file = slot.lock();
+  if (!file) {
+    file = std::make_shared<SharedFile>(path, checkpoint_pages);
+    slot = file;
   }
-  return writer;
+  return file;
+}
+
+int NoteCommit(void* checkpointer, sqlite3*, const char*, int wal_pages) {
+  static_cast<Checkpointer*>(checkpointer)->Committed(wal_pages);
+  return SQLITE_OK;
 }
 
 }  // namespace
 
-Connection::Connection(const std::string& path) : writer_(WriterOf(path)) {
+Connection::Connection(const std::string& path, int checkpoint_pages)
+    : file_(FileOf(path, checkpoint_pages)) {
   const int rc =
       sqlite3_open_v2(path.c_str(), &db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -133,6 +147,12 @@ Connection::Connection(const std::string& path) : writer_(WriterOf(path)) {
   Exec(
       "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
       "PRAGMA temp_store=MEMORY;");
+  // In place of SQLite's automatic checkpoint, which runs inside the commit past its threshold.
+  sqlite3_wal_hook(db_, &NoteCommit, &file_->checkpointer);
+}
+
+WriterGate& Connection::writers() {
+  return file_->writers;
 }
 
 Connection::~Connection() {
@@ -171,7 +191,7 @@ std::int64_t Connection::Changes() const {
   return sqlite3_changes64(db_);
 }
 
-WriteTransaction::WriteTransaction(Connection& c) : connection_(c), writing_(c.writer()) {
+WriteTransaction::WriteTransaction(Connection& c) : connection_(c), writing_(c.writers().Enter()) {
   connection_.Prepare("BEGIN IMMEDIATE").Run();
 }
 

@@ -66,9 +66,14 @@ struct SqliteError : std::runtime_error {
   bool IsConstraint() const;
 };
 
+class WriterGate;
+struct SharedFile;
+
 class Connection {
  public:
-  explicit Connection(const std::string& path);
+  // Past `checkpoint_pages` in its WAL, a file is checkpointed on a thread of its own
+  // (sqlite_checkpointer.hpp); the first connection to a file in this process sets it.
+  explicit Connection(const std::string& path, int checkpoint_pages = 1000);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -77,10 +82,8 @@ class Connection {
   // The store's SQL is a fixed set of strings: each is parsed once per connection and reused.
   Statement Prepare(std::string_view sql);
   std::int64_t Changes() const;
-  // Writers of this file in this process take it before BEGIN IMMEDIATE: they then wait their
-  // turn on a mutex (woken at once) instead of in SQLite's busy handler, which sleeps 1, 2, 5 ...
-  // ms between retries. Other processes sharing the file still meet the busy handler.
-  std::mutex& writer() { return *writer_; }
+  // Entered by this process's writers of the file before BEGIN IMMEDIATE.
+  WriterGate& writers();
 
  private:
   struct Cached {
@@ -89,7 +92,7 @@ class Connection {
   };
 
   sqlite3* db_ = nullptr;
-  std::shared_ptr<std::mutex> writer_;  // one per file path, shared by its connections
+  std::shared_ptr<SharedFile> file_;  // one per file path, shared by its connections
   std::map<std::string, Cached, std::less<>> statements_;  // nodes never move: in_use is stable
 };
 
