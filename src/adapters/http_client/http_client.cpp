@@ -3,6 +3,7 @@
 #include "adapters/http_client/await_readable.hpp"
 #include "adapters/http_client/connection_pool.hpp"
 #include "adapters/http_client/dns_resolver.hpp"
+#include "adapters/http_client/request_head.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -12,17 +13,18 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/url/parse.hpp>
 
 #include <openssl/ssl.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <type_traits>
 
@@ -92,10 +94,13 @@ std::optional<std::string_view> HttpClientResponse::Header(std::string_view lowe
 
 namespace {
 
-// A request ready to send: its origin, the message, and what bounds its exchange.
+// A request ready to send: its origin, its head and body as they go out, and what bounds its
+// exchange.
 struct Prepared {
   Origin origin;
-  bhttp::request<bhttp::string_body> message;
+  bhttp::verb verb = bhttp::verb::get;
+  std::string head;
+  std::string body;
   Clock::time_point deadline;
   std::size_t max_response_bytes = 0;
 };
@@ -106,16 +111,16 @@ Result<Prepared> Prepare(HttpClientRequest&& req) {
   const auto verb = bhttp::string_to_verb(req.method);
   if (verb == bhttp::verb::unknown)
     return Error(ErrorCode::kInvalidRequest, "unknown HTTP method " + req.method);
-  Prepared p{
-      std::move(*origin), {verb, "", 11}, Clock::now() + req.timeout, req.max_response_bytes};
-  p.message.target(p.origin.target);
-  p.message.set(bhttp::field::host,
-                p.origin.default_port ? p.origin.host : p.origin.host + ":" + p.origin.port);
-  p.message.set(bhttp::field::user_agent, "agentgate");
-  for (const auto& [k, v] : req.headers) p.message.set(k, v);
-  p.message.body() = std::move(req.body);
-  p.message.prepare_payload();
-  p.message.keep_alive(true);
+  Prepared p;
+  p.origin = std::move(*origin);
+  p.verb = verb;
+  p.body = std::move(req.body);
+  p.deadline = Clock::now() + req.timeout;
+  p.max_response_bytes = req.max_response_bytes;
+  const std::string host =
+      p.origin.default_port ? p.origin.host : p.origin.host + ":" + p.origin.port;
+  p.head = upstream::RequestHead({bhttp::to_string(verb), p.origin.target, host}, req.headers,
+                                 p.body.size());
   return p;
 }
 
@@ -206,28 +211,29 @@ struct HttpClient::Impl {
 
   template <class Stream>
   asio::awaitable<Result<HttpClientResponse>> Exchange(Stream& stream, beast::tcp_stream& lowest,
-                                                       bhttp::request<bhttp::string_body>& request,
-                                                       Clock::time_point deadline,
-                                                       std::size_t max_bytes,
-                                                       ExchangeState& state) {
-    lowest.expires_at(deadline);
-    auto [write_ec, written] = co_await bhttp::async_write(stream, request, kTuple);
+                                                       Prepared& p, ExchangeState& state) {
+    lowest.expires_at(p.deadline);
+    const std::array<asio::const_buffer, 2> outgoing{asio::buffer(p.head), asio::buffer(p.body)};
+    auto [write_ec, written] = co_await asio::async_write(stream, outgoing, kTuple);
     state.transport_error = write_ec;
     if (write_ec) co_return Unavailable("send request", write_ec);
-    const bool head = request.method() == bhttp::verb::head;
+    const bool head = p.verb == bhttp::verb::head;
     // Sent, and never sent again: its body (a model call's whole prompt) is not held while the
     // answer is awaited, which for a model may be minutes.
-    if (!SafeToResend(request.method())) request = {};
+    if (!SafeToResend(p.verb)) {
+      std::string().swap(p.head);
+      std::string().swap(p.body);
+    }
     // While a model thinks, nothing is allocated for reading its answer. Plain TCP only: TLS may
     // already hold what the socket no longer shows (a close_notify read with the last answer), and
     // its connection's own buffers dwarf what the wait saves.
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-      const auto waited = co_await upstream::AwaitReadable(lowest.socket(), deadline);
+      const auto waited = co_await upstream::AwaitReadable(lowest.socket(), p.deadline);
       state.transport_error = waited;
       if (waited) co_return Unavailable("read response", waited);
     }
     bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(max_bytes);
+    parser.body_limit(p.max_response_bytes);
     parser.header_limit(64 * 1024);
     if (head) parser.skip(true);
     beast::flat_buffer buffer;
@@ -236,7 +242,7 @@ struct HttpClient::Impl {
     state.transport_error = read_ec;
     if (read_ec == bhttp::error::body_limit) {
       co_return Error(ErrorCode::kUnavailable,
-                      "response is larger than " + std::to_string(max_bytes) + " bytes");
+                      "response is larger than " + std::to_string(p.max_response_bytes) + " bytes");
     }
     if (read_ec) co_return Unavailable("read response", read_ec);
     auto& message = parser.get();
@@ -254,7 +260,7 @@ struct HttpClient::Impl {
 
   asio::awaitable<Result<HttpClientResponse>> Send(Prepared p) {
     const Origin& origin = p.origin;
-    const auto verb = p.message.method();
+    const auto verb = p.verb;
     LoopPool& loop = PoolFor(co_await asio::this_coro::executor);
     for (int attempt = 0;; ++attempt) {
       auto lease = co_await loop.pool->Acquire(origin.key, p.deadline);
@@ -270,11 +276,9 @@ struct HttpClient::Impl {
       // No co_await inside ?: : GCC 12 destroys the selected temporary twice.
       Result<HttpClientResponse> result = Error(ErrorCode::kInternal, "no exchange");
       if (connection->tls) {
-        result = co_await Exchange(*connection->tls, connection->Lowest(), p.message, p.deadline,
-                                   p.max_response_bytes, state);
+        result = co_await Exchange(*connection->tls, connection->Lowest(), p, state);
       } else {
-        result = co_await Exchange(*connection->plain, connection->Lowest(), p.message, p.deadline,
-                                   p.max_response_bytes, state);
+        result = co_await Exchange(*connection->plain, connection->Lowest(), p, state);
       }
       if (result) {
         if (state.keep_alive) lease->KeepIdle();

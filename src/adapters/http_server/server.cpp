@@ -1,5 +1,6 @@
 #include "adapters/http_server/server.hpp"
 
+#include "adapters/http_server/response_head.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "crypto/crypto.hpp"
 #include "observability/log.hpp"
@@ -13,12 +14,12 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 
 #include <sys/socket.h>
 
@@ -418,15 +419,11 @@ struct Server::Impl {
   }
 
   asio::awaitable<bool> Write(Connection& c, Response response, unsigned version, bool keep_alive) {
-    bhttp::response<bhttp::string_body> out{static_cast<bhttp::status>(response.status), version};
-    out.set(bhttp::field::server, "agentgate");
-    out.set(bhttp::field::content_type, response.content_type);
-    for (const auto& [k, v] : response.headers) out.set(k, v);
-    out.body() = std::move(response.body);
-    out.keep_alive(keep_alive);
-    out.prepare_payload();
+    const std::string head = ResponseHead(response, version, keep_alive);
+    const std::array<asio::const_buffer, 2> message{asio::buffer(head),
+                                                    asio::buffer(response.body)};
     c.stream.expires_after(options.read_timeout);
-    auto [ec, n] = co_await bhttp::async_write(c.stream, out, kTuple);
+    auto [ec, n] = co_await asio::async_write(c.stream, message, kTuple);
     co_return !ec;
   }
 
