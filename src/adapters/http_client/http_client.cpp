@@ -117,8 +117,7 @@ Result<Prepared> Prepare(HttpClientRequest&& req) {
   p.body = std::move(req.body);
   p.deadline = Clock::now() + req.timeout;
   p.max_response_bytes = req.max_response_bytes;
-  const std::string host =
-      p.origin.default_port ? p.origin.host : p.origin.host + ":" + p.origin.port;
+  const std::string host = upstream::HostField(p.origin.host, p.origin.port, p.origin.default_port);
   p.head = upstream::RequestHead({bhttp::to_string(verb), p.origin.target, host}, req.headers,
                                  p.body.size());
   return p;

@@ -11,6 +11,14 @@ bool SameName(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::string HostField(std::string_view host, std::string_view port, bool default_port) {
+  const bool v6 = host.find(':') != std::string_view::npos;
+  std::string field;
+  field.append(v6 ? "[" : "").append(host).append(v6 ? "]" : "");
+  if (!default_port) field.append(":").append(port);
+  return field;
+}
+
 std::string RequestHead(const RequestStart& start,
                         const std::vector<std::pair<std::string, std::string>>& headers,
                         std::size_t body_size) {

@@ -16,6 +16,9 @@ struct RequestStart {
   std::string_view host;    // with its port unless the scheme's default
 };
 
+// The Host field of an origin: an IPv6 literal in brackets, the port unless the scheme's default.
+std::string HostField(std::string_view host, std::string_view port, bool default_port);
+
 // Ends with the blank line. HTTP/1.1, kept alive. A caller's header replaces Host, User-Agent or
 // an earlier one of the same name; Content-Length, Transfer-Encoding and Connection are the
 // client's alone. A body's length is sent when there is one, and for POST, PUT and OPTIONS always.

@@ -36,5 +36,12 @@ TEST(RequestHead, FramingAndConnectionAreTheClientsAlone) {
             "PUT / HTTP/1.1\r\nHost: h\r\nUser-Agent: agentgate\r\nContent-Length: 4\r\n\r\n");
 }
 
+TEST(RequestHead, TheHostFieldBracketsAnIpv6LiteralAndOmitsADefaultPort) {
+  EXPECT_EQ(HostField("api.example", "443", true), "api.example");
+  EXPECT_EQ(HostField("127.0.0.1", "8080", false), "127.0.0.1:8080");
+  EXPECT_EQ(HostField("::1", "8080", false), "[::1]:8080");  // the URL's brackets were dropped
+  EXPECT_EQ(HostField("fe80::2", "80", true), "[fe80::2]");
+}
+
 }  // namespace
 }  // namespace agentgate::upstream
