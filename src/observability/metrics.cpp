@@ -8,11 +8,12 @@
 namespace agentgate {
 namespace {
 
-std::string RenderLabels(const Metrics::Labels& labels) {
-  std::string out;
+void AppendLabels(std::string& out, Metrics::Labels labels) {
+  bool first = true;
   for (const auto& [k, v] : labels) {
-    out += out.empty() ? "" : ",";
-    out += k + "=\"";
+    if (!first) out += ',';
+    first = false;
+    out.append(k).append("=\"");
     for (char c : v) {
       if (c == '"' || c == '\\') out += '\\';
       if (c == '\n') {
@@ -23,7 +24,15 @@ std::string RenderLabels(const Metrics::Labels& labels) {
     }
     out += '"';
   }
-  return out;
+}
+
+// A series' key: its family, '\x1f', its rendered labels. Built in a buffer the thread reuses.
+const std::string& SeriesKey(std::string_view name, Metrics::Labels labels) {
+  thread_local std::string key;
+  key.assign(name);
+  key += '\x1f';
+  AppendLabels(key, labels);
+  return key;
 }
 
 // The shortest text that reads back to the same double: bucket bounds print as written
@@ -64,11 +73,11 @@ void Metrics::DeclareHistogram(const std::string& name, const std::string& help,
   families_[name] = Family{"histogram", help, std::move(buckets)};
 }
 
-std::vector<double> Metrics::Checked(const std::string& name, const char* type) const {
+std::vector<double> Metrics::Checked(std::string_view name, const char* type) const {
   std::lock_guard lock(mutex_);
   auto it = families_.find(name);
   if (it == families_.end() || it->second.type != type) {
-    throw std::logic_error("metric family not declared: " + name);
+    throw std::logic_error("metric family not declared: " + std::string(name));
   }
   return it->second.buckets;
 }
@@ -94,8 +103,8 @@ Metrics::Shard& Metrics::LocalShard() {
 // The shard's own thread is its only writer, so a series missing under the lock is still missing
 // after the family check, which takes the registry's lock and so runs outside the shard's (Render
 // takes the registry's, then each shard's).
-void Metrics::Bump(const std::string& name, const char* type, const Labels& labels, double delta) {
-  std::string key = name + '\x1f' + RenderLabels(labels);
+void Metrics::Bump(std::string_view name, const char* type, Labels labels, double delta) {
+  const std::string& key = SeriesKey(name, labels);
   Shard& shard = LocalShard();
   {
     std::lock_guard lock(shard.mutex);
@@ -106,19 +115,19 @@ void Metrics::Bump(const std::string& name, const char* type, const Labels& labe
   }
   Checked(name, type);
   std::lock_guard lock(shard.mutex);
-  shard.values[std::move(key)] += delta;
+  shard.values[key] += delta;
 }
 
-void Metrics::Add(const std::string& counter, const Labels& labels, double value) {
+void Metrics::Add(std::string_view counter, Labels labels, double value) {
   Bump(counter, "counter", labels, value);
 }
 
-void Metrics::AddGauge(const std::string& gauge, const Labels& labels, double delta) {
+void Metrics::AddGauge(std::string_view gauge, Labels labels, double delta) {
   Bump(gauge, "gauge", labels, delta);
 }
 
-void Metrics::Observe(const std::string& histogram, const Labels& labels, double value) {
-  std::string key = histogram + '\x1f' + RenderLabels(labels);
+void Metrics::Observe(std::string_view histogram, Labels labels, double value) {
+  const std::string& key = SeriesKey(histogram, labels);
   Shard& shard = LocalShard();
   std::unique_lock lock(shard.mutex);
   auto it = shard.histograms.find(key);
@@ -128,7 +137,7 @@ void Metrics::Observe(const std::string& histogram, const Labels& labels, double
     fresh.bounds = Checked(histogram, "histogram");
     fresh.bucket_counts.assign(fresh.bounds.size(), 0);
     lock.lock();
-    it = shard.histograms.emplace(std::move(key), std::move(fresh)).first;
+    it = shard.histograms.emplace(key, std::move(fresh)).first;
   }
   auto& series = it->second;
   for (std::size_t i = 0; i < series.bounds.size(); ++i) {

@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -16,11 +18,13 @@ namespace agentgate {
 
 class Metrics {
  public:
-  using Labels = std::vector<std::pair<std::string, std::string>>;
+  // Views: a request's update allocates nothing once its series exists.
+  using Label = std::pair<std::string_view, std::string_view>;
+  using Labels = std::initializer_list<Label>;
 
-  void Add(const std::string& counter, const Labels& labels, double value = 1);
-  void AddGauge(const std::string& gauge, const Labels& labels, double delta);
-  void Observe(const std::string& histogram, const Labels& labels, double value);
+  void Add(std::string_view counter, Labels labels, double value = 1);
+  void AddGauge(std::string_view gauge, Labels labels, double delta);
+  void Observe(std::string_view histogram, Labels labels, double value);
 
   // Families are declared once with their help text; using an undeclared one is a bug.
   void DeclareCounter(const std::string& name, const std::string& help);
@@ -55,13 +59,13 @@ class Metrics {
   };
 
   Shard& LocalShard();
-  void Bump(const std::string& name, const char* type, const Labels& labels, double delta);
+  void Bump(std::string_view name, const char* type, Labels labels, double delta);
   // Checks the family is declared with this type (once per series and thread); its buckets.
-  std::vector<double> Checked(const std::string& name, const char* type) const;
+  std::vector<double> Checked(std::string_view name, const char* type) const;
 
   const std::uint64_t id_;  // tells this registry's shards from a destroyed one's at its address
   mutable std::mutex mutex_;
-  std::map<std::string, Family> families_;
+  std::map<std::string, Family, std::less<>> families_;
   std::vector<std::unique_ptr<Shard>> shards_;
 };
 

@@ -60,6 +60,22 @@ TEST(Metrics, UpdatesFromManyThreadsAreSummed) {
   EXPECT_NE(text.find("open 0\n"), std::string::npos) << text;
 }
 
+// Labels are views: a value made for the call (a status as text) is read during it, and each
+// distinct value keeps its own series.
+TEST(Metrics, LabelValuesMayBeTemporariesOfTheCall) {
+  Metrics m;
+  m.DeclareCounter("answers_total", "Answers.");
+  for (int status : {200, 404, 200}) {
+    const std::string route = "/r" + std::to_string(status / 100);
+    m.Add("answers_total", {{"route", route}, {"status", std::to_string(status)}});
+  }
+  const std::string text = m.Render();
+  EXPECT_NE(text.find("answers_total{route=\"/r2\",status=\"200\"} 2\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("answers_total{route=\"/r4\",status=\"404\"} 1\n"), std::string::npos)
+      << text;
+}
+
 TEST(Metrics, UndeclaredFamilyIsABug) {
   Metrics m;
   EXPECT_THROW(m.Add("nope", {}), std::logic_error);
