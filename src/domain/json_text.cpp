@@ -1,6 +1,5 @@
 #include "domain/json_text.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include <algorithm>
@@ -75,33 +74,96 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
+// A JSON string, escaped as Boost.JSON does (a canonical text is a stored fingerprint, so the
+// bytes must not change): quote and backslash, the short forms of \b \t \n \f \r, other control
+// characters as \u00xx; everything else as it is.
+void AppendQuoted(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  std::size_t run = 0;  // where the current stretch of unescaped bytes began
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
 void AppendString(std::string& out, boost::json::string_view s) {
   const std::string_view text(s.data(), s.size());
   if (IsValidUtf8(text)) {
-    out += boost::json::serialize(s);
+    AppendQuoted(out, text);
   } else {
-    const std::string valid = ValidUtf8(text);
-    out += boost::json::serialize(boost::json::string_view(valid));
+    AppendQuoted(out, ValidUtf8(text));
   }
+}
+
+template <class Integer>
+void AppendInteger(std::string& out, Integer n) {
+  char buffer[24];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, n).ptr;
+  out.append(buffer, end);
+}
+
+void Append(std::string& out, const boost::json::value& v, bool sort_keys);
+
+void AppendMember(std::string& out, const boost::json::key_value_pair& kv, bool sort_keys) {
+  AppendString(out, kv.key());
+  out += ':';
+  Append(out, kv.value(), sort_keys);
 }
 
 void Append(std::string& out, const boost::json::value& v, bool sort_keys) {
   switch (v.kind()) {
     case boost::json::kind::object: {
       const auto& o = v.get_object();
-      std::vector<const boost::json::key_value_pair*> items;
-      items.reserve(o.size());
-      for (const auto& kv : o) items.push_back(&kv);
+      out += '{';
       if (sort_keys) {
+        std::vector<const boost::json::key_value_pair*> items;
+        items.reserve(o.size());
+        for (const auto& kv : o) items.push_back(&kv);
         std::sort(items.begin(), items.end(),
                   [](const auto* a, const auto* b) { return a->key() < b->key(); });
-      }
-      out += '{';
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) out += ',';
-        AppendString(out, items[i]->key());
-        out += ':';
-        Append(out, items[i]->value(), sort_keys);
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          if (i > 0) out += ',';
+          AppendMember(out, *items[i], sort_keys);
+        }
+      } else {
+        bool first = true;
+        for (const auto& kv : o) {
+          if (!first) out += ',';
+          first = false;
+          AppendMember(out, kv, sort_keys);
+        }
       }
       out += '}';
       return;
@@ -123,8 +185,18 @@ void Append(std::string& out, const boost::json::value& v, bool sort_keys) {
     case boost::json::kind::double_:
       AppendDouble(out, v.get_double());
       return;
-    default:  // null, bool and integers: Boost.JSON's text is already plain
-      out += boost::json::serialize(v);
+    case boost::json::kind::int64:
+      AppendInteger(out, v.get_int64());
+      return;
+    case boost::json::kind::uint64:
+      AppendInteger(out, v.get_uint64());
+      return;
+    case boost::json::kind::bool_:
+      out += v.get_bool() ? "true" : "false";
+      return;
+    case boost::json::kind::null:
+      out += "null";
+      return;
   }
 }
 

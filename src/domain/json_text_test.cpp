@@ -1,6 +1,7 @@
 #include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include <gtest/gtest.h>
@@ -41,6 +42,28 @@ TEST(JsonText, OtherValuesKeepTheirCompactText) {
             R"({"a":[1,-2,true,null,"x\"y\n\u0001"],"b":{}})");
   EXPECT_EQ(Rewrite("18446744073709551615"), "18446744073709551615");
   EXPECT_EQ(Rewrite(R"({"z":1,"a":2})"), R"({"z":1,"a":2})");  // Write keeps the order
+}
+
+// Stored idempotency fingerprints are canonical texts: strings, integers and literals must keep
+// exactly the bytes Boost.JSON's serializer wrote for them.
+TEST(JsonText, StringsIntegersAndLiteralsAreTheBytesBoostJsonWrites) {
+  for (int c = 0; c < 0x80; ++c) {
+    const std::string one = std::string("a") + static_cast<char>(c) + "b";
+    const boost::json::value v(one);
+    EXPECT_EQ(Write(v), boost::json::serialize(v)) << "character " << c;
+  }
+  const boost::json::value mixed("\xc3\xa9 \t\"quoted\" \\ \x7f \x1f end");
+  EXPECT_EQ(Write(mixed), boost::json::serialize(mixed));
+  for (const boost::json::value& v :
+       {boost::json::value(std::numeric_limits<std::int64_t>::min()),
+        boost::json::value(std::numeric_limits<std::int64_t>::max()), boost::json::value(0),
+        boost::json::value(-7), boost::json::value(std::numeric_limits<std::uint64_t>::max()),
+        boost::json::value(true), boost::json::value(false), boost::json::value(nullptr)}) {
+    EXPECT_EQ(Write(v), boost::json::serialize(v));
+  }
+  const auto nested = boost::json::parse(R"({"k\n":{"b":[1,"x",{"c":null}],"a":false}})");
+  EXPECT_EQ(Write(nested), boost::json::serialize(nested));
+  EXPECT_EQ(WriteCanonical(nested), R"({"k\n":{"a":false,"b":[1,"x",{"c":null}]}})");
 }
 
 TEST(JsonText, TextThatIsNotUtf8IsRepairedSoTheJsonIsValid) {
