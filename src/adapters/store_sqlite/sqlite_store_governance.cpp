@@ -175,13 +175,21 @@ namespace {
 // Reserved totals are rounded to a billionth of a dollar, so the sums and differences of many
 // parts leave 0, not a rounding residue, once everything is settled or given back.
 bool TakeOffReservation(Connection& c, const std::string& id, double amount_usd) {
-  auto taken = c.Prepare(
-      "UPDATE spend_reservations SET amount_usd = MAX(0, amount_usd - ?) WHERE id = ? "
-      "RETURNING org_id, agent_id, month");
-  taken.Bind(1, amount_usd).Bind(2, id);
-  if (!taken.Step()) return false;
-  const std::string org_id = taken.Text(0), agent_id = taken.Text(1), month = taken.Text(2);
-  taken.Run();
+  // A read, then an update by key: UPDATE ... RETURNING would gather its one row in a temporary
+  // table, opened and freed on every turn's commit.
+  std::string org_id, agent_id, month;
+  {
+    auto found = c.Prepare("SELECT org_id, agent_id, month FROM spend_reservations WHERE id = ?");
+    found.Bind(1, id);
+    if (!found.Step()) return false;
+    org_id = found.Text(0);
+    agent_id = found.Text(1);
+    month = found.Text(2);
+  }
+  c.Prepare("UPDATE spend_reservations SET amount_usd = MAX(0, amount_usd - ?) WHERE id = ?")
+      .Bind(1, amount_usd)
+      .Bind(2, id)
+      .Run();
   c.Prepare(
        "UPDATE spend_totals SET reserved_usd = MAX(0, ROUND(reserved_usd - ?, 9)) WHERE org_id = ? "
        "AND "
