@@ -29,6 +29,14 @@ Statement::~Statement() {
 }
 
 Statement& Statement::Bind(int index, std::string_view text) {
+  // Cleared when the statement is given back (~Statement), so SQLite never reads it later.
+  const int rc =
+      sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+  if (rc != SQLITE_OK) Throw(db_, rc, "bind");
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::string&& text) {
   const int rc =
       sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");

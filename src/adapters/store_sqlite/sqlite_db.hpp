@@ -30,7 +30,11 @@ class Statement {
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
+  // Text the caller keeps, unchanged, while the statement runs (a variable, a member, a literal)
+  // is bound without a copy; a temporary string is copied.
   Statement& Bind(int index, std::string_view text);
+  Statement& Bind(int index, const char* text) { return Bind(index, std::string_view(text)); }
+  Statement& Bind(int index, std::string&& text);
   Statement& BindBlob(int index, std::string_view bytes);
   Statement& Bind(int index, std::int64_t value);
   Statement& Bind(int index, int value) { return Bind(index, static_cast<std::int64_t>(value)); }
