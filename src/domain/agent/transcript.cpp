@@ -3,6 +3,7 @@
 #include "domain/json_text.hpp"
 
 #include <boost/json/array.hpp>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
 
 #include <algorithm>
@@ -24,29 +25,38 @@ const char* RoleName(Role role) {
   return "user";
 }
 
-json::object MessageJson(const ChatMessage& m, bool withheld) {
-  json::object item{{"role", RoleName(m.role)}};
-  item["content"] = withheld ? std::string("[withheld]") : m.content;
+// Every value is made in the transcript's storage (a buffer on the stack while the text is
+// written), so nesting one in another moves it instead of copying it.
+json::object MessageJson(const ChatMessage& m, bool withheld, const json::storage_ptr& sp) {
+  json::object item(sp);
+  item.emplace("role", RoleName(m.role));
+  item.emplace("content", withheld ? std::string_view("[withheld]") : std::string_view(m.content));
   if (!m.tool_calls.empty()) {
-    json::array tool_calls;
+    json::array tool_calls(sp);
     for (const auto& c : m.tool_calls) {
-      tool_calls.push_back(
-          json::object{{"id", c.id},
-                       {"name", c.name},
-                       {"arguments", withheld ? std::string("[withheld]") : c.arguments_json}});
+      json::object call(sp);
+      call.emplace("id", c.id);
+      call.emplace("name", c.name);
+      call.emplace("arguments",
+                   withheld ? std::string_view("[withheld]") : std::string_view(c.arguments_json));
+      tool_calls.push_back(std::move(call));
     }
-    item["tool_calls"] = std::move(tool_calls);
+    item.emplace("tool_calls", std::move(tool_calls));
   }
-  if (!m.tool_call_id.empty()) item["tool_call_id"] = m.tool_call_id;
+  if (!m.tool_call_id.empty()) item.emplace("tool_call_id", m.tool_call_id);
   return item;
 }
 
-json::object CallJson(const ModelCallRecord& call) {
-  if (!call.failure.empty())
-    return json::object{{"seconds", call.seconds}, {"failure", call.failure}};
-  return json::object{{"seconds", call.seconds},
-                      {"input_tokens", call.input_tokens},
-                      {"output_tokens", call.output_tokens}};
+json::object CallJson(const ModelCallRecord& call, const json::storage_ptr& sp) {
+  json::object out(sp);
+  out.emplace("seconds", call.seconds);
+  if (!call.failure.empty()) {
+    out.emplace("failure", call.failure);
+  } else {
+    out.emplace("input_tokens", call.input_tokens);
+    out.emplace("output_tokens", call.output_tokens);
+  }
+  return out;
 }
 
 }  // namespace
@@ -56,31 +66,36 @@ std::string TranscriptJson(const std::string& system, const std::vector<ChatMess
                            const TurnOutcome& outcome, bool blocked,
                            const std::vector<std::string>& notes,
                            const std::optional<SummaryRecord>& summary) {
-  json::array out;
+  unsigned char buffer[4096];
+  json::monotonic_resource resource(buffer, sizeof buffer);
+  const json::storage_ptr sp(&resource);
+  json::array out(sp);
   for (std::size_t i = std::min(history_sent, messages.size()); i < messages.size(); ++i)
-    out.push_back(MessageJson(messages[i], blocked && messages[i].role == Role::kAssistant));
-  json::array call_log;
-  for (const auto& call : calls) call_log.push_back(CallJson(call));
-  json::object transcript{{"system", system},
-                          {"history_messages", history_sent},
-                          {"messages", std::move(out)},
-                          {"model_calls", std::move(call_log)}};
-  if (!outcome.failure.empty()) transcript["failure"] = outcome.failure;
+    out.push_back(MessageJson(messages[i], blocked && messages[i].role == Role::kAssistant, sp));
+  json::array call_log(sp);
+  for (const auto& call : calls) call_log.push_back(CallJson(call, sp));
+  json::object transcript(sp);
+  transcript.emplace("system", system);
+  transcript.emplace("history_messages", history_sent);
+  transcript.emplace("messages", std::move(out));
+  transcript.emplace("model_calls", std::move(call_log));
+  if (!outcome.failure.empty()) transcript.emplace("failure", outcome.failure);
   if (!notes.empty()) {
-    json::array listed;
+    json::array listed(sp);
     for (const auto& note : notes) listed.emplace_back(note);
-    transcript["notes"] = std::move(listed);
+    transcript.emplace("notes", std::move(listed));
   }
   if (summary) {
-    json::object point{{"messages_folded", summary->messages_folded}};
-    if (summary->called) point["model_call"] = CallJson(summary->call);
+    json::object point(sp);
+    point.emplace("messages_folded", summary->messages_folded);
+    if (summary->called) point.emplace("model_call", CallJson(summary->call, sp));
     if (summary->text.empty()) {
-      point["skipped"] = summary->skipped;
+      point.emplace("skipped", summary->skipped);
     } else {
-      point["through_seq"] = summary->through_seq;
-      point["text"] = summary->text;
+      point.emplace("through_seq", summary->through_seq);
+      point.emplace("text", summary->text);
     }
-    transcript["history_summary"] = std::move(point);
+    transcript.emplace("history_summary", std::move(point));
   }
   return json_text::Write(transcript);
 }

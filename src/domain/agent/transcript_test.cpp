@@ -45,6 +45,23 @@ TEST(Transcript, RecordsMessagesToolCallsAndModelCalls) {
   EXPECT_FALSE(t.as_object().contains("failure"));
 }
 
+// A stored format: its fields keep their order.
+TEST(Transcript, TheTextKeepsItsFieldOrder) {
+  const std::vector<ModelCallRecord> calls{{0.5, 3, 2, ""}};
+  TurnOutcome outcome;
+  outcome.failure = "cut";
+  EXPECT_EQ(TranscriptJson("s", Conversation(), 3, calls, outcome, false, {"n1"}),
+            R"({"system":"s","history_messages":3,"messages":[{"role":"assistant",)"
+            R"("content":"Your card is 4111 1111 1111 1111"}],"model_calls":[{"seconds":0.5,)"
+            R"("input_tokens":3,"output_tokens":2}],"failure":"cut","notes":["n1"]})");
+  const std::string tools = TranscriptJson("s", Conversation(), 1, {}, TurnOutcome{}, false);
+  EXPECT_TRUE(tools.starts_with(
+      R"({"system":"s","history_messages":1,"messages":[{"role":"assistant","content":"",)"
+      R"("tool_calls":[{"id":"c1","name":"lookup","arguments":"{\"card\":\"4111\"}"}]},)"
+      R"({"role":"tool","content":"found","tool_call_id":"c1"})"))
+      << tools;
+}
+
 TEST(Transcript, AWithheldReplyWithholdsEveryModelWrittenText) {
   TurnOutcome outcome;
   outcome.failure = "model timed out";
