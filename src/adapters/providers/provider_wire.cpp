@@ -2,6 +2,7 @@
 
 #include "domain/json_text.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 
 #include <cmath>
@@ -13,9 +14,9 @@ namespace {
 namespace json = boost::json;
 using Kind = ModelFailure::Kind;
 
-std::optional<json::value> ParseJson(const std::string& body) {
+std::optional<json::value> ParseJson(const std::string& body, json::storage_ptr sp = {}) {
   boost::system::error_code ec;
-  auto v = json::parse(body, ec);
+  auto v = json::parse(body, ec, std::move(sp));
   if (ec) return std::nullopt;
   return v;
 }
@@ -63,49 +64,81 @@ json::value ArgumentsObject(const std::string& arguments) {
 }  // namespace
 
 std::string OpenAiRequestBody(const ModelRequest& r) {
-  json::array messages;
-  if (!r.system.empty())
-    messages.push_back(json::object{{"role", "system"}, {"content", r.system}});
+  // Every value in one stack buffer's storage, nested by moving (a turn writes this body for each
+  // model call).
+  unsigned char buffer[4096];
+  json::monotonic_resource resource(buffer, sizeof buffer);
+  const json::storage_ptr sp(&resource);
+  const auto message = [&sp](std::string_view role) {
+    json::object out(sp);
+    out.emplace("role", role);
+    return out;
+  };
+  json::array messages(sp);
+  if (!r.system.empty()) {
+    auto out = message("system");
+    out.emplace("content", r.system);
+    messages.push_back(std::move(out));
+  }
   for (const auto& m : r.messages) {
     switch (m.role) {
-      case Role::kUser:
-        messages.push_back(json::object{{"role", "user"}, {"content", m.content}});
+      case Role::kUser: {
+        auto out = message("user");
+        out.emplace("content", m.content);
+        messages.push_back(std::move(out));
         break;
+      }
       case Role::kAssistant: {
-        json::object out{{"role", "assistant"}};
-        out["content"] = m.content.empty() && !m.tool_calls.empty() ? json::value(nullptr)
-                                                                    : json::value(m.content);
+        auto out = message("assistant");
+        if (m.content.empty() && !m.tool_calls.empty()) {
+          out.emplace("content", nullptr);
+        } else {
+          out.emplace("content", m.content);
+        }
         if (!m.tool_calls.empty()) {
-          json::array calls;
+          json::array calls(sp);
           for (const auto& c : m.tool_calls) {
-            calls.push_back(json::object{
-                {"id", c.id},
-                {"type", "function"},
-                {"function", json::object{{"name", c.name}, {"arguments", c.arguments_json}}}});
+            json::object function(sp);
+            function.emplace("name", c.name);
+            function.emplace("arguments", c.arguments_json);
+            json::object call(sp);
+            call.emplace("id", c.id);
+            call.emplace("type", "function");
+            call.emplace("function", std::move(function));
+            calls.push_back(std::move(call));
           }
-          out["tool_calls"] = std::move(calls);
+          out.emplace("tool_calls", std::move(calls));
         }
         messages.push_back(std::move(out));
         break;
       }
-      case Role::kTool:
-        messages.push_back(json::object{
-            {"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.content}});
+      case Role::kTool: {
+        auto out = message("tool");
+        out.emplace("tool_call_id", m.tool_call_id);
+        out.emplace("content", m.content);
+        messages.push_back(std::move(out));
         break;
+      }
     }
   }
-  json::object body{
-      {"model", r.model}, {"messages", std::move(messages)}, {"max_tokens", r.max_output_tokens}};
-  if (r.temperature) body["temperature"] = *r.temperature;
+  json::object body(sp);
+  body.emplace("model", r.model);
+  body.emplace("messages", std::move(messages));
+  body.emplace("max_tokens", r.max_output_tokens);
+  if (r.temperature) body.emplace("temperature", *r.temperature);
   if (!r.tools.empty()) {
-    json::array tools;
+    json::array tools(sp);
     for (const auto& t : r.tools) {
-      tools.push_back(json::object{{"type", "function"},
-                                   {"function", json::object{{"name", t.name},
-                                                             {"description", t.description},
-                                                             {"parameters", t.parameters}}}});
+      json::object function(sp);
+      function.emplace("name", t.name);
+      function.emplace("description", t.description);
+      function.emplace("parameters", t.parameters);
+      json::object tool(sp);
+      tool.emplace("type", "function");
+      tool.emplace("function", std::move(function));
+      tools.push_back(std::move(tool));
     }
-    body["tools"] = std::move(tools);
+    body.emplace("tools", std::move(tools));
   }
   return json_text::Write(body);
 }
@@ -113,7 +146,10 @@ std::string OpenAiRequestBody(const ModelRequest& r) {
 Parsed OpenAiParseReply(const std::string& body) {
   const ModelFailure malformed{Kind::kTransient, "malformed reply from the model provider",
                                std::nullopt};
-  auto v = ParseJson(body);
+  // Read here and dropped: parsed into a stack buffer's storage, not the heap's.
+  unsigned char buffer[4096];
+  json::monotonic_resource resource(buffer, sizeof buffer);
+  auto v = ParseJson(body, &resource);
   if (!v || !v->is_object()) return malformed;
   const auto* choices = v->as_object().if_contains("choices");
   if (choices == nullptr || !choices->is_array() || choices->as_array().empty()) return malformed;
@@ -208,7 +244,10 @@ std::string AnthropicRequestBody(const ModelRequest& r) {
 Parsed AnthropicParseReply(const std::string& body) {
   const ModelFailure malformed{Kind::kTransient, "malformed reply from the model provider",
                                std::nullopt};
-  auto v = ParseJson(body);
+  // Read here and dropped: parsed into a stack buffer's storage, not the heap's.
+  unsigned char buffer[4096];
+  json::monotonic_resource resource(buffer, sizeof buffer);
+  auto v = ParseJson(body, &resource);
   if (!v || !v->is_object()) return malformed;
   const auto* content = v->as_object().if_contains("content");
   if (content == nullptr || !content->is_array()) return malformed;

@@ -42,6 +42,19 @@ TEST(OpenAiWire, BuildsChatCompletionsWithToolsAndToolMessages) {
   EXPECT_EQ(body.at("tools").at(0).at("function").at("name"), "lookup");
 }
 
+// The body as it was written through Boost.JSON's default storage, byte for byte.
+TEST(OpenAiWire, TheBodyKeepsItsBytes) {
+  EXPECT_EQ(OpenAiRequestBody(ToolRound()),
+            R"({"model":"m","messages":[{"role":"system","content":"Be kind."},{"role":"user",")"
+            R"(content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type)"
+            R"(":"function","function":{"name":"lookup","arguments":"{\"q\":\"x\"}"}},{"id":"c2)"
+            R"(","type":"function","function":{"name":"lookup","arguments":"{}"}}]},{"role":"to)"
+            R"(ol","tool_call_id":"c1","content":"r1"},{"role":"tool","tool_call_id":"c2","cont)"
+            R"(ent":"r2"}],"max_tokens":100,"temperature":0.2,"tools":[{"type":"function","func)"
+            R"(tion":{"name":"lookup","description":"Look up","parameters":{"type":"object"}}}])"
+            R"(})");
+}
+
 TEST(OpenAiWire, ParsesTextToolCallsAndUsage) {
   auto parsed = OpenAiParseReply(R"({"choices":[{"message":{"role":"assistant","content":null,
     "tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"q\":1}"}}]}}],
