@@ -1184,6 +1184,28 @@ TYPED_TEST(StoreContract, ABatchSettlesOnlyItsCommittedTurnsAgainstASharedLease)
   EXPECT_EQ(december.model_calls, 1);
 }
 
+// Committed alone (no other turn in its group), a refused turn leaves nothing either: not its
+// settlement, not its row.
+TYPED_TEST(StoreContract, ARefusedTurnCommittedAloneLeavesNothing) {
+  auto& s = *this->store_;
+  auto lease = s.ReserveSpend({"acme", "bot", "2026-11", 0.1, std::nullopt, 1, 1.0}).value();
+  ASSERT_TRUE(lease.reserved);
+  TurnCommit first = Settling("alone", {Cost(lease.reservation_id, 0.02, 10, 1, "2026-11", 0.1)});
+  ASSERT_TRUE(s.CommitTurns({&first}).at(0));
+  TurnCommit again = Settling("alone", {Cost(lease.reservation_id, 0.5, 7, 3, "2026-11", 0.1)});
+  const auto refused = s.CommitTurns({&again});
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].error().code, ErrorCode::kConflict);
+  const auto november = s.GetUsage("acme", "2026-11").value().at(0);
+  EXPECT_NEAR(november.spent_usd, 0.02, 1e-12);
+  EXPECT_NEAR(november.reserved_usd, 0.9, 1e-12);
+  EXPECT_EQ(november.input_tokens, 10);
+  EXPECT_EQ(november.model_calls, 1);
+  TurnCommit next = Settling("next", {Cost(lease.reservation_id, 0.03, 5, 1, "2026-11", 0.1)});
+  EXPECT_TRUE(s.CommitTurns({&next}).at(0));  // the store is left as it was, ready for more
+  EXPECT_NEAR(s.GetUsage("acme", "2026-11").value().at(0).spent_usd, 0.05, 1e-12);
+}
+
 TYPED_TEST(StoreContract, TheOrgLimitCountsEveryAgent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0).value());
