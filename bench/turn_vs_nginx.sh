@@ -13,6 +13,8 @@
 #   TURN=stateful bash bench/turn_vs_nginx.sh   each turn is a stateful first call instead: it
 #                                                 starts a conversation and stores its messages
 #   PROFILE=/tmp/prof bash bench/turn_vs_nginx.sh   also records perf profiles of agentgate
+#   ALLOCATIONS=1 bash bench/turn_vs_nginx.sh   also counts malloc calls per turn and per gateway
+#   call (one connection, a uprobe on glibc's malloc: perf, as root)
 #   (PERF_CALLGRAPH=dwarf for whole stacks through code built without frame pointers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -174,3 +176,18 @@ echo "c1 p99 (median of runs): nginx $b99 ms, agentgate $t99 ms   (runs: nginx$b
 echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
 echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(awk -v a="$g" -v b="$gb" 'BEGIN {printf "%.2f", a/b}')x"
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
+
+# Allocations are counted, not timed: the same on a quiet machine as on a noisy one.
+if [ -n "${ALLOCATIONS:-}" ]; then
+  libc=$(ldd "$BIN" | awk '/libc\.so/ {print $3}')
+  perf probe -q -x "$libc" malloc 2>/dev/null || true
+  mallocs_per() {  # lua, url
+    perf stat -e probe_libc:malloc -p "$gate_pid" -o "$work/mallocs.txt" -- sleep 3 2>/dev/null &
+    local out reqs
+    out=$(wrk -t1 -c1 -d3s -s "$1" "$2")
+    wait $!
+    reqs=$(echo "$out" | awk '/requests in/ {print $1}')
+    awk -v r="$reqs" '/probe_libc:malloc/ {gsub(",", "", $1); printf "%.1f", $1 / r}' "$work/mallocs.txt"
+  }
+  echo "mallocs per request (one connection): turn $(mallocs_per "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke"), gateway call $(mallocs_per "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")"
+fi
