@@ -32,7 +32,7 @@ AGENTGATE_SERVER_LISTEN=127.0.0.1:$port AGENTGATE_STORE_URL=sqlite:$work/db/agen
   "$BUILD/agentgate" serve --demo >"$work/server.log" 2>&1 &
 server=$!
 pids+=($server)
-until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.01; done
+wait_ready "http://127.0.0.1:$port/healthz" "$work/server.log"
 token=$(grep '^token=' "$work/db/demo-credentials.txt" | cut -d= -f2)
 demo_turn_script "$work/invoke.lua" "$token"
 url="http://127.0.0.1:$port/api/agents/demo-agent/invoke"

@@ -12,13 +12,13 @@ source bench/setup.sh "$@"
 
 work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 
 start_ms=$(date +%s%3N)
 AGENTGATE_SERVER_LISTEN=127.0.0.1:$port AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
   "$BUILD/agentgate" serve --demo >"$work/server.log" 2>&1 &
 pid=$!
-until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.01; done
+wait_ready "http://127.0.0.1:$port/healthz" "$work/server.log"
 ready_ms=$(date +%s%3N)
 # A second start on the existing store (no demo provisioning, no migrations to apply).
 kill $pid; wait $pid 2>/dev/null || true
@@ -26,7 +26,7 @@ start2_ms=$(date +%s%3N)
 AGENTGATE_SERVER_LISTEN=127.0.0.1:$port AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
   "$BUILD/agentgate" serve >"$work/server.log" 2>&1 &
 pid=$!
-until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.01; done
+wait_ready "http://127.0.0.1:$port/healthz" "$work/server.log"
 ready2_ms=$(date +%s%3N)
 
 token=$(grep '^token=' "$work/db/demo-credentials.txt" | cut -d= -f2)

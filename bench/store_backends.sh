@@ -27,12 +27,12 @@ export AGENTGATE_MASTER_KEY=$("$BUILD/agentgate" gen-master-key)
 
 # start NAME STORE_URL: a server in $work/NAME on a free port, left in $port.
 start() {
-  port=$((20000 + RANDOM % 20000))
+  port=$(free_port)
   mkdir -p "$work/$1"
   (cd "$work/$1" && AGENTGATE_SERVER_LISTEN=127.0.0.1:$port AGENTGATE_STORE_URL=$2 \
     exec "$BIN" serve --demo >"$work/$1/server.log" 2>&1) &
   pids+=($!)
-  until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.01; done
+  wait_ready "http://127.0.0.1:$port/healthz" "$work/$1/server.log"
 }
 
 turns() {  # turns PORT TOKEN: requests per second and p99 of the demo turn
@@ -58,13 +58,13 @@ read -r p_rps p_p99 p_err <<<"$(turns "$pg_port" "$pg_token")"
 
 start pg2 "$pg_store"
 pg2_port=$port
-lb_port=$((20000 + RANDOM % 20000))
+lb_port=$(free_port)
 mkdir -p "$work/nginx"
 python3 tests/e2e/nginx_site.py "$work/nginx" "$lb_port" "127.0.0.1:$pg_port" "127.0.0.1:$pg2_port"
 sed -i 's|^ *access_log .*|    access_log off;|' "$work/nginx/nginx.conf"
 nginx -e "$work/nginx/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" -g "daemon off;" &
 pids+=($!)
-until curl -s "http://127.0.0.1:$lb_port/healthz" >/dev/null; do sleep 0.01; done
+wait_ready "http://127.0.0.1:$lb_port/healthz" "$work/nginx/error.log" any
 read -r l_rps l_p99 l_err <<<"$(turns "$lb_port" "$pg_token")"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }

@@ -31,7 +31,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 upstream=$(free_port)
 proxy=$(free_port)
 gate=$(free_port)
@@ -79,7 +78,7 @@ admin="bench-admin-$RANDOM$RANDOM$RANDOM"
   exec "$BIN" serve --config "$work/agentgate.toml" >"$work/server.log" 2>&1) &
 gate_pid=$!
 pids+=($gate_pid)
-until curl -sf "http://127.0.0.1:$gate/healthz" >/dev/null; do sleep 0.01; done
+wait_ready "http://127.0.0.1:$gate/healthz" "$work/server.log"
 api() { curl -sf -X "$1" "http://127.0.0.1:$gate/admin/v1$2" -H "authorization: Bearer $admin" -d "$3"; }
 api POST /orgs '{"id":"acme","name":"Acme","monthly_spend_limit_usd":1000000}' >/dev/null
 api POST /orgs/acme/environments '{"name":"prod"}' >/dev/null
