@@ -8,6 +8,7 @@
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
+#include "app/handoff_wait.hpp"
 #include "app/maintenance.hpp"
 #include "app/spend_ledger.hpp"
 
@@ -226,7 +227,9 @@ int Serve(const ServeOptions& options) {
   // trips overlap the other's (more writers contend for the same spend locks:
   // bench/store_backends.sh measured 0.37x of SQLite with one, 0.42-0.54x with two, 0.39-0.44x with
   // four).
-  TurnCommitter committer(**store, config->store.url.starts_with("sqlite:") ? 1 : 2, 128);
+  const std::chrono::microseconds handoff_spin(config->server.handoff_spin_microseconds);
+  TurnCommitter committer(**store, config->store.url.starts_with("sqlite:") ? 1 : 2, 128,
+                          handoff_spin);
   const ProviderCatalog providers = ProviderCatalog::FromConfig(*config);
   if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
     return Fail("config_invalid", priced.error().message);
@@ -344,7 +347,13 @@ int Serve(const ServeOptions& options) {
        {"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
 
   std::vector<std::thread> threads;
-  for (int i = 1; i < io_threads; ++i) threads.emplace_back([&, i] { loops[i]->run(); });
+  for (int i = 1; i < io_threads; ++i) {
+    threads.emplace_back([&, i] {
+      PollForHandoffs(handoff_spin);
+      loops[i]->run();
+    });
+  }
+  PollForHandoffs(handoff_spin);
   ioc.run();
   for (auto& t : threads) t.join();
   spend.RetireAll();  // what this server leased and did not spend goes back before it exits

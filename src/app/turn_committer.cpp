@@ -2,8 +2,11 @@
 
 namespace agentgate {
 
-TurnCommitter::TurnCommitter(Store& store, int writers, std::size_t max_batch)
-    : store_(store), max_batch_(max_batch) {
+using Clock = std::chrono::steady_clock;
+
+TurnCommitter::TurnCommitter(Store& store, int writers, std::size_t max_batch,
+                             std::chrono::microseconds spin)
+    : store_(store), max_batch_(max_batch), spin_(spin) {
   for (int i = 0; i < writers; ++i) writers_.emplace_back([this] { Write(); });
 }
 
@@ -19,9 +22,34 @@ TurnCommitter::~TurnCommitter() {
 void TurnCommitter::Enqueue(const TurnCommit* commit, std::unique_ptr<Completion> done) {
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(Pending{commit, std::move(done)});
+    queue_.push_back(Pending{commit, std::move(done), Clock::now()});
+    queued_.store(queue_.size(), std::memory_order_release);
   }
   wake_.notify_one();
+}
+
+// Called with the lock not held; the backoff is this writer's own (spinning_ admits one writer).
+void TurnCommitter::SpinForWork() {
+  if (spinning_.exchange(true)) return;
+  if (backoff_.Allows()) {
+    ContentionWatch watch;
+    const auto until = Clock::now() + spin_.budget();
+    bool contended = false;
+    for (int pass = 1; queued_.load(std::memory_order_acquire) == 0 && Clock::now() < until;
+         ++pass) {
+      std::this_thread::yield();
+      if (pass % 4 == 0 && watch.Contended()) {
+        contended = true;
+        break;
+      }
+    }
+    if (contended) {
+      backoff_.Contended();
+    } else {
+      backoff_.Uncontended();
+    }
+  }
+  spinning_.store(false);
 }
 
 void TurnCommitter::Write() {
@@ -30,12 +58,22 @@ void TurnCommitter::Write() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty() && !stopping_) {
+        const auto idle_since = Clock::now();
+        if (spin_.ShouldSpin()) {
+          lock.unlock();
+          SpinForWork();
+          lock.lock();
+        }
+        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (!queue_.empty()) spin_.ObserveGap(queue_.front().queued_at - idle_since);
+      }
       if (queue_.empty()) return;  // stopping, and nothing left to commit
       while (!queue_.empty() && batch.size() < max_batch_) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
+      queued_.store(queue_.size(), std::memory_order_release);
     }
     commits.clear();
     for (const auto& p : batch) commits.push_back(p.commit);

@@ -8,15 +8,23 @@
 //
 // A commit, once queued, always completes: Commit() ignores cancellation, so a turn past its cap
 // that reached its commit learns the commit's outcome instead of abandoning it half-known.
+//
+// Neither side sleeps through a hand-off that takes microseconds when `spin` is set
+// (handoff_wait.hpp): the caller's I/O thread polls until its result is back, and a writer that
+// has recently found new work soon after going idle spins for it before sleeping.
 
+#include "app/handoff_wait.hpp"
 #include "ports/store.hpp"
 
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -28,14 +36,17 @@ namespace agentgate {
 
 class TurnCommitter {
  public:
-  TurnCommitter(Store& store, int writers, std::size_t max_batch);
+  TurnCommitter(Store& store, int writers, std::size_t max_batch,
+                std::chrono::microseconds spin = std::chrono::microseconds(0));
   ~TurnCommitter();  // commits what is queued, then stops the writers
   TurnCommitter(const TurnCommitter&) = delete;
   TurnCommitter& operator=(const TurnCommitter&) = delete;
 
   // `commit` must stay alive until the call completes (the caller awaits it).
   boost::asio::awaitable<Result<void>> Commit(const TurnCommit& commit) {
-    return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void(Result<void>)>(
+    const AwaitedHandoff awaited(co_await boost::asio::this_coro::executor);
+    co_return co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>,
+                                                   void(Result<void>)>(
         [this](auto handler, const TurnCommit* pending) {
           Enqueue(pending, std::make_unique<Resume<decltype(handler)>>(std::move(handler)));
         },
@@ -66,16 +77,22 @@ class TurnCommitter {
   struct Pending {
     const TurnCommit* commit;
     std::unique_ptr<Completion> done;
+    std::chrono::steady_clock::time_point queued_at;
   };
 
   void Enqueue(const TurnCommit* commit, std::unique_ptr<Completion> done);
   void Write();
+  void SpinForWork();
 
   Store& store_;
   const std::size_t max_batch_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Pending> queue_;
+  std::atomic<std::size_t> queued_{0};  // queue_.size(), read without the lock while spinning
+  std::atomic<bool> spinning_{false};   // one writer spins at a time; the others sleep
+  SpinPolicy spin_;
+  SpinBackoff backoff_;  // used by the writer holding spinning_
   bool stopping_ = false;
   std::size_t batches_ = 0;
   std::size_t committed_ = 0;

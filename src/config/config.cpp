@@ -208,6 +208,8 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
                          1000000000));
   AG_TRYV(server.Integer("io_threads", c.server.io_threads, 0, 256));
   AG_TRYV(server.Integer("blocking_threads", c.server.blocking_threads, 1, 1024));
+  AG_TRYV(
+      server.Integer("handoff_spin_microseconds", c.server.handoff_spin_microseconds, 0, 100000));
   AG_TRYV(server.RejectUnknown());
 
   SectionReader store(root["store"].as_table(), "store", env);

@@ -30,6 +30,9 @@ struct ServerConfig {
   int max_requests_per_connection = 1000;
   int io_threads = 0;        // 0 = one per core
   int blocking_threads = 8;  // store calls run here, never on an I/O thread
+  // How long a thread stays awake for a hand-off expected back within microseconds (a turn's
+  // commit) before it sleeps; 0 = always sleep (app/handoff_wait.hpp).
+  int handoff_spin_microseconds = 500;
 };
 
 struct StoreConfig {

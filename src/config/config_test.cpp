@@ -135,6 +135,9 @@ TEST(Config, ErrorsNameTheKey) {
   expect_error("[server]\nmax_connections = 0\n", "server.max_connections");
   expect_error("[server]\nheader_timeout_seconds = -1\n", "server.header_timeout_seconds");
   expect_error("[server]\nmax_requests_per_connection = 0\n", "server.max_requests_per_connection");
+  expect_error("[server]\nhandoff_spin_microseconds = -1\n", "server.handoff_spin_microseconds");
+  expect_error("[server]\nhandoff_spin_microseconds = 100001\n",
+               "server.handoff_spin_microseconds");
   expect_error("[bogus]\n", "bogus");
   expect_error("[store]\nurl = \"mysql://x\"\n", "store.url");
   expect_error("[[providers]]\nname = \"a\"\nkind = \"magic\"\n", "providers[0].kind");

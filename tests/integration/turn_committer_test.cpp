@@ -9,7 +9,9 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <chrono>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace agentgate::testing {
@@ -60,6 +62,76 @@ TEST(TurnCommitter, TurnsThatWaitForTheWriterAreCommittedTogether) {
   EXPECT_EQ(outcomes[40]->error().code, ErrorCode::kConflict);
   EXPECT_EQ(committer.committed(), 40u);
   EXPECT_LE(committer.batches(), 2u);  // the first one the writer took, then all the others
+}
+
+// Runs one commit while another connection holds the file for `held`; returns how many handlers the
+// loop ran until the commit's result was back.
+std::size_t HandlersRunWhileACommitWaits(std::chrono::milliseconds held) {
+  SqliteBackend backend;
+  auto store = backend.Open();
+  const TurnCommit commit = Stateless("turn-1");
+  std::optional<Result<void>> outcome;
+  TurnCommitter committer(*store, 1, 128);
+  boost::asio::io_context io;
+  sqlite::Connection other(backend.path());
+  auto busy = std::make_unique<sqlite::WriteTransaction>(other);
+  boost::asio::co_spawn(
+      io, [&]() -> boost::asio::awaitable<void> { outcome = co_await committer.Commit(commit); },
+      boost::asio::detached);
+  std::thread release([&] {
+    std::this_thread::sleep_for(held);
+    busy.reset();  // rolled back: the commit goes through
+  });
+  const std::size_t handlers = io.run();
+  release.join();
+  EXPECT_TRUE(outcome && *outcome);
+  return handlers;
+}
+
+TEST(TurnCommitter, TheCallersLoopPollsForTheResultInsteadOfSleeping) {
+  PollForHandoffs(std::chrono::seconds(5), false);
+  const std::size_t polling = HandlersRunWhileACommitWaits(std::chrono::milliseconds(50));
+  PollForHandoffs(std::chrono::microseconds(0));
+  const std::size_t sleeping = HandlersRunWhileACommitWaits(std::chrono::milliseconds(50));
+  EXPECT_GT(polling, 100u);  // a pass, then a yield, for 50 ms
+  EXPECT_LT(sleeping, 10u);  // the coroutine's steps and the result
+}
+
+TEST(TurnCommitter, TheCallersLoopStopsPollingAtTheBudget) {
+  // The commit takes 300 ms: a loop with a budget of 5 ms polls for those, then sleeps.
+  PollForHandoffs(std::chrono::seconds(5), false);
+  const std::size_t throughout = HandlersRunWhileACommitWaits(std::chrono::milliseconds(300));
+  PollForHandoffs(std::chrono::milliseconds(5), false);
+  const std::size_t bounded = HandlersRunWhileACommitWaits(std::chrono::milliseconds(300));
+  PollForHandoffs(std::chrono::microseconds(0));
+  EXPECT_GT(bounded, 10u);
+  EXPECT_LT(bounded * 10, throughout);
+}
+
+TEST(TurnCommitter, AWriterSpinningForWorkCommitsEveryTurnAndStops) {
+  SqliteBackend backend;
+  auto store = backend.Open();
+  std::vector<TurnCommit> commits;
+  for (int i = 0; i < 200; ++i) commits.push_back(Stateless("turn-" + std::to_string(i)));
+  boost::asio::io_context io;
+  std::size_t committed = 0;
+  {
+    TurnCommitter committer(*store, 2, 128, std::chrono::milliseconds(2));
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+          // One after another: each finds the writer idle a moment ago, so it learns to spin.
+          for (const auto& commit : commits) {
+            auto outcome = co_await committer.Commit(commit);
+            EXPECT_TRUE(outcome);
+          }
+        },
+        boost::asio::detached);
+    io.run();
+    committed = committer.committed();
+  }  // the destructor returns although a writer may be spinning
+  EXPECT_EQ(committed, 200u);
+  EXPECT_TRUE(store->GetTurn("turn-199").value());
 }
 
 }  // namespace

@@ -1,0 +1,117 @@
+#include "app/handoff_wait.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include <time.h>
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+#include <utility>
+
+namespace agentgate {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+struct LoopThread {
+  std::chrono::microseconds budget{0};
+  int awaited = 0;
+  Clock::time_point poll_until;
+  bool polling = false;
+  int passes = 0;
+  bool back_off = true;
+  std::optional<ContentionWatch> watch;
+  SpinBackoff backoff;
+};
+
+namespace {
+
+thread_local LoopThread t_loop_thread;
+
+// One pass of polling: a handler that posts itself again while a hand-off is awaited. A loop with
+// a handler queued runs epoll without waiting, so the posted result is found at the next pass.
+void PollPass(boost::asio::any_io_executor loop) {
+  LoopThread& self = t_loop_thread;
+  const bool contended = self.back_off && ++self.passes % 4 == 0 && self.watch->Contended();
+  if (contended || self.awaited == 0 || Clock::now() >= self.poll_until) {
+    self.polling = false;
+    if (contended) {
+      self.backoff.Contended();
+    } else {
+      self.backoff.Uncontended();
+    }
+    return;
+  }
+  std::this_thread::yield();  // a runnable thread on this CPU (the committer) goes first
+  boost::asio::post(loop, [loop]() mutable { PollPass(std::move(loop)); });
+}
+
+}  // namespace
+
+bool SpinBackoff::Allows() {
+  if (skip_ == 0) return true;
+  --skip_;
+  return false;
+}
+
+void SpinBackoff::Contended() {
+  backoff_ = std::clamp(backoff_ * 2, 1, 1024);
+  skip_ = backoff_;
+}
+
+void SpinBackoff::Uncontended() {
+  backoff_ = 0;
+}
+
+namespace {
+
+std::chrono::nanoseconds ThreadCpuTime() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+}  // namespace
+
+ContentionWatch::ContentionWatch() : began_(Clock::now()), cpu_at_start_(ThreadCpuTime()) {}
+
+bool ContentionWatch::Contended() const {
+  const auto wall = Clock::now() - began_;
+  if (wall < std::chrono::microseconds(20)) return false;
+  return (ThreadCpuTime() - cpu_at_start_) * 2 < wall;
+}
+
+void SpinPolicy::ObserveGap(std::chrono::nanoseconds gap) {
+  gap = std::clamp<std::chrono::nanoseconds>(gap, std::chrono::nanoseconds(0),
+                                             std::chrono::seconds(1));
+  average_gap_ += (gap - average_gap_) / 8;
+}
+
+AwaitedHandoff::AwaitedHandoff(const boost::asio::any_io_executor& loop) : thread_(&t_loop_thread) {
+  LoopThread& self = *thread_;
+  ++self.awaited;
+  if (self.budget.count() == 0) return;
+  self.poll_until = Clock::now() + self.budget;
+  if (self.polling || !self.backoff.Allows()) return;
+  self.polling = true;
+  self.watch.emplace();
+  boost::asio::post(loop, [loop]() mutable { PollPass(std::move(loop)); });
+}
+
+AwaitedHandoff::~AwaitedHandoff() {
+  // Only on the thread that marked it: a frame destroyed elsewhere (a loop torn down at exit)
+  // must not touch another thread's count, which may be gone.
+  if (thread_ == &t_loop_thread) --thread_->awaited;
+}
+
+void PollForHandoffs(std::chrono::microseconds budget, bool back_off) {
+  t_loop_thread.budget = budget;
+  t_loop_thread.back_off = back_off;
+  t_loop_thread.backoff = SpinBackoff{};
+}
+
+}  // namespace agentgate

@@ -1,0 +1,81 @@
+#pragma once
+// Staying awake for a hand-off that comes back within microseconds. A turn hands its commit to
+// the committer thread and its I/O thread would sleep in epoll until the result is posted back;
+// the committer sleeps on a condition variable between batches. Waking a sleeping thread costs
+// tens of microseconds on a virtual machine (an inter-processor interrupt, and the host running an
+// idle vCPU again), twice per turn. So both sides stay awake for a bounded time instead:
+// - an I/O thread with a hand-off awaited keeps its loop polling (epoll with no wait) for at most
+//   `budget` after the hand-off, yielding the CPU between passes;
+// - the committer, when work has recently followed within `budget` of its going idle, spins for
+//   the next commit for at most `budget`, yielding between checks (`SpinPolicy`).
+// Spinning should only use a CPU nothing else wants: a spinner that has had less than half of the
+// CPU since it began (others ran in its yields) sleeps at once and skips its next chances to spin,
+// 1, 2, 4, ... up to 1,024 of them (`SpinBackoff`). Without that, the spinning took a fifth of the
+// turns per second at 8 connections on 2 cores.
+// A budget of zero turns both off (server.handoff_spin_microseconds).
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <chrono>
+
+namespace agentgate {
+
+// Whether a thread about to sleep should first spin for the next piece of work: when the recent
+// idle gaps (work arriving after the thread found none; an average weighted 1/8 to the newest)
+// are shorter than the budget. It starts asleep: a quiet server never spins.
+class SpinPolicy {
+ public:
+  explicit SpinPolicy(std::chrono::microseconds budget) : budget_(budget) {}
+  bool ShouldSpin() const { return budget_.count() > 0 && average_gap_ < budget_; }
+  std::chrono::microseconds budget() const { return budget_; }
+  void ObserveGap(std::chrono::nanoseconds gap);
+
+ private:
+  std::chrono::microseconds budget_;
+  std::chrono::nanoseconds average_gap_ = std::chrono::seconds(1);
+};
+
+// Skips chances to spin after a spin that found its CPU wanted, twice as many each time in a row.
+class SpinBackoff {
+ public:
+  bool Allows();     // false while chances are being skipped (and counts this one)
+  void Contended();  // the spin was switched out for another thread
+  void Uncontended();
+
+ private:
+  int skip_ = 0;
+  int backoff_ = 0;
+};
+
+// Whether the calling thread, spinning since the watch was made, has had less than half of the
+// CPU in that time (at least 20 us of it): a CPU other threads want.
+class ContentionWatch {
+ public:
+  ContentionWatch();
+  bool Contended() const;
+
+ private:
+  std::chrono::steady_clock::time_point began_;
+  std::chrono::nanoseconds cpu_at_start_;
+};
+
+// Marks, for its lifetime, a hand-off that the calling coroutine awaits: while one is marked, the
+// I/O thread running the coroutine's loop polls instead of sleeping, for at most the loop's budget
+// after the newest mark. Create it on the loop's thread (in a coroutine of that loop).
+class AwaitedHandoff {
+ public:
+  explicit AwaitedHandoff(const boost::asio::any_io_executor& loop);
+  ~AwaitedHandoff();
+  AwaitedHandoff(const AwaitedHandoff&) = delete;
+  AwaitedHandoff& operator=(const AwaitedHandoff&) = delete;
+
+ private:
+  struct LoopThread* thread_;
+};
+
+// Declares the calling thread an I/O thread whose loop may poll for awaited hand-offs, for at most
+// `budget` each. Call on the thread before it runs its loop. Without it a thread never polls.
+// `back_off` = false keeps polling through contention (tests that count polls on a busy machine).
+void PollForHandoffs(std::chrono::microseconds budget, bool back_off = true);
+
+}  // namespace agentgate
