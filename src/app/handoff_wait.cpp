@@ -23,7 +23,8 @@ struct LoopThread {
   Clock::time_point poll_until;
   bool polling = false;
   int passes = 0;
-  bool back_off = true;
+  Polling mode = Polling::kWhenItPays;
+  SpinPolicy waits{std::chrono::microseconds(0)};  // how long this thread's hand-offs took
   std::optional<ContentionWatch> watch;
   SpinBackoff backoff;
 };
@@ -36,7 +37,8 @@ thread_local LoopThread t_loop_thread;
 // a handler queued runs epoll without waiting, so the posted result is found at the next pass.
 void PollPass(boost::asio::any_io_executor loop) {
   LoopThread& self = t_loop_thread;
-  const bool contended = self.back_off && ++self.passes % 4 == 0 && self.watch->Contended();
+  const bool contended =
+      self.mode == Polling::kWhenItPays && ++self.passes % 4 == 0 && self.watch->Contended();
   if (contended || self.awaited == 0 || Clock::now() >= self.poll_until) {
     self.polling = false;
     if (contended) {
@@ -85,18 +87,22 @@ bool ContentionWatch::Contended() const {
   return (ThreadCpuTime() - cpu_at_start_) * 2 < wall;
 }
 
-void SpinPolicy::ObserveGap(std::chrono::nanoseconds gap) {
-  gap = std::clamp<std::chrono::nanoseconds>(gap, std::chrono::nanoseconds(0),
-                                             std::chrono::seconds(1));
-  average_gap_ += (gap - average_gap_) / 8;
+void SpinPolicy::ObserveWait(std::chrono::nanoseconds wait) {
+  wait = std::clamp<std::chrono::nanoseconds>(wait, std::chrono::nanoseconds(0),
+                                              std::chrono::seconds(1));
+  average_wait_ += (wait - average_wait_) / 8;
 }
 
-AwaitedHandoff::AwaitedHandoff(const boost::asio::any_io_executor& loop) : thread_(&t_loop_thread) {
+AwaitedHandoff::AwaitedHandoff(const boost::asio::any_io_executor& loop)
+    : thread_(&t_loop_thread), handed_off_(Clock::now()) {
   LoopThread& self = *thread_;
   ++self.awaited;
   if (self.budget.count() == 0) return;
-  self.poll_until = Clock::now() + self.budget;
-  if (self.polling || !self.backoff.Allows()) return;
+  self.poll_until = handed_off_ + self.budget;
+  if (self.polling) return;
+  if (self.mode == Polling::kWhenItPays && (!self.waits.ShouldSpin() || !self.backoff.Allows())) {
+    return;
+  }
   self.polling = true;
   self.watch.emplace();
   boost::asio::post(loop, [loop]() mutable { PollPass(std::move(loop)); });
@@ -105,12 +111,15 @@ AwaitedHandoff::AwaitedHandoff(const boost::asio::any_io_executor& loop) : threa
 AwaitedHandoff::~AwaitedHandoff() {
   // Only on the thread that marked it: a frame destroyed elsewhere (a loop torn down at exit)
   // must not touch another thread's count, which may be gone.
-  if (thread_ == &t_loop_thread) --thread_->awaited;
+  if (thread_ != &t_loop_thread) return;
+  --thread_->awaited;
+  thread_->waits.ObserveWait(Clock::now() - handed_off_);
 }
 
-void PollForHandoffs(std::chrono::microseconds budget, bool back_off) {
+void PollForHandoffs(std::chrono::microseconds budget, Polling polling) {
   t_loop_thread.budget = budget;
-  t_loop_thread.back_off = back_off;
+  t_loop_thread.mode = polling;
+  t_loop_thread.waits = SpinPolicy(budget);
   t_loop_thread.backoff = SpinBackoff{};
 }
 

@@ -5,7 +5,8 @@
 // tens of microseconds on a virtual machine (an inter-processor interrupt, and the host running an
 // idle vCPU again), twice per turn. So both sides stay awake for a bounded time instead:
 // - an I/O thread with a hand-off awaited keeps its loop polling (epoll with no wait) for at most
-//   `budget` after the hand-off, yielding the CPU between passes;
+//   `budget` after the hand-off, yielding the CPU between passes, when its hand-offs have recently
+//   come back within `budget`;
 // - the committer, when work has recently followed within `budget` of its going idle, spins for
 //   the next commit for at most `budget`, yielding between checks (`SpinPolicy`).
 // Spinning should only use a CPU nothing else wants: a spinner that has had less than half of the
@@ -20,19 +21,20 @@
 
 namespace agentgate {
 
-// Whether a thread about to sleep should first spin for the next piece of work: when the recent
-// idle gaps (work arriving after the thread found none; an average weighted 1/8 to the newest)
-// are shorter than the budget. It starts asleep: a quiet server never spins.
+// Whether a thread about to sleep should first spin for what it waits for: when its recent waits
+// (a writer's gap before new work came, an I/O thread's hand-off until its result came back; an
+// average weighted 1/8 to the newest) are shorter than the budget. It starts asleep: a quiet
+// server never spins, and a store whose commits take longer than the budget is never polled for.
 class SpinPolicy {
  public:
   explicit SpinPolicy(std::chrono::microseconds budget) : budget_(budget) {}
-  bool ShouldSpin() const { return budget_.count() > 0 && average_gap_ < budget_; }
+  bool ShouldSpin() const { return budget_.count() > 0 && average_wait_ < budget_; }
   std::chrono::microseconds budget() const { return budget_; }
-  void ObserveGap(std::chrono::nanoseconds gap);
+  void ObserveWait(std::chrono::nanoseconds wait);
 
  private:
   std::chrono::microseconds budget_;
-  std::chrono::nanoseconds average_gap_ = std::chrono::seconds(1);
+  std::chrono::nanoseconds average_wait_ = std::chrono::seconds(1);
 };
 
 // Skips chances to spin after a spin that found its CPU wanted, twice as many each time in a row.
@@ -71,11 +73,16 @@ class AwaitedHandoff {
 
  private:
   struct LoopThread* thread_;
+  std::chrono::steady_clock::time_point handed_off_;
+};
+
+enum class Polling {
+  kWhenItPays,  // hand-offs recently back within the budget, and the CPU not wanted by others
+  kAlways,      // every hand-off, for the whole budget (tests that count the polls)
 };
 
 // Declares the calling thread an I/O thread whose loop may poll for awaited hand-offs, for at most
 // `budget` each. Call on the thread before it runs its loop. Without it a thread never polls.
-// `back_off` = false keeps polling through contention (tests that count polls on a busy machine).
-void PollForHandoffs(std::chrono::microseconds budget, bool back_off = true);
+void PollForHandoffs(std::chrono::microseconds budget, Polling polling = Polling::kWhenItPays);
 
 }  // namespace agentgate

@@ -17,7 +17,7 @@ TEST(SpinPolicy, WorkThatKeepsFollowingWithinTheBudgetIsSpunFor) {
   SpinPolicy policy(microseconds(500));
   int observed = 0;
   while (!policy.ShouldSpin() && observed < 100) {
-    policy.ObserveGap(microseconds(300));
+    policy.ObserveWait(microseconds(300));
     ++observed;
   }
   EXPECT_TRUE(policy.ShouldSpin());
@@ -26,31 +26,32 @@ TEST(SpinPolicy, WorkThatKeepsFollowingWithinTheBudgetIsSpunFor) {
 
 TEST(SpinPolicy, LongGapsStopTheSpinningAndShortOnesBringItBack) {
   SpinPolicy policy(microseconds(500));
-  for (int i = 0; i < 100; ++i) policy.ObserveGap(microseconds(100));
+  for (int i = 0; i < 100; ++i) policy.ObserveWait(microseconds(100));
   ASSERT_TRUE(policy.ShouldSpin());
   int long_gaps = 0;
   while (policy.ShouldSpin()) {
-    policy.ObserveGap(std::chrono::milliseconds(20));
+    policy.ObserveWait(std::chrono::milliseconds(20));
     ++long_gaps;
   }
   EXPECT_LE(long_gaps, 2);  // a slower pace is believed quickly: spinning through it is waste
-  for (int i = 0; i < 100; ++i) policy.ObserveGap(microseconds(100));
+  for (int i = 0; i < 100; ++i) policy.ObserveWait(microseconds(100));
   EXPECT_TRUE(policy.ShouldSpin());
 }
 
 TEST(SpinPolicy, ABudgetOfZeroNeverSpins) {
   SpinPolicy policy(microseconds(0));
-  for (int i = 0; i < 100; ++i) policy.ObserveGap(microseconds(0));
+  for (int i = 0; i < 100; ++i) policy.ObserveWait(microseconds(0));
   EXPECT_FALSE(policy.ShouldSpin());
 }
 
 TEST(SpinPolicy, ANegativeOrHugeGapIsBounded) {
   SpinPolicy policy(microseconds(500));
-  for (int i = 0; i < 100; ++i) policy.ObserveGap(microseconds(-1000000));  // clocks of two threads
+  for (int i = 0; i < 100; ++i)
+    policy.ObserveWait(microseconds(-1000000));  // clocks of two threads
   EXPECT_TRUE(policy.ShouldSpin());
-  policy.ObserveGap(std::chrono::hours(1000000));
+  policy.ObserveWait(std::chrono::hours(1000000));
   EXPECT_FALSE(policy.ShouldSpin());
-  for (int i = 0; i < 100; ++i) policy.ObserveGap(microseconds(0));
+  for (int i = 0; i < 100; ++i) policy.ObserveWait(microseconds(0));
   EXPECT_TRUE(policy.ShouldSpin());  // the hour counted as a second, not as forever
 }
 

@@ -66,7 +66,7 @@ void TurnCommitter::Write() {
           lock.lock();
         }
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (!queue_.empty()) spin_.ObserveGap(queue_.front().queued_at - idle_since);
+        if (!queue_.empty()) spin_.ObserveWait(queue_.front().queued_at - idle_since);
       }
       if (queue_.empty()) return;  // stopping, and nothing left to commit
       while (!queue_.empty() && batch.size() < max_batch_) {

@@ -89,7 +89,7 @@ std::size_t HandlersRunWhileACommitWaits(std::chrono::milliseconds held) {
 }
 
 TEST(TurnCommitter, TheCallersLoopPollsForTheResultInsteadOfSleeping) {
-  PollForHandoffs(std::chrono::seconds(5), false);
+  PollForHandoffs(std::chrono::seconds(5), Polling::kAlways);
   const std::size_t polling = HandlersRunWhileACommitWaits(std::chrono::milliseconds(50));
   PollForHandoffs(std::chrono::microseconds(0));
   const std::size_t sleeping = HandlersRunWhileACommitWaits(std::chrono::milliseconds(50));
@@ -99,13 +99,45 @@ TEST(TurnCommitter, TheCallersLoopPollsForTheResultInsteadOfSleeping) {
 
 TEST(TurnCommitter, TheCallersLoopStopsPollingAtTheBudget) {
   // The commit takes 300 ms: a loop with a budget of 5 ms polls for those, then sleeps.
-  PollForHandoffs(std::chrono::seconds(5), false);
+  PollForHandoffs(std::chrono::seconds(5), Polling::kAlways);
   const std::size_t throughout = HandlersRunWhileACommitWaits(std::chrono::milliseconds(300));
-  PollForHandoffs(std::chrono::milliseconds(5), false);
+  PollForHandoffs(std::chrono::milliseconds(5), Polling::kAlways);
   const std::size_t bounded = HandlersRunWhileACommitWaits(std::chrono::milliseconds(300));
   PollForHandoffs(std::chrono::microseconds(0));
   EXPECT_GT(bounded, 10u);
   EXPECT_LT(bounded * 10, throughout);
+}
+
+TEST(TurnCommitter, ALoopWhoseCommitsTakeLongerThanTheBudgetStopsPollingForThem) {
+  SqliteBackend backend;
+  auto store = backend.Open();
+  TurnCommitter committer(*store, 1, 128);
+  boost::asio::io_context io;
+  int next_id = 0;
+  auto commit_once = [&](std::chrono::milliseconds held) {
+    const TurnCommit commit = Stateless("turn-" + std::to_string(next_id++));
+    sqlite::Connection other(backend.path());
+    auto busy = std::make_unique<sqlite::WriteTransaction>(other);
+    if (held.count() == 0) busy.reset();
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> { EXPECT_TRUE(co_await committer.Commit(commit)); },
+        boost::asio::detached);
+    std::thread release([&] {
+      std::this_thread::sleep_for(held);
+      busy.reset();
+    });
+    io.restart();
+    const std::size_t handlers = io.run();
+    release.join();
+    return handlers;
+  };
+  PollForHandoffs(std::chrono::milliseconds(2));
+  for (int i = 0; i < 80; ++i) commit_once(std::chrono::milliseconds(0));  // quick: worth polling
+  for (int i = 0; i < 3; ++i) commit_once(std::chrono::milliseconds(30));  // then slow
+  const std::size_t handlers = commit_once(std::chrono::milliseconds(30));
+  PollForHandoffs(std::chrono::microseconds(0));
+  EXPECT_LT(handlers, 10u);  // slept through it
 }
 
 TEST(TurnCommitter, AWriterSpinningForWorkCommitsEveryTurnAndStops) {
