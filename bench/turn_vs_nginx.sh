@@ -152,12 +152,17 @@ base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
 turn=$(profiled turn "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 # One connection: latency is noisy on a shared machine, so C1_ROUNDS alternating runs of each and
 # their medians (p50, and p99: a turn that waits on the store's checkpoint shows there).
-b50s=""; t50s=""; b99s=""; t99s=""
+# Also agentgate's CPU time per turn there (all its threads, from /proc: user + system ticks).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$gate_pid/stat"; }
+b50s=""; t50s=""; b99s=""; t99s=""; cpus=""
 for _ in $(seq "${C1_ROUNDS:-3}"); do
   out=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
   b50s="$b50s $(echo "$out" | pct 50 | ms)"; b99s="$b99s $(echo "$out" | pct 99 | ms)"
+  ticks=$(cpu_ticks)
   out=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
   t50s="$t50s $(echo "$out" | pct 50 | ms)"; t99s="$t99s $(echo "$out" | pct 99 | ms)"
+  cpus="$cpus $(awk -v t=$(($(cpu_ticks) - ticks)) -v hz="$(getconf CLK_TCK)" \
+    -v n="$(echo "$out" | awk '/requests in/ {print $1}')" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}')"
 done
 
 gbase=$(load "$work/sobjects.lua" "http://127.0.0.1:$proxy/services/data/v64.0/sobjects")
@@ -172,6 +177,7 @@ echo "nginx proxy_pass to the instant upstream: $b req/s, p99 $(echo "$base" | p
 echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
 echo "c1 p50 (median of runs): nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms   (runs: nginx$b50s; agentgate$t50s)"
 echo "c1 p99 (median of runs): nginx $b99 ms, agentgate $t99 ms   (runs: nginx$b99s; agentgate$t99s)"
+echo "c1 agentgate CPU per turn (median of runs): $(echo "$cpus" | median) us   (runs:$cpus)"
 echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
 echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(awk -v a="$g" -v b="$gb" 'BEGIN {printf "%.2f", a/b}')x"
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
