@@ -1,18 +1,14 @@
 #include "adapters/http_server/response_head.hpp"
 
-#include <boost/beast/http/status.hpp>
+#include "adapters/http_common/header_fields.hpp"
 
-#include <strings.h>
+#include <boost/beast/http/status.hpp>
 
 #include <array>
 #include <string_view>
 
 namespace agentgate::http {
 namespace {
-
-bool SameName(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 std::string_view ReasonFor(int status) {
   if (status == 499) return "Client Closed Request";  // nginx's, for a canceled turn
@@ -36,26 +32,15 @@ std::string ResponseHead(const Response& response, unsigned version, bool keep_a
   head += ' ';
   head += ReasonFor(response.status);
   head += "\r\n";
-  const auto add = [&head](std::string_view name, std::string_view value) {
-    head.append(name).append(": ").append(value).append("\r\n");
-  };
-  const auto& extra = response.headers;
-  const auto replaced_after = [&extra](std::string_view name, std::size_t from) {
-    for (std::size_t i = from; i < extra.size(); ++i)
-      if (SameName(extra[i].first, name)) return true;
-    return false;
-  };
-  if (!replaced_after("Server", 0)) add("Server", "agentgate");
-  if (!replaced_after("Content-Type", 0)) add("Content-Type", response.content_type);
-  for (std::size_t i = 0; i < extra.size(); ++i) {
-    const auto& [name, value] = extra[i];
-    if (SameName(name, "Content-Length") || SameName(name, "Connection")) continue;
-    if (!replaced_after(name, i + 1)) add(name, value);
+  http_fields::AppendFields(head,
+                            {{"Server", "agentgate"}, {"Content-Type", response.content_type}},
+                            response.headers, {"Content-Length", "Connection"});
+  if (MayHaveLength(response.status)) {
+    http_fields::Append(head, "Content-Length", std::to_string(response.body.size()));
   }
-  if (MayHaveLength(response.status)) add("Content-Length", std::to_string(response.body.size()));
   // HTTP/1.1 keeps a connection unless told; HTTP/1.0 closes it unless told.
-  if (version == 10 && keep_alive) add("Connection", "keep-alive");
-  if (version != 10 && !keep_alive) add("Connection", "close");
+  if (version == 10 && keep_alive) http_fields::Append(head, "Connection", "keep-alive");
+  if (version != 10 && !keep_alive) http_fields::Append(head, "Connection", "close");
   head += "\r\n";
   return head;
 }
