@@ -46,6 +46,24 @@ TEST_F(SqliteConnection, AReusedStatementStartsOverWithNoBindingsLeft) {
   EXPECT_EQ(again.Int(0), 1);  // from the first row, not where the dropped one stopped
 }
 
+TEST_F(SqliteConnection, ATemporaryStringIsCopiedWhenBoundAndKeptTextIsRead) {
+  db_->Exec("CREATE TABLE words(w TEXT)");
+  auto insert = db_->Prepare("INSERT INTO words VALUES (?), (?)");
+  std::string kept(64, 'k');  // longer than the short-string buffer: its bytes live on the heap
+  insert.Bind(1, kept);
+  // The temporary is gone before the statement runs: bound without a copy, SQLite would read
+  // freed memory (ASan fails the test) or whatever the heap put there since.
+  insert.Bind(2, std::string(64, 't'));
+  std::string reuse(64, 'x');  // likely takes the freed block
+  insert.Run();
+  auto read = db_->Prepare("SELECT w FROM words ORDER BY w");
+  ASSERT_TRUE(read.Step());
+  EXPECT_EQ(read.Text(0), kept);
+  ASSERT_TRUE(read.Step());
+  EXPECT_EQ(read.Text(0), std::string(64, 't'));
+  EXPECT_EQ(reuse.size(), 64u);
+}
+
 TEST_F(SqliteConnection, TheSameSqlOpenTwiceGetsTwoStatements) {
   auto outer = db_->Prepare(kAbove);
   outer.Bind(1, 0);
