@@ -229,7 +229,7 @@ int Serve(const ServeOptions& options) {
   // four).
   const std::chrono::microseconds handoff_spin(config->server.handoff_spin_microseconds);
   TurnCommitter committer(**store, config->store.url.starts_with("sqlite:") ? 1 : 2, 128,
-                          handoff_spin);
+                          handoff_spin, &metrics);
   const ProviderCatalog providers = ProviderCatalog::FromConfig(*config);
   if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
     return Fail("config_invalid", priced.error().message);
@@ -349,11 +349,11 @@ int Serve(const ServeOptions& options) {
   std::vector<std::thread> threads;
   for (int i = 1; i < io_threads; ++i) {
     threads.emplace_back([&, i] {
-      PollForHandoffs(handoff_spin);
+      PollForHandoffs(handoff_spin, Polling::kWhenItPays, &metrics);
       loops[i]->run();
     });
   }
-  PollForHandoffs(handoff_spin);
+  PollForHandoffs(handoff_spin, Polling::kWhenItPays, &metrics);
   ioc.run();
   for (auto& t : threads) t.join();
   spend.RetireAll();  // what this server leased and did not spend goes back before it exits

@@ -1,5 +1,7 @@
 #include "app/handoff_wait.hpp"
 
+#include "observability/metrics.hpp"
+
 #include <boost/asio/post.hpp>
 
 #include <time.h>
@@ -27,6 +29,7 @@ struct LoopThread {
   SpinPolicy waits{std::chrono::microseconds(0)};  // how long this thread's hand-offs took
   std::optional<ContentionWatch> watch;
   SpinBackoff backoff;
+  Metrics* metrics = nullptr;
 };
 
 namespace {
@@ -39,13 +42,17 @@ void PollPass(boost::asio::any_io_executor loop) {
   LoopThread& self = t_loop_thread;
   const bool contended =
       self.mode == Polling::kWhenItPays && ++self.passes % 4 == 0 && self.watch->Contended();
-  if (contended || self.awaited == 0 || Clock::now() >= self.poll_until) {
+  const bool caught = self.awaited == 0;
+  if (contended || caught || Clock::now() >= self.poll_until) {
     self.polling = false;
     if (contended) {
       self.backoff.Contended();
     } else {
       self.backoff.Uncontended();
     }
+    CountSpin(self.metrics, "io",
+              contended ? SpinOutcome::kContended
+                        : (caught ? SpinOutcome::kCaught : SpinOutcome::kTimedOut));
     return;
   }
   std::this_thread::yield();  // a runnable thread on this CPU (the committer) goes first
@@ -116,7 +123,16 @@ AwaitedHandoff::~AwaitedHandoff() {
   thread_->waits.ObserveWait(Clock::now() - handed_off_);
 }
 
-void PollForHandoffs(std::chrono::microseconds budget, Polling polling) {
+void CountSpin(Metrics* metrics, std::string_view thread, SpinOutcome outcome) {
+  if (metrics == nullptr) return;
+  const std::string_view name = outcome == SpinOutcome::kCaught     ? "caught"
+                                : outcome == SpinOutcome::kTimedOut ? "timed_out"
+                                                                    : "contended";
+  metrics->Add("agentgate_handoff_spins_total", {{"thread", thread}, {"outcome", name}});
+}
+
+void PollForHandoffs(std::chrono::microseconds budget, Polling polling, Metrics* metrics) {
+  t_loop_thread.metrics = metrics;
   t_loop_thread.budget = budget;
   t_loop_thread.mode = polling;
   t_loop_thread.waits = SpinPolicy(budget);

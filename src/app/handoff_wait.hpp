@@ -18,8 +18,17 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include <chrono>
+#include <string_view>
 
 namespace agentgate {
+
+class Metrics;
+
+// How a spin ended, counted in agentgate_handoff_spins_total{thread, outcome} so an operator can
+// see whether spinning pays on their machines: `caught` what it waited for, `timed_out` at the
+// budget, or stopped as `contended`.
+enum class SpinOutcome { kCaught, kTimedOut, kContended };
+void CountSpin(Metrics* metrics, std::string_view thread, SpinOutcome outcome);
 
 // Whether a thread about to sleep should first spin for what it waits for: when its recent waits
 // (a writer's gap before new work came, an I/O thread's hand-off until its result came back; an
@@ -83,6 +92,7 @@ enum class Polling {
 
 // Declares the calling thread an I/O thread whose loop may poll for awaited hand-offs, for at most
 // `budget` each. Call on the thread before it runs its loop. Without it a thread never polls.
-void PollForHandoffs(std::chrono::microseconds budget, Polling polling = Polling::kWhenItPays);
+void PollForHandoffs(std::chrono::microseconds budget, Polling polling = Polling::kWhenItPays,
+                     Metrics* metrics = nullptr);
 
 }  // namespace agentgate

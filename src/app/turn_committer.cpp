@@ -5,8 +5,8 @@ namespace agentgate {
 using Clock = std::chrono::steady_clock;
 
 TurnCommitter::TurnCommitter(Store& store, int writers, std::size_t max_batch,
-                             std::chrono::microseconds spin)
-    : store_(store), max_batch_(max_batch), spin_(spin) {
+                             std::chrono::microseconds spin, Metrics* metrics)
+    : store_(store), max_batch_(max_batch), spin_(spin), metrics_(metrics) {
   for (int i = 0; i < writers; ++i) writers_.emplace_back([this] { Write(); });
 }
 
@@ -48,6 +48,10 @@ void TurnCommitter::SpinForWork() {
     } else {
       backoff_.Uncontended();
     }
+    const bool caught = queued_.load(std::memory_order_acquire) > 0;
+    CountSpin(metrics_, "committer",
+              contended ? SpinOutcome::kContended
+                        : (caught ? SpinOutcome::kCaught : SpinOutcome::kTimedOut));
   }
   spinning_.store(false);
 }
@@ -59,14 +63,16 @@ void TurnCommitter::Write() {
     {
       std::unique_lock lock(mutex_);
       if (queue_.empty() && !stopping_) {
-        const auto idle_since = Clock::now();
+        // The gap is counted from the last moment any writer found nothing to do: with two
+        // writers, the one woken may have been idle long before the other.
+        idle_since_ = Clock::now();
         if (spin_.ShouldSpin()) {
           lock.unlock();
           SpinForWork();
           lock.lock();
         }
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (!queue_.empty()) spin_.ObserveWait(queue_.front().queued_at - idle_since);
+        if (!queue_.empty()) spin_.ObserveWait(queue_.front().queued_at - idle_since_);
       }
       if (queue_.empty()) return;  // stopping, and nothing left to commit
       while (!queue_.empty() && batch.size() < max_batch_) {

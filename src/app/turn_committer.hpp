@@ -37,7 +37,8 @@ namespace agentgate {
 class TurnCommitter {
  public:
   TurnCommitter(Store& store, int writers, std::size_t max_batch,
-                std::chrono::microseconds spin = std::chrono::microseconds(0));
+                std::chrono::microseconds spin = std::chrono::microseconds(0),
+                Metrics* metrics = nullptr);
   ~TurnCommitter();  // commits what is queued, then stops the writers
   TurnCommitter(const TurnCommitter&) = delete;
   TurnCommitter& operator=(const TurnCommitter&) = delete;
@@ -92,7 +93,9 @@ class TurnCommitter {
   std::atomic<std::size_t> queued_{0};  // queue_.size(), read without the lock while spinning
   std::atomic<bool> spinning_{false};   // one writer spins at a time; the others sleep
   SpinPolicy spin_;
-  SpinBackoff backoff_;  // used by the writer holding spinning_
+  std::chrono::steady_clock::time_point idle_since_;  // when a writer last found the queue empty
+  SpinBackoff backoff_;                               // used by the writer holding spinning_
+  Metrics* metrics_;
   bool stopping_ = false;
   std::size_t batches_ = 0;
   std::size_t committed_ = 0;

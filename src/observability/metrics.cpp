@@ -197,6 +197,9 @@ void DeclareAgentgateMetrics(Metrics& m) {
                      latency);
   m.DeclareGauge("agentgate_http_requests_in_flight", "HTTP requests being handled.");
   m.DeclareGauge("agentgate_http_connections_open", "Client connections open.");
+  m.DeclareCounter("agentgate_handoff_spins_total",
+                   "Spins for a turn's commit hand-off by thread (io, committer) and outcome "
+                   "(caught, timed_out, contended).");
   m.DeclareCounter("agentgate_http_connections_closed_total",
                    "Client connections closed by the server: header_timeout, read_timeout, "
                    "idle_timeout, reclaimed (an idle keep-alive closed to make room).");

@@ -2,12 +2,14 @@
 // together, each all or nothing, and every caller learns its own turn's outcome.
 #include "app/turn_committer.hpp"
 #include "adapters/store_sqlite/sqlite_db.hpp"
+#include "observability/metrics.hpp"
 #include "store/store_backends.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <optional>
@@ -146,16 +148,22 @@ TEST(TurnCommitter, AWriterSpinningForWorkCommitsEveryTurnAndStops) {
   std::vector<TurnCommit> commits;
   for (int i = 0; i < 200; ++i) commits.push_back(Stateless("turn-" + std::to_string(i)));
   boost::asio::io_context io;
+  Metrics metrics;
+  DeclareAgentgateMetrics(metrics);
   std::size_t committed = 0;
   {
-    TurnCommitter committer(*store, 2, 128, std::chrono::milliseconds(2));
+    TurnCommitter committer(*store, 2, 128, std::chrono::milliseconds(2), &metrics);
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
-          // One after another: each finds the writer idle a moment ago, so it learns to spin.
+          // One after another, 100 us apart: each finds the writer idle a moment ago (well within
+          // the budget), so it learns to spin for them.
+          boost::asio::steady_timer pause(co_await boost::asio::this_coro::executor);
           for (const auto& commit : commits) {
             auto outcome = co_await committer.Commit(commit);
             EXPECT_TRUE(outcome);
+            pause.expires_after(std::chrono::microseconds(100));
+            co_await pause.async_wait(boost::asio::use_awaitable);
           }
         },
         boost::asio::detached);
@@ -164,6 +172,9 @@ TEST(TurnCommitter, AWriterSpinningForWorkCommitsEveryTurnAndStops) {
   }  // the destructor returns although a writer may be spinning
   EXPECT_EQ(committed, 200u);
   EXPECT_TRUE(store->GetTurn("turn-199").value());
+  // It did spin, and each spin's end was counted (caught, or stopped by the budget or contention).
+  EXPECT_NE(metrics.Render().find("agentgate_handoff_spins_total{thread=\"committer\""),
+            std::string::npos);
 }
 
 }  // namespace
