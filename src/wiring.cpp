@@ -15,6 +15,7 @@
 #include <boost/json/parse.hpp>
 #include "config/config.hpp"
 #include "observability/log.hpp"
+#include "observability/thread_name.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -349,6 +350,7 @@ int Serve(const ServeOptions& options) {
   std::vector<std::thread> threads;
   for (int i = 1; i < io_threads; ++i) {
     threads.emplace_back([&, i] {
+      NameThisThread("ag-io-" + std::to_string(i));  // loop 0 runs on the main thread, "agentgate"
       PollForHandoffs(handoff_spin, Polling::kWhenItPays, &metrics);
       loops[i]->run();
     });

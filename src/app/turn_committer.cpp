@@ -1,5 +1,7 @@
 #include "app/turn_committer.hpp"
 
+#include "observability/thread_name.hpp"
+
 namespace agentgate {
 
 using Clock = std::chrono::steady_clock;
@@ -57,6 +59,7 @@ void TurnCommitter::SpinForWork() {
 }
 
 void TurnCommitter::Write() {
+  NameThisThread("ag-commit");
   std::vector<Pending> batch;
   std::vector<const TurnCommit*> commits;
   for (;;) {

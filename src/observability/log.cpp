@@ -1,5 +1,7 @@
 #include "observability/log.hpp"
 
+#include "observability/thread_name.hpp"
+
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -55,6 +57,7 @@ class Writer {
   static constexpr std::chrono::milliseconds kGather{5};
 
   void Run() {
+    NameThisThread("ag-log");
     std::unique_lock lock(mutex_);
     for (;;) {
       ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });

@@ -1,6 +1,7 @@
 #include "adapters/store_sqlite/sqlite_checkpointer.hpp"
 
 #include "observability/log.hpp"
+#include "observability/thread_name.hpp"
 
 #include <sqlite3.h>
 
@@ -81,6 +82,7 @@ std::uint64_t Checkpointer::Completed() const {
 }
 
 void Checkpointer::Run(std::stop_token stop) {
+  NameThisThread("ag-checkpoint");
   CheckpointConnection db;  // opened on first use: the file may not exist yet
   for (;;) {
     {
