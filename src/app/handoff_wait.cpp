@@ -45,14 +45,7 @@ void PollPass(boost::asio::any_io_executor loop) {
   const bool caught = self.awaited == 0;
   if (contended || caught || Clock::now() >= self.poll_until) {
     self.polling = false;
-    if (contended) {
-      self.backoff.Contended();
-    } else {
-      self.backoff.Uncontended();
-    }
-    CountSpin(self.metrics, "io",
-              contended ? SpinOutcome::kContended
-                        : (caught ? SpinOutcome::kCaught : SpinOutcome::kTimedOut));
+    EndSpin(self.backoff, self.metrics, "io", contended, caught);
     return;
   }
   std::this_thread::yield();  // a runnable thread on this CPU (the committer) goes first
@@ -123,12 +116,16 @@ AwaitedHandoff::~AwaitedHandoff() {
   thread_->waits.ObserveWait(Clock::now() - handed_off_);
 }
 
-void CountSpin(Metrics* metrics, std::string_view thread, SpinOutcome outcome) {
+void EndSpin(SpinBackoff& backoff, Metrics* metrics, std::string_view thread, bool contended,
+             bool caught) {
+  if (contended) {
+    backoff.Contended();
+  } else {
+    backoff.Uncontended();
+  }
   if (metrics == nullptr) return;
-  const std::string_view name = outcome == SpinOutcome::kCaught     ? "caught"
-                                : outcome == SpinOutcome::kTimedOut ? "timed_out"
-                                                                    : "contended";
-  metrics->Add("agentgate_handoff_spins_total", {{"thread", thread}, {"outcome", name}});
+  const std::string_view outcome = contended ? "contended" : (caught ? "caught" : "timed_out");
+  metrics->Add("agentgate_handoff_spins_total", {{"thread", thread}, {"outcome", outcome}});
 }
 
 void PollForHandoffs(std::chrono::microseconds budget, Polling polling, Metrics* metrics) {

@@ -24,12 +24,6 @@ namespace agentgate {
 
 class Metrics;
 
-// How a spin ended, counted in agentgate_handoff_spins_total{thread, outcome} so an operator can
-// see whether spinning pays on their machines: `caught` what it waited for, `timed_out` at the
-// budget, or stopped as `contended`.
-enum class SpinOutcome { kCaught, kTimedOut, kContended };
-void CountSpin(Metrics* metrics, std::string_view thread, SpinOutcome outcome);
-
 // Whether a thread about to sleep should first spin for what it waits for: when its recent waits
 // (a writer's gap before new work came, an I/O thread's hand-off until its result came back; an
 // average weighted 1/8 to the newest) are shorter than the budget. It starts asleep: a quiet
@@ -69,6 +63,13 @@ class ContentionWatch {
   std::chrono::steady_clock::time_point began_;
   std::chrono::nanoseconds cpu_at_start_;
 };
+
+// Ends a spin on either side: the backoff learns whether the CPU was wanted, and
+// agentgate_handoff_spins_total{thread, outcome} counts it, so an operator can see whether
+// spinning pays on their machines: `caught` what it waited for, `timed_out` at the budget, or
+// stopped as `contended`.
+void EndSpin(SpinBackoff& backoff, Metrics* metrics, std::string_view thread, bool contended,
+             bool caught);
 
 // Marks, for its lifetime, a hand-off that the calling coroutine awaits: while one is marked, the
 // I/O thread running the coroutine's loop polls instead of sleeping, for at most the loop's budget

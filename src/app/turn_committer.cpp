@@ -45,15 +45,8 @@ void TurnCommitter::SpinForWork() {
         break;
       }
     }
-    if (contended) {
-      backoff_.Contended();
-    } else {
-      backoff_.Uncontended();
-    }
-    const bool caught = queued_.load(std::memory_order_acquire) > 0;
-    CountSpin(metrics_, "committer",
-              contended ? SpinOutcome::kContended
-                        : (caught ? SpinOutcome::kCaught : SpinOutcome::kTimedOut));
+    EndSpin(backoff_, metrics_, "committer", contended,
+            queued_.load(std::memory_order_acquire) > 0);
   }
   spinning_.store(false);
 }
