@@ -546,10 +546,12 @@ TYPED_TEST(StoreContract, OldTurnsArePurgedOldestFirstAndTheirConversationsKeepT
     commit.messages = {MessageRecord{0, "user", "m" + std::to_string(i), i * 100}};
     ASSERT_TRUE(s.CommitTurn(commit));
   }
+  ASSERT_TRUE(s.CommitTurn(TurnCommit{Turn("stateless", "", 250), {}, {}, {}, {}, {}, {}}));
   EXPECT_EQ(s.PurgeTurns(450, 2).value(), 2);  // t1, t2: the oldest first, at most the limit
   EXPECT_FALSE(s.GetTurn("t2").value());
   EXPECT_TRUE(s.GetTurn("t3").value());
-  EXPECT_EQ(s.PurgeTurns(450, 10).value(), 2);  // t3, t4
+  EXPECT_EQ(s.PurgeTurns(450, 10).value(), 3);  // a stateless turn ages out the same: t3, it, t4
+  EXPECT_FALSE(s.GetTurn("stateless").value());
   EXPECT_EQ(s.PurgeTurns(450, 10).value(), 0);
   ASSERT_EQ(s.ListTurns("c1").value().size(), 1u);  // t5, started at 500
   EXPECT_EQ(s.LoadRecentMessages("c1", 1 << 20, 100).value().size(), 5u);
@@ -754,6 +756,7 @@ TYPED_TEST(StoreContract, TurnsAreListedPerConversationInOrder) {
   EXPECT_EQ(turns[1].model_calls, 3);
   EXPECT_DOUBLE_EQ(turns[1].cost_usd, 0.5);
   EXPECT_EQ(turns[1].transcript_json, "[2]");
+  EXPECT_TRUE(s.ListTurns("").value().empty());  // a stateless turn is on no conversation
   auto stateless = s.GetTurn("t3").value();
   ASSERT_TRUE(stateless);
   EXPECT_EQ(stateless->conversation_id, "");

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 12> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 13> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -105,6 +105,14 @@ UPDATE conversations SET active_day = COALESCE((SELECT MAX(created_at_ms) FROM m
   WHERE conversation_id = conversations.id), created_at_ms) / 86400000;
 CREATE INDEX conversations_by_active_day ON conversations(active_day);
 CREATE INDEX memories_by_time ON memories(created_at_ms);
+)sql",
+                                                          R"sql(
+-- Fewer index entries for a turn's commit to write: turns_by_org served no query, and a stateless
+-- turn (conversation '') has no place in turns_by_conversation.
+DROP INDEX turns_by_org;
+DROP INDEX turns_by_conversation;
+CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms)
+  WHERE conversation_id <> '';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -340,9 +340,10 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
 
 Result<std::vector<TurnRecord>> PostgresStore::ListTurns(const std::string& conversation_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<TurnRecord>> {
-    auto r =
-        c.Exec(std::string(kTurnColumns) + "WHERE conversation_id = $1 ORDER BY started_at_ms, id",
-               {P(conversation_id)});
+    auto r = c.Exec(
+        std::string(kTurnColumns) +
+            "WHERE conversation_id = $1 AND conversation_id <> '' ORDER BY started_at_ms, id",
+        {P(conversation_id)});
     std::vector<TurnRecord> out;
     for (int i = 0; i < r.size(); ++i) out.push_back(TurnFromRow(r, i));
     return out;
@@ -380,7 +381,8 @@ Result<std::int64_t> PostgresStore::PurgeIdleConversations(std::int64_t before_d
             "(SELECT 1 FROM conversation_turn_queue q WHERE q.conversation_id = c.id AND "
             "q.expires_at_ms > $2) ORDER BY active_day LIMIT $3), "
             "m AS (DELETE FROM messages WHERE conversation_id IN (SELECT id FROM idle)), "
-            "t AS (DELETE FROM turns WHERE conversation_id IN (SELECT id FROM idle)), "
+            "t AS (DELETE FROM turns WHERE conversation_id IN (SELECT id FROM idle) AND "
+            "conversation_id <> ''), "
             "k AS (DELETE FROM conversation_calls WHERE conversation_id IN (SELECT id FROM idle)), "
             "q AS (DELETE FROM conversation_turn_queue WHERE conversation_id IN "
             "(SELECT id FROM idle)), "

@@ -132,20 +132,22 @@ Result<std::vector<InstanceRecord>> PostgresStore::ListInstances(const std::stri
 Result<std::vector<ConversationListing>> PostgresStore::ListConversations(
     const ConversationFilter& f, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<ConversationListing>> {
-    // Each row's turn figures come from turns_by_conversation; the page from conversations_by_org.
+    // Each row's turn figures come from turns_by_conversation, which holds only turns with a
+    // conversation (so each subquery says so); the page from conversations_by_org.
+    const std::string of_row =
+        "FROM turns t WHERE t.conversation_id = c.id AND t.conversation_id <> '')";
     const auto before = f.before.value_or(
         std::pair<std::int64_t, std::string>{std::numeric_limits<std::int64_t>::max(), ""});
-    auto r = c.Exec(
-        "SELECT c.id, c.env, c.agent_id, c.instance_id, c.created_at_ms, "
-        "(SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id), "
-        "(SELECT COALESCE(MAX(started_at_ms), 0) FROM turns t WHERE t.conversation_id = c.id), "
-        "(SELECT COALESCE(SUM(cost_usd), 0) FROM turns t WHERE t.conversation_id = c.id) "
-        "FROM conversations c WHERE c.org_id = $1 AND ($2 = '' OR c.agent_id = $2) "
-        "AND ($3 = '' OR c.env = $3) AND c.created_at_ms >= $4 AND c.created_at_ms < $5 "
-        "AND (c.created_at_ms < $6 OR (c.created_at_ms = $6 AND c.id < $7)) "
-        "ORDER BY c.created_at_ms DESC, c.id DESC LIMIT $8",
-        {P(f.org_id), P(f.agent_id.value_or("")), P(f.env.value_or("")), P(f.since_ms),
-         P(f.until_ms), P(before.first), P(before.second), P(limit)});
+    auto r =
+        c.Exec("SELECT c.id, c.env, c.agent_id, c.instance_id, c.created_at_ms, (SELECT COUNT(*) " +
+                   of_row + ", (SELECT COALESCE(MAX(started_at_ms), 0) " + of_row +
+                   ", (SELECT COALESCE(SUM(cost_usd), 0) " + of_row +
+                   " FROM conversations c WHERE c.org_id = $1 AND ($2 = '' OR c.agent_id = $2) "
+                   "AND ($3 = '' OR c.env = $3) AND c.created_at_ms >= $4 AND c.created_at_ms < $5 "
+                   "AND (c.created_at_ms < $6 OR (c.created_at_ms = $6 AND c.id < $7)) "
+                   "ORDER BY c.created_at_ms DESC, c.id DESC LIMIT $8",
+               {P(f.org_id), P(f.agent_id.value_or("")), P(f.env.value_or("")), P(f.since_ms),
+                P(f.until_ms), P(before.first), P(before.second), P(limit)});
     std::vector<ConversationListing> out;
     for (int i = 0; i < r.size(); ++i) {
       out.push_back(ConversationListing{ConversationRecord{r.Text(i, 0), f.org_id, r.Text(i, 1),

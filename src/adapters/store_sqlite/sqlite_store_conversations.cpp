@@ -316,8 +316,9 @@ TurnRecord TurnFromRow(const sqlite::Statement& s) {
 
 Result<std::vector<TurnRecord>> SqliteStore::ListTurns(const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<TurnRecord>> {
-    auto s = c.Prepare(std::string(kTurnColumns) +
-                       "WHERE conversation_id = ? ORDER BY started_at_ms, rowid");
+    auto s = c.Prepare(
+        std::string(kTurnColumns) +
+        "WHERE conversation_id = ? AND conversation_id <> '' ORDER BY started_at_ms, rowid");
     s.Bind(1, conversation_id);
     std::vector<TurnRecord> out;
     while (s.Step()) out.push_back(TurnFromRow(s));
@@ -360,11 +361,12 @@ Result<std::int64_t> SqliteStore::PurgeIdleConversations(std::int64_t before_day
       while (s.Step()) idle.push_back(s.Text(0));
     }
     for (const auto& id : idle) {
-      for (const char* sql : {"DELETE FROM messages WHERE conversation_id = ?",
-                              "DELETE FROM turns WHERE conversation_id = ?",
-                              "DELETE FROM conversation_calls WHERE conversation_id = ?",
-                              "DELETE FROM conversation_turn_queue WHERE conversation_id = ?",
-                              "DELETE FROM conversations WHERE id = ?"}) {
+      for (const char* sql :
+           {"DELETE FROM messages WHERE conversation_id = ?",
+            "DELETE FROM turns WHERE conversation_id = ? AND conversation_id <> ''",
+            "DELETE FROM conversation_calls WHERE conversation_id = ?",
+            "DELETE FROM conversation_turn_queue WHERE conversation_id = ?",
+            "DELETE FROM conversations WHERE id = ?"}) {
         c.Prepare(sql).Bind(1, id).Run();
       }
     }

@@ -133,14 +133,15 @@ Result<std::vector<ConversationListing>> SqliteStore::ListConversations(const Co
                                                                         int limit) {
   return sqlite::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::vector<ConversationListing>> {
-        // Each row's turn figures come from turns_by_conversation; the page from
-        // conversations_by_org.
+        // Each row's turn figures come from turns_by_conversation, which holds only turns with a
+        // conversation (so each subquery says so); the page from conversations_by_org.
+        const std::string of_row =
+            "FROM turns t WHERE t.conversation_id = c.id AND t.conversation_id <> '')";
         auto s = c.Prepare(
-            "SELECT c.id, c.env, c.agent_id, c.instance_id, c.created_at_ms, "
-            "(SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id), "
-            "(SELECT COALESCE(MAX(started_at_ms), 0) FROM turns t WHERE t.conversation_id = c.id), "
-            "(SELECT COALESCE(SUM(cost_usd), 0) FROM turns t WHERE t.conversation_id = c.id) "
-            "FROM conversations c WHERE c.org_id = ? AND (? = '' OR c.agent_id = ?) "
+            "SELECT c.id, c.env, c.agent_id, c.instance_id, c.created_at_ms, (SELECT COUNT(*) " +
+            of_row + ", (SELECT COALESCE(MAX(started_at_ms), 0) " + of_row +
+            ", (SELECT COALESCE(SUM(cost_usd), 0) " + of_row +
+            " FROM conversations c WHERE c.org_id = ? AND (? = '' OR c.agent_id = ?) "
             "AND (? = '' OR c.env = ?) AND c.created_at_ms >= ? AND c.created_at_ms < ? "
             "AND (c.created_at_ms < ? OR (c.created_at_ms = ? AND c.id < ?)) "
             "ORDER BY c.created_at_ms DESC, c.id DESC LIMIT ?");

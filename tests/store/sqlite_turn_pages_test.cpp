@@ -1,0 +1,57 @@
+// What a turn's commit costs SQLite: every b-tree page it changes is one WAL frame (a header and a
+// page, two writes), so the pages a common turn touches are its commit's price on the hot path.
+#include "store/store_backends.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace agentgate::testing {
+namespace {
+
+constexpr std::uintmax_t kFrameBytes = 24 + 4096;  // WAL frame header + one default-size page
+
+TurnCommit StatelessTurn(int n, const std::string& lease) {
+  TurnCommit commit;
+  commit.turn = TurnRecord{"turn_" + std::to_string(1000 + n),
+                           "",
+                           "acme",
+                           "prod",
+                           "bot",
+                           1,
+                           1000 + n,
+                           3,
+                           "",
+                           false,
+                           1,
+                           20,
+                           4,
+                           0.0001,
+                           "[{\"role\":\"user\"}]"};
+  commit.settlements = {SpendSettlement{lease, 0.0001, 20, 4, "acme", "bot", "2026-11", 0.0001}};
+  return commit;
+}
+
+// A stateless turn that pays from its lease writes five pages: the turn's row, its id and time
+// indexes, the lease, and the spend totals. An index it does not need would add one each.
+TEST(SqliteTurnPages, AStatelessTurnsCommitWritesFivePages) {
+  SqliteBackend backend;
+  auto store = backend.Open();
+  ASSERT_TRUE(store->CreateOrg(OrgRecord{"acme", "Acme", 100.0, 1}));
+  ASSERT_TRUE(store->CreateEnvironment("acme", "prod"));
+  const auto lease = store->ReserveSpend({"acme", "bot", "2026-11", 0.01, 100.0, 1, 1.0}).value();
+  ASSERT_TRUE(lease.reserved);
+  for (int n = 0; n < 3; ++n)
+    ASSERT_TRUE(store->CommitTurn(StatelessTurn(n, lease.reservation_id)));
+
+  const std::string wal = backend.path() + "-wal";
+  const auto before = std::filesystem::file_size(wal);
+  for (int n = 3; n < 13; ++n)
+    ASSERT_TRUE(store->CommitTurn(StatelessTurn(n, lease.reservation_id)));
+  const auto frames = (std::filesystem::file_size(wal) - before) / kFrameBytes;
+  EXPECT_LE(frames, 10u * 5 + 2) << "ten commits wrote " << frames << " pages";  // + a page split
+  EXPECT_GE(frames, 10u * 5);
+}
+
+}  // namespace
+}  // namespace agentgate::testing
