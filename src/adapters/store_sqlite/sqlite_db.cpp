@@ -4,6 +4,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 namespace agentgate::sqlite {
 namespace {
 
@@ -148,13 +151,25 @@ Connection::Connection(const std::string& path, int checkpoint_pages)
     throw SqliteError("open " + path + ": " + message, rc);
   }
   // Several servers may share one file: wait for the writer instead of failing.
-  sqlite3_busy_timeout(db_, 10000);
+  constexpr int kBusyTimeoutMs = 10000;
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  // A new file turns to WAL under its exclusive lock, and SQLite answers "locked" at once, without
+  // the busy handler, while another connection is opening it too (servers or stores starting
+  // together): that one statement is tried again for as long as the busy timeout.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    try {
+      Exec("PRAGMA journal_mode=WAL");
+      break;
+    } catch (const SqliteError& e) {
+      if ((e.code & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > give_up) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   // temp_store=MEMORY keeps the statement journal of each turn's savepoint in a group commit in
   // memory: past 64 KiB SQLite spills it to a temporary file, two pwrites per page of it (a batch
   // holds it only until its commit, so it is bounded by the batch's size).
-  Exec(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
-      "PRAGMA temp_store=MEMORY;");
+  Exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;");
   // In place of SQLite's automatic checkpoint, which runs inside the commit past its threshold.
   sqlite3_wal_hook(db_, &NoteCommit, &file_->checkpointer);
 }
