@@ -95,19 +95,26 @@ TEST(TurnCommitter, TheCallersLoopPollsForTheResultInsteadOfSleeping) {
   const std::size_t polling = HandlersRunWhileACommitWaits(std::chrono::milliseconds(50));
   PollForHandoffs(std::chrono::microseconds(0));
   const std::size_t sleeping = HandlersRunWhileACommitWaits(std::chrono::milliseconds(50));
-  EXPECT_GT(polling, 100u);  // a pass, then a yield, for 50 ms
+  // A pass, then a yield, for 50 ms: hundreds on an idle machine, fewer when other threads want
+  // the CPU (a yield then gives it away for a while).
+  EXPECT_GT(polling, 25u);
   EXPECT_LT(sleeping, 10u);  // the coroutine's steps and the result
 }
 
 TEST(TurnCommitter, TheCallersLoopStopsPollingAtTheBudget) {
-  // The commit takes 300 ms: a loop with a budget of 5 ms polls for those, then sleeps.
-  PollForHandoffs(std::chrono::seconds(5), Polling::kAlways);
-  const std::size_t throughout = HandlersRunWhileACommitWaits(std::chrono::milliseconds(300));
-  PollForHandoffs(std::chrono::milliseconds(5), Polling::kAlways);
+  // The commit takes 300 ms: a loop with a budget of 30 ms polls for those, then sleeps. How it
+  // ended is counted, whatever else the machine runs meanwhile.
+  Metrics metrics;
+  DeclareAgentgateMetrics(metrics);
+  PollForHandoffs(std::chrono::milliseconds(30), Polling::kAlways, &metrics);
   const std::size_t bounded = HandlersRunWhileACommitWaits(std::chrono::milliseconds(300));
   PollForHandoffs(std::chrono::microseconds(0));
   EXPECT_GT(bounded, 10u);
-  EXPECT_LT(bounded * 10, throughout);
+  const std::string counted = metrics.Render();
+  EXPECT_NE(counted.find(R"(agentgate_handoff_spins_total{thread="io",outcome="timed_out"} 1)"),
+            std::string::npos)
+      << counted;
+  EXPECT_EQ(counted.find(R"(outcome="caught")"), std::string::npos) << counted;
 }
 
 TEST(TurnCommitter, ALoopWhoseCommitsTakeLongerThanTheBudgetStopsPollingForThem) {
