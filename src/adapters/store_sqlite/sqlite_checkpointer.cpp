@@ -1,5 +1,6 @@
 #include "adapters/store_sqlite/sqlite_checkpointer.hpp"
 
+#include "adapters/store_sqlite/sqlite_wal_vfs.hpp"
 #include "observability/log.hpp"
 #include "observability/thread_name.hpp"
 
@@ -29,8 +30,8 @@ class CheckpointConnection {
 
   bool Open(const std::string& path) {
     if (db_) return true;
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-        SQLITE_OK) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                        FrameJoiningVfs()) != SQLITE_OK) {
       Warn(db_ ? sqlite3_errmsg(db_) : "cannot open the database file");
       sqlite3_close(db_);
       db_ = nullptr;

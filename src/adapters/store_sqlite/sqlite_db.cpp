@@ -1,6 +1,7 @@
 #include "adapters/store_sqlite/sqlite_db.hpp"
 
 #include "adapters/store_sqlite/sqlite_checkpointer.hpp"
+#include "adapters/store_sqlite/sqlite_wal_vfs.hpp"
 
 #include <sqlite3.h>
 
@@ -142,9 +143,9 @@ int NoteCommit(void* checkpointer, sqlite3*, const char*, int wal_pages) {
 
 Connection::Connection(const std::string& path, int checkpoint_pages)
     : file_(FileOf(path, checkpoint_pages)) {
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &db_,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc = sqlite3_open_v2(path.c_str(), &db_,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 FrameJoiningVfs());
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
