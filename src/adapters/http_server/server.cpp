@@ -378,16 +378,19 @@ struct Server::Impl {
     metrics.Add("agentgate_http_requests_total",
                 {{"route", route_name}, {"status", std::to_string(response.status)}});
     metrics.Observe("agentgate_http_request_duration_seconds", {{"route", route_name}}, seconds);
-    log::Info("http_request", {{"request_id", std::string_view(request.request_id)},
-                               {"method", std::string_view(request.method)},
-                               {"path", std::string_view(request.path)},
-                               {"route", std::string_view(route_name)},
-                               {"status", static_cast<std::int64_t>(response.status)},
-                               {"duration_ms", seconds * 1000}});
+    const int status = response.status;
 
     response.headers.emplace_back("X-Request-Id", request.request_id);
     const bool answered_keep_alive = read.keep_alive && !draining;
     const bool written = co_await Write(c, std::move(response), read.version, answered_keep_alive);
+    // Logged once the answer is on its way (the log is written asynchronously either way): the
+    // caller does not wait for the line to be formatted.
+    log::Info("http_request", {{"request_id", std::string_view(request.request_id)},
+                               {"method", std::string_view(request.method)},
+                               {"path", std::string_view(request.path)},
+                               {"route", std::string_view(route_name)},
+                               {"status", static_cast<std::int64_t>(status)},
+                               {"duration_ms", seconds * 1000}});
     --active_requests;
     c.busy = false;
     co_return written&& answered_keep_alive ? Next::kKeepAlive : Next::kClose;
