@@ -6,35 +6,48 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 namespace agentgate {
 
-struct SettlementSums {
-  struct Settled {
-    double cost_usd = 0;
-    std::int64_t input_tokens = 0;
-    std::int64_t output_tokens = 0;
-    std::int64_t calls = 0;
-  };
-  std::map<std::string, double> per_reservation;  // what to take off each reservation
-  // By (org, agent, month): what to add to its settled total.
-  std::map<std::tuple<std::string, std::string, std::string>, Settled> per_account;
+using SpendAccount = std::tuple<std::string, std::string, std::string>;  // org, agent, month
+
+// What one batch changes in one account's totals.
+struct AccountChange {
+  double settled_usd = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t calls = 0;
+  // Taken off its reserved total, when the batch settled against reservations of this account.
+  std::optional<double> unreserved_usd;
 };
 
-inline SettlementSums SumSettlements(const std::vector<const SpendSettlement*>& settlements) {
-  SettlementSums sums;
+// Settles a batch with a store's two writes: `take_off(reservation_id, usd)` takes a part off a
+// reservation and returns the reservation's account (nothing when it is gone); then
+// `change(account, AccountChange)` runs once per account, both of its changes in one update.
+template <class TakeOff, class Change>
+void SettleBatch(const std::vector<const SpendSettlement*>& settlements, TakeOff&& take_off,
+                 Change&& change) {
+  std::map<std::string, double> per_reservation;
+  std::map<SpendAccount, AccountChange> per_account;
   for (const SpendSettlement* s : settlements) {
-    sums.per_reservation[s->reservation_id] += s->reserved_usd;
-    auto& account = sums.per_account[{s->org_id, s->agent_id, s->month}];
-    account.cost_usd += s->cost_usd;
+    per_reservation[s->reservation_id] += s->reserved_usd;
+    AccountChange& account = per_account[{s->org_id, s->agent_id, s->month}];
+    account.settled_usd += s->cost_usd;
     account.input_tokens += s->input_tokens;
     account.output_tokens += s->output_tokens;
     ++account.calls;
   }
-  return sums;
+  for (const auto& [id, usd] : per_reservation) {
+    if (std::optional<SpendAccount> account = take_off(id, usd)) {
+      std::optional<double>& unreserved = per_account[*account].unreserved_usd;
+      unreserved = unreserved.value_or(0) + usd;
+    }
+  }
+  for (const auto& [account, changed] : per_account) change(account, changed);
 }
 
 }  // namespace agentgate

@@ -4,6 +4,7 @@
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
 
+#include <optional>
 #include <set>
 
 namespace agentgate {
@@ -136,21 +137,38 @@ std::string SpendLockKey(const std::string& org_id, const std::string& month) {
 
 namespace {
 
-// Takes `amount_usd` off reservation `id` and off its reserved total; false when it is gone.
-// Reserved totals are rounded to a billionth of a dollar, so the sums and differences of many
-// parts leave 0, not a rounding residue, once everything is settled or given back.
-bool TakeOffReservation(Connection& c, const std::string& id, double amount_usd) {
+// Takes `amount_usd` off reservation `id`; its account, or nothing when it is gone.
+std::optional<SpendAccount> TakeOffReservation(Connection& c, const std::string& id,
+                                               double amount_usd) {
   auto taken = c.Exec(
       "UPDATE spend_reservations SET amount_usd = GREATEST(0, amount_usd - $1) WHERE id = $2 "
       "RETURNING org_id, agent_id, month",
       {P(amount_usd), P(id)});
-  if (taken.empty()) return false;
+  if (taken.empty()) return std::nullopt;
+  return SpendAccount{taken.Text(0, 0), taken.Text(0, 1), taken.Text(0, 2)};
+}
+
+// One update of an account's totals (one round trip). Reserved totals are rounded to a billionth
+// of a dollar, so the sums and differences of many parts leave 0, not a rounding residue, once
+// everything is settled or given back.
+void ChangeTotals(Connection& c, const SpendAccount& account, const AccountChange& change) {
+  const auto& [org_id, agent_id, month] = account;
+  if (change.unreserved_usd) {
+    c.Exec(
+        "UPDATE spend_totals SET settled_usd = settled_usd + $1, input_tokens = input_tokens + $2, "
+        "output_tokens = output_tokens + $3, model_calls = model_calls + $4, reserved_usd = "
+        "GREATEST(0, ROUND((reserved_usd - $5)::numeric, 9)) WHERE org_id = $6 AND agent_id = $7 "
+        "AND month = $8",
+        {P(change.settled_usd), P(change.input_tokens), P(change.output_tokens), P(change.calls),
+         P(*change.unreserved_usd), P(org_id), P(agent_id), P(month)});
+    return;
+  }
   c.Exec(
-      "UPDATE spend_totals SET reserved_usd = GREATEST(0, ROUND((reserved_usd - $1)::numeric, 9)) "
-      "WHERE org_id = $2 "
-      "AND agent_id = $3 AND month = $4",
-      {P(amount_usd), P(taken.Text(0, 0)), P(taken.Text(0, 1)), P(taken.Text(0, 2))});
-  return true;
+      "UPDATE spend_totals SET settled_usd = settled_usd + $1, input_tokens = input_tokens + $2, "
+      "output_tokens = output_tokens + $3, model_calls = model_calls + $4 WHERE org_id = $5 AND "
+      "agent_id = $6 AND month = $7",
+      {P(change.settled_usd), P(change.input_tokens), P(change.output_tokens), P(change.calls),
+       P(org_id), P(agent_id), P(month)});
 }
 
 }  // namespace
@@ -168,17 +186,12 @@ std::set<std::string> LiveReservations(Connection& c, const std::vector<std::str
 }
 
 void SettleSpendIn(Connection& c, const std::vector<const SpendSettlement*>& settlements) {
-  const SettlementSums sums = SumSettlements(settlements);
-  for (const auto& [id, amount] : sums.per_reservation) TakeOffReservation(c, id, amount);
-  for (const auto& [account, settled] : sums.per_account) {
-    const auto& [org_id, agent_id, month] = account;
-    c.Exec(
-        "UPDATE spend_totals SET settled_usd = settled_usd + $1, input_tokens = input_tokens + "
-        "$2, output_tokens = output_tokens + $3, model_calls = model_calls + $4 WHERE org_id = $5 "
-        "AND agent_id = $6 AND month = $7",
-        {P(settled.cost_usd), P(settled.input_tokens), P(settled.output_tokens), P(settled.calls),
-         P(org_id), P(agent_id), P(month)});
-  }
+  SettleBatch(
+      settlements,
+      [&](const std::string& id, double usd) { return TakeOffReservation(c, id, usd); },
+      [&](const SpendAccount& account, const AccountChange& change) {
+        ChangeTotals(c, account, change);
+      });
 }
 
 namespace {
@@ -224,7 +237,11 @@ Result<void> PostgresStore::ReturnSpend(const std::string& reservation_id, doubl
         c.Exec("SELECT org_id, month FROM spend_reservations WHERE id = $1", {P(reservation_id)});
     if (owner.empty()) return {};
     pg::Transaction tx(c, SpendLockKey(owner.Text(0, 0), owner.Text(0, 1)));
-    TakeOffReservation(c, reservation_id, amount_usd);
+    if (auto account = TakeOffReservation(c, reservation_id, amount_usd)) {
+      AccountChange given_back;
+      given_back.unreserved_usd = amount_usd;
+      ChangeTotals(c, *account, given_back);
+    }
     tx.Commit();
     return {};
   });

@@ -5,6 +5,8 @@
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
 
+#include <optional>
+
 namespace agentgate {
 
 using sqlite::Connection;
@@ -171,35 +173,48 @@ Result<SpendDecision> SqliteStore::ReserveSpend(const SpendReservationRequest& r
 
 namespace {
 
-// Takes `amount_usd` off reservation `id` and off its reserved total; false when it is gone.
-// Reserved totals are rounded to a billionth of a dollar, so the sums and differences of many
-// parts leave 0, not a rounding residue, once everything is settled or given back.
-bool TakeOffReservation(Connection& c, const std::string& id, double amount_usd) {
+// Takes `amount_usd` off reservation `id`; its account, or nothing when it is gone.
+std::optional<SpendAccount> TakeOffReservation(Connection& c, const std::string& id,
+                                               double amount_usd) {
   // A read, then an update by key: UPDATE ... RETURNING would gather its one row in a temporary
   // table, opened and freed on every turn's commit.
-  std::string org_id, agent_id, month;
+  SpendAccount account;
   {
     auto found = c.Prepare("SELECT org_id, agent_id, month FROM spend_reservations WHERE id = ?");
     found.Bind(1, id);
-    if (!found.Step()) return false;
-    org_id = found.Text(0);
-    agent_id = found.Text(1);
-    month = found.Text(2);
+    if (!found.Step()) return std::nullopt;
+    account = {found.Text(0), found.Text(1), found.Text(2)};
   }
   c.Prepare("UPDATE spend_reservations SET amount_usd = MAX(0, amount_usd - ?) WHERE id = ?")
       .Bind(1, amount_usd)
       .Bind(2, id)
       .Run();
-  c.Prepare(
-       "UPDATE spend_totals SET reserved_usd = MAX(0, ROUND(reserved_usd - ?, 9)) WHERE org_id = ? "
-       "AND "
-       "agent_id = ? AND month = ?")
-      .Bind(1, amount_usd)
-      .Bind(2, org_id)
-      .Bind(3, agent_id)
-      .Bind(4, month)
-      .Run();
-  return true;
+  return account;
+}
+
+// One update of an account's totals. Reserved totals are rounded to a billionth of a dollar, so
+// the sums and differences of many parts leave 0, not a rounding residue, once everything is
+// settled or given back.
+void ChangeTotals(Connection& c, const SpendAccount& account, const AccountChange& change) {
+  const auto& [org_id, agent_id, month] = account;
+  auto update = c.Prepare(
+      change.unreserved_usd
+          ? "UPDATE spend_totals SET settled_usd = settled_usd + ?1, input_tokens = input_tokens + "
+            "?2, output_tokens = output_tokens + ?3, model_calls = model_calls + ?4, reserved_usd "
+            "= MAX(0, ROUND(reserved_usd - ?5, 9)) WHERE org_id = ?6 AND agent_id = ?7 AND month "
+            "= ?8"
+          : "UPDATE spend_totals SET settled_usd = settled_usd + ?1, input_tokens = input_tokens + "
+            "?2, output_tokens = output_tokens + ?3, model_calls = model_calls + ?4 WHERE org_id = "
+            "?6 AND agent_id = ?7 AND month = ?8");
+  update.Bind(1, change.settled_usd)
+      .Bind(2, change.input_tokens)
+      .Bind(3, change.output_tokens)
+      .Bind(4, change.calls)
+      .Bind(6, org_id)
+      .Bind(7, agent_id)
+      .Bind(8, month);
+  if (change.unreserved_usd) update.Bind(5, *change.unreserved_usd);
+  update.Run();
 }
 
 }  // namespace
@@ -211,29 +226,22 @@ bool ReservationExists(Connection& c, const std::string& id) {
 }
 
 void SettleSpendIn(Connection& c, const std::vector<const SpendSettlement*>& settlements) {
-  const SettlementSums sums = SumSettlements(settlements);
-  for (const auto& [id, amount] : sums.per_reservation) TakeOffReservation(c, id, amount);
-  for (const auto& [account, settled] : sums.per_account) {
-    const auto& [org_id, agent_id, month] = account;
-    c.Prepare(
-         "UPDATE spend_totals SET settled_usd = settled_usd + ?, input_tokens = input_tokens + ?, "
-         "output_tokens = output_tokens + ?, model_calls = model_calls + ? WHERE org_id = ? AND "
-         "agent_id = ? AND month = ?")
-        .Bind(1, settled.cost_usd)
-        .Bind(2, settled.input_tokens)
-        .Bind(3, settled.output_tokens)
-        .Bind(4, settled.calls)
-        .Bind(5, org_id)
-        .Bind(6, agent_id)
-        .Bind(7, month)
-        .Run();
-  }
+  SettleBatch(
+      settlements,
+      [&](const std::string& id, double usd) { return TakeOffReservation(c, id, usd); },
+      [&](const SpendAccount& account, const AccountChange& change) {
+        ChangeTotals(c, account, change);
+      });
 }
 
 Result<void> SqliteStore::ReturnSpend(const std::string& reservation_id, double amount_usd) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
-    TakeOffReservation(c, reservation_id, amount_usd);
+    if (auto account = TakeOffReservation(c, reservation_id, amount_usd)) {
+      AccountChange given_back;
+      given_back.unreserved_usd = amount_usd;
+      ChangeTotals(c, *account, given_back);
+    }
     tx.Commit();
     return {};
   });
