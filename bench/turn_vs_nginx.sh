@@ -16,6 +16,8 @@
 #   ALLOCATIONS=1 bash bench/turn_vs_nginx.sh   also counts malloc calls per turn and per gateway
 #   call (one connection, a uprobe on glibc's malloc: perf, as root)
 #   (PERF_CALLGRAPH=dwarf for whole stacks through code built without frame pointers)
+#   COMMITS=1 bash bench/turn_vs_nginx.sh   also times the store's commit at one connection
+#   (uprobes at SqliteStore::CommitTurns' entry and return) and counts pwrite calls per turn
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/setup.sh "$@"
@@ -195,4 +197,37 @@ if [ -n "${ALLOCATIONS:-}" ]; then
     awk -v r="$reqs" '/probe_libc:malloc/ {gsub(",", "", $1); printf "%.1f", $1 / r}' "$work/mallocs.txt"
   }
   echo "mallocs per request (one connection): turn $(mallocs_per "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke"), gateway call $(mallocs_per "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")"
+fi
+
+# The store's commit at one connection: its duration (uprobes at the entry and return of
+# SqliteStore::CommitTurns, which add a few µs of their own) and pwrite calls per turn (WAL frames:
+# a count, the same on a quiet machine as on a noisy one).
+if [ -n "${COMMITS:-}" ]; then
+  commit_symbol=$(nm "$BIN" | awk '!found && $2 == "T" && $3 ~ /^_ZN9agentgate11SqliteStore11CommitTurns/ {print $3; found = 1}')
+  perf probe -q -d 'probe_agentgate:*' 2>/dev/null || true
+  perf probe -q -x "$BIN" --no-demangle -a "commit_in=$commit_symbol"
+  perf probe -q -x "$BIN" --no-demangle -a "commit_out=$commit_symbol%return"
+  perf record -q -e probe_agentgate:commit_in -e probe_agentgate:commit_out__return \
+    -e syscalls:sys_enter_pwrite64 -p "$gate_pid" -o "$work/commits.data" -- sleep 3 2>/dev/null &
+  out=$(wrk -t1 -c1 -d3s -s "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+  wait $!
+  perf probe -q -d 'probe_agentgate:*' 2>/dev/null || true
+  perf script -i "$work/commits.data" -F time,event 2>/dev/null | python3 -c '
+import sys
+turns = int(sys.argv[1])
+durations, began, pwrites = [], None, 0
+for line in sys.stdin:
+    at, event = line.split()[:2]
+    if "pwrite64" in event:
+        pwrites += 1
+    elif "commit_in" in event:
+        began = float(at.rstrip(":"))
+    elif began is not None:
+        durations.append((float(at.rstrip(":")) - began) * 1e6)
+        began = None
+durations.sort()
+n = len(durations)
+print("store commit (one connection): %d commits, median %.0f us, p90 %.0f us; pwrite calls per turn %.1f"
+      % (n, durations[n // 2], durations[int(n * 0.9)], pwrites / turns))' \
+    "$(echo "$out" | awk '/requests in/ {print $1}')"
 fi
