@@ -25,6 +25,13 @@ struct AccountChange {
   std::optional<double> unreserved_usd;
 };
 
+// A reservation given back unspent: it only comes off the reserved total.
+inline AccountChange Unreserving(double usd) {
+  AccountChange change;
+  change.unreserved_usd = usd;
+  return change;
+}
+
 // Settles a batch with a store's two writes: `take_off(reservation_id, usd)` takes a part off a
 // reservation and returns the reservation's account (nothing when it is gone); then
 // `change(account, AccountChange)` runs once per account, both of its changes in one update.

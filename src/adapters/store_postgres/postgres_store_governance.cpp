@@ -153,22 +153,13 @@ std::optional<SpendAccount> TakeOffReservation(Connection& c, const std::string&
 // everything is settled or given back.
 void ChangeTotals(Connection& c, const SpendAccount& account, const AccountChange& change) {
   const auto& [org_id, agent_id, month] = account;
-  if (change.unreserved_usd) {
-    c.Exec(
-        "UPDATE spend_totals SET settled_usd = settled_usd + $1, input_tokens = input_tokens + $2, "
-        "output_tokens = output_tokens + $3, model_calls = model_calls + $4, reserved_usd = "
-        "GREATEST(0, ROUND((reserved_usd - $5)::numeric, 9)) WHERE org_id = $6 AND agent_id = $7 "
-        "AND month = $8",
-        {P(change.settled_usd), P(change.input_tokens), P(change.output_tokens), P(change.calls),
-         P(*change.unreserved_usd), P(org_id), P(agent_id), P(month)});
-    return;
-  }
   c.Exec(
       "UPDATE spend_totals SET settled_usd = settled_usd + $1, input_tokens = input_tokens + $2, "
-      "output_tokens = output_tokens + $3, model_calls = model_calls + $4 WHERE org_id = $5 AND "
-      "agent_id = $6 AND month = $7",
+      "output_tokens = output_tokens + $3, model_calls = model_calls + $4, reserved_usd = CASE "
+      "WHEN $5::double precision IS NULL THEN reserved_usd ELSE GREATEST(0, ROUND((reserved_usd - "
+      "$5)::numeric, 9)) END WHERE org_id = $6 AND agent_id = $7 AND month = $8",
       {P(change.settled_usd), P(change.input_tokens), P(change.output_tokens), P(change.calls),
-       P(org_id), P(agent_id), P(month)});
+       P(change.unreserved_usd), P(org_id), P(agent_id), P(month)});
 }
 
 }  // namespace
@@ -237,11 +228,8 @@ Result<void> PostgresStore::ReturnSpend(const std::string& reservation_id, doubl
         c.Exec("SELECT org_id, month FROM spend_reservations WHERE id = $1", {P(reservation_id)});
     if (owner.empty()) return {};
     pg::Transaction tx(c, SpendLockKey(owner.Text(0, 0), owner.Text(0, 1)));
-    if (auto account = TakeOffReservation(c, reservation_id, amount_usd)) {
-      AccountChange given_back;
-      given_back.unreserved_usd = amount_usd;
-      ChangeTotals(c, *account, given_back);
-    }
+    if (auto account = TakeOffReservation(c, reservation_id, amount_usd))
+      ChangeTotals(c, *account, Unreserving(amount_usd));
     tx.Commit();
     return {};
   });

@@ -197,24 +197,20 @@ std::optional<SpendAccount> TakeOffReservation(Connection& c, const std::string&
 // settled or given back.
 void ChangeTotals(Connection& c, const SpendAccount& account, const AccountChange& change) {
   const auto& [org_id, agent_id, month] = account;
-  auto update = c.Prepare(
-      change.unreserved_usd
-          ? "UPDATE spend_totals SET settled_usd = settled_usd + ?1, input_tokens = input_tokens + "
-            "?2, output_tokens = output_tokens + ?3, model_calls = model_calls + ?4, reserved_usd "
-            "= MAX(0, ROUND(reserved_usd - ?5, 9)) WHERE org_id = ?6 AND agent_id = ?7 AND month "
-            "= ?8"
-          : "UPDATE spend_totals SET settled_usd = settled_usd + ?1, input_tokens = input_tokens + "
-            "?2, output_tokens = output_tokens + ?3, model_calls = model_calls + ?4 WHERE org_id = "
-            "?6 AND agent_id = ?7 AND month = ?8");
-  update.Bind(1, change.settled_usd)
+  c.Prepare(
+       "UPDATE spend_totals SET settled_usd = settled_usd + ?1, input_tokens = input_tokens + ?2, "
+       "output_tokens = output_tokens + ?3, model_calls = model_calls + ?4, reserved_usd = CASE "
+       "WHEN ?5 IS NULL THEN reserved_usd ELSE MAX(0, ROUND(reserved_usd - ?5, 9)) END WHERE "
+       "org_id = ?6 AND agent_id = ?7 AND month = ?8")
+      .Bind(1, change.settled_usd)
       .Bind(2, change.input_tokens)
       .Bind(3, change.output_tokens)
       .Bind(4, change.calls)
+      .Bind(5, change.unreserved_usd)
       .Bind(6, org_id)
       .Bind(7, agent_id)
-      .Bind(8, month);
-  if (change.unreserved_usd) update.Bind(5, *change.unreserved_usd);
-  update.Run();
+      .Bind(8, month)
+      .Run();
 }
 
 }  // namespace
@@ -237,11 +233,8 @@ void SettleSpendIn(Connection& c, const std::vector<const SpendSettlement*>& set
 Result<void> SqliteStore::ReturnSpend(const std::string& reservation_id, double amount_usd) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
-    if (auto account = TakeOffReservation(c, reservation_id, amount_usd)) {
-      AccountChange given_back;
-      given_back.unreserved_usd = amount_usd;
-      ChangeTotals(c, *account, given_back);
-    }
+    if (auto account = TakeOffReservation(c, reservation_id, amount_usd))
+      ChangeTotals(c, *account, Unreserving(amount_usd));
     tx.Commit();
     return {};
   });
