@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A stateless agent turn and a metadata gateway call against their network baseline, in one run:
 # an instant upstream (nginx `return 200` with a fixed chat.completion, or a fixed Salesforce
-# describeGlobal), then
-#   baseline: nginx proxy_pass to that upstream (keep-alive);
+# describeGlobal, in an nginx process of its own, as a provider is another machine), then
+#   baseline: nginx proxy_pass to that upstream (keep-alive), from a second nginx process;
+#   also printed: nginx proxying to a copy of the upstream inside its own worker (the baseline
+#   before 2026-11-26: its hop to the upstream wakes no other process, which no real proxy has);
 #   agentgate: POST /api/agents/bench/invoke, whose one model call goes to the same upstream
 #              (SQLite store, org and agent spend limits set, the model priced), and
 #              POST /api/metadata-gateway {"method":"GET","path":"sobjects"} on a cached session.
@@ -18,6 +20,8 @@
 #   (PERF_CALLGRAPH=dwarf for whole stacks through code built without frame pointers)
 #   COMMITS=1 bash bench/turn_vs_nginx.sh   also times the store's commit at one connection
 #   (uprobes at SqliteStore::CommitTurns' entry and return) and counts pwrite calls per turn
+#   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
+#   phases, from syscall tracepoints (bench/turn_phases.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/setup.sh "$@"
@@ -29,7 +33,9 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  for n in upstream proxy; do
+    [ -f "$work/$n.pid" ] && kill "$(cat "$work/$n.pid")" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -40,28 +46,39 @@ gate=$(free_port)
 completion='{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-bench","choices":[{"index":0,"message":{"role":"assistant","content":"All good."},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":4}}'
 sobjects='{"encoding":"UTF-8","maxBatchSize":200,"sobjects":[{"name":"Account","custom":false},{"name":"Widget__c","custom":true}]}'
 mkdir -p "$work/nginx"
-cat >"$work/nginx.conf" <<NGINX
-pid $work/nginx.pid;
-error_log $work/nginx/error.log;
+same_worker=$(free_port)
+same_worker_upstream=$(free_port)
+# nginx_conf NAME SERVERS: one single-worker nginx (its own pid file and temp paths).
+nginx_conf() {
+  cat >"$work/$1.conf" <<NGINX
+pid $work/$1.pid;
+error_log $work/nginx/$1.error.log;
 worker_processes 1;
 events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
   uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  upstream llm { server 127.0.0.1:$upstream; keepalive 64; }
-  server {  # the instant upstream: an LLM provider and a Salesforce instance
-    listen 127.0.0.1:$upstream;
-    location /services/ { default_type application/json; return 200 '$sobjects'; }
-    location / { default_type application/json; return 200 '$completion'; }
-  }
-  server {  # the baseline: a plain reverse proxy to it
-    listen 127.0.0.1:$proxy;
-    location / { proxy_pass http://llm; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
+$2
 }
 NGINX
-"$NGINX" -c "$work/nginx.conf" -p "$work"
+  "$NGINX" -c "$work/$1.conf" -p "$work"
+}
+instant() {  # an instant upstream listening on $1: an LLM provider and a Salesforce instance
+  echo "  server { listen 127.0.0.1:$1;
+    location /services/ { default_type application/json; return 200 '$sobjects'; }
+    location / { default_type application/json; return 200 '$completion'; } }"
+}
+proxy_to() {  # a plain reverse proxy on $1 to upstream block $2
+  echo "  server { listen 127.0.0.1:$1;
+    location / { proxy_pass http://$2; proxy_http_version 1.1; proxy_set_header Connection \"\"; } }"
+}
+nginx_conf upstream "$(instant "$upstream")"
+nginx_conf proxy "  upstream llm { server 127.0.0.1:$upstream; keepalive 64; }
+  upstream local_copy { server 127.0.0.1:$same_worker_upstream; keepalive 64; }
+$(proxy_to "$proxy" llm)
+$(instant "$same_worker_upstream")
+$(proxy_to "$same_worker" local_copy)"
 
 cat >"$work/agentgate.toml" <<TOML
 [[providers]]
@@ -151,15 +168,18 @@ single() { wrk -t1 -c1 -d${C1_DURATION:-4s} --latency -s "$1" "$2"; }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
+base_same=$(load "$work/proxy.lua" "http://127.0.0.1:$same_worker/v1/chat/completions")
 turn=$(profiled turn "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 # One connection: latency is noisy on a shared machine, so C1_ROUNDS alternating runs of each and
 # their medians (p50, and p99: a turn that waits on the store's checkpoint shows there).
 # Also agentgate's CPU time per turn there (all its threads, from /proc: user + system ticks).
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$gate_pid/stat"; }
-b50s=""; t50s=""; b99s=""; t99s=""; cpus=""
+b50s=""; t50s=""; b99s=""; t99s=""; s50s=""; cpus=""
 for _ in $(seq "${C1_ROUNDS:-3}"); do
   out=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
   b50s="$b50s $(echo "$out" | pct 50 | ms)"; b99s="$b99s $(echo "$out" | pct 99 | ms)"
+  out=$(single "$work/proxy.lua" "http://127.0.0.1:$same_worker/v1/chat/completions")
+  s50s="$s50s $(echo "$out" | pct 50 | ms)"
   ticks=$(cpu_ticks)
   out=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
   t50s="$t50s $(echo "$out" | pct 50 | ms)"; t99s="$t99s $(echo "$out" | pct 99 | ms)"
@@ -168,20 +188,25 @@ for _ in $(seq "${C1_ROUNDS:-3}"); do
 done
 
 gbase=$(load "$work/sobjects.lua" "http://127.0.0.1:$proxy/services/data/v64.0/sobjects")
+gbase_same=$(load "$work/sobjects.lua" "http://127.0.0.1:$same_worker/services/data/v64.0/sobjects")
 gate_run=$(profiled gateway "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")
 
 b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
 gb=$(echo "$gbase" | rps); g=$(echo "$gate_run" | rps)
-b50=$(echo "$b50s" | median); t50=$(echo "$t50s" | median)
+b50=$(echo "$b50s" | median); t50=$(echo "$t50s" | median); s50=$(echo "$s50s" | median)
+bs=$(echo "$base_same" | rps); gbs=$(echo "$gbase_same" | rps)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 b99=$(echo "$b99s" | median); t99=$(echo "$t99s" | median)
 echo "command: TURN=${TURN:-stateless} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1: ${C1_ROUNDS:-3} alternating runs of -t1 -c1 -d${C1_DURATION:-4s}; $(nproc) cores)"
 echo "nginx proxy_pass to the instant upstream: $b req/s, p99 $(echo "$base" | pct 99)   (baseline)"
-echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(awk -v a="$t" -v b="$b" 'BEGIN {printf "%.2f", a/b}')x"
+echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(ratio "$t" "$b")x"
 echo "c1 p50 (median of runs): nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms   (runs: nginx$b50s; agentgate$t50s)"
+echo "  against nginx proxying to a copy of the upstream in its own worker: $bs req/s (turn ratio $(ratio "$t" "$bs")x), c1 p50 $s50 ms (added $(awk -v a="$t50" -v b="$s50" 'BEGIN {printf "%.3f", a-b}') ms; runs:$s50s)"
 echo "c1 p99 (median of runs): nginx $b99 ms, agentgate $t99 ms   (runs: nginx$b99s; agentgate$t99s)"
 echo "c1 agentgate CPU per turn (median of runs): $(echo "$cpus" | median) us   (runs:$cpus)"
 echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
-echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(awk -v a="$g" -v b="$gb" 'BEGIN {printf "%.2f", a/b}')x"
+echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(ratio "$g" "$gb")x"
+echo "  against nginx proxying to a copy of the upstream in its own worker: $gbs req/s (ratio $(ratio "$g" "$gbs")x)"
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
 
 # Allocations are counted, not timed: the same on a quiet machine as on a noisy one.
@@ -230,4 +255,17 @@ n = len(durations)
 print("store commit (one connection): %d commits, median %.0f us, p90 %.0f us; pwrite calls per turn %.1f"
       % (n, durations[n // 2], durations[int(n * 0.9)], pwrites / turns))' \
     "$(echo "$out" | awk '/requests in/ {print $1}')"
+fi
+
+if [ -n "${PHASES:-}" ]; then
+  traced=""
+  for call in recvmsg sendmsg fcntl futex; do
+    traced="$traced -e syscalls:sys_enter_$call -e syscalls:sys_exit_$call"
+  done
+  # shellcheck disable=SC2086
+  perf record -q $traced -p "$gate_pid" -o "$work/phases.data" -- sleep 3 2>/dev/null &
+  wrk -t1 -c1 -d3s -s "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke" >/dev/null
+  wait $!
+  perf script -i "$work/phases.data" -F comm,tid,time,event,trace 2>/dev/null >"$work/phases.txt"
+  python3 bench/turn_phases.py "$work/phases.txt"
 fi
