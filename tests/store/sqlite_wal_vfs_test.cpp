@@ -1,5 +1,5 @@
-// The store's VFS writes each WAL frame in one call, and the files it leaves are SQLite's own
-// format: a copy taken without a checkpoint (as a kill -9 leaves them) opens with every commit.
+// The store's VFS writes each commit's WAL frames in one call, and the files it leaves are SQLite's
+// own format: a copy taken without a checkpoint (as a kill -9 leaves them) opens with every commit.
 #include "adapters/store_sqlite/sqlite_wal_vfs.hpp"
 #include "adapters/store_sqlite/sqlite_db.hpp"
 
@@ -8,6 +8,9 @@
 
 #include <unistd.h>
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
 
 namespace agentgate::testing {
 namespace {
@@ -21,6 +24,7 @@ class SqliteWalVfs : public ::testing::Test {
     std::filesystem::create_directories(dir_);
     db_.emplace((dir_ / "live.db").string(), 100000);  // no checkpoint during the test
     db_->Exec("CREATE TABLE t(n INTEGER PRIMARY KEY, text TEXT NOT NULL)");
+    db_->Exec("CREATE INDEX t_by_text ON t(text)");  // a second page in every commit
   }
   void TearDown() override {
     db_.reset();
@@ -36,19 +40,86 @@ class SqliteWalVfs : public ::testing::Test {
       tx.Commit();
     }
   }
+  // Copies the live files as a kill -9 leaves them (no checkpoint) and opens the copy with
+  // SQLite's own VFS, which recovers the log from the frames' checksums: a frame written wrong
+  // ends the log there. Returns the copy's row count and integrity check.
+  std::pair<std::string, std::string> CopyAndOpen(const std::string& name) {
+    for (const char* suffix : {"", "-wal"}) {
+      std::filesystem::copy_file(dir_ / ("live.db" + std::string(suffix)),
+                                 dir_ / (name + ".db" + std::string(suffix)));
+    }
+    sqlite3* copy = nullptr;
+    EXPECT_EQ(
+        sqlite3_open_v2((dir_ / (name + ".db")).c_str(), &copy, SQLITE_OPEN_READWRITE, nullptr),
+        SQLITE_OK);
+    const auto single = [&](const char* sql) {
+      sqlite3_stmt* s = nullptr;
+      EXPECT_EQ(sqlite3_prepare_v2(copy, sql, -1, &s, nullptr), SQLITE_OK);
+      EXPECT_EQ(sqlite3_step(s), SQLITE_ROW);
+      std::string value(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+      sqlite3_finalize(s);
+      return value;
+    };
+    auto result =
+        std::make_pair(single("SELECT COUNT(*) FROM t"), single("PRAGMA integrity_check"));
+    sqlite3_close(copy);
+    return result;
+  }
+  // One transaction larger than SQLite's page cache: pages spill to the log before the commit,
+  // and pages spilled then changed again are rewritten in place, their checksums redone.
+  void InsertInOneCommit(int from, int to, bool commit = true) {
+    sqlite::WriteTransaction tx(*db_);
+    for (int n = from; n < to; ++n) {
+      db_->Prepare("INSERT INTO t(n, text) VALUES (?, ?)")
+          .Bind(1, static_cast<std::int64_t>(n))
+          .Bind(2, std::string(1500, static_cast<char>('a' + n % 26)))
+          .Run();
+    }
+    if (commit) tx.Commit();
+  }
   std::filesystem::path dir_;
   std::optional<sqlite::Connection> db_;
 };
 
-TEST_F(SqliteWalVfs, EachFrameOfACommitIsWrittenInOneCall) {
+TEST_F(SqliteWalVfs, EachCommitsFramesAreWrittenInOneCall) {
   InsertEachInItsOwnCommit(0, 5);
   const std::string wal = (dir_ / "live.db-wal").string();
   const auto bytes_before = std::filesystem::file_size(wal);
-  const auto joined_before = sqlite::WalFramesJoined();
+  const auto writes_before = sqlite::WalWrites();
   InsertEachInItsOwnCommit(5, 45);
   const auto frames = (std::filesystem::file_size(wal) - bytes_before) / (24 + 4096);
-  EXPECT_GE(frames, 40u);
-  EXPECT_EQ(sqlite::WalFramesJoined() - joined_before, frames);
+  EXPECT_GE(frames, 80u);  // the table's page and the index's, at least
+  EXPECT_EQ(sqlite::WalWrites() - writes_before, 40u);
+  EXPECT_EQ(sqlite::WalRunsHeldAtPublish(), 0u);
+}
+
+TEST_F(SqliteWalVfs, ACommitLargerThanThePageCacheIsWholeInTheFiles) {
+  db_->Exec("PRAGMA cache_size=50");  // spills early and often
+  const auto held_before = sqlite::WalRunsHeldAtPublish();
+  InsertEachInItsOwnCommit(0, 10);
+  InsertInOneCommit(10, 3000);
+  // Every write was out before SQLite told readers of the commit, each where its failure would
+  // still have failed the commit.
+  EXPECT_EQ(sqlite::WalRunsHeldAtPublish(), held_before);
+  EXPECT_EQ(CopyAndOpen("copy"), std::make_pair(std::string("3000"), std::string("ok")));
+}
+
+TEST_F(SqliteWalVfs, FramesOfARolledBackTransactionNeverOverwriteALaterCommit) {
+  db_->Exec("PRAGMA cache_size=50");
+  InsertEachInItsOwnCommit(0, 10);
+  InsertInOneCommit(10, 1000, /*commit=*/false);  // spilled frames, then rolled back
+  sqlite::Connection other((dir_ / "live.db").string(), 100000);
+  {
+    sqlite::WriteTransaction tx(other);
+    other.Prepare("INSERT INTO t(n, text) VALUES (?, ?)")
+        .Bind(1, static_cast<std::int64_t>(5000))
+        .Bind(2, std::string("later"))
+        .Run();
+    tx.Commit();
+  }
+  InsertEachInItsOwnCommit(20, 25);  // the first connection writes on
+  EXPECT_EQ(sqlite::WalRunsHeldAtPublish(), 0u);
+  EXPECT_EQ(CopyAndOpen("copy"), std::make_pair(std::string("16"), std::string("ok")));
 }
 
 TEST_F(SqliteWalVfs, FilesCopiedWithoutACheckpointOpenWithEveryCommit) {
