@@ -8,9 +8,10 @@
 
 #include <unistd.h>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
-#include <utility>
+#include <vector>
 
 namespace agentgate::testing {
 namespace {
@@ -40,10 +41,11 @@ class SqliteWalVfs : public ::testing::Test {
       tx.Commit();
     }
   }
-  // Copies the live files as a kill -9 leaves them (no checkpoint) and opens the copy with
-  // SQLite's own VFS, which recovers the log from the frames' checksums: a frame written wrong
-  // ends the log there. Returns the copy's row count and integrity check.
-  std::pair<std::string, std::string> CopyAndOpen(const std::string& name) {
+  // Copies the live files as a kill -9 leaves them (no checkpoint), opens the copy with SQLite's
+  // own VFS, which recovers the log from the frames' checksums (a frame written wrong ends the
+  // log there), and returns each query's first value.
+  std::vector<std::string> CopyAndQuery(const std::string& name,
+                                        std::initializer_list<const char*> queries) {
     for (const char* suffix : {"", "-wal"}) {
       std::filesystem::copy_file(dir_ / ("live.db" + std::string(suffix)),
                                  dir_ / (name + ".db" + std::string(suffix)));
@@ -52,18 +54,16 @@ class SqliteWalVfs : public ::testing::Test {
     EXPECT_EQ(
         sqlite3_open_v2((dir_ / (name + ".db")).c_str(), &copy, SQLITE_OPEN_READWRITE, nullptr),
         SQLITE_OK);
-    const auto single = [&](const char* sql) {
+    std::vector<std::string> values;
+    for (const char* sql : queries) {
       sqlite3_stmt* s = nullptr;
       EXPECT_EQ(sqlite3_prepare_v2(copy, sql, -1, &s, nullptr), SQLITE_OK);
       EXPECT_EQ(sqlite3_step(s), SQLITE_ROW);
-      std::string value(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+      values.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
       sqlite3_finalize(s);
-      return value;
-    };
-    auto result =
-        std::make_pair(single("SELECT COUNT(*) FROM t"), single("PRAGMA integrity_check"));
+    }
     sqlite3_close(copy);
-    return result;
+    return values;
   }
   // One transaction larger than SQLite's page cache: pages spill to the log before the commit,
   // and pages spilled then changed again are rewritten in place, their checksums redone.
@@ -101,7 +101,8 @@ TEST_F(SqliteWalVfs, ACommitLargerThanThePageCacheIsWholeInTheFiles) {
   // Every write was out before SQLite told readers of the commit, each where its failure would
   // still have failed the commit.
   EXPECT_EQ(sqlite::WalRunsHeldAtPublish(), held_before);
-  EXPECT_EQ(CopyAndOpen("copy"), std::make_pair(std::string("3000"), std::string("ok")));
+  EXPECT_EQ(CopyAndQuery("copy", {"SELECT COUNT(*) FROM t", "PRAGMA integrity_check"}),
+            (std::vector<std::string>{"3000", "ok"}));
 }
 
 TEST_F(SqliteWalVfs, FramesOfARolledBackTransactionNeverOverwriteALaterCommit) {
@@ -119,32 +120,15 @@ TEST_F(SqliteWalVfs, FramesOfARolledBackTransactionNeverOverwriteALaterCommit) {
   }
   InsertEachInItsOwnCommit(20, 25);  // the first connection writes on
   EXPECT_EQ(sqlite::WalRunsHeldAtPublish(), 0u);
-  EXPECT_EQ(CopyAndOpen("copy"), std::make_pair(std::string("16"), std::string("ok")));
+  EXPECT_EQ(CopyAndQuery("copy", {"SELECT COUNT(*) FROM t", "PRAGMA integrity_check"}),
+            (std::vector<std::string>{"16", "ok"}));
 }
 
 TEST_F(SqliteWalVfs, FilesCopiedWithoutACheckpointOpenWithEveryCommit) {
   InsertEachInItsOwnCommit(0, 200);
-  for (const char* suffix : {"", "-wal"}) {
-    std::filesystem::copy_file(dir_ / ("live.db" + std::string(suffix)),
-                               dir_ / ("copy.db" + std::string(suffix)));
-  }
-  // Opened with SQLite's own VFS, which recovers the log from the frames' checksums: a frame
-  // written wrong ends the log there.
-  sqlite3* copy = nullptr;
-  ASSERT_EQ(sqlite3_open_v2((dir_ / "copy.db").c_str(), &copy, SQLITE_OPEN_READWRITE, nullptr),
-            SQLITE_OK);
-  const auto single = [&](const char* sql) {
-    sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(copy, sql, -1, &s, nullptr), SQLITE_OK);
-    EXPECT_EQ(sqlite3_step(s), SQLITE_ROW);
-    std::string value(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
-    sqlite3_finalize(s);
-    return value;
-  };
-  EXPECT_EQ(single("SELECT COUNT(*) FROM t"), "200");
-  EXPECT_EQ(single("SELECT text FROM t WHERE n = 199"), std::string(300, 'r'));
-  EXPECT_EQ(single("PRAGMA integrity_check"), "ok");
-  sqlite3_close(copy);
+  EXPECT_EQ(CopyAndQuery("copy", {"SELECT COUNT(*) FROM t", "SELECT text FROM t WHERE n = 199",
+                                  "PRAGMA integrity_check"}),
+            (std::vector<std::string>{"200", std::string(300, 'r'), "ok"}));
 }
 
 }  // namespace
