@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -79,9 +80,24 @@ std::chrono::nanoseconds ThreadCpuTime() {
 
 }  // namespace
 
+namespace {
+
+std::atomic<int> running_turns{0};
+
+}  // namespace
+
+RunningTurn::RunningTurn() {
+  running_turns.fetch_add(1, std::memory_order_relaxed);
+}
+
+RunningTurn::~RunningTurn() {
+  running_turns.fetch_sub(1, std::memory_order_relaxed);
+}
+
 ContentionWatch::ContentionWatch() : began_(Clock::now()), cpu_at_start_(ThreadCpuTime()) {}
 
 bool ContentionWatch::Contended() const {
+  if (running_turns.load(std::memory_order_relaxed) < 2) return false;
   const auto wall = Clock::now() - began_;
   if (wall < std::chrono::microseconds(20)) return false;
   return (ThreadCpuTime() - cpu_at_start_) * 2 < wall;

@@ -9,10 +9,11 @@
 //   come back within `budget`;
 // - the committer, when work has recently followed within `budget` of its going idle, spins for
 //   the next commit for at most `budget`, yielding between checks (`SpinPolicy`).
-// Spinning should only use a CPU nothing else wants: a spinner that has had less than half of the
-// CPU since it began (others ran in its yields) sleeps at once and skips its next chances to spin,
-// 1, 2, 4, ... up to 1,024 of them (`SpinBackoff`). Without that, the spinning took a fifth of the
-// turns per second at 8 connections on 2 cores.
+// Spinning should only use a CPU nothing else wants: while two or more turns run, a spinner that
+// has had less than half of the CPU since it began (others ran in its yields) sleeps at once and
+// skips its next chances to spin, 1, 2, 4, ... up to 1,024 of them (`SpinBackoff`). Without that,
+// the spinning took a fifth of the turns per second at 8 connections on 2 cores. A lone turn's
+// spin never backs off (`RunningTurn`).
 // A budget of zero turns both off (server.handoff_spin_microseconds).
 
 #include <boost/asio/any_io_executor.hpp>
@@ -52,8 +53,20 @@ class SpinBackoff {
   int backoff_ = 0;
 };
 
-// Whether the calling thread, spinning since the watch was made, has had less than half of the
-// CPU in that time (at least 20 us of it): a CPU other threads want.
+// Counts, for its lifetime, a turn running in this process. A spin is judged contended only
+// while two or more turns run: a lone turn's spinning takes a CPU from no other work of this
+// server (what it yields to is the turn's own client and upstream), and backing off there cost
+// every other hand-off a thread wake-up, 30-50 us on a virtual CPU (docs/performance.md).
+class RunningTurn {
+ public:
+  RunningTurn();
+  ~RunningTurn();
+  RunningTurn(const RunningTurn&) = delete;
+  RunningTurn& operator=(const RunningTurn&) = delete;
+};
+
+// Whether the calling thread, spinning since the watch was made while two or more turns ran, has
+// had less than half of the CPU in that time (at least 20 us of it): a CPU other threads want.
 class ContentionWatch {
  public:
   ContentionWatch();

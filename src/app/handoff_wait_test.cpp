@@ -76,10 +76,26 @@ TEST(SpinBackoff, EachContendedSpinInARowSkipsTwiceAsManyChances) {
   EXPECT_EQ(skipped(), 1);
 }
 
-TEST(ContentionWatch, AThreadThatWasOffItsCpuSawContention) {
+TEST(ContentionWatch, AThreadThatWasOffItsCpuWhileTurnsRanSawContention) {
+  const RunningTurn first;
+  const RunningTurn second;
   const ContentionWatch watch;
   std::this_thread::sleep_for(std::chrono::milliseconds(2));  // as if others ran in its yields
   EXPECT_TRUE(watch.Contended());
+}
+
+TEST(ContentionWatch, ALoneTurnsSpinIsNeverContended) {
+  const ContentionWatch idle;
+  const RunningTurn lone;
+  const ContentionWatch watch;
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_FALSE(idle.Contended());
+  EXPECT_FALSE(watch.Contended());
+  {
+    const RunningTurn another;  // judged when asked: a second turn now makes it count
+    EXPECT_TRUE(watch.Contended());
+  }
+  EXPECT_FALSE(watch.Contended());
 }
 
 }  // namespace agentgate

@@ -1,5 +1,6 @@
 #include "app/invoke_agent.hpp"
 
+#include "app/handoff_wait.hpp"
 #include "app/history_summarizer.hpp"
 #include "app/metered_model.hpp"
 #include "crypto/crypto.hpp"
@@ -181,6 +182,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(const InvokeCommand& c
   const auto started = SteadyClock::now();
   const Deadlines deadlines{started + d_.timing.answer_early, started + d_.timing.hard_cap};
   d_.metrics.AddGauge("agentgate_turns_in_flight", {}, 1);
+  const RunningTurn running;  // how the hand-off spinning tells a lone turn from a busy server
   const auto executor = co_await asio::this_coro::executor;
   // The hard cap cancels the body, and with it every upstream call it has in flight; so does the
   // caller's cancellation (an MCP client's). A store call cannot be canceled: the body ends when
