@@ -190,7 +190,8 @@ def test_safety_withholds_the_reply_everywhere(daemon, llm):
     assert body2["blocked"] is True
     _, _, convo = daemon.conversation(body["conversation_id"])
     stored = json.dumps(convo)
-    assert "launch date" not in stored and "4111" not in stored
+    # The card as written: ids are hex and may hold "4111" by chance.
+    assert "launch date" not in stored and "4111 1111" not in stored
     assert convo["messages"][1]["content"] == "Withheld by policy."
     assert "launch date" not in "".join(daemon.server.lines)
 
