@@ -222,6 +222,10 @@ int Serve(const ServeOptions& options) {
   SystemClock clock;
   Metrics metrics;
   DeclareAgentgateMetrics(metrics);
+  // The hand-off spinning's own count of running turns (InvokeAgent holds one per turn) is the
+  // gauge, so neither can drift from the other.
+  metrics.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.",
+                       [] { return static_cast<double>(RunningTurns()); });
   StoreRunner runner(**store, blocking);
   TenantDirectory tenants(runner);
   // One writer for SQLite (its writes are serial anyway); two for PostgreSQL, so one batch's round

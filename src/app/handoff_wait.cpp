@@ -78,10 +78,6 @@ std::chrono::nanoseconds ThreadCpuTime() {
   return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
 }
 
-}  // namespace
-
-namespace {
-
 std::atomic<int> running_turns{0};
 
 }  // namespace
@@ -92,6 +88,10 @@ RunningTurn::RunningTurn() {
 
 RunningTurn::~RunningTurn() {
   running_turns.fetch_sub(1, std::memory_order_relaxed);
+}
+
+int RunningTurns() {
+  return running_turns.load(std::memory_order_relaxed);
 }
 
 ContentionWatch::ContentionWatch() : began_(Clock::now()), cpu_at_start_(ThreadCpuTime()) {}

@@ -65,6 +65,9 @@ class RunningTurn {
   RunningTurn& operator=(const RunningTurn&) = delete;
 };
 
+// How many RunningTurn are alive in this process now (the metric agentgate_turns_in_flight).
+int RunningTurns();
+
 // Whether the calling thread, spinning since the watch was made while two or more turns ran, has
 // had less than half of the CPU in that time (at least 20 us of it): a CPU other threads want.
 class ContentionWatch {

@@ -181,8 +181,8 @@ asio::awaitable<Result<AdmittedAgent>> InvokeAgent::Admit(const Caller& caller,
 asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(const InvokeCommand& command) {
   const auto started = SteadyClock::now();
   const Deadlines deadlines{started + d_.timing.answer_early, started + d_.timing.hard_cap};
-  d_.metrics.AddGauge("agentgate_turns_in_flight", {}, 1);
-  const RunningTurn running;  // how the hand-off spinning tells a lone turn from a busy server
+  // Counted for the hand-off spinning (a lone turn from a busy server) and the turns gauge.
+  const RunningTurn running;
   const auto executor = co_await asio::this_coro::executor;
   // The hard cap cancels the body, and with it every upstream call it has in flight; so does the
   // caller's cancellation (an MCP client's). A store call cannot be canceled: the body ends when
@@ -201,7 +201,6 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(const InvokeCommand& c
       asio::bind_cancellation_slot(stop->signal.slot(), asio::as_tuple(asio::use_awaitable)));
   stop->finished = true;
   cap.cancel();
-  d_.metrics.AddGauge("agentgate_turns_in_flight", {}, -1);
   d_.metrics.Observe("agentgate_turn_duration_seconds", {},
                      std::chrono::duration<double>(SteadyClock::now() - started).count());
   if (stop->reason == TurnStop::Reason::kNone) {

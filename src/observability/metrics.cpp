@@ -59,25 +59,31 @@ Metrics::~Metrics() = default;
 
 void Metrics::DeclareCounter(const std::string& name, const std::string& help) {
   std::lock_guard lock(mutex_);
-  families_[name] = Family{"counter", help, {}};
+  families_[name] = Family{"counter", help, {}, {}};
 }
 
 void Metrics::DeclareGauge(const std::string& name, const std::string& help) {
   std::lock_guard lock(mutex_);
-  families_[name] = Family{"gauge", help, {}};
+  families_[name] = Family{"gauge", help, {}, {}};
+}
+
+void Metrics::DeclareGauge(const std::string& name, const std::string& help,
+                           std::function<double()> read) {
+  std::lock_guard lock(mutex_);
+  families_[name] = Family{"gauge", help, {}, std::move(read)};
 }
 
 void Metrics::DeclareHistogram(const std::string& name, const std::string& help,
                                std::vector<double> buckets) {
   std::lock_guard lock(mutex_);
-  families_[name] = Family{"histogram", help, std::move(buckets)};
+  families_[name] = Family{"histogram", help, std::move(buckets), {}};
 }
 
 std::vector<double> Metrics::Checked(std::string_view name, const char* type) const {
   std::lock_guard lock(mutex_);
   auto it = families_.find(name);
-  if (it == families_.end() || it->second.type != type) {
-    throw std::logic_error("metric family not declared: " + std::string(name));
+  if (it == families_.end() || it->second.type != type || it->second.read) {
+    throw std::logic_error("metric family not declared for updates: " + std::string(name));
   }
   return it->second.buckets;
 }
@@ -174,6 +180,7 @@ std::string Metrics::Render() const {
   for (const auto& [name, family] : families_) {
     out << "# HELP " << name << ' ' << family.help << "\n# TYPE " << name << ' ' << family.type
         << '\n';
+    if (family.read) out << name << ' ' << Number(family.read()) << '\n';
     for (const auto& [labels, value] : values[name])
       out << WithLabels(name, labels) << ' ' << Number(value) << '\n';
     for (const auto& [labels, series] : histograms[name]) {
@@ -203,7 +210,6 @@ void DeclareAgentgateMetrics(Metrics& m) {
   m.DeclareCounter("agentgate_http_connections_closed_total",
                    "Client connections closed by the server: header_timeout, read_timeout, "
                    "idle_timeout, reclaimed (an idle keep-alive closed to make room).");
-  m.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.");
   m.DeclareHistogram("agentgate_turn_duration_seconds", "Agent turn duration.", latency);
   m.DeclareCounter("agentgate_turn_stops_total",
                    "Agent turns by stop reason (none = normal finish).");

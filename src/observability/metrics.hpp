@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -29,6 +30,9 @@ class Metrics {
   // Families are declared once with their help text; using an undeclared one is a bug.
   void DeclareCounter(const std::string& name, const std::string& help);
   void DeclareGauge(const std::string& name, const std::string& help);
+  // A gauge whose one series is read when the metrics are rendered, from a count its owner keeps
+  // anyway; it takes no updates.
+  void DeclareGauge(const std::string& name, const std::string& help, std::function<double()> read);
   void DeclareHistogram(const std::string& name, const std::string& help,
                         std::vector<double> buckets);
 
@@ -44,6 +48,7 @@ class Metrics {
     std::string type;
     std::string help;
     std::vector<double> buckets;
+    std::function<double()> read;  // set for a gauge read at render time
   };
   struct HistogramSeries {
     std::vector<double> bounds;  // the family's buckets, copied when the series began

@@ -76,6 +76,16 @@ TEST(Metrics, LabelValuesMayBeTemporariesOfTheCall) {
       << text;
 }
 
+TEST(Metrics, AReadGaugeShowsItsCountAtEachRenderAndTakesNoUpdates) {
+  Metrics m;
+  int running = 2;
+  m.DeclareGauge("running", "Running.", [&running] { return static_cast<double>(running); });
+  EXPECT_NE(m.Render().find("# TYPE running gauge\nrunning 2\n"), std::string::npos) << m.Render();
+  running = 0;
+  EXPECT_NE(m.Render().find("\nrunning 0\n"), std::string::npos) << m.Render();
+  EXPECT_THROW(m.AddGauge("running", {}, 1), std::logic_error);
+}
+
 TEST(Metrics, UndeclaredFamilyIsABug) {
   Metrics m;
   EXPECT_THROW(m.Add("nope", {}), std::logic_error);

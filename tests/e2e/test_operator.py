@@ -1,7 +1,12 @@
 """Operator endpoints (SPEC §8) and the first-run demo through the binary."""
 import json
+import re
+import threading
+import time
 
 from conftest import ADMIN_TOKEN
+from daemon_harness import API_KEY, Tenant, config_for
+from fakes.fake_llm import openai_text
 
 
 def test_health_and_readiness(server):
@@ -22,6 +27,32 @@ def test_metrics_are_prometheus_text_with_real_counts(server):
     for family in ("agentgate_turns_in_flight", "agentgate_turn_stop_total".replace("stop", "stops"),
                    "agentgate_model_tokens_total", "agentgate_gateway_upstream_duration_seconds"):
         assert f"# TYPE {family}" in text
+
+
+def test_the_turns_gauge_counts_a_turn_while_its_model_answers(start_server, llm):
+    """The gauge is the count the hand-off spinning judges contention by (RunningTurn): a turn
+    holds it from admission to its answer."""
+    tenant = Tenant(start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY}))
+    tenant.agent("held")
+
+    def in_flight():
+        text = tenant.server.request("GET", "/metrics")[2]
+        return float(re.search(r"^agentgate_turns_in_flight (\S+)$", text, re.M).group(1))
+
+    assert in_flight() == 0
+    llm.push({**openai_text("in time"), "delay": 1.5})
+    answers = []
+    turn = threading.Thread(target=lambda: answers.append(tenant.invoke("held", {"message": "wait"})))
+    turn.start()
+    seen = 0
+    deadline = time.monotonic() + 1.2
+    while seen == 0 and time.monotonic() < deadline:
+        seen = in_flight()
+        time.sleep(0.05)
+    turn.join()
+    assert seen == 1
+    assert answers[0][0] == 200 and answers[0][2]["response"] == "in time"
+    assert in_flight() == 0
 
 
 def test_openapi_document_is_served(server):
