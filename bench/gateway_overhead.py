@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import secrets
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,4 +82,5 @@ try:
 finally:
     proc.terminate()
     proc.wait(10)
+    shutil.rmtree(work, ignore_errors=True)
     org.close()

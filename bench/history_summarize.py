@@ -13,6 +13,7 @@ conversation's 200-calls-in-120-s window between turns (that rule is not what is
 """
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 
@@ -38,7 +39,8 @@ def input_tokens(body):
 def run(strategy):
     llm = FakeLlm()
     llm.default_reply = gist_model()
-    server = Agentgate(pathlib.Path(tempfile.mkdtemp()), config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    work = pathlib.Path(tempfile.mkdtemp())
+    server = Agentgate(work, config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     try:
         tenant = Tenant(server)
         tenant.agent("bot", model_settings={"max_output_tokens": 256},
@@ -65,6 +67,7 @@ def run(strategy):
     finally:
         server.stop()
         llm.close()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 print(f"command: AGENTGATE_BINARY={os.environ['AGENTGATE_BINARY']} python3 bench/history_summarize.py {turns}")

@@ -14,6 +14,7 @@ import json
 import os
 import resource
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -210,6 +211,7 @@ output_per_mtok = 0.60
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # the server, and a wrapper's child with it
         server.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
         upstream.close()
         for writer in list(provider.writers):
             writer.close()

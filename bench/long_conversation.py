@@ -13,6 +13,7 @@ import http.client
 import json
 import os
 import secrets
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -112,3 +113,4 @@ try:
 finally:
     proc.terminate()
     proc.wait(10)
+    shutil.rmtree(work, ignore_errors=True)

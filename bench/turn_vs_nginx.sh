@@ -8,7 +8,8 @@
 #             hop wakes another process as agentgate's does (on 2 cores it also runs on both);
 #   agentgate: POST /api/agents/bench/invoke, whose one model call goes to the same upstream
 #              (SQLite store, org and agent spend limits set, the model priced), and
-#              POST /api/metadata-gateway {"method":"GET","path":"sobjects"} on a cached session.
+#              POST /api/metadata-gateway {"method":"GET","path":"sobjects"} on a cached session;
+#   and the HTTP layer alone: GET /healthz against nginx `return 200` of the same body.
 # Throughput with wrk -c$CONNECTIONS, then latency with one connection (p50 added over nginx, the
 # median of C1_ROUNDS alternating runs).
 #
@@ -67,6 +68,7 @@ NGINX
 }
 instant() {  # an instant upstream listening on $1: an LLM provider and a Salesforce instance
   echo "  server { listen 127.0.0.1:$1;
+    location = /healthz { default_type application/json; return 200 '{\"status\":\"ok\"}'; }
     location /services/ { default_type application/json; return 200 '$sobjects'; }
     location / { default_type application/json; return 200 '$completion'; } }"
 }
@@ -188,6 +190,11 @@ for _ in $(seq "${C1_ROUNDS:-3}"); do
     -v n="$(echo "$out" | awk '/requests in/ {print $1}')" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}')"
 done
 
+# The HTTP layer alone: a GET answered from memory by each (nginx `return 200` in the upstream's
+# process, agentgate's /healthz).
+hbase=$(wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency "http://127.0.0.1:$upstream/healthz")
+health=$(wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency "http://127.0.0.1:$gate/healthz")
+
 gbase=$(load "$work/sobjects.lua" "http://127.0.0.1:$proxy/services/data/v64.0/sobjects")
 gbase_own=$(load "$work/sobjects.lua" "http://127.0.0.1:$own_process/services/data/v64.0/sobjects")
 gate_run=$(profiled gateway "$work/gateway.lua" "http://127.0.0.1:$gate/api/metadata-gateway")
@@ -208,6 +215,9 @@ echo "c1 agentgate CPU per turn (median of runs): $(echo "$cpus" | median) us   
 echo "nginx proxy_pass GET sobjects:            $gb req/s, p99 $(echo "$gbase" | pct 99)   (baseline)"
 echo "agentgate gateway GET sobjects, cached:   $g req/s, p99 $(echo "$gate_run" | pct 99)   ratio: $(ratio "$g" "$gb")x"
 echo "  against nginx proxying from a process of its own to the upstream's: $gbs req/s (ratio $(ratio "$g" "$gbs")x)"
+hb=$(echo "$hbase" | rps); h=$(echo "$health" | rps)
+echo "nginx return 200 (GET):                   $hb req/s, p99 $(echo "$hbase" | pct 99)   (baseline)"
+echo "agentgate GET /healthz:                   $h req/s, p99 $(echo "$health" | pct 99)   ratio: $(ratio "$h" "$hb")x"
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
 
 # Allocations are counted, not timed: the same on a quiet machine as on a noisy one.

@@ -5,6 +5,8 @@ page go to $AGENTGATE_TEST_OUTPUT/console (default build/test-output/console).""
 import json
 import os
 import pathlib
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -30,11 +32,16 @@ def browser():
                 "--window-size=1280,800"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    # Chromium leaves its singleton socket's directory in $TMPDIR when chromedriver stops it; a
+    # short directory of the test's own (a socket path must stay under 108 bytes) is removed after.
+    scratch = tempfile.mkdtemp(prefix="ag-chromium-")
+    service = Service("/usr/bin/chromedriver", env={**os.environ, "TMPDIR": scratch})
+    driver = webdriver.Chrome(service=service, options=options)
     driver.implicitly_wait(0)
     OUTPUT.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def wait_for(driver, css, timeout=10):

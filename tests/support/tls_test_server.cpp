@@ -48,7 +48,8 @@ asio::awaitable<void> ServeOne(asio::ssl::stream<tcp::socket> stream) {
 
 struct TlsTestServer::Impl {
   explicit Impl(const std::string& dir)
-      : context(asio::ssl::context::tls_server),
+      : directory(dir),
+        context(asio::ssl::context::tls_server),
         acceptor(std::make_unique<tcp::acceptor>(
             loop.io(), tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0))) {
     std::filesystem::create_directories(dir);
@@ -74,6 +75,7 @@ struct TlsTestServer::Impl {
     }
   }
 
+  std::string directory;
   // Destruction order matters: connections (in the loop's io_context) use the context.
   asio::ssl::context context;
   BackgroundLoop loop;
@@ -88,6 +90,8 @@ TlsTestServer::TlsTestServer(const std::string& dir) : impl_(std::make_unique<Im
 TlsTestServer::~TlsTestServer() {
   impl_->loop.Stop();
   impl_->acceptor.reset();
+  std::error_code ignored;  // a test's leftovers must not fail it
+  std::filesystem::remove_all(impl_->directory, ignored);
 }
 
 unsigned short TlsTestServer::port() const {

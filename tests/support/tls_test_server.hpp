@@ -10,7 +10,7 @@ namespace agentgate::testing {
 class TlsTestServer {
  public:
   // Writes cert.pem/key.pem into `dir` and listens on 127.0.0.1 (port chosen by the OS), served
-  // by its own thread.
+  // by its own thread. Removes `dir` when destroyed.
   explicit TlsTestServer(const std::string& dir);
   ~TlsTestServer();
   unsigned short port() const;
