@@ -97,7 +97,7 @@ int RunningTurns() {
 ContentionWatch::ContentionWatch() : began_(Clock::now()), cpu_at_start_(ThreadCpuTime()) {}
 
 bool ContentionWatch::Contended() const {
-  if (running_turns.load(std::memory_order_relaxed) < 2) return false;
+  if (RunningTurns() < 2) return false;
   const auto wall = Clock::now() - began_;
   if (wall < std::chrono::microseconds(20)) return false;
   return (ThreadCpuTime() - cpu_at_start_) * 2 < wall;

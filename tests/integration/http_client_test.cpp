@@ -355,5 +355,16 @@ TEST_F(HttpsClientTest, VerifiesTheCertificateAndTheHostName) {
   EXPECT_NE(untrusted.error().message.find("TLS handshake"), std::string::npos);
 }
 
+// The test server's certificate directory goes with it: test runs leave nothing in /tmp.
+TEST(TlsTestServer, RemovesItsCertificateDirectoryWhenDestroyed) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("agentgate-tls-removed-" + std::to_string(::getpid()));
+  {
+    const TlsTestServer server(dir.string());
+    ASSERT_TRUE(std::filesystem::exists(server.certificate_file()));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
 }  // namespace
 }  // namespace agentgate::testing
