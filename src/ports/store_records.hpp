@@ -1,6 +1,8 @@
 #pragma once
 // Plain records the stores read and write. Times are milliseconds since the Unix epoch (UTC).
 
+#include "domain/governance/decisions.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -118,19 +120,6 @@ struct IdempotencyScope {
   std::string key;
 };
 
-// What a claim on an idempotency key found.
-struct IdempotencyClaim {
-  enum class Outcome {
-    kClaimed,              // new (or stale and taken over): run the turn
-    kInUse,                // same key still running: 409
-    kFingerprintMismatch,  // same key, different request: 422
-    kCompleted,            // finished: replay status and body
-  };
-  Outcome outcome = Outcome::kClaimed;
-  int status = 0;
-  std::string body;
-};
-
 // A running claim's completion: the answer replayed for the key. `claimed_at_ms` names the claim
 // (the time it was taken); a claim another server has since taken over is not completed.
 struct IdempotencyCompletion {
@@ -189,11 +178,6 @@ struct TurnCommit {
   std::optional<ConversationRecord> new_conversation;  // its id is turn.conversation_id
   std::vector<RememberedFact> facts;
   std::optional<ConversationSummary> summary;  // replaces turn.conversation_id's summary
-};
-
-struct CallWindowDecision {
-  bool allowed = true;
-  int retry_after_seconds = 0;  // when refused: until the oldest call leaves the window
 };
 
 struct SpendReservationRequest {

@@ -32,7 +32,7 @@ constexpr const char* kAbove = "SELECT n FROM t WHERE n > ? ORDER BY n";
 TEST_F(SqliteConnection, AReusedStatementStartsOverWithNoBindingsLeft) {
   {
     auto first = db_->Prepare(kAbove);
-    first.Bind(1, 1);
+    first.Bind(1);
     ASSERT_TRUE(first.Step());
     EXPECT_EQ(first.Int(0), 2);  // dropped mid-result
   }
@@ -41,7 +41,7 @@ TEST_F(SqliteConnection, AReusedStatementStartsOverWithNoBindingsLeft) {
     EXPECT_FALSE(unbound.Step()) << "the previous binding was kept (n > NULL matches no row)";
   }
   auto again = db_->Prepare(kAbove);
-  again.Bind(1, 0);
+  again.Bind(0);
   ASSERT_TRUE(again.Step());
   EXPECT_EQ(again.Int(0), 1);  // from the first row, not where the dropped one stopped
 }
@@ -50,10 +50,10 @@ TEST_F(SqliteConnection, ATemporaryStringIsCopiedWhenBoundAndKeptTextIsRead) {
   db_->Exec("CREATE TABLE words(w TEXT)");
   auto insert = db_->Prepare("INSERT INTO words VALUES (?), (?)");
   std::string kept(64, 'k');  // longer than the short-string buffer: its bytes live on the heap
-  insert.Bind(1, kept);
+  insert.Bind(kept);
   // The temporary is gone before the statement runs: bound without a copy, SQLite would read
   // freed memory (ASan fails the test) or whatever the heap put there since.
-  insert.Bind(2, std::string(64, 't'));
+  insert.BindAt(2, std::string(64, 't'));
   std::string reuse(64, 'x');  // likely takes the freed block
   insert.Run();
   auto read = db_->Prepare("SELECT w FROM words ORDER BY w");
@@ -66,11 +66,11 @@ TEST_F(SqliteConnection, ATemporaryStringIsCopiedWhenBoundAndKeptTextIsRead) {
 
 TEST_F(SqliteConnection, TheSameSqlOpenTwiceGetsTwoStatements) {
   auto outer = db_->Prepare(kAbove);
-  outer.Bind(1, 0);
+  outer.Bind(0);
   int pairs = 0;
   while (outer.Step()) {
     auto inner = db_->Prepare(kAbove);
-    inner.Bind(1, outer.Int(0));
+    inner.Bind(outer.Int(0));
     while (inner.Step()) ++pairs;
   }
   EXPECT_EQ(pairs, 3);  // (1,2) (1,3) (2,3)

@@ -35,8 +35,7 @@ class SqliteWalVfs : public ::testing::Test {
     for (int n = from; n < to; ++n) {
       sqlite::WriteTransaction tx(*db_);
       db_->Prepare("INSERT INTO t(n, text) VALUES (?, ?)")
-          .Bind(1, static_cast<std::int64_t>(n))
-          .Bind(2, std::string(300, static_cast<char>('a' + n % 26)))
+          .Bind(static_cast<std::int64_t>(n), std::string(300, static_cast<char>('a' + n % 26)))
           .Run();
       tx.Commit();
     }
@@ -71,8 +70,7 @@ class SqliteWalVfs : public ::testing::Test {
     sqlite::WriteTransaction tx(*db_);
     for (int n = from; n < to; ++n) {
       db_->Prepare("INSERT INTO t(n, text) VALUES (?, ?)")
-          .Bind(1, static_cast<std::int64_t>(n))
-          .Bind(2, std::string(1500, static_cast<char>('a' + n % 26)))
+          .Bind(static_cast<std::int64_t>(n), std::string(1500, static_cast<char>('a' + n % 26)))
           .Run();
     }
     if (commit) tx.Commit();
@@ -113,8 +111,7 @@ TEST_F(SqliteWalVfs, FramesOfARolledBackTransactionNeverOverwriteALaterCommit) {
   {
     sqlite::WriteTransaction tx(other);
     other.Prepare("INSERT INTO t(n, text) VALUES (?, ?)")
-        .Bind(1, static_cast<std::int64_t>(5000))
-        .Bind(2, std::string("later"))
+        .Bind(static_cast<std::int64_t>(5000), std::string("later"))
         .Run();
     tx.Commit();
   }

@@ -30,6 +30,13 @@ class SqliteBackend {
   }
   const std::string& path() const { return path_; }
   void Settle() {}  // SQLite's full-text counts are exact at once
+  // What a store keeps that its interface does not show (retention): one count, read directly.
+  std::int64_t Count(const std::string& select_count) {
+    sqlite::Connection c(path_);
+    auto s = c.Prepare(select_count);
+    s.Step();
+    return s.Int(0);
+  }
 
  private:
   static inline int counter_ = 0;
@@ -65,6 +72,9 @@ class PostgresBackend {
   }
   // What autovacuum does on its own once a table grew: statistics memory recall plans with.
   void Settle() { pg::Connection(ScopedUrl()).Exec("ANALYZE memories"); }
+  std::int64_t Count(const std::string& select_count) {
+    return pg::Connection(ScopedUrl()).Exec(select_count).Int(0, 0);
+  }
 
  private:
   std::string ScopedUrl() const {

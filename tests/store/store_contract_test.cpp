@@ -478,6 +478,22 @@ TYPED_TEST(StoreContract, ConversationsAreListedNewestFirstWithTheirTurnsAndFilt
   EXPECT_EQ(ids(s.ListConversations(filter("other"), 10).value()), "o1 ");
 }
 
+TYPED_TEST(StoreContract, DurationPercentilesAreTheNearestRank) {
+  // Ten turns of 1..10 ms: the 95th percentile's nearest rank is the 10th (ceil(9.5)), the
+  // median's the 5th. SQLite used to pick floor(q * (n - 1)), the 9th, where PostgreSQL's
+  // percentile_disc picks the 10th.
+  auto& s = *this->store_;
+  for (int i = 1; i <= 10; ++i) {
+    TurnCommit c{Turn("t" + std::to_string(i), "", 1000 + i), {}, {}, {}, {}, {}, {}};
+    c.turn.duration_ms = i;
+    ASSERT_TRUE(s.CommitTurn(c));
+  }
+  const auto durations = s.TurnDurationPercentiles(0).value();
+  EXPECT_EQ(durations.turns, 10);
+  EXPECT_EQ(durations.p50_ms, 5);
+  EXPECT_EQ(durations.p95_ms, 10);
+}
+
 TYPED_TEST(StoreContract, TheOverviewCountsTurnsPerDaySpendPerOrgAndGatewayCalls) {
   auto& s = *this->store_;
   constexpr std::int64_t kDay = 24 * 60 * 60 * 1000;
@@ -1026,6 +1042,21 @@ TYPED_TEST(StoreContract, TheCallWindowSlidesAndRefusedCallsDoNotCount) {
   EXPECT_FALSE(s.RecordConversationCall("c", 120999, window, 3).value().allowed);
   EXPECT_TRUE(s.RecordConversationCall("c", 121000, window, 3).value().allowed);
   EXPECT_TRUE(s.RecordConversationCall("other", 121000, window, 3).value().allowed);
+}
+
+TYPED_TEST(StoreContract, ARefusedCallStillClearsTheCallsThatLeftTheWindow) {
+  // The clean-up is right whatever the verdict: calls that left the window are gone once a call
+  // looked, allowed or not (SQLite rolled it back with a refusal, PostgreSQL kept it). With one
+  // limit a refusal never finds such calls; a limit lowered between calls shows it.
+  auto& s = *this->store_;
+  const std::int64_t window = 120000;
+  const std::string rows = "SELECT COUNT(*) FROM conversation_calls WHERE conversation_id = 'c'";
+  for (const std::int64_t at : {1000, 100000, 100001})
+    EXPECT_TRUE(s.RecordConversationCall("c", at, window, 3).value().allowed);
+  ASSERT_EQ(this->backend_.Count(rows), 3);
+  // At 121000 the call at 1000 has left; the two at 100000 fill a window of 2.
+  EXPECT_FALSE(s.RecordConversationCall("c", 121000, window, 2).value().allowed);
+  EXPECT_EQ(this->backend_.Count(rows), 2);
 }
 
 TYPED_TEST(StoreContract, SpendIsReservedAgainstBothLimitsThenSettled) {

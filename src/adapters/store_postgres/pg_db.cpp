@@ -98,6 +98,25 @@ std::string Rows::Bytes(int row, int col) const {
   return out;
 }
 
+std::string Row::Text(int column) const {
+  return rows_.Text(index_, column);
+}
+std::string Row::Bytes(int column) const {
+  return rows_.Bytes(index_, column);
+}
+std::int64_t Row::Int(int column) const {
+  return rows_.Int(index_, column);
+}
+double Row::Double(int column) const {
+  return rows_.Double(index_, column);
+}
+bool Row::Bool(int column) const {
+  return rows_.Text(index_, column) == "t";
+}
+bool Row::IsNull(int column) const {
+  return rows_.IsNull(index_, column);
+}
+
 Connection::Connection(const std::string& url) {
   // Defaults the URL may override: a bounded connect (a store thread never waits long for a
   // database that is down) and the name the server lists us under.

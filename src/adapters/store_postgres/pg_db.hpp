@@ -3,6 +3,7 @@
 // parameterised queries in text format, transactions, and errors mapped to the API's codes.
 
 #include "adapters/store_common/connection_pool.hpp"
+#include "adapters/store_common/row_view.hpp"
 #include "adapters/store_common/store_errors.hpp"
 #include "domain/error.hpp"
 
@@ -14,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +43,24 @@ Param Bytes(const std::string& raw);  // bytea in hex form
 // column's values for many rows (`unnest($1::text[])`), so one prepared statement serves any count.
 Param ArrayOf(const std::vector<Param>& values);
 
+class Rows;
+
+// One row of a result, for the shared row readers.
+class Row final : public RowView {
+ public:
+  Row(const Rows& rows, int index) : rows_(rows), index_(index) {}
+  std::string Text(int column) const override;
+  std::string Bytes(int column) const override;
+  std::int64_t Int(int column) const override;
+  double Double(int column) const override;
+  bool Bool(int column) const override;
+  bool IsNull(int column) const override;
+
+ private:
+  const Rows& rows_;
+  int index_;
+};
+
 class Rows {
  public:
   explicit Rows(pg_result* r);
@@ -56,6 +76,20 @@ class Rows {
   double Double(int row, int col) const;
   bool IsNull(int row, int col) const;
   std::int64_t Affected() const;
+
+  // Every row, or the first (none when there is none), as `read` makes a record of it.
+  template <class Read>
+  auto All(Read&& read) const -> std::vector<std::invoke_result_t<Read, const RowView&>> {
+    std::vector<std::invoke_result_t<Read, const RowView&>> out;
+    out.reserve(static_cast<std::size_t>(size()));
+    for (int i = 0; i < size(); ++i) out.push_back(read(Row(*this, i)));
+    return out;
+  }
+  template <class Read>
+  auto One(Read&& read) const -> std::optional<std::invoke_result_t<Read, const RowView&>> {
+    if (empty()) return std::nullopt;
+    return read(Row(*this, 0));
+  }
 
  private:
   pg_result* r_;

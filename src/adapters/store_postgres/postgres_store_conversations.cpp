@@ -1,3 +1,6 @@
+#include "adapters/store_common/recent_messages.hpp"
+#include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/turn_write.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "domain/agent/memory_recall.hpp"
 #include "ports/clock.hpp"
@@ -29,29 +32,6 @@ void InsertFact(Connection& c, const RememberedFact& f) {
        P(f.created_at_ms)});
 }
 
-constexpr const char* kTurnColumns =
-    "SELECT id, conversation_id, org_id, env, agent_id, version, started_at_ms, duration_ms, "
-    "stop_reason, blocked, "
-    "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns ";
-
-TurnRecord TurnFromRow(const pg::Rows& r, int i) {
-  return TurnRecord{r.Text(i, 0),
-                    r.Text(i, 1),
-                    r.Text(i, 2),
-                    r.Text(i, 3),
-                    r.Text(i, 4),
-                    static_cast<int>(r.Int(i, 5)),
-                    r.Int(i, 6),
-                    r.Int(i, 7),
-                    r.Text(i, 8),
-                    r.Text(i, 9) == "t",
-                    static_cast<int>(r.Int(i, 10)),
-                    r.Int(i, 11),
-                    r.Int(i, 12),
-                    r.Double(i, 13),
-                    r.Text(i, 14)};
-}
-
 }  // namespace
 
 Result<void> PostgresStore::CreateConversation(const ConversationRecord& r) {
@@ -64,26 +44,17 @@ Result<void> PostgresStore::CreateConversation(const ConversationRecord& r) {
 Result<std::optional<ConversationRecord>> PostgresStore::GetConversation(const std::string& id) {
   return pg::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<ConversationRecord>> {
-        auto r = c.Exec(
-            "SELECT org_id, env, agent_id, instance_id, created_at_ms FROM conversations WHERE id "
-            "= $1",
-            {P(id)});
-        if (r.empty()) return std::optional<ConversationRecord>{};
-        return std::optional<ConversationRecord>(ConversationRecord{
-            id, r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Text(0, 3), r.Int(0, 4)});
+        static const std::string sql =
+            std::string("SELECT ") + kConversationColumns + " FROM conversations WHERE id = $1";
+        return c.Exec(sql, {P(id)}).One(ReadConversation);
       });
 }
 
 Result<std::vector<MessageRecord>> PostgresStore::LoadMessages(const std::string& conversation_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
-    auto r = c.Exec(
-        "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = $1 ORDER "
-        "BY seq",
-        {P(conversation_id)});
-    std::vector<MessageRecord> out;
-    for (int i = 0; i < r.size(); ++i)
-      out.push_back(MessageRecord{r.Int(i, 0), r.Text(i, 1), r.Text(i, 2), r.Int(i, 3)});
-    return out;
+    static const std::string sql = std::string("SELECT ") + kMessageColumns +
+                                   " FROM messages WHERE conversation_id = $1 ORDER BY seq";
+    return c.Exec(sql, {P(conversation_id)}).All(ReadMessage);
   });
 }
 
@@ -92,24 +63,20 @@ Result<std::vector<MessageRecord>> PostgresStore::LoadRecentMessages(
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
     // Pages backwards through the primary key, each page twice the last, until the budget is
     // spent: a short window costs one round trip, and none reads the whole conversation.
-    std::vector<MessageRecord> out;
-    std::size_t bytes = 0;
+    static const std::string sql =
+        std::string("SELECT ") + kMessageColumns +
+        " FROM messages WHERE conversation_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3";
+    RecentMessages recent(max_bytes, max_messages);
     std::int64_t before = std::numeric_limits<std::int64_t>::max();
-    const auto wanted = [&] { return bytes <= max_bytes && out.size() < max_messages; };
-    for (std::int64_t page = 32; wanted(); page *= 2) {
-      auto r = c.Exec(
-          "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = $1 AND "
-          "seq < $2 ORDER BY seq DESC LIMIT $3",
-          {P(conversation_id), P(before), P(page)});
-      for (int i = 0; i < r.size() && wanted(); ++i) {
-        out.push_back(MessageRecord{r.Int(i, 0), r.Text(i, 1), r.Text(i, 2), r.Int(i, 3)});
-        bytes += out.back().content.size();
+    for (std::int64_t page = 32; recent.WantsMore(); page *= 2) {
+      const auto r = c.Exec(sql, {P(conversation_id), P(before), P(page)});
+      for (int i = 0; i < r.size() && recent.WantsMore(); ++i) {
+        before = r.Int(i, 0);
+        recent.Add(ReadMessage(pg::Row(r, i)));
       }
       if (r.size() < page) break;
-      before = out.back().seq;
     }
-    std::reverse(out.begin(), out.end());
-    return out;
+    return std::move(recent).OldestFirst();
   });
 }
 
@@ -178,78 +145,70 @@ void InsertTurns(Connection& c, const std::vector<const TurnRecord*>& turns) {
       arrays);
 }
 
-// One turn's writes, inside the batch's transaction; its settlements are applied with the batch's.
-// `turn_rows`, when given, collects the turn's row for one InsertTurns of the whole batch instead
-// of inserting it here.
-Result<void> WriteTurn(Connection& c, const TurnCommit& commit,
-                       const std::set<std::string>& live_reservations,
-                       std::vector<const TurnRecord*>* turn_rows = nullptr) {
-  const TurnRecord& t = commit.turn;
-  for (const auto& s : commit.settlements) {
-    if (!live_reservations.contains(s.reservation_id))
-      return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
-  }
-  // An existing conversation's last message and day of use. Read before anything is written: a
-  // conversation purged as idle while this turn ran (docs/decisions.md, retention) ends it as not
-  // found, with nothing of it stored (the optimistic batch needs no savepoint for it).
-  std::int64_t seq = 0;
-  std::int64_t active_day = 0;
-  if (!commit.messages.empty() && !commit.new_conversation) {
-    const auto last = c.Exec(
+// A turn's rows, written inside the batch's transaction. The batch's turn rows are collected for
+// one InsertTurns at its end when `turn_rows` is given.
+class PostgresTurnRows final : public TurnRowWriter {
+ public:
+  PostgresTurnRows(Connection& c, const std::set<std::string>& live_reservations,
+                   std::vector<const TurnRecord*>* turn_rows)
+      : c_(c), live_(live_reservations), turn_rows_(turn_rows) {}
+
+  bool ReservationLive(const std::string& id) override { return live_.contains(id); }
+  std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
+    const auto last = c_.Exec(
         "SELECT (SELECT active_day FROM conversations WHERE id = $1), COALESCE(MAX(seq), 0) "
         "FROM messages WHERE conversation_id = $1",
-        {P(t.conversation_id)});
-    if (last.IsNull(0, 0)) {
-      return MakeError(ErrorCode::kConversationNotFound,
-                       "conversation '" + t.conversation_id + "' was deleted as idle");
-    }
-    active_day = last.Int(0, 0);
-    seq = last.Int(0, 1);
+        {P(conversation_id)});
+    if (last.IsNull(0, 0)) return std::nullopt;
+    return ConversationTail{last.Int(0, 0), last.Int(0, 1)};
   }
-  if (const auto& done = commit.idempotency) {
-    const auto updated = c.Exec(
-        "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
-        "expires_at_ms = $3 WHERE org_id = $4 AND env = $5 AND key = $6 AND state = 'running' "
-        "AND claimed_at_ms = $7",
-        {P(done->status), P(done->body), P(done->expires_at_ms), P(done->scope.org_id),
-         P(done->scope.env), P(done->scope.key), P(done->claimed_at_ms)});
-    if (updated.Affected() == 0)
-      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+  bool CompleteIdempotencyKey(const IdempotencyCompletion& done) override {
+    return c_.Exec(
+                 "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
+                 "expires_at_ms = $3 WHERE org_id = $4 AND env = $5 AND key = $6 AND state = "
+                 "'running' AND claimed_at_ms = $7",
+                 {P(done.status), P(done.body), P(done.expires_at_ms), P(done.scope.org_id),
+                  P(done.scope.env), P(done.scope.key), P(done.claimed_at_ms)})
+               .Affected() > 0;
   }
-  if (const auto& fresh = commit.new_conversation) {
-    InsertConversation(c, *fresh);
-    // Its first call counts in its call window like every later one.
-    c.Exec("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES ($1, $2)",
-           {P(fresh->id), P(fresh->created_at_ms)});
+  void InsertConversation(const ConversationRecord& conversation) override {
+    agentgate::InsertConversation(c_, conversation);
   }
-  for (const auto& f : commit.facts) InsertFact(c, f);
-  if (const auto& summary = commit.summary) {
-    c.Exec(
+  void RecordCall(const std::string& conversation_id, std::int64_t at_ms) override {
+    c_.Exec("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES ($1, $2)",
+            {P(conversation_id), P(at_ms)});
+  }
+  void InsertFact(const RememberedFact& fact) override { agentgate::InsertFact(c_, fact); }
+  void SaveSummary(const std::string& conversation_id,
+                   const ConversationSummary& summary) override {
+    c_.Exec(
         "UPDATE conversations SET summary = $1, summary_through_seq = $2 WHERE id = $3 AND "
         "summary_through_seq < $2",
-        {P(summary->text), P(summary->through_seq), P(t.conversation_id)});
+        {P(summary.text), P(summary.through_seq), P(conversation_id)});
   }
-  if (!commit.messages.empty()) {
-    // Written once a day at most: the index of days is not touched by every turn.
-    const std::int64_t today = commit.messages.back().created_at_ms / kMsPerDay;
-    if (!commit.new_conversation && active_day < today) {
-      c.Exec("UPDATE conversations SET active_day = $1 WHERE id = $2",
-             {P(today), P(t.conversation_id)});
+  void SetActiveDay(const std::string& conversation_id, std::int64_t day) override {
+    c_.Exec("UPDATE conversations SET active_day = $1 WHERE id = $2", {P(day), P(conversation_id)});
+  }
+  void InsertMessage(const std::string& conversation_id, std::int64_t seq,
+                     const MessageRecord& m) override {
+    c_.Exec(
+        "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
+        "VALUES ($1, $2, $3, $4, $5)",
+        {P(conversation_id), P(seq), P(m.role), P(m.content), P(m.created_at_ms)});
+  }
+  void InsertTurn(const TurnRecord& turn) override {
+    if (turn_rows_ != nullptr) {
+      turn_rows_->push_back(&turn);
+    } else {
+      InsertTurns(c_, {&turn});
     }
-    for (const auto& m : commit.messages) {
-      c.Exec(
-          "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
-          "VALUES ($1, $2, $3, $4, $5)",
-          {P(t.conversation_id), P(++seq), P(m.role), P(m.content), P(m.created_at_ms)});
-    }
   }
-  if (turn_rows != nullptr) {
-    turn_rows->push_back(&t);
-  } else {
-    InsertTurns(c, {&t});
-  }
-  return {};
-}
+
+ private:
+  Connection& c_;
+  const std::set<std::string>& live_;
+  std::vector<const TurnRecord*>* turn_rows_;
+};
 
 }  // namespace
 
@@ -293,17 +252,18 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
     const auto live = LiveReservations(c, reservation_ids);
     if (!savepoints) {
       std::vector<const TurnRecord*> turn_rows;
-      for (const TurnCommit* commit : commits)
-        results.push_back(WriteTurn(c, *commit, live, &turn_rows));
+      PostgresTurnRows rows(c, live, &turn_rows);
+      for (const TurnCommit* commit : commits) results.push_back(WriteTurn(rows, *commit));
       if (!turn_rows.empty()) InsertTurns(c, turn_rows);
     } else {
+      PostgresTurnRows rows(c, live, nullptr);
       bool undo = false;
       for (std::size_t i = 0; i < commits.size(); ++i) {
         c.ExecScript(std::string(undo ? "ROLLBACK TO SAVEPOINT turn; " : "") +
                      (i > 0 ? "RELEASE SAVEPOINT turn; " : "") + "SAVEPOINT turn");
         Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
         try {
-          written = WriteTurn(c, *commits[i], live);
+          written = WriteTurn(rows, *commits[i]);
         } catch (const pg::PgError& e) {
           if (!e.IsConstraint()) throw;  // the database failed: the whole batch fails
         }
@@ -313,12 +273,7 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
       c.ExecScript(std::string(undo ? "ROLLBACK TO SAVEPOINT turn; " : "") +
                    "RELEASE SAVEPOINT turn");
     }
-    std::vector<const SpendSettlement*> settled;
-    for (std::size_t i = 0; i < commits.size(); ++i) {
-      if (!results[i]) continue;
-      for (const auto& s : commits[i]->settlements) settled.push_back(&s);
-    }
-    SettleSpendIn(c, settled);
+    SettleSpendIn(c, SettlementsOfWritten(commits, results));
     tx.Commit();
   };
   auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
@@ -340,21 +295,19 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
 
 Result<std::vector<TurnRecord>> PostgresStore::ListTurns(const std::string& conversation_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<TurnRecord>> {
-    auto r = c.Exec(
-        std::string(kTurnColumns) +
-            "WHERE conversation_id = $1 AND conversation_id <> '' ORDER BY started_at_ms, id",
-        {P(conversation_id)});
-    std::vector<TurnRecord> out;
-    for (int i = 0; i < r.size(); ++i) out.push_back(TurnFromRow(r, i));
-    return out;
+    static const std::string sql =
+        std::string("SELECT ") + kTurnColumns +
+        " FROM turns WHERE conversation_id = $1 AND conversation_id <> '' ORDER BY "
+        "started_at_ms, id";
+    return c.Exec(sql, {P(conversation_id)}).All(ReadTurn);
   });
 }
 
 Result<std::optional<TurnRecord>> PostgresStore::GetTurn(const std::string& turn_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TurnRecord>> {
-    auto r = c.Exec(std::string(kTurnColumns) + "WHERE id = $1", {P(turn_id)});
-    if (r.empty()) return std::optional<TurnRecord>{};
-    return std::optional<TurnRecord>(TurnFromRow(r, 0));
+    static const std::string sql =
+        std::string("SELECT ") + kTurnColumns + " FROM turns WHERE id = $1";
+    return c.Exec(sql, {P(turn_id)}).One(ReadTurn);
   });
 }
 
@@ -409,10 +362,7 @@ Result<std::vector<MemoryEntry>> PostgresStore::ListMemories(const MemoryScope& 
         "LIMIT $5) m "
         "ORDER BY id",
         {P(scope.org_id), P(scope.env), P(scope.agent_id), P(scope.group_key), P(limit)});
-    std::vector<MemoryEntry> out;
-    for (int i = 0; i < r.size(); ++i)
-      out.push_back(MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2), scope});
-    return out;
+    return r.All(FactIn(scope));
   });
 }
 
@@ -435,19 +385,11 @@ std::string AnyOfLexemes(const std::vector<std::string>& lexemes) {
 
 // "org_id = $1 [AND agent_id = $n] [AND env = $n] [AND group_key = $n]", its parameters appended.
 std::string FilterSql(const MemoryFilter& filter, std::vector<pg::Param>& params) {
-  params.push_back(P(filter.org_id));
-  std::string sql = "org_id = $1";
-  if (filter.agent_id) {
-    params.push_back(P(*filter.agent_id));
-    sql += " AND agent_id = $" + std::to_string(params.size());
-  }
-  if (filter.env) {
-    params.push_back(P(*filter.env));
-    sql += " AND env = $" + std::to_string(params.size());
-  }
-  if (filter.group_key) {
-    params.push_back(P(*filter.group_key));
-    sql += " AND group_key = $" + std::to_string(params.size());
+  std::string sql;
+  for (auto& [column, value] : MemoryFilterConditions(filter)) {
+    params.push_back(P(value));
+    sql +=
+        std::string(sql.empty() ? "" : " AND ") + column + " = $" + std::to_string(params.size());
   }
   return sql;
 }
@@ -467,8 +409,7 @@ Result<std::vector<MemoryEntry>> PostgresStore::RecallMemories(
     for (int i = 0; i < parsed.size(); ++i) lexemes.push_back(parsed.Text(i, 0));
     auto frequencies = lexeme_stats_.Estimate(c, lexemes);
     const auto plan = PlanRecall(std::move(frequencies));
-    std::vector<MemoryEntry> out;
-    if (plan.terms.empty()) return out;
+    if (plan.terms.empty()) return std::vector<MemoryEntry>{};
     // Ranked, the term index finds the few candidates. Unranked, the scope's index is walked
     // backwards until enough facts hold the term; written as a range, group_key stays in the
     // order, which only that index gives (with an equality the planner drops it and may walk the
@@ -481,9 +422,7 @@ Result<std::vector<MemoryEntry>> PostgresStore::RecallMemories(
             " LIMIT $6",
         {P(scope.org_id), P(scope.env), P(scope.agent_id), P(scope.group_key),
          P(AnyOfLexemes(plan.terms)), P(limit)});
-    for (int i = 0; i < r.size(); ++i)
-      out.push_back(MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2), scope});
-    return out;
+    return r.All(FactIn(scope));
   });
 }
 
@@ -491,21 +430,13 @@ Result<std::vector<MemoryEntry>> PostgresStore::ListMemoryPage(const MemoryFilte
                                                                std::int64_t before_id, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
     std::vector<pg::Param> params;
-    std::string sql =
-        "SELECT id, fact, created_at_ms, org_id, env, agent_id, group_key FROM memories WHERE " +
-        FilterSql(filter, params);
+    std::string sql = std::string("SELECT ") + kMemoryColumns + " FROM memories WHERE " +
+                      FilterSql(filter, params);
     params.push_back(P(before_id));
     sql += " AND id < $" + std::to_string(params.size());
     params.push_back(P(limit));
     sql += " ORDER BY id DESC LIMIT $" + std::to_string(params.size());
-    auto r = c.Exec(sql, params);
-    std::vector<MemoryEntry> out;
-    for (int i = 0; i < r.size(); ++i) {
-      out.push_back(
-          MemoryEntry{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2),
-                      MemoryScope{r.Text(i, 3), r.Text(i, 4), r.Text(i, 5), r.Text(i, 6)}});
-    }
-    return out;
+    return c.Exec(sql, params).All(ReadMemory);
   });
 }
 

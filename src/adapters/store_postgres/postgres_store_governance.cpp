@@ -1,8 +1,8 @@
-#include "adapters/store_common/settlement_sums.hpp"
+#include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/spend_rules.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 
-#include "crypto/crypto.hpp"
-#include "domain/governance/governance.hpp"
+#include "domain/governance/decisions.hpp"
 
 #include <optional>
 #include <set>
@@ -17,24 +17,13 @@ Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencySco
                                                             std::int64_t now_ms,
                                                             std::int64_t stale_after_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<IdempotencyClaim> {
-    using Outcome = IdempotencyClaim::Outcome;
     pg::Transaction tx(c, "idempotency:" + k.org_id + "\n" + k.env + "\n" + k.key);
-    auto r = c.Exec(
-        "SELECT fingerprint, state, status, body, claimed_at_ms, expires_at_ms FROM "
-        "idempotency_keys "
-        "WHERE org_id = $1 AND env = $2 AND key = $3",
-        {P(k.org_id), P(k.env), P(k.key)});
-    if (!r.empty()) {
-      const bool completed = r.Text(0, 1) == "completed";
-      const bool expired =
-          completed ? r.Int(0, 5) <= now_ms : r.Int(0, 4) + stale_after_ms <= now_ms;
-      if (!expired) {
-        if (r.Text(0, 0) != fingerprint)
-          return IdempotencyClaim{Outcome::kFingerprintMismatch, 0, ""};
-        if (!completed) return IdempotencyClaim{Outcome::kInUse, 0, ""};
-        return IdempotencyClaim{Outcome::kCompleted, static_cast<int>(r.Int(0, 2)), r.Text(0, 3)};
-      }
-    }
+    static const std::string read =
+        std::string("SELECT ") + kStoredKeyColumns +
+        " FROM idempotency_keys WHERE org_id = $1 AND env = $2 AND key = $3";
+    const auto stored = c.Exec(read, {P(k.org_id), P(k.env), P(k.key)}).One(ReadStoredKey);
+    auto claim = governance::JudgeIdempotencyClaim(stored, fingerprint, now_ms, stale_after_ms);
+    if (claim.outcome != IdempotencyClaim::Outcome::kClaimed) return claim;
     c.Exec(
         "INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms) "
         "VALUES ($1, $2, $3, $4, 'running', $5) ON CONFLICT (org_id, env, key) DO UPDATE SET "
@@ -42,7 +31,7 @@ Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencySco
         "claimed_at_ms = excluded.claimed_at_ms, expires_at_ms = 0",
         {P(k.org_id), P(k.env), P(k.key), P(fingerprint), P(now_ms)});
     tx.Commit();
-    return IdempotencyClaim{Outcome::kClaimed, 0, ""};
+    return claim;
   });
 }
 
@@ -73,61 +62,19 @@ Result<CallWindowDecision> PostgresStore::RecordConversationCall(const std::stri
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<CallWindowDecision> {
     pg::Transaction tx(c, "window:" + conversation_id);
     c.Exec("DELETE FROM conversation_calls WHERE conversation_id = $1 AND at_ms <= $2",
-           {P(conversation_id), P(now_ms - window_ms)});
-    auto r = c.Exec(
+           {P(conversation_id), P(governance::WindowCutoff(now_ms, window_ms))});
+    const auto window = c.Exec(
         "SELECT COUNT(*), COALESCE(MIN(at_ms), 0) FROM conversation_calls WHERE conversation_id = "
         "$1",
         {P(conversation_id)});
-    if (r.Int(0, 0) >= limit) {
-      tx.Commit();  // keep the cleanup
-      return CallWindowDecision{false,
-                                governance::RetryAfterSeconds(r.Int(0, 1), window_ms, now_ms)};
+    const auto decision =
+        governance::JudgeCallWindow(window.Int(0, 0), window.Int(0, 1), window_ms, limit, now_ms);
+    if (decision.allowed) {
+      c.Exec("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES ($1, $2)",
+             {P(conversation_id), P(now_ms)});
     }
-    c.Exec("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES ($1, $2)",
-           {P(conversation_id), P(now_ms)});
-    tx.Commit();
-    return CallWindowDecision{true, 0};
-  });
-}
-
-Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest& r) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<SpendDecision> {
-    // Every reservation of an org in a month is decided one at a time (both limits involve the
-    // org).
-    pg::Transaction tx(c, SpendLockKey(r.org_id, r.month));
-    auto spent = [&](bool whole_org) {
-      return whole_org
-                 ? c.Exec(
-                        "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
-                        "WHERE org_id = $1 AND month = $2",
-                        {P(r.org_id), P(r.month)})
-                       .Double(0, 0)
-                 : c.Exec(
-                        "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
-                        "WHERE org_id = $1 AND month = $2 AND agent_id = $3",
-                        {P(r.org_id), P(r.month), P(r.agent_id)})
-                       .Double(0, 0);
-    };
-    std::optional<double> org_limit;
-    if (auto org = c.Exec("SELECT monthly_spend_limit_usd FROM orgs WHERE id = $1", {P(r.org_id)});
-        !org.empty() && !org.IsNull(0, 0))
-      org_limit = org.Double(0, 0);
-    const auto grant =
-        governance::GrantSpend(org_limit, r.agent_limit_usd, spent, r.amount_usd, r.wanted_usd);
-    if (const auto& reached = grant.refused)
-      return SpendDecision{false, "", reached->scope, reached->limit_usd, reached->spent_usd, 0};
-    const std::string id = crypto::RandomHex(12);
-    c.Exec(
-        "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
-        "VALUES ($1, $2, $3, $4, $5, $6)",
-        {P(id), P(r.org_id), P(r.agent_id), P(r.month), P(grant.amount_usd), P(r.now_ms)});
-    c.Exec(
-        "INSERT INTO spend_totals(org_id, agent_id, month, reserved_usd) VALUES ($1, $2, $3, $4) "
-        "ON CONFLICT (org_id, agent_id, month) DO UPDATE SET reserved_usd = "
-        "spend_totals.reserved_usd + excluded.reserved_usd",
-        {P(r.org_id), P(r.agent_id), P(r.month), P(grant.amount_usd)});
-    tx.Commit();
-    return SpendDecision{true, id, "", 0, 0, grant.amount_usd};
+    tx.Commit();  // a refused call keeps the clean-up too
+    return decision;
   });
 }
 
@@ -136,6 +83,50 @@ std::string SpendLockKey(const std::string& org_id, const std::string& month) {
 }
 
 namespace {
+
+// The spend rows of one transaction holding the (org, month)'s spend lock.
+class PostgresSpendRows final : public SpendRows {
+ public:
+  explicit PostgresSpendRows(Connection& c) : c_(c) {}
+
+  std::optional<double> OrgLimit(const std::string& org_id) override {
+    return c_.Exec("SELECT monthly_spend_limit_usd FROM orgs WHERE id = $1", {P(org_id)})
+        .One([](const RowView& row) { return row.OptionalDouble(0); })
+        .value_or(std::nullopt);
+  }
+  double Spent(const std::string& org_id, const std::string& month,
+               const std::string* agent_id) override {
+    return agent_id == nullptr
+               ? c_.Exec(
+                       "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
+                       "WHERE org_id = $1 AND month = $2",
+                       {P(org_id), P(month)})
+                     .Double(0, 0)
+               : c_.Exec(
+                       "SELECT COALESCE(SUM(settled_usd + reserved_usd), 0) FROM spend_totals "
+                       "WHERE org_id = $1 AND month = $2 AND agent_id = $3",
+                       {P(org_id), P(month), P(*agent_id)})
+                     .Double(0, 0);
+  }
+  void InsertReservation(const std::string& id, const SpendReservationRequest& r,
+                         double amount_usd) override {
+    c_.Exec(
+        "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
+        "VALUES ($1, $2, $3, $4, $5, $6)",
+        {P(id), P(r.org_id), P(r.agent_id), P(r.month), P(amount_usd), P(r.now_ms)});
+  }
+  void AddReserved(const SpendAccount& account, double amount_usd) override {
+    const auto& [org_id, agent_id, month] = account;
+    c_.Exec(
+        "INSERT INTO spend_totals(org_id, agent_id, month, reserved_usd) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (org_id, agent_id, month) DO UPDATE SET reserved_usd = "
+        "spend_totals.reserved_usd + excluded.reserved_usd",
+        {P(org_id), P(agent_id), P(month), P(amount_usd)});
+  }
+
+ private:
+  Connection& c_;
+};
 
 // Takes `amount_usd` off reservation `id`; its account, or nothing when it is gone.
 std::optional<SpendAccount> TakeOffReservation(Connection& c, const std::string& id,
@@ -162,7 +153,43 @@ void ChangeTotals(Connection& c, const SpendAccount& account, const AccountChang
        P(change.unreserved_usd), P(org_id), P(agent_id), P(month)});
 }
 
+// Deletes the reservations `where` selects and takes what was left of them off their accounts,
+// under the spend locks of every (org, month) they belong to. Returns how many.
+std::int64_t ReleaseReservations(Connection& c, const std::string& where,
+                                 const std::vector<pg::Param>& params) {
+  auto owners =
+      c.Exec("SELECT DISTINCT org_id, month FROM spend_reservations WHERE " + where, params);
+  std::set<std::string> locks;
+  for (int i = 0; i < owners.size(); ++i)
+    locks.insert(SpendLockKey(owners.Text(i, 0), owners.Text(i, 1)));
+  pg::Transaction tx(c, std::vector<std::string>(locks.begin(), locks.end()));
+  auto gone = c.Exec("DELETE FROM spend_reservations WHERE " + where +
+                         " RETURNING org_id, agent_id, month, amount_usd",
+                     params);
+  ReleasedReservations released;
+  for (int i = 0; i < gone.size(); ++i)
+    released.emplace_back(SpendAccount{gone.Text(i, 0), gone.Text(i, 1), gone.Text(i, 2)},
+                          gone.Double(i, 3));
+  Unreserve(released, [&](const SpendAccount& account, const AccountChange& change) {
+    ChangeTotals(c, account, change);
+  });
+  tx.Commit();
+  return static_cast<std::int64_t>(released.size());
+}
+
 }  // namespace
+
+Result<SpendDecision> PostgresStore::ReserveSpend(const SpendReservationRequest& r) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<SpendDecision> {
+    // Every reservation of an org in a month is decided one at a time (both limits involve the
+    // org).
+    pg::Transaction tx(c, SpendLockKey(r.org_id, r.month));
+    PostgresSpendRows rows(c);
+    const SpendDecision decision = ReserveSpendIn(rows, r);
+    if (decision.reserved) tx.Commit();
+    return decision;
+  });
+}
 
 std::set<std::string> LiveReservations(Connection& c, const std::vector<std::string>& ids) {
   std::set<std::string> live;
@@ -184,35 +211,6 @@ void SettleSpendIn(Connection& c, const std::vector<const SpendSettlement*>& set
         ChangeTotals(c, account, change);
       });
 }
-
-namespace {
-
-// Deletes the reservations `where` selects and takes them off the reserved totals, under the
-// spend locks of every (org, month) they belong to. Returns how many.
-std::int64_t ReleaseReservations(Connection& c, const std::string& where,
-                                 const std::vector<pg::Param>& params) {
-  auto owners =
-      c.Exec("SELECT DISTINCT org_id, month FROM spend_reservations WHERE " + where, params);
-  std::set<std::string> locks;
-  for (int i = 0; i < owners.size(); ++i)
-    locks.insert(SpendLockKey(owners.Text(i, 0), owners.Text(i, 1)));
-  pg::Transaction tx(c, std::vector<std::string>(locks.begin(), locks.end()));
-  auto released = c.Exec("DELETE FROM spend_reservations WHERE " + where +
-                             " RETURNING org_id, agent_id, month, amount_usd",
-                         params);
-  for (int i = 0; i < released.size(); ++i) {
-    c.Exec(
-        "UPDATE spend_totals SET reserved_usd = GREATEST(0, ROUND((reserved_usd - $1)::numeric, "
-        "9)) WHERE org_id = $2 "
-        "AND agent_id = $3 AND month = $4",
-        {P(released.Double(i, 3)), P(released.Text(i, 0)), P(released.Text(i, 1)),
-         P(released.Text(i, 2))});
-  }
-  tx.Commit();
-  return released.size();
-}
-
-}  // namespace
 
 Result<void> PostgresStore::ReleaseSpend(const std::vector<std::string>& reservation_ids) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
@@ -244,17 +242,10 @@ Result<std::int64_t> PostgresStore::ReleaseSpendReservations(std::int64_t create
 Result<std::vector<UsageRow>> PostgresStore::GetUsage(const std::string& org_id,
                                                       const std::string& month) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<UsageRow>> {
-    auto r = c.Exec(
-        "SELECT agent_id, settled_usd, reserved_usd, input_tokens, output_tokens, model_calls FROM "
-        "spend_totals "
-        "WHERE org_id = $1 AND month = $2 ORDER BY agent_id",
-        {P(org_id), P(month)});
-    std::vector<UsageRow> out;
-    for (int i = 0; i < r.size(); ++i) {
-      out.push_back(UsageRow{r.Text(i, 0), r.Double(i, 1), r.Double(i, 2), r.Int(i, 3), r.Int(i, 4),
-                             r.Int(i, 5)});
-    }
-    return out;
+    static const std::string sql = std::string("SELECT ") + kUsageColumns +
+                                   " FROM spend_totals WHERE org_id = $1 AND month = $2 ORDER BY "
+                                   "agent_id";
+    return c.Exec(sql, {P(org_id), P(month)}).All(ReadUsage);
   });
 }
 

@@ -1,4 +1,5 @@
 // The operator's overview: turns per day and their durations, spend per org, gateway calls.
+#include "adapters/store_common/row_readers.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "ports/clock.hpp"
 
@@ -7,23 +8,14 @@ namespace agentgate {
 using pg::Connection;
 using pg::P;
 
-namespace {
-
-std::vector<DailyCount> ReadDailyCounts(const pg::Rows& r) {
-  std::vector<DailyCount> out;
-  for (int i = 0; i < r.size(); ++i)
-    out.push_back(DailyCount{r.Int(i, 0), r.Text(i, 1), r.Int(i, 2)});
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<DailyCount>> PostgresStore::CountTurnsPerDay(std::int64_t since_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<DailyCount>> {
-    return ReadDailyCounts(
-        c.Exec("SELECT started_at_ms / $1 AS day, stop_reason, COUNT(*) FROM turns "
-               "WHERE started_at_ms >= $2 GROUP BY day, stop_reason ORDER BY day, stop_reason",
-               {P(kMsPerDay), P(since_ms)}));
+    return c
+        .Exec(
+            "SELECT started_at_ms / $1 AS day, stop_reason, COUNT(*) FROM turns "
+            "WHERE started_at_ms >= $2 GROUP BY day, stop_reason ORDER BY day, stop_reason",
+            {P(kMsPerDay), P(since_ms)})
+        .All(ReadDailyCount);
   });
 }
 
@@ -45,11 +37,7 @@ Result<std::vector<OrgSpend>> PostgresStore::SpendPerOrg(const std::string& mont
         "SELECT org_id, SUM(settled_usd), SUM(reserved_usd) FROM spend_totals WHERE month = $1 "
         "GROUP BY org_id ORDER BY org_id",
         {P(month)});
-    std::vector<OrgSpend> out;
-    for (int i = 0; i < r.size(); ++i) {
-      out.push_back(OrgSpend{r.Text(i, 0), r.Double(i, 1), r.Double(i, 2)});
-    }
-    return out;
+    return r.All(ReadOrgSpend);
   });
 }
 
@@ -71,10 +59,12 @@ Result<void> PostgresStore::AddGatewayCalls(
 
 Result<std::vector<DailyCount>> PostgresStore::GatewayCallsPerDay(std::int64_t since_day) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<DailyCount>> {
-    return ReadDailyCounts(
-        c.Exec("SELECT day, status::text, calls FROM gateway_calls_daily WHERE day >= $1 "
-               "ORDER BY day, status",
-               {P(since_day)}));
+    return c
+        .Exec(
+            "SELECT day, status::text, calls FROM gateway_calls_daily WHERE day >= $1 ORDER BY "
+            "day, status",
+            {P(since_day)})
+        .All(ReadDailyCount);
   });
 }
 

@@ -1,4 +1,5 @@
 #include "adapters/store_common/list_column.hpp"
+#include "adapters/store_common/row_readers.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 
 namespace agentgate {
@@ -43,13 +44,9 @@ Result<void> PostgresStore::CreateOrg(const OrgRecord& org) {
 
 Result<std::optional<OrgRecord>> PostgresStore::GetOrg(const std::string& org_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<OrgRecord>> {
-    auto r =
-        c.Exec("SELECT id, name, monthly_spend_limit_usd, created_at_ms FROM orgs WHERE id = $1",
-               {P(org_id)});
-    if (r.empty()) return std::optional<OrgRecord>{};
-    OrgRecord org{r.Text(0, 0), r.Text(0, 1), std::nullopt, r.Int(0, 3)};
-    if (!r.IsNull(0, 2)) org.monthly_spend_limit_usd = r.Double(0, 2);
-    return std::optional<OrgRecord>(std::move(org));
+    static const std::string sql =
+        std::string("SELECT ") + kOrgColumns + " FROM orgs WHERE id = $1";
+    return c.Exec(sql, {P(org_id)}).One(ReadOrg);
   });
 }
 
@@ -97,14 +94,9 @@ Result<void> PostgresStore::CreateToken(const TokenRecord& t) {
 
 Result<std::optional<TokenRecord>> PostgresStore::GetToken(const std::string& token_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TokenRecord>> {
-    auto r = c.Exec(
-        "SELECT id, org_id, name, secret_hash, environments, created_at_ms, revoked FROM "
-        "api_tokens WHERE id = $1",
-        {P(token_id)});
-    if (r.empty()) return std::optional<TokenRecord>{};
-    return std::optional<TokenRecord>(TokenRecord{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2),
-                                                  r.Bytes(0, 3), SplitList(r.Text(0, 4)),
-                                                  r.Int(0, 5), r.Text(0, 6) == "t"});
+    static const std::string sql =
+        std::string("SELECT ") + kTokenColumns + " FROM api_tokens WHERE id = $1";
+    return c.Exec(sql, {P(token_id)}).One(ReadToken);
   });
 }
 
@@ -182,13 +174,10 @@ Result<std::optional<AgentVersionRecord>> PostgresStore::GetAgentVersion(
     const std::string& org_id, const std::string& agent_id, int version) {
   return pg::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<AgentVersionRecord>> {
-        auto r = c.Exec(
-            "SELECT config, created_at_ms FROM agent_versions WHERE org_id = $1 AND agent_id = $2 "
-            "AND version = $3",
-            {P(org_id), P(agent_id), P(version)});
-        if (r.empty()) return std::optional<AgentVersionRecord>{};
-        return std::optional<AgentVersionRecord>(
-            AgentVersionRecord{org_id, agent_id, version, r.Text(0, 0), r.Int(0, 1)});
+        static const std::string sql =
+            std::string("SELECT ") + kAgentVersionColumns +
+            " FROM agent_versions WHERE org_id = $1 AND agent_id = $2 AND version = $3";
+        return c.Exec(sql, {P(org_id), P(agent_id), P(version)}).One(ReadAgentVersion);
       });
 }
 
@@ -196,37 +185,27 @@ Result<std::vector<AgentVersionRecord>> PostgresStore::ListChatAgents(const std:
                                                                       const std::string& env,
                                                                       const std::string& token_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
-    auto r = c.Exec(
-        "SELECT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM grants g "
-        "JOIN deployments d ON d.org_id = g.org_id AND d.agent_id = g.agent_id AND d.env = $2 "
-        "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND "
-        "v.version = d.version "
-        "WHERE g.org_id = $1 AND g.token_id = $3 AND (',' || g.permissions || ',') LIKE '%,chat,%' "
-        "ORDER BY v.agent_id",
-        {P(org_id), P(env), P(token_id)});
-    std::vector<AgentVersionRecord> out;
-    for (int i = 0; i < r.size(); ++i) {
-      out.push_back(AgentVersionRecord{r.Text(i, 0), r.Text(i, 1), static_cast<int>(r.Int(i, 2)),
-                                       r.Text(i, 3), r.Int(i, 4)});
-    }
-    return out;
+    return c
+        .Exec(
+            "SELECT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM grants g "
+            "JOIN deployments d ON d.org_id = g.org_id AND d.agent_id = g.agent_id AND d.env = $2 "
+            "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND "
+            "v.version = d.version "
+            "WHERE g.org_id = $1 AND g.token_id = $3 AND (',' || g.permissions || ',') LIKE "
+            "'%,chat,%' ORDER BY v.agent_id",
+            {P(org_id), P(env), P(token_id)})
+        .All(ReadAgentVersion);
   });
 }
 
 Result<std::vector<AgentVersionRecord>> PostgresStore::ListDeployedVersions() {
   return pg::WithConnection(*pool_, [](Connection& c) -> Result<std::vector<AgentVersionRecord>> {
-    auto r = c.Exec(
-        "SELECT DISTINCT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM "
-        "deployments d "
-        "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND v.version = "
-        "d.version "
-        "ORDER BY v.org_id, v.agent_id, v.version");
-    std::vector<AgentVersionRecord> out;
-    for (int i = 0; i < r.size(); ++i) {
-      out.push_back(AgentVersionRecord{r.Text(i, 0), r.Text(i, 1), static_cast<int>(r.Int(i, 2)),
-                                       r.Text(i, 3), r.Int(i, 4)});
-    }
-    return out;
+    return c
+        .Exec(
+            "SELECT DISTINCT v.org_id, v.agent_id, v.version, v.config, v.created_at_ms FROM "
+            "deployments d JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = "
+            "d.agent_id AND v.version = d.version ORDER BY v.org_id, v.agent_id, v.version")
+        .All(ReadAgentVersion);
   });
 }
 
@@ -274,13 +253,10 @@ Result<std::optional<InstanceRecord>> PostgresStore::GetInstance(const std::stri
                                                                  const std::string& agent_id,
                                                                  const std::string& instance_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<InstanceRecord>> {
-    auto r = c.Exec(
-        "SELECT instructions FROM agent_instances WHERE org_id = $1 AND agent_id = $2 AND "
-        "instance_id = $3",
-        {P(org_id), P(agent_id), P(instance_id)});
-    if (r.empty()) return std::optional<InstanceRecord>{};
-    return std::optional<InstanceRecord>(
-        InstanceRecord{org_id, agent_id, instance_id, r.Text(0, 0)});
+    static const std::string sql =
+        std::string("SELECT ") + kInstanceColumns +
+        " FROM agent_instances WHERE org_id = $1 AND agent_id = $2 AND instance_id = $3";
+    return c.Exec(sql, {P(org_id), P(agent_id), P(instance_id)}).One(ReadInstance);
   });
 }
 
@@ -324,14 +300,9 @@ Result<std::optional<CrmCredentialRecord>> PostgresStore::GetCrmCredential(
     const std::string& org_id, const std::string& env) {
   return pg::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialRecord>> {
-        auto r = c.Exec(
-            "SELECT sealed, updated_at_ms, version FROM crm_credentials WHERE org_id = $1 AND env "
-            "= "
-            "$2",
-            {P(org_id), P(env)});
-        if (r.empty()) return std::optional<CrmCredentialRecord>{};
-        return std::optional<CrmCredentialRecord>(
-            CrmCredentialRecord{org_id, env, r.Bytes(0, 0), r.Int(0, 1), r.Int(0, 2)});
+        static const std::string sql = std::string("SELECT ") + kCrmCredentialColumns +
+                                       " FROM crm_credentials WHERE org_id = $1 AND env = $2";
+        return c.Exec(sql, {P(org_id), P(env)}).One(ReadCrmCredential);
       });
 }
 
@@ -356,12 +327,9 @@ Result<void> PostgresStore::PutToolSecret(const ToolSecretRecord& secret) {
 Result<std::optional<ToolSecretRecord>> PostgresStore::GetToolSecret(const std::string& org_id,
                                                                      const std::string& name) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<ToolSecretRecord>> {
-    auto r =
-        c.Exec("SELECT sealed, updated_at_ms FROM tool_secrets WHERE org_id = $1 AND name = $2",
-               {P(org_id), P(name)});
-    if (r.empty()) return std::optional<ToolSecretRecord>{};
-    return std::optional<ToolSecretRecord>(
-        ToolSecretRecord{org_id, name, r.Bytes(0, 0), r.Int(0, 1)});
+    static const std::string sql = std::string("SELECT ") + kToolSecretColumns +
+                                   " FROM tool_secrets WHERE org_id = $1 AND name = $2";
+    return c.Exec(sql, {P(org_id), P(name)}).One(ReadToolSecret);
   });
 }
 
@@ -375,12 +343,13 @@ Result<bool> PostgresStore::DeleteToolSecret(const std::string& org_id, const st
 
 Result<std::vector<ToolSecretRecord>> PostgresStore::ListToolSecrets(const std::string& org_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<ToolSecretRecord>> {
-    auto r = c.Exec("SELECT name, updated_at_ms FROM tool_secrets WHERE org_id = $1 ORDER BY name",
-                    {P(org_id)});
-    std::vector<ToolSecretRecord> out;
-    for (int i = 0; i < r.size(); ++i)
-      out.push_back(ToolSecretRecord{org_id, r.Text(i, 0), "", r.Int(i, 1)});
-    return out;
+    // The sealed values stay in the store: an empty bytea stands for each.
+    return c
+        .Exec(
+            "SELECT org_id, name, ''::bytea, updated_at_ms FROM tool_secrets WHERE org_id = $1 "
+            "ORDER BY name",
+            {P(org_id)})
+        .All(ReadToolSecret);
   });
 }
 

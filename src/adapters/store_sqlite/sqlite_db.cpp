@@ -32,7 +32,7 @@ Statement::~Statement() {
   *in_use_ = false;
 }
 
-Statement& Statement::Bind(int index, std::string_view text) {
+Statement& Statement::BindAt(int index, std::string_view text) {
   // Cleared when the statement is given back (~Statement), so SQLite never reads it later.
   const int rc =
       sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
@@ -40,37 +40,37 @@ Statement& Statement::Bind(int index, std::string_view text) {
   return *this;
 }
 
-Statement& Statement::Bind(int index, std::string&& text) {
+Statement& Statement::BindAt(int index, std::string&& text) {
   const int rc =
       sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");
   return *this;
 }
 
-Statement& Statement::BindBlob(int index, std::string_view bytes) {
-  const int rc = sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
-                                   SQLITE_TRANSIENT);
+Statement& Statement::BindAt(int index, BlobParam blob) {
+  const int rc = sqlite3_bind_blob(stmt_, index, blob.bytes.data(),
+                                   static_cast<int>(blob.bytes.size()), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");
   return *this;
 }
 
-Statement& Statement::Bind(int index, std::int64_t value) {
+Statement& Statement::BindAt(int index, std::int64_t value) {
   const int rc = sqlite3_bind_int64(stmt_, index, value);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");
   return *this;
 }
 
-Statement& Statement::Bind(int index, double value) {
+Statement& Statement::BindAt(int index, double value) {
   const int rc = sqlite3_bind_double(stmt_, index, value);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");
   return *this;
 }
 
-Statement& Statement::Bind(int index, std::optional<double> value) {
-  return value ? Bind(index, *value) : BindNull(index);
+Statement& Statement::BindAt(int index, std::optional<double> value) {
+  return value ? BindAt(index, *value) : BindAt(index, std::nullopt);
 }
 
-Statement& Statement::BindNull(int index) {
+Statement& Statement::BindAt(int index, std::nullopt_t) {
   const int rc = sqlite3_bind_null(stmt_, index);
   if (rc != SQLITE_OK) Throw(db_, rc, "bind");
   return *this;
@@ -94,7 +94,7 @@ std::string Statement::Text(int column) const {
            : std::string();
 }
 
-std::string Statement::Blob(int column) const {
+std::string Statement::Bytes(int column) const {
   const auto* p = sqlite3_column_blob(stmt_, column);
   return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, column))
            : std::string();

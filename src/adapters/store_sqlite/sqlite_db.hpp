@@ -3,6 +3,7 @@
 // WAL mode so readers do not block the writer) and prepared statements with typed binds.
 
 #include "adapters/store_common/connection_pool.hpp"
+#include "adapters/store_common/row_view.hpp"
 #include "adapters/store_common/store_errors.hpp"
 #include "domain/error.hpp"
 
@@ -15,6 +16,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 struct sqlite3;
@@ -22,34 +25,72 @@ struct sqlite3_stmt;
 
 namespace agentgate::sqlite {
 
+// Bytes bound as a blob (Statement::Bind(AsBlob(bytes))), copied when bound.
+struct BlobParam {
+  std::string_view bytes;
+};
+inline BlobParam AsBlob(std::string_view bytes) {
+  return BlobParam{bytes};
+}
+
 // A prepared statement in use. Statements come from their connection's cache: destroying one
 // resets it for the next caller (which also ends the read it held) instead of finalizing it.
-class Statement {
+class Statement final : public RowView {
  public:
   ~Statement();
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
+  Statement(Statement&& other) noexcept
+      : db_(other.db_),
+        stmt_(std::exchange(other.stmt_, nullptr)),
+        in_use_(std::exchange(other.in_use_, nullptr)) {}
 
-  // Text the caller keeps, unchanged, while the statement runs (a variable, a member, a literal)
-  // is bound without a copy; a temporary string is copied.
-  Statement& Bind(int index, std::string_view text);
-  Statement& Bind(int index, const char* text) { return Bind(index, std::string_view(text)); }
-  Statement& Bind(int index, std::string&& text);
-  Statement& BindBlob(int index, std::string_view bytes);
-  Statement& Bind(int index, std::int64_t value);
-  Statement& Bind(int index, int value) { return Bind(index, static_cast<std::int64_t>(value)); }
-  Statement& Bind(int index, double value);
-  Statement& Bind(int index, std::optional<double> value);
-  Statement& BindNull(int index);
+  // Binds `values` to the parameters 1, 2, ... in order, in one call. Text the caller keeps,
+  // unchanged, while the statement runs (a variable, a member, a literal) is bound without a copy;
+  // a temporary string is copied. AsBlob(bytes) binds a blob, std::nullopt a NULL.
+  template <class... Values>
+  Statement& Bind(Values&&... values) {
+    int index = 0;
+    (BindAt(++index, std::forward<Values>(values)), ...);
+    return *this;
+  }
+  // One parameter by its number: for SQL built at run time, whose parameters vary.
+  Statement& BindAt(int index, std::string_view text);
+  Statement& BindAt(int index, const char* text) { return BindAt(index, std::string_view(text)); }
+  Statement& BindAt(int index, std::string&& text);
+  Statement& BindAt(int index, BlobParam bytes);
+  Statement& BindAt(int index, std::int64_t value);
+  Statement& BindAt(int index, int value) {
+    return BindAt(index, static_cast<std::int64_t>(value));
+  }
+  Statement& BindAt(int index, bool value) { return BindAt(index, value ? 1 : 0); }
+  Statement& BindAt(int index, double value);
+  Statement& BindAt(int index, std::optional<double> value);
+  Statement& BindAt(int index, std::nullopt_t);
 
   bool Step();  // true while a row is available; throws on error
   void Run();   // steps to completion
 
-  std::string Text(int column) const;
-  std::string Blob(int column) const;
-  std::int64_t Int(int column) const;
-  double Double(int column) const;
-  bool IsNull(int column) const;
+  // Every row, or the first (none when there is no row), as `read` makes a record of it.
+  template <class Read>
+  auto All(Read&& read) -> std::vector<std::invoke_result_t<Read, const RowView&>> {
+    std::vector<std::invoke_result_t<Read, const RowView&>> out;
+    while (Step()) out.push_back(read(*this));
+    return out;
+  }
+  template <class Read>
+  auto One(Read&& read) -> std::optional<std::invoke_result_t<Read, const RowView&>> {
+    if (!Step()) return std::nullopt;
+    return read(*this);
+  }
+
+  // The current row.
+  std::string Text(int column) const override;
+  std::string Bytes(int column) const override;
+  std::int64_t Int(int column) const override;
+  double Double(int column) const override;
+  bool Bool(int column) const override { return Int(column) != 0; }
+  bool IsNull(int column) const override;
 
  private:
   friend class Connection;

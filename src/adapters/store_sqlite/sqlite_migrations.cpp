@@ -262,7 +262,7 @@ void MigrateSqlite(sqlite::Connection& c) {
   for (std::size_t v = applied; v < kMigrations.size(); ++v) {
     c.Exec(kMigrations[v]);
     c.Prepare("INSERT INTO schema_migrations(version) VALUES (?)")
-        .Bind(1, static_cast<std::int64_t>(v + 1))
+        .Bind(static_cast<std::int64_t>(v + 1))
         .Run();
   }
   tx.Commit();

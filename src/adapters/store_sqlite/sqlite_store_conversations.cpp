@@ -1,3 +1,6 @@
+#include "adapters/store_common/recent_messages.hpp"
+#include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/turn_write.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "domain/agent/memory_recall.hpp"
 #include "ports/clock.hpp"
@@ -10,26 +13,13 @@ using sqlite::Connection;
 
 namespace {
 
-// A memory scope as parameters 1-4 (org, env, agent, group key).
-sqlite::Statement& BindScope(sqlite::Statement& s, const MemoryScope& scope) {
-  return s.Bind(1, scope.org_id)
-      .Bind(2, scope.env)
-      .Bind(3, scope.agent_id)
-      .Bind(4, scope.group_key);
-}
-
 // The one way each is written, on its own or inside a turn's commit.
 void InsertConversation(Connection& c, const ConversationRecord& r) {
   c.Prepare(
        "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms, "
        "active_day) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .Bind(1, r.id)
-      .Bind(2, r.org_id)
-      .Bind(3, r.env)
-      .Bind(4, r.agent_id)
-      .Bind(5, r.instance_id)
-      .Bind(6, r.created_at_ms)
-      .Bind(7, r.created_at_ms / kMsPerDay)
+      .Bind(r.id, r.org_id, r.env, r.agent_id, r.instance_id, r.created_at_ms,
+            r.created_at_ms / kMsPerDay)
       .Run();
 }
 
@@ -37,12 +27,8 @@ void InsertFact(Connection& c, const RememberedFact& f) {
   c.Prepare(
        "INSERT INTO memories(org_id, env, agent_id, group_key, fact, created_at_ms) VALUES (?, "
        "?, ?, ?, ?, ?)")
-      .Bind(1, f.scope.org_id)
-      .Bind(2, f.scope.env)
-      .Bind(3, f.scope.agent_id)
-      .Bind(4, f.scope.group_key)
-      .Bind(5, f.fact)
-      .Bind(6, f.created_at_ms)
+      .Bind(f.scope.org_id, f.scope.env, f.scope.agent_id, f.scope.group_key, f.fact,
+            f.created_at_ms)
       .Run();
 }
 
@@ -58,25 +44,17 @@ Result<void> SqliteStore::CreateConversation(const ConversationRecord& r) {
 Result<std::optional<ConversationRecord>> SqliteStore::GetConversation(const std::string& id) {
   return sqlite::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<ConversationRecord>> {
-        auto s = c.Prepare(
-            "SELECT org_id, env, agent_id, instance_id, created_at_ms FROM conversations WHERE id "
-            "= ?");
-        s.Bind(1, id);
-        if (!s.Step()) return std::optional<ConversationRecord>{};
-        return std::optional<ConversationRecord>(
-            ConversationRecord{id, s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Int(4)});
+        static const std::string sql =
+            std::string("SELECT ") + kConversationColumns + " FROM conversations WHERE id = ?";
+        return c.Prepare(sql).Bind(id).One(ReadConversation);
       });
 }
 
 Result<std::vector<MessageRecord>> SqliteStore::LoadMessages(const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
-    auto s = c.Prepare(
-        "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = ? ORDER BY "
-        "seq");
-    s.Bind(1, conversation_id);
-    std::vector<MessageRecord> out;
-    while (s.Step()) out.push_back(MessageRecord{s.Int(0), s.Text(1), s.Text(2), s.Int(3)});
-    return out;
+    static const std::string sql = std::string("SELECT ") + kMessageColumns +
+                                   " FROM messages WHERE conversation_id = ? ORDER BY seq";
+    return c.Prepare(sql).Bind(conversation_id).All(ReadMessage);
   });
 }
 
@@ -84,18 +62,13 @@ Result<std::vector<MessageRecord>> SqliteStore::LoadRecentMessages(
     const std::string& conversation_id, std::size_t max_bytes, std::size_t max_messages) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
     // Walks the primary key backwards and stops stepping once the budget is spent.
-    auto s = c.Prepare(
-        "SELECT seq, role, content, created_at_ms FROM messages WHERE conversation_id = ? ORDER BY "
-        "seq DESC");
-    s.Bind(1, conversation_id);
-    std::vector<MessageRecord> out;
-    std::size_t bytes = 0;
-    while (bytes <= max_bytes && out.size() < max_messages && s.Step()) {
-      out.push_back(MessageRecord{s.Int(0), s.Text(1), s.Text(2), s.Int(3)});
-      bytes += out.back().content.size();
-    }
-    std::reverse(out.begin(), out.end());
-    return out;
+    static const std::string sql = std::string("SELECT ") + kMessageColumns +
+                                   " FROM messages WHERE conversation_id = ? ORDER BY seq DESC";
+    auto s = c.Prepare(sql);
+    s.Bind(conversation_id);
+    RecentMessages recent(max_bytes, max_messages);
+    while (recent.WantsMore() && s.Step()) recent.Add(ReadMessage(s));
+    return std::move(recent).OldestFirst();
   });
 }
 
@@ -103,7 +76,7 @@ Result<ConversationSummary> SqliteStore::LoadConversationSummary(
     const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<ConversationSummary> {
     auto s = c.Prepare("SELECT summary, summary_through_seq FROM conversations WHERE id = ?");
-    s.Bind(1, conversation_id);
+    s.Bind(conversation_id);
     if (!s.Step()) return ConversationSummary{};
     return ConversationSummary{s.Text(0), s.Int(1)};
   });
@@ -115,7 +88,7 @@ Result<std::int64_t> SqliteStore::EnqueueTurn(const std::string& conversation_id
     auto s = c.Prepare(
         "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms) VALUES (?, ?) "
         "RETURNING ticket");
-    s.Bind(1, conversation_id).Bind(2, expires_at_ms).Step();
+    s.Bind(conversation_id, expires_at_ms).Step();
     return s.Int(0);
   });
 }
@@ -126,123 +99,88 @@ Result<bool> SqliteStore::IsTurnAtHead(const std::string& conversation_id, std::
     auto s = c.Prepare(
         "SELECT MIN(ticket) FROM conversation_turn_queue WHERE conversation_id = ? AND "
         "expires_at_ms > ?");
-    s.Bind(1, conversation_id).Bind(2, now_ms).Step();
+    s.Bind(conversation_id, now_ms).Step();
     return !s.IsNull(0) && s.Int(0) == ticket;
   });
 }
 
 Result<void> SqliteStore::DequeueTurn(std::int64_t ticket) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("DELETE FROM conversation_turn_queue WHERE ticket = ?").Bind(1, ticket).Run();
+    c.Prepare("DELETE FROM conversation_turn_queue WHERE ticket = ?").Bind(ticket).Run();
     return {};
   });
 }
 
 namespace {
 
-// One turn's writes, inside the batch's transaction (under a savepoint of its own).
-// Its settlements are applied with the batch's, once it is written.
-Result<void> WriteTurn(Connection& c, const TurnCommit& commit) {
-  const TurnRecord& t = commit.turn;
-  for (const auto& s : commit.settlements) {
-    if (!ReservationExists(c, s.reservation_id))
-      return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
-  }
-  // An existing conversation's last message and day of use. Read before anything is written: a
-  // conversation purged as idle while this turn ran (docs/decisions.md, retention) ends it as not
-  // found, with nothing of it stored.
-  std::int64_t seq = 0;
-  std::int64_t active_day = 0;
-  if (!commit.messages.empty() && !commit.new_conversation) {
-    auto last = c.Prepare(
+// A turn's rows, written inside the batch's transaction.
+class SqliteTurnRows final : public TurnRowWriter {
+ public:
+  explicit SqliteTurnRows(Connection& c) : c_(c) {}
+
+  bool ReservationLive(const std::string& id) override { return ReservationExists(c_, id); }
+  std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
+    auto last = c_.Prepare(
         "SELECT (SELECT active_day FROM conversations WHERE id = ?1), COALESCE(MAX(seq), 0) FROM "
         "messages WHERE conversation_id = ?1");
-    last.Bind(1, t.conversation_id).Step();
-    if (last.IsNull(0)) {
-      return MakeError(ErrorCode::kConversationNotFound,
-                       "conversation '" + t.conversation_id + "' was deleted as idle");
-    }
-    active_day = last.Int(0);
-    seq = last.Int(1);
+    last.Bind(conversation_id).Step();
+    if (last.IsNull(0)) return std::nullopt;
+    return ConversationTail{last.Int(0), last.Int(1)};
   }
-  if (const auto& done = commit.idempotency) {
-    c.Prepare(
-         "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
-         "expires_at_ms = ? WHERE org_id = ? AND env = ? AND key = ? AND state = 'running' AND "
-         "claimed_at_ms = ?")
-        .Bind(1, done->status)
-        .Bind(2, done->body)
-        .Bind(3, done->expires_at_ms)
-        .Bind(4, done->scope.org_id)
-        .Bind(5, done->scope.env)
-        .Bind(6, done->scope.key)
-        .Bind(7, done->claimed_at_ms)
+  bool CompleteIdempotencyKey(const IdempotencyCompletion& done) override {
+    c_.Prepare(
+          "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
+          "expires_at_ms = ? WHERE org_id = ? AND env = ? AND key = ? AND state = 'running' AND "
+          "claimed_at_ms = ?")
+        .Bind(done.status, done.body, done.expires_at_ms, done.scope.org_id, done.scope.env,
+              done.scope.key, done.claimed_at_ms)
         .Run();
-    if (c.Changes() == 0)
-      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+    return c_.Changes() > 0;
   }
-  if (const auto& fresh = commit.new_conversation) {
-    InsertConversation(c, *fresh);
-    // Its first call counts in its call window like every later one.
-    c.Prepare("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES (?, ?)")
-        .Bind(1, fresh->id)
-        .Bind(2, fresh->created_at_ms)
+  void InsertConversation(const ConversationRecord& conversation) override {
+    agentgate::InsertConversation(c_, conversation);
+  }
+  void RecordCall(const std::string& conversation_id, std::int64_t at_ms) override {
+    c_.Prepare("INSERT INTO conversation_calls(conversation_id, at_ms) VALUES (?, ?)")
+        .Bind(conversation_id, at_ms)
         .Run();
   }
-  for (const auto& f : commit.facts) InsertFact(c, f);
-  if (const auto& summary = commit.summary) {
-    c.Prepare(
-         "UPDATE conversations SET summary = ?, summary_through_seq = ? WHERE id = ? AND "
-         "summary_through_seq < ?")
-        .Bind(1, summary->text)
-        .Bind(2, summary->through_seq)
-        .Bind(3, t.conversation_id)
-        .Bind(4, summary->through_seq)
+  void InsertFact(const RememberedFact& fact) override { agentgate::InsertFact(c_, fact); }
+  void SaveSummary(const std::string& conversation_id,
+                   const ConversationSummary& summary) override {
+    c_.Prepare(
+          "UPDATE conversations SET summary = ?1, summary_through_seq = ?2 WHERE id = ?3 AND "
+          "summary_through_seq < ?2")
+        .Bind(summary.text, summary.through_seq, conversation_id)
         .Run();
   }
-  if (!commit.messages.empty()) {
-    // Written once a day at most: the index of days is not touched by every turn.
-    const std::int64_t today = commit.messages.back().created_at_ms / kMsPerDay;
-    if (!commit.new_conversation && active_day < today) {
-      c.Prepare("UPDATE conversations SET active_day = ? WHERE id = ?")
-          .Bind(1, today)
-          .Bind(2, t.conversation_id)
-          .Run();
-    }
-    for (const auto& m : commit.messages) {
-      c.Prepare(
-           "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
-           "VALUES (?, ?, ?, ?, ?)")
-          .Bind(1, t.conversation_id)
-          .Bind(2, ++seq)
-          .Bind(3, m.role)
-          .Bind(4, m.content)
-          .Bind(5, m.created_at_ms)
-          .Run();
-    }
+  void SetActiveDay(const std::string& conversation_id, std::int64_t day) override {
+    c_.Prepare("UPDATE conversations SET active_day = ? WHERE id = ?")
+        .Bind(day, conversation_id)
+        .Run();
   }
-  c.Prepare(
-       "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
-       "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
-       "transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .Bind(1, t.id)
-      .Bind(2, t.conversation_id)
-      .Bind(3, t.org_id)
-      .Bind(4, t.env)
-      .Bind(5, t.agent_id)
-      .Bind(6, t.version)
-      .Bind(7, t.started_at_ms)
-      .Bind(8, t.duration_ms)
-      .Bind(9, t.stop_reason)
-      .Bind(10, t.blocked ? 1 : 0)
-      .Bind(11, t.model_calls)
-      .Bind(12, t.input_tokens)
-      .Bind(13, t.output_tokens)
-      .Bind(14, t.cost_usd)
-      .Bind(15, t.transcript_json)
-      .Run();
-  return {};
-}
+  void InsertMessage(const std::string& conversation_id, std::int64_t seq,
+                     const MessageRecord& m) override {
+    c_.Prepare(
+          "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
+          "VALUES (?, ?, ?, ?, ?)")
+        .Bind(conversation_id, seq, m.role, m.content, m.created_at_ms)
+        .Run();
+  }
+  void InsertTurn(const TurnRecord& t) override {
+    c_.Prepare(
+          "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
+          "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
+          "transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .Bind(t.id, t.conversation_id, t.org_id, t.env, t.agent_id, t.version, t.started_at_ms,
+              t.duration_ms, t.stop_reason, t.blocked, t.model_calls, t.input_tokens,
+              t.output_tokens, t.cost_usd, t.transcript_json)
+        .Run();
+  }
+
+ private:
+  Connection& c_;
+};
 
 }  // namespace
 
@@ -251,6 +189,7 @@ std::vector<Result<void>> SqliteStore::CommitTurns(const std::vector<const TurnC
   auto batch = sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     results.clear();
     sqlite::WriteTransaction tx(c);
+    SqliteTurnRows rows(c);
     // Each turn of a group runs in a savepoint, so one refused turn does not undo the others. A
     // turn alone needs none (its refusal rolls the transaction back), and a savepoint copies every
     // page it changes into its journal: seven pages and about forty allocations a turn.
@@ -259,7 +198,7 @@ std::vector<Result<void>> SqliteStore::CommitTurns(const std::vector<const TurnC
       if (!alone) c.Prepare("SAVEPOINT turn").Run();
       Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
       try {
-        written = WriteTurn(c, *commit);
+        written = WriteTurn(rows, *commit);
       } catch (const sqlite::SqliteError& e) {
         if (!e.IsConstraint()) throw;  // the store failed: the whole batch fails
       }
@@ -274,12 +213,7 @@ std::vector<Result<void>> SqliteStore::CommitTurns(const std::vector<const TurnC
       }
       results.push_back(std::move(written));
     }
-    std::vector<const SpendSettlement*> settled;
-    for (std::size_t i = 0; i < commits.size(); ++i) {
-      if (!results[i]) continue;
-      for (const auto& s : commits[i]->settlements) settled.push_back(&s);
-    }
-    SettleSpendIn(c, settled);
+    SettleSpendIn(c, SettlementsOfWritten(commits, results));
     tx.Commit();
     return {};
   });
@@ -287,51 +221,21 @@ std::vector<Result<void>> SqliteStore::CommitTurns(const std::vector<const TurnC
   return results;
 }
 
-namespace {
-
-constexpr const char* kTurnColumns =
-    "SELECT id, conversation_id, org_id, env, agent_id, version, started_at_ms, duration_ms, "
-    "stop_reason, blocked, "
-    "model_calls, input_tokens, output_tokens, cost_usd, transcript FROM turns ";
-
-TurnRecord TurnFromRow(const sqlite::Statement& s) {
-  return TurnRecord{s.Text(0),
-                    s.Text(1),
-                    s.Text(2),
-                    s.Text(3),
-                    s.Text(4),
-                    static_cast<int>(s.Int(5)),
-                    s.Int(6),
-                    s.Int(7),
-                    s.Text(8),
-                    s.Int(9) != 0,
-                    static_cast<int>(s.Int(10)),
-                    s.Int(11),
-                    s.Int(12),
-                    s.Double(13),
-                    s.Text(14)};
-}
-
-}  // namespace
-
 Result<std::vector<TurnRecord>> SqliteStore::ListTurns(const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<TurnRecord>> {
-    auto s = c.Prepare(
-        std::string(kTurnColumns) +
-        "WHERE conversation_id = ? AND conversation_id <> '' ORDER BY started_at_ms, rowid");
-    s.Bind(1, conversation_id);
-    std::vector<TurnRecord> out;
-    while (s.Step()) out.push_back(TurnFromRow(s));
-    return out;
+    static const std::string sql =
+        std::string("SELECT ") + kTurnColumns +
+        " FROM turns WHERE conversation_id = ? AND conversation_id <> '' ORDER BY started_at_ms, "
+        "rowid";
+    return c.Prepare(sql).Bind(conversation_id).All(ReadTurn);
   });
 }
 
 Result<std::optional<TurnRecord>> SqliteStore::GetTurn(const std::string& turn_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TurnRecord>> {
-    auto s = c.Prepare(std::string(kTurnColumns) + "WHERE id = ?");
-    s.Bind(1, turn_id);
-    if (!s.Step()) return std::optional<TurnRecord>{};
-    return std::optional<TurnRecord>(TurnFromRow(s));
+    static const std::string sql =
+        std::string("SELECT ") + kTurnColumns + " FROM turns WHERE id = ?";
+    return c.Prepare(sql).Bind(turn_id).One(ReadTurn);
   });
 }
 
@@ -340,8 +244,7 @@ Result<std::int64_t> SqliteStore::PurgeTurns(std::int64_t before_ms, int limit) 
     c.Prepare(
          "DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE started_at_ms < ? "
          "ORDER BY started_at_ms LIMIT ?)")
-        .Bind(1, before_ms)
-        .Bind(2, static_cast<std::int64_t>(limit))
+        .Bind(before_ms, static_cast<std::int64_t>(limit))
         .Run();
     return static_cast<std::int64_t>(c.Changes());
   });
@@ -357,7 +260,7 @@ Result<std::int64_t> SqliteStore::PurgeIdleConversations(std::int64_t before_day
           "SELECT id FROM conversations c WHERE active_day < ? AND NOT EXISTS (SELECT 1 FROM "
           "conversation_turn_queue q WHERE q.conversation_id = c.id AND q.expires_at_ms > ?) "
           "ORDER BY active_day LIMIT ?");
-      s.Bind(1, before_day).Bind(2, now_ms).Bind(3, static_cast<std::int64_t>(limit));
+      s.Bind(before_day, now_ms, static_cast<std::int64_t>(limit));
       while (s.Step()) idle.push_back(s.Text(0));
     }
     for (const auto& id : idle) {
@@ -367,7 +270,7 @@ Result<std::int64_t> SqliteStore::PurgeIdleConversations(std::int64_t before_day
             "DELETE FROM conversation_calls WHERE conversation_id = ?",
             "DELETE FROM conversation_turn_queue WHERE conversation_id = ?",
             "DELETE FROM conversations WHERE id = ?"}) {
-        c.Prepare(sql).Bind(1, id).Run();
+        c.Prepare(sql).Bind(id).Run();
       }
     }
     tx.Commit();
@@ -389,10 +292,8 @@ Result<std::vector<MemoryEntry>> SqliteStore::ListMemories(const MemoryScope& sc
         "SELECT id, fact, created_at_ms FROM (SELECT id, fact, created_at_ms FROM memories "
         "WHERE org_id = ? AND env = ? AND agent_id = ? AND group_key = ? ORDER BY id DESC LIMIT ?) "
         "ORDER BY id");
-    BindScope(s, scope).Bind(5, limit);
-    std::vector<MemoryEntry> out;
-    while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2), scope});
-    return out;
+    return s.Bind(scope.org_id, scope.env, scope.agent_id, scope.group_key, limit)
+        .All(FactIn(scope));
   });
 }
 
@@ -410,22 +311,19 @@ std::string AnyOfTerms(const std::vector<std::string>& terms) {
   return out;
 }
 
-// "org_id = ? [AND agent_id = ?] [AND env = ?] [AND group_key = ?]".
-std::string FilterSql(const MemoryFilter& filter) {
-  std::string sql = "org_id = ?";
-  if (filter.agent_id) sql += " AND agent_id = ?";
-  if (filter.env) sql += " AND env = ?";
-  if (filter.group_key) sql += " AND group_key = ?";
-  return sql;
-}
-
-int BindFilter(sqlite::Statement& s, const MemoryFilter& filter) {
-  int i = 1;
-  s.Bind(i++, filter.org_id);
-  if (filter.agent_id) s.Bind(i++, *filter.agent_id);
-  if (filter.env) s.Bind(i++, *filter.env);
-  if (filter.group_key) s.Bind(i++, *filter.group_key);
-  return i;
+// "org_id = ? [AND agent_id = ?] [AND env = ?] [AND group_key = ?]", bound to the filter's
+// values; `tail` (more SQL, with parameters bound after) follows.
+sqlite::Statement PrepareFiltered(Connection& c, const std::string& head,
+                                  const MemoryFilter& filter, const std::string& tail,
+                                  int& next_parameter) {
+  auto conditions = MemoryFilterConditions(filter);  // each value is moved into its binding
+  std::string sql = head;
+  for (std::size_t i = 0; i < conditions.size(); ++i)
+    sql += std::string(i == 0 ? "" : " AND ") + conditions[i].first + " = ?";
+  auto s = c.Prepare(sql + tail);
+  next_parameter = 1;
+  for (auto& [column, value] : conditions) s.BindAt(next_parameter++, std::move(value));
+  return s;
 }
 
 }  // namespace
@@ -440,7 +338,7 @@ Result<std::vector<MemoryEntry>> SqliteStore::RecallMemories(const MemoryScope& 
     for (const auto& term : terms) {
       auto count = c.Prepare(
           "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)");
-      count.Bind(1, "fact:" + AnyOfTerms({term})).Bind(2, kRecallCandidateBudget + 1);
+      count.Bind("fact:" + AnyOfTerms({term}), kRecallCandidateBudget + 1);
       count.Step();
       frequencies.push_back(TermFrequency{term, count.Int(0)});
     }
@@ -463,38 +361,29 @@ Result<std::vector<MemoryEntry>> SqliteStore::RecallMemories(const MemoryScope& 
                   "'scope_token:\"' || lower(hex(?1 || char(31) || ?2 || char(31) || ?3 || "
                   "char(31) || ?4)) || '\" AND fact:' || ?5 "
                   "ORDER BY memories_fts.rowid DESC LIMIT ?6");
-    BindScope(s, scope)
-        .Bind(5, plan.ranked ? "fact:(" + AnyOfTerms(plan.terms) + ")" : AnyOfTerms(plan.terms))
-        .Bind(6, limit);
-    while (s.Step()) out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2), scope});
-    return out;
+    s.Bind(scope.org_id, scope.env, scope.agent_id, scope.group_key,
+           plan.ranked ? "fact:(" + AnyOfTerms(plan.terms) + ")" : AnyOfTerms(plan.terms), limit);
+    return s.All(FactIn(scope));
   });
 }
 
 Result<std::vector<MemoryEntry>> SqliteStore::ListMemoryPage(const MemoryFilter& filter,
                                                              std::int64_t before_id, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MemoryEntry>> {
-    auto s = c.Prepare(
-        "SELECT id, fact, created_at_ms, org_id, env, agent_id, group_key FROM memories WHERE " +
-        FilterSql(filter) + " AND id < ? ORDER BY id DESC LIMIT ?");
-    const int next = BindFilter(s, filter);
-    s.Bind(next, before_id).Bind(next + 1, limit);
-    std::vector<MemoryEntry> out;
-    while (s.Step()) {
-      out.push_back(MemoryEntry{s.Int(0), s.Text(1), s.Int(2),
-                                MemoryScope{s.Text(3), s.Text(4), s.Text(5), s.Text(6)}});
-    }
-    return out;
+    int next = 0;
+    auto s = PrepareFiltered(c, std::string("SELECT ") + kMemoryColumns + " FROM memories WHERE ",
+                             filter, " AND id < ? ORDER BY id DESC LIMIT ?", next);
+    return s.BindAt(next, before_id).BindAt(next + 1, limit).All(ReadMemory);
   });
 }
 
 Result<std::int64_t> SqliteStore::DeleteMemories(const MemoryFilter& filter,
                                                  std::optional<std::int64_t> id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    int next = 0;
     auto s =
-        c.Prepare("DELETE FROM memories WHERE " + FilterSql(filter) + (id ? " AND id = ?" : ""));
-    const int next = BindFilter(s, filter);
-    if (id) s.Bind(next, *id);
+        PrepareFiltered(c, "DELETE FROM memories WHERE ", filter, id ? " AND id = ?" : "", next);
+    if (id) s.BindAt(next, *id);
     s.Run();
     return c.Changes();
   });
@@ -505,8 +394,7 @@ Result<std::int64_t> SqliteStore::PurgeMemories(std::int64_t before_ms, int limi
     c.Prepare(
          "DELETE FROM memories WHERE id IN (SELECT id FROM memories WHERE created_at_ms < ? "
          "ORDER BY created_at_ms LIMIT ?)")
-        .Bind(1, before_ms)
-        .Bind(2, static_cast<std::int64_t>(limit))
+        .Bind(before_ms, static_cast<std::int64_t>(limit))
         .Run();
     return static_cast<std::int64_t>(c.Changes());
   });

@@ -1,28 +1,19 @@
 // The operator's overview: turns per day and their durations, spend per org, gateway calls.
+#include "adapters/store_common/row_readers.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
+#include "domain/nearest_rank.hpp"
 #include "ports/clock.hpp"
 
 namespace agentgate {
 
 using sqlite::Connection;
 
-namespace {
-
-std::vector<DailyCount> ReadDailyCounts(sqlite::Statement& s) {
-  std::vector<DailyCount> out;
-  while (s.Step()) out.push_back(DailyCount{s.Int(0), s.Text(1), s.Int(2)});
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<DailyCount>> SqliteStore::CountTurnsPerDay(std::int64_t since_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<DailyCount>> {
     auto s = c.Prepare(
         "SELECT started_at_ms / ? AS day, stop_reason, COUNT(*) FROM turns "
         "WHERE started_at_ms >= ? GROUP BY day, stop_reason ORDER BY day, stop_reason");
-    s.Bind(1, kMsPerDay).Bind(2, since_ms);
-    return ReadDailyCounts(s);
+    return s.Bind(kMsPerDay, since_ms).All(ReadDailyCount);
   });
 }
 
@@ -31,15 +22,14 @@ Result<DurationPercentiles> SqliteStore::TurnDurationPercentiles(std::int64_t si
     DurationPercentiles out;
     {
       auto count = c.Prepare("SELECT COUNT(*) FROM turns WHERE started_at_ms >= ?");
-      count.Bind(1, since_ms).Step();
+      count.Bind(since_ms).Step();
       out.turns = count.Int(0);
     }
     const auto rank = [&](double q) -> std::int64_t {
       auto s = c.Prepare(
           "SELECT duration_ms FROM turns WHERE started_at_ms >= ? ORDER BY duration_ms "
           "LIMIT 1 OFFSET ?");
-      s.Bind(1, since_ms)
-          .Bind(2, static_cast<std::int64_t>(q * static_cast<double>(out.turns - 1)));
+      s.Bind(since_ms, NearestRankIndex(q, out.turns));
       return s.Step() ? s.Int(0) : 0;
     };
     if (out.turns > 0) {
@@ -55,10 +45,7 @@ Result<std::vector<OrgSpend>> SqliteStore::SpendPerOrg(const std::string& month)
     auto s = c.Prepare(
         "SELECT org_id, SUM(settled_usd), SUM(reserved_usd) FROM spend_totals WHERE month = ? "
         "GROUP BY org_id ORDER BY org_id");
-    s.Bind(1, month);
-    std::vector<OrgSpend> out;
-    while (s.Step()) out.push_back(OrgSpend{s.Text(0), s.Double(1), s.Double(2)});
-    return out;
+    return s.Bind(month).All(ReadOrgSpend);
   });
 }
 
@@ -70,9 +57,7 @@ Result<void> SqliteStore::AddGatewayCalls(std::int64_t day,
       c.Prepare(
            "INSERT INTO gateway_calls_daily(day, status, calls) VALUES (?, ?, ?) "
            "ON CONFLICT(day, status) DO UPDATE SET calls = calls + excluded.calls")
-          .Bind(1, day)
-          .Bind(2, status)
-          .Bind(3, count)
+          .Bind(day, status, count)
           .Run();
     }
     tx.Commit();
@@ -85,14 +70,13 @@ Result<std::vector<DailyCount>> SqliteStore::GatewayCallsPerDay(std::int64_t sin
     auto s = c.Prepare(
         "SELECT day, CAST(status AS TEXT), calls FROM gateway_calls_daily WHERE day >= ? "
         "ORDER BY day, status");
-    s.Bind(1, since_day);
-    return ReadDailyCounts(s);
+    return s.Bind(since_day).All(ReadDailyCount);
   });
 }
 
 Result<std::int64_t> SqliteStore::PurgeGatewayCalls(std::int64_t before_day) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
-    c.Prepare("DELETE FROM gateway_calls_daily WHERE day < ?").Bind(1, before_day).Run();
+    c.Prepare("DELETE FROM gateway_calls_daily WHERE day < ?").Bind(before_day).Run();
     return static_cast<std::int64_t>(c.Changes());
   });
 }

@@ -1,4 +1,5 @@
 #include "adapters/store_common/list_column.hpp"
+#include "adapters/store_common/row_readers.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
 #include <filesystem>
@@ -6,6 +7,7 @@
 namespace agentgate {
 namespace {
 
+using sqlite::AsBlob;
 using sqlite::Connection;
 
 }  // namespace
@@ -37,10 +39,7 @@ Result<void> SqliteStore::CreateOrg(const OrgRecord& org) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Prepare(
          "INSERT INTO orgs(id, name, monthly_spend_limit_usd, created_at_ms) VALUES (?, ?, ?, ?)")
-        .Bind(1, org.id)
-        .Bind(2, org.name)
-        .Bind(3, org.monthly_spend_limit_usd)
-        .Bind(4, org.created_at_ms)
+        .Bind(org.id, org.name, org.monthly_spend_limit_usd, org.created_at_ms)
         .Run();
     return {};
   });
@@ -48,13 +47,8 @@ Result<void> SqliteStore::CreateOrg(const OrgRecord& org) {
 
 Result<std::optional<OrgRecord>> SqliteStore::GetOrg(const std::string& org_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<OrgRecord>> {
-    auto s =
-        c.Prepare("SELECT id, name, monthly_spend_limit_usd, created_at_ms FROM orgs WHERE id = ?");
-    s.Bind(1, org_id);
-    if (!s.Step()) return std::optional<OrgRecord>{};
-    OrgRecord org{s.Text(0), s.Text(1), std::nullopt, s.Int(3)};
-    if (!s.IsNull(2)) org.monthly_spend_limit_usd = s.Double(2);
-    return std::optional<OrgRecord>(std::move(org));
+    static const std::string sql = std::string("SELECT ") + kOrgColumns + " FROM orgs WHERE id = ?";
+    return c.Prepare(sql).Bind(org_id).One(ReadOrg);
   });
 }
 
@@ -62,8 +56,7 @@ Result<bool> SqliteStore::SetOrgSpendLimit(const std::string& org_id,
                                            std::optional<double> limit_usd) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
     c.Prepare("UPDATE orgs SET monthly_spend_limit_usd = ? WHERE id = ?")
-        .Bind(1, limit_usd)
-        .Bind(2, org_id)
+        .Bind(limit_usd, org_id)
         .Run();
     return c.Changes() > 0;
   });
@@ -79,10 +72,7 @@ Result<std::int64_t> SqliteStore::CountOrgs() {
 
 Result<void> SqliteStore::CreateEnvironment(const std::string& org_id, const std::string& env) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare("INSERT INTO environments(org_id, name) VALUES (?, ?)")
-        .Bind(1, org_id)
-        .Bind(2, env)
-        .Run();
+    c.Prepare("INSERT INTO environments(org_id, name) VALUES (?, ?)").Bind(org_id, env).Run();
     return {};
   });
 }
@@ -90,8 +80,7 @@ Result<void> SqliteStore::CreateEnvironment(const std::string& org_id, const std
 Result<bool> SqliteStore::HasEnvironment(const std::string& org_id, const std::string& env) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
     return c.Prepare("SELECT 1 FROM environments WHERE org_id = ? AND name = ?")
-        .Bind(1, org_id)
-        .Bind(2, env)
+        .Bind(org_id, env)
         .Step();
   });
 }
@@ -102,13 +91,8 @@ Result<void> SqliteStore::CreateToken(const TokenRecord& t) {
          "INSERT INTO api_tokens(id, org_id, name, secret_hash, environments, created_at_ms, "
          "revoked) "
          "VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .Bind(1, t.id)
-        .Bind(2, t.org_id)
-        .Bind(3, t.name)
-        .BindBlob(4, t.secret_hash)
-        .Bind(5, JoinList(t.environments))
-        .Bind(6, t.created_at_ms)
-        .Bind(7, t.revoked ? 1 : 0)
+        .Bind(t.id, t.org_id, t.name, AsBlob(t.secret_hash), JoinList(t.environments),
+              t.created_at_ms, t.revoked ? 1 : 0)
         .Run();
     return {};
   });
@@ -116,21 +100,16 @@ Result<void> SqliteStore::CreateToken(const TokenRecord& t) {
 
 Result<std::optional<TokenRecord>> SqliteStore::GetToken(const std::string& token_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<TokenRecord>> {
-    auto s = c.Prepare(
-        "SELECT id, org_id, name, secret_hash, environments, created_at_ms, revoked "
-        "FROM api_tokens WHERE id = ?");
-    s.Bind(1, token_id);
-    if (!s.Step()) return std::optional<TokenRecord>{};
-    return std::optional<TokenRecord>(TokenRecord{s.Text(0), s.Text(1), s.Text(2), s.Blob(3),
-                                                  SplitList(s.Text(4)), s.Int(5), s.Int(6) != 0});
+    static const std::string sql =
+        std::string("SELECT ") + kTokenColumns + " FROM api_tokens WHERE id = ?";
+    return c.Prepare(sql).Bind(token_id).One(ReadToken);
   });
 }
 
 Result<bool> SqliteStore::RevokeToken(const std::string& org_id, const std::string& token_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
     c.Prepare("UPDATE api_tokens SET revoked = 1 WHERE id = ? AND org_id = ?")
-        .Bind(1, token_id)
-        .Bind(2, org_id)
+        .Bind(token_id, org_id)
         .Run();
     return c.Changes() > 0;
   });
@@ -142,18 +121,14 @@ Result<void> SqliteStore::PutGrant(const std::string& org_id, const std::string&
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     if (permissions.empty()) {
       c.Prepare("DELETE FROM grants WHERE token_id = ? AND agent_id = ?")
-          .Bind(1, token_id)
-          .Bind(2, agent_id)
+          .Bind(token_id, agent_id)
           .Run();
       return {};
     }
     c.Prepare(
          "INSERT INTO grants(org_id, token_id, agent_id, permissions) VALUES (?, ?, ?, ?) "
          "ON CONFLICT(token_id, agent_id) DO UPDATE SET permissions = excluded.permissions")
-        .Bind(1, org_id)
-        .Bind(2, token_id)
-        .Bind(3, agent_id)
-        .Bind(4, JoinList(permissions))
+        .Bind(org_id, token_id, agent_id, JoinList(permissions))
         .Run();
     return {};
   });
@@ -163,7 +138,7 @@ Result<std::vector<std::string>> SqliteStore::GetGrant(const std::string& token_
                                                        const std::string& agent_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::string>> {
     auto s = c.Prepare("SELECT permissions FROM grants WHERE token_id = ? AND agent_id = ?");
-    s.Bind(1, token_id).Bind(2, agent_id);
+    s.Bind(token_id, agent_id);
     if (!s.Step()) return std::vector<std::string>{};
     return SplitList(s.Text(0));
   });
@@ -173,16 +148,12 @@ Result<void> SqliteStore::CreateAgent(const AgentVersionRecord& v) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
     c.Prepare("INSERT INTO agents(org_id, id, latest_version) VALUES (?, ?, 1)")
-        .Bind(1, v.org_id)
-        .Bind(2, v.agent_id)
+        .Bind(v.org_id, v.agent_id)
         .Run();
     c.Prepare(
          "INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES (?, "
          "?, 1, ?, ?)")
-        .Bind(1, v.org_id)
-        .Bind(2, v.agent_id)
-        .Bind(3, v.config_json)
-        .Bind(4, v.created_at_ms)
+        .Bind(v.org_id, v.agent_id, v.config_json, v.created_at_ms)
         .Run();
     tx.Commit();
     return {};
@@ -196,24 +167,19 @@ Result<std::optional<int>> SqliteStore::AddAgentVersion(const std::string& org_i
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<int>> {
     sqlite::WriteTransaction tx(c);
     c.Prepare("UPDATE agents SET latest_version = latest_version + 1 WHERE org_id = ? AND id = ?")
-        .Bind(1, org_id)
-        .Bind(2, agent_id)
+        .Bind(org_id, agent_id)
         .Run();
     if (c.Changes() == 0) return std::optional<int>{};
     int version = 0;
     {
       auto s = c.Prepare("SELECT latest_version FROM agents WHERE org_id = ? AND id = ?");
-      s.Bind(1, org_id).Bind(2, agent_id).Step();
+      s.Bind(org_id, agent_id).Step();
       version = static_cast<int>(s.Int(0));
     }
     c.Prepare(
          "INSERT INTO agent_versions(org_id, agent_id, version, config, created_at_ms) VALUES (?, "
          "?, ?, ?, ?)")
-        .Bind(1, org_id)
-        .Bind(2, agent_id)
-        .Bind(3, version)
-        .Bind(4, config_json)
-        .Bind(5, now_ms)
+        .Bind(org_id, agent_id, version, config_json, now_ms)
         .Run();
     tx.Commit();
     return std::optional<int>(version);
@@ -225,13 +191,10 @@ Result<std::optional<AgentVersionRecord>> SqliteStore::GetAgentVersion(const std
                                                                        int version) {
   return sqlite::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<AgentVersionRecord>> {
-        auto s = c.Prepare(
-            "SELECT config, created_at_ms FROM agent_versions WHERE org_id = ? AND agent_id = ? "
-            "AND version = ?");
-        s.Bind(1, org_id).Bind(2, agent_id).Bind(3, version);
-        if (!s.Step()) return std::optional<AgentVersionRecord>{};
-        return std::optional<AgentVersionRecord>(
-            AgentVersionRecord{org_id, agent_id, version, s.Text(0), s.Int(1)});
+        static const std::string sql =
+            std::string("SELECT ") + kAgentVersionColumns +
+            " FROM agent_versions WHERE org_id = ? AND agent_id = ? AND version = ?";
+        return c.Prepare(sql).Bind(org_id, agent_id, version).One(ReadAgentVersion);
       });
 }
 
@@ -241,18 +204,13 @@ Result<void> SqliteStore::SetDeployment(const std::string& org_id, const std::st
     sqlite::WriteTransaction tx(c);
     const bool exists =
         c.Prepare("SELECT 1 FROM agent_versions WHERE org_id = ? AND agent_id = ? AND version = ?")
-            .Bind(1, org_id)
-            .Bind(2, agent_id)
-            .Bind(3, version)
+            .Bind(org_id, agent_id, version)
             .Step();
     if (!exists) return MakeError(ErrorCode::kNotFound, "agent version not found");
     c.Prepare(
          "INSERT INTO deployments(org_id, agent_id, env, version) VALUES (?, ?, ?, ?) "
          "ON CONFLICT(org_id, agent_id, env) DO UPDATE SET version = excluded.version")
-        .Bind(1, org_id)
-        .Bind(2, agent_id)
-        .Bind(3, env)
-        .Bind(4, version)
+        .Bind(org_id, agent_id, env, version)
         .Run();
     tx.Commit();
     return {};
@@ -265,7 +223,7 @@ Result<std::optional<int>> SqliteStore::GetDeployment(const std::string& org_id,
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<int>> {
     auto s =
         c.Prepare("SELECT version FROM deployments WHERE org_id = ? AND agent_id = ? AND env = ?");
-    s.Bind(1, org_id).Bind(2, agent_id).Bind(3, env);
+    s.Bind(org_id, agent_id, env);
     if (!s.Step()) return std::optional<int>{};
     return std::optional<int>(static_cast<int>(s.Int(0)));
   });
@@ -284,12 +242,7 @@ Result<std::vector<AgentVersionRecord>> SqliteStore::ListChatAgents(const std::s
             "WHERE g.org_id = ?1 AND g.token_id = ?3 AND (',' || g.permissions || ',') LIKE "
             "'%,chat,%' "
             "ORDER BY v.agent_id");
-        s.Bind(1, org_id).Bind(2, env).Bind(3, token_id);
-        std::vector<AgentVersionRecord> out;
-        while (s.Step())
-          out.push_back(AgentVersionRecord{s.Text(0), s.Text(1), static_cast<int>(s.Int(2)),
-                                           s.Text(3), s.Int(4)});
-        return out;
+        return s.Bind(org_id, env, token_id).All(ReadAgentVersion);
       });
 }
 
@@ -302,11 +255,7 @@ Result<std::vector<AgentVersionRecord>> SqliteStore::ListDeployedVersions() {
             "JOIN agent_versions v ON v.org_id = d.org_id AND v.agent_id = d.agent_id AND "
             "v.version = d.version "
             "ORDER BY v.org_id, v.agent_id, v.version");
-        std::vector<AgentVersionRecord> out;
-        while (s.Step())
-          out.push_back(AgentVersionRecord{s.Text(0), s.Text(1), static_cast<int>(s.Int(2)),
-                                           s.Text(3), s.Int(4)});
-        return out;
+        return s.All(ReadAgentVersion);
       });
 }
 
@@ -315,10 +264,7 @@ Result<void> SqliteStore::CreateInstance(const InstanceRecord& i) {
     c.Prepare(
          "INSERT INTO agent_instances(org_id, agent_id, instance_id, instructions) VALUES (?, ?, "
          "?, ?)")
-        .Bind(1, i.org_id)
-        .Bind(2, i.agent_id)
-        .Bind(3, i.instance_id)
-        .Bind(4, i.instructions)
+        .Bind(i.org_id, i.agent_id, i.instance_id, i.instructions)
         .Run();
     return {};
   });
@@ -327,16 +273,13 @@ Result<void> SqliteStore::CreateInstance(const InstanceRecord& i) {
 Result<std::optional<InstanceRecord>> SqliteStore::GetInstance(const std::string& org_id,
                                                                const std::string& agent_id,
                                                                const std::string& instance_id) {
-  return sqlite::WithConnection(*pool_,
-                                [&](Connection& c) -> Result<std::optional<InstanceRecord>> {
-                                  auto s = c.Prepare(
-                                      "SELECT instructions FROM agent_instances WHERE org_id = ? "
-                                      "AND agent_id = ? AND instance_id = ?");
-                                  s.Bind(1, org_id).Bind(2, agent_id).Bind(3, instance_id);
-                                  if (!s.Step()) return std::optional<InstanceRecord>{};
-                                  return std::optional<InstanceRecord>(
-                                      InstanceRecord{org_id, agent_id, instance_id, s.Text(0)});
-                                });
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<InstanceRecord>> {
+        static const std::string sql =
+            std::string("SELECT ") + kInstanceColumns +
+            " FROM agent_instances WHERE org_id = ? AND agent_id = ? AND instance_id = ?";
+        return c.Prepare(sql).Bind(org_id, agent_id, instance_id).One(ReadInstance);
+      });
 }
 
 Result<std::int64_t> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cred) {
@@ -347,7 +290,7 @@ Result<std::int64_t> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cr
         "ON CONFLICT(org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
         "excluded.updated_at_ms, set_at_ms = excluded.set_at_ms, last_refresh_at_ms = NULL, "
         "last_refresh_error = NULL, version = crm_credentials.version + 1 RETURNING version");
-    s.Bind(1, cred.org_id).Bind(2, cred.env).BindBlob(3, cred.sealed).Bind(4, cred.updated_at_ms);
+    s.Bind(cred.org_id, cred.env, AsBlob(cred.sealed), cred.updated_at_ms);
     s.Step();
     return s.Int(0);
   });
@@ -359,11 +302,7 @@ Result<std::optional<std::int64_t>> SqliteStore::SaveRefreshedCrmCredential(
     auto s = c.Prepare(
         "UPDATE crm_credentials SET sealed = ?, updated_at_ms = ?, version = version + 1 "
         "WHERE org_id = ? AND env = ? AND version = ? RETURNING version");
-    s.BindBlob(1, cred.sealed)
-        .Bind(2, cred.updated_at_ms)
-        .Bind(3, cred.org_id)
-        .Bind(4, cred.env)
-        .Bind(5, expected_version);
+    s.Bind(AsBlob(cred.sealed), cred.updated_at_ms, cred.org_id, cred.env, expected_version);
     if (!s.Step()) return std::optional<std::int64_t>{};
     return std::optional<std::int64_t>(s.Int(0));
   });
@@ -373,7 +312,7 @@ Result<std::optional<std::int64_t>> SqliteStore::GetCrmCredentialVersion(const s
                                                                          const std::string& env) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
     auto s = c.Prepare("SELECT version FROM crm_credentials WHERE org_id = ? AND env = ?");
-    s.Bind(1, org_id).Bind(2, env);
+    s.Bind(org_id, env);
     if (!s.Step()) return std::optional<std::int64_t>{};
     return std::optional<std::int64_t>(s.Int(0));
   });
@@ -383,13 +322,9 @@ Result<std::optional<CrmCredentialRecord>> SqliteStore::GetCrmCredential(const s
                                                                          const std::string& env) {
   return sqlite::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<CrmCredentialRecord>> {
-        auto s = c.Prepare(
-            "SELECT sealed, updated_at_ms, version FROM crm_credentials WHERE org_id = ? AND env = "
-            "?");
-        s.Bind(1, org_id).Bind(2, env);
-        if (!s.Step()) return std::optional<CrmCredentialRecord>{};
-        return std::optional<CrmCredentialRecord>(
-            CrmCredentialRecord{org_id, env, s.Blob(0), s.Int(1), s.Int(2)});
+        static const std::string sql = std::string("SELECT ") + kCrmCredentialColumns +
+                                       " FROM crm_credentials WHERE org_id = ? AND env = ?";
+        return c.Prepare(sql).Bind(org_id, env).One(ReadCrmCredential);
       });
 }
 
@@ -404,11 +339,7 @@ Result<bool> SqliteStore::ClaimCrmRefresh(const std::string& org_id, const std::
          "excluded.expires_at_ms "
          "WHERE crm_refresh_claims.holder = excluded.holder OR crm_refresh_claims.expires_at_ms <= "
          "?5")
-        .Bind(1, org_id)
-        .Bind(2, env)
-        .Bind(3, holder)
-        .Bind(4, now_ms + ttl_ms)
-        .Bind(5, now_ms)
+        .Bind(org_id, env, holder, now_ms + ttl_ms, now_ms)
         .Run();
     return c.Changes() > 0;
   });
@@ -418,9 +349,7 @@ Result<void> SqliteStore::ReleaseCrmRefresh(const std::string& org_id, const std
                                             const std::string& holder) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Prepare("DELETE FROM crm_refresh_claims WHERE org_id = ? AND env = ? AND holder = ?")
-        .Bind(1, org_id)
-        .Bind(2, env)
-        .Bind(3, holder)
+        .Bind(org_id, env, holder)
         .Run();
     return {};
   });
@@ -439,10 +368,7 @@ Result<void> SqliteStore::PutToolSecret(const ToolSecretRecord& secret) {
          "INSERT INTO tool_secrets(org_id, name, sealed, updated_at_ms) VALUES (?, ?, ?, ?) "
          "ON CONFLICT (org_id, name) DO UPDATE SET sealed = excluded.sealed, "
          "updated_at_ms = excluded.updated_at_ms")
-        .Bind(1, secret.org_id)
-        .Bind(2, secret.name)
-        .BindBlob(3, secret.sealed)
-        .Bind(4, secret.updated_at_ms)
+        .Bind(secret.org_id, secret.name, AsBlob(secret.sealed), secret.updated_at_ms)
         .Run();
     return {};
   });
@@ -452,20 +378,15 @@ Result<std::optional<ToolSecretRecord>> SqliteStore::GetToolSecret(const std::st
                                                                    const std::string& name) {
   return sqlite::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::optional<ToolSecretRecord>> {
-        auto s = c.Prepare(
-            "SELECT sealed, updated_at_ms FROM tool_secrets WHERE org_id = ? AND name = ?");
-        s.Bind(1, org_id).Bind(2, name);
-        if (!s.Step()) return std::optional<ToolSecretRecord>{};
-        return std::optional<ToolSecretRecord>(ToolSecretRecord{org_id, name, s.Blob(0), s.Int(1)});
+        static const std::string sql = std::string("SELECT ") + kToolSecretColumns +
+                                       " FROM tool_secrets WHERE org_id = ? AND name = ?";
+        return c.Prepare(sql).Bind(org_id, name).One(ReadToolSecret);
       });
 }
 
 Result<bool> SqliteStore::DeleteToolSecret(const std::string& org_id, const std::string& name) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    c.Prepare("DELETE FROM tool_secrets WHERE org_id = ? AND name = ?")
-        .Bind(1, org_id)
-        .Bind(2, name)
-        .Run();
+    c.Prepare("DELETE FROM tool_secrets WHERE org_id = ? AND name = ?").Bind(org_id, name).Run();
     return c.Changes() > 0;
   });
 }
@@ -473,12 +394,13 @@ Result<bool> SqliteStore::DeleteToolSecret(const std::string& org_id, const std:
 Result<std::vector<ToolSecretRecord>> SqliteStore::ListToolSecrets(const std::string& org_id) {
   return sqlite::WithConnection(
       *pool_, [&](Connection& c) -> Result<std::vector<ToolSecretRecord>> {
-        auto s = c.Prepare(
-            "SELECT name, updated_at_ms FROM tool_secrets WHERE org_id = ? ORDER BY name");
-        s.Bind(1, org_id);
-        std::vector<ToolSecretRecord> out;
-        while (s.Step()) out.push_back(ToolSecretRecord{org_id, s.Text(0), "", s.Int(1)});
-        return out;
+        // The sealed values stay in the store: an empty blob stands for each.
+        return c
+            .Prepare(
+                "SELECT org_id, name, X'', updated_at_ms FROM tool_secrets WHERE org_id = ? ORDER "
+                "BY name")
+            .Bind(org_id)
+            .All(ReadToolSecret);
       });
 }
 

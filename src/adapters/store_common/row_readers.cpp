@@ -1,0 +1,118 @@
+#include "adapters/store_common/row_readers.hpp"
+
+#include "adapters/store_common/list_column.hpp"
+
+namespace agentgate {
+
+OrgRecord ReadOrg(const RowView& row) {
+  return OrgRecord{row.Text(0), row.Text(1), row.OptionalDouble(2), row.Int(3)};
+}
+
+TokenRecord ReadToken(const RowView& row) {
+  return TokenRecord{row.Text(0), row.Text(1), row.Text(2), row.Bytes(3), SplitList(row.Text(4)),
+                     row.Int(5),  row.Bool(6)};
+}
+
+AgentVersionRecord ReadAgentVersion(const RowView& row) {
+  return AgentVersionRecord{row.Text(0), row.Text(1), static_cast<int>(row.Int(2)), row.Text(3),
+                            row.Int(4)};
+}
+
+InstanceRecord ReadInstance(const RowView& row) {
+  return InstanceRecord{row.Text(0), row.Text(1), row.Text(2), row.Text(3)};
+}
+
+GrantRecord ReadGrant(const RowView& row) {
+  return GrantRecord{row.Text(0), row.Text(1), SplitList(row.Text(2))};
+}
+
+CrmCredentialRecord ReadCrmCredential(const RowView& row) {
+  return CrmCredentialRecord{row.Text(0), row.Text(1), row.Bytes(2), row.Int(3), row.Int(4)};
+}
+
+ToolSecretRecord ReadToolSecret(const RowView& row) {
+  return ToolSecretRecord{row.Text(0), row.Text(1), row.Bytes(2), row.Int(3)};
+}
+
+ConversationRecord ReadConversation(const RowView& row) {
+  return ConversationRecord{row.Text(0), row.Text(1), row.Text(2),
+                            row.Text(3), row.Text(4), row.Int(5)};
+}
+
+ConversationListing ReadConversationListing(const RowView& row) {
+  return ConversationListing{ReadConversation(row), row.Int(6), row.Int(7), row.Double(8)};
+}
+
+MessageRecord ReadMessage(const RowView& row) {
+  return MessageRecord{row.Int(0), row.Text(1), row.Text(2), row.Int(3)};
+}
+
+TurnRecord ReadTurn(const RowView& row) {
+  return TurnRecord{row.Text(0),
+                    row.Text(1),
+                    row.Text(2),
+                    row.Text(3),
+                    row.Text(4),
+                    static_cast<int>(row.Int(5)),
+                    row.Int(6),
+                    row.Int(7),
+                    row.Text(8),
+                    row.Bool(9),
+                    static_cast<int>(row.Int(10)),
+                    row.Int(11),
+                    row.Int(12),
+                    row.Double(13),
+                    row.Text(14)};
+}
+
+MemoryEntry ReadMemory(const RowView& row) {
+  MemoryEntry entry = ReadFact(row);
+  entry.scope = MemoryScope{row.Text(3), row.Text(4), row.Text(5), row.Text(6)};
+  return entry;
+}
+
+MemoryEntry ReadFact(const RowView& row) {
+  return MemoryEntry{row.Int(0), row.Text(1), row.Int(2), {}};
+}
+
+std::vector<std::pair<const char*, std::string>> MemoryFilterConditions(
+    const MemoryFilter& filter) {
+  std::vector<std::pair<const char*, std::string>> conditions{{"org_id", filter.org_id}};
+  if (filter.agent_id) conditions.emplace_back("agent_id", *filter.agent_id);
+  if (filter.env) conditions.emplace_back("env", *filter.env);
+  if (filter.group_key) conditions.emplace_back("group_key", *filter.group_key);
+  return conditions;
+}
+
+governance::StoredKey ReadStoredKey(const RowView& row) {
+  return governance::StoredKey{row.Text(0),
+                               row.Text(1) == "completed",
+                               static_cast<int>(row.Int(2)),
+                               row.Text(3),
+                               row.Int(4),
+                               row.Int(5)};
+}
+
+UsageRow ReadUsage(const RowView& row) {
+  return UsageRow{row.Text(0), row.Double(1), row.Double(2), row.Int(3), row.Int(4), row.Int(5)};
+}
+
+CrmCredentialStatus ReadCrmStatus(const RowView& row) {
+  CrmCredentialStatus status{row.Int(0), row.Int(1), row.OptionalInt(2), ""};
+  if (status.last_refresh_at_ms && !row.IsNull(3)) status.last_refresh_error = row.Text(3);
+  return status;
+}
+
+DailyCount ReadDailyCount(const RowView& row) {
+  return DailyCount{row.Int(0), row.Text(1), row.Int(2)};
+}
+
+OrgSpend ReadOrgSpend(const RowView& row) {
+  return OrgSpend{row.Text(0), row.Double(1), row.Double(2)};
+}
+
+DeploymentRecord ReadDeployment(const RowView& row) {
+  return DeploymentRecord{row.Text(0), row.Text(1), static_cast<int>(row.Int(2))};
+}
+
+}  // namespace agentgate
