@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Dependencies point one way: main -> adapters -> app -> ports -> domain. The pure layers must not
-# include Beast, libpq, sqlite3, or any adapter; the app layer may use Asio (coroutines) only.
+# Dependencies point one way: main -> adapters -> app -> runtime -> ports -> domain. The pure layers
+# must not include Beast, libpq, sqlite3, or any outer layer; app and runtime may use Asio
+# (coroutines, timers, thread pools) only; app reads time through the Clock port.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -8,13 +9,18 @@ check() {  # folder, forbidden-pattern, reason
   local hits
   hits=$(grep -rnE "$2" "$1" --include='*.cpp' --include='*.hpp' 2>/dev/null || true)
   if [ -n "$hits" ]; then
-    echo "architecture: $1 must not include $3:"
+    echo "architecture: $1 must not $3:"
     echo "$hits"
     status=1
   fi
 }
-check src/domain '#include [<"](boost/(beast|asio)|libpq|sqlite3|openssl/|adapters/|app/|ports/|config/)' "I/O or crypto libraries, or outer layers"
-check src/ports  '#include [<"](boost/beast|boost/asio/(ip|ssl|io_context)|libpq|sqlite3|adapters/|app/)' "I/O libraries or outer layers"
-check src/app    '#include [<"](boost/beast|libpq|sqlite3|adapters/)' "Beast, database drivers or adapters"
+check src/domain '#include [<"](boost/(beast|asio)|libpq|sqlite3|openssl/|adapters/|app/|runtime/|ports/|config/)' \
+  "include I/O or crypto libraries, or outer layers"
+check src/ports '#include [<"](boost/beast|boost/asio/(ip|ssl|io_context)|libpq|sqlite3|adapters/|app/|runtime/)' \
+  "include I/O libraries or outer layers"
+check src/runtime '#include [<"](boost/beast|libpq|sqlite3|adapters/|app/)' \
+  "include Beast, database drivers, adapters or use cases"
+check src/app '#include [<"](boost/beast|libpq|sqlite3|adapters/)' "include Beast, database drivers or adapters"
+check src/app 'std::chrono::(steady|system)_clock::now' "read the clock directly (use the Clock port)"
 [ $status -eq 0 ] && echo "architecture: ok"
 exit $status

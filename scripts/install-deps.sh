@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages agentgate builds and tests with; a no-op when all are present.
+# Installs the Debian 12 packages agentgate builds and tests with, and the console's pinned npm
+# files; a no-op when all are present.
 set -euo pipefail
 
 packages=(
@@ -21,19 +22,23 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+install_missing() {
+  echo "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # Packages with a daemon (postgresql, nginx) must not start it: the tests start their own
+  # instances, and nginx would fail to install where port 80 is taken. policy-rc.d says so to dpkg.
+  local policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    trap "$sudo rm -f $policy" EXIT
+  fi
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+[ ${#missing[@]} -eq 0 ] || install_missing
 
-echo "installing: ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-# Packages with a daemon (postgresql, nginx) must not start it: the tests start their own
-# instances, and nginx would fail to install where port 80 is taken. policy-rc.d says so to dpkg.
-policy=/usr/sbin/policy-rc.d
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
-  $sudo chmod 755 "$policy"
-  trap '$sudo rm -f "$policy"' EXIT
-fi
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The console's pinned npm files: the build embeds them and fetches nothing itself.
+bash "$(dirname "$0")/fetch-console-assets.sh"

@@ -3,19 +3,19 @@
 #include "adapters/http_client/http_client.hpp"
 #include "adapters/http_server/handlers/route_deps.hpp"
 #include "adapters/http_server/server.hpp"
+#include "adapters/mcp_client/mcp_client.hpp"
 #include "adapters/providers/http_model_client.hpp"
 #include "adapters/providers/offline_model.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
-#include "app/handoff_wait.hpp"
 #include "app/maintenance.hpp"
-#include "app/spend_ledger.hpp"
-
-#include <boost/json/parse.hpp>
 #include "config/config.hpp"
+#include "demo_output.hpp"
 #include "observability/log.hpp"
 #include "observability/thread_name.hpp"
+#include "runtime/handoff_wait.hpp"
+#include "runtime/spend_ledger.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -24,12 +24,11 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/json/parse.hpp>
 
 #include <sys/resource.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -38,17 +37,67 @@ namespace {
 
 namespace asio = boost::asio;
 
-class SystemClock final : public Clock {
- public:
-  std::int64_t NowMs() const override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
+int Fail(std::string_view what, const std::string& message) {
+  log::Error(what, {{"error", std::string_view(message)}});
+  log::Flush();
+  std::cerr << "agentgate: " << message << "\n";
+  return 1;
+}
+
+// A start-up phase's error: the store's own, or the configuration's.
+int Fail(const Error& error) {
+  return Fail(error.code == ErrorCode::kUnavailable ? "store_unavailable" : "config_invalid",
+              error.message);
+}
+
+// Phase 1. What the server runs with: the configuration and the secrets it names, checked.
+struct Settings {
+  Config config;
+  std::optional<std::string> admin_token;  // none: the admin API is off
+  std::optional<crypto::MasterKey> master_key;
 };
 
-// Every model a deployed agent runs needs a price, checked before serving.
-Result<void> CheckDeployedModelsArePriced(Store& store, const ProviderCatalog& providers) {
+Result<Config> ReadConfig(const std::string& path) {
+  return path.empty() ? LoadConfig("", ProcessEnv()) : LoadConfigFile(path, ProcessEnv());
+}
+
+Result<Settings> LoadSettings(const std::string& config_path) {
+  const auto env = ProcessEnv();
+  AG_TRY(Config config, ReadConfig(config_path));
+  AG_TRY(auto admin_token, ResolveSecret(config.admin.token_env, config.admin.token_file, env));
+  if (admin_token && admin_token->size() < 16)
+    return Error(ErrorCode::kInvalidRequest, "the admin token must be at least 16 characters");
+  AG_TRY(auto master_hex,
+         ResolveSecret(config.secrets.master_key_env, config.secrets.master_key_file, env));
+  std::optional<crypto::MasterKey> master_key;
+  if (master_hex) {
+    AG_TRY(master_key, crypto::ParseMasterKey(
+                           *master_hex, "the master key (" + config.secrets.master_key_env + ")"));
+  }
+  return Settings{std::move(config), std::move(admin_token), std::move(master_key)};
+}
+
+// Phase 2. The store of the configured kind, opened (its schema migrated), with one connection per
+// blocking thread plus one so start-up work never waits.
+Result<std::unique_ptr<Store>> OpenStore(const Config& config) {
+  const auto connections = static_cast<std::size_t>(config.server.blocking_threads) + 1;
+  if (config.store.kind == StoreKind::kSqlite) {
+    AG_TRY(auto sqlite, SqliteStore::Open(config.store.sqlite_path, connections));
+    return std::unique_ptr<Store>(std::move(sqlite));
+  }
+  AG_TRY(auto shared, PostgresStore::Open(config.store.url, connections));
+  return std::unique_ptr<Store>(std::move(shared));
+}
+
+// What a store must hold to be served: no sealed secret without the master key, no deployed agent
+// whose model has no price.
+Result<void> CheckStore(Store& store, const Settings& settings, const ProviderCatalog& providers) {
+  AG_TRY(const bool sealed, store.HasAnySealedSecret());
+  if (sealed && !settings.master_key) {
+    return Error(ErrorCode::kInvalidRequest,
+                 "the store holds encrypted CRM or tool secrets but no master key is set (" +
+                     settings.config.secrets.master_key_env + ")");
+  }
   AG_TRY(auto deployed, store.ListDeployedVersions());
   for (const auto& v : deployed) {
     boost::system::error_code ec;
@@ -62,6 +111,129 @@ Result<void> CheckDeployedModelsArePriced(Store& store, const ProviderCatalog& p
   }
   return {};
 }
+
+// Phase 3. One event loop per I/O thread (an io_context that thread alone runs): a connection, its
+// turns and their upstream calls stay on one thread, with no strand and no hand-off between I/O
+// threads. The first loop also runs the accept loops, signals and background work.
+struct EventLoops {
+  explicit EventLoops(const Config& config) {
+    const int count = config.server.io_threads > 0
+                          ? config.server.io_threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (int i = 0; i < count; ++i) {
+      owned.push_back(std::make_unique<asio::io_context>(1));
+      loops.push_back(owned.back().get());
+      executors.push_back(owned.back()->get_executor());
+      kept_running.push_back(asio::make_work_guard(*owned.back()));
+    }
+  }
+  asio::io_context& first() { return *loops.front(); }
+
+  std::vector<std::unique_ptr<asio::io_context>> owned;
+  std::vector<asio::io_context*> loops;
+  std::vector<asio::any_io_executor> executors;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> kept_running;
+};
+
+// Phase 4. The runtime the use cases run on.
+struct Runtime {
+  Runtime(const Config& config, Store& store_in)
+      : store(store_in),
+        blocking(static_cast<std::size_t>(config.server.blocking_threads)),
+        handoff_spin(config.server.handoff_spin_microseconds),
+        runner(store, blocking),
+        tenants(runner, clock),
+        // One writer for SQLite (its writes are serial anyway); two for PostgreSQL, so one batch's
+        // round trips overlap the other's (more writers contend for the same spend locks:
+        // bench/store_backends.sh measured 0.37x of SQLite with one, 0.42-0.54x with two,
+        // 0.39-0.44x with four).
+        committer(store, config.store.kind == StoreKind::kSqlite ? 1 : 2, 128, handoff_spin,
+                  &metrics),
+        spend(runner) {
+    DeclareAgentgateMetrics(metrics);
+    // The hand-off spinning's own count of running turns (InvokeAgent holds one per turn) is the
+    // gauge, so neither can drift from the other.
+    metrics.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.",
+                         [] { return static_cast<double>(RunningTurns()); });
+  }
+
+  Store& store;
+  asio::thread_pool blocking;
+  const std::chrono::microseconds handoff_spin;
+  SystemClock clock;
+  Metrics metrics;
+  StoreRunner runner;
+  TenantDirectory tenants;
+  TurnCommitter committer;
+  SpendLedger spend;
+  ConversationQueue conversations;
+  GatewayCallTally gateway_calls;
+};
+
+// Phase 5. Every upstream: one HTTP client, a model client per configured provider, MCP servers.
+struct Upstreams {
+  Upstreams(const Config& config, const EventLoops& loops)
+      : http(loops.executors, OptionsOf(config)), mcp(http) {
+    for (const auto& p : config.providers) {
+      if (p.kind == "offline") {
+        models[p.name] = &offline;
+        continue;
+      }
+      std::optional<std::string> key;
+      if (!p.api_key_env.empty()) key = ProcessEnv()(p.api_key_env);
+      if (!key) log::Warn("provider_without_api_key", {{"provider", std::string_view(p.name)}});
+      const auto dialect = p.kind == "openai" ? HttpModelClient::Dialect::kOpenAi
+                                              : HttpModelClient::Dialect::kAnthropic;
+      http_models.push_back(std::make_unique<HttpModelClient>(dialect, http, p.base_url, key));
+      models[p.name] = http_models.back().get();
+    }
+  }
+  static HttpClientOptions OptionsOf(const Config& config) {
+    HttpClientOptions options;
+    options.extra_ca_file = config.upstream.ca_file;
+    options.max_connections_per_origin =
+        static_cast<std::size_t>(config.upstream.max_connections_per_origin);
+    return options;
+  }
+
+  HttpClient http;
+  McpClient mcp;
+  OfflineModelClient offline;
+  std::vector<std::unique_ptr<HttpModelClient>> http_models;
+  std::map<std::string, ModelClient*> models;  // by provider name
+};
+
+// Phase 6. The use cases.
+struct UseCases {
+  UseCases(const Settings& settings, const ProviderCatalog& providers, Runtime& rt, Upstreams& up)
+      : timing{std::chrono::seconds(settings.config.server.answer_early_seconds),
+               std::chrono::seconds(settings.config.server.turn_timeout_seconds)},
+        admin(rt.runner, rt.tenants, rt.spend, rt.clock, providers, settings.master_key,
+              settings.config.crm.allow_http),
+        catalog(rt.runner, rt.tenants),
+        gateway(rt.runner, rt.tenants, up.http, settings.master_key, rt.clock, rt.metrics,
+                GatewayOptions{std::chrono::seconds(settings.config.crm.call_timeout_seconds),
+                               settings.config.crm.allow_http}),
+        tool_headers(&rt.runner, settings.master_key),
+        mcp_tools(up.mcp, tool_headers, rt.clock),
+        tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers),
+        idempotency(rt.runner, rt.clock, rt.metrics, timing.hard_cap),
+        invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
+                          tools, mcp_tools, idempotency, up.models, settings.config.prices,
+                          rt.clock, rt.metrics, timing}),
+        console(rt.clock, ConsoleSessions::Limits{}) {}
+
+  const TurnTiming timing;
+  AdminService admin;
+  AgentCatalog catalog;
+  MetadataGateway gateway;
+  ToolHeaders tool_headers;
+  McpToolbox mcp_tools;
+  ToolRunner tools;
+  Idempotency idempotency;
+  InvokeAgent invoke;
+  ConsoleSessions console;
+};
 
 // Each client connection in flight may hold an upstream connection too. Raises the soft
 // descriptor limit to the hard one and says so when max_connections cannot fit under it.
@@ -82,75 +254,40 @@ void RaiseDescriptorLimit(std::size_t max_connections) {
   }
 }
 
-int Fail(std::string_view what, const std::string& message) {
-  log::Error(what, {{"error", std::string_view(message)}});
-  log::Flush();
-  std::cerr << "agentgate: " << message << "\n";
-  return 1;
+http::ServerOptions ServerOptionsOf(const Config& config) {
+  const auto& s = config.server;
+  return http::ServerOptions{s.max_body_bytes,
+                             s.max_header_bytes,
+                             std::chrono::seconds(s.read_timeout_seconds),
+                             std::chrono::seconds(s.idle_timeout_seconds),
+                             std::chrono::seconds(s.header_timeout_seconds),
+                             static_cast<std::size_t>(s.max_connections),
+                             static_cast<std::size_t>(s.max_requests_per_connection)};
 }
 
-Result<Config> ReadConfig(const std::string& path) {
-  return path.empty() ? LoadConfig("", ProcessEnv()) : LoadConfigFile(path, ProcessEnv());
+// Phase 7. Listens on the product address and, when configured, the agent platform's own.
+Result<std::string> Listen(http::Server& server, const Config& config) {
+  AG_TRY(std::string bound, server.Listen(config.server.listen));
+  if (!config.server.agent_platform_listen.empty()) {
+    AG_TRY(const std::string second, server.Listen(config.server.agent_platform_listen));
+    log::Info("listening", {{"address", std::string_view(second)}, {"host", "agent_platform"}});
+  }
+  return bound;
 }
 
-Result<std::unique_ptr<Store>> OpenStore(const Config& config) {
-  const std::string& url = config.store.url;
-  if (url.starts_with("sqlite:")) {
-    // One connection per blocking thread, plus one so start-up work never waits.
-    auto store = SqliteStore::Open(url.substr(7),
-                                   static_cast<std::size_t>(config.server.blocking_threads) + 1);
-    if (!store) return store.error();
-    return std::unique_ptr<Store>(std::move(*store));
-  }
-  // Several servers share one PostgreSQL database and behave as one service.
-  auto store =
-      PostgresStore::Open(url, static_cast<std::size_t>(config.server.blocking_threads) + 1);
-  if (!store) return store.error();
-  return std::unique_ptr<Store>(std::move(*store));
-}
-
-// Where the demo's one-time token is kept so later `make run`s can print it again: next to the
-// SQLite file, or under var/ in the working directory when the store is a database server.
-std::string DemoFilePath(const Config& config) {
-  const std::string& url = config.store.url;
-  std::filesystem::path dir = "var";
-  if (url.starts_with("sqlite:")) dir = std::filesystem::path(url.substr(7)).parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ignored;
-  std::filesystem::create_directories(dir, ignored);
-  return (dir / "demo-credentials.txt").string();
-}
-
-void PrintDemo(const Config& config, const std::string& listen,
-               const std::optional<DemoCredentials>& fresh) {
-  const std::string path = DemoFilePath(config);
-  if (fresh) {
-    std::ofstream out(path, std::ios::trunc);
-    out << "org=" << fresh->org_id << "\nenv=" << fresh->env << "\ntoken=" << fresh->token
-        << "\nagent=" << fresh->agent_id << "\n";
-    out.close();
-    std::error_code ignored;  // an unwritable directory only costs the reminder on later starts
-    std::filesystem::permissions(
-        path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ignored);
-  }
-  std::ifstream in(path);
-  if (!in) {
-    std::cout << "Demo: the store already held organizations; no demo credentials were created.\n";
-    return;
-  }
-  std::map<std::string, std::string> kv;
-  for (std::string line; std::getline(in, line);) {
-    const auto eq = line.find('=');
-    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  std::cout << "\nDemo organization (credentials kept in " << path << "):\n"
-            << "  org:   " << kv["org"] << "\n  env:   " << kv["env"]
-            << "\n  token: " << kv["token"] << "\n  agent: " << kv["agent"]
-            << "\n\nTry:\n  curl -s http://" << listen << "/api/agents/" << kv["agent"]
-            << "/invoke -H 'content-type: application/json' -H 'fl-api-org: " << kv["org"]
-            << "' -H 'fl-api-env: " << kv["env"] << "' -H 'fl-api-token: " << kv["token"]
-            << "' -d '{\"message\":\"What is agentgate?\"}'\n\n"
-            << std::flush;
+// Phase 8 (optional). A demo organization on an empty store, printed for `make run`.
+Result<void> ProvideDemo(const Config& config, const std::string& listen, AdminService& admin,
+                         StoreRunner& runner) {
+  Result<std::optional<DemoCredentials>> demo = std::optional<DemoCredentials>{};
+  asio::io_context setup;
+  asio::co_spawn(setup, ProvisionDemo(admin, runner), [&](std::exception_ptr e, auto result) {
+    if (e) std::rethrow_exception(e);
+    demo = std::move(result);
+  });
+  setup.run();
+  if (!demo) return demo.error();
+  PrintDemo(config, listen, *demo);
+  return {};
 }
 
 // Waits until every request finished and every connection closed, or the turn cap passed.
@@ -168,203 +305,101 @@ asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit,
   for (auto* loop : loops) loop->stop();
 }
 
+// Phase 9. The background work every server does: retention, returning unused spend leases,
+// recording gateway calls for the overview.
+void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& rt,
+                         const TurnTiming& timing) {
+  const auto& retention = config.retention;
+  asio::co_spawn(loop,
+                 RunMaintenance(rt.runner, rt.clock, timing.hard_cap,
+                                RetentionDays{retention.turn_days, retention.conversation_days,
+                                              retention.memory_days},
+                                std::chrono::seconds(60)),
+                 asio::detached);
+  asio::co_spawn(loop, RunSpendLeaseReturns(rt.spend, std::chrono::milliseconds(100)),
+                 asio::detached);
+  asio::co_spawn(loop,
+                 RecordGatewayCalls(rt.runner, rt.gateway_calls, rt.clock, std::chrono::seconds(5)),
+                 asio::detached);
+}
+
+// Phase 10. Runs every loop on its thread (the first on this one) until the drain stops them.
+void RunLoops(EventLoops& loops, Runtime& rt) {
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < loops.loops.size(); ++i) {
+    threads.emplace_back([&, i] {
+      NameThisThread("ag-io-" + std::to_string(i));  // loop 0 runs on the main thread, "agentgate"
+      PollForHandoffs(rt.handoff_spin, Polling::kWhenItPays, &rt.metrics);
+      loops.loops[i]->run();
+    });
+  }
+  PollForHandoffs(rt.handoff_spin, Polling::kWhenItPays, &rt.metrics);
+  loops.first().run();
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace
 
 int Serve(const ServeOptions& options) {
-  auto config = ReadConfig(options.config_path);
-  if (!config) return Fail("config_invalid", config.error().message);
-  const auto env = ProcessEnv();
+  auto settings = LoadSettings(options.config_path);
+  if (!settings) return Fail("config_invalid", settings.error().message);
+  const Config& config = settings->config;
+  const ProviderCatalog providers = ProviderCatalog::FromConfig(config);
+  auto store = OpenStore(config);
+  if (!store) return Fail(store.error());
+  if (auto checked = CheckStore(**store, *settings, providers); !checked)
+    return Fail(checked.error());
 
-  auto admin_token = ResolveSecret(config->admin.token_env, config->admin.token_file, env);
-  if (!admin_token) return Fail("config_invalid", admin_token.error().message);
-  if (*admin_token && (*admin_token)->size() < 16) {
-    return Fail("config_invalid", "the admin token must be at least 16 characters");
-  }
-  auto master_hex =
-      ResolveSecret(config->secrets.master_key_env, config->secrets.master_key_file, env);
-  if (!master_hex) return Fail("config_invalid", master_hex.error().message);
-  std::optional<crypto::MasterKey> master_key;
-  if (*master_hex) {
-    auto key = crypto::ParseMasterKey(**master_hex,
-                                      "the master key (" + config->secrets.master_key_env + ")");
-    if (!key) return Fail("config_invalid", key.error().message);
-    master_key = *key;
-  }
+  EventLoops loops(config);
+  Runtime rt(config, **store);
+  Upstreams upstreams(config, loops);
+  UseCases app(*settings, providers, rt, upstreams);
 
-  auto store = OpenStore(*config);
-  if (!store) return Fail("store_unavailable", store.error().message);
-  auto has_secrets = (*store)->HasAnySealedSecret();
-  if (!has_secrets) return Fail("store_unavailable", has_secrets.error().message);
-  if (*has_secrets && !master_key) {
-    return Fail("config_invalid",
-                "the store holds encrypted CRM or tool secrets but no master key is set (" +
-                    config->secrets.master_key_env + ")");
-  }
-
-  const int io_threads = config->server.io_threads > 0
-                             ? config->server.io_threads
-                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // One event loop per I/O thread (an io_context that thread alone runs): a connection, its turns
-  // and their upstream calls stay on one thread, with no strand and no hand-off between I/O
-  // threads. The first loop also runs the accept loops, signals and background work.
-  std::vector<std::unique_ptr<asio::io_context>> loops;
-  std::vector<asio::io_context*> loop_list;
-  std::vector<asio::any_io_executor> loop_executors;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> loops_kept_running;
-  for (int i = 0; i < io_threads; ++i) {
-    loops.push_back(std::make_unique<asio::io_context>(1));
-    loop_list.push_back(loops.back().get());
-    loop_executors.push_back(loops.back()->get_executor());
-    loops_kept_running.push_back(asio::make_work_guard(*loops.back()));
-  }
-  asio::io_context& ioc = *loops.front();
-  asio::thread_pool blocking(static_cast<std::size_t>(config->server.blocking_threads));
-  SystemClock clock;
-  Metrics metrics;
-  DeclareAgentgateMetrics(metrics);
-  // The hand-off spinning's own count of running turns (InvokeAgent holds one per turn) is the
-  // gauge, so neither can drift from the other.
-  metrics.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.",
-                       [] { return static_cast<double>(RunningTurns()); });
-  StoreRunner runner(**store, blocking);
-  TenantDirectory tenants(runner);
-  // One writer for SQLite (its writes are serial anyway); two for PostgreSQL, so one batch's round
-  // trips overlap the other's (more writers contend for the same spend locks:
-  // bench/store_backends.sh measured 0.37x of SQLite with one, 0.42-0.54x with two, 0.39-0.44x with
-  // four).
-  const std::chrono::microseconds handoff_spin(config->server.handoff_spin_microseconds);
-  TurnCommitter committer(**store, config->store.url.starts_with("sqlite:") ? 1 : 2, 128,
-                          handoff_spin, &metrics);
-  const ProviderCatalog providers = ProviderCatalog::FromConfig(*config);
-  if (auto priced = CheckDeployedModelsArePriced(**store, providers); !priced) {
-    return Fail("config_invalid", priced.error().message);
-  }
-  SpendLedger spend(runner);
-  AdminService admin(runner, tenants, spend, clock, providers, master_key, config->crm.allow_http);
-
-  // One HTTP client for every upstream; one model client per configured provider.
-  HttpClientOptions http_options;
-  http_options.extra_ca_file = config->upstream.ca_file;
-  http_options.max_connections_per_origin =
-      static_cast<std::size_t>(config->upstream.max_connections_per_origin);
-  HttpClient http(loop_executors, http_options);
-  OfflineModelClient offline_model;
-  std::vector<std::unique_ptr<HttpModelClient>> http_models;
-  std::map<std::string, ModelClient*> models;
-  for (const auto& p : config->providers) {
-    if (p.kind == "offline") {
-      models[p.name] = &offline_model;
-      continue;
-    }
-    std::optional<std::string> key;
-    if (!p.api_key_env.empty()) key = env(p.api_key_env);
-    if (!key) log::Warn("provider_without_api_key", {{"provider", std::string_view(p.name)}});
-    const auto dialect = p.kind == "openai" ? HttpModelClient::Dialect::kOpenAi
-                                            : HttpModelClient::Dialect::kAnthropic;
-    http_models.push_back(std::make_unique<HttpModelClient>(dialect, http, p.base_url, key));
-    models[p.name] = http_models.back().get();
-  }
-  AgentCatalog catalog(runner, tenants);
-  ConversationQueue conversations;
-  MetadataGateway gateway(runner, tenants, http, master_key, clock, metrics,
-                          GatewayOptions{std::chrono::seconds(config->crm.call_timeout_seconds),
-                                         config->crm.allow_http});
-  McpClient mcp_client(http);
-  ToolHeaders tool_headers(&runner, master_key);
-  McpToolbox mcp_tools(mcp_client, tool_headers, clock);
-  ToolRunner tools(runner, http, clock, gateway, mcp_tools, tool_headers);
-  const TurnTiming timing{std::chrono::seconds(config->server.answer_early_seconds),
-                          std::chrono::seconds(config->server.turn_timeout_seconds)};
-  Idempotency idempotency(runner, clock, metrics, timing.hard_cap);
-  InvokeAgent invoke(InvokeDeps{runner, tenants, committer, spend, catalog, conversations, tools,
-                                mcp_tools, models, config->prices, clock, metrics, timing});
-
-  ConsoleSessions console_sessions(clock, ConsoleSessions::Limits{});
-  GatewayCallTally gateway_calls;
   std::optional<http::Server> server_slot;
-  http::RouteDeps deps{
-      admin,
-      invoke,
-      idempotency,
-      gateway,
-      runner,
-      tenants,
-      metrics,
-      console_sessions,
-      gateway_calls,
-      *admin_token ? std::optional<std::string>(crypto::Sha256(**admin_token)) : std::nullopt,
-      [&] { return server_slot && server_slot->Draining(); }};
+  http::RouteDeps deps{app.admin,
+                       app.invoke,
+                       app.gateway,
+                       rt.runner,
+                       rt.tenants,
+                       rt.metrics,
+                       app.console,
+                       rt.gateway_calls,
+                       settings->admin_token
+                           ? std::optional<std::string>(crypto::Sha256(*settings->admin_token))
+                           : std::nullopt,
+                       [&] { return server_slot && server_slot->Draining(); }};
   const http::Router router = http::BuildRouter(deps);
-  http::ServerOptions server_options{
-      config->server.max_body_bytes,
-      config->server.max_header_bytes,
-      std::chrono::seconds(config->server.read_timeout_seconds),
-      std::chrono::seconds(config->server.idle_timeout_seconds),
-      std::chrono::seconds(config->server.header_timeout_seconds),
-      static_cast<std::size_t>(config->server.max_connections),
-      static_cast<std::size_t>(config->server.max_requests_per_connection)};
+  const http::ServerOptions server_options = ServerOptionsOf(config);
   RaiseDescriptorLimit(server_options.max_connections);
-  auto& server = server_slot.emplace(loop_list, router, metrics, server_options);
-  auto bound = server.Listen(config->server.listen);
+  auto& server = server_slot.emplace(loops.loops, router, rt.metrics, server_options);
+  auto bound = Listen(server, config);
   if (!bound) return Fail("listen_failed", bound.error().message);
-  if (!config->server.agent_platform_listen.empty()) {
-    auto second = server.Listen(config->server.agent_platform_listen);
-    if (!second) return Fail("listen_failed", second.error().message);
-    log::Info("listening", {{"address", std::string_view(*second)}, {"host", "agent_platform"}});
-  }
-
   if (options.provision_demo) {
-    Result<std::optional<DemoCredentials>> demo = std::optional<DemoCredentials>{};
-    asio::io_context setup;
-    asio::co_spawn(setup, ProvisionDemo(admin, runner), [&](std::exception_ptr e, auto result) {
-      if (e) std::rethrow_exception(e);
-      demo = std::move(result);
-    });
-    setup.run();
-    if (!demo) return Fail("demo_failed", demo.error().message);
-    PrintDemo(*config, *bound, *demo);
+    if (auto demo = ProvideDemo(config, *bound, app.admin, rt.runner); !demo)
+      return Fail("demo_failed", demo.error().message);
   }
-  if (!*admin_token) log::Warn("admin_api_disabled", {{"reason", "no admin token configured"}});
+  if (!settings->admin_token)
+    log::Warn("admin_api_disabled", {{"reason", "no admin token configured"}});
 
-  asio::signal_set signals(ioc, SIGTERM, SIGINT);
+  asio::signal_set signals(loops.first(), SIGTERM, SIGINT);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
     log::Info("shutdown_started", {{"signal", static_cast<std::int64_t>(signal)}});
     server.BeginShutdown();
     asio::co_spawn(
-        ioc, Drain(server, std::chrono::seconds(config->server.turn_timeout_seconds), loop_list),
+        loops.first(),
+        Drain(server, std::chrono::seconds(config.server.turn_timeout_seconds), loops.loops),
         asio::detached);
   });
   server.Start();
-  asio::co_spawn(
-      ioc,
-      RunMaintenance(runner, clock, timing.hard_cap,
-                     RetentionDays{config->retention.turn_days, config->retention.conversation_days,
-                                   config->retention.memory_days},
-                     std::chrono::seconds(60)),
-      asio::detached);
-  asio::co_spawn(ioc, RunSpendLeaseReturns(spend, std::chrono::milliseconds(100)), asio::detached);
-  asio::co_spawn(ioc, RecordGatewayCalls(runner, gateway_calls, clock, std::chrono::seconds(5)),
-                 asio::detached);
-  log::Info(
-      "listening",
-      {{"address", std::string_view(*bound)},
-       {"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
+  StartBackgroundWork(loops.first(), config, rt, app.timing);
+  log::Info("listening", {{"address", std::string_view(*bound)},
+                          {"store", std::string_view(config.store.KindName())}});
+  RunLoops(loops, rt);
 
-  std::vector<std::thread> threads;
-  for (int i = 1; i < io_threads; ++i) {
-    threads.emplace_back([&, i] {
-      NameThisThread("ag-io-" + std::to_string(i));  // loop 0 runs on the main thread, "agentgate"
-      PollForHandoffs(handoff_spin, Polling::kWhenItPays, &metrics);
-      loops[i]->run();
-    });
-  }
-  PollForHandoffs(handoff_spin, Polling::kWhenItPays, &metrics);
-  ioc.run();
-  for (auto& t : threads) t.join();
-  spend.RetireAll();  // what this server leased and did not spend goes back before it exits
-  FlushGatewayCalls(**store, gateway_calls, clock);
-  blocking.join();
+  rt.spend.RetireAll();  // what this server leased and did not spend goes back before it exits
+  FlushGatewayCalls(**store, rt.gateway_calls, rt.clock);
+  rt.blocking.join();
   return 0;
 }
 
@@ -372,10 +407,8 @@ int Migrate(const std::string& config_path) {
   auto config = ReadConfig(config_path);
   if (!config) return Fail("config_invalid", config.error().message);
   auto store = OpenStore(*config);
-  if (!store) return Fail("store_unavailable", store.error().message);
-  log::Info(
-      "migrated",
-      {{"store", std::string_view(config->store.url.substr(0, config->store.url.find(':')))}});
+  if (!store) return Fail(store.error());
+  log::Info("migrated", {{"store", std::string_view(config->store.KindName())}});
   return 0;
 }
 

@@ -2,12 +2,12 @@
 // The operator's use cases behind /admin/v1 (SPEC §4): each checks what needs the store
 // (existence, conflicts) and writes one transaction.
 
-#include "app/spend_ledger.hpp"
 #include "app/tenant_directory.hpp"
 #include "config/config.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/admin/admin_requests.hpp"
 #include "ports/clock.hpp"
+#include "runtime/spend_ledger.hpp"
 
 #include <optional>
 #include <set>

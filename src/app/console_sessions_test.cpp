@@ -1,17 +1,11 @@
 #include "app/console_sessions.hpp"
+#include "support/manual_clock.hpp"
 
 #include <gtest/gtest.h>
 
 namespace agentgate {
-namespace {
 
-class ManualClock : public Clock {
- public:
-  std::int64_t NowMs() const override { return now; }
-  std::int64_t now = 1'000'000;
-};
-
-}  // namespace
+using testing::ManualClock;
 
 TEST(ConsoleSessions, ASessionIsFoundByItsIdAndEndsOnSignOut) {
   ManualClock clock;
@@ -34,15 +28,15 @@ TEST(ConsoleSessions, IdleSessionsExpireAndUseMovesTheIdleExpiryButNotTheLifetim
   ConsoleSessions sessions(clock, {.idle_ms = 100, .lifetime_ms = 250, .max_sessions = 10});
   auto used = sessions.Open();
   auto idle = sessions.Open();
-  EXPECT_EQ(used.session.expires_at_ms, clock.now + 100);
-  clock.now += 90;
-  EXPECT_EQ(sessions.Find(used.session_id)->expires_at_ms, clock.now + 100);
-  clock.now += 20;  // 110 ms after sign-in: idle has expired, used was seen 20 ms ago
+  EXPECT_EQ(used.session.expires_at_ms, clock.now_ms + 100);
+  clock.now_ms += 90;
+  EXPECT_EQ(sessions.Find(used.session_id)->expires_at_ms, clock.now_ms + 100);
+  clock.now_ms += 20;  // 110 ms after sign-in: idle has expired, used was seen 20 ms ago
   EXPECT_FALSE(sessions.Find(idle.session_id));
   EXPECT_TRUE(sessions.Find(used.session_id));
-  clock.now += 90;
+  clock.now_ms += 90;
   ASSERT_TRUE(sessions.Find(used.session_id));
-  clock.now += 60;  // 250 ms after sign-in: over its lifetime however busy
+  clock.now_ms += 60;  // 250 ms after sign-in: over its lifetime however busy
   EXPECT_FALSE(sessions.Find(used.session_id));
   EXPECT_EQ(sessions.OpenCount(), 0u);
 }
@@ -53,7 +47,7 @@ TEST(ConsoleSessions, TheOldestSessionMakesRoomWhenTheMapIsFull) {
   std::vector<ConsoleSessions::Opened> opened;
   for (int i = 0; i < 5; ++i) {
     opened.push_back(sessions.Open());
-    ++clock.now;
+    ++clock.now_ms;
   }
   EXPECT_EQ(sessions.OpenCount(), 3u);
   EXPECT_FALSE(sessions.Find(opened[0].session_id));

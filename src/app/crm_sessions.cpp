@@ -1,7 +1,6 @@
 #include "app/crm_sessions.hpp"
 
 #include "app/admin_service.hpp"
-#include "domain/url_encoding.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -10,7 +9,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/json/parse.hpp>
 
 namespace agentgate {
 namespace {
@@ -121,7 +119,7 @@ std::optional<Error> CrmSessions::RememberedRefusal(const std::string& key, std:
   std::lock_guard lock(mutex_);
   auto it = refused_.find(key);
   if (it == refused_.end()) return std::nullopt;
-  if (it->second.version != version || std::chrono::steady_clock::now() >= it->second.until) {
+  if (it->second.version != version || clock_.SteadyNow() >= it->second.until) {
     refused_.erase(it);  // new credentials, or time to try again
     return std::nullopt;
   }
@@ -130,8 +128,7 @@ std::optional<Error> CrmSessions::RememberedRefusal(const std::string& key, std:
 
 void CrmSessions::Remember(const std::string& key, std::int64_t version, const Error& error) {
   std::lock_guard lock(mutex_);
-  refused_[key] =
-      Refused{version, error, std::chrono::steady_clock::now() + options_.failure_memory};
+  refused_[key] = Refused{version, error, clock_.SteadyNow() + options_.failure_memory};
 }
 
 asio::awaitable<Result<CrmSessions::Stored>> CrmSessions::Load(const std::string& org_id,
@@ -253,46 +250,21 @@ asio::awaitable<Result<CrmSessions::Session>> CrmSessions::Open(const std::strin
   }
 }
 
-asio::awaitable<Result<CrmSessions::Grant>> CrmSessions::Refresh(const CrmCredentials& c) {
+asio::awaitable<Result<OAuthGrant>> CrmSessions::Refresh(const CrmCredentials& c) {
   ++refreshes_;
-  std::string login = c.login_url;
-  while (!login.empty() && login.back() == '/') login.pop_back();
+  OAuthRefreshRequest refresh = RefreshRequestFor(c);
   HttpClientRequest request;
   request.method = "POST";
-  request.url = login + "/services/oauth2/token";
+  request.url = std::move(refresh.url);
   request.timeout = options_.upstream_timeout;
   request.headers = {{"content-type", "application/x-www-form-urlencoded"},
                      {"accept", "application/json"}};
-  request.body =
-      "grant_type=refresh_token&client_id=" + PercentEncode(c.client_id) +
-      (c.client_secret.empty() ? "" : "&client_secret=" + PercentEncode(c.client_secret)) +
-      "&refresh_token=" + PercentEncode(c.refresh_token);
+  request.body = std::move(refresh.form_body);
   auto response = co_await http_.Send(std::move(request));
   if (!response)
     co_return Error(ErrorCode::kCrmAuthFailed,
                     "the OAuth refresh failed: " + response.error().message);
-  boost::system::error_code ec;
-  const auto json = boost::json::parse(response->body, ec);
-  const auto field = [&](const char* name) -> std::string {
-    if (ec || !json.is_object()) return "";
-    const auto* v = json.as_object().if_contains(name);
-    return v != nullptr && v->is_string() ? std::string(v->get_string()) : "";
-  };
-  if (response->status != 200) {
-    // Salesforce's error and description only; never the request's secrets.
-    const std::string error = field("error");
-    Error failed(ErrorCode::kCrmAuthFailed,
-                 "the OAuth refresh failed: HTTP " + std::to_string(response->status) +
-                     (error.empty() ? "" : ": " + error + ": " + field("error_description")));
-    if (!error.empty()) failed.With("oauth_error", error);
-    co_return failed;
-  }
-  Grant grant{field("access_token"), field("instance_url"), field("refresh_token")};
-  if (grant.access_token.empty() || grant.instance_url.empty()) {
-    co_return Error(ErrorCode::kCrmAuthFailed,
-                    "the OAuth refresh answered without access_token and instance_url");
-  }
-  co_return grant;
+  co_return ParseRefreshAnswer(response->status, response->body);
 }
 
 }  // namespace agentgate

@@ -15,13 +15,14 @@
 // again for `failure_memory`, unless the credentials change. CRM URLs are https unless
 // [crm] allow_http; a token endpoint's http instance_url is refused.
 
-#include "app/conversation_queue.hpp"
-#include "app/store_runner.hpp"
 #include "app/tenant_directory.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/admin/admin_requests.hpp"
+#include "domain/gateway/oauth_refresh.hpp"
 #include "ports/clock.hpp"
 #include "ports/http_caller.hpp"
+#include "runtime/conversation_queue.hpp"
+#include "runtime/store_runner.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -64,17 +65,11 @@ class CrmSessions {
     CrmCredentials credentials;
     std::int64_t version = 0;
   };
-  // What the OAuth token endpoint granted.
-  struct Grant {
-    std::string access_token;
-    std::string instance_url;
-    std::string rotated_refresh_token;  // empty when the refresh token was not rotated
-  };
   // An invalid_grant, remembered for the credential version that got it.
   struct Refused {
     std::int64_t version = 0;
     Error error;
-    std::chrono::steady_clock::time_point until;
+    SteadyTime until;
   };
   struct Opening;
 
@@ -89,7 +84,7 @@ class CrmSessions {
                                             std::shared_ptr<Opening> opening);
   boost::asio::awaitable<Result<Session>> Open(const std::string& org_id, const std::string& env,
                                                const std::string& failed_token);
-  boost::asio::awaitable<Result<Grant>> Refresh(const CrmCredentials& credentials);
+  boost::asio::awaitable<Result<OAuthGrant>> Refresh(const CrmCredentials& credentials);
   std::optional<Error> RememberedRefusal(const std::string& key, std::int64_t version);
   void Remember(const std::string& key, std::int64_t version, const Error& error);
 

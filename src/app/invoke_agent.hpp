@@ -1,28 +1,34 @@
 #pragma once
-// POST /api/agents/{agent_id}/invoke as a use case (SPEC §5): authenticate, find the deployed
-// version, run one turn against the agent's model and tools under the soft deadline and the hard
-// cap, apply the safety policy, and keep stateful history.
+// POST /api/agents/{agent_id}/invoke as a use case (SPEC §5), for every way in (the HTTP invoke,
+// the flow action, MCP's tools/call): admit the caller, claim its Idempotency-Key, and run one
+// turn of the agent's model and tools under the soft deadline and the hard cap, with the safety
+// policy, spend limits and stateful history. A turn is four phases (turn_*.cpp): prepare the
+// prompt, run the model/tool loop, settle what it answers, commit it all or nothing.
 
 #include "app/agent_catalog.hpp"
 #include "app/authenticate.hpp"
-#include "app/conversation_queue.hpp"
 #include "app/idempotency.hpp"
-#include "app/spend_ledger.hpp"
 #include "app/tool_runner.hpp"
-#include "app/turn_cancel.hpp"
-#include "app/turn_committer.hpp"
 #include "config/config.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "observability/metrics.hpp"
+#include "ports/clock.hpp"
 #include "ports/model_client.hpp"
+#include "runtime/conversation_queue.hpp"
+#include "runtime/spend_ledger.hpp"
+#include "runtime/turn_cancel.hpp"
+#include "runtime/turn_committer.hpp"
 
 #include <chrono>
 #include <functional>
 #include <map>
+#include <variant>
 
 namespace agentgate {
 
 struct TurnOutcome;
+struct TurnPlace;  // app/turn_place.hpp
+struct TurnRun;    // app/turn_run.hpp
 
 struct InvokeResult {
   std::string response;
@@ -35,11 +41,31 @@ struct InvokeResult {
   std::string turn_id;  // GET /admin/v1/orgs/{org}/turns/{id} shows its transcript
 };
 
-// The Idempotency-Key a call runs under: the turn's commit completes the claim with the answer
-// `answer` renders (the route's own 200 body), in the same transaction.
+// The way in's own 200 body for a result: what a commit stores for its Idempotency-Key to replay.
+using AnswerRenderer = std::function<StoredResponse(const InvokeResult&)>;
+
+// One call as a way in makes it: the caller (authenticated), the agent, the request, and, when
+// the call carries an Idempotency-Key, the key, the request's fingerprint and how the way in
+// renders its answer. Everything is the way in's own and outlives the call (it awaits it).
+struct InvokeCall {
+  const Caller& caller;
+  const std::string& agent_id;
+  const InvokeRequest& request;
+  const std::optional<std::string>& key;  // Idempotency-Key
+  const std::string& fingerprint;         // with a key: what makes two calls the same request
+  const AnswerRenderer& answer;           // with a key
+  std::shared_ptr<TurnCancel> cancel;     // set when the caller may end the turn early
+};
+
+// What a call gets: the stored answer of the call that used its key first, replayed as stored, or
+// its own turn's result.
+using InvokeAnswer = std::variant<StoredResponse, Result<InvokeResult>>;
+
+// The Idempotency-Key a turn runs under: its commit completes the claim with `answer`'s rendering
+// of the result, in the same transaction.
 struct IdempotentCall {
   ClaimedKey key;
-  std::function<StoredResponse(const InvokeResult&)> answer;
+  const AnswerRenderer& answer;
 };
 
 // A caller admitted to chat with an agent deployed in its environment: only InvokeAgent::Admit
@@ -54,15 +80,21 @@ class AdmittedAgent {
   std::shared_ptr<const LoadedAgent> loaded_;
 };
 
-// Refers to the route's own caller, agent id and request, which outlive the turn (the route awaits
-// it): no copy of them is kept for the turn's whole life.
+// One admitted turn. Refers to the caller's own objects, which outlive the turn: no copy of them
+// is kept for the turn's whole life.
 struct InvokeCommand {
-  const Caller& caller;  // authenticated by the caller of Invoke
+  const Caller& caller;
   const std::string& agent_id;
   AdmittedAgent agent;
   const InvokeRequest& request;
   std::optional<IdempotentCall> idempotency;
-  std::shared_ptr<TurnCancel> cancel;  // set when the caller may end the turn early
+  std::shared_ptr<TurnCancel> cancel;
+};
+
+// A turn's soft deadline (answer early) and hard cap, on the Clock's steady time.
+struct TurnDeadlines {
+  SteadyTime soft;
+  SteadyTime hard;
 };
 
 struct TurnTiming {
@@ -79,6 +111,7 @@ struct InvokeDeps {
   ConversationQueue& conversations;
   ToolRunner& tools;
   McpToolbox& mcp;
+  Idempotency& idempotency;
   std::map<std::string, ModelClient*> models;  // by provider name
   std::map<std::string, Price> prices;         // "provider/model"
   const Clock& clock;
@@ -90,12 +123,17 @@ class InvokeAgent {
  public:
   explicit InvokeAgent(InvokeDeps deps) : d_(std::move(deps)) {}
 
+  // Admits the caller to the agent (404, 403), claims the call's key when it has one (409, 422,
+  // or the stored answer), runs the turn, and releases the key unless the turn committed
+  // (invoke_call.cpp).
+  boost::asio::awaitable<InvokeAnswer> Call(const InvokeCall& call);
+
   // 404 unless the agent is deployed in the caller's environment, 403 without a chat grant: the
   // same check for a fresh turn and for an idempotent replay (SPEC §5).
   boost::asio::awaitable<Result<AdmittedAgent>> Admit(const Caller& caller,
                                                       const std::string& agent_id);
-  // `command` must outlive the call (the caller awaits it): every coroutine of the turn refers to
-  // it instead of holding a copy of its own for the turn's whole life.
+  // One turn under the hard cap and the caller's cancellation. `command` must outlive the call:
+  // every coroutine of the turn refers to it.
   boost::asio::awaitable<Result<InvokeResult>> Invoke(const InvokeCommand& command);
   // The agents the caller's token may chat with in its environment (the MCP tool list).
   boost::asio::awaitable<Result<std::vector<AgentCatalog::ChatAgent>>> ChatAgents(
@@ -104,30 +142,23 @@ class InvokeAgent {
   }
 
  private:
-  struct Deadlines {
-    std::chrono::steady_clock::time_point soft;
-    std::chrono::steady_clock::time_point hard;
-  };
-
   // Set by the turn as soon as its commit has an outcome: what the caller gets, even when the hard
   // cap passed while the commit ran (a committed turn is never answered 504).
   using CommitOutcome = std::optional<Result<InvokeResult>>;
 
   boost::asio::awaitable<Result<InvokeResult>> Body(const InvokeCommand& command,
-                                                    Deadlines deadlines, CommitOutcome& outcome);
-  // The arguments are Body's locals, which outlive the call (Body awaits it); RunTurn moves the
-  // instructions and the new conversation into what it builds.
-  boost::asio::awaitable<Result<InvokeResult>> RunTurn(
-      const InvokeCommand& command, const std::shared_ptr<const LoadedAgent>& agent,
-      std::string& instance_instructions, const std::optional<std::string>& conversation_id,
-      std::optional<ConversationRecord>& new_conversation, Deadlines deadlines,
-      CommitOutcome& commit_outcome);
-  // RunTurn's phases before its first model call and after its last (see TurnRun).
-  struct TurnRun;
-  boost::asio::awaitable<Result<void>> PrepareTurn(TurnRun& run,
-                                                   std::string& instance_instructions);
-  boost::asio::awaitable<Result<InvokeResult>> CommitTurn(TurnRun& run, const TurnOutcome& outcome,
-                                                          CommitOutcome& commit_outcome);
+                                                    TurnDeadlines deadlines,
+                                                    CommitOutcome& outcome);
+  // The turn's phases, in order, on the place Body found for it.
+  boost::asio::awaitable<Result<InvokeResult>> RunTurn(const InvokeCommand& command,
+                                                       TurnPlace& place, TurnDeadlines deadlines,
+                                                       CommitOutcome& commit_outcome);
+  boost::asio::awaitable<Result<void>> Prepare(TurnRun& run, std::string& instance_instructions);
+  boost::asio::awaitable<Result<TurnOutcome>> RunModelAndTools(TurnRun& run);
+  // What the turn answers (stop reason, safety, usage) and the record it stores.
+  TurnCommit Settle(TurnRun& run, const TurnOutcome& outcome);
+  boost::asio::awaitable<Result<InvokeResult>> Commit(TurnRun& run, const TurnOutcome& outcome,
+                                                      CommitOutcome& commit_outcome);
 
   InvokeDeps d_;
 };

@@ -4,8 +4,8 @@
 // [retention] keeps by age: turns (with their transcripts), idle conversations (with everything of
 // theirs) and remembered facts. Runs until its executor stops.
 
-#include "app/store_runner.hpp"
 #include "ports/clock.hpp"
+#include "runtime/store_runner.hpp"
 
 #include <chrono>
 

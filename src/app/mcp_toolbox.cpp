@@ -10,7 +10,6 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using std::chrono::milliseconds;
-using SteadyClock = std::chrono::steady_clock;
 
 constexpr std::int64_t kDefaultTtlMs = 5 * 60 * 1000;
 constexpr std::int64_t kMinTtlMs = 10 * 1000;
@@ -18,8 +17,8 @@ constexpr std::int64_t kMaxTtlMs = 10 * 60 * 1000;
 constexpr std::int64_t kFailureTtlMs = 5 * 1000;
 
 // Rounded up: a call cut by the turn's soft deadline ends at it, so the turn then answers.
-milliseconds Within(milliseconds limit, SteadyClock::time_point deadline) {
-  const auto left = std::chrono::ceil<milliseconds>(deadline - SteadyClock::now());
+milliseconds Within(milliseconds limit, SteadyTime deadline, const Clock& clock) {
+  const auto left = std::chrono::ceil<milliseconds>(deadline - clock.SteadyNow());
   return std::max(milliseconds(1), std::min(limit, left));
 }
 
@@ -42,14 +41,14 @@ void McpToolbox::Forget(const std::string& key) {
 
 asio::awaitable<McpToolbox::ToolList> McpToolbox::Fetch(const McpEndpoint& endpoint,
                                                         milliseconds timeout) {
-  const auto deadline = SteadyClock::now() + timeout;
+  const auto deadline = clock_.SteadyNow() + timeout;
   ToolList list;
   std::optional<std::int64_t> ttl;
   std::optional<std::string> cursor;
   for (int page = 0; page < kMaxPages; ++page) {
     McpCall call{"tools/list", json::object{}, {}};
     if (cursor) call.params["cursor"] = *cursor;
-    const milliseconds left = Within(timeout, deadline);
+    const milliseconds left = Within(timeout, deadline, clock_);
     auto reply = co_await client_.Request(endpoint, call, left);
     if (!reply) {
       list.failure = reply.error().message;
@@ -94,8 +93,7 @@ asio::awaitable<std::shared_ptr<const McpToolbox::ToolList>> McpToolbox::ListOf(
 }
 
 asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
-                                                   const AgentConfig& config,
-                                                   SteadyClock::time_point deadline) {
+                                                   const AgentConfig& config, SteadyTime deadline) {
   McpTurnTools out;
   for (const auto& server : config.mcp_servers) {
     auto headers = co_await headers_.Resolve(org_id, server.headers);
@@ -105,7 +103,7 @@ asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
     }
     const McpEndpoint endpoint{server.url, std::move(*headers)};
     const milliseconds timeout = std::chrono::seconds(server.timeout_seconds);
-    const milliseconds left = Within(timeout, deadline);
+    const milliseconds left = Within(timeout, deadline, clock_);
     auto list = co_await ListOf(endpoint, left);
     if (!list->failure.empty()) {
       out.notes.push_back("mcp server '" + server.name + "' left out: " + list->failure);
@@ -135,8 +133,7 @@ asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
 
 asio::awaitable<std::string> McpToolbox::Call(const McpToolTarget& target,
                                               const std::string& arguments_json,
-                                              SteadyClock::time_point deadline,
-                                              std::size_t max_chars) {
+                                              SteadyTime deadline, std::size_t max_chars) {
   boost::system::error_code ec;
   auto arguments = json::parse(arguments_json.empty() ? "{}" : arguments_json, ec);
   if (ec || !arguments.is_object()) co_return "error: the arguments must be a JSON object";
@@ -145,7 +142,7 @@ asio::awaitable<std::string> McpToolbox::Call(const McpToolTarget& target,
                {{"Mcp-Name", mcp::EncodedHeaderValue(target.tool.name)}}};
   for (auto& h : mcp::ParamHeaders(target.tool, arguments.get_object()))
     call.extra_headers.push_back(std::move(h));
-  const milliseconds left = Within(target.timeout, deadline);
+  const milliseconds left = Within(target.timeout, deadline, clock_);
   auto reply = co_await client_.Request(target.endpoint, call, left);
   if (!reply) co_return "error: " + reply.error().message;
   if (reply->tools_list_changed) Forget(target.endpoint.Key());

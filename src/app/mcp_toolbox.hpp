@@ -6,11 +6,12 @@
 // goes on and notes it in the transcript; the failure is kept 5 s so a dead server does not slow
 // every turn.
 
-#include "app/mcp_client.hpp"
+#include "app/tool_headers.hpp"
 #include "domain/admin/agent_config.hpp"
 #include "domain/agent/model_types.hpp"
 #include "domain/mcp/mcp_tools.hpp"
 #include "ports/clock.hpp"
+#include "ports/mcp_caller.hpp"
 
 #include <chrono>
 #include <map>
@@ -39,20 +40,18 @@ class McpToolbox {
   static constexpr std::size_t kMaxCachedServers = 1024;
   static constexpr int kMaxPages = 20;
 
-  McpToolbox(McpClient& client, ToolHeaders& headers, const Clock& clock,
+  McpToolbox(McpCaller& client, ToolHeaders& headers, const Clock& clock,
              std::size_t max_servers = kMaxCachedServers)
       : client_(client), headers_(headers), clock_(clock), max_servers_(max_servers) {}
 
   // The tools of `config`'s MCP servers for a turn of `org_id`; fetches what is not cached, within
   // `deadline`.
   boost::asio::awaitable<McpTurnTools> ToolsFor(const std::string& org_id,
-                                                const AgentConfig& config,
-                                                std::chrono::steady_clock::time_point deadline);
+                                                const AgentConfig& config, SteadyTime deadline);
 
   // A tools/call; the model reads the returned text (errors included, as "error: ...").
   boost::asio::awaitable<std::string> Call(const McpToolTarget& target,
-                                           const std::string& arguments_json,
-                                           std::chrono::steady_clock::time_point deadline,
+                                           const std::string& arguments_json, SteadyTime deadline,
                                            std::size_t max_chars);
 
   std::size_t CachedServers();
@@ -71,7 +70,7 @@ class McpToolbox {
                                          std::chrono::milliseconds timeout);
   void Forget(const std::string& key);
 
-  McpClient& client_;
+  McpCaller& client_;
   ToolHeaders& headers_;
   const Clock& clock_;
   const std::size_t max_servers_;  // past it the cache starts again

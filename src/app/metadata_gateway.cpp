@@ -28,6 +28,7 @@ MetadataGateway::MetadataGateway(StoreRunner& store, TenantDirectory& tenants, H
                                  std::optional<crypto::MasterKey> master_key, const Clock& clock,
                                  Metrics& metrics, GatewayOptions options)
     : http_(http),
+      clock_(clock),
       metrics_(metrics),
       options_(options),
       // A refresh gets its own minute whatever the caller's deadline: it must finish, or a
@@ -54,11 +55,10 @@ asio::awaitable<Result<HttpClientResponse>> MetadataGateway::Send(
       request.body = *call.body_json;
     }
   }
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock_.SteadyNow();
   auto response = co_await http_.Send(std::move(request));
-  metrics_.Observe(
-      "agentgate_gateway_upstream_duration_seconds", {},
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  metrics_.Observe("agentgate_gateway_upstream_duration_seconds", {},
+                   std::chrono::duration<double>(clock_.SteadyNow() - started).count());
   if (!response)
     co_return Error(ErrorCode::kUpstreamUnavailable,
                     "the CRM platform did not answer: " + response.error().message);

@@ -39,6 +39,7 @@ class MetadataGateway {
                                                           const CrmSessions::Session& session);
 
   HttpCaller& http_;
+  const Clock& clock_;
   Metrics& metrics_;
   GatewayOptions options_;
   CrmSessions sessions_;

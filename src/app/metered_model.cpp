@@ -14,7 +14,7 @@ asio::awaitable<Result<void>> MeteredModel::Complete(const ModelRequest& request
   call = MeteredCall{};
   AG_CO_TRY(const auto part, co_await Reserve(request, call));
   if (!part) co_return Result<void>{};  // refused
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock_.SteadyNow();
   call.result = co_await model_.Complete(request, timeout);
   Settle(*part, started, call);
   co_return Result<void>{};
@@ -41,10 +41,8 @@ asio::awaitable<Result<std::optional<SpendPart>>> MeteredModel::Reserve(const Mo
   co_return std::optional<SpendPart>(open_parts_.back());
 }
 
-void MeteredModel::Settle(const SpendPart& part, std::chrono::steady_clock::time_point started,
-                          MeteredCall& call) {
-  call.record.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+void MeteredModel::Settle(const SpendPart& part, SteadyTime started, MeteredCall& call) {
+  call.record.seconds = std::chrono::duration<double>(clock_.SteadyNow() - started).count();
   SpendSettlement settlement{
       part.reservation_id, 0, 0, 0, account_.org_id, account_.agent_id, account_.month,
       part.amount_usd};

@@ -1,18 +1,18 @@
 #pragma once
 // A turn's model calls, paid for (SPEC §5 spend): each call's worst case (estimated input plus
 // max_output_tokens, at the configured price) is reserved against the organization's and the
-// agent's monthly limits before it starts (from this server's lease, app/spend_ledger), so
+// agent's monthly limits before it starts (from this server's lease, runtime/spend_ledger), so
 // concurrent turns overshoot a limit by at most one call's worst case. Its real cost is settled by
 // the turn's commit (Settlements()); a turn that does not commit (canceled, refused, failed) spends
 // nothing, and its reservations are released at once when this object goes (SPEC §5). The model
 // metrics are counted here.
 
-#include "app/spend_ledger.hpp"
 #include "domain/agent/transcript.hpp"
 #include "domain/governance/price.hpp"
 #include "observability/metrics.hpp"
 #include "ports/clock.hpp"
 #include "ports/model_client.hpp"
+#include "runtime/spend_ledger.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -71,8 +71,7 @@ class MeteredModel {
   boost::asio::awaitable<Result<std::optional<SpendPart>>> Reserve(const ModelRequest& request,
                                                                    MeteredCall& call);
   // Records the finished call's real cost for the commit.
-  void Settle(const SpendPart& part, std::chrono::steady_clock::time_point started,
-              MeteredCall& call);
+  void Settle(const SpendPart& part, SteadyTime started, MeteredCall& call);
   void CountReply(const ModelReply& reply);
 
   SpendLedger& spend_;

@@ -7,10 +7,8 @@ namespace {
 
 namespace asio = boost::asio;
 
-// Freshness is measured on the steady clock: a wall-clock step must not keep a value longer.
-std::int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+std::int64_t SteadyMs(const Clock& clock) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock.SteadyNow().time_since_epoch())
       .count();
 }
 
@@ -26,7 +24,7 @@ template <class Value, class Read>
 asio::awaitable<Result<Value>> TenantDirectory::ReadThrough(ReadCache<Value>& cache,
                                                             const std::string& key,
                                                             const Read& read) {
-  const std::int64_t now = SteadyMs();
+  const std::int64_t now = SteadyMs(clock_);
   if (auto hit = cache.Get(key, now)) co_return std::move(*hit);
   const auto ticket = cache.BeginRead(now);
   Result<Value> value = co_await store_.Run(read);

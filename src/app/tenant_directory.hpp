@@ -7,8 +7,9 @@
 // or grant) is seen within 1 s; the admin operations of this server call Invalidate(), so a change
 // made here is seen at once (SPEC §5).
 
-#include "app/read_cache.hpp"
-#include "app/store_runner.hpp"
+#include "ports/clock.hpp"
+#include "runtime/read_cache.hpp"
+#include "runtime/store_runner.hpp"
 
 #include <optional>
 #include <string>
@@ -21,7 +22,7 @@ class TenantDirectory {
   static constexpr std::int64_t kFreshForMs = 1000;
   static constexpr std::size_t kCapacity = 100000;  // per kind of record
 
-  explicit TenantDirectory(StoreRunner& store) : store_(store) {}
+  TenantDirectory(StoreRunner& store, const Clock& clock) : store_(store), clock_(clock) {}
 
   boost::asio::awaitable<Result<std::optional<TokenRecord>>> Token(const std::string& token_id);
   boost::asio::awaitable<Result<bool>> HasEnvironment(const std::string& org_id,
@@ -44,6 +45,7 @@ class TenantDirectory {
                                                     const Read& read);
 
   StoreRunner& store_;
+  const Clock& clock_;  // freshness is on its steady time: a wall-clock step keeps nothing longer
   ReadCache<std::optional<TokenRecord>> tokens_{kFreshForMs, kCapacity};
   ReadCache<bool> environments_{kFreshForMs, kCapacity};
   ReadCache<std::vector<std::string>> grants_{kFreshForMs, kCapacity};

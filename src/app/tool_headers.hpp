@@ -3,9 +3,10 @@
 // process's environment and each {"secret": NAME} value opened from the org's sealed tool secrets,
 // when the tool is called (so a replaced secret is used from the next call on, on every server).
 
-#include "app/store_runner.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/admin/agent_config.hpp"
+#include "ports/http_caller.hpp"
+#include "runtime/store_runner.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -16,8 +17,6 @@
 #include <vector>
 
 namespace agentgate {
-
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 class ToolHeaders {
  public:

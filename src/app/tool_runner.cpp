@@ -116,8 +116,8 @@ asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
     request.body = arguments.empty() ? "{}" : arguments;
   }
   // Rounded up: a call cut by the turn's soft deadline ends at it, so the turn then answers.
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(context.deadline -
-                                                                 std::chrono::steady_clock::now());
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(context.deadline - clock_.SteadyNow());
   request.timeout = std::max(
       std::chrono::milliseconds(1),
       std::min<std::chrono::milliseconds>(std::chrono::seconds(tool.timeout_seconds), left));

@@ -18,9 +18,9 @@ namespace agentgate {
 struct ToolContext {
   const LoadedAgent& agent;
   MemoryScope memory_scope;
-  std::chrono::steady_clock::time_point deadline;  // the turn's soft deadline
-  std::vector<RememberedFact>* remembered;         // `remember` adds here; the turn's commit saves
-  const McpTurnTools* mcp_tools;                   // this turn's tools of MCP servers
+  SteadyTime deadline;                      // the turn's soft deadline (on the Clock's steady time)
+  std::vector<RememberedFact>* remembered;  // `remember` adds here; the turn's commit saves
+  const McpTurnTools* mcp_tools;            // this turn's tools of MCP servers
 };
 
 class ToolRunner {

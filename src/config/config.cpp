@@ -300,6 +300,9 @@ Result<Config> LoadConfig(const std::string& toml_text, const EnvLookup& env) {
   Config c;
   AG_TRYV(ReadSections(root, env, c));
   AG_TRYV(Validate(c));
+  const bool sqlite = c.store.url.starts_with("sqlite:");
+  c.store.kind = sqlite ? StoreKind::kSqlite : StoreKind::kPostgres;
+  c.store.sqlite_path = sqlite ? c.store.url.substr(7) : "";
   return c;
 }
 

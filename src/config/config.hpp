@@ -31,12 +31,19 @@ struct ServerConfig {
   int io_threads = 0;        // 0 = one per core
   int blocking_threads = 8;  // store calls run here, never on an I/O thread
   // How long a thread stays awake for a hand-off expected back within microseconds (a turn's
-  // commit) before it sleeps; 0 = always sleep (app/handoff_wait.hpp).
+  // commit) before it sleeps; 0 = always sleep (runtime/handoff_wait.hpp).
   int handoff_spin_microseconds = 500;
 };
 
+enum class StoreKind { kSqlite, kPostgres };
+
 struct StoreConfig {
   std::string url = "sqlite:var/agentgate.db";
+  // Decided once, from the url, when the config is loaded.
+  StoreKind kind = StoreKind::kSqlite;
+  std::string sqlite_path = "var/agentgate.db";  // the file (kind kSqlite)
+
+  const char* KindName() const { return kind == StoreKind::kSqlite ? "sqlite" : "postgresql"; }
 };
 
 struct AdminConfig {

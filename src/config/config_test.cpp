@@ -120,6 +120,19 @@ TEST(Config, EnvironmentOverridesTheFile) {
   EXPECT_EQ(c->store.url, "sqlite:/tmp/y.db");
 }
 
+TEST(Config, TheStoreKindIsDecidedOnceFromItsUrl) {
+  auto sqlite = LoadConfig("[store]\nurl = \"sqlite:/tmp/z.db\"\n", FakeEnv({}));
+  ASSERT_TRUE(sqlite) << sqlite.error().message;
+  EXPECT_EQ(sqlite->store.kind, StoreKind::kSqlite);
+  EXPECT_EQ(sqlite->store.sqlite_path, "/tmp/z.db");
+  EXPECT_STREQ(sqlite->store.KindName(), "sqlite");
+  auto shared = LoadConfig("[store]\nurl = \"postgresql://u:p@db/agentgate\"\n", FakeEnv({}));
+  ASSERT_TRUE(shared) << shared.error().message;
+  EXPECT_EQ(shared->store.kind, StoreKind::kPostgres);
+  EXPECT_EQ(shared->store.sqlite_path, "");
+  EXPECT_STREQ(shared->store.KindName(), "postgresql");
+}
+
 TEST(Config, ErrorsNameTheKey) {
   auto expect_error = [](const std::string& toml, const std::string& needle,
                          std::map<std::string, std::string> env = {}) {

@@ -15,6 +15,9 @@
 
 namespace agentgate {
 
+// Header fields in order, as sent.
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
 struct HttpClientRequest {
   std::string method = "GET";
   std::string url;  // http:// or https://
@@ -29,7 +32,12 @@ struct HttpClientResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;
 
-  std::optional<std::string_view> Header(std::string_view lower_name) const;
+  std::optional<std::string_view> Header(std::string_view lower_name) const {
+    for (const auto& [name, value] : headers) {
+      if (name == lower_name) return std::string_view(value);
+    }
+    return std::nullopt;
+  }
 };
 
 // Failures are ErrorCode::kUnavailable with a message saying what failed (resolve, connect,

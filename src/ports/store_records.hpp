@@ -190,7 +190,7 @@ struct SpendReservationRequest {
   std::optional<double> agent_limit_usd;
   std::int64_t now_ms = 0;
   // And up to this much while the limits leave room (governance::GrantSpend): a server's lease,
-  // from which it reserves later calls without a store trip (app/spend_ledger).
+  // from which it reserves later calls without a store trip (runtime/spend_ledger).
   double wanted_usd = 0;
 };
 

@@ -3,6 +3,7 @@
 // idle conversations and facts purged, each by its own retention.
 #include "app/maintenance.hpp"
 #include "store/store_backends.hpp"
+#include "support/manual_clock.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
@@ -14,15 +15,6 @@ namespace agentgate::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-class FixedClock final : public Clock {
- public:
-  explicit FixedClock(std::int64_t now) : now_(now) {}
-  std::int64_t NowMs() const override { return now_; }
-
- private:
-  std::int64_t now_;
-};
 
 template <class Backend>
 class Maintenance : public ::testing::Test {};
@@ -104,7 +96,7 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesWhatOutlivedItsRete
 
   boost::asio::thread_pool pool(1);
   StoreRunner runner(*store, pool);
-  FixedClock clock(now);
+  ManualClock clock(now);
   boost::asio::io_context io;
   boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, RetentionDays{2, 3, 5}, 10ms),
                         boost::asio::detached);

@@ -3,8 +3,10 @@
 #include "app/mcp_toolbox.hpp"
 #include "adapters/http_client/http_client.hpp"
 #include "adapters/http_server/server.hpp"
+#include "adapters/mcp_client/mcp_client.hpp"
 #include "observability/log.hpp"
 #include "observability/metrics.hpp"
+#include "support/manual_clock.hpp"
 #include "support/run_async.hpp"
 
 #include <gtest/gtest.h>
@@ -20,12 +22,6 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
-
-class SteppedClock final : public Clock {
- public:
-  std::int64_t NowMs() const override { return now_ms.load(); }
-  std::atomic<std::int64_t> now_ms{1'000'000};
-};
 
 class McpToolboxTest : public ::testing::Test {
  protected:
@@ -104,8 +100,7 @@ class McpToolboxTest : public ::testing::Test {
   }
 
   McpTurnTools ToolsFor(McpToolbox& toolbox, const AgentConfig& config) {
-    return RunAsync(client_io_,
-                    toolbox.ToolsFor("acme", config, std::chrono::steady_clock::now() + 5s));
+    return RunAsync(client_io_, toolbox.ToolsFor("acme", config, clock_.SteadyNow() + 5s));
   }
 
   Metrics metrics_;
@@ -119,7 +114,7 @@ class McpToolboxTest : public ::testing::Test {
   std::atomic<bool> failing_{false};
   asio::io_context client_io_;
   HttpClient http_{client_io_.get_executor(), HttpClientOptions{}};
-  SteppedClock clock_;
+  ManualClock clock_;
   ToolHeaders headers_{nullptr, std::nullopt};
 };
 
@@ -135,7 +130,7 @@ TEST_F(McpToolboxTest, ListsOnceUntilTheServersTtlAndCallsWithTheMirroredHeaders
 
   const auto& target = tools.by_model_name.at("docs__lookup");
   const std::string text =
-      RunAsync(client_io_, toolbox.Call(target, "{}", std::chrono::steady_clock::now() + 5s, 8000));
+      RunAsync(client_io_, toolbox.Call(target, "{}", clock_.SteadyNow() + 5s, 8000));
   EXPECT_EQ(text, "found it");
   EXPECT_EQ(Seen().back(), "tools/call 2026-07-28 lookup");
 
@@ -150,9 +145,8 @@ TEST_F(McpToolboxTest, AListChangedNotificationOnACallsStreamRefreshesTheList) {
   const auto config = AgentWith("k1");
   auto tools = ToolsFor(toolbox, config);
   sse_ = true;
-  const std::string text =
-      RunAsync(client_io_, toolbox.Call(tools.by_model_name.at("docs__lookup"), "{}",
-                                        std::chrono::steady_clock::now() + 5s, 8000));
+  const std::string text = RunAsync(client_io_, toolbox.Call(tools.by_model_name.at("docs__lookup"),
+                                                             "{}", clock_.SteadyNow() + 5s, 8000));
   EXPECT_EQ(text, "found it");  // read from the event stream
   ToolsFor(toolbox, config);
   const auto seen = Seen();

@@ -3,8 +3,10 @@
 #include "adapters/http_client/http_client.hpp"
 #include "adapters/http_server/handlers/route_deps.hpp"
 #include "adapters/http_server/server.hpp"
+#include "adapters/mcp_client/mcp_client.hpp"
 #include "observability/log.hpp"
 #include "store/store_backends.hpp"
+#include "support/manual_clock.hpp"
 #include "support/run_async.hpp"
 
 #include <gtest/gtest.h>
@@ -23,11 +25,6 @@ namespace {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-
-class FixedClock final : public Clock {
- public:
-  std::int64_t NowMs() const override { return 1763700000000; }
-};
 
 class ServerRoutesTest : public ::testing::Test {
  protected:
@@ -54,9 +51,9 @@ class ServerRoutesTest : public ::testing::Test {
   std::unique_ptr<Store> store_ = backend_.Open();
   asio::thread_pool pool_{2};
   StoreRunner runner_{*store_, pool_};
-  FixedClock clock_;
+  ManualClock clock_{1763700000000};
   Metrics metrics_;
-  TenantDirectory tenants_{runner_};
+  TenantDirectory tenants_{runner_, clock_};
   SpendLedger spend_{runner_};
   AdminService admin_{
       runner_,      tenants_, spend_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}},
@@ -77,6 +74,7 @@ class ServerRoutesTest : public ::testing::Test {
   McpToolbox mcp_{mcp_client_, tool_headers_, clock_};
   ToolRunner tools_{runner_, http_, clock_, gateway_, mcp_, tool_headers_};
   TurnCommitter committer_{*store_, 1, 16};
+  Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
   InvokeAgent invoke_{InvokeDeps{runner_,
                                  tenants_,
                                  committer_,
@@ -85,25 +83,19 @@ class ServerRoutesTest : public ::testing::Test {
                                  conversations_,
                                  tools_,
                                  mcp_,
+                                 idempotency_,
                                  {},
                                  {},
                                  clock_,
                                  metrics_,
                                  TurnTiming{}}};
-  Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
   ConsoleSessions console_{clock_, ConsoleSessions::Limits{}};
   GatewayCallTally gateway_calls_;
-  http::RouteDeps deps_{admin_,
-                        invoke_,
-                        idempotency_,
-                        gateway_,
-                        runner_,
-                        tenants_,
-                        metrics_,
-                        console_,
-                        gateway_calls_,
-                        std::nullopt,
-                        [this] { return server_ && server_->Draining(); }};
+  http::RouteDeps deps_{admin_,       invoke_,
+                        gateway_,     runner_,
+                        tenants_,     metrics_,
+                        console_,     gateway_calls_,
+                        std::nullopt, [this] { return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

@@ -2,7 +2,7 @@
 // reservation, two servers never pass a limit by more than one call, parts go back to the lease,
 // retired leases give back what is unused and are deleted, and a limit changed through this server
 // holds at once.
-#include "app/spend_ledger.hpp"
+#include "runtime/spend_ledger.hpp"
 #include "store/store_backends.hpp"
 #include "support/run_async.hpp"
 

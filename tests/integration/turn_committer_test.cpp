@@ -1,6 +1,6 @@
 // Group commit against a real SQLite file: turns that finish while the writer is busy are committed
 // together, each all or nothing, and every caller learns its own turn's outcome.
-#include "app/turn_committer.hpp"
+#include "runtime/turn_committer.hpp"
 #include "adapters/store_sqlite/sqlite_db.hpp"
 #include "observability/metrics.hpp"
 #include "store/store_backends.hpp"

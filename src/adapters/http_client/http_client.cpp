@@ -85,13 +85,6 @@ Error Unavailable(std::string what, const boost::system::error_code& ec) {
 
 }  // namespace
 
-std::optional<std::string_view> HttpClientResponse::Header(std::string_view lower_name) const {
-  for (const auto& [k, v] : headers) {
-    if (k == lower_name) return std::string_view(v);
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 // A request ready to send: its origin, its head and body as they go out, and what bounds its

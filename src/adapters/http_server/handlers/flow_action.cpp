@@ -38,7 +38,7 @@ Response FlowResult(const InvokeResult& result) {
   return JsonResponse(200, out);
 }
 
-Result<InvokeCall> ReadFlowCall(const Request& r) {
+Result<InvokeInput> ReadFlowCall(const Request& r) {
   AG_TRY(auto body, ParseJsonBody(r));
   AG_TRY(auto flow, ParseFlowInvokeRequest(body));
   // The flow input wins; the header is accepted too for HTTP callers.
@@ -55,8 +55,8 @@ Result<InvokeCall> ReadFlowCall(const Request& r) {
     fingerprint =
         Idempotency::Fingerprint("flow", flow.agent_id, json_text::WriteCanonical(fingerprinted));
   }
-  return InvokeCall{std::move(flow.agent_id), std::move(flow.request), std::move(key),
-                    std::move(fingerprint)};
+  return InvokeInput{std::move(flow.agent_id), std::move(flow.request), std::move(key),
+                     std::move(fingerprint)};
 }
 
 Response RenderFlow(const Result<InvokeResult>& result) {

@@ -29,10 +29,10 @@ json::object InvokeResultJson(const InvokeResult& result) {
 
 namespace {
 
-Result<InvokeCall> ReadInvokeCall(const Request& r) {
+Result<InvokeInput> ReadInvokeCall(const Request& r) {
   AG_TRY(auto body, ParseJsonBody(r));
   AG_TRY(auto request, ParseInvokeRequest(body));
-  InvokeCall call{r.Param("agent_id"), std::move(request), std::nullopt, ""};
+  InvokeInput call{r.Param("agent_id"), std::move(request), std::nullopt, ""};
   if (auto header = r.Header("idempotency-key")) {
     call.key = std::string(*header);
     AG_TRYV(governance::ValidateIdempotencyKey(*call.key));

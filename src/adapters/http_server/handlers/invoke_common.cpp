@@ -18,12 +18,12 @@ namespace {
 
 struct AuthenticatedCall {
   Caller caller;
-  InvokeCall call;
+  InvokeInput call;
 };
 
 // A coroutine of its own: what it reads on the way is gone while the turn runs.
 asio::awaitable<std::variant<Response, AuthenticatedCall>> ReadAuthenticated(
-    RouteDeps& deps, Request& r, Result<InvokeCall> (*read)(const Request&),
+    RouteDeps& deps, Request& r, Result<InvokeInput> (*read)(const Request&),
     Response (*refuse)(const Error&)) {
   auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
   if (!caller) co_return refuse(caller.error());
@@ -34,24 +34,6 @@ asio::awaitable<std::variant<Response, AuthenticatedCall>> ReadAuthenticated(
   co_return admitted;
 }
 
-// Claims the Idempotency-Key `key` for a call: the claim, or the response to send instead (a
-// refusal, or the stored answer of the call that used the key first).
-asio::awaitable<std::variant<Response, ClaimedKey>> ClaimKey(RouteDeps& deps, const Caller& caller,
-                                                             const std::string& key,
-                                                             const std::string& fingerprint,
-                                                             const InvokeRenderer& render) {
-  auto claim = co_await deps.idempotency.Claim(caller, key, fingerprint);
-  if (!claim) co_return render(claim.error());
-  if (claim->replay) {
-    Response replay;
-    replay.status = claim->replay->status;
-    replay.body = std::move(claim->replay->body);
-    replay.headers.emplace_back("Idempotent-Replayed", "true");
-    co_return replay;
-  }
-  co_return claim->claimed;
-}
-
 }  // namespace
 
 asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
@@ -59,30 +41,27 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                      const std::optional<std::string>& key,
                                      const std::string& fingerprint, const InvokeRenderer& render,
                                      std::shared_ptr<TurnCancel> cancel) {
-  auto admitted = co_await deps.invoke.Admit(caller, agent_id);
-  if (!admitted) co_return render(admitted.error());
-  InvokeCommand command{caller,  agent_id,     std::move(*admitted),
-                        request, std::nullopt, std::move(cancel)};
-  if (key) {
-    // The claim in a coroutine of its own: what it reads is gone while the turn runs.
-    auto claim = co_await ClaimKey(deps, caller, *key, fingerprint, render);
-    if (auto* answer = std::get_if<Response>(&claim)) co_return std::move(*answer);
-    // The turn's commit stores this route's answer for replay (the same rendering as below).
-    command.idempotency = IdempotentCall{
-        std::get<ClaimedKey>(std::move(claim)), [&render](const InvokeResult& result) {
-          Response answer = render(result);
-          return StoredResponse{answer.status, std::move(answer.body)};
-        }};
+  const AnswerRenderer answer = [&render](const InvokeResult& result) {
+    Response rendered = render(result);
+    return StoredResponse{rendered.status, std::move(rendered.body)};
+  };
+  const InvokeCall call{caller, agent_id, request, key, fingerprint, answer, std::move(cancel)};
+  InvokeAnswer outcome = co_await deps.invoke.Call(call);
+  if (auto* replay = std::get_if<StoredResponse>(&outcome)) {
+    Response replayed;
+    replayed.status = replay->status;
+    replayed.body = std::move(replay->body);
+    replayed.headers.emplace_back("Idempotent-Replayed", "true");
+    co_return replayed;
   }
-  const Result<InvokeResult> result = co_await deps.invoke.Invoke(command);
+  const auto& result = std::get<Result<InvokeResult>>(outcome);
   Response response = render(result);
   if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
-  if (command.idempotency && !result) co_await deps.idempotency.Release(command.idempotency->key);
   co_return response;
 }
 
 asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
-                                            Result<InvokeCall> (*read)(const Request&),
+                                            Result<InvokeInput> (*read)(const Request&),
                                             Response (*refuse)(const Error&),
                                             const InvokeRenderer& render) {
   auto admitted = co_await ReadAuthenticated(deps, r, read, refuse);

@@ -1,6 +1,7 @@
 #pragma once
-// What the Daemon's two ways in share (the HTTP invoke and the flow action): the Idempotency-Key
-// flow around one invoke, with each route rendering results and errors its own way.
+// What the Daemon's ways in share (the HTTP invoke, the flow action, MCP's tools/call): reading
+// an invoke from a request and answering InvokeAgent::Call's outcome, each route rendering results
+// and errors its own way.
 
 #include "adapters/http_server/handlers/route_deps.hpp"
 
@@ -18,7 +19,7 @@ CallerHeaders CallerHeadersOf(const Request& r);
 
 // What an invoke asks for, read before its turn runs: the parsed JSON body is freed then, not held
 // for the turn's whole life.
-struct InvokeCall {
+struct InvokeInput {
   std::string agent_id;
   InvokeRequest request;
   std::optional<std::string> key;  // Idempotency-Key
@@ -30,17 +31,16 @@ struct InvokeCall {
 // InvokeOnce and answers with `render`. The request's body and headers are freed before the turn
 // runs; a route returns this coroutine itself, with no frame of its own around it.
 boost::asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
-                                                   Result<InvokeCall> (*read)(const Request&),
+                                                   Result<InvokeInput> (*read)(const Request&),
                                                    Response (*refuse)(const Error&),
                                                    const InvokeRenderer& render);
 
 // The invoke route's 200 body: response, conversation_id, terminated_reason, blocked, usage.
 boost::json::object InvokeResultJson(const InvokeResult& result);
 
-// Admits the caller to the agent (404, 403), then claims `key` (when given) and runs the invoke
-// once: a committed turn completes the key with its answer, anything else releases it. A replay is
-// the stored response with `Idempotent-Replayed: true`, only for a caller a fresh call admits.
-// `cancel`, when given, lets the caller end the turn early. The turn refers to `request`.
+// Runs one call (InvokeAgent::Call: admission, Idempotency-Key, turn) and answers it: a replay is
+// the stored response with `Idempotent-Replayed: true`; a result is `render`ed, which is also
+// what a commit stores for the call's key.
 boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                             const std::string& agent_id,
                                             const InvokeRequest& request,

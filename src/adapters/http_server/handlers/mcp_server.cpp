@@ -5,10 +5,10 @@
 #include "domain/mcp/mcp_server.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "app/turn_cancel.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
+#include "runtime/turn_cancel.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>

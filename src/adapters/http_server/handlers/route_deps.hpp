@@ -5,12 +5,11 @@
 #include "adapters/http_server/router.hpp"
 #include "app/admin_service.hpp"
 #include "app/console_sessions.hpp"
-#include "app/gateway_call_tally.hpp"
-#include "app/idempotency.hpp"
 #include "app/invoke_agent.hpp"
 #include "app/metadata_gateway.hpp"
-#include "app/store_runner.hpp"
 #include "observability/metrics.hpp"
+#include "runtime/gateway_call_tally.hpp"
+#include "runtime/store_runner.hpp"
 
 #include <functional>
 #include <optional>
@@ -21,7 +20,6 @@ namespace agentgate::http {
 struct RouteDeps {
   AdminService& admin;
   InvokeAgent& invoke;
-  Idempotency& idempotency;
   MetadataGateway& gateway;
   StoreRunner& store;
   TenantDirectory& tenants;

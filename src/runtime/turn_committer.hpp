@@ -13,8 +13,8 @@
 // (handoff_wait.hpp): the caller's I/O thread polls until its result is back, and a writer that
 // has recently found new work soon after going idle spins for it before sleeping.
 
-#include "app/handoff_wait.hpp"
 #include "ports/store.hpp"
+#include "runtime/handoff_wait.hpp"
 
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>

@@ -22,8 +22,8 @@
 //   settled or released. The leases of a server that died are released by maintenance with every
 //   stranded reservation.
 
-#include "app/conversation_queue.hpp"
-#include "app/store_runner.hpp"
+#include "runtime/conversation_queue.hpp"
+#include "runtime/store_runner.hpp"
 
 #include <boost/asio/awaitable.hpp>
 

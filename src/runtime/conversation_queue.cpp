@@ -1,4 +1,4 @@
-#include "app/conversation_queue.hpp"
+#include "runtime/conversation_queue.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>

@@ -1,4 +1,4 @@
-#include "app/mcp_client.hpp"
+#include "adapters/mcp_client/mcp_client.hpp"
 
 #include "domain/mcp/mcp_tools.hpp"
 
@@ -51,12 +51,6 @@ json::object WithMeta(json::object params, json::object meta) {
 }
 
 }  // namespace
-
-std::string McpEndpoint::Key() const {
-  std::string key = url;
-  for (const auto& [name, value] : headers) key += "\n" + name + ": " + value;
-  return key;
-}
 
 std::size_t McpClient::ServersKnown() {
   std::lock_guard lock(mutex_);

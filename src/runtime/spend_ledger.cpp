@@ -1,4 +1,4 @@
-#include "app/spend_ledger.hpp"
+#include "runtime/spend_ledger.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -1,4 +1,4 @@
-#include "app/handoff_wait.hpp"
+#include "runtime/handoff_wait.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,9 +5,9 @@
 // answers (2025-11-25, 2025-06-18 or 2025-03-26), with its session. What was found is kept per
 // server, so the probe and the handshake happen once. Every upstream call goes through HttpCaller.
 
-#include "app/tool_headers.hpp"
 #include "domain/mcp/json_rpc.hpp"
 #include "ports/http_caller.hpp"
+#include "ports/mcp_caller.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -19,20 +19,7 @@
 
 namespace agentgate {
 
-struct McpEndpoint {
-  std::string url;
-  HeaderList headers;  // the operator's, resolved
-
-  std::string Key() const;  // one entry per (url, headers)
-};
-
-struct McpCall {
-  std::string method;
-  boost::json::object params;
-  HeaderList extra_headers;  // Mcp-Name, Mcp-Param-*
-};
-
-class McpClient {
+class McpClient final : public McpCaller {
  public:
   // Servers remembered at most; past that the memory starts again (a server is probed anew).
   static constexpr std::size_t kMaxServers = 1024;
@@ -46,7 +33,7 @@ class McpClient {
   // server fails or its turn is canceled, the server is sent notifications/cancelled.
   boost::asio::awaitable<Result<mcp::RpcReply>> Request(const McpEndpoint& endpoint,
                                                         const McpCall& call,
-                                                        std::chrono::milliseconds timeout);
+                                                        std::chrono::milliseconds timeout) override;
 
   std::size_t ServersKnown();
 

@@ -1,4 +1,4 @@
-#include "app/gateway_call_tally.hpp"
+#include "runtime/gateway_call_tally.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "app/turn_committer.hpp"
+#include "runtime/turn_committer.hpp"
 
 #include "observability/thread_name.hpp"
 

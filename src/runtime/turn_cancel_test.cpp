@@ -1,4 +1,4 @@
-#include "app/turn_cancel.hpp"
+#include "runtime/turn_cancel.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>

@@ -3,8 +3,8 @@
 // atomic increment (no lock, no store write), written to the store per UTC day by
 // RecordGatewayCalls, so the operator's overview can chart them across servers.
 
-#include "app/store_runner.hpp"
 #include "ports/clock.hpp"
+#include "runtime/store_runner.hpp"
 
 #include <array>
 #include <atomic>

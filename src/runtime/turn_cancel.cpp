@@ -1,4 +1,4 @@
-#include "app/turn_cancel.hpp"
+#include "runtime/turn_cancel.hpp"
 
 #include <boost/asio/post.hpp>
 

@@ -1,4 +1,4 @@
-#include "app/read_cache.hpp"
+#include "runtime/read_cache.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,103 @@
+// The turn's second phase: the model and its tools, step by step as the Turn state machine says,
+// until it finishes (SPEC §5 stop rules). The soft deadline is checked between steps; a model
+// call that fails is retried as the retry policy says, within the soft deadline.
+#include "app/invoke_agent.hpp"
+#include "app/turn_run.hpp"
+#include "domain/agent/retry_policy.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace agentgate {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+// A model call's own deadline lies this far past the cap: a call still running at the cap is
+// ended by the cap (504), never by a timeout the turn would report as llm_error.
+constexpr milliseconds kPastTheCap{1000};
+
+milliseconds Until(SteadyTime t, const Clock& clock) {
+  return std::chrono::duration_cast<milliseconds>(t - clock.SteadyNow());
+}
+
+// Each of these is a coroutine of its own so that its locals (a timer, a call's outcome, the
+// results being gathered) take room in memory only while it runs.
+
+// A pause before a model call is retried.
+asio::awaitable<void> Pause(milliseconds wait) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, wait);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+// The tool calls of one model reply, run in order.
+asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
+                                                  const std::vector<ToolCall>& calls,
+                                                  const ToolContext& context) {
+  std::vector<ToolResult> results;
+  for (const auto& call : calls) results.push_back(co_await runner.Run(call, context));
+  co_return results;
+}
+
+// 402 for a turn that cannot reserve its first model call.
+Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
+  Error error(ErrorCode::kSpendLimitReached,
+              "the " + refused.scope + "'s monthly spend limit is reached");
+  error.With("scope", refused.scope)
+      .With("limit_usd", refused.limit_usd)
+      .With("spent_usd", refused.spent_usd)
+      .With("resets_at", governance::IsoUtc(governance::NextMonthStartMs(now_ms)));
+  return error;
+}
+
+// One model step: the call, retried while the retry policy allows, and the turn's next step from
+// how it ended. An error ends the turn: the store failed, or its first call cannot be paid for.
+asio::awaitable<Result<Turn::Step>> ModelStep(InvokeDeps& d, TurnRun& run,
+                                              const ModelRequest& request) {
+  Turn& turn = *run.turn;
+  MeteredCall answer;
+  for (int failures = 0;;) {
+    const milliseconds call_deadline = Until(run.deadlines.hard, d.clock) + kPastTheCap;
+    AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer));
+    if (answer.refused) {
+      // A turn that cannot pay for its first call is refused; a later one answers with what it
+      // has (a summary's call made first counts as one).
+      if (run.call_log.empty() && !run.SummaryCalled())
+        co_return SpendLimitReached(*answer.refused, d.clock.NowMs());
+      co_return turn.OnSpendExhausted();
+    }
+    run.call_log.push_back(answer.record);
+    if (const auto* reply = std::get_if<ModelReply>(&answer.result)) {
+      run.result.usage.input_tokens += reply->usage.input_tokens;
+      run.result.usage.output_tokens += reply->usage.output_tokens;
+      run.result.cost_usd += answer.cost_usd;
+      co_return turn.OnModelReply(*reply);
+    }
+    const auto& failure = std::get<ModelFailure>(answer.result);
+    const auto decision = DecideRetry(failure, ++failures, Until(run.deadlines.soft, d.clock));
+    if (!decision.retry) co_return turn.OnModelFailed(decision.give_up, failure.message);
+    co_await Pause(decision.wait);
+  }
+}
+
+}  // namespace
+
+asio::awaitable<Result<TurnOutcome>> InvokeAgent::RunModelAndTools(TurnRun& run) {
+  Turn& turn = *run.turn;
+  auto step = turn.Start();
+  while (!std::holds_alternative<Turn::Finish>(step)) {
+    if (d_.clock.SteadyNow() >= run.deadlines.soft) {
+      step = turn.OnSoftDeadline();
+    } else if (const auto* tools = std::get_if<Turn::RunTools>(&step)) {
+      step = turn.OnToolResults(co_await RunTools(d_.tools, tools->calls, run.tools));
+    } else {
+      const ModelRequest& request = *std::get<Turn::CallModel>(step).request;
+      AG_CO_TRY(step, co_await ModelStep(d_, run, request));
+    }
+  }
+  co_return std::move(std::get<Turn::Finish>(step).outcome);
+}
+
+}  // namespace agentgate

@@ -1,0 +1,128 @@
+#include "app/turn_place.hpp"
+
+#include "crypto/crypto.hpp"
+#include "domain/governance/governance.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+
+namespace agentgate {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+// How often a turn queued behind one running on another server looks again: soon at first (most
+// turns are short), then backing off so long turns cost the store little.
+constexpr milliseconds kTurnQueueFirstPoll{5};
+constexpr milliseconds kTurnQueueMaxPoll{100};
+
+// The instructions of the caller's instance `instance_id` of the agent (a per-instance agent).
+// Its own coroutine, as are the lookups below: what they read is gone from memory while the turn
+// runs.
+asio::awaitable<Result<std::string>> InstanceInstructions(InvokeDeps& d,
+                                                          const InvokeCommand& command,
+                                                          const std::string& instance_id) {
+  AG_CO_TRY(auto instance, co_await d.store.Run([&](Store& s) {
+    return s.GetInstance(command.caller.org_id, command.agent_id, instance_id);
+  }));
+  if (!instance)
+    co_return Error(ErrorCode::kInstanceNotFound, "instance '" + instance_id + "' not found");
+  co_return std::move(instance->instructions);
+}
+
+// The id of the existing conversation the request names, when it is the caller's with this agent
+// (and instance); 404 otherwise, the same for one that does not exist.
+asio::awaitable<Result<std::optional<std::string>>> FindConversation(
+    InvokeDeps& d, const InvokeCommand& command, const std::string& instance_id) {
+  const std::string& wanted = *command.request.conversation_id;
+  AG_CO_TRY(auto found, co_await d.store.Run([&](Store& s) { return s.GetConversation(wanted); }));
+  if (!found || found->org_id != command.caller.org_id || found->env != command.caller.env ||
+      found->agent_id != command.agent_id || found->instance_id != instance_id) {
+    co_return Error(ErrorCode::kConversationNotFound, "conversation '" + wanted + "' not found");
+  }
+  co_return std::optional<std::string>(std::move(found->id));
+}
+
+// Takes this turn's place on an existing conversation: at most 200 calls in any 120 s on it (its
+// first call included; refused calls do not count), then one turn at a time in arrival order, first
+// in this server (no store traffic while waiting), then across servers through the store. The wait
+// counts against the turn's cap; the lease and the ticket hold the place until the turn ends.
+asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const std::string& conversation_id,
+                                          SteadyTime hard_cap, TurnPlace& place) {
+  const std::int64_t now = d.clock.NowMs();
+  AG_CO_TRY(const auto window, co_await d.store.Run([&](Store& s) {
+    return s.RecordConversationCall(conversation_id, now, governance::kConversationWindowMs,
+                                    governance::kConversationCallLimit);
+  }));
+  if (!window.allowed) {
+    d.metrics.Add("agentgate_rate_limited_total", {});
+    Error limited(ErrorCode::kRateLimited,
+                  "this conversation passed 200 calls in 2 minutes; retry after " +
+                      std::to_string(window.retry_after_seconds) + " s");
+    limited.retry_after_seconds = window.retry_after_seconds;
+    co_return limited;
+  }
+  auto acquired = co_await d.conversations.Acquire(conversation_id);
+  if (!acquired)
+    co_return Error(ErrorCode::kTurnTimeout,
+                    "canceled while waiting for the conversation's previous turn");
+  place.lease.emplace(std::move(*acquired));
+  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
+  const std::int64_t expires = d.clock.NowMs() + left.count();
+  AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
+    return s.EnqueueTurn(conversation_id, expires);
+  }));
+  place.ticket_guard.emplace(d.store, ticket);  // gives the place up however this turn ends
+  for (milliseconds wait = kTurnQueueFirstPoll;; wait = std::min(wait * 2, kTurnQueueMaxPoll)) {
+    const std::int64_t at = d.clock.NowMs();
+    AG_CO_TRY(const bool head, co_await d.store.Run([&](Store& s) {
+      return s.IsTurnAtHead(conversation_id, ticket, at);
+    }));
+    if (head) break;
+    asio::steady_timer poll(co_await asio::this_coro::executor, wait);
+    co_await poll.async_wait(asio::use_awaitable);
+  }
+  co_return Result<void>{};
+}
+
+}  // namespace
+
+TicketGuard::~TicketGuard() {
+  const std::int64_t ticket = ticket_;
+  store_.Post([ticket](Store& s) { (void)s.DequeueTurn(ticket); });
+}
+
+asio::awaitable<Result<void>> TakePlace(InvokeDeps& d, const InvokeCommand& command,
+                                        SteadyTime hard_cap, TurnPlace& place) {
+  const auto& request = command.request;
+  if (command.agent.loaded()->config.per_instance) {
+    if (!request.instance_id || request.instance_id->empty()) {
+      co_return InvalidField("instance_id", "is required: agent '" + command.agent_id +
+                                                "' is configured per instance");
+    }
+    place.instance_id = *request.instance_id;
+    AG_CO_TRY(place.instance_instructions,
+              co_await InstanceInstructions(d, command, place.instance_id));
+  }
+  if (request.stateful && request.conversation_id) {
+    AG_CO_TRY(place.conversation_id, co_await FindConversation(d, command, place.instance_id));
+    AG_CO_TRYV(co_await WaitForTurn(d, *place.conversation_id, hard_cap, place));
+  } else if (request.stateful) {
+    // A first call's conversation is created by its turn's commit: a turn refused or canceled
+    // leaves none behind. Nobody else knows its id yet, so it has no other turn to wait for and
+    // an empty call window (the commit records this first call in it). Time-ordered, like turn
+    // ids: new conversations and their first messages go in at the edge of the store's indexes.
+    const std::int64_t started_ms = d.clock.NowMs();
+    place.new_conversation.emplace(
+        ConversationRecord{"conv_" + crypto::TimeOrderedHex(started_ms, 8), command.caller.org_id,
+                           command.caller.env, command.agent_id, place.instance_id, started_ms});
+    place.conversation_id = place.new_conversation->id;
+  }
+  co_return Result<void>{};
+}
+
+}  // namespace agentgate

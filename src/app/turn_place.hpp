@@ -1,0 +1,42 @@
+#pragma once
+// Where a turn runs (SPEC §5): the agent's instance (per-instance agents) and the conversation:
+// none (stateless), a new one the turn's commit creates, or an existing one whose place in line
+// the turn holds until it ends.
+
+#include "app/invoke_agent.hpp"
+
+#include <optional>
+#include <string>
+
+namespace agentgate {
+
+// Removes a conversation ticket when its turn ends, canceled or not: posted to the blocking pool
+// because a canceled coroutine can no longer co_await.
+class TicketGuard {
+ public:
+  TicketGuard(StoreRunner& store, std::int64_t ticket) : store_(store), ticket_(ticket) {}
+  ~TicketGuard();
+  TicketGuard(const TicketGuard&) = delete;
+  TicketGuard& operator=(const TicketGuard&) = delete;
+
+ private:
+  StoreRunner& store_;
+  std::int64_t ticket_;
+};
+
+struct TurnPlace {
+  std::string instance_id;            // empty for agents that are not per-instance
+  std::string instance_instructions;  // the prompt takes them
+  std::optional<std::string> conversation_id;
+  std::optional<ConversationRecord> new_conversation;  // the commit takes it
+  std::optional<ConversationQueue::Lease> lease;       // this server's turn on the conversation
+  std::optional<TicketGuard> ticket_guard;             // and its place across servers
+};
+
+// Finds the turn's place: 400 or 404 for a missing or unknown instance, 404 for a conversation
+// that is not the caller's, 429 past the conversation's call window; then waits, within the hard
+// cap, for the conversation's earlier turns (in this server, then across servers).
+boost::asio::awaitable<Result<void>> TakePlace(InvokeDeps& d, const InvokeCommand& command,
+                                               SteadyTime hard_cap, TurnPlace& place);
+
+}  // namespace agentgate

@@ -1,0 +1,62 @@
+#pragma once
+// What a turn carries from its prompt to its commit. It lives in RunTurn's frame, and each phase
+// runs as a coroutine of its own: a coroutine's frame keeps room for every local of its body for
+// as long as it runs, so the locals of the phases before the first model call and after the last
+// would otherwise sit in memory while the turn waits on its model, most of a turn's life.
+
+#include "app/history_summarizer.hpp"
+#include "app/invoke_agent.hpp"
+#include "app/metered_model.hpp"
+#include "app/turn_place.hpp"
+#include "domain/agent/turn.hpp"
+#include "domain/governance/governance.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+struct TurnRun {
+  TurnRun(InvokeDeps& d, const InvokeCommand& command_in, TurnPlace& place_in,
+          TurnDeadlines deadlines_in, ModelClient& model, Price price)
+      : command(command_in),
+        agent(*command_in.agent.loaded()),
+        place(place_in),
+        deadlines(deadlines_in),
+        started_ms(d.clock.NowMs()),
+        started(d.clock.SteadyNow()),
+        metered(d.spend, d.clock, d.metrics, model, agent.config.model.provider,
+                SpendAccount{command_in.caller.org_id, command_in.agent_id,
+                             governance::MonthOf(started_ms), agent.config.monthly_spend_limit_usd,
+                             price, agent.config.model.max_output_tokens}),
+        tools{agent,
+              MemoryScope{command_in.caller.org_id, command_in.caller.env, command_in.agent_id,
+                          command_in.request.group_key.value_or("")},
+              deadlines_in.soft, &remembered, &mcp_tools} {
+    result.conversation_id = place_in.conversation_id;
+  }
+
+  const InvokeCommand& command;
+  const LoadedAgent& agent;  // the command's, which holds it for the turn
+  TurnPlace& place;
+  const TurnDeadlines deadlines;
+  const std::int64_t started_ms;
+  const SteadyTime started;
+  MeteredModel metered;
+  McpTurnTools mcp_tools;
+  std::unique_ptr<SummaryStep> summary_step;  // a summarize agent's, when its history was folded
+  std::string recorded_system;                // the prompt's system text as the transcript keeps it
+  std::size_t history_sent = 0;
+  std::optional<Turn> turn;
+  InvokeResult result;
+  std::vector<ModelCallRecord> call_log;
+  std::vector<RememberedFact> remembered;  // stored with the turn, or not at all
+  const ToolContext tools;                 // what the turn's tools run with
+
+  // A summary's call made before the turn's first counts as one of its calls.
+  bool SummaryCalled() const { return summary_step && summary_step->record.called; }
+};
+
+}  // namespace agentgate

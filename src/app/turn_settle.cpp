@@ -1,0 +1,108 @@
+// The turn's last phases: settle what it answers (its stop reason, the safety verdict, its usage)
+// and the record it stores, then commit it all or nothing (SPEC §5, docs/cancellation.md).
+#include "app/invoke_agent.hpp"
+#include "app/turn_run.hpp"
+#include "crypto/crypto.hpp"
+#include "domain/agent/transcript.hpp"
+
+#include <boost/asio/this_coro.hpp>
+
+namespace agentgate {
+namespace {
+
+namespace asio = boost::asio;
+
+// The operator's record of the turn: who ran what, how it stopped, what it used and its
+// transcript (withheld text never in it).
+TurnRecord RecordOf(const TurnRun& run, const TurnOutcome& outcome, std::string id,
+                    std::int64_t duration_ms) {
+  const InvokeResult& result = run.result;
+  const auto summary = run.summary_step ? std::optional(run.summary_step->record) : std::nullopt;
+  return TurnRecord{
+      std::move(id),
+      run.place.conversation_id.value_or(""),
+      run.command.caller.org_id,
+      run.command.caller.env,
+      run.command.agent_id,
+      run.agent.version,
+      run.started_ms,
+      duration_ms,
+      std::string(StopReasonName(outcome.stop_reason).value_or("")),
+      result.blocked,
+      result.model_calls,
+      result.usage.input_tokens,
+      result.usage.output_tokens,
+      result.cost_usd,
+      TranscriptJson(run.recorded_system, run.turn->transcript(), run.history_sent, run.call_log,
+                     outcome, result.blocked, run.mcp_tools.notes, summary)};
+}
+
+}  // namespace
+
+TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
+  InvokeResult& result = run.result;
+  result.stop_reason = outcome.stop_reason;
+  result.model_calls = run.turn->model_calls() + (run.SummaryCalled() ? 1 : 0);
+  result.response = RenderResponse(outcome);
+  result.blocked = run.agent.safety.Blocks(result.response);
+  // The withheld text is never stored, logged or answered.
+  if (result.blocked) result.response = run.agent.config.safety.placeholder;
+
+  const std::int64_t now = d_.clock.NowMs();
+  const auto duration =
+      std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.SteadyNow() - run.started);
+  // Time-ordered: the store's index of turn ids then grows at its edge, one page a batch, instead
+  // of a random page per turn (docs/decisions.md).
+  result.turn_id = "turn_" + crypto::TimeOrderedHex(now, 8);
+  TurnCommit commit;
+  commit.turn = RecordOf(run, outcome, result.turn_id, duration.count());
+  if (run.place.conversation_id) {
+    commit.messages = {MessageRecord{0, "user", run.command.request.message, run.started_ms},
+                       MessageRecord{0, "assistant", result.response, now}};
+  }
+  if (const auto& idempotency = run.command.idempotency) {
+    StoredResponse answer = idempotency->answer(result);
+    commit.idempotency =
+        IdempotencyCompletion{idempotency->key.scope, idempotency->key.claimed_at_ms, answer.status,
+                              std::move(answer.body), Idempotency::ReplayUntil(now)};
+  }
+  commit.settlements = run.metered.Settlements();
+  commit.new_conversation = std::move(run.place.new_conversation);
+  commit.facts = std::move(run.remembered);
+  if (run.summary_step) commit.summary = run.summary_step->made;
+  return commit;
+}
+
+asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run, const TurnOutcome& outcome,
+                                                          CommitOutcome& commit_outcome) {
+  const TurnCommit commit = Settle(run, outcome);
+  // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
+  // last step ran (a canceled or timed-out model call returns a failure, not an exception), stores
+  // nothing. Past this check the commit is queued in the same step, and its outcome is the answer
+  // even if the cap passes while it runs (docs/cancellation.md).
+  const auto cancellation = co_await asio::this_coro::cancellation_state;
+  if (d_.clock.SteadyNow() >= run.deadlines.hard ||
+      cancellation.cancelled() != asio::cancellation_type::none)
+    co_return Error(ErrorCode::kTurnTimeout,
+                    "the turn passed turn_timeout_seconds and was canceled");
+  const Result<void> committed = co_await d_.committer.Commit(commit);
+  if (!committed) {
+    // Only a turn that outlived its cap can lose its claim or its reservations. A conversation
+    // purged as idle while its turn ran is 404, like one never found (docs/decisions.md).
+    commit_outcome =
+        committed.error().code == ErrorCode::kConflict
+            ? Error(ErrorCode::kTurnTimeout,
+                    "the turn passed turn_timeout_seconds and its idempotency key or spend "
+                    "reservation was taken over")
+            : committed.error();
+    co_return *commit_outcome;
+  }
+  run.metered.Committed();
+  d_.metrics.Add(
+      "agentgate_turn_stops_total",
+      {{"reason", std::string(StopReasonName(run.result.stop_reason).value_or("none"))}});
+  commit_outcome = run.result;
+  co_return run.result;
+}
+
+}  // namespace agentgate
