@@ -1,5 +1,5 @@
 // Agent pages (#/orgs/<id>/agents[/<agent>]): versions, deployments, grants, instances, spend.
-"use strict";
+import { api, confirmButton, date, field, form, h, money, show, table } from "./ui.js";
 
 const AGENT_TEMPLATE = {
   name: "Support bot",
@@ -26,19 +26,14 @@ function configEditor(name, value) {
     h("textarea", { name, rows: 14, spellcheck: "false" }, pretty(value)));
 }
 
-async function showAgents(orgId) {
+export async function showAgents(orgId) {
   const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
   const { agents } = await api("GET", base + "/agents");
-  const rows = agents.map((a) => h("tr", {},
-    h("td", { "data-label": "Id" },
-      h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/agents/" + encodeURIComponent(a.id) }, a.id)),
-    h("td", { "data-label": "Name" }, a.name),
-    h("td", { "data-label": "Latest version" }, String(a.latest_version)),
-    h("td", { "data-label": "Deployed" },
-      a.deployments.length ? a.deployments.map((d) => d.env + " → v" + d.version).join(", ") : "nowhere")));
   const list = agents.length
-    ? h("table", { id: "agent-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Id"), h("th", {}, "Name"),
-      h("th", {}, "Latest version"), h("th", {}, "Deployed"))), h("tbody", {}, rows))
+    ? table("agent-list", ["Id", "Name", "Latest version", "Deployed"], agents, (a) => [
+      h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/agents/" + encodeURIComponent(a.id) }, a.id),
+      a.name, String(a.latest_version),
+      a.deployments.length ? a.deployments.map((d) => d.env + " → v" + d.version).join(", ") : "nowhere"])
     : h("p", { class: "muted" }, "No agents yet — create one below (or with POST " + base + "/agents), then deploy it to an environment.");
   show(
     h("p", {}, h("a", { href: "#/orgs/" + encodeURIComponent(orgId) }, "← Organization " + orgId)),
@@ -56,7 +51,7 @@ async function showAgents(orgId) {
       })));
 }
 
-async function showAgent(orgId, agentId) {
+export async function showAgent(orgId, agentId) {
   const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
   const agentBase = base + "/agents/" + encodeURIComponent(agentId);
   const [agent, org, { tokens }, usage] = await Promise.all([
@@ -68,26 +63,17 @@ async function showAgent(orgId, agentId) {
   const limit = latest.config.monthly_spend_limit_usd;
 
   const deployments = agent.deployments.length
-    ? h("table", { id: "deployment-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Environment"), h("th", {}, "Version"))),
-      h("tbody", {}, agent.deployments.map((d) => h("tr", {},
-        h("td", { "data-label": "Environment" }, d.env), h("td", { "data-label": "Version" }, "v" + d.version)))))
+    ? table("deployment-list", ["Environment", "Version"], agent.deployments, (d) => [d.env, "v" + d.version])
     : h("p", { class: "muted" }, "Not deployed — an agent answers only in environments it is deployed to.");
 
   const grants = agent.grants.length
-    ? h("table", { id: "grant-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Token"), h("th", {}, "Permissions"), h("th", {}, ""))),
-      h("tbody", {}, agent.grants.map((g) => h("tr", {},
-        h("td", { "data-label": "Token" }, (tokenName[g.token_id] || "?") + " ", h("code", {}, g.token_id)),
-        h("td", { "data-label": "Permissions" }, g.permissions.join(", ")),
-        h("td", {}, h("button", {
-          type: "button", class: "danger", "data-grant": g.token_id,
-          onclick: async () => {
-            if (!window.confirm("Remove the grant of token " + g.token_id + " on " + agentId + "?")) return;
-            try {
-              await api("PUT", base + "/grants", { token_id: g.token_id, agent_id: agentId, permissions: [] });
-              await again();
-            } catch (e) { showError(e); }
-          },
-        }, "Remove"))))))
+    ? table("grant-list", ["Token", "Permissions", ""], agent.grants, (g) => [
+      [(tokenName[g.token_id] || "?") + " ", h("code", {}, g.token_id)], g.permissions.join(", "),
+      confirmButton({ "data-grant": g.token_id }, "Remove",
+        "Remove the grant of token " + g.token_id + " on " + agentId + "?", async () => {
+          await api("PUT", base + "/grants", { token_id: g.token_id, agent_id: agentId, permissions: [] });
+          await again();
+        })])
     : h("p", { class: "muted" }, "No token may chat with this agent yet — grant one below.");
 
   const versions = h("div", { id: "version-list" }, agent.versions.map((v, i) => h("details", { open: i === 0 },

@@ -1,108 +1,11 @@
-// agentgate operator console, the shared part: building elements, calling the admin API
-// (/admin/v1) with the session cookie, forms, sign-in and the hash routes. The pages are in
-// overview.js, orgs.js, agents.js and conversations.js. Everything the console does is also a
-// curl call (README).
-// Text from the API is only ever set as textContent, never parsed as HTML.
-"use strict";
-
-const state = { csrf: null };
-const main = () => document.getElementById("main");
-
-// h("p", {class: "muted"}, "text", child...) -> element.
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (v === true) el.setAttribute(k, "");
-    else el.setAttribute(k, v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-
-class ApiError extends Error {
-  constructor(status, code, message) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-async function api(method, path, body) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (method !== "GET") headers["X-CSRF-Token"] = state.csrf || "";
-  const res = await fetch(path, {
-    method, headers, credentials: "same-origin",
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  const data = text ? JSON.parse(text) : {};
-  if (!res.ok) {
-    const e = data.error || {};
-    const error = new ApiError(res.status, e.code || "error", e.message || res.statusText);
-    if (res.status === 401 && path.startsWith("/admin/")) {
-      state.csrf = null;
-      showSignIn("Your session has ended. Sign in again.");
-      error.handled = true;  // the sign-in page replaced whatever asked
-    }
-    throw error;
-  }
-  return data;
-}
-
-// A form whose submit runs `action(values)`; its error is shown inside the form.
-function form(attrs, fields, submitLabel, action) {
-  const error = h("p", { class: "error", role: "alert", hidden: true });
-  const f = h("form", attrs, fields, h("button", { type: "submit" }, submitLabel), error);
-  f.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    error.hidden = true;
-    const button = f.querySelector("button[type=submit]");
-    button.disabled = true;
-    try {
-      await action(new FormData(f));
-    } catch (e) {
-      if (e.handled) return;
-      error.textContent = e.message;
-      error.hidden = false;
-    } finally {
-      button.disabled = false;
-    }
-  });
-  return f;
-}
-
-function field(label, name, attrs) {
-  return h("label", {}, label, h("input", { type: "text", name, ...attrs }));
-}
-
-function show(...content) {
-  const m = main();
-  m.replaceChildren(...content.flat().filter((c) => c !== null && c !== undefined && c !== false));
-  m.focus({ preventScroll: true });
-  window.scrollTo(0, 0);
-}
-
-function showError(e) {
-  if (e.handled) return;
-  show(h("div", { class: "card" }, h("h1", {}, "Something went wrong"),
-    h("p", { class: "error", role: "alert" }, e.message), h("a", { href: "#/orgs" }, "Back to organizations")));
-}
-
-function money(usd) {
-  return usd === null || usd === undefined ? "unlimited" : "$" + Number(usd).toFixed(2);
-}
-
-function date(iso) {
-  return iso ? iso.replace("T", " ").replace("Z", " UTC") : "";
-}
-
-// --- sign-in -------------------------------------------------------------------------------
+// agentgate operator console: sign-in, sign-out and the hash routes. The pages are modules of their
+// own (overview.js, orgs.js, agents.js, conversations.js) over the shared ui.js. Everything the
+// console does is also a curl call (README).
+import { showAgent, showAgents } from "./agents.js";
+import { showConversation, showConversations } from "./conversations.js";
+import { showOrg, showOrgs } from "./orgs.js";
+import { showOverview } from "./overview.js";
+import { api, form, h, onSessionEnded, setSession, show, showError, signedIn } from "./ui.js";
 
 function showSignIn(notice) {
   document.getElementById("nav").hidden = true;
@@ -117,7 +20,7 @@ function showSignIn(notice) {
       "Sign in",
       async (values) => {
         const session = await api("POST", "/console/session", { admin_token: values.get("admin_token") });
-        state.csrf = session.csrf_token;
+        setSession(session.csrf_token);
         document.getElementById("nav").hidden = false;
         if (!location.hash || location.hash === "#/") location.hash = "#/overview";
         else route();
@@ -135,15 +38,13 @@ async function signOut() {
   try {
     await api("DELETE", "/console/session");
   } finally {
-    state.csrf = null;
+    setSession(null);
     showSignIn("You are signed out.");
   }
 }
 
-// --- routing -------------------------------------------------------------------------------
-
 async function route() {
-  if (!state.csrf) return;
+  if (!signedIn()) return;
   const [path, search] = location.hash.replace(/^#\/?/, "").split("?");
   const parts = path.split("/").map(decodeURIComponent);
   const query = new URLSearchParams(search || "");
@@ -160,15 +61,26 @@ async function route() {
   }
 }
 
+// The first look at the session: a server that cannot be reached, or answers something else than
+// the console expects, is said so on the page (with a way to try again), not left at "Loading…".
 async function start() {
-  document.getElementById("sign-out").addEventListener("click", signOut);
-  window.addEventListener("hashchange", route);
-  const session = await (await fetch("/console/session", { credentials: "same-origin" })).json();
+  let session;
+  try {
+    const res = await fetch("/console/session", { credentials: "same-origin" });
+    if (!res.ok) throw new Error("the server answered HTTP " + res.status + " to /console/session");
+    session = await res.json();
+  } catch (e) {
+    showError(new Error("The console could not reach the agentgate server: " + e.message), start);
+    return;
+  }
   if (!session.admin_api_enabled) return showAdminDisabled();
   if (!session.signed_in) return showSignIn();
-  state.csrf = session.csrf_token;
+  setSession(session.csrf_token);
   document.getElementById("nav").hidden = false;
   await route();
 }
 
-document.addEventListener("DOMContentLoaded", start);
+onSessionEnded(showSignIn);
+document.getElementById("sign-out").addEventListener("click", signOut);
+window.addEventListener("hashchange", route);
+start();

@@ -1,11 +1,11 @@
 // Conversation pages (#/orgs/<id>/conversations[/<id>]): the search and the transcript view.
-"use strict";
+import { api, date, h, money, show, table } from "./ui.js";
 
 function stopReason(turn) {
   return turn.terminated_reason ? "stopped: " + turn.terminated_reason : "complete";
 }
 
-async function showConversations(orgId, query) {
+export async function showConversations(orgId, query) {
   const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
   const params = new URLSearchParams();
   for (const key of ["agent", "env", "since", "until", "before"]) if (query.get(key)) params.set(key, query.get(key));
@@ -26,17 +26,12 @@ async function showConversations(orgId, query) {
     for (const [k, v] of new FormData(search)) if (v) next.set(k, v);
     location.hash = here + (next.toString() ? "?" + next : "");
   });
-  const rows = page.conversations.map((c) => h("tr", {},
-    h("td", { "data-label": "Conversation" }, h("a", { href: here + "/" + encodeURIComponent(c.id) }, c.id)),
-    h("td", { "data-label": "Agent" }, c.agent_id + (c.instance_id ? " / " + c.instance_id : "")),
-    h("td", { "data-label": "Env" }, c.env),
-    h("td", { "data-label": "Started" }, date(c.created_at)),
-    h("td", { "data-label": "Turns" }, String(c.turns)),
-    h("td", { "data-label": "Last turn" }, c.last_turn_at ? date(c.last_turn_at) : "none yet"),
-    h("td", { "data-label": "Cost" }, money(c.cost_usd))));
   const list = page.conversations.length
-    ? h("table", { id: "conversation-list" }, h("thead", {}, h("tr", {}, ["Conversation", "Agent", "Env", "Started",
-      "Turns", "Last turn", "Cost"].map((t) => h("th", {}, t)))), h("tbody", {}, rows))
+    ? table("conversation-list", ["Conversation", "Agent", "Env", "Started", "Turns", "Last turn", "Cost"],
+      page.conversations, (c) => [
+        h("a", { href: here + "/" + encodeURIComponent(c.id) }, c.id),
+        c.agent_id + (c.instance_id ? " / " + c.instance_id : ""), c.env, date(c.created_at),
+        String(c.turns), c.last_turn_at ? date(c.last_turn_at) : "none yet", money(c.cost_usd)])
     : h("p", { class: "muted", id: "conversation-empty" }, params.toString()
       ? "No conversation matches — widen the search."
       : "No conversations yet — a call with \"stateful\": true starts one.");
@@ -92,7 +87,7 @@ function turnCard(turn, index) {
       h("ol", { class: "steps" }, steps), h("ul", {}, calls)));
 }
 
-async function showConversation(orgId, conversationId) {
+export async function showConversation(orgId, conversationId) {
   const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
   const c = await api("GET", base + "/conversations/" + encodeURIComponent(conversationId));
   // Each turn stores its message and its reply (or the safety placeholder), in turn order: the

@@ -1,16 +1,12 @@
 // Organization pages (#/orgs, #/orgs/<id>): orgs, environments, tokens, spend limits.
-"use strict";
+import { api, confirmButton, date, field, form, h, money, show, table } from "./ui.js";
 
-async function showOrgs() {
+export async function showOrgs() {
   const { orgs } = await api("GET", "/admin/v1/orgs?limit=1000");
-  const rows = orgs.map((o) => h("tr", {},
-    h("td", { "data-label": "Id" }, h("a", { href: "#/orgs/" + encodeURIComponent(o.id) }, o.id)),
-    h("td", { "data-label": "Name" }, o.name),
-    h("td", { "data-label": "Monthly limit" }, money(o.monthly_spend_limit_usd)),
-    h("td", { "data-label": "Created" }, date(o.created_at))));
   const list = orgs.length
-    ? h("table", { id: "org-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Id"), h("th", {}, "Name"),
-      h("th", {}, "Monthly limit"), h("th", {}, "Created"))), h("tbody", {}, rows))
+    ? table("org-list", ["Id", "Name", "Monthly limit", "Created"], orgs, (o) => [
+      h("a", { href: "#/orgs/" + encodeURIComponent(o.id) }, o.id), o.name,
+      money(o.monthly_spend_limit_usd), date(o.created_at)])
     : h("p", { class: "muted", id: "org-empty" },
       "No organizations yet — create one below (or with POST /admin/v1/orgs).");
   show(h("h1", {}, "Organizations"),
@@ -29,7 +25,7 @@ async function showOrgs() {
       })));
 }
 
-async function showOrg(orgId) {
+export async function showOrg(orgId) {
   const base = "/admin/v1/orgs/" + encodeURIComponent(orgId);
   const [org, { tokens }, { secrets }] = await Promise.all([
     api("GET", base), api("GET", base + "/tokens"), api("GET", base + "/secrets")]);
@@ -42,26 +38,16 @@ async function showOrg(orgId) {
       h("strong", {}, e), " — ", crmSummary(crm[i]))))
     : h("p", { class: "muted" }, "No environments yet — add one (e.g. prod or dev) before issuing tokens.");
 
-  const tokenRows = tokens.map((t) => h("tr", {},
-    h("td", { "data-label": "Name" }, t.name),
-    h("td", { "data-label": "Id" }, h("code", {}, t.id)),
-    h("td", { "data-label": "Environments" }, t.environments ? t.environments.join(", ") : "all"),
-    h("td", { "data-label": "Created" }, date(t.created_at)),
-    h("td", { "data-label": "State" }, t.revoked
-      ? h("span", { class: "tag revoked" }, "revoked")
-      : h("button", {
-        type: "button", class: "danger", "data-token": t.id,
-        onclick: async () => {
-          if (!window.confirm("Revoke token " + t.name + " (" + t.id + ")? Callers using it get 401 at once.")) return;
-          try {
+  const tokenList = tokens.length
+    ? table("token-list", ["Name", "Id", "Environments", "Created", "State"], tokens, (t) => [
+      t.name, h("code", {}, t.id), t.environments ? t.environments.join(", ") : "all", date(t.created_at),
+      t.revoked
+        ? h("span", { class: "tag revoked" }, "revoked")
+        : confirmButton({ "data-token": t.id }, "Revoke",
+          "Revoke token " + t.name + " (" + t.id + ")? Callers using it get 401 at once.", async () => {
             await api("DELETE", base + "/tokens/" + encodeURIComponent(t.id));
             await showOrg(orgId);
-          } catch (e) { showError(e); }
-        },
-      }, "Revoke"))));
-  const tokenList = tokens.length
-    ? h("table", { id: "token-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Id"),
-      h("th", {}, "Environments"), h("th", {}, "Created"), h("th", {}, "State"))), h("tbody", {}, tokenRows))
+          })])
     : h("p", { class: "muted" }, "No tokens yet — issue one below; the token is shown once.");
 
   show(
@@ -176,20 +162,13 @@ function crmForm(base, environments, again) {
 // Tool secrets: values that tool headers name as {"secret": NAME}; sealed, never read back.
 function secretsSection(base, secrets, again) {
   const list = secrets.length
-    ? h("table", { id: "secret-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Set"), h("th", {}, ""))),
-      h("tbody", {}, secrets.map((x) => h("tr", {},
-        h("td", { "data-label": "Name" }, h("code", {}, x.name)),
-        h("td", { "data-label": "Set" }, date(x.updated_at)),
-        h("td", {}, h("button", {
-          type: "button", class: "danger", "data-secret": x.name,
-          onclick: async () => {
-            if (!window.confirm("Delete secret " + x.name + "? Tools naming it stop sending it.")) return;
-            try {
-              await api("DELETE", base + "/secrets/" + encodeURIComponent(x.name));
-              await again();
-            } catch (e) { showError(e); }
-          },
-        }, "Delete"))))))
+    ? table("secret-list", ["Name", "Set", ""], secrets, (x) => [
+      h("code", {}, x.name), date(x.updated_at),
+      confirmButton({ "data-secret": x.name }, "Delete",
+        "Delete secret " + x.name + "? Tools naming it stop sending it.", async () => {
+          await api("DELETE", base + "/secrets/" + encodeURIComponent(x.name));
+          await again();
+        })])
     : h("p", { class: "muted" }, "No tool secrets — a tool header {\"secret\": \"NAME\"} sends the value stored here.");
   const f = form({ id: "secret-form" }, [
     field("Name", "name", { required: true, placeholder: "docs_key" }),

@@ -1,9 +1,10 @@
 // The overview page (#/overview): spend per org, turns and gateway calls per day (uPlot).
-"use strict";
+import uPlot from "./uPlot.esm.js";
+import { api, h, money, show, table } from "./ui.js";
 
 const DAY_SECONDS = 24 * 60 * 60;
 const REASON_COLORS = { complete: "#15803d", max_iterations: "#b45309", loop_detected: "#7c3aed",
-  llm_error: "#b91c1c", provider_error: "#be185d", turn_timeout: "#1d4ed8" };
+  llm_error: "#b91c1c", provider_error: "#be185d", turn_timeout: "#1d4ed8", spend_limit_reached: "#0e7490" };
 const OTHER_COLORS = ["#0f766e", "#a16207", "#4338ca", "#9f1239", "#475569"];
 
 function statusColor(status, index) {
@@ -49,25 +50,22 @@ function stackedBars(container, days, series, colorOf) {
   return chart;
 }
 
-async function showOverview() {
+export async function showOverview() {
   const o = await api("GET", "/admin/v1/overview?days=30");
   const first = Date.parse(o.since + "T00:00:00Z") / 1000;
   const days = Array.from({ length: o.days }, (_, i) => first + i * DAY_SECONDS);
 
-  const spendRows = o.orgs.map((org) => {
-    const limit = org.monthly_spend_limit_usd;
-    return h("tr", {},
-      h("td", { "data-label": "Organization" }, h("a", { href: "#/orgs/" + encodeURIComponent(org.id) }, org.name)),
-      h("td", { "data-label": "Spent", class: "org-spent" }, money(org.spent_usd)),
-      h("td", { "data-label": "Limit" }, money(limit)),
-      h("td", { "data-label": "Used" }, limit
-        ? h("meter", { min: "0", max: String(limit), value: String(Math.min(org.spent_usd, limit)),
-          high: String(limit * 0.8), optimum: "0", title: Math.round(100 * org.spent_usd / limit) + "% of the limit" })
-        : h("span", { class: "muted" }, "no limit")));
-  });
   const spend = o.orgs.length
-    ? h("table", { id: "spend-list" }, h("thead", {}, h("tr", {}, ["Organization", "Spent", "Limit", "Used"]
-      .map((t) => h("th", {}, t)))), h("tbody", {}, spendRows))
+    ? table("spend-list", ["Organization", "Spent", "Limit", "Used"], o.orgs, (org) => {
+      const limit = org.monthly_spend_limit_usd;
+      return [h("a", { href: "#/orgs/" + encodeURIComponent(org.id) }, org.name),
+        h("td", { class: "org-spent" }, money(org.spent_usd)),
+        money(limit),
+        limit
+          ? h("meter", { min: "0", max: String(limit), value: String(Math.min(org.spent_usd, limit)),
+            high: String(limit * 0.8), optimum: "0", title: Math.round(100 * org.spent_usd / limit) + "% of the limit" })
+          : h("span", { class: "muted" }, "no limit")];
+    })
     : h("p", { class: "muted" }, "No organizations yet — create one under Organizations.");
 
   const turnSeries = seriesOf(o.turns_per_day, "stop_reason", "turns", days);

@@ -32,10 +32,19 @@ def test_the_console_page_and_its_files_are_served_with_their_guards(server):
     assert status == 200 and h["content-type"].startswith("text/html")
     assert "frame-ancestors 'none'" in h["content-security-policy"] and "script-src 'self'" in h["content-security-policy"]
     assert h["x-content-type-options"] == "nosniff"
-    for asset in re.findall(r'(?:src|href)="(/console/assets/[^"]+)"', page):
+    assets = re.findall(r'(?:src|href)="(/console/assets/[^"]+)"', page)
+    assert '<script type="module" src="/console/assets/console.js">' in page  # the one entry
+    seen = set()
+    while assets:  # the page's files, and every module they import
+        asset = assets.pop()
+        if asset in seen:
+            continue
+        seen.add(asset)
         status, h, text = server.request("GET", asset)
         assert status == 200 and len(text) > 100, asset
         assert h["content-type"].split(";")[0] in ("text/javascript", "text/css"), h
+        assets += ["/console/assets/" + m for m in re.findall(r'from "\./([^"]+)"', text)]
+    assert {"/console/assets/ui.js", "/console/assets/uPlot.esm.js"} <= seen
     status, _, body = server.request("GET", "/console/assets/nope.js")
     assert status == 404 and error_of(body)["code"] == "not_found"
 

@@ -94,6 +94,7 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     base = f"http://{server.host}:{server.port}"
     browser.get(base + "/console/")
     signin = wait_for(browser, "#signin-form")
+    assert not browser.find_element(By.ID, "nav").is_displayed()  # nowhere to go before signing in
     shot(browser, "01-sign-in")
     fill(signin, "admin_token", "not-the-admin-token-at-all")
     signin.submit()
@@ -284,3 +285,19 @@ def test_the_console_is_keyboard_navigable(server, browser):
     link.send_keys(Keys.ENTER)
     wait_text(browser, "h1", "Demo")
     shot(browser, "11-keyboard-org")
+
+
+def test_a_server_the_first_call_cannot_reach_is_said_so_and_can_be_tried_again(server, browser):
+    # The page's first call (GET /console/session) is refused by the browser itself, as a server
+    # that went away or a proxy that blocks it would: the page must say so, not stay at "Loading…".
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/console/session"]})
+    browser.get(f"http://{server.host}:{server.port}/console/")
+    alert = wait_for(browser, "main [role=alert]")
+    assert "could not reach the agentgate server" in alert.text
+    assert not browser.find_element(By.ID, "nav").is_displayed()  # not signed in: no navigation
+    assert "Loading" not in browser.find_element(By.CSS_SELECTOR, "main").text
+    shot(browser, "12-server-unreachable")
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    browser.find_element(By.ID, "retry").click()
+    wait_for(browser, "#signin-form")  # tried again, it reaches the server
