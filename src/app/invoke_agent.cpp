@@ -111,8 +111,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const InvokeCommand& 
   // answers and commit it (Commit settles first: the record is built in Commit's frame, which
   // exists only once the model is done).
   AG_CO_TRYV(co_await Prepare(run, place.instance_instructions));
-  AG_CO_TRY(const TurnOutcome outcome, co_await RunModelAndTools(run));
-  co_return co_await Commit(run, outcome, commit_outcome);
+  AG_CO_TRYV(co_await RunModelAndTools(run));
+  co_return co_await Commit(run, commit_outcome);
 }
 
 }  // namespace agentgate

@@ -125,8 +125,9 @@ class InvokeAgent {
 
   // Admits the caller to the agent (404, 403), claims the call's key when it has one (409, 422,
   // or the stored answer), runs the turn, and releases the key unless the turn committed
-  // (invoke_call.cpp).
-  boost::asio::awaitable<InvokeAnswer> Call(const InvokeCall& call);
+  // (invoke_call.cpp). The answer goes into the caller's `answer`, which outlives the call: this
+  // coroutine's frame, alive for the turn's whole life, keeps no answer of its own.
+  boost::asio::awaitable<void> Call(const InvokeCall& call, InvokeAnswer& answer);
 
   // 404 unless the agent is deployed in the caller's environment, 403 without a chat grant: the
   // same check for a fresh turn and for an idempotent replay (SPEC §5).
@@ -154,11 +155,11 @@ class InvokeAgent {
                                                        TurnPlace& place, TurnDeadlines deadlines,
                                                        CommitOutcome& commit_outcome);
   boost::asio::awaitable<Result<void>> Prepare(TurnRun& run, std::string& instance_instructions);
-  boost::asio::awaitable<Result<TurnOutcome>> RunModelAndTools(TurnRun& run);
+  // Leaves how the turn finished in run.outcome.
+  boost::asio::awaitable<Result<void>> RunModelAndTools(TurnRun& run);
   // What the turn answers (stop reason, safety, usage) and the record it stores.
   TurnCommit Settle(TurnRun& run, const TurnOutcome& outcome);
-  boost::asio::awaitable<Result<InvokeResult>> Commit(TurnRun& run, const TurnOutcome& outcome,
-                                                      CommitOutcome& commit_outcome);
+  boost::asio::awaitable<Result<InvokeResult>> Commit(TurnRun& run, CommitOutcome& commit_outcome);
 
   InvokeDeps d_;
 };

@@ -12,31 +12,40 @@ namespace asio = boost::asio;
 
 namespace {
 
-// The claim on the call's key, or what the call gets instead. A coroutine of its own: what it
-// reads is gone while the turn runs.
-asio::awaitable<std::variant<InvokeAnswer, ClaimedKey>> ClaimKey(Idempotency& idempotency,
-                                                                 const InvokeCall& call) {
+// Admits the call and claims its key into `command`; what the call gets instead (a refusal, a
+// replay) goes to `answer`, and false. A coroutine of its own: what it reads is gone while the
+// turn runs.
+asio::awaitable<bool> AdmitAndClaim(InvokeAgent& invoke, Idempotency& idempotency,
+                                    const InvokeCall& call, std::optional<InvokeCommand>& command,
+                                    InvokeAnswer& answer) {
+  auto admitted = co_await invoke.Admit(call.caller, call.agent_id);
+  if (!admitted) {
+    answer = Result<InvokeResult>(admitted.error());
+    co_return false;
+  }
+  command.emplace(InvokeCommand{call.caller, call.agent_id, std::move(*admitted), call.request,
+                                std::nullopt, call.cancel});
+  if (!call.key) co_return true;
   auto claim = co_await idempotency.Claim(call.caller, *call.key, call.fingerprint);
-  if (!claim) co_return InvokeAnswer(Result<InvokeResult>(claim.error()));
-  if (claim->replay) co_return InvokeAnswer(std::move(*claim->replay));
-  co_return claim->claimed;
+  if (!claim) {
+    answer = Result<InvokeResult>(claim.error());
+  } else if (claim->replay) {
+    answer = std::move(*claim->replay);
+  } else {
+    command->idempotency.emplace(IdempotentCall{claim->claimed, call.answer});
+    co_return true;
+  }
+  co_return false;
 }
 
 }  // namespace
 
-asio::awaitable<InvokeAnswer> InvokeAgent::Call(const InvokeCall& call) {
-  auto admitted = co_await Admit(call.caller, call.agent_id);
-  if (!admitted) co_return Result<InvokeResult>(admitted.error());
-  InvokeCommand command{call.caller,  call.agent_id, std::move(*admitted),
-                        call.request, std::nullopt,  call.cancel};
-  if (call.key) {
-    auto claim = co_await ClaimKey(d_.idempotency, call);
-    if (auto* answer = std::get_if<InvokeAnswer>(&claim)) co_return std::move(*answer);
-    command.idempotency.emplace(IdempotentCall{std::get<ClaimedKey>(claim), call.answer});
-  }
-  Result<InvokeResult> result = co_await Invoke(command);
-  if (command.idempotency && !result) co_await d_.idempotency.Release(command.idempotency->key);
-  co_return result;
+asio::awaitable<void> InvokeAgent::Call(const InvokeCall& call, InvokeAnswer& answer) {
+  std::optional<InvokeCommand> command;
+  if (!co_await AdmitAndClaim(*this, d_.idempotency, call, command, answer)) co_return;
+  answer = co_await Invoke(*command);
+  if (command->idempotency && !std::get<Result<InvokeResult>>(answer))
+    co_await d_.idempotency.Release(command->idempotency->key);
 }
 
 }  // namespace agentgate

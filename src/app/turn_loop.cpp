@@ -23,8 +23,8 @@ milliseconds Until(SteadyTime t, const Clock& clock) {
   return std::chrono::duration_cast<milliseconds>(t - clock.SteadyNow());
 }
 
-// Each of these is a coroutine of its own so that its locals (a timer, a call's outcome, the
-// results being gathered) take room in memory only while it runs.
+// Each of these is a coroutine of its own so that its locals (a timer, the results being
+// gathered) take room in memory only while it runs.
 
 // A pause before a model call is retried.
 asio::awaitable<void> Pause(milliseconds wait) {
@@ -41,6 +41,12 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
   co_return results;
 }
 
+void CountUsage(TurnRun& run, const ModelReply& reply, double cost_usd) {
+  run.result.usage.input_tokens += reply.usage.input_tokens;
+  run.result.usage.output_tokens += reply.usage.output_tokens;
+  run.result.cost_usd += cost_usd;
+}
+
 // 402 for a turn that cannot reserve its first model call.
 Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
   Error error(ErrorCode::kSpendLimitReached,
@@ -52,52 +58,52 @@ Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
   return error;
 }
 
-// One model step: the call, retried while the retry policy allows, and the turn's next step from
-// how it ended. An error ends the turn: the store failed, or its first call cannot be paid for.
-asio::awaitable<Result<Turn::Step>> ModelStep(InvokeDeps& d, TurnRun& run,
-                                              const ModelRequest& request) {
-  Turn& turn = *run.turn;
-  MeteredCall answer;
-  for (int failures = 0;;) {
-    const milliseconds call_deadline = Until(run.deadlines.hard, d.clock) + kPastTheCap;
-    AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer));
-    if (answer.refused) {
-      // A turn that cannot pay for its first call is refused; a later one answers with what it
-      // has (a summary's call made first counts as one).
-      if (run.call_log.empty() && !run.SummaryCalled())
-        co_return SpendLimitReached(*answer.refused, d.clock.NowMs());
-      co_return turn.OnSpendExhausted();
-    }
-    run.call_log.push_back(answer.record);
-    if (const auto* reply = std::get_if<ModelReply>(&answer.result)) {
-      run.result.usage.input_tokens += reply->usage.input_tokens;
-      run.result.usage.output_tokens += reply->usage.output_tokens;
-      run.result.cost_usd += answer.cost_usd;
-      co_return turn.OnModelReply(*reply);
-    }
-    const auto& failure = std::get<ModelFailure>(answer.result);
-    const auto decision = DecideRetry(failure, ++failures, Until(run.deadlines.soft, d.clock));
-    if (!decision.retry) co_return turn.OnModelFailed(decision.give_up, failure.message);
-    co_await Pause(decision.wait);
-  }
-}
-
 }  // namespace
 
-asio::awaitable<Result<TurnOutcome>> InvokeAgent::RunModelAndTools(TurnRun& run) {
+asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
+  // One frame for the whole loop (each waiting turn keeps it): a step's call and its retries are
+  // written out here rather than in a coroutine of their own.
   Turn& turn = *run.turn;
+  MeteredCall answer;  // each model call's outcome, in turn
   auto step = turn.Start();
   while (!std::holds_alternative<Turn::Finish>(step)) {
     if (d_.clock.SteadyNow() >= run.deadlines.soft) {
       step = turn.OnSoftDeadline();
-    } else if (const auto* tools = std::get_if<Turn::RunTools>(&step)) {
+      continue;
+    }
+    if (const auto* tools = std::get_if<Turn::RunTools>(&step)) {
       step = turn.OnToolResults(co_await RunTools(d_.tools, tools->calls, run.tools));
-    } else {
-      const ModelRequest& request = *std::get<Turn::CallModel>(step).request;
-      AG_CO_TRY(step, co_await ModelStep(d_, run, request));
+      continue;
+    }
+    const ModelRequest& request = *std::get<Turn::CallModel>(step).request;
+    for (int failures = 0;;) {
+      const milliseconds call_deadline = Until(run.deadlines.hard, d_.clock) + kPastTheCap;
+      AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer));
+      if (answer.refused) {
+        // A turn that cannot pay for its first call is refused; a later one answers with what
+        // it has (a summary's call made first counts as one).
+        if (run.call_log.empty() && !run.SummaryCalled())
+          co_return SpendLimitReached(*answer.refused, d_.clock.NowMs());
+        step = turn.OnSpendExhausted();
+        break;
+      }
+      run.call_log.push_back(answer.record);
+      if (const auto* reply = std::get_if<ModelReply>(&answer.result)) {
+        CountUsage(run, *reply, answer.cost_usd);
+        step = turn.OnModelReply(*reply);
+        break;
+      }
+      const auto& failure = std::get<ModelFailure>(answer.result);
+      const auto decision = DecideRetry(failure, ++failures, Until(run.deadlines.soft, d_.clock));
+      if (!decision.retry) {
+        step = turn.OnModelFailed(decision.give_up, failure.message);
+        break;
+      }
+      co_await Pause(decision.wait);
     }
   }
-  co_return std::move(std::get<Turn::Finish>(step).outcome);
+  run.outcome = std::move(std::get<Turn::Finish>(step).outcome);
+  co_return Result<void>{};
 }
 
 }  // namespace agentgate

@@ -50,6 +50,7 @@ struct TurnRun {
   std::string recorded_system;                // the prompt's system text as the transcript keeps it
   std::size_t history_sent = 0;
   std::optional<Turn> turn;
+  std::optional<TurnOutcome> outcome;  // how the model/tool loop finished
   InvokeResult result;
   std::vector<ModelCallRecord> call_log;
   std::vector<RememberedFact> remembered;  // stored with the turn, or not at all

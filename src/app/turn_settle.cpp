@@ -73,9 +73,9 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   return commit;
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run, const TurnOutcome& outcome,
+asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
                                                           CommitOutcome& commit_outcome) {
-  const TurnCommit commit = Settle(run, outcome);
+  const TurnCommit commit = Settle(run, *run.outcome);
   // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
   // last step ran (a canceled or timed-out model call returns a failure, not an exception), stores
   // nothing. Past this check the commit is queued in the same step, and its outcome is the answer

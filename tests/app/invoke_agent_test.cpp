@@ -104,7 +104,9 @@ class InvokeAgentTest : public ::testing::Test {
                     const std::string& fingerprint) {
     const std::string agent = "bot";
     const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr};
-    return RunAsync(io_, invoke_.Call(call));
+    InvokeAnswer answer = Result<InvokeResult>(Error(ErrorCode::kInternal, "not answered"));
+    RunAsync(io_, invoke_.Call(call, answer));
+    return answer;
   }
 
   static InvokeRequest Asking(std::string message, bool stateful = false) {

@@ -46,7 +46,8 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
     return StoredResponse{rendered.status, std::move(rendered.body)};
   };
   const InvokeCall call{caller, agent_id, request, key, fingerprint, answer, std::move(cancel)};
-  InvokeAnswer outcome = co_await deps.invoke.Call(call);
+  InvokeAnswer outcome = Result<InvokeResult>(Error(ErrorCode::kInternal, "no answer"));
+  co_await deps.invoke.Call(call, outcome);
   if (auto* replay = std::get_if<StoredResponse>(&outcome)) {
     Response replayed;
     replayed.status = replay->status;
