@@ -15,6 +15,7 @@
 #include "observability/log.hpp"
 #include "observability/thread_name.hpp"
 #include "runtime/handoff_wait.hpp"
+#include "runtime/server_lease.hpp"
 #include "runtime/spend_ledger.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -149,7 +150,8 @@ struct Runtime {
         // 0.39-0.44x with four).
         committer(store, config.store.kind == StoreKind::kSqlite ? 1 : 2, 128, handoff_spin,
                   &metrics),
-        spend(runner) {
+        lease(runner, clock),
+        spend(runner, {}, &lease) {
     DeclareAgentgateMetrics(metrics);
     // The hand-off spinning's own count of running turns (InvokeAgent holds one per turn) is the
     // gauge, so neither can drift from the other.
@@ -165,6 +167,7 @@ struct Runtime {
   StoreRunner runner;
   TenantDirectory tenants;
   TurnCommitter committer;
+  ServerLease lease;
   SpendLedger spend;
   ConversationQueue conversations;
   GatewayCallTally gateway_calls;
@@ -217,10 +220,10 @@ struct UseCases {
         tool_headers(&rt.runner, settings.master_key),
         mcp_tools(up.mcp, tool_headers, rt.clock),
         tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers),
-        idempotency(rt.runner, rt.clock, rt.metrics, timing.hard_cap),
+        idempotency(rt.runner, rt.lease, rt.clock, rt.metrics, timing.hard_cap),
         invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
-                          tools, mcp_tools, idempotency, up.models, settings.config.prices,
-                          rt.clock, rt.metrics, timing}),
+                          tools, mcp_tools, idempotency, rt.lease, up.models,
+                          settings.config.prices, rt.clock, rt.metrics, timing}),
         console(rt.clock, ConsoleSessions::Limits{}) {}
 
   const TurnTiming timing;
@@ -305,10 +308,11 @@ asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit,
   for (auto* loop : loops) loop->stop();
 }
 
-// Phase 9. The background work every server does: retention, returning unused spend leases,
-// recording gateway calls for the overview.
+// Phase 9. The background work every server does: its liveness lease, retention, returning unused
+// spend leases, recording gateway calls for the overview.
 void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& rt,
                          const TurnTiming& timing) {
+  asio::co_spawn(loop, RunServerLease(rt.lease, rt.runner), asio::detached);
   const auto& retention = config.retention;
   asio::co_spawn(loop,
                  RunMaintenance(rt.runner, rt.clock, timing.hard_cap,
@@ -400,6 +404,7 @@ int Serve(const ServeOptions& options) {
   rt.spend.RetireAll();  // what this server leased and did not spend goes back before it exits
   FlushGatewayCalls(**store, rt.gateway_calls, rt.clock);
   rt.blocking.join();
+  rt.lease.End(**store);  // after every release posted above: what is left goes now
   return 0;
 }
 

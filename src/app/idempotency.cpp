@@ -23,7 +23,7 @@ asio::awaitable<Result<KeyClaim>> Idempotency::Claim(const Caller& caller, const
   // A claim older than the turn cap belonged to a server that died: it is taken over.
   const std::int64_t stale_after = turn_cap_.count();
   AG_CO_TRY(auto claim, co_await store_.Run([&](Store& s) {
-    return s.ClaimIdempotencyKey(scope, fingerprint, now, stale_after);
+    return s.ClaimIdempotencyKey(scope, fingerprint, now, stale_after, server_.id());
   }));
   using Outcome = IdempotencyClaim::Outcome;
   switch (claim.outcome) {
@@ -47,9 +47,14 @@ asio::awaitable<Result<KeyClaim>> Idempotency::Claim(const Caller& caller, const
 }
 
 asio::awaitable<void> Idempotency::Release(const ClaimedKey& claimed) {
-  // A failed release leaves the claim to expire with the turn cap; the caller's error stands.
-  co_await store_.Run(
+  // Awaited, so a retry right after the answer finds the key free; the caller's error stands.
+  const Result<void> released = co_await store_.Run(
       [&](Store& s) { return s.ReleaseIdempotencyKey(claimed.scope, claimed.claimed_at_ms); });
+  if (!released) {
+    server_.RetryLater([scope = claimed.scope, at = claimed.claimed_at_ms](Store& s) {
+      return s.ReleaseIdempotencyKey(scope, at);
+    });
+  }
 }
 
 std::int64_t Idempotency::ReplayUntil(std::int64_t now_ms) {

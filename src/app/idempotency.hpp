@@ -8,6 +8,7 @@
 #include "app/authenticate.hpp"
 #include "observability/metrics.hpp"
 #include "ports/clock.hpp"
+#include "runtime/server_lease.hpp"
 
 #include <chrono>
 #include <optional>
@@ -34,9 +35,9 @@ struct KeyClaim {
 
 class Idempotency {
  public:
-  Idempotency(StoreRunner& store, const Clock& clock, Metrics& metrics,
+  Idempotency(StoreRunner& store, ServerLease& server, const Clock& clock, Metrics& metrics,
               std::chrono::milliseconds turn_cap)
-      : store_(store), clock_(clock), metrics_(metrics), turn_cap_(turn_cap) {}
+      : store_(store), server_(server), clock_(clock), metrics_(metrics), turn_cap_(turn_cap) {}
 
   // What makes two calls "the same request": the route, the agent and the body's canonical JSON.
   static std::string Fingerprint(std::string_view route, std::string_view agent_id,
@@ -45,13 +46,15 @@ class Idempotency {
   // A claim to run under or a response to replay; an error: 409 or 422 (or a store failure).
   boost::asio::awaitable<Result<KeyClaim>> Claim(const Caller& caller, const std::string& key,
                                                  const std::string& fingerprint);
-  // Frees a claim whose call ended without a committed turn, so the caller may retry.
+  // Frees a claim whose call ended without a committed turn, so the caller may retry; should the
+  // store refuse, the server's lease tries again until it takes it.
   boost::asio::awaitable<void> Release(const ClaimedKey& claimed);
   // Until when a response completed at `now_ms` is replayed.
   static std::int64_t ReplayUntil(std::int64_t now_ms);
 
  private:
   StoreRunner& store_;
+  ServerLease& server_;  // claims name it; a release the store refused is retried by it
   const Clock& clock_;
   Metrics& metrics_;
   std::chrono::milliseconds turn_cap_;

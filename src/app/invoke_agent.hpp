@@ -15,6 +15,7 @@
 #include "ports/clock.hpp"
 #include "ports/model_client.hpp"
 #include "runtime/conversation_queue.hpp"
+#include "runtime/server_lease.hpp"
 #include "runtime/spend_ledger.hpp"
 #include "runtime/turn_cancel.hpp"
 #include "runtime/turn_committer.hpp"
@@ -112,6 +113,7 @@ struct InvokeDeps {
   ToolRunner& tools;
   McpToolbox& mcp;
   Idempotency& idempotency;
+  ServerLease& server;  // names the turn's queue tickets, and retries their release
   std::map<std::string, ModelClient*> models;  // by provider name
   std::map<std::string, Price> prices;         // "provider/model"
   const Clock& clock;

@@ -74,13 +74,13 @@ asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const std::string& conv
   const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
   const std::int64_t expires = d.clock.NowMs() + left.count();
   AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
-    return s.EnqueueTurn(conversation_id, expires);
+    return s.EnqueueTurn(conversation_id, expires, d.server.id());
   }));
-  place.ticket_guard.emplace(d.store, ticket);  // gives the place up however this turn ends
+  place.ticket_guard.emplace(d.server, ticket);  // gives the place up however this turn ends
   for (milliseconds wait = kTurnQueueFirstPoll;; wait = std::min(wait * 2, kTurnQueueMaxPoll)) {
     const std::int64_t at = d.clock.NowMs();
     AG_CO_TRY(const bool head, co_await d.store.Run([&](Store& s) {
-      return s.IsTurnAtHead(conversation_id, ticket, at);
+      return s.IsTurnAtHead(conversation_id, ticket, at, d.server.id());
     }));
     if (head) break;
     asio::steady_timer poll(co_await asio::this_coro::executor, wait);
@@ -92,8 +92,7 @@ asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const std::string& conv
 }  // namespace
 
 TicketGuard::~TicketGuard() {
-  const std::int64_t ticket = ticket_;
-  store_.Post([ticket](Store& s) { (void)s.DequeueTurn(ticket); });
+  server_.Post([ticket = ticket_](Store& s) { return s.DequeueTurn(ticket); });
 }
 
 asio::awaitable<Result<void>> TakePlace(InvokeDeps& d, const InvokeCommand& command,

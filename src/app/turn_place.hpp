@@ -11,16 +11,18 @@
 namespace agentgate {
 
 // Removes a conversation ticket when its turn ends, canceled or not: posted to the blocking pool
-// because a canceled coroutine can no longer co_await.
+// because a canceled coroutine can no longer co_await, and retried by the server's lease while
+// the store refuses (a turn that failed because the disk was full leaves no ticket behind).
 class TicketGuard {
  public:
-  TicketGuard(StoreRunner& store, std::int64_t ticket) : store_(store), ticket_(ticket) {}
+  TicketGuard(ServerLease& server, std::int64_t ticket) : server_(server), ticket_(ticket) {}
   ~TicketGuard();
   TicketGuard(const TicketGuard&) = delete;
   TicketGuard& operator=(const TicketGuard&) = delete;
+  std::int64_t ticket() const { return ticket_; }
 
  private:
-  StoreRunner& store_;
+  ServerLease& server_;
   std::int64_t ticket_;
 };
 

@@ -70,6 +70,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   commit.new_conversation = std::move(run.place.new_conversation);
   commit.facts = std::move(run.remembered);
   if (run.summary_step) commit.summary = run.summary_step->made;
+  if (run.place.ticket_guard) commit.queue_ticket = run.place.ticket_guard->ticket();
   return commit;
 }
 

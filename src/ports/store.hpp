@@ -149,18 +149,21 @@ class ConversationStore {
   virtual Result<ConversationSummary> LoadConversationSummary(
       const std::string& conversation_id) = 0;
 
-  // Turn order on one conversation across servers: a ticket in arrival order; a turn runs when
-  // its ticket is the oldest live one. Tickets of turns that died expire at `expires_at_ms`.
+  // Turn order on one conversation across servers: a ticket in arrival order, held by server
+  // `server_id`; a turn runs when no live ticket of another server is older than its own (a
+  // server orders its own turns in memory, so its own tickets, even one it failed to delete, never
+  // hold it up). Tickets expire at `expires_at_ms`, and go with their server's lease.
   virtual Result<std::int64_t> EnqueueTurn(const std::string& conversation_id,
-                                           std::int64_t expires_at_ms) = 0;
+                                           std::int64_t expires_at_ms,
+                                           const std::string& server_id) = 0;
   virtual Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
-                                    std::int64_t now_ms) = 0;
+                                    std::int64_t now_ms, const std::string& server_id) = 0;
   virtual Result<void> DequeueTurn(std::int64_t ticket) = 0;
 
   // Commits each turn all or nothing (see TurnCommit), several in one store transaction (group
   // commit): a result per turn, in order. kConflict, with nothing of that turn written, when its
-  // idempotency claim is no longer the one named or one of its spend reservations was released
-  // (both happen only after the turn cap).
+  // idempotency claim is no longer the one named, one of its spend reservations was released, or
+  // its queue ticket is gone (after the turn cap, or once its server's lease lapsed).
   virtual std::vector<Result<void>> CommitTurns(const std::vector<const TurnCommit*>& commits) = 0;
   Result<void> CommitTurn(const TurnCommit& commit) { return CommitTurns({&commit}).front(); }
   virtual Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) = 0;
@@ -204,12 +207,13 @@ class GovernanceStore {
  public:
   virtual ~GovernanceStore() = default;
 
-  // Claims `scope` for a request with `fingerprint`. A running claim older than `stale_after_ms`
-  // belonged to a server that died and is taken over.
+  // Claims `scope` for a request with `fingerprint`, held by server `server_id`. A running claim
+  // older than `stale_after_ms` is taken over; one of a server whose lease lapsed is gone sooner.
   virtual Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
                                                        const std::string& fingerprint,
                                                        std::int64_t now_ms,
-                                                       std::int64_t stale_after_ms) = 0;
+                                                       std::int64_t stale_after_ms,
+                                                       const std::string& server_id) = 0;
   // Frees the running claim taken at `claimed_at_ms` (completed keys are completed by CommitTurn;
   // a completed key, or a claim taken over since, is left as it is).
   virtual Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope,
@@ -247,6 +251,17 @@ class GovernanceStore {
                                        const std::vector<std::pair<int, std::int64_t>>& calls) = 0;
   virtual Result<std::vector<DailyCount>> GatewayCallsPerDay(std::int64_t since_day) = 0;
   virtual Result<std::int64_t> PurgeGatewayCalls(std::int64_t before_day) = 0;
+
+  // Each server's liveness lease. What a server holds in the store names it (queue tickets,
+  // running Idempotency-Key claims, spend reservations); once its lease lapsed, any server's
+  // ReleaseLapsedServers frees all of it. Renew starts or extends the lease until `until_ms`:
+  // false when the server held no live lease (its first, or it had lapsed).
+  virtual Result<bool> RenewServerLease(const std::string& server_id, std::int64_t now_ms,
+                                        std::int64_t until_ms) = 0;
+  // Releases what the servers whose lease ended before `now_ms` held, and their leases; how many.
+  virtual Result<std::int64_t> ReleaseLapsedServers(std::int64_t now_ms) = 0;
+  // A server that stops: what it holds is released now, not when its lease would lapse.
+  virtual Result<void> EndServerLease(const std::string& server_id) = 0;
 };
 
 class Store : public TenantStore, public ConversationStore, public GovernanceStore {

@@ -178,6 +178,7 @@ struct TurnCommit {
   std::optional<ConversationRecord> new_conversation;  // its id is turn.conversation_id
   std::vector<RememberedFact> facts;
   std::optional<ConversationSummary> summary;  // replaces turn.conversation_id's summary
+  std::optional<std::int64_t> queue_ticket{};  // the conversation place the turn held
 };
 
 struct SpendReservationRequest {
@@ -192,6 +193,7 @@ struct SpendReservationRequest {
   // And up to this much while the limits leave room (governance::GrantSpend): a server's lease,
   // from which it reserves later calls without a store trip (runtime/spend_ledger).
   double wanted_usd = 0;
+  std::string server_id{};  // whose lease: released with the server's liveness lease
 };
 
 struct SpendDecision {

@@ -53,6 +53,7 @@ asio::awaitable<Result<SpendDecision>> SpendLedger::Reserve(const SpendReservati
   const double calls = std::max(first.next_calls, second.next_calls);
   SpendReservationRequest request = call;
   request.wanted_usd = call.amount_usd * calls;
+  if (server_ != nullptr) request.server_id = server_->id();
   AG_CO_TRY(const auto lease,
             co_await store_.Run([&](Store& s) { return s.ReserveSpend(request); }));
   if (!lease.reserved) co_return lease;
@@ -206,9 +207,14 @@ std::size_t SpendLedger::LeasesHeld() const {
 void SpendLedger::Send(std::vector<GiveBack> work) {
   // Posted, not awaited: callers include turns unwinding from a cancellation.
   for (auto& give : work) {
-    if (give.close) {
+    if (give.close && server_ != nullptr) {
+      server_->Post(
+          [id = std::move(give.reservation_id)](Store& s) { return s.ReleaseSpend({id}); });
+    } else if (give.close) {
       store_.Post([id = std::move(give.reservation_id)](Store& s) { (void)s.ReleaseSpend({id}); });
     } else {
+      // Not retried: giving back a part twice would free budget a call still holds. The lease's
+      // close releases whatever is left.
       store_.Post([give = std::move(give)](Store& s) {
         (void)s.ReturnSpend(give.reservation_id, give.amount_usd);
       });

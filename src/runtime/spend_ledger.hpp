@@ -23,6 +23,7 @@
 //   stranded reservation.
 
 #include "runtime/conversation_queue.hpp"
+#include "runtime/server_lease.hpp"
 #include "runtime/store_runner.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -53,8 +54,11 @@ struct SpendLedgerOptions {
 
 class SpendLedger {
  public:
-  explicit SpendLedger(StoreRunner& store, SpendLedgerOptions options = {})
-      : store_(store), options_(options) {}
+  // Leases name `server` (none: tests of the ledger alone), which releases closed ones until the
+  // store takes them and has the leases released should this server die.
+  explicit SpendLedger(StoreRunner& store, SpendLedgerOptions options = {},
+                       ServerLease* server = nullptr)
+      : store_(store), options_(options), server_(server) {}
 
   // Sets one call's worst case (`request.amount_usd`) aside, leasing from the store when this
   // server's lease is short, old or for another agent limit. Refused (`reserved` false, naming the
@@ -96,6 +100,7 @@ class SpendLedger {
 
   StoreRunner& store_;
   const SpendLedgerOptions options_;
+  ServerLease* const server_;
   ConversationQueue leasing_;  // one store request per key at a time
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Lease>> current_;  // by org, agent and month

@@ -123,7 +123,8 @@ class InvokeAgentTest : public ::testing::Test {
   ManualClock clock_{kNov26};
   Metrics metrics_;
   TenantDirectory tenants_{runner_, clock_};
-  SpendLedger spend_{runner_};
+  ServerLease lease_{runner_, clock_};
+  SpendLedger spend_{runner_, {}, &lease_};
   AgentCatalog catalog_{runner_, tenants_};
   ConversationQueue conversations_;
   FakeHttp http_;
@@ -134,7 +135,7 @@ class InvokeAgentTest : public ::testing::Test {
   McpToolbox mcp_{mcp_caller_, tool_headers_, clock_};
   ToolRunner tools_{runner_, http_, clock_, gateway_, mcp_, tool_headers_};
   TurnCommitter committer_{*store_, 1, 16};
-  Idempotency idempotency_{runner_, clock_, metrics_, 120s};
+  Idempotency idempotency_{runner_, lease_, clock_, metrics_, 120s};
   ScriptedModel model_;
   InvokeAgent invoke_{InvokeDeps{runner_,
                                  tenants_,
@@ -145,6 +146,7 @@ class InvokeAgentTest : public ::testing::Test {
                                  tools_,
                                  mcp_,
                                  idempotency_,
+                                 lease_,
                                  {{"fake", &model_}},
                                  {{"fake/m1", Price{1000.0, 2000.0}}},
                                  clock_,

@@ -33,7 +33,7 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesWhatOutlivedItsRete
       store->ReserveSpend({"acme", "bot", "1970-01", 0.25, std::nullopt, now - 1000, 0}).value();
   ASSERT_TRUE(stranded.reserved && recent.reserved);
   const IdempotencyScope key{"acme", "prod", "old"};
-  ASSERT_EQ(store->ClaimIdempotencyKey(key, "fp", 0, 120000).value().outcome,
+  ASSERT_EQ(store->ClaimIdempotencyKey(key, "fp", 0, 120000, "server-a").value().outcome,
             IdempotencyClaim::Outcome::kClaimed);
   ASSERT_TRUE(store->CommitTurn(TurnCommit{
       TurnRecord{"t1", "", "acme", "prod", "bot", 1, 0, 1, "", false, 1, 1, 1, 0.0, "[]"},
@@ -134,7 +134,7 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesWhatOutlivedItsRete
             ErrorCode::kConflict);
   EXPECT_TRUE(store->CommitTurn(settling("t-recent", recent.reservation_id)));
   // The expired key was purged: the same key with another request is a fresh claim, not a 422.
-  EXPECT_EQ(store->ClaimIdempotencyKey(key, "other", now, 120000).value().outcome,
+  EXPECT_EQ(store->ClaimIdempotencyKey(key, "other", now, 120000, "server-a").value().outcome,
             IdempotencyClaim::Outcome::kClaimed);
 }
 

@@ -54,7 +54,8 @@ class ServerRoutesTest : public ::testing::Test {
   ManualClock clock_{1763700000000};
   Metrics metrics_;
   TenantDirectory tenants_{runner_, clock_};
-  SpendLedger spend_{runner_};
+  ServerLease lease_{runner_, clock_};
+  SpendLedger spend_{runner_, {}, &lease_};
   AdminService admin_{
       runner_,      tenants_, spend_, clock_, ProviderCatalog{{{"offline", "offline"}}, {}},
       std::nullopt, false};
@@ -74,7 +75,7 @@ class ServerRoutesTest : public ::testing::Test {
   McpToolbox mcp_{mcp_client_, tool_headers_, clock_};
   ToolRunner tools_{runner_, http_, clock_, gateway_, mcp_, tool_headers_};
   TurnCommitter committer_{*store_, 1, 16};
-  Idempotency idempotency_{runner_, clock_, metrics_, std::chrono::seconds(120)};
+  Idempotency idempotency_{runner_, lease_, clock_, metrics_, std::chrono::seconds(120)};
   InvokeAgent invoke_{InvokeDeps{runner_,
                                  tenants_,
                                  committer_,
@@ -84,6 +85,7 @@ class ServerRoutesTest : public ::testing::Test {
                                  tools_,
                                  mcp_,
                                  idempotency_,
+                                 lease_,
                                  {},
                                  {},
                                  clock_,

@@ -73,6 +73,16 @@ TurnCommit Settling(std::string turn_id, std::vector<SpendSettlement> settlement
   return commit;
 }
 
+TurnCommit Appending(std::string turn_id, const std::string& conversation, std::int64_t at_ms,
+                     bool creates) {
+  TurnCommit commit;
+  commit.turn = Turn(std::move(turn_id), conversation, at_ms);
+  commit.messages = {MessageRecord{0, "user", "hello", at_ms}};
+  if (creates)
+    commit.new_conversation = ConversationRecord{conversation, "acme", "prod", "bot", "", at_ms};
+  return commit;
+}
+
 TYPED_TEST(StoreContract, OrgsAreCreatedOnceAndTheirLimitChanges) {
   auto& s = *this->store_;
   auto dup = s.CreateOrg(OrgRecord{"acme", "Again", std::nullopt, 2});
@@ -395,18 +405,86 @@ TYPED_TEST(StoreContract, OneServerAtATimeMayRefreshACredential) {
 
 TYPED_TEST(StoreContract, TurnsOnAConversationRunInTicketOrderAndDeadTicketsExpire) {
   auto& s = *this->store_;
-  const auto first = s.EnqueueTurn("c1", 10000).value();
-  const auto second = s.EnqueueTurn("c1", 20000).value();
-  const auto other = s.EnqueueTurn("c2", 20000).value();
+  const auto first = s.EnqueueTurn("c1", 10000, "server-a").value();
+  const auto second = s.EnqueueTurn("c1", 20000, "server-b").value();
+  const auto other = s.EnqueueTurn("c2", 20000, "server-b").value();
   EXPECT_LT(first, second);
-  EXPECT_TRUE(s.IsTurnAtHead("c1", first, 1000).value());
-  EXPECT_FALSE(s.IsTurnAtHead("c1", second, 1000).value());
-  EXPECT_TRUE(s.IsTurnAtHead("c2", other, 1000).value());
-  EXPECT_TRUE(s.IsTurnAtHead("c1", second, 10000).value());  // the first one's server died: expired
+  EXPECT_TRUE(s.IsTurnAtHead("c1", first, 1000, "server-a").value());
+  EXPECT_FALSE(s.IsTurnAtHead("c1", second, 1000, "server-b").value());  // a's is older
+  EXPECT_TRUE(s.IsTurnAtHead("c2", other, 1000, "server-b").value());
+  EXPECT_TRUE(s.IsTurnAtHead("c1", second, 10000, "server-b").value());  // a's expired
   ASSERT_TRUE(s.DequeueTurn(first));
-  EXPECT_TRUE(s.IsTurnAtHead("c1", second, 1000).value());
-  ASSERT_TRUE(s.DequeueTurn(second));
-  EXPECT_FALSE(s.IsTurnAtHead("c1", second, 1000).value());
+  EXPECT_TRUE(s.IsTurnAtHead("c1", second, 1000, "server-b").value());
+}
+
+TYPED_TEST(StoreContract, AServersOwnTicketsNeverHoldItUp) {
+  // A server orders its own turns in memory: its own older ticket (one it could not delete, its
+  // disk full) never holds up its next turn; another server's turn still waits for it.
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.EnqueueTurn("c1", 100000, "server-a"));  // left behind by a failed turn
+  const auto next = s.EnqueueTurn("c1", 100000, "server-a").value();
+  const auto theirs = s.EnqueueTurn("c1", 100000, "server-b").value();
+  EXPECT_TRUE(s.IsTurnAtHead("c1", next, 1000, "server-a").value());
+  EXPECT_FALSE(s.IsTurnAtHead("c1", theirs, 1000, "server-b").value());
+}
+
+TYPED_TEST(StoreContract, WhatALapsedServerHeldIsReleasedAndOnlyThat) {
+  auto& s = *this->store_;
+  EXPECT_FALSE(s.RenewServerLease("server-a", 1000, 4000).value());  // its first lease
+  EXPECT_TRUE(s.RenewServerLease("server-a", 2000, 5000).value());
+  ASSERT_FALSE(s.RenewServerLease("server-b", 1000, 100000).value());
+  ASSERT_TRUE(s.SetOrgSpendLimit("acme", 1.0));
+  // server-a: a ticket, a running claim and a spend lease; server-b: a ticket behind a's.
+  ASSERT_TRUE(s.EnqueueTurn("c1", 100000, "server-a"));
+  const auto b_ticket = s.EnqueueTurn("c1", 100000, "server-b").value();
+  const IdempotencyScope key{"acme", "prod", "k"};
+  using O = IdempotencyClaim::Outcome;
+  ASSERT_EQ(s.ClaimIdempotencyKey(key, "fp", 2000, 120000, "server-a").value().outcome,
+            O::kClaimed);
+  SpendReservationRequest lease{"acme", "bot", "2026-11", 0.6, std::nullopt, 2000, 0};
+  lease.server_id = "server-a";
+  ASSERT_TRUE(s.ReserveSpend(lease).value().reserved);
+  lease.server_id = "server-b";
+  lease.amount_usd = 0.3;
+  ASSERT_TRUE(s.ReserveSpend(lease).value().reserved);
+
+  EXPECT_EQ(s.ReleaseLapsedServers(4999).value(), 0);  // a's lease runs until 5000
+  EXPECT_FALSE(s.IsTurnAtHead("c1", b_ticket, 4999, "server-b").value());
+  EXPECT_EQ(s.ReleaseLapsedServers(5001).value(), 1);
+  EXPECT_TRUE(s.IsTurnAtHead("c1", b_ticket, 5001, "server-b").value());
+  EXPECT_EQ(s.ClaimIdempotencyKey(key, "fp", 5001, 120000, "server-b").value().outcome,
+            O::kClaimed);  // free long before its 120 s
+  const auto usage = s.GetUsage("acme", "2026-11").value();
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_NEAR(usage[0].reserved_usd, 0.3, 1e-9);                     // only b's lease is left
+  EXPECT_FALSE(s.RenewServerLease("server-a", 6000, 9000).value());  // it learns it lapsed
+  EXPECT_EQ(s.ReleaseLapsedServers(6001).value(), 0);
+}
+
+TYPED_TEST(StoreContract, AServerThatEndsReleasesWhatItHeldAtOnce) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 100000));
+  ASSERT_TRUE(s.RenewServerLease("server-b", 1000, 100000));
+  ASSERT_TRUE(s.EnqueueTurn("c1", 100000, "server-a"));
+  const auto b_ticket = s.EnqueueTurn("c1", 100000, "server-b").value();
+  ASSERT_TRUE(s.EndServerLease("server-a"));
+  EXPECT_TRUE(s.IsTurnAtHead("c1", b_ticket, 2000, "server-b").value());
+  EXPECT_EQ(s.ReleaseLapsedServers(2000).value(), 0);  // b lives on
+}
+
+TYPED_TEST(StoreContract, ATurnWhosePlaceWasReleasedCommitsNothing) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Appending("t1", "c1", 1000, true)));
+  ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 2000));
+  const auto ticket = s.EnqueueTurn("c1", 100000, "server-a").value();
+  TurnCommit held = Appending("t2", "c1", 1500, false);
+  held.queue_ticket = ticket;
+  ASSERT_EQ(s.ReleaseLapsedServers(3000).value(), 1);  // its server's lease lapsed meanwhile
+  const auto refused = s.CommitTurn(held);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_FALSE(s.GetTurn("t2").value());
+  EXPECT_EQ(s.LoadMessages("c1").value().size(), 1u);
 }
 
 TYPED_TEST(StoreContract, MessagesAppendInOrder) {
@@ -574,15 +652,6 @@ TYPED_TEST(StoreContract, OldTurnsArePurgedOldestFirstAndTheirConversationsKeepT
 }
 
 // A stateful turn at `at_ms` adding one message to `conversation`; `creates` makes it the first.
-TurnCommit Appending(std::string turn_id, const std::string& conversation, std::int64_t at_ms,
-                     bool creates) {
-  TurnCommit commit;
-  commit.turn = Turn(std::move(turn_id), conversation, at_ms);
-  commit.messages = {MessageRecord{0, "user", "hello", at_ms}};
-  if (creates)
-    commit.new_conversation = ConversationRecord{conversation, "acme", "prod", "bot", "", at_ms};
-  return commit;
-}
 
 constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
 
@@ -591,11 +660,12 @@ TYPED_TEST(StoreContract, IdleConversationsArePurgedWithAllOfTheirsAndOnlyThem) 
   ASSERT_TRUE(s.CommitTurn(Appending("t-old-1", "c-old", 1 * kDayMs, true)));
   ASSERT_TRUE(s.CommitTurn(Appending("t-old-2", "c-old", 2 * kDayMs + 5, false)));
   ASSERT_TRUE(s.RecordConversationCall("c-old", 2 * kDayMs, 120000, 1).value().allowed);
-  ASSERT_TRUE(s.EnqueueTurn("c-old", 2 * kDayMs + 1000));  // a ticket of a turn that died
+  ASSERT_TRUE(
+      s.EnqueueTurn("c-old", 2 * kDayMs + 1000, "server-a"));  // a ticket of a turn that died
   ASSERT_TRUE(s.CommitTurn(Appending("t-revived-1", "c-revived", 1 * kDayMs, true)));
   ASSERT_TRUE(s.CommitTurn(Appending("t-revived-2", "c-revived", 9 * kDayMs, false)));
   ASSERT_TRUE(s.CommitTurn(Appending("t-queued", "c-queued", 1 * kDayMs, true)));
-  ASSERT_TRUE(s.EnqueueTurn("c-queued", 10 * kDayMs));  // a turn on it is running now
+  ASSERT_TRUE(s.EnqueueTurn("c-queued", 10 * kDayMs, "server-a"));  // a turn on it is running now
   ASSERT_TRUE(
       s.CreateConversation(ConversationRecord{"c-empty", "acme", "prod", "bot", "", 3 * kDayMs}));
   const std::int64_t now = 9 * kDayMs + 10;
@@ -618,8 +688,8 @@ TYPED_TEST(StoreContract, IdleConversationsArePurgedWithAllOfTheirsAndOnlyThem) 
   EXPECT_TRUE(s.ListTurns("c-old").value().empty());
   EXPECT_FALSE(s.GetTurn("t-old-2").value());
   EXPECT_TRUE(s.RecordConversationCall("c-old", 2 * kDayMs + 10, 120000, 1).value().allowed);
-  const auto ticket = s.EnqueueTurn("c-old", 3 * kDayMs).value();
-  EXPECT_TRUE(s.IsTurnAtHead("c-old", ticket, 2 * kDayMs + 500).value());
+  const auto ticket = s.EnqueueTurn("c-old", 3 * kDayMs, "server-a").value();
+  EXPECT_TRUE(s.IsTurnAtHead("c-old", ticket, 2 * kDayMs + 500, "server-a").value());
 }
 
 TYPED_TEST(StoreContract, ATurnOnAConversationPurgedMeanwhileStoresNothingAndSparesItsBatch) {
@@ -628,7 +698,7 @@ TYPED_TEST(StoreContract, ATurnOnAConversationPurgedMeanwhileStoresNothingAndSpa
   ASSERT_EQ(s.PurgeIdleConversations(5, 9 * kDayMs, 10).value(), 1);
 
   const IdempotencyScope key{"acme", "prod", "k"};
-  ASSERT_EQ(s.ClaimIdempotencyKey(key, "fp", 9 * kDayMs, 120000).value().outcome,
+  ASSERT_EQ(s.ClaimIdempotencyKey(key, "fp", 9 * kDayMs, 120000, "server-a").value().outcome,
             IdempotencyClaim::Outcome::kClaimed);
   const MemoryScope scope{"acme", "prod", "bot", ""};
   TurnCommit late = Appending("t-late", "c1", 9 * kDayMs, false);
@@ -644,7 +714,7 @@ TYPED_TEST(StoreContract, ATurnOnAConversationPurgedMeanwhileStoresNothingAndSpa
   EXPECT_FALSE(s.GetTurn("t-late").value());
   EXPECT_FALSE(s.GetConversation("c1").value());
   EXPECT_TRUE(s.ListMemories(scope, 10).value().empty());
-  EXPECT_EQ(s.ClaimIdempotencyKey(key, "fp", 9 * kDayMs + 1, 120000).value().outcome,
+  EXPECT_EQ(s.ClaimIdempotencyKey(key, "fp", 9 * kDayMs + 1, 120000, "server-a").value().outcome,
             IdempotencyClaim::Outcome::kInUse);  // still its claim, not a stored answer
   EXPECT_TRUE(s.GetTurn("t-other").value());
 }
@@ -911,34 +981,40 @@ TYPED_TEST(StoreContract, IdempotencyClaimsRunReplayAndExpire) {
   auto& s = *this->store_;
   using O = IdempotencyClaim::Outcome;
   const IdempotencyScope k{"acme", "prod", "key-1"};
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 1000, 120000).value().outcome, O::kClaimed);
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 2000, 120000).value().outcome, O::kInUse);
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "other", 2000, 120000).value().outcome,
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 1000, 120000, "server-a").value().outcome, O::kClaimed);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 2000, 120000, "server-a").value().outcome, O::kInUse);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "other", 2000, 120000, "server-a").value().outcome,
             O::kFingerprintMismatch);
-  EXPECT_EQ(s.ClaimIdempotencyKey({"acme", "dev", "key-1"}, "fp", 2000, 120000).value().outcome,
+  EXPECT_EQ(s.ClaimIdempotencyKey({"acme", "dev", "key-1"}, "fp", 2000, 120000, "server-a")
+                .value()
+                .outcome,
             O::kClaimed);
   ASSERT_TRUE(s.CommitTurn(Answering(k, 1000, R"({"response":"hi"})", 5000)));
-  auto replay = s.ClaimIdempotencyKey(k, "fp", 3000, 120000).value();
+  auto replay = s.ClaimIdempotencyKey(k, "fp", 3000, 120000, "server-a").value();
   EXPECT_EQ(replay.outcome, O::kCompleted);
   EXPECT_EQ(replay.status, 200);
   EXPECT_EQ(replay.body, R"({"response":"hi"})");
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 5000, 120000).value().outcome, O::kClaimed);  // expired
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 5000, 120000, "server-a").value().outcome,
+            O::kClaimed);  // expired
 }
 
 TYPED_TEST(StoreContract, AStaleRunningClaimIsTakenOverAndAReleasedOneIsFree) {
   auto& s = *this->store_;
   using O = IdempotencyClaim::Outcome;
   const IdempotencyScope k{"acme", "prod", "key-2"};
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 0, 120000).value().outcome, O::kClaimed);
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 119999, 120000).value().outcome, O::kInUse);
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000).value().outcome, O::kClaimed);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 0, 120000, "server-a").value().outcome, O::kClaimed);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 119999, 120000, "server-a").value().outcome, O::kInUse);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000, "server-a").value().outcome,
+            O::kClaimed);
   ASSERT_TRUE(s.ReleaseIdempotencyKey(k, 0));  // the claim taken over: not its to release
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000).value().outcome, O::kInUse);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000, "server-a").value().outcome, O::kInUse);
   ASSERT_TRUE(s.ReleaseIdempotencyKey(k, 120000));
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000).value().outcome, O::kClaimed);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000, "server-a").value().outcome,
+            O::kClaimed);
   ASSERT_TRUE(s.CommitTurn(Answering(k, 120001, "{}", 200000)));
   ASSERT_TRUE(s.ReleaseIdempotencyKey(k, 120001));  // a completed key stays completed
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120002, 120000).value().outcome, O::kCompleted);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120002, 120000, "server-a").value().outcome,
+            O::kCompleted);
   EXPECT_EQ(s.PurgeIdempotencyKeys(199999).value(), 0);
   EXPECT_EQ(s.PurgeIdempotencyKeys(200000).value(), 1);
 }
@@ -948,9 +1024,10 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   using O = IdempotencyClaim::Outcome;
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
   const IdempotencyScope k{"acme", "prod", "key-3"};
-  ASSERT_EQ(s.ClaimIdempotencyKey(k, "fp", 0, 120000).value().outcome, O::kClaimed);
+  ASSERT_EQ(s.ClaimIdempotencyKey(k, "fp", 0, 120000, "server-a").value().outcome, O::kClaimed);
   // The turn outlived the cap and a retry took the key over: the late commit writes nothing.
-  ASSERT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000).value().outcome, O::kClaimed);
+  ASSERT_EQ(s.ClaimIdempotencyKey(k, "fp", 120000, 120000, "server-a").value().outcome,
+            O::kClaimed);
   TurnCommit late{Turn("t-late", "c1"),
                   {{0, "user", "pay", 1}, {0, "assistant", "paid", 2}},
                   {},
@@ -963,7 +1040,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
   EXPECT_TRUE(s.LoadMessages("c1").value().empty());
   EXPECT_FALSE(s.GetTurn("t-late").value());
-  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000).value().outcome, O::kInUse);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k, "fp", 120001, 120000, "server-a").value().outcome, O::kInUse);
 
   // The retry's own commit: messages, turn and answer together.
   TurnCommit retry{Turn("t-retry", "c1"),
@@ -976,13 +1053,13 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
   ASSERT_TRUE(s.CommitTurn(retry));
   EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
   EXPECT_TRUE(s.GetTurn("t-retry").value());
-  auto replay = s.ClaimIdempotencyKey(k, "fp", 130000, 120000).value();
+  auto replay = s.ClaimIdempotencyKey(k, "fp", 130000, 120000, "server-a").value();
   EXPECT_EQ(replay.outcome, O::kCompleted);
   EXPECT_EQ(replay.body, R"({"response":"paid once"})");
 
   // A commit that fails part-way (a turn id that exists) leaves the claim running.
   const IdempotencyScope k2{"acme", "prod", "key-4"};
-  ASSERT_EQ(s.ClaimIdempotencyKey(k2, "fp", 5, 120000).value().outcome, O::kClaimed);
+  ASSERT_EQ(s.ClaimIdempotencyKey(k2, "fp", 5, 120000, "server-a").value().outcome, O::kClaimed);
   TurnCommit clash{Turn("t-retry", "c1"),
                    {{0, "user", "again", 5}},
                    {},
@@ -992,7 +1069,7 @@ TYPED_TEST(StoreContract, ATurnCommitsWithItsAnswerOrNotAtAll) {
                    {}};
   EXPECT_EQ(s.CommitTurn(clash).error().code, ErrorCode::kConflict);
   EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
-  EXPECT_EQ(s.ClaimIdempotencyKey(k2, "fp", 6, 120000).value().outcome, O::kInUse);
+  EXPECT_EQ(s.ClaimIdempotencyKey(k2, "fp", 6, 120000, "server-a").value().outcome, O::kInUse);
 }
 
 TYPED_TEST(StoreContract, ExactlyOneConcurrentClaimWins) {
@@ -1001,7 +1078,7 @@ TYPED_TEST(StoreContract, ExactlyOneConcurrentClaimWins) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&] {
-      auto r = s.ClaimIdempotencyKey({"acme", "prod", "race"}, "fp", 1000, 120000);
+      auto r = s.ClaimIdempotencyKey({"acme", "prod", "race"}, "fp", 1000, 120000, "server-a");
       if (r && r->outcome == IdempotencyClaim::Outcome::kClaimed) ++claimed;
     });
   }
@@ -1130,8 +1207,8 @@ TYPED_TEST(StoreContract, ABatchCommitsEachTurnAllOrNothing) {
   ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
   auto paid = s.ReserveSpend({"acme", "bot", "2026-11", 0.3, std::nullopt, 1, 0}).value();
   const IdempotencyScope taken{"acme", "prod", "taken-over"};
-  ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 0, 1000));
-  ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 5000, 1000));  // a retry took it over
+  ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 0, 1000, "server-a"));
+  ASSERT_TRUE(s.ClaimIdempotencyKey(taken, "fp", 5000, 1000, "server-a"));  // a retry took it over
   TurnCommit first = Settling("b1", {Cost(paid.reservation_id, 0.1)});
   TurnCommit lost = Answering(taken, 0, "{}", 999999, "b2");
   lost.messages = {{0, "user", "lost", 1}};

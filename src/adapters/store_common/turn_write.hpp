@@ -24,6 +24,8 @@ class TurnRowWriter {
  public:
   // Whether the spend reservation still exists (a released one is gone).
   virtual bool ReservationLive(const std::string& reservation_id) = 0;
+  // Whether the conversation's queue ticket is still there (its server's lease may have lapsed).
+  virtual bool TicketHeld(std::int64_t ticket) = 0;
   // Nothing when the conversation is gone (purged as idle while the turn ran).
   virtual std::optional<ConversationTail> Tail(const std::string& conversation_id) = 0;
   // Completes the running claim `done` names; false when it was taken over since.
@@ -43,7 +45,8 @@ class TurnRowWriter {
   ~TurnRowWriter() = default;
 };
 
-// One turn's writes. A refusal (a released reservation, a taken-over key, a purged conversation)
+// One turn's writes. A refusal (a released reservation or ticket, a taken-over key, a purged
+// conversation)
 // is found before anything is written; an engine's constraint error (a conversation created twice)
 // propagates as its exception, and the engine undoes the turn's writes. The settlements are not
 // applied here: SettleBatch applies a batch's at once (SettlementsOfWritten).

@@ -17,9 +17,11 @@ class RecordingRows final : public TurnRowWriter {
   std::set<std::string> live = {"lease-1"};
   std::optional<ConversationTail> tail = ConversationTail{10, 4};
   bool claim_held = true;
+  std::int64_t held_ticket = 7;
   std::vector<std::string> steps;
 
   bool ReservationLive(const std::string& id) override { return live.contains(id); }
+  bool TicketHeld(std::int64_t ticket) override { return ticket == held_ticket; }
   std::optional<ConversationTail> Tail(const std::string&) override {
     steps.push_back("tail");
     return tail;
@@ -101,6 +103,14 @@ TEST(TurnWrite, RefusalsAreFoundBeforeAnythingIsWritten) {
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::kConversationNotFound);
   EXPECT_EQ(purged.steps, std::vector<std::string>{"tail"});
+
+  RecordingRows place_lost;
+  commit = Appending(11);
+  commit.queue_ticket = 8;  // released with its server's lease; 7 is held
+  refused = WriteTurn(place_lost, commit);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_TRUE(place_lost.steps.empty());
 
   RecordingRows taken_over;
   taken_over.claim_held = false;

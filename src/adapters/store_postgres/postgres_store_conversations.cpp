@@ -81,25 +81,27 @@ Result<std::vector<MessageRecord>> PostgresStore::LoadRecentMessages(
 }
 
 Result<std::int64_t> PostgresStore::EnqueueTurn(const std::string& conversation_id,
-                                                std::int64_t expires_at_ms) {
+                                                std::int64_t expires_at_ms,
+                                                const std::string& server_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
     return c
         .Exec(
-            "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms) VALUES ($1, $2) "
-            "RETURNING ticket",
-            {P(conversation_id), P(expires_at_ms)})
+            "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms, server_id) VALUES "
+            "($1, $2, $3) RETURNING ticket",
+            {P(conversation_id), P(expires_at_ms), P(server_id)})
         .Int(0, 0);
   });
 }
 
 Result<bool> PostgresStore::IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
-                                         std::int64_t now_ms) {
+                                         std::int64_t now_ms, const std::string& server_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    auto r = c.Exec(
-        "SELECT MIN(ticket) FROM conversation_turn_queue WHERE conversation_id = $1 AND "
-        "expires_at_ms > $2",
-        {P(conversation_id), P(now_ms)});
-    return !r.IsNull(0, 0) && r.Int(0, 0) == ticket;
+    return c.Exec(
+                "SELECT NOT EXISTS (SELECT 1 FROM conversation_turn_queue WHERE conversation_id = "
+                "$1 "
+                "AND ticket < $2 AND expires_at_ms > $3 AND server_id <> $4)",
+                {P(conversation_id), P(ticket), P(now_ms), P(server_id)})
+               .Text(0, 0) == "t";
   });
 }
 
@@ -154,6 +156,9 @@ class PostgresTurnRows final : public TurnRowWriter {
       : c_(c), live_(live_reservations), turn_rows_(turn_rows) {}
 
   bool ReservationLive(const std::string& id) override { return live_.contains(id); }
+  bool TicketHeld(std::int64_t ticket) override {
+    return !c_.Exec("SELECT 1 FROM conversation_turn_queue WHERE ticket = $1", {P(ticket)}).empty();
+  }
   std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
     const auto last = c_.Exec(
         "SELECT (SELECT active_day FROM conversations WHERE id = $1), COALESCE(MAX(seq), 0) "

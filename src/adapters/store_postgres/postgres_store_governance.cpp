@@ -15,7 +15,8 @@ using pg::P;
 Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencyScope& k,
                                                             const std::string& fingerprint,
                                                             std::int64_t now_ms,
-                                                            std::int64_t stale_after_ms) {
+                                                            std::int64_t stale_after_ms,
+                                                            const std::string& server_id) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<IdempotencyClaim> {
     pg::Transaction tx(c, "idempotency:" + k.org_id + "\n" + k.env + "\n" + k.key);
     static const std::string read =
@@ -25,11 +26,12 @@ Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencySco
     auto claim = governance::JudgeIdempotencyClaim(stored, fingerprint, now_ms, stale_after_ms);
     if (claim.outcome != IdempotencyClaim::Outcome::kClaimed) return claim;
     c.Exec(
-        "INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms) "
-        "VALUES ($1, $2, $3, $4, 'running', $5) ON CONFLICT (org_id, env, key) DO UPDATE SET "
-        "fingerprint = excluded.fingerprint, state = 'running', status = 0, body = '', "
-        "claimed_at_ms = excluded.claimed_at_ms, expires_at_ms = 0",
-        {P(k.org_id), P(k.env), P(k.key), P(fingerprint), P(now_ms)});
+        "INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms, "
+        "server_id) VALUES ($1, $2, $3, $4, 'running', $5, $6) ON CONFLICT (org_id, env, key) DO "
+        "UPDATE SET fingerprint = excluded.fingerprint, state = 'running', status = 0, body = '', "
+        "claimed_at_ms = excluded.claimed_at_ms, expires_at_ms = 0, server_id = "
+        "excluded.server_id",
+        {P(k.org_id), P(k.env), P(k.key), P(fingerprint), P(now_ms), P(server_id)});
     tx.Commit();
     return claim;
   });
@@ -111,9 +113,10 @@ class PostgresSpendRows final : public SpendRows {
   void InsertReservation(const std::string& id, const SpendReservationRequest& r,
                          double amount_usd) override {
     c_.Exec(
-        "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
-        "VALUES ($1, $2, $3, $4, $5, $6)",
-        {P(id), P(r.org_id), P(r.agent_id), P(r.month), P(amount_usd), P(r.now_ms)});
+        "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms, "
+        "server_id) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        {P(id), P(r.org_id), P(r.agent_id), P(r.month), P(amount_usd), P(r.now_ms),
+         P(r.server_id)});
   }
   void AddReserved(const SpendAccount& account, double amount_usd) override {
     const auto& [org_id, agent_id, month] = account;
@@ -246,6 +249,66 @@ Result<std::vector<UsageRow>> PostgresStore::GetUsage(const std::string& org_id,
                                    " FROM spend_totals WHERE org_id = $1 AND month = $2 ORDER BY "
                                    "agent_id";
     return c.Exec(sql, {P(org_id), P(month)}).All(ReadUsage);
+  });
+}
+
+Result<bool> PostgresStore::RenewServerLease(const std::string& server_id, std::int64_t now_ms,
+                                             std::int64_t until_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    // A server whose lease is being released waits for that on its row, then finds it gone.
+    const bool live =
+        c.Exec("UPDATE servers SET lease_until_ms = $1 WHERE id = $2 AND lease_until_ms >= $3",
+               {P(until_ms), P(server_id), P(now_ms)})
+            .Affected() > 0;
+    if (!live) {
+      c.Exec(
+          "INSERT INTO servers(id, started_at_ms, lease_until_ms) VALUES ($1, $2, $3) ON CONFLICT "
+          "(id) DO UPDATE SET lease_until_ms = excluded.lease_until_ms",
+          {P(server_id), P(now_ms), P(until_ms)});
+    }
+    return live;
+  });
+}
+
+namespace {
+
+// Frees what servers `ids` held (their leases lapsed), then their leases, unless renewed since.
+std::int64_t ReleaseServers(Connection& c, const std::vector<std::string>& ids,
+                            std::int64_t lapsed_before_ms) {
+  if (ids.empty()) return 0;
+  std::vector<pg::Param> list;
+  for (const auto& id : ids) list.push_back(P(id));
+  const pg::Param servers = pg::ArrayOf(list);
+  {
+    pg::Transaction tx(c);
+    c.Exec("DELETE FROM conversation_turn_queue WHERE server_id = ANY($1::text[])", {servers});
+    c.Exec("DELETE FROM idempotency_keys WHERE state = 'running' AND server_id = ANY($1::text[])",
+           {servers});
+    tx.Commit();
+  }
+  ReleaseReservations(c, "server_id = ANY($1::text[])", {servers});
+  return c
+      .Exec("DELETE FROM servers WHERE id = ANY($1::text[]) AND lease_until_ms < $2",
+            {servers, P(lapsed_before_ms)})
+      .Affected();
+}
+
+}  // namespace
+
+Result<std::int64_t> PostgresStore::ReleaseLapsedServers(std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    const auto lapsed = c.Exec("SELECT id FROM servers WHERE lease_until_ms < $1", {P(now_ms)})
+                            .All([](const RowView& row) { return row.Text(0); });
+    return ReleaseServers(c, lapsed, now_ms);
+  });
+}
+
+Result<void> PostgresStore::EndServerLease(const std::string& server_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    // Ended before any time (-1): released as lapsed.
+    c.Exec("UPDATE servers SET lease_until_ms = -1 WHERE id = $1", {P(server_id)});
+    ReleaseServers(c, {server_id}, 0);
+    return {};
   });
 }
 

@@ -84,6 +84,20 @@ class Statement final : public RowView {
     return read(*this);
   }
 
+  // An INSERT or UPDATE ... RETURNING, run to its end: its row, none when it changed nothing.
+  // Stepped to completion, so a statement that commits on its own reports a commit that failed
+  // (a full disk) as an error, never a value that was not stored.
+  template <class Read>
+  auto Returning(Read&& read) -> std::optional<std::invoke_result_t<Read, const RowView&>> {
+    std::optional<std::invoke_result_t<Read, const RowView&>> row;
+    if (Step()) {
+      row = read(*this);
+      while (Step()) {
+      }
+    }
+    return row;
+  }
+
   // The current row.
   std::string Text(int column) const override;
   std::string Bytes(int column) const override;

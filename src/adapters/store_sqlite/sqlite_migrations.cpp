@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 13> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 14> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -246,6 +246,23 @@ DROP INDEX turns_by_org;
 DROP INDEX turns_by_conversation;
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms)
   WHERE conversation_id <> '';
+)sql",
+                                                          R"sql(
+-- Each server's liveness lease, and the server each queue ticket, running Idempotency-Key claim
+-- and spend reservation belongs to: a server whose lease lapsed has them released.
+CREATE TABLE servers (
+  id TEXT PRIMARY KEY,
+  started_at_ms INTEGER NOT NULL,
+  lease_until_ms INTEGER NOT NULL
+);
+CREATE INDEX servers_by_lease ON servers(lease_until_ms);
+ALTER TABLE conversation_turn_queue ADD COLUMN server_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX conversation_turn_queue_by_server ON conversation_turn_queue(server_id);
+ALTER TABLE idempotency_keys ADD COLUMN server_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX idempotency_keys_running_by_server ON idempotency_keys(server_id)
+  WHERE state = 'running';
+ALTER TABLE spend_reservations ADD COLUMN server_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX spend_reservations_by_server ON spend_reservations(server_id);
 )sql"};
 
 }  // namespace

@@ -97,10 +97,10 @@ class SqliteStore final : public Store {
                                                         std::size_t max_bytes,
                                                         std::size_t max_messages) override;
   Result<ConversationSummary> LoadConversationSummary(const std::string& conversation_id) override;
-  Result<std::int64_t> EnqueueTurn(const std::string& conversation_id,
-                                   std::int64_t expires_at_ms) override;
+  Result<std::int64_t> EnqueueTurn(const std::string& conversation_id, std::int64_t expires_at_ms,
+                                   const std::string& server_id) override;
   Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
-                            std::int64_t now_ms) override;
+                            std::int64_t now_ms, const std::string& server_id) override;
   Result<void> DequeueTurn(std::int64_t ticket) override;
   std::vector<Result<void>> CommitTurns(const std::vector<const TurnCommit*>& commits) override;
   Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
@@ -125,7 +125,8 @@ class SqliteStore final : public Store {
   // GovernanceStore
   Result<IdempotencyClaim> ClaimIdempotencyKey(const IdempotencyScope& scope,
                                                const std::string& fingerprint, std::int64_t now_ms,
-                                               std::int64_t stale_after_ms) override;
+                                               std::int64_t stale_after_ms,
+                                               const std::string& server_id) override;
   Result<void> ReleaseIdempotencyKey(const IdempotencyScope& scope,
                                      std::int64_t claimed_at_ms) override;
   Result<std::int64_t> PurgeIdempotencyKeys(std::int64_t now_ms) override;
@@ -145,6 +146,10 @@ class SqliteStore final : public Store {
                                const std::vector<std::pair<int, std::int64_t>>& calls) override;
   Result<std::vector<DailyCount>> GatewayCallsPerDay(std::int64_t since_day) override;
   Result<std::int64_t> PurgeGatewayCalls(std::int64_t before_day) override;
+  Result<bool> RenewServerLease(const std::string& server_id, std::int64_t now_ms,
+                                std::int64_t until_ms) override;
+  Result<std::int64_t> ReleaseLapsedServers(std::int64_t now_ms) override;
+  Result<void> EndServerLease(const std::string& server_id) override;
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::ConnectionPool> pool) : pool_(std::move(pool)) {}

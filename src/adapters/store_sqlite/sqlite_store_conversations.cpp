@@ -83,24 +83,25 @@ Result<ConversationSummary> SqliteStore::LoadConversationSummary(
 }
 
 Result<std::int64_t> SqliteStore::EnqueueTurn(const std::string& conversation_id,
-                                              std::int64_t expires_at_ms) {
+                                              std::int64_t expires_at_ms,
+                                              const std::string& server_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
-    auto s = c.Prepare(
-        "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms) VALUES (?, ?) "
-        "RETURNING ticket");
-    s.Bind(conversation_id, expires_at_ms).Step();
-    return s.Int(0);
+    return *c.Prepare(
+                 "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms, "
+                 "server_id) VALUES (?, ?, ?) RETURNING ticket")
+                .Bind(conversation_id, expires_at_ms, server_id)
+                .Returning([](const RowView& row) { return row.Int(0); });
   });
 }
 
 Result<bool> SqliteStore::IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
-                                       std::int64_t now_ms) {
+                                       std::int64_t now_ms, const std::string& server_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
     auto s = c.Prepare(
-        "SELECT MIN(ticket) FROM conversation_turn_queue WHERE conversation_id = ? AND "
-        "expires_at_ms > ?");
-    s.Bind(conversation_id, now_ms).Step();
-    return !s.IsNull(0) && s.Int(0) == ticket;
+        "SELECT NOT EXISTS (SELECT 1 FROM conversation_turn_queue WHERE conversation_id = ? AND "
+        "ticket < ? AND expires_at_ms > ? AND server_id <> ?)");
+    s.Bind(conversation_id, ticket, now_ms, server_id).Step();
+    return s.Int(0) != 0;
   });
 }
 
@@ -119,6 +120,9 @@ class SqliteTurnRows final : public TurnRowWriter {
   explicit SqliteTurnRows(Connection& c) : c_(c) {}
 
   bool ReservationLive(const std::string& id) override { return ReservationExists(c_, id); }
+  bool TicketHeld(std::int64_t ticket) override {
+    return c_.Prepare("SELECT 1 FROM conversation_turn_queue WHERE ticket = ?").Bind(ticket).Step();
+  }
   std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
     auto last = c_.Prepare(
         "SELECT (SELECT active_day FROM conversations WHERE id = ?1), COALESCE(MAX(seq), 0) FROM "

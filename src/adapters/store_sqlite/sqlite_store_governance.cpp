@@ -13,7 +13,8 @@ using sqlite::Connection;
 Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope& k,
                                                           const std::string& fingerprint,
                                                           std::int64_t now_ms,
-                                                          std::int64_t stale_after_ms) {
+                                                          std::int64_t stale_after_ms,
+                                                          const std::string& server_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<IdempotencyClaim> {
     sqlite::WriteTransaction tx(c);
     static const std::string read =
@@ -23,11 +24,12 @@ Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope
     auto claim = governance::JudgeIdempotencyClaim(stored, fingerprint, now_ms, stale_after_ms);
     if (claim.outcome != IdempotencyClaim::Outcome::kClaimed) return claim;
     c.Prepare(
-         "INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms) "
-         "VALUES (?, ?, ?, ?, 'running', ?) ON CONFLICT(org_id, env, key) DO UPDATE SET "
-         "fingerprint = excluded.fingerprint, state = 'running', status = 0, body = '', "
-         "claimed_at_ms = excluded.claimed_at_ms, expires_at_ms = 0")
-        .Bind(k.org_id, k.env, k.key, fingerprint, now_ms)
+         "INSERT INTO idempotency_keys(org_id, env, key, fingerprint, state, claimed_at_ms, "
+         "server_id) VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT(org_id, env, key) DO UPDATE "
+         "SET fingerprint = excluded.fingerprint, state = 'running', status = 0, body = '', "
+         "claimed_at_ms = excluded.claimed_at_ms, expires_at_ms = 0, server_id = "
+         "excluded.server_id")
+        .Bind(k.org_id, k.env, k.key, fingerprint, now_ms, server_id)
         .Run();
     tx.Commit();
     return claim;
@@ -107,9 +109,9 @@ class SqliteSpendRows final : public SpendRows {
   void InsertReservation(const std::string& id, const SpendReservationRequest& r,
                          double amount_usd) override {
     c_.Prepare(
-          "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms) "
-          "VALUES (?, ?, ?, ?, ?, ?)")
-        .Bind(id, r.org_id, r.agent_id, r.month, amount_usd, r.now_ms)
+          "INSERT INTO spend_reservations(id, org_id, agent_id, month, amount_usd, created_at_ms, "
+          "server_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .Bind(id, r.org_id, r.agent_id, r.month, amount_usd, r.now_ms, r.server_id)
         .Run();
   }
   void AddReserved(const SpendAccount& account, double amount_usd) override {
@@ -237,6 +239,68 @@ Result<std::vector<UsageRow>> SqliteStore::GetUsage(const std::string& org_id,
                                    " FROM spend_totals WHERE org_id = ? AND month = ? ORDER BY "
                                    "agent_id";
     return c.Prepare(sql).Bind(org_id, month).All(ReadUsage);
+  });
+}
+
+Result<bool> SqliteStore::RenewServerLease(const std::string& server_id, std::int64_t now_ms,
+                                           std::int64_t until_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    sqlite::WriteTransaction tx(c);
+    c.Prepare("UPDATE servers SET lease_until_ms = ? WHERE id = ? AND lease_until_ms >= ?")
+        .Bind(until_ms, server_id, now_ms)
+        .Run();
+    const bool live = c.Changes() > 0;
+    if (!live) {
+      c.Prepare(
+           "INSERT INTO servers(id, started_at_ms, lease_until_ms) VALUES (?, ?, ?) ON "
+           "CONFLICT(id) DO UPDATE SET lease_until_ms = excluded.lease_until_ms")
+          .Bind(server_id, now_ms, until_ms)
+          .Run();
+    }
+    tx.Commit();
+    return live;
+  });
+}
+
+namespace {
+
+// Inside a write transaction: frees what the servers whose lease ended before `now_ms` held,
+// then their leases.
+std::int64_t ReleaseLapsed(Connection& c, std::int64_t now_ms) {
+  constexpr const char* kLapsed = "server_id IN (SELECT id FROM servers WHERE lease_until_ms < ?)";
+  c.Prepare(std::string("DELETE FROM conversation_turn_queue WHERE ") + kLapsed).Bind(now_ms).Run();
+  c.Prepare(std::string("DELETE FROM idempotency_keys WHERE state = 'running' AND ") + kLapsed)
+      .Bind(now_ms)
+      .Run();
+  ReleaseReservations(c, kLapsed, now_ms);
+  c.Prepare("DELETE FROM servers WHERE lease_until_ms < ?").Bind(now_ms).Run();
+  return c.Changes();
+}
+
+}  // namespace
+
+Result<std::int64_t> SqliteStore::ReleaseLapsedServers(std::int64_t now_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    {
+      // Most passes find none: a read first, so they take no write lock.
+      auto any = c.Prepare("SELECT 1 FROM servers WHERE lease_until_ms < ? LIMIT 1");
+      if (!any.Bind(now_ms).Step()) return std::int64_t{0};
+    }
+    sqlite::WriteTransaction tx(c);
+    const std::int64_t released = ReleaseLapsed(c, now_ms);
+    tx.Commit();
+    return released;
+  });
+}
+
+Result<void> SqliteStore::EndServerLease(const std::string& server_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    sqlite::WriteTransaction tx(c);
+    // Ended before any time (-1): released as lapsed, and no live server's lease is.
+    c.Prepare("UPDATE servers SET lease_until_ms = -1 WHERE id = ?").Bind(server_id).Run();
+    ReleaseLapsed(c, 0);
+    tx.Commit();
+    return {};
   });
 }
 

@@ -290,9 +290,8 @@ Result<std::int64_t> SqliteStore::PutCrmCredential(const CrmCredentialRecord& cr
         "ON CONFLICT(org_id, env) DO UPDATE SET sealed = excluded.sealed, updated_at_ms = "
         "excluded.updated_at_ms, set_at_ms = excluded.set_at_ms, last_refresh_at_ms = NULL, "
         "last_refresh_error = NULL, version = crm_credentials.version + 1 RETURNING version");
-    s.Bind(cred.org_id, cred.env, AsBlob(cred.sealed), cred.updated_at_ms);
-    s.Step();
-    return s.Int(0);
+    return *s.Bind(cred.org_id, cred.env, AsBlob(cred.sealed), cred.updated_at_ms)
+                .Returning([](const RowView& row) { return row.Int(0); });
   });
 }
 
@@ -302,9 +301,8 @@ Result<std::optional<std::int64_t>> SqliteStore::SaveRefreshedCrmCredential(
     auto s = c.Prepare(
         "UPDATE crm_credentials SET sealed = ?, updated_at_ms = ?, version = version + 1 "
         "WHERE org_id = ? AND env = ? AND version = ? RETURNING version");
-    s.Bind(AsBlob(cred.sealed), cred.updated_at_ms, cred.org_id, cred.env, expected_version);
-    if (!s.Step()) return std::optional<std::int64_t>{};
-    return std::optional<std::int64_t>(s.Int(0));
+    return s.Bind(AsBlob(cred.sealed), cred.updated_at_ms, cred.org_id, cred.env, expected_version)
+        .Returning([](const RowView& row) { return row.Int(0); });
   });
 }
 
