@@ -24,6 +24,8 @@
 #   (uprobes at SqliteStore::CommitTurns' entry and return) and counts pwrite calls per turn
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
 #   phases, from syscall tracepoints (bench/turn_phases.py)
+#   STREAMED=1 bash bench/turn_vs_nginx.sh  also loads the same turn streamed (Accept:
+#   text/event-stream: a run with its events, docs/runs.md) and prints it against the plain turn
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/setup.sh "$@"
@@ -133,6 +135,15 @@ wrk.headers["fl-api-org"] = "acme"
 wrk.headers["fl-api-env"] = "prod"
 wrk.headers["fl-api-token"] = "$token"
 LUA
+cat >"$work/streamed.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '$invoke_body'
+wrk.headers["content-type"] = "application/json"
+wrk.headers["accept"] = "text/event-stream"
+wrk.headers["fl-api-org"] = "acme"
+wrk.headers["fl-api-env"] = "prod"
+wrk.headers["fl-api-token"] = "$token"
+LUA
 cat >"$work/sobjects.lua" <<'LUA'
 wrk.headers["authorization"] = "Bearer 00D000000000001!bench"
 LUA
@@ -218,6 +229,16 @@ echo "  against nginx proxying from a process of its own to the upstream's: $gbs
 hb=$(echo "$hbase" | rps); h=$(echo "$health" | rps)
 echo "nginx return 200 (GET):                   $hb req/s, p99 $(echo "$hbase" | pct 99)   (baseline)"
 echo "agentgate GET /healthz:                   $h req/s, p99 $(echo "$health" | pct 99)   ratio: $(ratio "$h" "$hb")x"
+if [ -n "${STREAMED:-}" ]; then
+  streamed_check=$(curl -sN "http://127.0.0.1:$gate/api/agents/bench/invoke" -H "content-type: application/json" \
+    -H "accept: text/event-stream" -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d "$invoke_body")
+  echo "$streamed_check" | grep -q '^event: run.completed' || { echo "the streamed turn did not end: $streamed_check"; exit 1; }
+  plain=$(load "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+  streamed=$(profiled streamed "$work/streamed.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+  p=$(echo "$plain" | rps); st=$(echo "$streamed" | rps)
+  echo "agentgate ${TURN:-stateless} turn again (plain):  $p req/s, p99 $(echo "$plain" | pct 99)"
+  echo "agentgate ${TURN:-stateless} turn streamed:       $st req/s, p99 $(echo "$streamed" | pct 99)   ratio to plain: $(ratio "$st" "$p")x, to nginx: $(ratio "$st" "$b")x"
+fi
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
 
 # Allocations are counted, not timed: the same on a quiet machine as on a noisy one.

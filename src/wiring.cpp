@@ -10,6 +10,7 @@
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
 #include "app/maintenance.hpp"
+#include "app/runs.hpp"
 #include "config/config.hpp"
 #include "demo_output.hpp"
 #include "observability/log.hpp"
@@ -208,7 +209,8 @@ struct Upstreams {
 
 // Phase 6. The use cases.
 struct UseCases {
-  UseCases(const Settings& settings, const ProviderCatalog& providers, Runtime& rt, Upstreams& up)
+  UseCases(const Settings& settings, const ProviderCatalog& providers, Runtime& rt, Upstreams& up,
+           const EventLoops& loops)
       : timing{std::chrono::seconds(settings.config.server.answer_early_seconds),
                std::chrono::seconds(settings.config.server.turn_timeout_seconds)},
         admin(rt.runner, rt.tenants, rt.spend, rt.clock, providers, settings.master_key,
@@ -224,7 +226,19 @@ struct UseCases {
         invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
                           tools, mcp_tools, idempotency, rt.lease, up.models,
                           settings.config.prices, rt.clock, rt.metrics, timing}),
-        console(rt.clock, ConsoleSessions::Limits{}) {}
+        console(rt.clock, ConsoleSessions::Limits{}),
+        run_hub(static_cast<std::size_t>(settings.config.runs.max_events)),
+        run_worker(RunWorkerDeps{invoke, idempotency, rt.tenants, rt.runner, rt.lease, run_hub,
+                                 rt.clock, rt.metrics, loops.executors,
+                                 settings.config.runs.max_concurrent,
+                                 std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
+                                 static_cast<std::size_t>(settings.config.runs.max_events)}),
+        runs(invoke, idempotency, rt.tenants, rt.runner, run_worker, run_hub, rt.clock,
+             RunsOptions{settings.config.runs.max_queued_per_org,
+                         std::chrono::milliseconds(settings.config.runs.poll_milliseconds)}) {
+    rt.metrics.DeclareGauge("agentgate_runs_running", "Background runs running on this server.",
+                            [this] { return static_cast<double>(run_worker.Running()); });
+  }
 
   const TurnTiming timing;
   AdminService admin;
@@ -236,6 +250,9 @@ struct UseCases {
   Idempotency idempotency;
   InvokeAgent invoke;
   ConsoleSessions console;
+  RunHub run_hub;
+  RunWorker run_worker;
+  Runs runs;
 };
 
 // Each client connection in flight may hold an upstream connection too. Raises the soft
@@ -293,12 +310,13 @@ Result<void> ProvideDemo(const Config& config, const std::string& listen, AdminS
   return {};
 }
 
-// Waits until every request finished and every connection closed, or the turn cap passed.
-asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit,
+// Waits until every request and run finished and every connection closed, or the turn cap
+// passed.
+asio::awaitable<void> Drain(http::Server& server, RunWorker& runs, std::chrono::seconds limit,
                             const std::vector<asio::io_context*>& loops) {
   asio::steady_timer timer(co_await asio::this_coro::executor);
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  while ((server.ActiveRequests() > 0 || server.OpenConnections() > 0) &&
+  while ((server.ActiveRequests() > 0 || server.OpenConnections() > 0 || runs.Running() > 0) &&
          std::chrono::steady_clock::now() < deadline) {
     timer.expires_after(std::chrono::milliseconds(20));
     co_await timer.async_wait(asio::use_awaitable);
@@ -308,16 +326,17 @@ asio::awaitable<void> Drain(http::Server& server, std::chrono::seconds limit,
   for (auto* loop : loops) loop->stop();
 }
 
-// Phase 9. The background work every server does: its liveness lease, retention, returning unused
-// spend leases, recording gateway calls for the overview.
-void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& rt,
-                         const TurnTiming& timing) {
+// Phase 9. The background work every server does: its liveness lease, running queued runs,
+// retention, returning unused spend leases, recording gateway calls for the overview.
+void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& rt, UseCases& app) {
+  const TurnTiming& timing = app.timing;
   asio::co_spawn(loop, RunServerLease(rt.lease, rt.runner), asio::detached);
+  app.run_worker.Start(loop.get_executor());
   const auto& retention = config.retention;
   asio::co_spawn(loop,
                  RunMaintenance(rt.runner, rt.clock, timing.hard_cap,
-                                RetentionDays{retention.turn_days, retention.conversation_days,
-                                              retention.memory_days},
+                                Retention{retention.turn_days, retention.conversation_days,
+                                          retention.memory_days, config.runs.retention_hours},
                                 std::chrono::seconds(60)),
                  asio::detached);
   asio::co_spawn(loop, RunSpendLeaseReturns(rt.spend, std::chrono::milliseconds(100)),
@@ -357,11 +376,12 @@ int Serve(const ServeOptions& options) {
   EventLoops loops(config);
   Runtime rt(config, **store);
   Upstreams upstreams(config, loops);
-  UseCases app(*settings, providers, rt, upstreams);
+  UseCases app(*settings, providers, rt, upstreams, loops);
 
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{app.admin,
                        app.invoke,
+                       app.runs,
                        app.gateway,
                        rt.runner,
                        rt.tenants,
@@ -390,13 +410,14 @@ int Serve(const ServeOptions& options) {
     if (ec) return;
     log::Info("shutdown_started", {{"signal", static_cast<std::int64_t>(signal)}});
     server.BeginShutdown();
-    asio::co_spawn(
-        loops.first(),
-        Drain(server, std::chrono::seconds(config.server.turn_timeout_seconds), loops.loops),
-        asio::detached);
+    app.run_worker.Stop();  // runs already running finish; queued ones wait for another server
+    asio::co_spawn(loops.first(),
+                   Drain(server, app.run_worker,
+                         std::chrono::seconds(config.server.turn_timeout_seconds), loops.loops),
+                   asio::detached);
   });
   server.Start();
-  StartBackgroundWork(loops.first(), config, rt, app.timing);
+  StartBackgroundWork(loops.first(), config, rt, app);
   log::Info("listening", {{"address", std::string_view(*bound)},
                           {"store", std::string_view(config.store.KindName())}});
   RunLoops(loops, rt);

@@ -9,6 +9,7 @@
 #include "app/authenticate.hpp"
 #include "app/idempotency.hpp"
 #include "app/tool_runner.hpp"
+#include "app/turn_observer.hpp"
 #include "config/config.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "observability/metrics.hpp"
@@ -90,6 +91,17 @@ struct InvokeCommand {
   const InvokeRequest& request;
   std::optional<IdempotentCall> idempotency;
   std::shared_ptr<TurnCancel> cancel;
+  TurnObserver* observer = nullptr;  // a run's recorder: told each step
+  // A background run's turn, admitted when it was queued: the id its new conversation was given
+  // then, and its call already counted in its conversation's window.
+  std::optional<std::string> new_conversation_id{};
+  bool call_counted = false;
+};
+
+// Where a background run's turn will run, decided when it is queued.
+struct QueuedPlace {
+  std::string conversation_id;  // "" for a stateless turn
+  bool creates_conversation = false;
 };
 
 // A turn's soft deadline (answer early) and hard cap, on the Clock's steady time.
@@ -138,6 +150,13 @@ class InvokeAgent {
   // One turn under the hard cap and the caller's cancellation. `command` must outlive the call:
   // every coroutine of the turn refers to it.
   boost::asio::awaitable<Result<InvokeResult>> Invoke(const InvokeCommand& command);
+  // A run's admission before it starts (docs/runs.md): every check a turn makes before it runs,
+  // without waiting for anything: the instance, the conversation (the caller's; for a background
+  // run, `refuse_busy`, 409 with a turn running or queued on it), its call window (this call
+  // counted), and 402 once a monthly limit is reached. A first call's conversation is given its id
+  // now.
+  boost::asio::awaitable<Result<QueuedPlace>> AdmitAhead(const InvokeCommand& command,
+                                                         bool refuse_busy);
   // The agents the caller's token may chat with in its environment (the MCP tool list).
   boost::asio::awaitable<Result<std::vector<AgentCatalog::ChatAgent>>> ChatAgents(
       const Caller& caller) {

@@ -31,7 +31,7 @@ asio::awaitable<std::int64_t> PurgeInBatches(StoreRunner& store, int batch, Purg
 }  // namespace
 
 asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
-                                     std::chrono::milliseconds turn_cap, RetentionDays retention,
+                                     std::chrono::milliseconds turn_cap, Retention retention,
                                      std::chrono::milliseconds every) {
   asio::steady_timer timer(co_await asio::this_coro::executor);
   for (;;) {
@@ -58,14 +58,19 @@ asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
     const std::int64_t facts = co_await PurgeInBatches(
         store, kMemoryPurgeBatch,
         [&](Store& s, int batch) { return s.PurgeMemories(facts_before, batch); });
+    const std::int64_t runs_before = now - retention.run_hours * 3600 * 1000;
+    const std::int64_t runs = co_await PurgeInBatches(
+        store, kRunPurgeBatch,
+        [&](Store& s, int batch) { return s.PurgeRuns(runs_before, batch); });
     if ((released && *released > 0) || (purged && *purged > 0) || (days && *days > 0) ||
-        turns > 0 || conversations > 0 || facts > 0) {
+        turns > 0 || conversations > 0 || facts > 0 || runs > 0) {
       log::Info("maintenance", {{"reservations_released", released ? *released : 0},
                                 {"idempotency_keys_purged", purged ? *purged : 0},
                                 {"gateway_call_rows_purged", days ? *days : 0},
                                 {"turns_purged", turns},
                                 {"conversations_purged", conversations},
-                                {"memories_purged", facts}});
+                                {"memories_purged", facts},
+                                {"runs_purged", runs}});
     }
   }
 }

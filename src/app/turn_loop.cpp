@@ -32,12 +32,20 @@ asio::awaitable<void> Pause(milliseconds wait) {
   co_await timer.async_wait(asio::use_awaitable);
 }
 
-// The tool calls of one model reply, run in order.
+// The tool calls of one model reply, run in order, each reported as it starts and finishes.
 asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
                                                   const std::vector<ToolCall>& calls,
-                                                  const ToolContext& context) {
+                                                  const TurnRun& run, const Clock& clock) {
   std::vector<ToolResult> results;
-  for (const auto& call : calls) results.push_back(co_await runner.Run(call, context));
+  for (const auto& call : calls) {
+    run.Report([&] { return run_events::ToolStarted(call.id, call.name); });
+    const auto started = clock.SteadyNow();
+    results.push_back(co_await runner.Run(call, run.tools));
+    run.Report([&] {
+      const auto ms = std::chrono::duration_cast<milliseconds>(clock.SteadyNow() - started).count();
+      return run_events::ToolFinished(call.id, call.name, !ToolFailed(results.back()), ms);
+    });
+  }
   co_return results;
 }
 
@@ -49,13 +57,8 @@ void CountUsage(TurnRun& run, const ModelReply& reply, double cost_usd) {
 
 // 402 for a turn that cannot reserve its first model call.
 Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
-  Error error(ErrorCode::kSpendLimitReached,
-              "the " + refused.scope + "'s monthly spend limit is reached");
-  error.With("scope", refused.scope)
-      .With("limit_usd", refused.limit_usd)
-      .With("spent_usd", refused.spent_usd)
-      .With("resets_at", governance::IsoUtc(governance::NextMonthStartMs(now_ms)));
-  return error;
+  return governance::SpendLimitError(
+      governance::LimitReached{refused.scope, refused.limit_usd, refused.spent_usd}, now_ms);
 }
 
 }  // namespace
@@ -67,19 +70,26 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
   MeteredCall answer;  // each model call's outcome, in turn
   auto step = turn.Start();
   while (!std::holds_alternative<Turn::Finish>(step)) {
+    // Stopped (the cap, or the caller's cancel) while the last step ran: its tools and calls end
+    // with errors rather than throwing, so no further step starts here.
+    if ((co_await asio::this_coro::cancellation_state).cancelled() != asio::cancellation_type::none)
+      co_return Error(ErrorCode::kCanceled, "the turn was stopped");
     if (d_.clock.SteadyNow() >= run.deadlines.soft) {
       step = turn.OnSoftDeadline();
       continue;
     }
     if (const auto* tools = std::get_if<Turn::RunTools>(&step)) {
-      step = turn.OnToolResults(co_await RunTools(d_.tools, tools->calls, run.tools));
+      step = turn.OnToolResults(co_await RunTools(d_.tools, tools->calls, run, d_.clock));
       continue;
     }
     const ModelRequest& request = *std::get<Turn::CallModel>(step).request;
     for (int failures = 0;;) {
       const milliseconds call_deadline = Until(run.deadlines.hard, d_.clock) + kPastTheCap;
+      const int call = ++run.model_calls_started;
+      run.Report([&] { return run_events::ModelStarted(call); });
       AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer));
       if (answer.refused) {
+        run.Report([&] { return run_events::ModelFailed(call, "spend_limit_reached"); });
         // A turn that cannot pay for its first call is refused; a later one answers with what
         // it has (a summary's call made first counts as one).
         if (run.call_log.empty() && !run.SummaryCalled())
@@ -89,11 +99,16 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       }
       run.call_log.push_back(answer.record);
       if (const auto* reply = std::get_if<ModelReply>(&answer.result)) {
+        run.Report([&] {
+          return run_events::ModelFinished(call, reply->usage.input_tokens,
+                                           reply->usage.output_tokens, answer.cost_usd);
+        });
         CountUsage(run, *reply, answer.cost_usd);
         step = turn.OnModelReply(*reply);
         break;
       }
       const auto& failure = std::get<ModelFailure>(answer.result);
+      run.Report([&] { return run_events::ModelFailed(call, FailureKindName(failure.kind)); });
       const auto decision = DecideRetry(failure, ++failures, Until(run.deadlines.soft, d_.clock));
       if (!decision.retry) {
         step = turn.OnModelFailed(decision.give_up, failure.message);

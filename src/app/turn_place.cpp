@@ -47,12 +47,9 @@ asio::awaitable<Result<std::optional<std::string>>> FindConversation(
   co_return std::optional<std::string>(std::move(found->id));
 }
 
-// Takes this turn's place on an existing conversation: at most 200 calls in any 120 s on it (its
-// first call included; refused calls do not count), then one turn at a time in arrival order, first
-// in this server (no store traffic while waiting), then across servers through the store. The wait
-// counts against the turn's cap; the lease and the ticket hold the place until the turn ends.
-asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const std::string& conversation_id,
-                                          SteadyTime hard_cap, TurnPlace& place) {
+// Counts the call in its conversation's window: at most 200 calls in any 120 s (its first call
+// included; refused calls do not count), else 429.
+asio::awaitable<Result<void>> CountCall(InvokeDeps& d, const std::string& conversation_id) {
   const std::int64_t now = d.clock.NowMs();
   AG_CO_TRY(const auto window, co_await d.store.Run([&](Store& s) {
     return s.RecordConversationCall(conversation_id, now, governance::kConversationWindowMs,
@@ -66,6 +63,17 @@ asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const std::string& conv
     limited.retry_after_seconds = window.retry_after_seconds;
     co_return limited;
   }
+  co_return Result<void>{};
+}
+
+// Takes this turn's place on an existing conversation: its call counted in the window (unless it
+// was when its run was queued), then one turn at a time in arrival order, first in this server (no
+// store traffic while waiting), then across servers through the store. The wait counts against the
+// turn's cap; the lease and the ticket hold the place until the turn ends.
+asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const InvokeCommand& command,
+                                          const std::string& conversation_id, SteadyTime hard_cap,
+                                          TurnPlace& place) {
+  if (!command.call_counted) AG_CO_TRYV(co_await CountCall(d, conversation_id));
   auto acquired = co_await d.conversations.Acquire(conversation_id);
   if (!acquired)
     co_return Error(ErrorCode::kTurnTimeout,
@@ -89,9 +97,40 @@ asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const std::string& conv
   co_return Result<void>{};
 }
 
+// Time-ordered, like turn ids: new conversations and their first messages go in at the edge of the
+// store's indexes.
+std::string NewConversationId(std::int64_t now_ms) {
+  return "conv_" + crypto::TimeOrderedHex(now_ms, 8);
+}
+
+// 402 once a monthly limit of the caller's organization or of the agent is reached (settled plus
+// reserved spend), the same rule a turn's first reservation meets.
+asio::awaitable<Result<void>> CheckSpendLimits(InvokeDeps& d, const InvokeCommand& command) {
+  const std::int64_t now = d.clock.NowMs();
+  const auto agent_limit = command.agent.loaded()->config.monthly_spend_limit_usd;
+  AG_CO_TRY(const auto reached,
+            co_await d.store.Run([&](Store& s) -> Result<std::optional<governance::LimitReached>> {
+              AG_TRY(const auto org, s.GetOrg(command.caller.org_id));
+              const auto org_limit = org ? org->monthly_spend_limit_usd : std::nullopt;
+              if (!org_limit && !agent_limit) return std::nullopt;
+              AG_TRY(const auto usage, s.GetUsage(command.caller.org_id, governance::MonthOf(now)));
+              return governance::FirstLimitReached(org_limit, agent_limit, [&](bool whole_org) {
+                double spent = 0;
+                for (const auto& row : usage) {
+                  if (whole_org || row.agent_id == command.agent_id)
+                    spent += row.spent_usd + row.reserved_usd;
+                }
+                return spent;
+              });
+            }));
+  if (reached) co_return governance::SpendLimitError(*reached, now);
+  co_return Result<void>{};
+}
+
 }  // namespace
 
 TicketGuard::~TicketGuard() {
+  if (given_up_) return;
   server_.Post([ticket = ticket_](Store& s) { return s.DequeueTurn(ticket); });
 }
 
@@ -109,19 +148,57 @@ asio::awaitable<Result<void>> TakePlace(InvokeDeps& d, const InvokeCommand& comm
   }
   if (request.stateful && request.conversation_id) {
     AG_CO_TRY(place.conversation_id, co_await FindConversation(d, command, place.instance_id));
-    AG_CO_TRYV(co_await WaitForTurn(d, *place.conversation_id, hard_cap, place));
+    AG_CO_TRYV(co_await WaitForTurn(d, command, *place.conversation_id, hard_cap, place));
   } else if (request.stateful) {
     // A first call's conversation is created by its turn's commit: a turn refused or canceled
-    // leaves none behind. Nobody else knows its id yet, so it has no other turn to wait for and
-    // an empty call window (the commit records this first call in it). Time-ordered, like turn
-    // ids: new conversations and their first messages go in at the edge of the store's indexes.
+    // leaves none behind. Nobody else can use its id yet, so it has no other turn to wait for and
+    // an empty call window (the commit records this first call in it).
     const std::int64_t started_ms = d.clock.NowMs();
-    place.new_conversation.emplace(
-        ConversationRecord{"conv_" + crypto::TimeOrderedHex(started_ms, 8), command.caller.org_id,
-                           command.caller.env, command.agent_id, place.instance_id, started_ms});
+    place.new_conversation.emplace(ConversationRecord{
+        command.new_conversation_id.value_or(NewConversationId(started_ms)), command.caller.org_id,
+        command.caller.env, command.agent_id, place.instance_id, started_ms});
     place.conversation_id = place.new_conversation->id;
   }
   co_return Result<void>{};
+}
+
+}  // namespace agentgate
+
+namespace agentgate {
+
+asio::awaitable<Result<QueuedPlace>> InvokeAgent::AdmitAhead(const InvokeCommand& command,
+                                                             bool refuse_busy) {
+  const auto& request = command.request;
+  QueuedPlace place;
+  std::string instance_id;
+  if (command.agent.loaded()->config.per_instance) {
+    if (!request.instance_id || request.instance_id->empty()) {
+      co_return InvalidField("instance_id", "is required: agent '" + command.agent_id +
+                                                "' is configured per instance");
+    }
+    instance_id = *request.instance_id;
+    AG_CO_TRYV(co_await InstanceInstructions(d_, command, instance_id));
+  }
+  if (request.stateful && request.conversation_id) {
+    AG_CO_TRY(auto found, co_await FindConversation(d_, command, instance_id));
+    place.conversation_id = std::move(*found);
+    const std::int64_t now = d_.clock.NowMs();
+    AG_CO_TRY(const bool busy, co_await d_.store.Run([&](Store& s) -> Result<bool> {
+      if (!refuse_busy) return false;
+      return s.ConversationBusy(place.conversation_id, now);
+    }));
+    if (busy) {
+      co_return Error(ErrorCode::kConversationBusy,
+                      "field 'conversation_id': conversation '" + place.conversation_id +
+                          "' has a turn running or queued; queue the run once it is free");
+    }
+    AG_CO_TRYV(co_await CountCall(d_, place.conversation_id));
+  } else if (request.stateful) {
+    place.conversation_id = NewConversationId(d_.clock.NowMs());
+    place.creates_conversation = true;
+  }
+  AG_CO_TRYV(co_await CheckSpendLimits(d_, command));
+  co_return place;
 }
 
 }  // namespace agentgate

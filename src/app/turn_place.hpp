@@ -20,10 +20,13 @@ class TicketGuard {
   TicketGuard(const TicketGuard&) = delete;
   TicketGuard& operator=(const TicketGuard&) = delete;
   std::int64_t ticket() const { return ticket_; }
+  // The turn's commit gave the ticket up: nothing is left to remove.
+  void GivenUp() { given_up_ = true; }
 
  private:
   ServerLease& server_;
   std::int64_t ticket_;
+  bool given_up_ = false;
 };
 
 struct TurnPlace {

@@ -56,8 +56,15 @@ struct TurnRun {
   std::vector<RememberedFact> remembered;  // stored with the turn, or not at all
   const ToolContext tools;                 // what the turn's tools run with
 
+  int model_calls_started = 0;  // numbers the model.* events, retries included
+
   // A summary's call made before the turn's first counts as one of its calls.
   bool SummaryCalled() const { return summary_step && summary_step->record.called; }
+  // Tells the turn's observer, if it has one, the event `make()` builds (only then built).
+  template <class Make>
+  void Report(const Make& make) const {
+    if (command.observer != nullptr) command.observer->Report(make());
+  }
 };
 
 }  // namespace agentgate

@@ -37,6 +37,16 @@ TurnRecord RecordOf(const TurnRun& run, const TurnOutcome& outcome, std::string 
                      outcome, result.blocked, run.mcp_tools.notes, summary)};
 }
 
+// The reply as its followers see it: its text, then its actions; none of it when the safety
+// policy withheld it (the run's terminal event carries the placeholder).
+void ReportReply(const TurnRun& run, const TurnOutcome& outcome) {
+  if (run.result.blocked) return;
+  if (!outcome.reply_text.empty())
+    run.Report([&] { return run_events::TextDelta(outcome.reply_text); });
+  for (const auto& action : outcome.actions)
+    run.Report([&] { return run_events::Action(action.name, action.arguments); });
+}
+
 }  // namespace
 
 TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
@@ -77,6 +87,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
 asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
                                                           CommitOutcome& commit_outcome) {
   const TurnCommit commit = Settle(run, *run.outcome);
+  ReportReply(run, *run.outcome);
   // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
   // last step ran (a canceled or timed-out model call returns a failure, not an exception), stores
   // nothing. Past this check the commit is queued in the same step, and its outcome is the answer
@@ -99,6 +110,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
     co_return *commit_outcome;
   }
   run.metered.Committed();
+  if (run.place.ticket_guard) run.place.ticket_guard->GivenUp();  // the commit removed it
   d_.metrics.Add(
       "agentgate_turn_stops_total",
       {{"reason", std::string(StopReasonName(run.result.stop_reason).value_or("none"))}});

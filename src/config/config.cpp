@@ -187,8 +187,9 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
 }
 
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
-  static const std::set<std::string> kTopLevel{
-      "server", "store", "admin", "secrets", "crm", "upstream", "retention", "providers", "prices"};
+  static const std::set<std::string> kTopLevel{"server",    "store",    "admin",     "secrets",
+                                               "crm",       "upstream", "retention", "runs",
+                                               "providers", "prices"};
   for (const auto& [k, v] : root) {
     if (!kTopLevel.contains(std::string(k.str())))
       return ConfigError(std::string(k.str()), "unknown section");
@@ -242,6 +243,14 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(retention.Integer("conversation_days", c.retention.conversation_days, 1, 36500));
   AG_TRYV(retention.Integer("memory_days", c.retention.memory_days, 1, 36500));
   AG_TRYV(retention.RejectUnknown());
+
+  SectionReader runs(root["runs"].as_table(), "runs", env);
+  AG_TRYV(runs.Integer("max_concurrent", c.runs.max_concurrent, 1, 100000));
+  AG_TRYV(runs.Integer("max_queued_per_org", c.runs.max_queued_per_org, 1, 10000000));
+  AG_TRYV(runs.Integer("poll_milliseconds", c.runs.poll_milliseconds, 10, 60000));
+  AG_TRYV(runs.Integer("max_events", c.runs.max_events, 16, 1000000));
+  AG_TRYV(runs.Integer("retention_hours", c.runs.retention_hours, 1, 876000));
+  AG_TRYV(runs.RejectUnknown());
 
   AG_TRYV(ReadProviders(root, c));
   AG_TRYV(ReadPrices(root, c));

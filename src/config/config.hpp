@@ -72,6 +72,15 @@ struct RetentionConfig {
   int memory_days = 400;        // remembered facts older than this are deleted
 };
 
+// Background runs (docs/runs.md).
+struct RunsConfig {
+  int max_concurrent = 64;         // runs this server runs at once
+  int max_queued_per_org = 10000;  // then a new background run is 429 queue_full
+  int poll_milliseconds = 200;     // how often a server looks for runs queued elsewhere
+  int max_events = 2000;           // stored per run (its first ones, and its terminal one)
+  int retention_hours = 24;        // ended runs and their events are deleted after this
+};
+
 struct ProviderConfig {
   std::string name;
   std::string kind;  // openai | anthropic | offline
@@ -87,6 +96,7 @@ struct Config {
   CrmConfig crm;
   UpstreamConfig upstream;
   RetentionConfig retention;
+  RunsConfig runs;
   std::vector<ProviderConfig> providers;
   std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens
 };

@@ -59,6 +59,30 @@ TEST(Config, RetentionIsBoundedAndOverridable) {
   }
 }
 
+TEST(Config, RunsHaveBoundedDefaultsAndOverrides) {
+  auto defaults = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->runs.max_concurrent, 64);
+  EXPECT_EQ(defaults->runs.max_queued_per_org, 10000);
+  EXPECT_EQ(defaults->runs.poll_milliseconds, 200);
+  EXPECT_EQ(defaults->runs.max_events, 2000);
+  EXPECT_EQ(defaults->runs.retention_hours, 24);
+  auto c = LoadConfig("[runs]\nmax_concurrent = 3\nretention_hours = 1\n",
+                      FakeEnv({{"AGENTGATE_RUNS_POLL_MILLISECONDS", "50"}}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->runs.max_concurrent, 3);
+  EXPECT_EQ(c->runs.retention_hours, 1);
+  EXPECT_EQ(c->runs.poll_milliseconds, 50);
+  for (const char* bad : {"max_concurrent = 0", "poll_milliseconds = 1", "max_events = 2",
+                          "retention_hours = 0", "max_queued_per_org = \"many\""}) {
+    auto refused = LoadConfig(std::string("[runs]\n") + bad + "\n", FakeEnv({}));
+    ASSERT_FALSE(refused) << bad;
+    const std::string key(bad, std::string_view(bad).find(' '));
+    EXPECT_NE(refused.error().message.find("runs." + key), std::string::npos) << bad;
+  }
+  EXPECT_FALSE(LoadConfig("[runs]\nmax_paralel = 3\n", FakeEnv({})));
+}
+
 TEST(Config, CrmPlainHttpIsAnExplicitChoice) {
   auto c = LoadConfig(R"([crm]
 allow_http = true

@@ -22,6 +22,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "conversation_not_found";
     case ErrorCode::kInstanceNotFound:
       return "instance_not_found";
+    case ErrorCode::kRunNotFound:
+      return "run_not_found";
     case ErrorCode::kConflict:
       return "conflict";
     case ErrorCode::kMethodNotAllowed:
@@ -32,6 +34,12 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "idempotency_key_in_use";
     case ErrorCode::kIdempotencyKeyReused:
       return "idempotency_key_reused";
+    case ErrorCode::kConversationBusy:
+      return "conversation_busy";
+    case ErrorCode::kRunEnded:
+      return "run_ended";
+    case ErrorCode::kQueueFull:
+      return "queue_full";
     case ErrorCode::kPayloadTooLarge:
       return "payload_too_large";
     case ErrorCode::kHeadersTooLarge:
@@ -52,10 +60,64 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "UPSTREAM_UNAVAILABLE";
     case ErrorCode::kUnavailable:
       return "unavailable";
+    case ErrorCode::kInterrupted:
+      return "interrupted";
     case ErrorCode::kInternal:
       return "internal_error";
   }
   return "internal_error";
+}
+
+int HttpStatusOf(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidRequest:
+    case ErrorCode::kMissingHeader:
+    case ErrorCode::kCrmNotConfigured:
+      return 400;
+    case ErrorCode::kUnauthenticated:
+      return 401;
+    case ErrorCode::kSpendLimitReached:
+      return 402;
+    case ErrorCode::kForbidden:
+      return 403;
+    case ErrorCode::kNotFound:
+    case ErrorCode::kAgentNotFound:
+    case ErrorCode::kConversationNotFound:
+    case ErrorCode::kInstanceNotFound:
+    case ErrorCode::kRunNotFound:
+      return 404;
+    case ErrorCode::kMethodNotAllowed:
+      return 405;
+    case ErrorCode::kConflict:
+    case ErrorCode::kIdempotencyKeyInUse:
+    case ErrorCode::kConversationBusy:
+    case ErrorCode::kRunEnded:
+      return 409;
+    case ErrorCode::kPayloadTooLarge:
+      return 413;
+    case ErrorCode::kIdempotencyKeyReused:
+      return 422;
+    case ErrorCode::kRateLimited:
+    case ErrorCode::kQueueFull:
+      return 429;
+    case ErrorCode::kHeadersTooLarge:
+      return 431;
+    case ErrorCode::kCanceled:
+      return 499;  // nginx's "client closed request"
+    case ErrorCode::kInternal:
+      return 500;
+    case ErrorCode::kNotImplemented:
+      return 501;
+    case ErrorCode::kCrmAuthFailed:
+    case ErrorCode::kUpstreamUnavailable:
+      return 502;
+    case ErrorCode::kUnavailable:
+    case ErrorCode::kInterrupted:
+      return 503;
+    case ErrorCode::kTurnTimeout:
+      return 504;
+  }
+  return 500;
 }
 
 void throw_exception_from_error(const Error& error, const boost::source_location&) {

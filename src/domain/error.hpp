@@ -22,11 +22,15 @@ enum class ErrorCode {
   kAgentNotFound,
   kConversationNotFound,
   kInstanceNotFound,
+  kRunNotFound,
   kConflict,
   kMethodNotAllowed,
   kSpendLimitReached,
   kIdempotencyKeyInUse,
   kIdempotencyKeyReused,
+  kConversationBusy,  // a background run on a conversation with a turn running or queued
+  kRunEnded,          // cancel of a run that completed or failed
+  kQueueFull,         // an organization's queued runs are at their bound
   kPayloadTooLarge,
   kHeadersTooLarge,
   kRateLimited,
@@ -37,11 +41,14 @@ enum class ErrorCode {
   kCrmAuthFailed,        // gateway FL06: the OAuth refresh failed
   kUpstreamUnavailable,  // the CRM platform did not answer in time
   kUnavailable,
+  kInterrupted,  // a run whose server died mid-run: never re-run automatically
   kInternal,
 };
 
 // The wire name of a code, e.g. "invalid_request".
 std::string_view ErrorCodeName(ErrorCode code);
+// The HTTP status the API answers a code with (499 for a caller's own cancel, as nginx logs it).
+int HttpStatusOf(ErrorCode code);
 
 // Not an aggregate on purpose: GCC 12 destroys braced aggregate temporaries inside co_await
 // expressions twice; a constructed temporary is handled correctly.

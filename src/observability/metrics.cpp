@@ -222,6 +222,9 @@ void DeclareAgentgateMetrics(Metrics& m) {
                    "Model calls refused by a monthly spend limit.");
   m.DeclareCounter("agentgate_idempotency_total", "Idempotency-Key claims by outcome.");
   m.DeclareCounter("agentgate_rate_limited_total", "Calls refused by the per-conversation window.");
+  m.DeclareCounter("agentgate_runs_started_total", "Background runs this server started.");
+  m.DeclareCounter("agentgate_runs_ended_total",
+                   "Background runs this server ended, by status (completed, failed, canceled).");
   m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds",
                      "Metadata gateway upstream call latency.", latency);
 }

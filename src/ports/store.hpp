@@ -259,12 +259,57 @@ class GovernanceStore {
   virtual Result<bool> RenewServerLease(const std::string& server_id, std::int64_t now_ms,
                                         std::int64_t until_ms) = 0;
   // Releases what the servers whose lease ended before `now_ms` held, and their leases; how many.
+  // Their running runs end failed (`interrupted`), never re-run.
   virtual Result<std::int64_t> ReleaseLapsedServers(std::int64_t now_ms) = 0;
-  // A server that stops: what it holds is released now, not when its lease would lapse.
-  virtual Result<void> EndServerLease(const std::string& server_id) = 0;
+  // A server that stops at `now_ms`: what it holds is released now, not when its lease would
+  // lapse.
+  virtual Result<void> EndServerLease(const std::string& server_id, std::int64_t now_ms) = 0;
 };
 
-class Store : public TenantStore, public ConversationStore, public GovernanceStore {
+// Runs and their events (docs/runs.md): the store is the runs' queue, each decision one
+// conditional write, so a run starts once however many servers claim.
+class RunStore {
+ public:
+  virtual ~RunStore() = default;
+
+  // Queues `run` unless its organization has `max_queued` queued already (false, nothing
+  // written). A run created running (a streamed turn) starts on `run.server_id` at once, with no
+  // bound. With `answer`, the call's Idempotency-Key is completed with it in the same
+  // transaction (kConflict, nothing written, when the claim was taken over).
+  virtual Result<bool> CreateRun(const RunRecord& run, int max_queued,
+                                 const std::optional<IdempotencyCompletion>& answer) = 0;
+  virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;
+  // Starts up to `limit` of the oldest queued runs on `server_id`, each once across servers.
+  virtual Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id,
+                                                   std::int64_t now_ms, int limit) = 0;
+  // Adds events (numbered by the run's recorder) to a run.
+  virtual Result<void> AppendRunEvents(const std::string& run_id,
+                                       const std::vector<RunEvent>& events) = 0;
+  // The run's events numbered above `after_seq`, in order, at most `limit`.
+  virtual Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id,
+                                                      std::int64_t after_seq, int limit) = 0;
+  // Ends a running run as `run.status` with its result or error and its last events (the terminal
+  // one among them); false when it was not running (canceled, or interrupted, meanwhile).
+  virtual Result<bool> FinishRun(const RunRecord& run,
+                                 const std::vector<RunEvent>& last_events) = 0;
+  // A queued run ends canceled at once (its terminal event `canceled` written); a running one is
+  // marked for its server to cancel; an ended one is left as it is. The run as it then stands.
+  virtual Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,
+                                                     const RunEvent& canceled) = 0;
+  // The running runs of `server_id` whose cancel was asked for.
+  virtual Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) = 0;
+  // Whether a turn is queued or running on the conversation: a queued or running run, or a live
+  // queue ticket.
+  virtual Result<bool> ConversationBusy(const std::string& conversation_id,
+                                        std::int64_t now_ms) = 0;
+  // Deletes at most `limit` runs that ended before `ended_before_ms`, with their events.
+  virtual Result<std::int64_t> PurgeRuns(std::int64_t ended_before_ms, int limit) = 0;
+};
+
+class Store : public TenantStore,
+              public ConversationStore,
+              public GovernanceStore,
+              public RunStore {
  public:
   virtual Result<void> Ping() = 0;  // reachable and answering
 };

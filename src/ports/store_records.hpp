@@ -2,6 +2,7 @@
 // Plain records the stores read and write. Times are milliseconds since the Unix epoch (UTC).
 
 #include "domain/governance/decisions.hpp"
+#include "domain/runs/run_events.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -179,6 +180,26 @@ struct TurnCommit {
   std::vector<RememberedFact> facts;
   std::optional<ConversationSummary> summary;  // replaces turn.conversation_id's summary
   std::optional<std::int64_t> queue_ticket{};  // the conversation place the turn held
+};
+
+// A run someone may watch, leave or stop (docs/runs.md): a background run from queued to its end.
+struct RunRecord {
+  std::string id;
+  std::string org_id;
+  std::string env;
+  std::string agent_id;
+  std::string token_id;  // whose call queued it: the run runs as that caller
+  RunStatus status = RunStatus::kQueued;
+  std::string conversation_id{};      // "" for a stateless run
+  bool creates_conversation = false;  // its turn's commit creates conversation_id
+  std::string request_json{};         // the turn's request while queued; "" once started
+  std::int64_t created_at_ms = 0;
+  std::int64_t started_at_ms = 0;  // 0 while queued
+  std::int64_t ended_at_ms = 0;    // 0 until it ends
+  std::string server_id{};         // the server running it
+  bool cancel_requested = false;
+  std::string result_json{};  // completed: the plain call's 200 body
+  std::string error_json{};   // failed or canceled: {status, code, message}
 };
 
 struct SpendReservationRequest {

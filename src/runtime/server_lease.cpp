@@ -31,7 +31,11 @@ bool ServerLease::Pass(Store& store) {
   const std::int64_t now = clock_.NowMs();
   const auto renewed = store.RenewServerLease(id_, now, now + options_.ttl.count());
   if (!renewed) return true;  // the store is down: nothing else would work either
-  if (!*renewed) log::Warn("server_lease_renewed_after_lapse", {{"server", std::string_view(id_)}});
+  // The first pass starts the lease; a later one that finds none means it lapsed while this server
+  // ran (what it held was released meanwhile).
+  if (!*renewed && held_.exchange(true))
+    log::Warn("server_lease_renewed_after_lapse", {{"server", std::string_view(id_)}});
+  held_ = true;
   if (auto released = store.ReleaseLapsedServers(now); released && *released > 0)
     log::Info("lapsed_servers_released", {{"servers", *released}});
   std::deque<Release> retry;
@@ -52,7 +56,7 @@ bool ServerLease::Pass(Store& store) {
 }
 
 void ServerLease::End(Store& store) {
-  (void)store.EndServerLease(id_);
+  (void)store.EndServerLease(id_, clock_.NowMs());
 }
 
 std::size_t ServerLease::PendingReleases() const {

@@ -14,6 +14,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -60,6 +61,7 @@ class ServerLease {
   const std::string id_;
   mutable std::mutex mutex_;
   std::deque<Release> pending_;
+  std::atomic<bool> held_{false};  // a pass started the lease
 };
 
 // A pass of `lease` every renew_every until its executor stops (after a first one at once).

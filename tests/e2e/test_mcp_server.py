@@ -1,6 +1,6 @@
 """agentgate's agents as an MCP server (POST /mcp, SPEC §10), called by the official TypeScript
 SDK's clients: v1 (@modelcontextprotocol/sdk, 2025-11-25) and v2 (@modelcontextprotocol/client,
-2026-07-28), pinned in tests/mcp."""
+2026-07-28), pinned in tests/counterparts."""
 import json
 import subprocess
 import threading
@@ -11,7 +11,7 @@ import pytest
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
-from mcp_harness import counterparts_dir
+from counterparts import counterparts_dir
 
 
 @pytest.fixture

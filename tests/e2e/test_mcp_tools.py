@@ -1,5 +1,5 @@
 """Agents using the tools of MCP servers (SPEC §10), through the binary, against the protocol's
-reference server and servers built on the official TypeScript SDK (tests/mcp, pinned)."""
+reference server and servers built on the official TypeScript SDK (tests/counterparts, pinned)."""
 import json
 import time
 
@@ -8,7 +8,7 @@ import pytest
 import stores
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
-from mcp_harness import EverythingServer, SdkServer, free_port
+from counterparts import EverythingServer, SdkServer, free_port
 
 
 @pytest.fixture

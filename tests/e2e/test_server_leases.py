@@ -102,3 +102,38 @@ def test_a_killed_servers_conversations_and_keys_are_free_on_the_other_within_5_
     status, _, keyed = invoke(other, held, headers=key, timeout=10)
     assert status == 200, keyed  # the dead server's claim is gone: the call runs, no 409
     assert time.monotonic() - killed < 5.0
+
+
+@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+def test_a_killed_servers_runs_end_interrupted_on_the_other_and_are_not_run_again(start_server, llm):
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    # The second looks for queued runs rarely: the run below is the first server's.
+    second = start_server(config_for(llm) + "\n[runs]\npoll_milliseconds = 60000\n",
+                          env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    tenant.agent("bot")
+    llm.push(dict(openai_text("never seen"), delay=60))
+    status, _, queued = invoke(tenant, {"message": "slow", "background": True})
+    assert status == 202, queued
+    deadline = time.monotonic() + 5
+    while not llm.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert llm.requests, "the run never reached the model"
+    first.stop(signal.SIGKILL)
+    killed = time.monotonic()
+
+    other = tenant.via(second)
+    h = {"fl-api-org": tenant.org, "fl-api-env": "prod", "fl-api-token": tenant.token}
+    while True:
+        status, _, run = second.request("GET", f"/api/runs/{queued['run_id']}", headers=h)
+        assert status == 200, run
+        if run["status"] != "running" or time.monotonic() - killed > 10:
+            break
+        time.sleep(0.05)
+    assert run["status"] == "failed" and run["error"]["code"] == "interrupted", run
+    assert time.monotonic() - killed < 5.0
+    status, _, raw = second.request("GET", f"/api/runs/{queued['run_id']}/events", headers=h)
+    assert status == 200 and raw.count("event: run.failed") == 1 and '"code":"interrupted"' in raw
+    time.sleep(0.5)
+    assert len(llm.requests) == 1  # never run again
+    assert other.settled_usage(within=5)["total_reserved_usd"] == 0

@@ -62,12 +62,24 @@ class FakeLlm:
         self.script = []
         self.requests = []
         self.disconnects = 0
+        self.in_flight = 0  # requests being answered now, and the most at once
+        self.max_in_flight = 0
         self.lock = threading.Lock()
         fake = self
 
         class Handler(FakeHandler):
 
             def do_POST(self):
+                with fake.lock:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    self.answer()
+                finally:
+                    with fake.lock:
+                        fake.in_flight -= 1
+
+            def answer(self):
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with fake.lock:
@@ -127,6 +139,7 @@ class FakeLlm:
             self.script.clear()
             self.requests.clear()
             self.disconnects = 0
+            self.max_in_flight = 0
 
     def close(self):
         self.server.shutdown()
@@ -134,10 +147,13 @@ class FakeLlm:
 
 
 class FakeToolServer:
-    """An operator's HTTP tool: records calls and answers JSON."""
+    """An operator's HTTP tool: records calls and answers JSON, after `delay` seconds (a caller that
+    hangs up meanwhile is counted in `disconnects`)."""
 
     def __init__(self):
         self.calls = []
+        self.delay = 0
+        self.disconnects = 0
         fake = self
 
         class Handler(FakeHandler):
@@ -147,6 +163,10 @@ class FakeToolServer:
                 raw = self.rfile.read(length) if length else b""
                 fake.calls.append({"method": self.command, "path": self.path, "body": raw.decode(),
                                    "headers": {k.lower(): v for k, v in self.headers.items()}})
+                if fake.delay and FakeLlm._client_left(self.connection, fake.delay):
+                    fake.disconnects += 1
+                    self.close_connection = True
+                    return
                 payload = json.dumps({"status": "shipped", "eta_days": 2}).encode()
                 self.send_response(200)
                 self.send_header("content-type", "application/json")

@@ -1,6 +1,6 @@
 // The maintenance loop against each real store (SQLite, PostgreSQL): stranded spend reservations
 // are released (recent ones kept), expired idempotency keys purged, and old gateway counts, turns,
-// idle conversations and facts purged, each by its own retention.
+// idle conversations, facts and ended runs purged, each by its own retention.
 #include "app/maintenance.hpp"
 #include "store/store_backends.hpp"
 #include "support/manual_clock.hpp"
@@ -26,7 +26,7 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesWhatOutlivedItsRete
     GTEST_SKIP() << "no PostgreSQL: set AGENTGATE_TEST_POSTGRES_URL (make test does)";
   TypeParam backend;
   auto store = backend.Open();
-  const std::int64_t now = 10 * 60 * 1000;
+  const std::int64_t now = 10 * 3600 * 1000;  // 10 h after the epoch: in 1970-01
   auto stranded =
       store->ReserveSpend({"acme", "bot", "1970-01", 0.5, std::nullopt, 1000, 0}).value();
   auto recent =
@@ -94,15 +94,39 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesWhatOutlivedItsRete
   ASSERT_TRUE(store->AddMemory(scope, "remembered", now - 5 * kMsPerDay + 1));
   const auto facts = [&] { return store->ListMemories(scope, 10).value().size(); };
 
+  // Runs: kept 2 hours after they ended; one ended 2 hours and 1 ms before `now` goes with its
+  // events, one ended later stays, and a queued one is never purged.
+  const auto ended_run = [&](std::string id, std::int64_t ended_at) {
+    RunRecord run{id, "acme", "prod", "bot", "tok"};
+    run.created_at_ms = ended_at - 10;
+    run.request_json = R"({"message":"hi"})";
+    ASSERT_TRUE(store->CreateRun(run, 100, std::nullopt).value());
+    auto claimed = store->ClaimRuns("server-a", ended_at - 5, 1).value();
+    ASSERT_EQ(claimed.size(), 1u);
+    run = claimed[0];
+    run.status = RunStatus::kCompleted;
+    run.ended_at_ms = ended_at;
+    run.result_json = "{}";
+    auto done = run_events::Completed("{}");
+    done.seq = 1;
+    ASSERT_TRUE(store->FinishRun(run, {done}).value());
+  };
+  ended_run("run-old", now - 2 * 3600 * 1000 - 1);
+  ended_run("run-recent", now - 2 * 3600 * 1000 + 1);
+  RunRecord queued{"run-queued", "acme", "prod", "bot", "tok"};
+  queued.created_at_ms = 0;
+  ASSERT_TRUE(store->CreateRun(queued, 100, std::nullopt).value());
+  const auto old_run_gone = [&] { return !store->GetRun("run-old").value(); };
+
   boost::asio::thread_pool pool(1);
   StoreRunner runner(*store, pool);
   ManualClock clock(now);
   boost::asio::io_context io;
-  boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, RetentionDays{2, 3, 5}, 10ms),
+  boost::asio::co_spawn(io, RunMaintenance(runner, clock, 120s, Retention{2, 3, 5, 2}, 10ms),
                         boost::asio::detached);
   double reserved = 1;
   for (int i = 0; i < 200 && (reserved > 0.3 || gateway_days() > 1 || !old_turn_gone() ||
-                              !idle_conversation_gone() || facts() > 1);
+                              !idle_conversation_gone() || facts() > 1 || !old_run_gone());
        ++i) {
     io.run_one_for(50ms);
     reserved = store->GetUsage("acme", "1970-01").value().at(0).reserved_usd;
@@ -122,6 +146,11 @@ TYPED_TEST(Maintenance, ReleasesStrandedReservationsAndPurgesWhatOutlivedItsRete
   const auto kept_facts = store->ListMemories(scope, 10).value();
   ASSERT_EQ(kept_facts.size(), 1u);
   EXPECT_EQ(kept_facts[0].fact, "remembered");
+  EXPECT_TRUE(old_run_gone());
+  EXPECT_TRUE(store->ListRunEvents("run-old", 0, 10).value().empty());
+  EXPECT_TRUE(store->GetRun("run-recent").value());
+  EXPECT_EQ(store->ListRunEvents("run-recent", 0, 10).value().size(), 1u);
+  EXPECT_TRUE(store->GetRun("run-queued").value());
   const auto settling = [](std::string turn_id, const std::string& reservation_id) {
     TurnCommit commit;
     commit.turn.id = std::move(turn_id);

@@ -10,10 +10,13 @@
 #include "support/run_async.hpp"
 
 #include <gtest/gtest.h>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/json/parse.hpp>
 
+#include <atomic>
 #include <set>
 
 namespace agentgate::http {
@@ -93,11 +96,29 @@ class ServerRoutesTest : public ::testing::Test {
                                  TurnTiming{}}};
   ConsoleSessions console_{clock_, ConsoleSessions::Limits{}};
   GatewayCallTally gateway_calls_;
-  http::RouteDeps deps_{admin_,       invoke_,
-                        gateway_,     runner_,
-                        tenants_,     metrics_,
-                        console_,     gateway_calls_,
-                        std::nullopt, [this] { return server_ && server_->Draining(); }};
+  RunHub run_hub_{100};
+  RunWorker run_worker_{RunWorkerDeps{invoke_,
+                                      idempotency_,
+                                      tenants_,
+                                      runner_,
+                                      lease_,
+                                      run_hub_,
+                                      clock_,
+                                      metrics_,
+                                      {http_io_.get_executor()}}};
+  Runs runs_{invoke_,     idempotency_, tenants_, runner_,
+             run_worker_, run_hub_,     clock_,   RunsOptions{}};
+  http::RouteDeps deps_{admin_,
+                        invoke_,
+                        runs_,
+                        gateway_,
+                        runner_,
+                        tenants_,
+                        metrics_,
+                        console_,
+                        gateway_calls_,
+                        std::nullopt,
+                        [this] { return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;
@@ -161,6 +182,62 @@ TEST_F(ServerRoutesTest, ShutdownLetsInFlightRequestsFinishAndTurnsReadinessOff)
   after.url = base_ + "/healthz";
   after.timeout = 2000ms;
   EXPECT_FALSE(RunAsync(late_io, late.Send(after)));
+}
+
+// A streamed body goes out chunk by chunk as the handler writes it; a client that leaves is seen
+// by the handler's next writes, which then fail.
+TEST_F(ServerRoutesTest, AStreamedResponseIsChunkedAndItsWriterLearnsTheClientLeft) {
+  std::atomic<bool> client_gone{false};
+  router_.Add("GET", "/stream", [&](http::Request&) -> asio::awaitable<http::Response> {
+    http::Response r;
+    r.content_type = "text/event-stream";
+    r.stream = [&](http::ResponseStream& out) -> asio::awaitable<void> {
+      co_await out.Write("data: one\n\n");
+      asio::steady_timer pause(co_await asio::this_coro::executor, 20ms);
+      co_await pause.async_wait(asio::use_awaitable);
+      co_await out.Write("data: two\n\n");
+    };
+    co_return r;
+  });
+  router_.Add("GET", "/forever", [&](http::Request&) -> asio::awaitable<http::Response> {
+    http::Response r;
+    r.content_type = "text/event-stream";
+    r.stream = [&](http::ResponseStream& out) -> asio::awaitable<void> {
+      for (int i = 0; i < 2000; ++i) {
+        if (!co_await out.Write(": tick\n\n")) {
+          client_gone = true;
+          co_return;
+        }
+        asio::steady_timer pause(co_await asio::this_coro::executor, 5ms);
+        co_await pause.async_wait(asio::use_awaitable);
+      }
+    };
+    co_return r;
+  });
+  StartServer();
+  asio::io_context client_io;
+  HttpClient client(client_io.get_executor(), HttpClientOptions{});
+  for (int i = 0; i < 2; ++i) {  // the second on the kept-alive connection
+    HttpClientRequest get;
+    get.url = base_ + "/stream";
+    auto response = RunAsync(client_io, client.Send(get));
+    ASSERT_TRUE(response) << response.error().message;
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->Header("transfer-encoding"), "chunked");
+    EXPECT_EQ(response->body, "data: one\n\ndata: two\n\n");
+  }
+
+  asio::ip::tcp::socket raw(client_io);
+  const auto colon = base_.rfind(':');
+  raw.connect({asio::ip::make_address("127.0.0.1"),
+               static_cast<unsigned short>(std::stoi(base_.substr(colon + 1)))});
+  const std::string request = "GET /forever HTTP/1.1\r\nHost: x\r\n\r\n";
+  asio::write(raw, asio::buffer(request));
+  char head[256];
+  ASSERT_GT(raw.read_some(asio::buffer(head)), 0u);
+  raw.close();
+  for (int i = 0; i < 400 && !client_gone; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(client_gone);
 }
 
 TEST_F(ServerRoutesTest, ReadinessFollowsTheStore) {

@@ -467,7 +467,7 @@ TYPED_TEST(StoreContract, AServerThatEndsReleasesWhatItHeldAtOnce) {
   ASSERT_TRUE(s.RenewServerLease("server-b", 1000, 100000));
   ASSERT_TRUE(s.EnqueueTurn("c1", 100000, "server-a"));
   const auto b_ticket = s.EnqueueTurn("c1", 100000, "server-b").value();
-  ASSERT_TRUE(s.EndServerLease("server-a"));
+  ASSERT_TRUE(s.EndServerLease("server-a", 2000));
   EXPECT_TRUE(s.IsTurnAtHead("c1", b_ticket, 2000, "server-b").value());
   EXPECT_EQ(s.ReleaseLapsedServers(2000).value(), 0);  // b lives on
 }
@@ -485,6 +485,199 @@ TYPED_TEST(StoreContract, ATurnWhosePlaceWasReleasedCommitsNothing) {
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
   EXPECT_FALSE(s.GetTurn("t2").value());
   EXPECT_EQ(s.LoadMessages("c1").value().size(), 1u);
+}
+
+TYPED_TEST(StoreContract, ATurnsCommitGivesItsPlaceUpSoTheConversationIsFreeAtOnce) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Appending("t1", "c1", 1000, true)));
+  const auto ticket = s.EnqueueTurn("c1", 100000, "server-a").value();
+  EXPECT_TRUE(s.ConversationBusy("c1", 2000).value());
+  TurnCommit turn = Appending("t2", "c1", 1500, false);
+  turn.queue_ticket = ticket;
+  ASSERT_TRUE(s.CommitTurn(turn));
+  // Free before the server's own clean-up deletes the ticket, which then changes nothing.
+  EXPECT_FALSE(s.ConversationBusy("c1", 2000).value());
+  ASSERT_TRUE(s.DequeueTurn(ticket));
+  EXPECT_FALSE(s.ConversationBusy("c1", 2000).value());
+}
+
+RunRecord Queued(std::string id, std::int64_t at_ms, std::string conversation = "") {
+  RunRecord run;
+  run.id = std::move(id);
+  run.org_id = "acme";
+  run.env = "prod";
+  run.agent_id = "bot";
+  run.token_id = "tok";
+  run.conversation_id = std::move(conversation);
+  run.request_json = R"({"message":"hi"})";
+  run.created_at_ms = at_ms;
+  return run;
+}
+
+RunEvent Numbered(RunEvent event, std::int64_t seq) {
+  event.seq = seq;
+  return event;
+}
+
+TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
+  auto& s = *this->store_;
+  EXPECT_TRUE(s.CreateRun(Queued("r1", 100), 2, std::nullopt).value());
+  EXPECT_TRUE(s.CreateRun(Queued("r2", 200), 2, std::nullopt).value());
+  EXPECT_FALSE(s.CreateRun(Queued("r3", 300), 2, std::nullopt).value());  // acme's queue is full
+  EXPECT_FALSE(s.GetRun("r3").value());
+  const auto queued = s.GetRun("r1").value();
+  ASSERT_TRUE(queued);
+  EXPECT_EQ(queued->status, RunStatus::kQueued);
+  EXPECT_EQ(queued->request_json, R"({"message":"hi"})");
+
+  const auto first = s.ClaimRuns("server-a", 1000, 1).value();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].id, "r1");  // the oldest first
+  EXPECT_EQ(first[0].status, RunStatus::kRunning);
+  EXPECT_EQ(first[0].request_json, R"({"message":"hi"})");  // for the server that runs it
+  const auto second = s.ClaimRuns("server-b", 1000, 5).value();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].id, "r2");
+  EXPECT_TRUE(s.ClaimRuns("server-a", 1000, 5).value().empty());  // each starts once
+  const auto running = s.GetRun("r1").value();
+  EXPECT_EQ(running->server_id, "server-a");
+  EXPECT_EQ(running->started_at_ms, 1000);
+  EXPECT_EQ(running->request_json, "");  // the request leaves the store once the run starts
+
+  ASSERT_TRUE(s.AppendRunEvents("r1", {Numbered(run_events::Started("r1", "", "bot"), 1),
+                                       Numbered(run_events::TextDelta("Hel"), 2)}));
+  EXPECT_EQ(s.ListRunEvents("r1", 0, 10).value().size(), 2u);
+  const auto after_first = s.ListRunEvents("r1", 1, 10).value();
+  ASSERT_EQ(after_first.size(), 1u);
+  EXPECT_EQ(after_first[0].type, "text.delta");
+  EXPECT_EQ(after_first[0].data, "{\"text\":\"Hel\"}");
+
+  RunRecord done = *running;
+  done.status = RunStatus::kCompleted;
+  done.result_json = "{\"response\":\"Hello\"}";
+  done.ended_at_ms = 2000;
+  EXPECT_TRUE(s.FinishRun(done, {Numbered(run_events::Completed(done.result_json), 3)}).value());
+  EXPECT_FALSE(s.FinishRun(done, {}).value());  // it ended already
+  const auto ended = s.GetRun("r1").value();
+  EXPECT_EQ(ended->status, RunStatus::kCompleted);
+  EXPECT_EQ(ended->result_json, done.result_json);
+  EXPECT_EQ(ended->ended_at_ms, 2000);
+  EXPECT_EQ(s.ListRunEvents("r1", 2, 10).value().at(0).type, "run.completed");
+  EXPECT_TRUE(s.CreateRun(Queued("r3", 300), 2, std::nullopt).value());  // room again
+}
+
+TYPED_TEST(StoreContract, AStreamedRunIsCreatedRunningOnItsServerPastTheQueuesBound) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateRun(Queued("q1", 100), 1, std::nullopt).value());
+  RunRecord streamed = Queued("s1", 200);
+  streamed.status = RunStatus::kRunning;
+  streamed.server_id = "server-a";
+  streamed.started_at_ms = 200;
+  EXPECT_TRUE(s.CreateRun(streamed, 1, std::nullopt).value());  // the bound is the queue's
+  const auto stored = s.GetRun("s1").value();
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->status, RunStatus::kRunning);
+  EXPECT_EQ(stored->server_id, "server-a");
+  EXPECT_EQ(stored->started_at_ms, 200);
+  EXPECT_EQ(stored->request_json, "");  // it never waits, so its request is never kept
+  const auto claimed = s.ClaimRuns("server-b", 300, 10).value();
+  ASSERT_EQ(claimed.size(), 1u);  // only the queued one
+  EXPECT_EQ(claimed[0].id, "q1");
+}
+
+TYPED_TEST(StoreContract, ACanceledQueuedRunEndsAtOnceAndARunningOneIsMarkedForItsServer) {
+  auto& s = *this->store_;
+  const RunEvent canceled = run_events::Failed(Error(ErrorCode::kCanceled, "canceled"));
+  ASSERT_TRUE(s.CreateRun(Queued("q", 100), 10, std::nullopt));
+  auto after = s.CancelRun("q", 500, canceled).value();
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, RunStatus::kCanceled);
+  EXPECT_EQ(after->ended_at_ms, 500);
+  EXPECT_EQ(after->error_json, canceled.data);
+  const auto events = s.ListRunEvents("q", 0, 10).value();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].seq, 1);
+  EXPECT_EQ(events[0].type, "run.failed");
+  EXPECT_EQ(s.CancelRun("q", 600, canceled).value()->ended_at_ms, 500);  // twice: no change
+  EXPECT_TRUE(s.ClaimRuns("server-a", 700, 10).value().empty());         // never starts
+
+  ASSERT_TRUE(s.CreateRun(Queued("r", 800), 10, std::nullopt));
+  ASSERT_EQ(s.ClaimRuns("server-a", 900, 10).value().size(), 1u);
+  after = s.CancelRun("r", 1000, canceled).value();
+  EXPECT_EQ(after->status, RunStatus::kRunning);
+  EXPECT_TRUE(after->cancel_requested);
+  EXPECT_EQ(s.RunsToCancel("server-a").value(), std::vector<std::string>{"r"});
+  EXPECT_TRUE(s.RunsToCancel("server-b").value().empty());
+  EXPECT_FALSE(s.CancelRun("unknown", 1000, canceled).value());
+}
+
+TYPED_TEST(StoreContract, ARunOfALapsedServerEndsInterruptedWithOneTerminalEvent) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 5000));
+  ASSERT_TRUE(s.CreateRun(Queued("r", 100), 10, std::nullopt));
+  auto claimed = s.ClaimRuns("server-a", 1100, 1).value();
+  ASSERT_EQ(claimed.size(), 1u);
+  ASSERT_TRUE(s.AppendRunEvents("r", {Numbered(run_events::Started("r", "", "bot"), 1)}));
+  ASSERT_EQ(s.ReleaseLapsedServers(6000).value(), 1);
+  const auto run = s.GetRun("r").value();
+  EXPECT_EQ(run->status, RunStatus::kFailed);
+  EXPECT_EQ(run->ended_at_ms, 6000);
+  EXPECT_NE(run->error_json.find("\"code\":\"interrupted\""), std::string::npos);
+  const auto events = s.ListRunEvents("r", 1, 10).value();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].seq, 2);
+  EXPECT_EQ(events[0].type, "run.failed");
+  RunRecord late = claimed[0];
+  late.status = RunStatus::kCompleted;
+  EXPECT_FALSE(s.FinishRun(late, {}).value());  // never ends twice
+}
+
+TYPED_TEST(StoreContract, AConversationIsBusyWhileARunOrATicketHoldsIt) {
+  auto& s = *this->store_;
+  EXPECT_FALSE(s.ConversationBusy("c1", 1000).value());
+  ASSERT_TRUE(s.CreateRun(Queued("r", 100, "c1"), 10, std::nullopt));
+  EXPECT_TRUE(s.ConversationBusy("c1", 1000).value());
+  EXPECT_FALSE(s.ConversationBusy("c2", 1000).value());
+  ASSERT_TRUE(s.CancelRun("r", 1000, run_events::Failed(Error(ErrorCode::kCanceled, "x"))));
+  EXPECT_FALSE(s.ConversationBusy("c1", 1000).value());
+  ASSERT_TRUE(s.EnqueueTurn("c1", 5000, "server-a"));
+  EXPECT_TRUE(s.ConversationBusy("c1", 4999).value());
+  EXPECT_FALSE(s.ConversationBusy("c1", 5000).value());  // an expired ticket holds nothing
+}
+
+TYPED_TEST(StoreContract, EndedRunsArePurgedWithTheirEventsAndQueuedOnesNever) {
+  auto& s = *this->store_;
+  const RunEvent canceled = run_events::Failed(Error(ErrorCode::kCanceled, "x"));
+  for (const char* id : {"old", "new"}) ASSERT_TRUE(s.CreateRun(Queued(id, 100), 10, std::nullopt));
+  ASSERT_TRUE(s.CancelRun("old", 1000, canceled));
+  ASSERT_TRUE(s.CancelRun("new", 3000, canceled));
+  ASSERT_TRUE(s.CreateRun(Queued("waiting", 100), 10, std::nullopt));
+  EXPECT_EQ(s.PurgeRuns(2000, 10).value(), 1);
+  EXPECT_FALSE(s.GetRun("old").value());
+  EXPECT_TRUE(s.ListRunEvents("old", 0, 10).value().empty());
+  EXPECT_TRUE(s.GetRun("new").value());
+  EXPECT_EQ(s.PurgeRuns(1'000'000, 10).value(), 1);
+  EXPECT_TRUE(s.GetRun("waiting").value());
+}
+
+TYPED_TEST(StoreContract, AQueuedRunIsTheAnswerOfItsIdempotencyKey) {
+  auto& s = *this->store_;
+  const IdempotencyScope key{"acme", "prod", "k"};
+  using O = IdempotencyClaim::Outcome;
+  ASSERT_EQ(s.ClaimIdempotencyKey(key, "fp", 1000, 120000, "server-a").value().outcome,
+            O::kClaimed);
+  const IdempotencyCompletion answer{key, 1000, 202, "{\"run_id\":\"r\"}", 90000};
+  EXPECT_TRUE(s.CreateRun(Queued("r", 1000), 10, answer).value());
+  const auto replay = s.ClaimIdempotencyKey(key, "fp", 2000, 120000, "server-a").value();
+  EXPECT_EQ(replay.outcome, O::kCompleted);
+  EXPECT_EQ(replay.status, 202);
+  EXPECT_EQ(replay.body, "{\"run_id\":\"r\"}");
+  // A claim that is no longer this call's queues nothing.
+  const IdempotencyCompletion stale{IdempotencyScope{"acme", "prod", "other"}, 1, 202, "{}", 9};
+  const auto refused = s.CreateRun(Queued("r2", 1000), 10, stale);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_FALSE(s.GetRun("r2").value());
 }
 
 TYPED_TEST(StoreContract, MessagesAppendInOrder) {

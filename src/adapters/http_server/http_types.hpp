@@ -38,11 +38,22 @@ struct Request {
   void ReleasePayload();
 };
 
+// A response whose body is written as it is produced (Server-Sent Events): chunked on HTTP/1.1.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  // Sends `data` to the client now; false once the client is gone (stop writing then).
+  virtual boost::asio::awaitable<bool> Write(std::string data) = 0;
+};
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // When set, the body is what this writes after the head (`body` is not sent); the response ends
+  // when it returns.
+  std::function<boost::asio::awaitable<void>(ResponseStream&)> stream{};
 };
 
 using Handler = std::function<boost::asio::awaitable<Response>(Request&)>;

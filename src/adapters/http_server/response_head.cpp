@@ -32,10 +32,13 @@ std::string ResponseHead(const Response& response, unsigned version, bool keep_a
   head += ' ';
   head += ReasonFor(response.status);
   head += "\r\n";
-  http_fields::AppendFields(head,
-                            {{"Server", "agentgate"}, {"Content-Type", response.content_type}},
-                            response.headers, {"Content-Length", "Connection"});
-  if (MayHaveLength(response.status)) {
+  http_fields::AppendFields(
+      head, {{"Server", "agentgate"}, {"Content-Type", response.content_type}}, response.headers,
+      {"Content-Length", "Connection", "Transfer-Encoding"});
+  if (response.stream) {
+    // HTTP/1.0 has no chunks: the body ends with the connection (the server closes it).
+    if (version != 10) http_fields::Append(head, "Transfer-Encoding", "chunked");
+  } else if (MayHaveLength(response.status)) {
     http_fields::Append(head, "Content-Length", std::to_string(response.body.size()));
   }
   // HTTP/1.1 keeps a connection unless told; HTTP/1.0 closes it unless told.

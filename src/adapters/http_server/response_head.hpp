@@ -11,7 +11,8 @@ namespace agentgate::http {
 
 // Ends with the blank line; the body follows as it is. A header of the response's own list
 // replaces Server, Content-Type or an earlier one of the same name (as Beast's `set` did);
-// Content-Length and Connection are the server's alone.
+// Content-Length, Transfer-Encoding and Connection are the server's alone; a streamed response is
+// chunked (HTTP/1.1) or ends with its connection (HTTP/1.0).
 std::string ResponseHead(const Response& response, unsigned version, bool keep_alive);
 
 }  // namespace agentgate::http

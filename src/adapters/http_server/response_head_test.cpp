@@ -18,6 +18,18 @@ TEST(ResponseHead, StatusLineFieldsLengthAndTheBlankLine) {
             "Content-Length: 11\r\n\r\n");
 }
 
+TEST(ResponseHead, AStreamedResponseIsChunkedWithNoLength) {
+  Response r;
+  r.content_type = "text/event-stream";
+  r.stream = [](ResponseStream&) -> boost::asio::awaitable<void> { co_return; };
+  EXPECT_EQ(ResponseHead(r, 11, true),
+            "HTTP/1.1 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n");
+  // HTTP/1.0 knows no chunks: no length, and the server closes the connection at the end.
+  EXPECT_EQ(ResponseHead(r, 10, false),
+            "HTTP/1.0 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n\r\n");
+}
+
 TEST(ResponseHead, ConnectionFollowsTheVersionsDefault) {
   const auto r = Json(404, "{}");
   EXPECT_NE(ResponseHead(r, 11, false).find("\r\nConnection: close\r\n"), std::string::npos);

@@ -1,5 +1,6 @@
 #include "adapters/http_server/responses.hpp"
 
+#include "domain/error_json.hpp"
 #include "domain/json_duplicates.hpp"
 #include "domain/json_text.hpp"
 
@@ -8,62 +9,9 @@
 
 namespace agentgate::http {
 
-int StatusFor(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidRequest:
-    case ErrorCode::kMissingHeader:
-      return 400;
-    case ErrorCode::kUnauthenticated:
-      return 401;
-    case ErrorCode::kSpendLimitReached:
-      return 402;
-    case ErrorCode::kForbidden:
-      return 403;
-    case ErrorCode::kNotFound:
-    case ErrorCode::kAgentNotFound:
-    case ErrorCode::kConversationNotFound:
-    case ErrorCode::kInstanceNotFound:
-      return 404;
-    case ErrorCode::kMethodNotAllowed:
-      return 405;
-    case ErrorCode::kConflict:
-    case ErrorCode::kIdempotencyKeyInUse:
-      return 409;
-    case ErrorCode::kPayloadTooLarge:
-      return 413;
-    case ErrorCode::kHeadersTooLarge:
-      return 431;
-    case ErrorCode::kIdempotencyKeyReused:
-      return 422;
-    case ErrorCode::kRateLimited:
-      return 429;
-    case ErrorCode::kInternal:
-      return 500;
-    case ErrorCode::kNotImplemented:
-      return 501;
-    case ErrorCode::kCrmNotConfigured:
-      return 400;
-    case ErrorCode::kCrmAuthFailed:
-    case ErrorCode::kUpstreamUnavailable:
-      return 502;
-    case ErrorCode::kUnavailable:
-      return 503;
-    case ErrorCode::kTurnTimeout:
-      return 504;
-    case ErrorCode::kCanceled:
-      return 499;  // nginx's "client closed request": no client reads it
-  }
-  return 500;
-}
-
 Response ErrorResponse(const Error& error) {
-  const int status = StatusFor(error.code);
-  boost::json::object inner{
-      {"status", status}, {"code", ErrorCodeName(error.code)}, {"message", error.message}};
-  for (const auto& [key, value] : error.details) {
-    std::visit([&inner, &k = key](const auto& v) { inner[k] = v; }, value);
-  }
-  Response response = JsonResponse(status, boost::json::object{{"error", std::move(inner)}});
+  const int status = HttpStatusOf(error.code);
+  Response response = JsonResponse(status, boost::json::object{{"error", ErrorJson(error)}});
   if (error.retry_after_seconds) {
     response.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_seconds));
   }

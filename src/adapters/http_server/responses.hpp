@@ -1,6 +1,6 @@
 #pragma once
-// The one mapping from ErrorCode to HTTP status and the one renderer of the API's error body:
-// {"error": {"status": N, "code": "...", "message": "..."}}.
+// The one renderer of the API's error body, {"error": {"status": N, "code": "...", "message":
+// "..."}} (the status from domain HttpStatusOf), and JSON bodies in and out.
 
 #include "adapters/http_server/http_types.hpp"
 #include "domain/error.hpp"
@@ -8,8 +8,6 @@
 #include <boost/json/fwd.hpp>
 
 namespace agentgate::http {
-
-int StatusFor(ErrorCode code);
 
 Response ErrorResponse(const Error& error);
 Response JsonResponse(int status, const boost::json::value& body);

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 
 #include <array>
+#include <cstdio>
 #include <mutex>
 #include <unordered_map>
 
@@ -381,8 +382,13 @@ struct Server::Impl {
     const int status = response.status;
 
     response.headers.emplace_back("X-Request-Id", request.request_id);
-    const bool answered_keep_alive = read.keep_alive && !draining;
-    const bool written = co_await Write(c, std::move(response), read.version, answered_keep_alive);
+    // An HTTP/1.0 stream ends with its connection.
+    const bool answered_keep_alive =
+        read.keep_alive && !draining && !(response.stream && read.version == 10);
+    const bool written =
+        response.stream
+            ? co_await WriteStream(c, std::move(response), read.version, answered_keep_alive)
+            : co_await Write(c, std::move(response), read.version, answered_keep_alive);
     // Logged once the answer is on its way (the log is written asynchronously either way): the
     // caller does not wait for the line to be formatted.
     log::Info("http_request", {{"request_id", std::string_view(request.request_id)},
@@ -428,6 +434,57 @@ struct Server::Impl {
     c.stream.expires_after(options.read_timeout);
     auto [ec, n] = co_await asio::async_write(c.stream, message, kTuple);
     co_return !ec;
+  }
+
+  // A streamed body: each write one chunk (HTTP/1.1) with its own write timeout.
+  class ChunkWriter final : public ResponseStream {
+   public:
+    ChunkWriter(Connection& c, std::chrono::seconds timeout, bool chunked)
+        : c_(c), timeout_(timeout), chunked_(chunked) {}
+    asio::awaitable<bool> Write(std::string data) override {
+      if (!ok_ || data.empty()) co_return ok_;
+      if (chunked_) {
+        char size[20];
+        const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+        data.insert(0, size, static_cast<std::size_t>(n));
+        data += "\r\n";
+      }
+      co_return co_await Send(asio::buffer(data));
+    }
+    asio::awaitable<bool> End() {
+      if (!ok_ || !chunked_) co_return ok_;
+      co_return co_await Send(asio::buffer("0\r\n\r\n", 5));
+    }
+
+   private:
+    asio::awaitable<bool> Send(asio::const_buffer data) {
+      c_.stream.expires_after(timeout_);
+      auto [ec, n] = co_await asio::async_write(c_.stream, data, kTuple);
+      ok_ = !ec;
+      co_return ok_;
+    }
+    Connection& c_;
+    const std::chrono::seconds timeout_;
+    const bool chunked_;
+    bool ok_ = true;
+  };
+
+  asio::awaitable<bool> WriteStream(Connection& c, Response response, unsigned version,
+                                    bool keep_alive) {
+    const std::string head = ResponseHead(response, version, keep_alive);
+    c.stream.expires_after(options.read_timeout);
+    auto [ec, n] = co_await asio::async_write(c.stream, asio::buffer(head), kTuple);
+    if (ec) co_return false;
+    ChunkWriter writer(c, options.read_timeout, version != 10);
+    try {
+      co_await response.stream(writer);
+    } catch (const std::exception& e) {
+      // The head is out: the stream can only end, without its last chunk, so the client sees it
+      // cut rather than complete.
+      log::Error("stream_failed", {{"error", std::string_view(e.what())}});
+      co_return false;
+    }
+    co_return co_await writer.End();
   }
 
   asio::awaitable<void> WriteError(Connection& c, std::string_view target, const Error& error) {

@@ -103,6 +103,31 @@ CrmCredentialStatus ReadCrmStatus(const RowView& row) {
   return status;
 }
 
+RunRecord ReadRun(const RowView& row) {
+  RunRecord run;
+  run.id = row.Text(0);
+  run.org_id = row.Text(1);
+  run.env = row.Text(2);
+  run.agent_id = row.Text(3);
+  run.token_id = row.Text(4);
+  run.status = ParseRunStatus(row.Text(5)).value_or(RunStatus::kFailed);
+  run.conversation_id = row.Text(6);
+  run.creates_conversation = row.Bool(7);
+  run.request_json = row.Text(8);
+  run.created_at_ms = row.Int(9);
+  run.started_at_ms = row.Int(10);
+  run.ended_at_ms = row.Int(11);
+  run.server_id = row.Text(12);
+  run.cancel_requested = row.Bool(13);
+  run.result_json = row.Text(14);
+  run.error_json = row.Text(15);
+  return run;
+}
+
+RunEvent ReadRunEvent(const RowView& row) {
+  return RunEvent{row.Int(0), row.Text(1), row.Text(2)};
+}
+
 DailyCount ReadDailyCount(const RowView& row) {
   return DailyCount{row.Int(0), row.Text(1), row.Int(2)};
 }

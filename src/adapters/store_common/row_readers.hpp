@@ -78,6 +78,14 @@ inline constexpr const char* kCrmStatusColumns =
     "set_at_ms, version, last_refresh_at_ms, last_refresh_error";
 CrmCredentialStatus ReadCrmStatus(const RowView& row);
 
+inline constexpr const char* kRunColumns =
+    "id, org_id, env, agent_id, token_id, status, conversation_id, creates_conversation, request, "
+    "created_at_ms, started_at_ms, ended_at_ms, server_id, cancel_requested, result, error";
+RunRecord ReadRun(const RowView& row);
+
+inline constexpr const char* kRunEventColumns = "seq, type, data";
+RunEvent ReadRunEvent(const RowView& row);
+
 // Day, key and count: turns per day and stop reason, gateway calls per day and status.
 DailyCount ReadDailyCount(const RowView& row);
 // Org id, settled and reserved spend.

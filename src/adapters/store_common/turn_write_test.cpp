@@ -21,7 +21,7 @@ class RecordingRows final : public TurnRowWriter {
   std::vector<std::string> steps;
 
   bool ReservationLive(const std::string& id) override { return live.contains(id); }
-  bool TicketHeld(std::int64_t ticket) override { return ticket == held_ticket; }
+  bool TakeTicket(std::int64_t ticket) override { return ticket == held_ticket; }
   std::optional<ConversationTail> Tail(const std::string&) override {
     steps.push_back("tail");
     return tail;

@@ -151,7 +151,24 @@ class PostgresStore final : public Store {
   Result<bool> RenewServerLease(const std::string& server_id, std::int64_t now_ms,
                                 std::int64_t until_ms) override;
   Result<std::int64_t> ReleaseLapsedServers(std::int64_t now_ms) override;
-  Result<void> EndServerLease(const std::string& server_id) override;
+  Result<void> EndServerLease(const std::string& server_id, std::int64_t now_ms) override;
+
+  // RunStore
+  Result<bool> CreateRun(const RunRecord& run, int max_queued,
+                         const std::optional<IdempotencyCompletion>& answer) override;
+  Result<std::optional<RunRecord>> GetRun(const std::string& run_id) override;
+  Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id, std::int64_t now_ms,
+                                           int limit) override;
+  Result<void> AppendRunEvents(const std::string& run_id,
+                               const std::vector<RunEvent>& events) override;
+  Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id, std::int64_t after_seq,
+                                              int limit) override;
+  Result<bool> FinishRun(const RunRecord& run, const std::vector<RunEvent>& last_events) override;
+  Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,
+                                             const RunEvent& canceled) override;
+  Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) override;
+  Result<bool> ConversationBusy(const std::string& conversation_id, std::int64_t now_ms) override;
+  Result<std::int64_t> PurgeRuns(std::int64_t ended_before_ms, int limit) override;
 
  private:
   explicit PostgresStore(std::unique_ptr<pg::Pool> pool) : pool_(std::move(pool)) {}
@@ -162,6 +179,13 @@ class PostgresStore final : public Store {
 
 // Applies pending schema migrations under a cluster-wide advisory lock.
 void MigratePostgres(pg::Connection& connection);
+
+// Inside a caller's transaction: completes the running claim `done` names; false when it was taken
+// over.
+bool CompleteIdempotencyKey(pg::Connection& c, const IdempotencyCompletion& done);
+// Inside a caller's transaction: the running runs of `servers` (an array parameter) end failed,
+// interrupted, at `now_ms`.
+void InterruptRunsOf(pg::Connection& c, const pg::Param& servers, std::int64_t now_ms);
 
 // The advisory lock every writer of an (org, month)'s spend takes first: reservations decide under
 // it, and commits and releases take it (with their other locks, sorted) before touching the rows.

@@ -156,8 +156,10 @@ class PostgresTurnRows final : public TurnRowWriter {
       : c_(c), live_(live_reservations), turn_rows_(turn_rows) {}
 
   bool ReservationLive(const std::string& id) override { return live_.contains(id); }
-  bool TicketHeld(std::int64_t ticket) override {
-    return !c_.Exec("SELECT 1 FROM conversation_turn_queue WHERE ticket = $1", {P(ticket)}).empty();
+  bool TakeTicket(std::int64_t ticket) override {
+    return !c_.Exec("DELETE FROM conversation_turn_queue WHERE ticket = $1 RETURNING ticket",
+                    {P(ticket)})
+                .empty();
   }
   std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
     const auto last = c_.Exec(
@@ -168,13 +170,7 @@ class PostgresTurnRows final : public TurnRowWriter {
     return ConversationTail{last.Int(0, 0), last.Int(0, 1)};
   }
   bool CompleteIdempotencyKey(const IdempotencyCompletion& done) override {
-    return c_.Exec(
-                 "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
-                 "expires_at_ms = $3 WHERE org_id = $4 AND env = $5 AND key = $6 AND state = "
-                 "'running' AND claimed_at_ms = $7",
-                 {P(done.status), P(done.body), P(done.expires_at_ms), P(done.scope.org_id),
-                  P(done.scope.env), P(done.scope.key), P(done.claimed_at_ms)})
-               .Affected() > 0;
+    return agentgate::CompleteIdempotencyKey(c_, done);
   }
   void InsertConversation(const ConversationRecord& conversation) override {
     agentgate::InsertConversation(c_, conversation);

@@ -37,6 +37,16 @@ Result<IdempotencyClaim> PostgresStore::ClaimIdempotencyKey(const IdempotencySco
   });
 }
 
+bool CompleteIdempotencyKey(Connection& c, const IdempotencyCompletion& done) {
+  return c.Exec(
+              "UPDATE idempotency_keys SET state = 'completed', status = $1, body = $2, "
+              "expires_at_ms = $3 WHERE org_id = $4 AND env = $5 AND key = $6 AND state = "
+              "'running' AND claimed_at_ms = $7",
+              {P(done.status), P(done.body), P(done.expires_at_ms), P(done.scope.org_id),
+               P(done.scope.env), P(done.scope.key), P(done.claimed_at_ms)})
+             .Affected() > 0;
+}
+
 Result<void> PostgresStore::ReleaseIdempotencyKey(const IdempotencyScope& k,
                                                   std::int64_t claimed_at_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
@@ -274,13 +284,14 @@ namespace {
 
 // Frees what servers `ids` held (their leases lapsed), then their leases, unless renewed since.
 std::int64_t ReleaseServers(Connection& c, const std::vector<std::string>& ids,
-                            std::int64_t lapsed_before_ms) {
+                            std::int64_t lapsed_before_ms, std::int64_t now_ms) {
   if (ids.empty()) return 0;
   std::vector<pg::Param> list;
   for (const auto& id : ids) list.push_back(P(id));
   const pg::Param servers = pg::ArrayOf(list);
   {
     pg::Transaction tx(c);
+    InterruptRunsOf(c, servers, now_ms);
     c.Exec("DELETE FROM conversation_turn_queue WHERE server_id = ANY($1::text[])", {servers});
     c.Exec("DELETE FROM idempotency_keys WHERE state = 'running' AND server_id = ANY($1::text[])",
            {servers});
@@ -299,15 +310,15 @@ Result<std::int64_t> PostgresStore::ReleaseLapsedServers(std::int64_t now_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
     const auto lapsed = c.Exec("SELECT id FROM servers WHERE lease_until_ms < $1", {P(now_ms)})
                             .All([](const RowView& row) { return row.Text(0); });
-    return ReleaseServers(c, lapsed, now_ms);
+    return ReleaseServers(c, lapsed, now_ms, now_ms);
   });
 }
 
-Result<void> PostgresStore::EndServerLease(const std::string& server_id) {
+Result<void> PostgresStore::EndServerLease(const std::string& server_id, std::int64_t now_ms) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     // Ended before any time (-1): released as lapsed.
     c.Exec("UPDATE servers SET lease_until_ms = -1 WHERE id = $1", {P(server_id)});
-    ReleaseServers(c, {server_id}, 0);
+    ReleaseServers(c, {server_id}, 0, now_ms);
     return {};
   });
 }

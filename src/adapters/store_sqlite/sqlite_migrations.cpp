@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 14> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 15> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -263,6 +263,40 @@ CREATE INDEX idempotency_keys_running_by_server ON idempotency_keys(server_id)
   WHERE state = 'running';
 ALTER TABLE spend_reservations ADD COLUMN server_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX spend_reservations_by_server ON spend_reservations(server_id);
+)sql",
+                                                          R"sql(
+-- Runs (docs/runs.md): background runs queued, claimed and ended here, with their events.
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  conversation_id TEXT NOT NULL DEFAULT '',
+  creates_conversation INTEGER NOT NULL DEFAULT 0,
+  request TEXT NOT NULL DEFAULT '',
+  created_at_ms INTEGER NOT NULL,
+  started_at_ms INTEGER NOT NULL DEFAULT 0,
+  ended_at_ms INTEGER NOT NULL DEFAULT 0,
+  server_id TEXT NOT NULL DEFAULT '',
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  result TEXT NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX runs_queued ON runs(created_at_ms, id) WHERE status = 'queued';
+CREATE INDEX runs_queued_by_org ON runs(org_id) WHERE status = 'queued';
+CREATE INDEX runs_running_by_server ON runs(server_id) WHERE status = 'running';
+CREATE INDEX runs_active_by_conversation ON runs(conversation_id)
+  WHERE status IN ('queued', 'running');
+CREATE INDEX runs_by_end ON runs(ended_at_ms) WHERE ended_at_ms > 0;
+CREATE TABLE run_events (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
 )sql"};
 
 }  // namespace

@@ -149,7 +149,24 @@ class SqliteStore final : public Store {
   Result<bool> RenewServerLease(const std::string& server_id, std::int64_t now_ms,
                                 std::int64_t until_ms) override;
   Result<std::int64_t> ReleaseLapsedServers(std::int64_t now_ms) override;
-  Result<void> EndServerLease(const std::string& server_id) override;
+  Result<void> EndServerLease(const std::string& server_id, std::int64_t now_ms) override;
+
+  // RunStore
+  Result<bool> CreateRun(const RunRecord& run, int max_queued,
+                         const std::optional<IdempotencyCompletion>& answer) override;
+  Result<std::optional<RunRecord>> GetRun(const std::string& run_id) override;
+  Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id, std::int64_t now_ms,
+                                           int limit) override;
+  Result<void> AppendRunEvents(const std::string& run_id,
+                               const std::vector<RunEvent>& events) override;
+  Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id, std::int64_t after_seq,
+                                              int limit) override;
+  Result<bool> FinishRun(const RunRecord& run, const std::vector<RunEvent>& last_events) override;
+  Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,
+                                             const RunEvent& canceled) override;
+  Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) override;
+  Result<bool> ConversationBusy(const std::string& conversation_id, std::int64_t now_ms) override;
+  Result<std::int64_t> PurgeRuns(std::int64_t ended_before_ms, int limit) override;
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::ConnectionPool> pool) : pool_(std::move(pool)) {}
@@ -159,6 +176,14 @@ class SqliteStore final : public Store {
 
 // Applies pending schema migrations inside one write transaction.
 void MigrateSqlite(sqlite::Connection& connection);
+
+// Inside a caller's write transaction: completes the running claim `done` names; false when it was
+// taken over.
+bool CompleteIdempotencyKey(sqlite::Connection& c, const IdempotencyCompletion& done);
+// Inside a caller's write transaction: the running runs of servers whose lease lapsed before
+// `lapsed_before_ms` end failed, interrupted, at `now_ms`.
+void InterruptRunsOfLapsedServers(sqlite::Connection& c, std::int64_t lapsed_before_ms,
+                                  std::int64_t now_ms);
 
 // Inside a caller's write transaction: whether a reservation still exists (a released one is gone).
 bool ReservationExists(sqlite::Connection& c, const std::string& reservation_id);

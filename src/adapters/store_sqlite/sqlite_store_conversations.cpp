@@ -120,8 +120,9 @@ class SqliteTurnRows final : public TurnRowWriter {
   explicit SqliteTurnRows(Connection& c) : c_(c) {}
 
   bool ReservationLive(const std::string& id) override { return ReservationExists(c_, id); }
-  bool TicketHeld(std::int64_t ticket) override {
-    return c_.Prepare("SELECT 1 FROM conversation_turn_queue WHERE ticket = ?").Bind(ticket).Step();
+  bool TakeTicket(std::int64_t ticket) override {
+    c_.Prepare("DELETE FROM conversation_turn_queue WHERE ticket = ?").Bind(ticket).Run();
+    return c_.Changes() == 1;
   }
   std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
     auto last = c_.Prepare(
@@ -132,14 +133,7 @@ class SqliteTurnRows final : public TurnRowWriter {
     return ConversationTail{last.Int(0), last.Int(1)};
   }
   bool CompleteIdempotencyKey(const IdempotencyCompletion& done) override {
-    c_.Prepare(
-          "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, "
-          "expires_at_ms = ? WHERE org_id = ? AND env = ? AND key = ? AND state = 'running' AND "
-          "claimed_at_ms = ?")
-        .Bind(done.status, done.body, done.expires_at_ms, done.scope.org_id, done.scope.env,
-              done.scope.key, done.claimed_at_ms)
-        .Run();
-    return c_.Changes() > 0;
+    return agentgate::CompleteIdempotencyKey(c_, done);
   }
   void InsertConversation(const ConversationRecord& conversation) override {
     agentgate::InsertConversation(c_, conversation);

@@ -36,6 +36,16 @@ Result<IdempotencyClaim> SqliteStore::ClaimIdempotencyKey(const IdempotencyScope
   });
 }
 
+bool CompleteIdempotencyKey(Connection& c, const IdempotencyCompletion& done) {
+  c.Prepare(
+       "UPDATE idempotency_keys SET state = 'completed', status = ?, body = ?, expires_at_ms = ? "
+       "WHERE org_id = ? AND env = ? AND key = ? AND state = 'running' AND claimed_at_ms = ?")
+      .Bind(done.status, done.body, done.expires_at_ms, done.scope.org_id, done.scope.env,
+            done.scope.key, done.claimed_at_ms)
+      .Run();
+  return c.Changes() > 0;
+}
+
 Result<void> SqliteStore::ReleaseIdempotencyKey(const IdempotencyScope& k,
                                                 std::int64_t claimed_at_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
@@ -264,16 +274,19 @@ Result<bool> SqliteStore::RenewServerLease(const std::string& server_id, std::in
 
 namespace {
 
-// Inside a write transaction: frees what the servers whose lease ended before `now_ms` held,
-// then their leases.
-std::int64_t ReleaseLapsed(Connection& c, std::int64_t now_ms) {
+// Inside a write transaction: frees what the servers whose lease ended before `lapsed_before_ms`
+// held (their runs end at `now_ms`), then their leases.
+std::int64_t ReleaseLapsed(Connection& c, std::int64_t lapsed_before_ms, std::int64_t now_ms) {
   constexpr const char* kLapsed = "server_id IN (SELECT id FROM servers WHERE lease_until_ms < ?)";
-  c.Prepare(std::string("DELETE FROM conversation_turn_queue WHERE ") + kLapsed).Bind(now_ms).Run();
-  c.Prepare(std::string("DELETE FROM idempotency_keys WHERE state = 'running' AND ") + kLapsed)
-      .Bind(now_ms)
+  InterruptRunsOfLapsedServers(c, lapsed_before_ms, now_ms);
+  c.Prepare(std::string("DELETE FROM conversation_turn_queue WHERE ") + kLapsed)
+      .Bind(lapsed_before_ms)
       .Run();
-  ReleaseReservations(c, kLapsed, now_ms);
-  c.Prepare("DELETE FROM servers WHERE lease_until_ms < ?").Bind(now_ms).Run();
+  c.Prepare(std::string("DELETE FROM idempotency_keys WHERE state = 'running' AND ") + kLapsed)
+      .Bind(lapsed_before_ms)
+      .Run();
+  ReleaseReservations(c, kLapsed, lapsed_before_ms);
+  c.Prepare("DELETE FROM servers WHERE lease_until_ms < ?").Bind(lapsed_before_ms).Run();
   return c.Changes();
 }
 
@@ -287,18 +300,18 @@ Result<std::int64_t> SqliteStore::ReleaseLapsedServers(std::int64_t now_ms) {
       if (!any.Bind(now_ms).Step()) return std::int64_t{0};
     }
     sqlite::WriteTransaction tx(c);
-    const std::int64_t released = ReleaseLapsed(c, now_ms);
+    const std::int64_t released = ReleaseLapsed(c, now_ms, now_ms);
     tx.Commit();
     return released;
   });
 }
 
-Result<void> SqliteStore::EndServerLease(const std::string& server_id) {
+Result<void> SqliteStore::EndServerLease(const std::string& server_id, std::int64_t now_ms) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);
     // Ended before any time (-1): released as lapsed, and no live server's lease is.
     c.Prepare("UPDATE servers SET lease_until_ms = -1 WHERE id = ?").Bind(server_id).Run();
-    ReleaseLapsed(c, 0);
+    ReleaseLapsed(c, 0, now_ms);
     tx.Commit();
     return {};
   });

@@ -248,6 +248,50 @@ TEST(InvokeRequest, ParsesTheSourceTableAndNamesBadFields) {
             std::string::npos);
 }
 
+TEST(InvokeRequest, HowToDeliverIsTheHttpInvokesAloneAndItsFlagsAreChecked) {
+  const auto body =
+      boost::json::parse(R"({"message": "hi", "background": true, "on_disconnect": "cancel"})");
+  // The flow action and MCP have no run options: the fields are unknown there.
+  EXPECT_FALSE(ParseInvokeRequest(body));
+  RunOptions options;
+  ASSERT_TRUE(ParseInvokeRequest(body, &options));
+  EXPECT_TRUE(options.background);
+  EXPECT_FALSE(options.stream);
+  EXPECT_TRUE(options.cancel_on_disconnect);
+  RunOptions plain;
+  ASSERT_TRUE(ParseInvokeRequest(boost::json::parse(R"({"message": "hi"})"), &plain));
+  EXPECT_FALSE(plain.background || plain.stream || plain.cancel_on_disconnect);
+  auto field_of = [](const char* json) {
+    RunOptions ignored;
+    auto r = ParseInvokeRequest(boost::json::parse(json), &ignored);
+    EXPECT_FALSE(r) << json;
+    return r ? std::string() : r.error().message;
+  };
+  EXPECT_NE(field_of(R"({"message": "x", "background": "yes"})").find("'background'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "stream": true, "background": true})").find("'stream'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "x", "on_disconnect": "stop"})").find("'on_disconnect'"),
+            std::string::npos);
+}
+
+TEST(InvokeRequest, AQueuedRequestReadsBackAsItWasSent) {
+  auto sent = ParseInvokeRequest(boost::json::parse(
+      R"({"message": "hi", "stateful": true, "conversation_id": "conv_1",
+          "host_context": {"page": "case"}, "additional_instructions": "brief",
+          "instance_id": "i1", "group_key": "g"})"));
+  ASSERT_TRUE(sent);
+  const auto again = ParseInvokeRequest(InvokeRequestJson(*sent));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->message, "hi");
+  EXPECT_TRUE(again->stateful);
+  EXPECT_EQ(again->conversation_id, "conv_1");
+  EXPECT_EQ(again->host_context, sent->host_context);
+  EXPECT_EQ(again->additional_instructions, "brief");
+  EXPECT_EQ(again->instance_id, "i1");
+  EXPECT_EQ(again->group_key, "g");
+}
+
 }  // namespace agentgate
 
 namespace agentgate {

@@ -7,11 +7,40 @@ namespace agentgate {
 
 namespace jf = json_fields;
 
-Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body) {
+namespace {
+
+Result<void> ParseRunOptions(const boost::json::object& o, RunOptions& options) {
+  AG_TRY(auto background, jf::OptionalBool(o, "background", ""));
+  AG_TRY(auto stream, jf::OptionalBool(o, "stream", ""));
+  AG_TRY(auto on_disconnect, jf::OptionalString(o, "on_disconnect", ""));
+  options.background = background.value_or(false);
+  options.stream = stream.value_or(false);
+  if (options.background && options.stream) {
+    return InvalidField("stream",
+                        "cannot be true with \"background\": true (a background run's "
+                        "events are at GET /api/runs/{run_id}/events)");
+  }
+  if (on_disconnect && *on_disconnect != "continue" && *on_disconnect != "cancel")
+    return InvalidField("on_disconnect", "must be \"continue\" or \"cancel\"");
+  options.cancel_on_disconnect = on_disconnect == "cancel";
+  return {};
+}
+
+}  // namespace
+
+Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOptions* options) {
   AG_TRY(const boost::json::object* o, jf::AsObject(body, ""));
-  AG_TRYV(jf::RejectUnknownKeys(*o, "",
-                                {"message", "stateful", "conversation_id", "host_context",
-                                 "additional_instructions", "instance_id", "group_key"}));
+  if (options != nullptr) {
+    AG_TRYV(jf::RejectUnknownKeys(
+        *o, "",
+        {"message", "stateful", "conversation_id", "host_context", "additional_instructions",
+         "instance_id", "group_key", "background", "stream", "on_disconnect"}));
+    AG_TRYV(ParseRunOptions(*o, *options));
+  } else {
+    AG_TRYV(jf::RejectUnknownKeys(*o, "",
+                                  {"message", "stateful", "conversation_id", "host_context",
+                                   "additional_instructions", "instance_id", "group_key"}));
+  }
   InvokeRequest r;
   AG_TRY(r.message, jf::RequiredString(*o, "message", ""));
   if (r.message.empty()) return InvalidField("message", "must be a non-empty string");
@@ -42,6 +71,16 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body) {
     }
   }
   return r;
+}
+
+boost::json::object InvokeRequestJson(const InvokeRequest& r) {
+  boost::json::object out{{"message", r.message}, {"stateful", r.stateful}};
+  if (r.conversation_id) out["conversation_id"] = *r.conversation_id;
+  if (r.host_context) out["host_context"] = *r.host_context;
+  if (r.additional_instructions) out["additional_instructions"] = *r.additional_instructions;
+  if (r.instance_id) out["instance_id"] = *r.instance_id;
+  if (r.group_key) out["group_key"] = *r.group_key;
+  return out;
 }
 
 }  // namespace agentgate

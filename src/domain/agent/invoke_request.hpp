@@ -4,6 +4,7 @@
 
 #include "domain/error.hpp"
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <optional>
@@ -21,6 +22,20 @@ struct InvokeRequest {
   std::optional<std::string> group_key;
 };
 
-Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body);
+// How the HTTP invoke's caller wants the turn delivered (docs/runs.md): as a background run, or
+// streamed as it happens (and whether a streaming caller that hangs up cancels it).
+struct RunOptions {
+  bool background = false;
+  bool stream = false;
+  bool cancel_on_disconnect = false;  // "on_disconnect": "cancel" ("continue" is the default)
+};
+
+// With `options`, the body may also carry "background", "stream" and "on_disconnect" (the HTTP
+// invoke); without, they are unknown fields like any other (the flow action, MCP).
+Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body,
+                                         RunOptions* options = nullptr);
+
+// The request as a JSON object, the fields ParseInvokeRequest reads (a queued run keeps it).
+boost::json::object InvokeRequestJson(const InvokeRequest& request);
 
 }  // namespace agentgate

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentgate {
@@ -65,5 +66,21 @@ struct ModelFailure {
   std::string message;  // for the transcript; never contains the API key
   std::optional<std::chrono::milliseconds> retry_after;
 };
+
+// The kind's wire name (a run's model.finished event says which kind a failed call was, never the
+// provider's own message, which is the operator's).
+inline std::string_view FailureKindName(ModelFailure::Kind kind) {
+  switch (kind) {
+    case ModelFailure::Kind::kTransient:
+      return "transient";
+    case ModelFailure::Kind::kRejected:
+      return "rejected";
+    case ModelFailure::Kind::kRefused:
+      return "refused";
+    case ModelFailure::Kind::kThrottled:
+      return "throttled";
+  }
+  return "transient";
+}
 
 }  // namespace agentgate

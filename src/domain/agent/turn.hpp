@@ -23,8 +23,14 @@ struct RecordedAction {
 struct ToolResult {
   std::string call_id;
   std::string name;
-  std::string content;
+  std::string content;  // what the model reads; "error: ..." when the tool could not answer
 };
+
+// Whether a tool could not answer (bad arguments, no such tool, its host unreachable): every tool
+// says so to the model the same way.
+inline bool ToolFailed(const ToolResult& result) {
+  return std::string_view(result.content).starts_with("error: ");
+}
 
 struct TurnOutcome {
   std::string reply_text;

@@ -90,6 +90,16 @@ double WorstCaseUsd(const Price& price, std::int64_t estimated_input_tokens,
   return CostUsd(price, estimated_input_tokens, max_output_tokens);
 }
 
+Error SpendLimitError(const LimitReached& reached, std::int64_t now_ms) {
+  Error error(ErrorCode::kSpendLimitReached,
+              "the " + reached.scope + "'s monthly spend limit is reached");
+  error.With("scope", reached.scope)
+      .With("limit_usd", reached.limit_usd)
+      .With("spent_usd", reached.spent_usd)
+      .With("resets_at", IsoUtc(NextMonthStartMs(now_ms)));
+  return error;
+}
+
 std::optional<LimitReached> FirstLimitReached(std::optional<double> org_limit_usd,
                                               std::optional<double> agent_limit_usd,
                                               const std::function<double(bool whole_org)>& spent) {

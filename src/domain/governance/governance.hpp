@@ -50,6 +50,9 @@ std::optional<LimitReached> FirstLimitReached(std::optional<double> org_limit_us
                                               std::optional<double> agent_limit_usd,
                                               const std::function<double(bool whole_org)>& spent);
 
+// 402 spend_limit_reached: the limit reached (scope, limit_usd, spent_usd) and when it resets.
+Error SpendLimitError(const LimitReached& reached, std::int64_t now_ms);
+
 // A reservation of at least `needed_usd` (one call's worst case) and up to `wanted_usd` (a server's
 // lease for several calls): refused once a limit is reached; otherwise what is wanted while a
 // quarter of the headroom under the tighter limit covers it, so servers sharing a nearly spent

@@ -19,7 +19,7 @@ namespace json = boost::json;
 namespace {
 
 Response FlowFault(const Error& error) {
-  const int status = StatusFor(error.code);
+  const int status = HttpStatusOf(error.code);
   Response response = JsonResponse(
       status, json::object{{"message", std::to_string(status) + ": " + error.message}});
   if (error.retry_after_seconds)

@@ -1,38 +1,36 @@
-// POST /api/agents/{agent_id}/invoke: the Daemon over HTTP. Decode, run the use case, render.
+// POST /api/agents/{agent_id}/invoke: the Daemon over HTTP. Decode, run the use case, render. A
+// body with "background": true queues a run instead, and one asking for a stream (Accept:
+// text/event-stream, or "stream": true) is answered with the run's events (docs/runs.md).
 #include "app/invoke_agent.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/idempotency.hpp"
+#include "app/invoke_body.hpp"
+#include "app/run_body.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
 
 namespace agentgate::http {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-json::object InvokeResultJson(const InvokeResult& result) {
-  json::object out{{"response", result.response}, {"blocked", result.blocked}};
-  out["conversation_id"] =
-      result.conversation_id ? json::value(*result.conversation_id) : json::value(nullptr);
-  const auto reason = StopReasonName(result.stop_reason);
-  out["terminated_reason"] = reason ? json::value(std::string(*reason)) : json::value(nullptr);
-  out["usage"] = json::object{{"input_tokens", result.usage.input_tokens},
-                              {"output_tokens", result.usage.output_tokens},
-                              {"cost_usd", result.cost_usd},
-                              {"model_calls", result.model_calls}};
-  return out;
-}
-
 namespace {
 
 Result<InvokeInput> ReadInvokeCall(const Request& r) {
   AG_TRY(auto body, ParseJsonBody(r));
-  AG_TRY(auto request, ParseInvokeRequest(body));
-  InvokeInput call{r.Param("agent_id"), std::move(request), std::nullopt, ""};
+  RunOptions delivery;
+  AG_TRY(auto request, ParseInvokeRequest(body, &delivery));
+  // The body's "background" wins over the header: its answer is a JSON 202 either way.
+  const auto accept = r.Header("accept");
+  if (accept && accept->find("text/event-stream") != std::string_view::npos && !delivery.background)
+    delivery.stream = true;
+  InvokeInput call{r.Param("agent_id"), std::move(request), std::nullopt, "", delivery};
   if (auto header = r.Header("idempotency-key")) {
     call.key = std::string(*header);
     AG_TRYV(governance::ValidateIdempotencyKey(*call.key));
@@ -43,16 +41,73 @@ Result<InvokeInput> ReadInvokeCall(const Request& r) {
 }
 
 Response RenderInvoke(const Result<InvokeResult>& result) {
-  return result ? JsonResponse(200, InvokeResultJson(*result)) : ErrorResponse(result.error());
+  return result ? JsonResponse(200, InvokeBody(*result)) : ErrorResponse(result.error());
+}
+
+// The 202 of a queued run, first or replayed: where to read the run.
+Response Accepted(int status, std::string body, const std::string& run_id) {
+  Response response;
+  response.status = status;
+  response.body = std::move(body);
+  if (!run_id.empty()) response.headers.emplace_back("Location", RunLocation(run_id));
+  return response;
+}
+
+// The stored answer of the call that used the key first: a run's 202 with where to read the run,
+// or a turn's 200.
+Response Replayed(StoredResponse& replay) {
+  boost::system::error_code ec;
+  const auto stored = json::parse(replay.body, ec);
+  const auto* run_id = replay.status == 202 && !ec && stored.is_object()
+                           ? stored.get_object().if_contains("run_id")
+                           : nullptr;
+  Response replayed =
+      Accepted(replay.status, std::move(replay.body),
+               run_id && run_id->is_string() ? std::string(run_id->get_string()) : "");
+  replayed.headers.emplace_back("Idempotent-Replayed", "true");
+  return replayed;
+}
+
+// "background": true queues the run once admitted, and answers 202 with where to read it. A stream
+// (`r`'s) starts it at once and answers with its events, from the first, live to its terminal one.
+// Refusals before either are the plain call's JSON errors; a key's replay is its stored answer.
+asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok, Request* stream) {
+  static const AnswerRenderer kRunsOwnAnswer;  // a run's key stores its 202, or its turn's 200
+  const InvokeCall call{ok.caller,           ok.call.agent_id, ok.call.request, ok.call.key,
+                        ok.call.fingerprint, kRunsOwnAnswer,   nullptr};
+  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "no answer"));
+  // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
+  if (stream) {
+    co_await deps.runs.Stream(call, answer);
+  } else {
+    co_await deps.runs.Queue(call, answer);
+  }
+  if (auto* replay = std::get_if<StoredResponse>(&answer)) co_return Replayed(*replay);
+  const auto& run = std::get<Result<RunRecord>>(answer);
+  if (!run) co_return ErrorResponse(run.error());
+  if (!stream) co_return Accepted(202, json_text::Write(QueuedRunBody(*run)), run->id);
+  Response response =
+      RunEventStream(deps, run->id, 0, ok.call.delivery.cancel_on_disconnect ? stream : nullptr);
+  response.headers.emplace_back("Location", RunLocation(run->id));
+  co_return response;
+}
+
+asio::awaitable<Response> Invoke(RouteDeps& deps, Request& r) {
+  static const InvokeRenderer render = RenderInvoke;
+  auto read = co_await AuthenticateAndRead(deps, r, ReadInvokeCall, ErrorResponse);
+  if (auto* refused = std::get_if<Response>(&read)) co_return std::move(*refused);
+  const AuthenticatedCall& ok = std::get<AuthenticatedCall>(read);
+  if (ok.call.delivery.background) co_return co_await BeginRun(deps, ok, nullptr);
+  if (ok.call.delivery.stream) co_return co_await BeginRun(deps, ok, &r);
+  co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
+                                ok.call.fingerprint, render);
 }
 
 }  // namespace
 
 void AddInvokeRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/api/agents/{agent_id}/invoke", [&deps](Request& r) {
-    static const InvokeRenderer render = RenderInvoke;
-    return InvokeFromRequest(deps, r, ReadInvokeCall, ErrorResponse, render);
-  });
+  router.Add("POST", "/api/agents/{agent_id}/invoke",
+             [&deps](Request& r) { return Invoke(deps, r); });
 }
 
 }  // namespace agentgate::http

@@ -14,15 +14,8 @@ CallerHeaders CallerHeadersOf(const Request& r) {
   return CallerHeaders{get("fl-api-org"), get("fl-api-token"), get("fl-api-env")};
 }
 
-namespace {
-
-struct AuthenticatedCall {
-  Caller caller;
-  InvokeInput call;
-};
-
 // A coroutine of its own: what it reads on the way is gone while the turn runs.
-asio::awaitable<std::variant<Response, AuthenticatedCall>> ReadAuthenticated(
+asio::awaitable<std::variant<Response, AuthenticatedCall>> AuthenticateAndRead(
     RouteDeps& deps, Request& r, Result<InvokeInput> (*read)(const Request&),
     Response (*refuse)(const Error&)) {
   auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
@@ -34,7 +27,9 @@ asio::awaitable<std::variant<Response, AuthenticatedCall>> ReadAuthenticated(
   co_return admitted;
 }
 
-}  // namespace
+std::string RunLocation(const std::string& run_id) {
+  return "/api/runs/" + run_id;
+}
 
 asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                      const std::string& agent_id, const InvokeRequest& request,
@@ -65,7 +60,7 @@ asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
                                             Result<InvokeInput> (*read)(const Request&),
                                             Response (*refuse)(const Error&),
                                             const InvokeRenderer& render) {
-  auto admitted = co_await ReadAuthenticated(deps, r, read, refuse);
+  auto admitted = co_await AuthenticateAndRead(deps, r, read, refuse);
   if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
   const AuthenticatedCall& ok = std::get<AuthenticatedCall>(admitted);
   co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace agentgate::http {
 
@@ -24,7 +25,23 @@ struct InvokeInput {
   InvokeRequest request;
   std::optional<std::string> key;  // Idempotency-Key
   std::string fingerprint;         // of the request, for a replay's check (only with a key)
+  RunOptions delivery{};           // the HTTP invoke's: background, streamed
 };
+
+struct AuthenticatedCall {
+  Caller caller;
+  InvokeInput call;
+};
+
+// Authenticates the caller (before the body is judged, so an anonymous caller learns nothing) and
+// reads what it asks for with `read`, or answers with `refuse`. The request's body and headers are
+// freed once read.
+boost::asio::awaitable<std::variant<Response, AuthenticatedCall>> AuthenticateAndRead(
+    RouteDeps& deps, Request& r, Result<InvokeInput> (*read)(const Request&),
+    Response (*refuse)(const Error&));
+
+// A Location header's worth: where a run is read.
+std::string RunLocation(const std::string& run_id);
 
 // An invoke route whole: authenticates the caller (before the body is judged, so an anonymous
 // caller learns nothing), reads what it asks for with `read` or answers with `refuse`, then runs
@@ -34,9 +51,6 @@ boost::asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
                                                    Result<InvokeInput> (*read)(const Request&),
                                                    Response (*refuse)(const Error&),
                                                    const InvokeRenderer& render);
-
-// The invoke route's 200 body: response, conversation_id, terminated_reason, blocked, usage.
-boost::json::object InvokeResultJson(const InvokeResult& result);
 
 // Runs one call (InvokeAgent::Call: admission, Idempotency-Key, turn) and answers it: a replay is
 // the stored response with `Idempotent-Replayed: true`; a result is `render`ed, which is also

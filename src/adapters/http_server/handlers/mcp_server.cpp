@@ -5,6 +5,7 @@
 #include "domain/mcp/mcp_server.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
+#include "app/invoke_body.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
@@ -35,7 +36,7 @@ constexpr std::string_view kServerVersion = "1";
 json::object TurnAsToolResult(const Result<InvokeResult>& result) {
   if (!result) {
     const auto& e = result.error();
-    return mcp::CallToolResult(std::to_string(StatusFor(e.code)) + " " +
+    return mcp::CallToolResult(std::to_string(HttpStatusOf(e.code)) + " " +
                                    std::string(ErrorCodeName(e.code)) + ": " + e.message,
                                {}, true);
   }
@@ -46,8 +47,8 @@ json::object TurnAsToolResult(const Result<InvokeResult>& result) {
   } else if (reason) {
     text = "stopped early (" + std::string(*reason) + "): the reply may be incomplete.\n\n" + text;
   }
-  json::object structured = InvokeResultJson(*result);  // the invoke route's body
-  structured.erase("response");                         // (the text says it)
+  json::object structured = InvokeBody(*result);  // the invoke route's body
+  structured.erase("response");                   // (the text says it)
   return mcp::CallToolResult(std::move(text), std::move(structured),
                              result->blocked || reason.has_value());
 }

@@ -17,7 +17,7 @@ namespace {
 // The gateway's own errors: {"ok": false, "status": N, "error": {"code", "message"}}, also for
 // what the HTTP layer refuses on this route (413, 431, 405, a malformed request).
 Response GatewayError(const Error& error) {
-  int status = StatusFor(error.code);
+  int status = HttpStatusOf(error.code);
   std::string code(ErrorCodeName(error.code));
   for (auto& ch : code) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   switch (error.code) {

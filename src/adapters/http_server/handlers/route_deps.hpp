@@ -7,6 +7,7 @@
 #include "app/console_sessions.hpp"
 #include "app/invoke_agent.hpp"
 #include "app/metadata_gateway.hpp"
+#include "app/runs.hpp"
 #include "observability/metrics.hpp"
 #include "runtime/gateway_call_tally.hpp"
 #include "runtime/store_runner.hpp"
@@ -20,6 +21,7 @@ namespace agentgate::http {
 struct RouteDeps {
   AdminService& admin;
   InvokeAgent& invoke;
+  Runs& runs;
   MetadataGateway& gateway;
   StoreRunner& store;
   TenantDirectory& tenants;
@@ -40,6 +42,7 @@ void AddAdminConversationListRoutes(Router& router, RouteDeps& deps);
 void AddAdminOverviewRoutes(Router& router, RouteDeps& deps);
 void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
 void AddInvokeRoutes(Router& router, RouteDeps& deps);
+void AddRunRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 void AddMcpRoutes(Router& router, RouteDeps& deps);

@@ -13,6 +13,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminOverviewRoutes(router, deps);
   AddAdminCrmRoutes(router, deps);
   AddInvokeRoutes(router, deps);
+  AddRunRoutes(router, deps);
   AddFlowActionRoutes(router, deps);
   AddMetadataGatewayRoutes(router, deps);
   AddMcpRoutes(router, deps);

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs the MCP counterparts of the tests (tests/mcp/package.json, pinned by package-lock.json:
-# the reference server-everything and the official TypeScript SDK) into DIR, once per lock file,
+# Installs the Node counterparts of the tests (tests/counterparts/package.json, pinned by
+# package-lock.json: the MCP reference server and SDK, the eventsource client) into DIR, once per lock file,
 # and copies the test scripts beside them. Prints DIR. Concurrent runs wait for each other.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-dir="${1:-$root/build/mcp-counterparts}"
+dir="${1:-$root/build/counterparts}"
 mkdir -p "$dir"
 exec 9>"$dir/.install.lock"
 flock 9

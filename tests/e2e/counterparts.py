@@ -1,5 +1,5 @@
-"""The MCP counterparts of the black-box tests: installed (pinned, tests/mcp) by tests/mcp/install.sh
-and started as real servers on loopback."""
+"""The Node counterparts of the black-box tests (pinned, tests/counterparts, installed by its
+install.sh): MCP servers started on loopback, and the clients the tests drive."""
 import json
 import os
 import socket
@@ -15,8 +15,8 @@ def counterparts_dir():
     """Installs the counterparts once per run (the install is part of the run: nothing is skipped)."""
     global _installed
     if _installed is None:
-        target = os.environ.get("AGENTGATE_MCP_DIR") or os.path.join(ROOT, "build", "mcp-counterparts")
-        out = subprocess.run(["bash", os.path.join(ROOT, "tests", "mcp", "install.sh"), target],
+        target = os.environ.get("AGENTGATE_COUNTERPARTS_DIR") or os.path.join(ROOT, "build", "counterparts")
+        out = subprocess.run(["bash", os.path.join(ROOT, "tests", "counterparts", "install.sh"), target],
                              check=True, capture_output=True, text=True, timeout=600)
         _installed = out.stdout.strip().splitlines()[-1]
     return _installed
@@ -60,7 +60,7 @@ class NodeServer:
 
 
 class SdkServer(NodeServer):
-    """tests/mcp/test_server.mjs: the official SDK serving 2026-07-28 (era modern, v2 SDK) or
+    """tests/counterparts/test_server.mjs: the official SDK serving 2026-07-28 (era modern, v2 SDK) or
     2025-11-25 with sessions (era legacy, v1 SDK); it records what it saw at GET /events."""
 
     def __init__(self, era, response="json", version=None):

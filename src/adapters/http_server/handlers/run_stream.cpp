@@ -1,0 +1,78 @@
+#include "adapters/http_server/handlers/run_stream.hpp"
+
+#include "domain/runs/run_events.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <chrono>
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+namespace {
+
+// A follower looks for a drain this often, and a quiet stream gets a comment line at this period
+// so proxies do not cut it.
+constexpr milliseconds kLookEvery{1000};
+constexpr std::chrono::seconds kKeepAliveEvery{15};
+
+// The run's events after `after` until its terminal one, or until the client leaves, the store
+// fails or the server drains (the client then resumes from its Last-Event-ID, here or elsewhere).
+asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_t after,
+                                ResponseStream& out) {
+  auto quiet_since = std::chrono::steady_clock::now();
+  while (!deps.draining()) {
+    auto batch = co_await deps.runs.NextEvents(run_id, after, kLookEvery);
+    if (!batch) co_return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!batch->events.empty()) {
+      std::string frames;
+      for (const auto& event : batch->events) frames += SseFrame(event);
+      after = batch->events.back().seq;
+      if (!co_await out.Write(std::move(frames))) co_return;
+      quiet_since = now;
+    } else if (now - quiet_since >= kKeepAliveEvery) {
+      if (!co_await out.Write(std::string(kSseKeepAlive))) co_return;
+      quiet_since = now;
+    }
+    if (batch->ended) co_return;
+  }
+}
+
+// Cancels the run when the client hangs up; the stream's end wins the race otherwise.
+asio::awaitable<void> CancelOnHangUp(RouteDeps& deps, Request& request, std::string run_id) {
+  co_await request.client_closed();
+  deps.runs.CancelStreamed(run_id);
+  asio::steady_timer forever(co_await asio::this_coro::executor,
+                             asio::steady_timer::time_point::max());
+  co_await forever.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
+asio::awaitable<void> FollowOrCancel(RouteDeps& deps, std::string run_id, std::int64_t after,
+                                     Request& request, ResponseStream& out) {
+  using namespace asio::experimental::awaitable_operators;
+  co_await (FollowRun(deps, run_id, after, out) || CancelOnHangUp(deps, request, run_id));
+}
+
+}  // namespace
+
+Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
+                        Request* hang_up_cancels) {
+  Response response;
+  response.content_type = "text/event-stream";
+  response.headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+  response.stream = [&deps, run_id = std::move(run_id), after,
+                     hang_up_cancels](ResponseStream& out) {
+    if (hang_up_cancels) return FollowOrCancel(deps, run_id, after, *hang_up_cancels, out);
+    return FollowRun(deps, run_id, after, out);
+  };
+  return response;
+}
+
+}  // namespace agentgate::http

@@ -1,0 +1,17 @@
+#pragma once
+// A run's events as a text/event-stream response (docs/runs.md), for GET /api/runs/{id}/events and
+// for a streamed invoke: the events after `after`, live until the terminal one.
+
+#include "adapters/http_server/handlers/route_deps.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace agentgate::http {
+
+// With `hang_up_cancels` (the streamed invoke's "on_disconnect": "cancel"), the client closing its
+// connection cancels the run; `request` is the one this response answers.
+Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
+                        Request* hang_up_cancels = nullptr);
+
+}  // namespace agentgate::http

@@ -1,0 +1,66 @@
+// The runs routes (docs/runs.md): read a run, cancel it, follow its events as Server-Sent Events.
+#include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/run_stream.hpp"
+#include "adapters/http_server/responses.hpp"
+#include "app/run_body.hpp"
+#include "domain/runs/run_events.hpp"
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+
+namespace {
+
+Response RunResponse(const Result<RunRecord>& run) {
+  return run ? JsonResponse(200, RunBody(*run)) : ErrorResponse(run.error());
+}
+
+// Where a follower resumes: the Last-Event-ID header, else ?last_event_id= (a browser's
+// EventSource cannot set headers on its first request); 0 is the start.
+Result<std::int64_t> ResumeFrom(const Request& r) {
+  if (auto header = r.Header("last-event-id")) return ParseLastEventId(*header);
+  if (auto query = r.QueryParam("last_event_id")) {
+    auto parsed = ParseLastEventId(*query);
+    if (!parsed)
+      return InvalidField("last_event_id",
+                          "must be the number of an event of the run "
+                          "(0 or more)");
+    return parsed;
+  }
+  return 0;
+}
+
+asio::awaitable<Response> GetRun(RouteDeps& deps, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ErrorResponse(caller.error());
+  co_return RunResponse(co_await deps.runs.Get(*caller, r.Param("run_id")));
+}
+
+asio::awaitable<Response> CancelRun(RouteDeps& deps, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ErrorResponse(caller.error());
+  co_return RunResponse(co_await deps.runs.Cancel(*caller, r.Param("run_id")));
+}
+
+asio::awaitable<Response> RunEvents(RouteDeps& deps, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ErrorResponse(caller.error());
+  const auto after = ResumeFrom(r);
+  if (!after) co_return ErrorResponse(after.error());
+  const std::string run_id = r.Param("run_id");
+  auto run = co_await deps.runs.Get(*caller, run_id);
+  if (!run) co_return ErrorResponse(run.error());
+  co_return RunEventStream(deps, run_id, *after);
+}
+
+}  // namespace
+
+void AddRunRoutes(Router& router, RouteDeps& deps) {
+  router.Add("GET", "/api/runs/{run_id}", [&deps](Request& r) { return GetRun(deps, r); });
+  router.Add("POST", "/api/runs/{run_id}/cancel",
+             [&deps](Request& r) { return CancelRun(deps, r); });
+  router.Add("GET", "/api/runs/{run_id}/events",
+             [&deps](Request& r) { return RunEvents(deps, r); });
+}
+
+}  // namespace agentgate::http

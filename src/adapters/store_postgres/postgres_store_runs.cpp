@@ -1,0 +1,205 @@
+// Runs and their events (docs/runs.md): the queue, claimed with FOR UPDATE SKIP LOCKED so several
+// servers start each run once.
+#include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_rules.hpp"
+#include "adapters/store_postgres/postgres_store.hpp"
+
+#include <algorithm>
+
+namespace agentgate {
+
+using pg::Connection;
+using pg::P;
+
+namespace {
+
+// Events in one statement, each column's values as one array.
+void InsertEvents(Connection& c, const std::string& run_id, const std::vector<RunEvent>& events) {
+  if (events.empty()) return;
+  std::vector<pg::Param> seqs, types, data;
+  for (const auto& e : events) {
+    seqs.push_back(P(e.seq));
+    types.push_back(P(e.type));
+    data.push_back(P(e.data));
+  }
+  c.Exec(
+      "INSERT INTO run_events(run_id, seq, type, data) SELECT $1, * FROM unnest($2::bigint[], "
+      "$3::text[], $4::text[])",
+      {P(run_id), pg::ArrayOf(seqs), pg::ArrayOf(types), pg::ArrayOf(data)});
+}
+
+std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
+  return c.Exec("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = $1", {P(run_id)})
+      .Int(0, 0);
+}
+
+void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
+  c.Exec(
+      "UPDATE runs SET status = $1, result = $2, error = $3, ended_at_ms = $4, request = '' WHERE "
+      "id = $5",
+      {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
+       P(run.ended_at_ms), P(run.id)});
+  InsertEvents(c, run.id, events);
+}
+
+const std::string& SelectRun() {
+  static const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = $1";
+  return sql;
+}
+
+}  // namespace
+
+Result<bool> PostgresStore::CreateRun(const RunRecord& run, int max_queued,
+                                      const std::optional<IdempotencyCompletion>& answer) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    // An organization's runs are queued one at a time, so its bound holds across servers.
+    pg::Transaction tx(c, "runs:" + run.org_id);
+    const bool queued = run.status == RunStatus::kQueued;
+    if (queued &&
+        c.Exec("SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status = 'queued'", {P(run.org_id)})
+                .Int(0, 0) >= max_queued)
+      return false;
+    if (answer && !CompleteIdempotencyKey(c, *answer))
+      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+    c.Exec(
+        "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+        "creates_conversation, request, created_at_ms, started_at_ms, server_id) VALUES ($1, $2, "
+        "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+         P(std::string(queued ? "queued" : "running")), P(run.conversation_id),
+         P(std::string(run.creates_conversation ? "true" : "false")),
+         P(queued ? run.request_json : std::string()), P(run.created_at_ms),
+         P(queued ? std::int64_t{0} : run.started_at_ms),
+         P(queued ? std::string() : run.server_id)});
+    tx.Commit();
+    return true;
+  });
+}
+
+Result<std::optional<RunRecord>> PostgresStore::GetRun(const std::string& run_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    return c.Exec(SelectRun(), {P(run_id)}).One(ReadRun);
+  });
+}
+
+Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& server_id,
+                                                        std::int64_t now_ms, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
+    // The request goes with the claim and leaves the row: only the server running it reads it.
+    auto claimed =
+        c.Exec(
+             "WITH picked AS (SELECT id, request FROM runs WHERE status = 'queued' ORDER BY "
+             "created_at_ms, id LIMIT $3 FOR UPDATE SKIP LOCKED) "
+             "UPDATE runs r SET status = 'running', server_id = $1, started_at_ms = $2, request = "
+             "'' FROM picked WHERE r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "
+             "r.token_id, r.status, r.conversation_id, r.creates_conversation, picked.request, "
+             "r.created_at_ms, r.started_at_ms, r.ended_at_ms, r.server_id, r.cancel_requested, "
+             "r.result, r.error",
+             {P(server_id), P(now_ms), P(limit)})
+            .All(ReadRun);
+    std::sort(claimed.begin(), claimed.end(), [](const RunRecord& a, const RunRecord& b) {
+      return std::tie(a.created_at_ms, a.id) < std::tie(b.created_at_ms, b.id);
+    });
+    return claimed;
+  });
+}
+
+Result<void> PostgresStore::AppendRunEvents(const std::string& run_id,
+                                            const std::vector<RunEvent>& events) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    InsertEvents(c, run_id, events);
+    return {};
+  });
+}
+
+Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& run_id,
+                                                           std::int64_t after_seq, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
+    static const std::string sql = std::string("SELECT ") + kRunEventColumns +
+                                   " FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq "
+                                   "LIMIT $3";
+    return c.Exec(sql, {P(run_id), P(after_seq), P(limit)}).All(ReadRunEvent);
+  });
+}
+
+Result<bool> PostgresStore::FinishRun(const RunRecord& run,
+                                      const std::vector<RunEvent>& last_events) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    pg::Transaction tx(c);
+    if (c.Exec("SELECT 1 FROM runs WHERE id = $1 AND status = 'running' FOR UPDATE", {P(run.id)})
+            .empty())
+      return false;
+    EndRun(c, run, last_events);
+    tx.Commit();
+    return true;
+  });
+}
+
+Result<std::optional<RunRecord>> PostgresStore::CancelRun(const std::string& run_id,
+                                                          std::int64_t now_ms,
+                                                          const RunEvent& canceled) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    pg::Transaction tx(c);
+    auto run = c.Exec(SelectRun() + " FOR UPDATE", {P(run_id)}).One(ReadRun);
+    if (!run) return run;
+    if (run->status == RunStatus::kQueued) {
+      CancelQueued(*run, now_ms, canceled);
+      RunEvent terminal = canceled;
+      terminal.seq = LastEventSeq(c, run_id) + 1;
+      EndRun(c, *run, {terminal});
+    } else if (run->status == RunStatus::kRunning && !run->cancel_requested) {
+      c.Exec("UPDATE runs SET cancel_requested = TRUE WHERE id = $1", {P(run_id)});
+      run->cancel_requested = true;
+    }
+    tx.Commit();
+    return run;
+  });
+}
+
+Result<std::vector<std::string>> PostgresStore::RunsToCancel(const std::string& server_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::string>> {
+    return c
+        .Exec(
+            "SELECT id FROM runs WHERE server_id = $1 AND status = 'running' AND cancel_requested",
+            {P(server_id)})
+        .All([](const RowView& row) { return row.Text(0); });
+  });
+}
+
+Result<bool> PostgresStore::ConversationBusy(const std::string& conversation_id,
+                                             std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec(
+                "SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = $1 AND status IN "
+                "('queued', 'running')) OR EXISTS (SELECT 1 FROM conversation_turn_queue WHERE "
+                "conversation_id = $1 AND expires_at_ms > $2)",
+                {P(conversation_id), P(now_ms)})
+               .Text(0, 0) == "t";
+  });
+}
+
+Result<std::int64_t> PostgresStore::PurgeRuns(std::int64_t ended_before_ms, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    return c
+        .Exec(
+            "WITH gone AS (SELECT id FROM runs WHERE ended_at_ms > 0 AND ended_at_ms < $1 ORDER BY "
+            "ended_at_ms LIMIT $2), e AS (DELETE FROM run_events WHERE run_id IN (SELECT id FROM "
+            "gone)), r AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1) SELECT "
+            "count(*) FROM r",
+            {P(ended_before_ms), P(limit)})
+        .Int(0, 0);
+  });
+}
+
+void InterruptRunsOf(Connection& c, const pg::Param& servers, std::int64_t now_ms) {
+  static const std::string sql = std::string("SELECT ") + kRunColumns +
+                                 " FROM runs WHERE status = 'running' AND server_id = "
+                                 "ANY($1::text[]) FOR UPDATE";
+  for (auto& run : c.Exec(sql, {servers}).All(ReadRun)) {
+    RunEvent terminal = Interrupt(run, now_ms);
+    terminal.seq = LastEventSeq(c, run.id) + 1;
+    EndRun(c, run, {terminal});
+  }
+}
+
+}  // namespace agentgate

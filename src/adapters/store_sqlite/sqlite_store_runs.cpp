@@ -1,0 +1,207 @@
+// Runs and their events (docs/runs.md): the queue, each decision in one write transaction.
+#include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_rules.hpp"
+#include "adapters/store_sqlite/sqlite_store.hpp"
+
+namespace agentgate {
+
+using sqlite::Connection;
+
+namespace {
+
+void InsertEvents(Connection& c, const std::string& run_id, const std::vector<RunEvent>& events) {
+  for (const auto& e : events) {
+    c.Prepare("INSERT INTO run_events(run_id, seq, type, data) VALUES (?, ?, ?, ?)")
+        .Bind(run_id, e.seq, e.type, e.data)
+        .Run();
+  }
+}
+
+std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
+  auto s = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?");
+  s.Bind(run_id).Step();
+  return s.Int(0);
+}
+
+// Ends a queued or running run (`run` carries its status, result or error and end); its events.
+void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
+  c.Prepare(
+       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at_ms = ?, request = '' WHERE "
+       "id = ?")
+      .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
+      .Run();
+  InsertEvents(c, run.id, events);
+}
+
+}  // namespace
+
+Result<bool> SqliteStore::CreateRun(const RunRecord& run, int max_queued,
+                                    const std::optional<IdempotencyCompletion>& answer) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    sqlite::WriteTransaction tx(c);
+    const bool queued = run.status == RunStatus::kQueued;
+    if (queued) {
+      auto count = c.Prepare("SELECT COUNT(*) FROM runs WHERE org_id = ? AND status = 'queued'");
+      count.Bind(run.org_id).Step();
+      if (count.Int(0) >= max_queued) return false;
+    }
+    if (answer && !CompleteIdempotencyKey(c, *answer))
+      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+    c.Prepare(
+         "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+         "creates_conversation, request, created_at_ms, started_at_ms, server_id) VALUES (?, ?, "
+         "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id,
+              queued ? "queued" : "running", run.conversation_id, run.creates_conversation,
+              queued ? run.request_json : std::string(), run.created_at_ms,
+              queued ? std::int64_t{0} : run.started_at_ms, queued ? std::string() : run.server_id)
+        .Run();
+    tx.Commit();
+    return true;
+  });
+}
+
+Result<std::optional<RunRecord>> SqliteStore::GetRun(const std::string& run_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    static const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
+    return c.Prepare(sql).Bind(run_id).One(ReadRun);
+  });
+}
+
+Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_id,
+                                                      std::int64_t now_ms, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
+    {
+      // Most looks find none: a read first, so they take no write lock.
+      auto any = c.Prepare("SELECT 1 FROM runs WHERE status = 'queued' LIMIT 1");
+      if (!any.Step()) return std::vector<RunRecord>{};
+    }
+    sqlite::WriteTransaction tx(c);
+    static const std::string sql =
+        std::string("SELECT ") + kRunColumns +
+        " FROM runs WHERE status = 'queued' ORDER BY created_at_ms, id LIMIT ?";
+    auto claimed = c.Prepare(sql).Bind(limit).All(ReadRun);
+    for (auto& run : claimed) {
+      c.Prepare(
+           "UPDATE runs SET status = 'running', server_id = ?, started_at_ms = ?, request = '' "
+           "WHERE id = ?")
+          .Bind(server_id, now_ms, run.id)
+          .Run();
+      run.status = RunStatus::kRunning;
+      run.server_id = server_id;
+      run.started_at_ms = now_ms;
+    }
+    tx.Commit();
+    return claimed;
+  });
+}
+
+Result<void> SqliteStore::AppendRunEvents(const std::string& run_id,
+                                          const std::vector<RunEvent>& events) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    sqlite::WriteTransaction tx(c);
+    InsertEvents(c, run_id, events);
+    tx.Commit();
+    return {};
+  });
+}
+
+Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_id,
+                                                         std::int64_t after_seq, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
+    static const std::string sql = std::string("SELECT ") + kRunEventColumns +
+                                   " FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq "
+                                   "LIMIT ?";
+    return c.Prepare(sql).Bind(run_id, after_seq, limit).All(ReadRunEvent);
+  });
+}
+
+Result<bool> SqliteStore::FinishRun(const RunRecord& run,
+                                    const std::vector<RunEvent>& last_events) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    sqlite::WriteTransaction tx(c);
+    auto status = c.Prepare("SELECT status FROM runs WHERE id = ?");
+    if (!status.Bind(run.id).Step() || status.Text(0) != "running") return false;
+    EndRun(c, run, last_events);
+    tx.Commit();
+    return true;
+  });
+}
+
+Result<std::optional<RunRecord>> SqliteStore::CancelRun(const std::string& run_id,
+                                                        std::int64_t now_ms,
+                                                        const RunEvent& canceled) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    sqlite::WriteTransaction tx(c);
+    static const std::string read =
+        std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
+    auto run = c.Prepare(read).Bind(run_id).One(ReadRun);
+    if (!run) return run;
+    if (run->status == RunStatus::kQueued) {
+      CancelQueued(*run, now_ms, canceled);
+      RunEvent terminal = canceled;
+      terminal.seq = LastEventSeq(c, run_id) + 1;
+      EndRun(c, *run, {terminal});
+    } else if (run->status == RunStatus::kRunning && !run->cancel_requested) {
+      c.Prepare("UPDATE runs SET cancel_requested = 1 WHERE id = ?").Bind(run_id).Run();
+      run->cancel_requested = true;
+    }
+    tx.Commit();
+    return run;
+  });
+}
+
+Result<std::vector<std::string>> SqliteStore::RunsToCancel(const std::string& server_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::string>> {
+    return c
+        .Prepare(
+            "SELECT id FROM runs WHERE server_id = ? AND status = 'running' AND cancel_requested "
+            "= 1")
+        .Bind(server_id)
+        .All([](const RowView& row) { return row.Text(0); });
+  });
+}
+
+Result<bool> SqliteStore::ConversationBusy(const std::string& conversation_id,
+                                           std::int64_t now_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    auto s = c.Prepare(
+        "SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = ?1 AND status IN ('queued', "
+        "'running')) OR EXISTS (SELECT 1 FROM conversation_turn_queue WHERE conversation_id = ?1 "
+        "AND expires_at_ms > ?2)");
+    s.Bind(conversation_id, now_ms).Step();
+    return s.Int(0) != 0;
+  });
+}
+
+Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    sqlite::WriteTransaction tx(c);
+    const auto ids = c.Prepare(
+                          "SELECT id FROM runs WHERE ended_at_ms > 0 AND ended_at_ms < ? ORDER BY "
+                          "ended_at_ms LIMIT ?")
+                         .Bind(ended_before_ms, limit)
+                         .All([](const RowView& row) { return row.Text(0); });
+    for (const auto& id : ids) {
+      c.Prepare("DELETE FROM run_events WHERE run_id = ?").Bind(id).Run();
+      c.Prepare("DELETE FROM runs WHERE id = ?").Bind(id).Run();
+    }
+    tx.Commit();
+    return static_cast<std::int64_t>(ids.size());
+  });
+}
+
+void InterruptRunsOfLapsedServers(Connection& c, std::int64_t lapsed_before_ms,
+                                  std::int64_t now_ms) {
+  static const std::string sql =
+      std::string("SELECT ") + kRunColumns +
+      " FROM runs WHERE status = 'running' AND server_id IN (SELECT id FROM servers WHERE "
+      "lease_until_ms < ?)";
+  for (auto& run : c.Prepare(sql).Bind(lapsed_before_ms).All(ReadRun)) {
+    RunEvent terminal = Interrupt(run, now_ms);
+    terminal.seq = LastEventSeq(c, run.id) + 1;
+    EndRun(c, run, {terminal});
+  }
+}
+
+}  // namespace agentgate

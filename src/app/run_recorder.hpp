@@ -1,0 +1,49 @@
+#pragma once
+// A run's events on their way to its followers (docs/runs.md): numbered from 1, handed at once to
+// the run's channel (followers on this server), and written to the store behind the run, one write
+// in flight at a time, so a run never waits on the store for an event. The run's end writes what
+// is left, its terminal event and its outcome in one transaction.
+//
+// Bounded: past `max_events` a run's events are dropped, all but its terminal one.
+
+#include "app/turn_observer.hpp"
+#include "runtime/run_hub.hpp"
+#include "runtime/store_runner.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+class RunRecorder final : public TurnObserver {
+ public:
+  // Lives on `executor`, the run's event loop: every call is made there.
+  RunRecorder(StoreRunner& store, std::shared_ptr<RunChannel> channel, std::string run_id,
+              std::size_t max_events, boost::asio::any_io_executor executor);
+
+  void Report(RunEvent event) override;
+  // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
+  // done: false when the run was no longer running (its server's lease had lapsed).
+  boost::asio::awaitable<Result<bool>> Finish(const RunRecord& ended, RunEvent terminal);
+
+  std::int64_t last_seq() const { return last_seq_; }
+
+ private:
+  boost::asio::awaitable<void> WriteBehind();
+
+  StoreRunner& store_;
+  const std::shared_ptr<RunChannel> channel_;
+  const std::string run_id_;
+  const std::size_t max_events_;
+  boost::asio::any_io_executor executor_;
+  std::int64_t last_seq_ = 0;
+  std::vector<RunEvent> unwritten_;
+  bool writing_ = false;
+  boost::asio::steady_timer written_;  // canceled when a write ends: Finish waits on it
+};
+
+}  // namespace agentgate

@@ -1,0 +1,230 @@
+#include "app/run_worker.hpp"
+
+#include "app/invoke_body.hpp"
+#include "app/run_recorder.hpp"
+#include "domain/json_text.hpp"
+#include "observability/log.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+
+namespace agentgate {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// What a streamed turn's commit stores for its Idempotency-Key: the plain call's 200 body.
+StoredResponse PlainAnswer(const InvokeResult& result) {
+  return StoredResponse{200, json_text::Write(InvokeBody(result))};
+}
+const AnswerRenderer kPlainAnswer = PlainAnswer;
+
+}  // namespace
+
+// The claim loop's timer, and whether a wake-up came while it was not waiting on it.
+struct RunWorker::Loop {
+  explicit Loop(const asio::any_io_executor& executor) : timer(executor) {}
+  asio::steady_timer timer;
+  std::atomic<bool> woken{false};
+};
+
+RunWorker::RunWorker(RunWorkerDeps deps) : d_(std::move(deps)) {}
+
+RunWorker::~RunWorker() = default;
+
+void RunWorker::Start(const asio::any_io_executor& executor) {
+  loop_ = std::make_unique<Loop>(executor);
+  asio::co_spawn(executor, ClaimLoop(), asio::detached);
+}
+
+void RunWorker::Wake() {
+  if (!loop_) return;
+  loop_->woken = true;
+  asio::post(loop_->timer.get_executor(), [this] { loop_->timer.cancel(); });
+}
+
+bool RunWorker::CancelHere(const std::string& run_id) {
+  std::shared_ptr<TurnCancel> cancel;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = running_.find(run_id);
+    if (it == running_.end()) return false;
+    cancel = it->second.cancel;
+  }
+  cancel->Cancel();
+  return true;
+}
+
+void RunWorker::Stop() {
+  stopping_ = true;
+  Wake();
+}
+
+std::size_t RunWorker::Running() const {
+  std::lock_guard lock(mutex_);
+  return running_.size();
+}
+
+asio::awaitable<void> RunWorker::ClaimLoop() {
+  while (!stopping_) {
+    bool failed = false;
+    try {
+      co_await ClaimOnce();
+    } catch (const std::exception& e) {
+      // Never silently: a worker that stopped would leave every queued run queued.
+      log::Error("runs_claim_loop_failed", {{"error", std::string_view(e.what())}});
+      failed = true;
+    }
+    if (loop_->woken && !failed) continue;
+    loop_->timer.expires_after(d_.poll);
+    co_await loop_->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
+asio::awaitable<void> RunWorker::ClaimOnce() {
+  for (bool more_queued = true; more_queued && !stopping_;) {
+    loop_->woken = false;
+    int room = 0;
+    {
+      std::lock_guard lock(mutex_);
+      room = d_.max_concurrent - background_running_;
+    }
+    more_queued = false;
+    if (room > 0) {
+      const std::int64_t now = d_.clock.NowMs();
+      auto claimed =
+          co_await d_.store.Run([&](Store& s) { return s.ClaimRuns(d_.server.id(), now, room); });
+      if (claimed) {
+        more_queued = static_cast<int>(claimed->size()) == room;
+        for (auto& run : *claimed) Launch(std::move(run), std::nullopt, true);
+      } else {
+        log::Warn("runs_claim_failed", {{"error", std::string_view(claimed.error().message)}});
+      }
+    }
+    // A cancel asked of another server reaches its run here.
+    if (Running() > 0) {
+      auto to_cancel =
+          co_await d_.store.Run([&](Store& s) { return s.RunsToCancel(d_.server.id()); });
+      if (to_cancel) {
+        for (const auto& id : *to_cancel) CancelHere(id);
+      }
+    }
+  }
+}
+
+void RunWorker::StartStreamed(RunRecord run, std::optional<ClaimedKey> key) {
+  Launch(std::move(run), std::move(key), false);
+}
+
+void RunWorker::Launch(RunRecord run, std::optional<ClaimedKey> key, bool background) {
+  const auto& executor = d_.loops[next_loop_++ % d_.loops.size()];
+  auto cancel = std::make_shared<TurnCancel>(executor);
+  {
+    std::lock_guard lock(mutex_);
+    running_.emplace(run.id, Started{cancel, background});
+    if (background) ++background_running_;
+  }
+  // Open before the run starts, so its follower finds its events here from the first.
+  auto channel = d_.hub.Open(run.id);
+  d_.metrics.Add("agentgate_runs_started_total", {});
+  asio::co_spawn(executor,
+                 RunOne(std::move(run), std::move(key), std::move(cancel), std::move(channel)),
+                 asio::detached);
+}
+
+asio::awaitable<void> RunWorker::RunOne(RunRecord run, std::optional<ClaimedKey> key,
+                                        std::shared_ptr<TurnCancel> cancel,
+                                        std::shared_ptr<RunChannel> channel) {
+  RunRecorder recorder(d_.store, std::move(channel), run.id, d_.max_events,
+                       co_await asio::this_coro::executor);
+  recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
+  Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
+  try {
+    result = co_await Execute(run, key, cancel, recorder);
+  } catch (const std::exception& e) {
+    // The run still ends, and says so, rather than staying running.
+    log::Error("run_failed",
+               {{"run_id", std::string_view(run.id)}, {"error", std::string_view(e.what())}});
+    result = Error(ErrorCode::kInternal, "internal error (run " + run.id + ")");
+  }
+
+  RunRecord ended = run;
+  ended.ended_at_ms = d_.clock.NowMs();
+  RunEvent terminal;
+  if (result) {
+    ended.status = RunStatus::kCompleted;
+    ended.result_json = json_text::Write(InvokeBody(*result));
+    terminal = run_events::Completed(ended.result_json);
+  } else {
+    ended.status =
+        result.error().code == ErrorCode::kCanceled ? RunStatus::kCanceled : RunStatus::kFailed;
+    terminal = run_events::Failed(result.error());
+    ended.error_json = terminal.data;
+  }
+  const auto finished = co_await recorder.Finish(ended, std::move(terminal));
+  if (!finished || !*finished) {
+    // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
+    log::Warn(
+        "run_not_finished",
+        {{"run_id", std::string_view(run.id)},
+         {"error", std::string_view(finished ? "no longer running" : finished.error().message)}});
+  }
+  d_.hub.Close(run.id);
+  d_.metrics.Add("agentgate_runs_ended_total",
+                 {{"status", std::string(RunStatusName(ended.status))}});
+  {
+    std::lock_guard lock(mutex_);
+    auto it = running_.find(run.id);
+    if (it != running_.end() && it->second.background) --background_running_;
+    running_.erase(run.id);
+  }
+  Wake();  // room for the next queued run
+}
+
+asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
+                                                         const std::optional<ClaimedKey>& key,
+                                                         std::shared_ptr<TurnCancel> cancel,
+                                                         TurnObserver& observer) {
+  auto result = co_await ExecuteTurn(run, key, std::move(cancel), observer);
+  if (key && !result) co_await d_.idempotency.Release(*key);
+  co_return result;
+}
+
+asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& run,
+                                                             const std::optional<ClaimedKey>& key,
+                                                             std::shared_ptr<TurnCancel> cancel,
+                                                             TurnObserver& observer) {
+  boost::system::error_code ec;
+  const auto body = boost::json::parse(run.request_json, ec);
+  auto request = ec ? Result<InvokeRequest>(Error(ErrorCode::kInternal, "unreadable run request"))
+                    : ParseInvokeRequest(body);
+  if (!request) co_return Error(ErrorCode::kInternal, "the run's request could not be read");
+  // The run runs as the caller that queued it, with its grants as they are now.
+  const Caller caller{run.org_id, run.env, run.token_id};
+  AG_CO_TRY(const auto token, co_await d_.tenants.Token(run.token_id));
+  if (!token || token->revoked)
+    co_return Error(ErrorCode::kUnauthenticated, "the token that queued the run was revoked");
+  AG_CO_TRY(auto admitted, co_await d_.invoke.Admit(caller, run.agent_id));
+  std::optional<IdempotentCall> idempotency;
+  if (key) idempotency.emplace(IdempotentCall{*key, kPlainAnswer});
+  const InvokeCommand command{
+      caller,
+      run.agent_id,
+      std::move(admitted),
+      *request,
+      std::move(idempotency),
+      std::move(cancel),
+      &observer,
+      run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
+      !run.conversation_id.empty() && !run.creates_conversation};
+  co_return co_await d_.invoke.Invoke(command);
+}
+
+}  // namespace agentgate

@@ -1,0 +1,90 @@
+#pragma once
+// Runs this server's share of the background runs (docs/runs.md). The store is the queue: the
+// worker claims the oldest queued runs whenever it has room (at most `max_concurrent` running
+// here), at once when a run was queued through this server and every `poll` for runs queued
+// through others, and runs each as a turn on the event loops in turn. A streamed turn's run is
+// started here at once, beside them. A run's cancel reaches it here directly, or through the store
+// for a cancel asked of another server.
+
+#include "app/invoke_agent.hpp"
+#include "runtime/run_hub.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace agentgate {
+
+struct RunWorkerDeps {
+  InvokeAgent& invoke;
+  Idempotency& idempotency;  // a streamed turn's key: completed by its commit, else released
+  TenantDirectory& tenants;
+  StoreRunner& store;
+  ServerLease& server;  // names the runs this server claims
+  RunHub& hub;
+  const Clock& clock;
+  Metrics& metrics;
+  std::vector<boost::asio::any_io_executor> loops;  // runs go to them in turn
+  int max_concurrent = 64;
+  std::chrono::milliseconds poll{200};
+  std::size_t max_events = 2000;
+};
+
+class RunWorker {
+ public:
+  explicit RunWorker(RunWorkerDeps deps);
+  ~RunWorker();
+
+  // Claims and runs queued runs on `executor` until Stop().
+  void Start(const boost::asio::any_io_executor& executor);
+  // Any thread. A run was queued, or one ended: look for work now, not at the next poll.
+  void Wake();
+  // A streamed turn's run, created running on this server: runs at once, not counted against
+  // max_concurrent. With `key`, its commit completes the call's Idempotency-Key with the plain
+  // call's 200 body; any other end releases it. Its events' channel is open on return.
+  void StartStreamed(RunRecord run, std::optional<ClaimedKey> key);
+  // Any thread. Cancels the run if it runs here; false when it does not.
+  bool CancelHere(const std::string& run_id);
+  // Any thread. Claims no more runs; those running finish.
+  void Stop();
+  std::size_t Running() const;  // background and streamed
+  const std::string& server_id() const { return d_.server.id(); }
+
+ private:
+  struct Started {
+    std::shared_ptr<TurnCancel> cancel;
+    bool background = true;
+  };
+  struct Loop;
+  boost::asio::awaitable<void> ClaimLoop();
+  // Claims while runs are queued and there is room; cancels what was asked of other servers.
+  boost::asio::awaitable<void> ClaimOnce();
+  void Launch(RunRecord run, std::optional<ClaimedKey> key, bool background);
+  boost::asio::awaitable<void> RunOne(RunRecord run, std::optional<ClaimedKey> key,
+                                      std::shared_ptr<TurnCancel> cancel,
+                                      std::shared_ptr<RunChannel> channel);
+  boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run,
+                                                       const std::optional<ClaimedKey>& key,
+                                                       std::shared_ptr<TurnCancel> cancel,
+                                                       TurnObserver& observer);
+  boost::asio::awaitable<Result<InvokeResult>> ExecuteTurn(const RunRecord& run,
+                                                           const std::optional<ClaimedKey>& key,
+                                                           std::shared_ptr<TurnCancel> cancel,
+                                                           TurnObserver& observer);
+
+  RunWorkerDeps d_;
+  std::unique_ptr<Loop> loop_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::size_t> next_loop_{0};
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Started> running_;
+  int background_running_ = 0;  // under mutex_
+};
+
+}  // namespace agentgate

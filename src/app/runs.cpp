@@ -1,0 +1,180 @@
+#include "app/runs.hpp"
+
+#include "app/run_body.hpp"
+#include "crypto/crypto.hpp"
+#include "domain/json_text.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace agentgate {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr int kEventsPerRead = 500;
+constexpr milliseconds kCancelPoll{20};
+
+asio::awaitable<void> Sleep(milliseconds wait) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, wait);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+Error RunNotFound(const std::string& run_id) {
+  return Error(ErrorCode::kRunNotFound, "run '" + run_id + "' not found");
+}
+
+}  // namespace
+
+asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed) {
+  auto admitted = co_await invoke_.Admit(call.caller, call.agent_id);
+  if (!admitted) {
+    answer = Result<RunRecord>(admitted.error());
+    co_return;
+  }
+  std::optional<ClaimedKey> key;
+  if (call.key) {
+    auto claim = co_await idempotency_.Claim(call.caller, *call.key, call.fingerprint);
+    if (!claim) {
+      answer = Result<RunRecord>(claim.error());
+      co_return;
+    }
+    if (claim->replay) {
+      answer = std::move(*claim->replay);
+      co_return;
+    }
+    key = claim->claimed;
+  }
+  const InvokeCommand command{call.caller,  call.agent_id, std::move(*admitted),
+                              call.request, std::nullopt,  nullptr};
+  answer = co_await BeginAdmitted(command, key, streamed);
+  if (key && !std::get<Result<RunRecord>>(answer)) co_await idempotency_.Release(*key);
+}
+
+asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& command,
+                                                       const std::optional<ClaimedKey>& key,
+                                                       bool streamed) {
+  AG_CO_TRY(const QueuedPlace place, co_await invoke_.AdmitAhead(command, !streamed));
+  const std::int64_t now = clock_.NowMs();
+  RunRecord run;
+  run.id = "run_" + crypto::TimeOrderedHex(now, 8);
+  run.org_id = command.caller.org_id;
+  run.env = command.caller.env;
+  run.agent_id = command.agent_id;
+  run.token_id = command.caller.token_id;
+  run.conversation_id = place.conversation_id;
+  run.creates_conversation = place.creates_conversation;
+  run.request_json = json_text::Write(InvokeRequestJson(command.request));
+  run.created_at_ms = now;
+  if (streamed) {
+    run.status = RunStatus::kRunning;
+    run.started_at_ms = now;
+    run.server_id = worker_.server_id();
+  }
+  std::optional<IdempotencyCompletion> completion;
+  if (key && !streamed) {
+    completion =
+        IdempotencyCompletion{key->scope, key->claimed_at_ms, 202,
+                              json_text::Write(QueuedRunBody(run)), Idempotency::ReplayUntil(now)};
+  }
+  const int max_queued = options_.max_queued_per_org;
+  auto created =
+      co_await store_.Run([&](Store& s) { return s.CreateRun(run, max_queued, completion); });
+  if (!created) {
+    if (created.error().code == ErrorCode::kConflict) {
+      co_return Error(ErrorCode::kIdempotencyKeyInUse,
+                      "the Idempotency-Key's claim expired and another call took it");
+    }
+    co_return created.error();
+  }
+  if (!*created) {
+    Error full(ErrorCode::kQueueFull, "the organization has " + std::to_string(max_queued) +
+                                          " runs queued ([runs] max_queued_per_org); retry once "
+                                          "some have started");
+    full.retry_after_seconds = 1;
+    co_return full;
+  }
+  if (streamed) {
+    worker_.StartStreamed(run, key);
+  } else {
+    worker_.Wake();
+  }
+  co_return run;
+}
+
+asio::awaitable<Result<RunRecord>> Runs::Get(const Caller& caller, const std::string& run_id) {
+  AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+  if (!run || run->org_id != caller.org_id || run->env != caller.env) co_return RunNotFound(run_id);
+  AG_CO_TRYV(co_await Authorize(tenants_, caller, run->agent_id, "chat"));
+  co_return std::move(*run);
+}
+
+asio::awaitable<Result<RunRecord>> Runs::Cancel(const Caller& caller, const std::string& run_id) {
+  AG_CO_TRY(auto run, co_await Get(caller, run_id));
+  if (run.status == RunStatus::kCanceled) co_return run;
+  if (HasEnded(run.status)) {
+    co_return Error(ErrorCode::kRunEnded, "run '" + run_id + "' already ended " +
+                                              std::string(RunStatusName(run.status)) +
+                                              "; only a queued or running run can be canceled");
+  }
+  const std::int64_t now = clock_.NowMs();
+  const RunEvent canceled =
+      run_events::Failed(Error(ErrorCode::kCanceled, "the run was canceled before it started"));
+  AG_CO_TRY(auto marked,
+            co_await store_.Run([&](Store& s) { return s.CancelRun(run_id, now, canceled); }));
+  if (!marked) co_return RunNotFound(run_id);  // purged meanwhile
+  if (marked->status != RunStatus::kRunning) co_return std::move(*marked);
+  // Running: canceled here at once when it runs here, else by its server's next look.
+  worker_.CancelHere(run_id);
+  const auto until = clock_.SteadyNow() + options_.cancel_wait;
+  while (clock_.SteadyNow() < until) {
+    co_await Sleep(kCancelPoll);
+    AG_CO_TRY(auto now_run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+    if (!now_run) co_return RunNotFound(run_id);
+    if (HasEnded(now_run->status)) co_return std::move(*now_run);
+    marked = std::move(now_run);
+  }
+  co_return std::move(*marked);
+}
+
+asio::awaitable<Result<RunEventBatch>> Runs::NextEvents(const std::string& run_id,
+                                                        std::int64_t after_seq, milliseconds wait) {
+  const auto until = clock_.SteadyNow() + wait;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<milliseconds>(until - clock_.SteadyNow());
+    if (auto channel = hub_.Find(run_id)) {
+      // Running here: its events from memory, as they happen.
+      RunEventBatch batch{channel->After(after_seq), false};
+      if (!batch.events.empty()) {
+        batch.ended = run_events::IsTerminal(batch.events.back().type);
+        co_return batch;
+      }
+      if (channel->Ended()) {
+        batch.ended = true;
+        co_return batch;
+      }
+      if (left <= milliseconds(0)) co_return batch;
+      co_await channel->WaitBeyond(after_seq, left);
+      continue;
+    }
+    // Queued, ended, or running on another server: from the store. The run is read first: when it
+    // had ended, its terminal event is among the events read after it.
+    AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+    if (!run) co_return RunNotFound(run_id);
+    AG_CO_TRY(auto events, co_await store_.Run([&](Store& s) {
+      return s.ListRunEvents(run_id, after_seq, kEventsPerRead);
+    }));
+    if (!events.empty()) {
+      const bool ended = run_events::IsTerminal(events.back().type);
+      co_return RunEventBatch{std::move(events), ended};
+    }
+    if (HasEnded(run->status)) co_return RunEventBatch{{}, true};
+    if (left <= milliseconds(0)) co_return RunEventBatch{};
+    co_await Sleep(std::min(left, options_.poll));
+  }
+}
+
+}  // namespace agentgate

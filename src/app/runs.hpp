@@ -1,0 +1,83 @@
+#pragma once
+// Background runs as the caller sees them (docs/runs.md): queue one once it passed every admission
+// check of a plain invoke, read it, cancel it, and follow its events. RunWorker runs them.
+
+#include "app/invoke_agent.hpp"
+#include "app/run_worker.hpp"
+
+#include <chrono>
+#include <variant>
+
+namespace agentgate {
+
+struct RunsOptions {
+  int max_queued_per_org = 10000;
+  std::chrono::milliseconds poll{200};  // a follower of a run running elsewhere reads the store
+  std::chrono::milliseconds cancel_wait{5000};  // a cancel waits this long for its run to end
+};
+
+// What a background or streamed invoke gets: the stored answer of the call that used its key
+// first, or the run it started, or why not.
+using QueueAnswer = std::variant<StoredResponse, Result<RunRecord>>;
+
+// A follower's next events; `ended` once the run's terminal event is among those it has.
+struct RunEventBatch {
+  std::vector<RunEvent> events;
+  bool ended = false;
+};
+
+class Runs {
+ public:
+  Runs(InvokeAgent& invoke, Idempotency& idempotency, TenantDirectory& tenants, StoreRunner& store,
+       RunWorker& worker, RunHub& hub, const Clock& clock, RunsOptions options)
+      : invoke_(invoke),
+        idempotency_(idempotency),
+        tenants_(tenants),
+        store_(store),
+        worker_(worker),
+        hub_(hub),
+        clock_(clock),
+        options_(options) {}
+
+  // Admits the call as a plain invoke's (404, 403), claims its key (409, 422, or the stored 202),
+  // checks where its turn will run (InvokeAgent::AdmitToQueue) and queues it (429 queue_full past
+  // the organization's bound); the 202 is its key's stored answer, written with the run.
+  boost::asio::awaitable<void> Queue(const InvokeCall& call, QueueAnswer& answer) {
+    return Begin(call, answer, false);
+  }
+  // A streamed turn (Accept: text/event-stream or "stream": true): admitted as Queue admits, but
+  // waiting its turn on a busy conversation like a plain call, then started here at once as a run
+  // its caller follows. With a key, the turn's commit stores the plain call's 200 body for it.
+  boost::asio::awaitable<void> Stream(const InvokeCall& call, QueueAnswer& answer) {
+    return Begin(call, answer, true);
+  }
+  // The run, if the caller may see it: 404 run_not_found for none or another organization's or
+  // environment's, 403 without chat on its agent.
+  boost::asio::awaitable<Result<RunRecord>> Get(const Caller& caller, const std::string& run_id);
+  // Ends a queued run canceled at once; a running one is canceled like a capped turn, waited for
+  // up to cancel_wait. 409 run_ended for a completed or failed run; a canceled one is as it was.
+  boost::asio::awaitable<Result<RunRecord>> Cancel(const Caller& caller, const std::string& run_id);
+  // A streamed run whose caller hung up asking for it ("on_disconnect": "cancel"): it runs here.
+  void CancelStreamed(const std::string& run_id) { worker_.CancelHere(run_id); }
+  // The events numbered above `after_seq`, waiting up to `wait` for some (an empty batch then).
+  boost::asio::awaitable<Result<RunEventBatch>> NextEvents(const std::string& run_id,
+                                                           std::int64_t after_seq,
+                                                           std::chrono::milliseconds wait);
+
+ private:
+  boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed);
+  boost::asio::awaitable<Result<RunRecord>> BeginAdmitted(const InvokeCommand& command,
+                                                          const std::optional<ClaimedKey>& key,
+                                                          bool streamed);
+
+  InvokeAgent& invoke_;
+  Idempotency& idempotency_;
+  TenantDirectory& tenants_;
+  StoreRunner& store_;
+  RunWorker& worker_;
+  RunHub& hub_;
+  const Clock& clock_;
+  const RunsOptions options_;
+};
+
+}  // namespace agentgate

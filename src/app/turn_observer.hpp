@@ -1,0 +1,16 @@
+#pragma once
+// Whoever follows a turn as it happens (a run's recorder, docs/runs.md): the turn's phases report
+// its steps to it. A plain turn has none and builds no event.
+
+#include "domain/runs/run_events.hpp"
+
+namespace agentgate {
+
+class TurnObserver {
+ public:
+  virtual ~TurnObserver() = default;
+  // On the turn's event loop, as each step happens; must not block.
+  virtual void Report(RunEvent event) = 0;
+};
+
+}  // namespace agentgate

@@ -1,0 +1,61 @@
+#pragma once
+// A run's events (docs/runs.md): what each says, and how it goes on the wire as Server-Sent
+// Events. Pure: the run's recorder numbers and stores them, the routes send them.
+
+#include "domain/error.hpp"
+
+#include <boost/json/fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace agentgate {
+
+enum class RunStatus { kQueued, kRunning, kCompleted, kFailed, kCanceled };
+
+std::string_view RunStatusName(RunStatus status);
+std::optional<RunStatus> ParseRunStatus(std::string_view name);
+inline bool HasEnded(RunStatus status) {
+  return status == RunStatus::kCompleted || status == RunStatus::kFailed ||
+         status == RunStatus::kCanceled;
+}
+
+struct RunEvent {
+  std::int64_t seq = 0;  // from 1 in each run
+  std::string type;      // "run.started", ...
+  std::string data;      // one line of compact JSON
+};
+
+namespace run_events {
+
+RunEvent Started(std::string_view run_id, std::string_view conversation_id,
+                 std::string_view agent_id);
+RunEvent ModelStarted(int call);
+RunEvent ModelFinished(int call, std::int64_t input_tokens, std::int64_t output_tokens,
+                       double cost_usd);
+RunEvent ModelFailed(int call, std::string_view failure);
+RunEvent ToolStarted(std::string_view call_id, std::string_view name);
+RunEvent ToolFinished(std::string_view call_id, std::string_view name, bool ok, std::int64_t ms);
+RunEvent TextDelta(std::string_view text);
+RunEvent Action(std::string_view name, const boost::json::value& arguments);
+RunEvent TextRetracted();
+// The terminal events: the plain call's 200 body, or its error ({status, code, message}).
+RunEvent Completed(std::string body_json);
+RunEvent Failed(const Error& error);
+
+inline bool IsTerminal(std::string_view type) {
+  return type == "run.completed" || type == "run.failed";
+}
+
+}  // namespace run_events
+
+// "id: <seq>\nevent: <type>\ndata: <data>\n\n".
+std::string SseFrame(const RunEvent& event);
+// A comment line that keeps proxies from closing a quiet stream.
+inline constexpr std::string_view kSseKeepAlive = ": keep-alive\n\n";
+
+// The Last-Event-ID a client resumes from: a non-negative event number (none: from the start).
+Result<std::int64_t> ParseLastEventId(std::string_view text);
+
+}  // namespace agentgate

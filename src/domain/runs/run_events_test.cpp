@@ -1,0 +1,40 @@
+#include "domain/runs/run_events.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate {
+
+TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
+  RunEvent started = run_events::Started("run_1", "", "bot");
+  started.seq = 1;
+  EXPECT_EQ(SseFrame(started),
+            "id: 1\nevent: run.started\ndata: "
+            "{\"run_id\":\"run_1\",\"conversation_id\":null,\"agent_id\":\"bot\"}\n\n");
+  RunEvent delta = run_events::TextDelta("two\nlines");
+  EXPECT_EQ(delta.data, "{\"text\":\"two\\nlines\"}");  // a newline never splits a data: line
+  RunEvent failed = run_events::Failed(Error(ErrorCode::kTurnTimeout, "capped"));
+  EXPECT_EQ(failed.type, "run.failed");
+  EXPECT_EQ(failed.data, "{\"status\":504,\"code\":\"turn_timeout\",\"message\":\"capped\"}");
+  EXPECT_TRUE(run_events::IsTerminal("run.completed"));
+  EXPECT_FALSE(run_events::IsTerminal("text.delta"));
+}
+
+TEST(RunEvents, ALastEventIdIsAnEventNumber) {
+  EXPECT_EQ(ParseLastEventId("0").value(), 0);
+  EXPECT_EQ(ParseLastEventId("42").value(), 42);
+  for (const char* bad : {"", "-1", "4x", "x", " 1", "99999999999999999999"}) {
+    auto parsed = ParseLastEventId(bad);
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_NE(parsed.error().message.find("Last-Event-ID"), std::string::npos);
+  }
+}
+
+TEST(RunStatuses, HaveTheirWireNames) {
+  EXPECT_EQ(RunStatusName(RunStatus::kQueued), "queued");
+  EXPECT_EQ(ParseRunStatus("canceled"), RunStatus::kCanceled);
+  EXPECT_FALSE(ParseRunStatus("paused"));
+  EXPECT_TRUE(HasEnded(RunStatus::kFailed));
+  EXPECT_FALSE(HasEnded(RunStatus::kRunning));
+}
+
+}  // namespace agentgate

@@ -1,0 +1,84 @@
+#include "runtime/run_hub.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+
+namespace agentgate {
+
+namespace asio = boost::asio;
+
+// One follower's wait: its timer, cancelled on its own executor when an event arrives.
+struct RunChannel::Waiter {
+  explicit Waiter(const asio::any_io_executor& executor) : timer(executor) {}
+  asio::steady_timer timer;
+};
+
+void RunChannel::Add(RunEvent event) {
+  std::vector<std::shared_ptr<Waiter>> wake;
+  {
+    std::lock_guard lock(mutex_);
+    const bool terminal = run_events::IsTerminal(event.type);
+    if (events_.size() + 1 < max_events_ || terminal) events_.push_back(std::move(event));
+    ended_ = ended_ || terminal;
+    for (auto& weak : waiters_) {
+      if (auto waiter = weak.lock()) wake.push_back(std::move(waiter));
+    }
+    waiters_.clear();
+  }
+  for (auto& waiter : wake)
+    asio::post(waiter->timer.get_executor(), [waiter] { waiter->timer.cancel(); });
+}
+
+std::vector<RunEvent> RunChannel::After(std::int64_t after_seq) const {
+  std::lock_guard lock(mutex_);
+  auto first = std::upper_bound(events_.begin(), events_.end(), after_seq,
+                                [](std::int64_t seq, const RunEvent& e) { return seq < e.seq; });
+  return std::vector<RunEvent>(first, events_.end());
+}
+
+bool RunChannel::Ended() const {
+  std::lock_guard lock(mutex_);
+  return ended_;
+}
+
+asio::awaitable<void> RunChannel::WaitBeyond(std::int64_t after_seq,
+                                             std::chrono::milliseconds wait) {
+  auto waiter = std::make_shared<Waiter>(co_await asio::this_coro::executor);
+  {
+    std::lock_guard lock(mutex_);
+    if (ended_ || (!events_.empty() && events_.back().seq > after_seq)) co_return;
+    waiters_.push_back(waiter);
+  }
+  waiter->timer.expires_after(wait);
+  co_await waiter->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
+std::shared_ptr<RunChannel> RunHub::Open(const std::string& run_id) {
+  auto channel = std::make_shared<RunChannel>(max_events_);
+  std::lock_guard lock(mutex_);
+  channels_[run_id] = channel;
+  return channel;
+}
+
+std::shared_ptr<RunChannel> RunHub::Find(const std::string& run_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = channels_.find(run_id);
+  return it == channels_.end() ? nullptr : it->second;
+}
+
+void RunHub::Close(const std::string& run_id) {
+  std::lock_guard lock(mutex_);
+  channels_.erase(run_id);
+}
+
+std::size_t RunHub::OpenChannels() const {
+  std::lock_guard lock(mutex_);
+  return channels_.size();
+}
+
+}  // namespace agentgate

@@ -1,0 +1,58 @@
+#pragma once
+// The events of the runs this server is running, for whoever follows them here (docs/runs.md): a
+// run's recorder adds each event as it happens, and a follower on any I/O thread reads the events
+// after the last it has and waits for more. A run's channel lives from its start until its last
+// event is in the store; followers of runs running elsewhere, or ended, read the store instead.
+
+#include "ports/store_records.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace agentgate {
+
+class RunChannel {
+ public:
+  explicit RunChannel(std::size_t max_events) : max_events_(max_events) {}
+
+  // Any thread. A run's events beyond `max_events` are dropped, but for its terminal one.
+  void Add(RunEvent event);
+  // The events numbered above `after_seq`.
+  std::vector<RunEvent> After(std::int64_t after_seq) const;
+  bool Ended() const;  // its terminal event was added
+  // Returns when events numbered above `after_seq` are there, the run ended, or `wait` passed.
+  boost::asio::awaitable<void> WaitBeyond(std::int64_t after_seq, std::chrono::milliseconds wait);
+
+ private:
+  struct Waiter;
+  const std::size_t max_events_;
+  mutable std::mutex mutex_;
+  std::vector<RunEvent> events_;
+  bool ended_ = false;
+  std::vector<std::weak_ptr<Waiter>> waiters_;
+};
+
+class RunHub {
+ public:
+  explicit RunHub(std::size_t max_events) : max_events_(max_events) {}
+
+  std::shared_ptr<RunChannel> Open(const std::string& run_id);
+  // Null when the run is not running on this server.
+  std::shared_ptr<RunChannel> Find(const std::string& run_id) const;
+  // Once the run's events are all in the store: its followers turn to the store.
+  void Close(const std::string& run_id);
+  std::size_t OpenChannels() const;  // one per run running here
+
+ private:
+  const std::size_t max_events_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<RunChannel>> channels_;
+};
+
+}  // namespace agentgate

@@ -1,0 +1,76 @@
+#include "runtime/run_hub.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <thread>
+
+namespace agentgate {
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+RunEvent Event(std::int64_t seq, std::string type = "text.delta") {
+  return RunEvent{seq, std::move(type), "{}"};
+}
+
+TEST(RunChannel, FollowersReadTheEventsAfterTheirLastAndTheBoundKeepsTheTerminalOne) {
+  RunChannel channel(3);
+  channel.Add(Event(1, "run.started"));
+  channel.Add(Event(2));
+  channel.Add(Event(3));  // past the bound: dropped
+  EXPECT_FALSE(channel.Ended());
+  channel.Add(Event(3, "run.completed"));
+  EXPECT_TRUE(channel.Ended());
+  const auto all = channel.After(0);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all.back().type, "run.completed");
+  const auto rest = channel.After(2);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].seq, 3);
+  EXPECT_TRUE(channel.After(3).empty());
+}
+
+TEST(RunChannel, AWaitingFollowerWakesWhenAnEventArrivesFromAnotherThread) {
+  RunChannel channel(100);
+  asio::io_context io;
+  auto waited = asio::co_spawn(io, channel.WaitBeyond(0, 10s), asio::use_future);
+  std::thread adder([&] {
+    std::this_thread::sleep_for(20ms);
+    channel.Add(Event(1));
+  });
+  const auto started = std::chrono::steady_clock::now();
+  io.run();
+  adder.join();
+  waited.get();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);  // woken, not timed out
+  EXPECT_EQ(channel.After(0).size(), 1u);
+}
+
+TEST(RunChannel, AWaitEndsAtOnceWhenEventsAreThereAndAfterItsTimeOtherwise) {
+  RunChannel channel(100);
+  channel.Add(Event(1));
+  asio::io_context io;
+  auto at_once = asio::co_spawn(io, channel.WaitBeyond(0, 10s), asio::use_future);
+  auto timed_out = asio::co_spawn(io, channel.WaitBeyond(1, 30ms), asio::use_future);
+  io.run();
+  at_once.get();
+  timed_out.get();
+}
+
+TEST(RunHub, AChannelIsFoundWhileItsRunRunsHereAndIsGoneOnceClosed) {
+  RunHub hub(10);
+  EXPECT_EQ(hub.Find("run_1"), nullptr);
+  auto channel = hub.Open("run_1");
+  EXPECT_EQ(hub.Find("run_1"), channel);
+  EXPECT_EQ(hub.OpenChannels(), 1u);
+  hub.Close("run_1");
+  EXPECT_EQ(hub.Find("run_1"), nullptr);
+  EXPECT_EQ(hub.OpenChannels(), 0u);
+}
+
+}  // namespace
+}  // namespace agentgate

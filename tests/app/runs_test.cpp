@@ -1,0 +1,305 @@
+// Background and streamed runs (docs/runs.md) at the level of the use cases: Runs and its
+// RunWorker over the same InvokeAgent as the plain call (app_fixture.hpp), one event loop, a real
+// SQLite store. Each test states one rule of a run.
+#include "app/runs.hpp"
+#include "app/app_fixture.hpp"
+#include "app/invoke_body.hpp"
+#include "domain/json_text.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <chrono>
+#include <thread>
+
+namespace agentgate::testing {
+namespace {
+
+class RunsTest : public InvokeAgentTest {
+ protected:
+  void SetUp() override {
+    InvokeAgentTest::SetUp();
+    worker_.Start(io_.get_executor());
+  }
+
+  QueueAnswer Begin(const InvokeRequest& request, bool streamed,
+                    const std::optional<std::string>& key = std::nullopt,
+                    const std::string& fingerprint = "") {
+    const std::string agent = "bot";
+    const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr};
+    QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
+    RunAsync(io_, streamed ? runs_.Stream(call, answer) : runs_.Queue(call, answer));
+    return answer;
+  }
+  RunRecord Queued(const InvokeRequest& request) {
+    auto answer = Begin(request, false);
+    const auto& run = std::get<Result<RunRecord>>(answer);
+    EXPECT_TRUE(run) << run.error().message;
+    return run ? *run : RunRecord{};
+  }
+  Error Refused(const InvokeRequest& request) {
+    auto answer = Begin(request, false);
+    const auto& run = std::get<Result<RunRecord>>(answer);
+    EXPECT_FALSE(run);
+    return run ? Error(ErrorCode::kInternal, "queued") : run.error();
+  }
+
+  // Runs the loop until `done()` or 10 s of real time.
+  template <class Done>
+  bool RunUntil(const Done& done) {
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    io_.restart();
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      io_.run_one_for(5ms);
+    }
+    return true;
+  }
+  RunRecord Stored(const std::string& run_id) { return store_->GetRun(run_id).value().value(); }
+  RunRecord Ended(const std::string& run_id) {
+    EXPECT_TRUE(RunUntil([&] { return HasEnded(Stored(run_id).status); })) << run_id;
+    return Stored(run_id);
+  }
+  std::vector<std::string> EventTypes(const std::string& run_id) {
+    std::vector<std::string> types;
+    std::int64_t seq = 0;
+    for (const auto& e : store_->ListRunEvents(run_id, 0, 1000).value()) {
+      EXPECT_EQ(e.seq, ++seq);  // numbered from 1, no gap
+      types.push_back(e.type);
+    }
+    return types;
+  }
+  template <class T>
+  Result<T> Await(asio::awaitable<Result<T>> work) {
+    return RunAsync(io_, std::move(work));
+  }
+
+  // At most 2 runs at once, looking for queued ones every 20 ms, 100 events a run.
+  RunWorkerDeps WorkerDeps() {
+    return RunWorkerDeps{invoke_,  idempotency_,         tenants_, runner_, lease_, hub_, clock_,
+                         metrics_, {io_.get_executor()}, 2,        20ms,    100};
+  }
+
+  RunHub hub_{100};
+  RunWorker worker_{WorkerDeps()};
+  Runs runs_{invoke_, idempotency_, tenants_, runner_,
+             worker_, hub_,         clock_,   RunsOptions{3, 20ms, 5000ms}};
+};
+
+TEST_F(RunsTest, ABackgroundRunEndsWithExactlyThePlainCallsBodyAfterItsSteps) {
+  model_.script.push_back([](const ModelRequest&) { return CallsTool("lookup"); });
+  model_.script.push_back([](const ModelRequest&) { return Reply("Order 42 ships today."); });
+  const RunRecord queued = Queued(Asking("Where is order 42?"));
+  EXPECT_EQ(queued.status, RunStatus::kQueued);
+  EXPECT_TRUE(queued.id.starts_with("run_"));
+  const RunRecord run = Ended(queued.id);
+  ASSERT_EQ(run.status, RunStatus::kCompleted) << run.error_json;
+  EXPECT_EQ(run.server_id, lease_.id());
+  EXPECT_TRUE(run.request_json.empty());  // the request is not kept once the run started
+
+  // The plain call's body, as the same turn's result renders it.
+  const auto body = boost::json::parse(run.result_json).as_object();
+  EXPECT_EQ(body.at("response"), "Order 42 ships today.");
+  EXPECT_EQ(body.at("usage").at("model_calls"), 2);
+  EXPECT_EQ(EventTypes(run.id),
+            (std::vector<std::string>{"run.started", "model.started", "model.finished",
+                                      "tool.started", "tool.finished", "model.started",
+                                      "model.finished", "text.delta", "run.completed"}));
+  const auto events = store_->ListRunEvents(run.id, 0, 100).value();
+  EXPECT_EQ(events.back().data, run.result_json);
+  EXPECT_EQ(boost::json::parse(events[4].data).at("ok"), false);  // the tool's host is down
+}
+
+TEST_F(RunsTest, AKeyGivesADuplicateTheSameRunAndItsTurnRunsOnce) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Once."); });
+  const std::optional<std::string> key = "run-42";
+  auto first = Begin(Asking("Where is order 42?"), false, key, "fp");
+  const RunRecord run = std::get<Result<RunRecord>>(first).value();
+  auto again = Begin(Asking("Where is order 42?"), false, key, "fp");
+  ASSERT_TRUE(std::holds_alternative<StoredResponse>(again));
+  const auto& replay = std::get<StoredResponse>(again);
+  EXPECT_EQ(replay.status, 202);
+  EXPECT_EQ(boost::json::parse(replay.body).at("run_id"), boost::json::value(run.id));
+  EXPECT_EQ(Ended(run.id).status, RunStatus::kCompleted);
+  EXPECT_EQ(model_.seen.size(), 1u);
+  auto other = Begin(Asking("Something else"), false, key, "fp-2");
+  EXPECT_EQ(std::get<Result<RunRecord>>(other).error().code, ErrorCode::kIdempotencyKeyReused);
+}
+
+TEST_F(RunsTest, ARunStartingAConversationGivesItsIdAtOnceAndItsCommitCreatesIt) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Hello."); });
+  const RunRecord queued = Queued(Asking("Hi", /*stateful=*/true));
+  ASSERT_TRUE(queued.conversation_id.starts_with("conv_"));
+  EXPECT_FALSE(store_->GetConversation(queued.conversation_id).value());  // not before the commit
+  EXPECT_EQ(Ended(queued.id).status, RunStatus::kCompleted);
+  EXPECT_TRUE(store_->GetConversation(queued.conversation_id).value());
+  EXPECT_EQ(store_->LoadMessages(queued.conversation_id).value().size(), 2u);
+}
+
+TEST_F(RunsTest, ABackgroundRunOnABusyConversationIsRefusedNamingTheField) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("First."); });
+  const auto first = Invoke(Asking("Hi", /*stateful=*/true));
+  ASSERT_TRUE(first) << first.error().message;
+  InvokeRequest more = Asking("More", /*stateful=*/true);
+  more.conversation_id = first->conversation_id;
+  model_.thinking = 300ms;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Second."); });
+  const RunRecord running = Queued(more);
+  const Error busy = Refused(more);
+  EXPECT_EQ(busy.code, ErrorCode::kConversationBusy);
+  EXPECT_NE(busy.message.find("conversation_id"), std::string::npos) << busy.message;
+  EXPECT_EQ(Ended(running.id).status, RunStatus::kCompleted);
+  model_.thinking = 0ms;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Third."); });
+  EXPECT_EQ(Ended(Queued(more).id).status, RunStatus::kCompleted);  // free again
+  // Another's conversation, or none, is 404 as for a plain call.
+  more.conversation_id = "conv_unknown";
+  EXPECT_EQ(Refused(more).code, ErrorCode::kConversationNotFound);
+}
+
+TEST_F(RunsTest, AnOrganizationsQueueIsBoundedAndALimitReachedRefusesBeforeQueueing) {
+  worker_.Stop();  // nothing starts: the runs stay queued
+  RunUntil([] { return true; });
+  for (int i = 0; i < 3; ++i) Queued(Asking("Queued"));
+  const Error full = Refused(Asking("One too many"));
+  EXPECT_EQ(full.code, ErrorCode::kQueueFull);
+  EXPECT_EQ(HttpStatusOf(full.code), 429);
+
+  ASSERT_TRUE(store_->SetOrgSpendLimit("acme", 0.0));
+  const Error limited = Refused(Asking("Over the limit"));
+  EXPECT_EQ(limited.code, ErrorCode::kSpendLimitReached);
+}
+
+TEST_F(RunsTest, CancelingAQueuedRunEndsItAtOnceAndAnEndedOneIsRefused) {
+  worker_.Stop();
+  RunUntil([] { return true; });
+  const RunRecord queued = Queued(Asking("Never mind"));
+  auto canceled = Await(runs_.Cancel(caller_, queued.id));
+  ASSERT_TRUE(canceled) << canceled.error().message;
+  EXPECT_EQ(canceled->status, RunStatus::kCanceled);
+  EXPECT_EQ(boost::json::parse(canceled->error_json).at("code"), "canceled");
+  auto twice = Await(runs_.Cancel(caller_, queued.id));
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(twice->status, RunStatus::kCanceled);
+  EXPECT_EQ(EventTypes(queued.id), std::vector<std::string>{"run.failed"});
+  EXPECT_TRUE(model_.seen.empty());
+  EXPECT_EQ(Await(runs_.Cancel(caller_, "run_unknown")).error().code, ErrorCode::kRunNotFound);
+}
+
+TEST_F(RunsTest, CancelingARunningRunStoresNothingOfItsTurnAndSpendsNothing) {
+  model_.thinking = 5s;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Too late."); });
+  const RunRecord queued = Queued(Asking("Think hard", /*stateful=*/true));
+  ASSERT_TRUE(RunUntil([&] { return !model_.seen.empty(); }));  // the model call is in flight
+  auto canceled = Await(runs_.Cancel(caller_, queued.id));
+  ASSERT_TRUE(canceled) << canceled.error().message;
+  EXPECT_EQ(canceled->status, RunStatus::kCanceled);
+  EXPECT_EQ(boost::json::parse(canceled->error_json).at("status"), 499);
+  EXPECT_FALSE(store_->GetConversation(queued.conversation_id).value());
+  EXPECT_TRUE(store_->ListTurns(queued.conversation_id).value().empty());
+  EXPECT_TRUE(store_->CountTurnsPerDay(0).value().empty());  // no turn of any conversation
+  for (const auto& row : store_->GetUsage("acme", "2026-11").value()) {
+    EXPECT_EQ(row.spent_usd, 0.0);
+    EXPECT_EQ(row.model_calls, 0);
+  }
+  const auto types = EventTypes(queued.id);
+  EXPECT_EQ(types.back(), "run.failed");
+  // Ended: a second cancel changes nothing, and a completed run cannot be canceled.
+  EXPECT_EQ(Await(runs_.Cancel(caller_, queued.id))->status, RunStatus::kCanceled);
+  model_.thinking = 0ms;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Done."); });
+  const RunRecord done = Ended(Queued(Asking("Quick")).id);
+  EXPECT_EQ(Await(runs_.Cancel(caller_, done.id)).error().code, ErrorCode::kRunEnded);
+}
+
+TEST_F(RunsTest, AServerRunsAtMostMaxConcurrentRunsAndTheRestWaitQueued) {
+  model_.thinking = 50ms;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    model_.script.push_back([](const ModelRequest&) { return Reply("Done."); });
+    ids.push_back(Queued(Asking("Run " + std::to_string(i))).id);
+  }
+  std::size_t most = 0;
+  ASSERT_TRUE(RunUntil([&] {
+    std::size_t running = 0;
+    bool all_done = true;
+    for (const auto& id : ids) {
+      const auto status = Stored(id).status;
+      running += status == RunStatus::kRunning ? 1 : 0;
+      all_done = all_done && status == RunStatus::kCompleted;
+    }
+    most = std::max(most, running);
+    return all_done;
+  }));
+  EXPECT_EQ(most, 2u);  // max_concurrent, and it was reached
+}
+
+TEST_F(RunsTest, ARunRunsAsItsCallerAsTheyAreWhenItStarts) {
+  worker_.Stop();
+  RunUntil([] { return true; });
+  const RunRecord queued = Queued(Asking("Hi"));
+  ASSERT_TRUE(store_->RevokeToken("acme", "tok"));
+  clock_.Advance(2s);  // past the tenant cache's freshness
+  RunWorker second{RunWorkerDeps{invoke_,
+                                 idempotency_,
+                                 tenants_,
+                                 runner_,
+                                 lease_,
+                                 hub_,
+                                 clock_,
+                                 metrics_,
+                                 {io_.get_executor()},
+                                 2,
+                                 20ms,
+                                 100}};
+  second.Start(io_.get_executor());
+  const RunRecord run = Ended(queued.id);
+  EXPECT_EQ(run.status, RunStatus::kFailed);
+  EXPECT_EQ(boost::json::parse(run.error_json).at("code"), "unauthenticated");
+  EXPECT_TRUE(model_.seen.empty());
+  second.Stop();
+  RunUntil([&] { return second.Running() == 0; });
+}
+
+TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Streamed."); });
+  const std::optional<std::string> key = "stream-1";
+  auto started = Begin(Asking("Hi"), /*streamed=*/true, key, "fp");
+  const RunRecord run = std::get<Result<RunRecord>>(started).value();
+  EXPECT_EQ(run.status, RunStatus::kRunning);
+  // Its follower reads the events as they happen, to the terminal one.
+  std::vector<RunEvent> seen;
+  for (bool ended = false; !ended;) {
+    auto batch = Await(runs_.NextEvents(run.id, seen.empty() ? 0 : seen.back().seq, 1000ms));
+    ASSERT_TRUE(batch) << batch.error().message;
+    seen.insert(seen.end(), batch->events.begin(), batch->events.end());
+    ended = batch->ended;
+  }
+  ASSERT_EQ(seen.back().type, "run.completed");
+  EXPECT_EQ(seen.back().seq, static_cast<std::int64_t>(seen.size()));
+  const RunRecord ended = Ended(run.id);
+  EXPECT_EQ(ended.status, RunStatus::kCompleted);
+  // A retry with the key replays the plain call's 200 body; no second turn.
+  auto replay = Begin(Asking("Hi"), /*streamed=*/true, key, "fp");
+  ASSERT_TRUE(std::holds_alternative<StoredResponse>(replay));
+  EXPECT_EQ(std::get<StoredResponse>(replay).status, 200);
+  EXPECT_EQ(std::get<StoredResponse>(replay).body, ended.result_json);
+  EXPECT_EQ(model_.seen.size(), 1u);
+  // From the store once it ended, and after a Last-Event-ID.
+  auto rest = Await(runs_.NextEvents(run.id, 2, 0ms));
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(rest->events.size(), seen.size() - 2);
+  EXPECT_TRUE(rest->ended);
+}
+
+TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Mine."); });
+  const RunRecord run = Ended(Queued(Asking("Hi")).id);
+  const Caller elsewhere{"acme", "staging", "tok"};
+  EXPECT_EQ(Await(runs_.Get(elsewhere, run.id)).error().code, ErrorCode::kRunNotFound);
+  ASSERT_TRUE(store_->PutGrant("acme", "tok", "bot", {}));
+  clock_.Advance(2s);
+  EXPECT_EQ(Await(runs_.Get(caller_, run.id)).error().code, ErrorCode::kForbidden);
+}
+
+}  // namespace
+}  // namespace agentgate::testing
