@@ -9,13 +9,17 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
-RunRecorder::RunRecorder(StoreRunner& store, std::shared_ptr<RunChannel> channel,
+// How long an event may wait for others to share its write (followers elsewhere read the store).
+constexpr std::chrono::milliseconds kWriteBehind{100};
+
+RunRecorder::RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel,
                          std::string run_id, std::size_t max_events, asio::any_io_executor executor)
-    : store_(store),
+    : writer_(writer),
       channel_(std::move(channel)),
       run_id_(std::move(run_id)),
       max_events_(max_events),
       executor_(std::move(executor)),
+      gathering_(executor_),
       written_(executor_) {}
 
 void RunRecorder::Report(RunEvent event) {
@@ -31,16 +35,19 @@ void RunRecorder::Report(RunEvent event) {
 }
 
 asio::awaitable<void> RunRecorder::WriteBehind() {
-  while (!unwritten_.empty()) {
-    std::vector<RunEvent> batch = std::move(unwritten_);
+  while (!finishing_) {
+    gathering_.expires_after(kWriteBehind);
+    co_await gathering_.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (finishing_ || unwritten_.empty()) break;  // the end writes them
+    RunWrite append{RunWrite::Kind::kAppend, RunRecord{}, std::move(unwritten_), 0, std::nullopt};
+    append.run.id = run_id_;
     unwritten_.clear();
-    const auto written =
-        co_await store_.Run([&](Store& s) { return s.AppendRunEvents(run_id_, batch); });
+    const auto written = co_await writer_.Write(append);
     if (!written) {
       // Kept for the run's end, which writes them with its outcome.
-      batch.insert(batch.end(), std::make_move_iterator(unwritten_.begin()),
-                   std::make_move_iterator(unwritten_.end()));
-      unwritten_ = std::move(batch);
+      append.events.insert(append.events.end(), std::make_move_iterator(unwritten_.begin()),
+                           std::make_move_iterator(unwritten_.end()));
+      unwritten_ = std::move(append.events);
       break;
     }
   }
@@ -49,6 +56,8 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
 }
 
 asio::awaitable<Result<bool>> RunRecorder::Finish(const RunRecord& ended, RunEvent terminal) {
+  finishing_ = true;
+  gathering_.cancel();
   while (writing_) {
     written_.expires_at(asio::steady_timer::time_point::max());
     co_await written_.async_wait(asio::as_tuple(asio::use_awaitable));
@@ -56,9 +65,9 @@ asio::awaitable<Result<bool>> RunRecorder::Finish(const RunRecord& ended, RunEve
   terminal.seq = ++last_seq_;
   channel_->Add(terminal);
   unwritten_.push_back(std::move(terminal));
-  const std::vector<RunEvent> last = std::move(unwritten_);
+  const RunWrite finish{RunWrite::Kind::kFinish, ended, std::move(unwritten_), 0, std::nullopt};
   unwritten_.clear();
-  co_return co_await store_.Run([&](Store& s) { return s.FinishRun(ended, last); });
+  co_return co_await writer_.Write(finish);
 }
 
 }  // namespace agentgate

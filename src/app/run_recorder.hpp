@@ -1,14 +1,16 @@
 #pragma once
 // A run's events on their way to its followers (docs/runs.md): numbered from 1, handed at once to
 // the run's channel (followers on this server), and written to the store behind the run, one write
-// in flight at a time, so a run never waits on the store for an event. The run's end writes what
-// is left, its terminal event and its outcome in one transaction.
+// in flight at a time, so a run never waits on the store for an event. An event is written within
+// kWriteBehind of happening (those that came meanwhile with it), and the run's end writes what is
+// left, its terminal event and its outcome in one transaction: a quick run writes its events once.
+// The writes go through the store's group commit, batched with turns' commits and other runs'.
 //
 // Bounded: past `max_events` a run's events are dropped, all but its terminal one.
 
 #include "app/turn_observer.hpp"
 #include "runtime/run_hub.hpp"
-#include "runtime/store_runner.hpp"
+#include "runtime/turn_committer.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -22,7 +24,7 @@ namespace agentgate {
 class RunRecorder final : public TurnObserver {
  public:
   // Lives on `executor`, the run's event loop: every call is made there.
-  RunRecorder(StoreRunner& store, std::shared_ptr<RunChannel> channel, std::string run_id,
+  RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel, std::string run_id,
               std::size_t max_events, boost::asio::any_io_executor executor);
 
   void Report(RunEvent event) override;
@@ -35,7 +37,7 @@ class RunRecorder final : public TurnObserver {
  private:
   boost::asio::awaitable<void> WriteBehind();
 
-  StoreRunner& store_;
+  TurnCommitter& writer_;
   const std::shared_ptr<RunChannel> channel_;
   const std::string run_id_;
   const std::size_t max_events_;
@@ -43,7 +45,9 @@ class RunRecorder final : public TurnObserver {
   std::int64_t last_seq_ = 0;
   std::vector<RunEvent> unwritten_;
   bool writing_ = false;
-  boost::asio::steady_timer written_;  // canceled when a write ends: Finish waits on it
+  bool finishing_ = false;
+  boost::asio::steady_timer gathering_;  // the wait before a write; Finish cuts it short
+  boost::asio::steady_timer written_;    // canceled when a write ends: Finish waits on it
 };
 
 }  // namespace agentgate

@@ -103,7 +103,9 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
           co_await d_.store.Run([&](Store& s) { return s.ClaimRuns(d_.server.id(), now, room); });
       if (claimed) {
         more_queued = static_cast<int>(claimed->size()) == room;
-        for (auto& run : *claimed) Launch(std::move(run), std::nullopt, true);
+        for (auto& run : *claimed) {
+          Launch(std::move(run), std::nullopt, true, d_.loops[next_loop_++ % d_.loops.size()]);
+        }
       } else {
         log::Warn("runs_claim_failed", {{"error", std::string_view(claimed.error().message)}});
       }
@@ -119,12 +121,13 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
   }
 }
 
-void RunWorker::StartStreamed(RunRecord run, std::optional<ClaimedKey> key) {
-  Launch(std::move(run), std::move(key), false);
+void RunWorker::StartStreamed(RunRecord run, std::optional<ClaimedKey> key,
+                              const asio::any_io_executor& executor) {
+  Launch(std::move(run), std::move(key), false, executor);
 }
 
-void RunWorker::Launch(RunRecord run, std::optional<ClaimedKey> key, bool background) {
-  const auto& executor = d_.loops[next_loop_++ % d_.loops.size()];
+void RunWorker::Launch(RunRecord run, std::optional<ClaimedKey> key, bool background,
+                       const asio::any_io_executor& executor) {
   auto cancel = std::make_shared<TurnCancel>(executor);
   {
     std::lock_guard lock(mutex_);
@@ -142,7 +145,7 @@ void RunWorker::Launch(RunRecord run, std::optional<ClaimedKey> key, bool backgr
 asio::awaitable<void> RunWorker::RunOne(RunRecord run, std::optional<ClaimedKey> key,
                                         std::shared_ptr<TurnCancel> cancel,
                                         std::shared_ptr<RunChannel> channel) {
-  RunRecorder recorder(d_.store, std::move(channel), run.id, d_.max_events,
+  RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events,
                        co_await asio::this_coro::executor);
   recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");

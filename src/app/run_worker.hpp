@@ -26,7 +26,8 @@ struct RunWorkerDeps {
   Idempotency& idempotency;  // a streamed turn's key: completed by its commit, else released
   TenantDirectory& tenants;
   StoreRunner& store;
-  ServerLease& server;  // names the runs this server claims
+  TurnCommitter& writer;  // the runs' events and ends, in the store's group commit
+  ServerLease& server;    // names the runs this server claims
   RunHub& hub;
   const Clock& clock;
   Metrics& metrics;
@@ -47,8 +48,10 @@ class RunWorker {
   void Wake();
   // A streamed turn's run, created running on this server: runs at once, not counted against
   // max_concurrent. With `key`, its commit completes the call's Idempotency-Key with the plain
-  // call's 200 body; any other end releases it. Its events' channel is open on return.
-  void StartStreamed(RunRecord run, std::optional<ClaimedKey> key);
+  // call's 200 body; any other end releases it. Its events' channel is open on return. It runs
+  // on `executor`, its follower's, so that its events reach the follower without a thread hop.
+  void StartStreamed(RunRecord run, std::optional<ClaimedKey> key,
+                     const boost::asio::any_io_executor& executor);
   // Any thread. Cancels the run if it runs here; false when it does not.
   bool CancelHere(const std::string& run_id);
   // Any thread. Claims no more runs; those running finish.
@@ -65,7 +68,8 @@ class RunWorker {
   boost::asio::awaitable<void> ClaimLoop();
   // Claims while runs are queued and there is room; cancels what was asked of other servers.
   boost::asio::awaitable<void> ClaimOnce();
-  void Launch(RunRecord run, std::optional<ClaimedKey> key, bool background);
+  void Launch(RunRecord run, std::optional<ClaimedKey> key, bool background,
+              const boost::asio::any_io_executor& executor);
   boost::asio::awaitable<void> RunOne(RunRecord run, std::optional<ClaimedKey> key,
                                       std::shared_ptr<TurnCancel> cancel,
                                       std::shared_ptr<RunChannel> channel);

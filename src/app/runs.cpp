@@ -81,8 +81,8 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
                               json_text::Write(QueuedRunBody(run)), Idempotency::ReplayUntil(now)};
   }
   const int max_queued = options_.max_queued_per_org;
-  auto created =
-      co_await store_.Run([&](Store& s) { return s.CreateRun(run, max_queued, completion); });
+  const RunWrite create{RunWrite::Kind::kCreate, run, {}, max_queued, std::move(completion)};
+  auto created = co_await writer_.Write(create);
   if (!created) {
     if (created.error().code == ErrorCode::kConflict) {
       co_return Error(ErrorCode::kIdempotencyKeyInUse,
@@ -98,7 +98,7 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
     co_return full;
   }
   if (streamed) {
-    worker_.StartStreamed(run, key);
+    worker_.StartStreamed(run, key, co_await asio::this_coro::executor);
   } else {
     worker_.Wake();
   }
@@ -140,36 +140,40 @@ asio::awaitable<Result<RunRecord>> Runs::Cancel(const Caller& caller, const std:
   co_return std::move(*marked);
 }
 
-asio::awaitable<Result<RunEventBatch>> Runs::NextEvents(const std::string& run_id,
-                                                        std::int64_t after_seq, milliseconds wait) {
+asio::awaitable<Result<RunEventBatch>> Runs::NextEvents(RunCursor& cursor, milliseconds wait) {
   const auto until = clock_.SteadyNow() + wait;
+  const auto moved = [&cursor](RunEventBatch batch) {
+    if (!batch.events.empty()) cursor.after_seq = batch.events.back().seq;
+    return batch;
+  };
   for (;;) {
     const auto left = std::chrono::duration_cast<milliseconds>(until - clock_.SteadyNow());
-    if (auto channel = hub_.Find(run_id)) {
+    if (!cursor.channel) cursor.channel = hub_.Find(cursor.run_id);
+    if (const auto& channel = cursor.channel) {
       // Running here: its events from memory, as they happen.
-      RunEventBatch batch{channel->After(after_seq), false};
+      RunEventBatch batch{channel->After(cursor.after_seq), false};
       if (!batch.events.empty()) {
         batch.ended = run_events::IsTerminal(batch.events.back().type);
-        co_return batch;
+        co_return moved(std::move(batch));
       }
       if (channel->Ended()) {
         batch.ended = true;
         co_return batch;
       }
       if (left <= milliseconds(0)) co_return batch;
-      co_await channel->WaitBeyond(after_seq, left);
+      co_await channel->WaitBeyond(cursor.after_seq, left);
       continue;
     }
     // Queued, ended, or running on another server: from the store. The run is read first: when it
     // had ended, its terminal event is among the events read after it.
-    AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
-    if (!run) co_return RunNotFound(run_id);
+    AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(cursor.run_id); }));
+    if (!run) co_return RunNotFound(cursor.run_id);
     AG_CO_TRY(auto events, co_await store_.Run([&](Store& s) {
-      return s.ListRunEvents(run_id, after_seq, kEventsPerRead);
+      return s.ListRunEvents(cursor.run_id, cursor.after_seq, kEventsPerRead);
     }));
     if (!events.empty()) {
       const bool ended = run_events::IsTerminal(events.back().type);
-      co_return RunEventBatch{std::move(events), ended};
+      co_return moved(RunEventBatch{std::move(events), ended});
     }
     if (HasEnded(run->status)) co_return RunEventBatch{{}, true};
     if (left <= milliseconds(0)) co_return RunEventBatch{};

@@ -26,14 +26,24 @@ struct RunEventBatch {
   bool ended = false;
 };
 
+// Where a follower of one run is: the last event it has, and the run's channel here once found,
+// kept to the run's end (its last events may reach the follower after the channel left the hub).
+struct RunCursor {
+  std::string run_id;
+  std::int64_t after_seq = 0;
+  std::shared_ptr<RunChannel> channel;
+};
+
 class Runs {
  public:
   Runs(InvokeAgent& invoke, Idempotency& idempotency, TenantDirectory& tenants, StoreRunner& store,
-       RunWorker& worker, RunHub& hub, const Clock& clock, RunsOptions options)
+       TurnCommitter& writer, RunWorker& worker, RunHub& hub, const Clock& clock,
+       RunsOptions options)
       : invoke_(invoke),
         idempotency_(idempotency),
         tenants_(tenants),
         store_(store),
+        writer_(writer),
         worker_(worker),
         hub_(hub),
         clock_(clock),
@@ -59,9 +69,9 @@ class Runs {
   boost::asio::awaitable<Result<RunRecord>> Cancel(const Caller& caller, const std::string& run_id);
   // A streamed run whose caller hung up asking for it ("on_disconnect": "cancel"): it runs here.
   void CancelStreamed(const std::string& run_id) { worker_.CancelHere(run_id); }
-  // The events numbered above `after_seq`, waiting up to `wait` for some (an empty batch then).
-  boost::asio::awaitable<Result<RunEventBatch>> NextEvents(const std::string& run_id,
-                                                           std::int64_t after_seq,
+  // The events after the cursor's, waiting up to `wait` for some (an empty batch then); the
+  // cursor moves past those returned.
+  boost::asio::awaitable<Result<RunEventBatch>> NextEvents(RunCursor& cursor,
                                                            std::chrono::milliseconds wait);
 
  private:
@@ -74,6 +84,7 @@ class Runs {
   Idempotency& idempotency_;
   TenantDirectory& tenants_;
   StoreRunner& store_;
+  TurnCommitter& writer_;  // creates runs in the store's group commit
   RunWorker& worker_;
   RunHub& hub_;
   const Clock& clock_;

@@ -108,6 +108,12 @@ std::string NewConversationId(std::int64_t now_ms) {
 asio::awaitable<Result<void>> CheckSpendLimits(InvokeDeps& d, const InvokeCommand& command) {
   const std::int64_t now = d.clock.NowMs();
   const auto agent_limit = command.agent.loaded()->config.monthly_spend_limit_usd;
+  SpendReservationRequest key;
+  key.org_id = command.caller.org_id;
+  key.agent_id = command.agent_id;
+  key.month = governance::MonthOf(now);
+  key.agent_limit_usd = agent_limit;
+  if (d.spend.LeaseHasRoom(key)) co_return Result<void>{};
   AG_CO_TRY(const auto reached,
             co_await d.store.Run([&](Store& s) -> Result<std::optional<governance::LimitReached>> {
               AG_TRY(const auto org, s.GetOrg(command.caller.org_id));

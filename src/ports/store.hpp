@@ -272,26 +272,39 @@ class RunStore {
  public:
   virtual ~RunStore() = default;
 
+  // Run writes in one transaction, each as RunWrite says, a result each (a store failure fails
+  // them all). The group commit batches them; the three below are one write alone.
+  virtual std::vector<Result<bool>> WriteRuns(const std::vector<const RunWrite*>& writes) = 0;
   // Queues `run` unless its organization has `max_queued` queued already (false, nothing
   // written). A run created running (a streamed turn) starts on `run.server_id` at once, with no
   // bound. With `answer`, the call's Idempotency-Key is completed with it in the same
   // transaction (kConflict, nothing written, when the claim was taken over).
-  virtual Result<bool> CreateRun(const RunRecord& run, int max_queued,
-                                 const std::optional<IdempotencyCompletion>& answer) = 0;
+  Result<bool> CreateRun(const RunRecord& run, int max_queued,
+                         const std::optional<IdempotencyCompletion>& answer) {
+    const RunWrite write{RunWrite::Kind::kCreate, run, {}, max_queued, answer};
+    return WriteRuns({&write}).front();
+  }
+  // Adds events (numbered by the run's recorder) to a run.
+  Result<void> AppendRunEvents(const std::string& run_id, const std::vector<RunEvent>& events) {
+    RunWrite write{RunWrite::Kind::kAppend, RunRecord{}, events, 0, std::nullopt};
+    write.run.id = run_id;
+    auto written = WriteRuns({&write}).front();
+    if (!written) return written.error();
+    return {};
+  }
+  // Ends a running run as `run.status` with its result or error and its last events (the terminal
+  // one among them); false when it was not running (canceled, or interrupted, meanwhile).
+  Result<bool> FinishRun(const RunRecord& run, const std::vector<RunEvent>& last_events) {
+    const RunWrite write{RunWrite::Kind::kFinish, run, last_events, 0, std::nullopt};
+    return WriteRuns({&write}).front();
+  }
   virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;
   // Starts up to `limit` of the oldest queued runs on `server_id`, each once across servers.
   virtual Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id,
                                                    std::int64_t now_ms, int limit) = 0;
-  // Adds events (numbered by the run's recorder) to a run.
-  virtual Result<void> AppendRunEvents(const std::string& run_id,
-                                       const std::vector<RunEvent>& events) = 0;
   // The run's events numbered above `after_seq`, in order, at most `limit`.
   virtual Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id,
                                                       std::int64_t after_seq, int limit) = 0;
-  // Ends a running run as `run.status` with its result or error and its last events (the terminal
-  // one among them); false when it was not running (canceled, or interrupted, meanwhile).
-  virtual Result<bool> FinishRun(const RunRecord& run,
-                                 const std::vector<RunEvent>& last_events) = 0;
   // A queued run ends canceled at once (its terminal event `canceled` written); a running one is
   // marked for its server to cancel; an ended one is left as it is. The run as it then stands.
   virtual Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,

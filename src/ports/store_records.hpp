@@ -202,6 +202,23 @@ struct RunRecord {
   std::string error_json{};   // failed or canceled: {status, code, message}
 };
 
+// One write to a run's record, made in the store's group commit beside turns and other runs'
+// writes (runtime/turn_committer.hpp). A write that is refused has written nothing.
+struct RunWrite {
+  enum class Kind {
+    kCreate,  // `run` queued (unless its organization has `max_queued`: false), or running on its
+              // server; `answer` completes the call's key with it (kConflict when taken over)
+    kAppend,  // `events` added to run `run.id`
+    kFinish,  // `run` ends as it says, `events` (its terminal one last) with it; false when it was
+              // not running (canceled, or interrupted, meanwhile)
+  };
+  Kind kind = Kind::kAppend;
+  RunRecord run{};
+  std::vector<RunEvent> events{};
+  int max_queued = 0;
+  std::optional<IdempotencyCompletion> answer{};
+};
+
 struct SpendReservationRequest {
   std::string org_id;
   std::string agent_id;

@@ -60,6 +60,15 @@ asio::awaitable<Result<SpendDecision>> SpendLedger::Reserve(const SpendReservati
   co_return Granted(Install(key, request, lease, calls));
 }
 
+bool SpendLedger::LeaseHasRoom(const SpendReservationRequest& request) const {
+  std::lock_guard lock(mutex_);
+  const auto it = current_.find(KeyOf(request));
+  if (it == current_.end()) return false;
+  const Lease& lease = *it->second;
+  return lease.agent_limit_usd == request.agent_limit_usd && !Expired(lease, options_.clock()) &&
+         lease.granted - lease.held > kRounding;
+}
+
 SpendLedger::Taken SpendLedger::TakeFromLease(const std::string& key,
                                               const SpendReservationRequest& request) {
   std::vector<GiveBack> work;

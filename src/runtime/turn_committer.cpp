@@ -21,10 +21,11 @@ TurnCommitter::~TurnCommitter() {
   for (auto& writer : writers_) writer.join();
 }
 
-void TurnCommitter::Enqueue(const TurnCommit* commit, std::unique_ptr<Completion> done) {
+void TurnCommitter::Enqueue(Pending pending) {
+  pending.queued_at = Clock::now();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(Pending{commit, std::move(done), Clock::now()});
+    queue_.push_back(std::move(pending));
     queued_.store(queue_.size(), std::memory_order_release);
   }
   wake_.notify_one();
@@ -54,7 +55,6 @@ void TurnCommitter::SpinForWork() {
 void TurnCommitter::Write() {
   NameThisThread("ag-commit");
   std::vector<Pending> batch;
-  std::vector<const TurnCommit*> commits;
   for (;;) {
     {
       std::unique_lock lock(mutex_);
@@ -77,16 +77,38 @@ void TurnCommitter::Write() {
       }
       queued_.store(queue_.size(), std::memory_order_release);
     }
-    commits.clear();
-    for (const auto& p : batch) commits.push_back(p.commit);
-    auto results = store_.CommitTurns(commits);
-    {
-      std::lock_guard lock(mutex_);
-      ++batches_;
-      for (const auto& r : results) committed_ += r ? 1 : 0;
-    }
-    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done->Complete(std::move(results[i]));
+    WriteBatch(batch);
     batch.clear();
+  }
+}
+
+void TurnCommitter::WriteBatch(std::vector<Pending>& batch) {
+  std::vector<const TurnCommit*> commits;
+  std::vector<const RunWrite*> runs;
+  for (const auto& p : batch) {
+    if (p.commit != nullptr) {
+      commits.push_back(p.commit);
+    } else {
+      runs.push_back(p.run);
+    }
+  }
+  std::vector<Result<void>> committed;
+  if (!commits.empty()) committed = store_.CommitTurns(commits);
+  std::vector<Result<bool>> written;
+  if (!runs.empty()) written = store_.WriteRuns(runs);
+  {
+    std::lock_guard lock(mutex_);
+    ++batches_;
+    for (const auto& r : committed) committed_ += r ? 1 : 0;
+  }
+  std::size_t turn = 0, run = 0;
+  for (auto& p : batch) {
+    if (p.commit != nullptr) {
+      auto& result = committed[turn++];
+      p.done->Complete(result ? Result<bool>(true) : Result<bool>(result.error()));
+    } else {
+      p.done->Complete(std::move(written[run++]));
+    }
   }
 }
 

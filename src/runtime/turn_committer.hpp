@@ -1,10 +1,12 @@
 #pragma once
-// Group commit for finished turns. A turn's commit is queued to a writer thread, which commits
-// every turn waiting in one store transaction (each turn all or nothing inside it, see
-// Store::CommitTurns) and resumes each caller on its own executor when the batch is durable. Under
+// Group commit for finished turns and for runs' records. A turn's commit (or a run's write) is
+// queued to a writer thread, which commits every turn waiting in one store transaction (each turn
+// all or nothing inside it, see Store::CommitTurns), every run write waiting in another
+// (Store::WriteRuns), and resumes each caller on its own executor when the batch is durable. Under
 // load a batch spreads the store's lock, log write and thread wake-ups over many turns; a turn
 // that finds the writer idle is committed at once. Several writers suit a store that commits in
-// parallel (PostgreSQL); one suits SQLite, whose writes are serial anyway.
+// parallel (PostgreSQL); one suits SQLite, whose writes are serial anyway: writers of their own
+// would wait on its lock, and sleep in its busy handler.
 //
 // A commit, once queued, always completes: Commit() ignores cancellation, so a turn past its cap
 // that reached its commit learns the commit's outcome instead of abandoning it half-known.
@@ -46,12 +48,30 @@ class TurnCommitter {
   // `commit` must stay alive until the call completes (the caller awaits it).
   boost::asio::awaitable<Result<void>> Commit(const TurnCommit& commit) {
     const AwaitedHandoff awaited(co_await boost::asio::this_coro::executor);
-    co_return co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>,
-                                                   void(Result<void>)>(
+    auto done = co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>,
+                                                     void(Result<bool>)>(
         [this](auto handler, const TurnCommit* pending) {
-          Enqueue(pending, std::make_unique<Resume<decltype(handler)>>(std::move(handler)));
+          Enqueue(Pending{pending,
+                          nullptr,
+                          std::make_unique<Resume<decltype(handler)>>(std::move(handler)),
+                          {}});
         },
         boost::asio::use_awaitable, &commit);
+    if (!done) co_return done.error();
+    co_return Result<void>{};
+  }
+  // A run's write (Store::WriteRuns says what it answers); `write` must stay alive until the call
+  // completes.
+  boost::asio::awaitable<Result<bool>> Write(const RunWrite& write) {
+    co_return co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>,
+                                                   void(Result<bool>)>(
+        [this](auto handler, const RunWrite* pending) {
+          Enqueue(Pending{nullptr,
+                          pending,
+                          std::make_unique<Resume<decltype(handler)>>(std::move(handler)),
+                          {}});
+        },
+        boost::asio::use_awaitable, &write);
   }
 
   // Batches committed so far, and the turns committed in them (the tests read these).
@@ -62,12 +82,12 @@ class TurnCommitter {
   // Hands a result to a waiting caller on its own executor (handlers are move-only).
   struct Completion {
     virtual ~Completion() = default;
-    virtual void Complete(Result<void> result) = 0;
+    virtual void Complete(Result<bool> result) = 0;
   };
   template <class Handler>
   struct Resume final : Completion {
     explicit Resume(Handler h) : handler(std::move(h)) {}
-    void Complete(Result<void> result) override {
+    void Complete(Result<bool> result) override {
       auto home = boost::asio::get_associated_executor(handler);
       boost::asio::post(home, [h = std::move(handler), r = std::move(result)]() mutable {
         std::move(h)(std::move(r));
@@ -76,12 +96,15 @@ class TurnCommitter {
     Handler handler;
   };
   struct Pending {
-    const TurnCommit* commit;
+    const TurnCommit* commit;  // one of the two
+    const RunWrite* run;
     std::unique_ptr<Completion> done;
     std::chrono::steady_clock::time_point queued_at;
   };
 
-  void Enqueue(const TurnCommit* commit, std::unique_ptr<Completion> done);
+  void Enqueue(Pending pending);
+  // Writes a batch taken from the queue: its turns in one transaction, its run writes in another.
+  void WriteBatch(std::vector<Pending>& batch);
   void Write();
   void SpinForWork();
 

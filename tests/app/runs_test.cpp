@@ -75,14 +75,16 @@ class RunsTest : public InvokeAgentTest {
 
   // At most 2 runs at once, looking for queued ones every 20 ms, 100 events a run.
   RunWorkerDeps WorkerDeps() {
-    return RunWorkerDeps{invoke_,  idempotency_,         tenants_, runner_, lease_, hub_, clock_,
-                         metrics_, {io_.get_executor()}, 2,        20ms,    100};
+    return RunWorkerDeps{invoke_, idempotency_, tenants_, runner_,  committer_,
+                         lease_,  hub_,         clock_,   metrics_, {io_.get_executor()},
+                         2,       20ms,         100};
   }
 
   RunHub hub_{100};
   RunWorker worker_{WorkerDeps()};
-  Runs runs_{invoke_, idempotency_, tenants_, runner_,
-             worker_, hub_,         clock_,   RunsOptions{3, 20ms, 5000ms}};
+  Runs runs_{invoke_, idempotency_, tenants_,
+             runner_, committer_,   worker_,
+             hub_,    clock_,       RunsOptions{3, 20ms, 5000ms}};
 };
 
 TEST_F(RunsTest, ABackgroundRunEndsWithExactlyThePlainCallsBodyAfterItsSteps) {
@@ -239,18 +241,7 @@ TEST_F(RunsTest, ARunRunsAsItsCallerAsTheyAreWhenItStarts) {
   const RunRecord queued = Queued(Asking("Hi"));
   ASSERT_TRUE(store_->RevokeToken("acme", "tok"));
   clock_.Advance(2s);  // past the tenant cache's freshness
-  RunWorker second{RunWorkerDeps{invoke_,
-                                 idempotency_,
-                                 tenants_,
-                                 runner_,
-                                 lease_,
-                                 hub_,
-                                 clock_,
-                                 metrics_,
-                                 {io_.get_executor()},
-                                 2,
-                                 20ms,
-                                 100}};
+  RunWorker second{WorkerDeps()};
   second.Start(io_.get_executor());
   const RunRecord run = Ended(queued.id);
   EXPECT_EQ(run.status, RunStatus::kFailed);
@@ -268,8 +259,9 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   EXPECT_EQ(run.status, RunStatus::kRunning);
   // Its follower reads the events as they happen, to the terminal one.
   std::vector<RunEvent> seen;
+  RunCursor cursor{run.id, 0, nullptr};
   for (bool ended = false; !ended;) {
-    auto batch = Await(runs_.NextEvents(run.id, seen.empty() ? 0 : seen.back().seq, 1000ms));
+    auto batch = Await(runs_.NextEvents(cursor, 1000ms));
     ASSERT_TRUE(batch) << batch.error().message;
     seen.insert(seen.end(), batch->events.begin(), batch->events.end());
     ended = batch->ended;
@@ -285,10 +277,13 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   EXPECT_EQ(std::get<StoredResponse>(replay).body, ended.result_json);
   EXPECT_EQ(model_.seen.size(), 1u);
   // From the store once it ended, and after a Last-Event-ID.
-  auto rest = Await(runs_.NextEvents(run.id, 2, 0ms));
+  EXPECT_EQ(cursor.after_seq, seen.back().seq);
+  RunCursor resumed{run.id, 2, nullptr};
+  auto rest = Await(runs_.NextEvents(resumed, 0ms));
   ASSERT_TRUE(rest);
   EXPECT_EQ(rest->events.size(), seen.size() - 2);
   EXPECT_TRUE(rest->ended);
+  EXPECT_EQ(resumed.after_seq, seen.back().seq);
 }
 
 TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {

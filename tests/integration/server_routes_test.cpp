@@ -101,12 +101,13 @@ class ServerRoutesTest : public ::testing::Test {
                                       idempotency_,
                                       tenants_,
                                       runner_,
+                                      committer_,
                                       lease_,
                                       run_hub_,
                                       clock_,
                                       metrics_,
                                       {http_io_.get_executor()}}};
-  Runs runs_{invoke_,     idempotency_, tenants_, runner_,
+  Runs runs_{invoke_,     idempotency_, tenants_, runner_,      committer_,
              run_worker_, run_hub_,     clock_,   RunsOptions{}};
   http::RouteDeps deps_{admin_,
                         invoke_,
@@ -238,6 +239,45 @@ TEST_F(ServerRoutesTest, AStreamedResponseIsChunkedAndItsWriterLearnsTheClientLe
   raw.close();
   for (int i = 0; i < 400 && !client_gone; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_TRUE(client_gone);
+}
+
+// The head leaves with the first chunk and the end with the last chunk: a short stream costs as
+// many sends as it has writes, and the connection stays usable after it.
+TEST_F(ServerRoutesTest, AStreamsHeadGoesWithItsFirstChunkAndItsEndWithItsLast) {
+  router_.Add("GET", "/two", [&](http::Request&) -> asio::awaitable<http::Response> {
+    http::Response r;
+    r.content_type = "text/event-stream";
+    r.stream = [&](http::ResponseStream& out) -> asio::awaitable<void> {
+      asio::steady_timer pause(co_await asio::this_coro::executor, 30ms);
+      co_await pause.async_wait(asio::use_awaitable);  // the head waits for the first chunk
+      co_await out.Write("data: one\n\n");
+      pause.expires_after(30ms);
+      co_await pause.async_wait(asio::use_awaitable);
+      co_await out.WriteLast("data: two\n\n");
+      EXPECT_FALSE(co_await out.Write("data: late\n\n"));  // nothing after the last
+    };
+    co_return r;
+  });
+  StartServer();
+  asio::io_context client_io;
+  asio::ip::tcp::socket raw(client_io);
+  const auto colon = base_.rfind(':');
+  raw.connect({asio::ip::make_address("127.0.0.1"),
+               static_cast<unsigned short>(std::stoi(base_.substr(colon + 1)))});
+  const std::string request = "GET /two HTTP/1.1\r\nHost: x\r\n\r\n";
+  auto read_once = [&raw] {
+    char buffer[1024];
+    return std::string(buffer, raw.read_some(asio::buffer(buffer)));
+  };
+  asio::write(raw, asio::buffer(request));
+  const std::string first = read_once();
+  EXPECT_EQ(first.rfind("HTTP/1.1 200", 0), 0u) << first;
+  EXPECT_TRUE(first.ends_with("\r\n\r\nb\r\ndata: one\n\n\r\n")) << first;
+  const std::string second = read_once();
+  EXPECT_EQ(second, "b\r\ndata: two\n\n\r\n0\r\n\r\n");
+  // Kept alive: the next request on the same connection is answered.
+  asio::write(raw, asio::buffer(request));
+  EXPECT_EQ(read_once().rfind("HTTP/1.1 200", 0), 0u);
 }
 
 TEST_F(ServerRoutesTest, ReadinessFollowsTheStore) {

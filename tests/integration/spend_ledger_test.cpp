@@ -136,6 +136,21 @@ TYPED_TEST(SpendLedgerTest, AReleasedPartGoesBackToTheLeaseWithoutAStoreTrip) {
   EXPECT_NEAR(this->Usage().reserved_usd, reserved, 1e-12);
 }
 
+TYPED_TEST(SpendLedgerTest, ALeaseHasRoomOnlyWhileLiveUnderTheSameLimitAndNotFullyHeld) {
+  SpendLedger ledger(*this->runner_, this->Options(30ms, 10s, 2, 2));
+  EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.1)));  // no lease yet: the check reads the store
+  ASSERT_TRUE(this->Reserve(ledger, this->Call(0.1)).reserved);
+  EXPECT_TRUE(ledger.LeaseHasRoom(this->Call(0.1)));
+  EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.1, 5.0)));  // another agent limit
+  auto other_month = this->Call(0.1);
+  other_month.month = "2026-12";
+  EXPECT_FALSE(ledger.LeaseHasRoom(other_month));
+  ASSERT_TRUE(this->Reserve(ledger, this->Call(0.1)).reserved);  // the lease is now all held
+  EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.1)));
+  this->Advance(40ms);
+  EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.1)));  // expired
+}
+
 TYPED_TEST(SpendLedgerTest, ARetiredLeaseGivesBackWhatIsUnusedAndIsDeletedAfterItsLastCall) {
   SpendLedger ledger(*this->runner_, this->Options(30ms, 10s, 10, 32768));
   auto held = this->Reserve(ledger, this->Call(0.1));

@@ -39,11 +39,15 @@ struct Request {
 };
 
 // A response whose body is written as it is produced (Server-Sent Events): chunked on HTTP/1.1.
+// The head goes out with the first write, and the end with the last one when the writer knows it
+// is the last: a short stream costs as few sends as it has writes.
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;
   // Sends `data` to the client now; false once the client is gone (stop writing then).
   virtual boost::asio::awaitable<bool> Write(std::string data) = 0;
+  // Sends `data` and ends the response in the same send; nothing may be written after it.
+  virtual boost::asio::awaitable<bool> WriteLast(std::string data) = 0;
 };
 
 struct Response {

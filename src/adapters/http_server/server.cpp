@@ -439,48 +439,60 @@ struct Server::Impl {
   // A streamed body: each write one chunk (HTTP/1.1) with its own write timeout.
   class ChunkWriter final : public ResponseStream {
    public:
-    ChunkWriter(Connection& c, std::chrono::seconds timeout, bool chunked)
-        : c_(c), timeout_(timeout), chunked_(chunked) {}
+    ChunkWriter(Connection& c, std::string head, std::chrono::seconds timeout, bool chunked)
+        : c_(c), unsent_(std::move(head)), timeout_(timeout), chunked_(chunked) {}
     asio::awaitable<bool> Write(std::string data) override {
-      if (!ok_ || data.empty()) co_return ok_;
-      if (chunked_) {
-        char size[20];
-        const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
-        data.insert(0, size, static_cast<std::size_t>(n));
-        data += "\r\n";
-      }
-      co_return co_await Send(asio::buffer(data));
+      if (!ok_ || ended_ || data.empty()) co_return ok_ && !ended_;
+      Frame(data);
+      co_return co_await Send();
+    }
+    asio::awaitable<bool> WriteLast(std::string data) override {
+      if (!ok_ || ended_) co_return ok_ && !ended_;
+      if (!data.empty()) Frame(data);
+      co_return co_await End();
     }
     asio::awaitable<bool> End() {
-      if (!ok_ || !chunked_) co_return ok_;
-      co_return co_await Send(asio::buffer("0\r\n\r\n", 5));
+      if (!ok_ || ended_) co_return ok_;
+      ended_ = true;
+      if (chunked_) unsent_.append("0\r\n\r\n");
+      co_return co_await Send();
     }
 
    private:
-    asio::awaitable<bool> Send(asio::const_buffer data) {
+    void Frame(const std::string& data) {
+      if (chunked_) {
+        char size[20];
+        const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+        unsent_.append(size, static_cast<std::size_t>(n));
+      }
+      unsent_ += data;
+      if (chunked_) unsent_ += "\r\n";
+    }
+    asio::awaitable<bool> Send() {
+      if (unsent_.empty()) co_return ok_;
       c_.stream.expires_after(timeout_);
-      auto [ec, n] = co_await asio::async_write(c_.stream, data, kTuple);
+      auto [ec, n] = co_await asio::async_write(c_.stream, asio::buffer(unsent_), kTuple);
+      unsent_.clear();
       ok_ = !ec;
       co_return ok_;
     }
     Connection& c_;
+    std::string unsent_;  // the head until the first send, then each send's bytes
     const std::chrono::seconds timeout_;
     const bool chunked_;
     bool ok_ = true;
+    bool ended_ = false;
   };
 
   asio::awaitable<bool> WriteStream(Connection& c, Response response, unsigned version,
                                     bool keep_alive) {
-    const std::string head = ResponseHead(response, version, keep_alive);
-    c.stream.expires_after(options.read_timeout);
-    auto [ec, n] = co_await asio::async_write(c.stream, asio::buffer(head), kTuple);
-    if (ec) co_return false;
-    ChunkWriter writer(c, options.read_timeout, version != 10);
+    ChunkWriter writer(c, ResponseHead(response, version, keep_alive), options.read_timeout,
+                       version != 10);
     try {
       co_await response.stream(writer);
     } catch (const std::exception& e) {
-      // The head is out: the stream can only end, without its last chunk, so the client sees it
-      // cut rather than complete.
+      // The head may be out: the stream can only end, without its last chunk, so the client sees
+      // it cut rather than complete.
       log::Error("stream_failed", {{"error", std::string_view(e.what())}});
       co_return false;
     }

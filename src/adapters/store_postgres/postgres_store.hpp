@@ -154,16 +154,12 @@ class PostgresStore final : public Store {
   Result<void> EndServerLease(const std::string& server_id, std::int64_t now_ms) override;
 
   // RunStore
-  Result<bool> CreateRun(const RunRecord& run, int max_queued,
-                         const std::optional<IdempotencyCompletion>& answer) override;
+  std::vector<Result<bool>> WriteRuns(const std::vector<const RunWrite*>& writes) override;
   Result<std::optional<RunRecord>> GetRun(const std::string& run_id) override;
   Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id, std::int64_t now_ms,
                                            int limit) override;
-  Result<void> AppendRunEvents(const std::string& run_id,
-                               const std::vector<RunEvent>& events) override;
   Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id, std::int64_t after_seq,
                                               int limit) override;
-  Result<bool> FinishRun(const RunRecord& run, const std::vector<RunEvent>& last_events) override;
   Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,
                                              const RunEvent& canceled) override;
   Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) override;

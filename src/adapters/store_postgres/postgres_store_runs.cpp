@@ -5,6 +5,7 @@
 #include "adapters/store_postgres/postgres_store.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace agentgate {
 
@@ -47,33 +48,74 @@ const std::string& SelectRun() {
   return sql;
 }
 
+// A run queued, or created running (RunWrite::kCreate); false when its organization's queue is
+// full. Its organization's lock is held (WriteRuns), so the bound holds across servers.
+Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
+  const RunRecord& run = write.run;
+  const bool queued = run.status == RunStatus::kQueued;
+  if (queued &&
+      c.Exec("SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status = 'queued'", {P(run.org_id)})
+              .Int(0, 0) >= write.max_queued)
+    return false;
+  if (write.answer && !CompleteIdempotencyKey(c, *write.answer))
+    return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+  c.Exec(
+      "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+      "creates_conversation, request, created_at_ms, started_at_ms, server_id) VALUES ($1, $2, $3, "
+      "$4, $5, $6, $7, $8, $9, $10, $11, $12)",
+      {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+       P(std::string(queued ? "queued" : "running")), P(run.conversation_id),
+       P(std::string(run.creates_conversation ? "true" : "false")),
+       P(queued ? run.request_json : std::string()), P(run.created_at_ms),
+       P(queued ? std::int64_t{0} : run.started_at_ms), P(queued ? std::string() : run.server_id)});
+  return true;
+}
+
+// A running run ended (RunWrite::kFinish); false when it was not running.
+Result<bool> FinishRunIn(Connection& c, const RunWrite& write) {
+  if (c.Exec("SELECT 1 FROM runs WHERE id = $1 AND status = 'running' FOR UPDATE",
+             {P(write.run.id)})
+          .empty())
+    return false;
+  EndRun(c, write.run, write.events);
+  return true;
+}
+
+Result<bool> WriteRun(Connection& c, const RunWrite& write) {
+  switch (write.kind) {
+    case RunWrite::Kind::kCreate:
+      return CreateRunIn(c, write);
+    case RunWrite::Kind::kAppend:
+      InsertEvents(c, write.run.id, write.events);
+      return true;
+    case RunWrite::Kind::kFinish:
+      return FinishRunIn(c, write);
+  }
+  return true;
+}
+
 }  // namespace
 
-Result<bool> PostgresStore::CreateRun(const RunRecord& run, int max_queued,
-                                      const std::optional<IdempotencyCompletion>& answer) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    // An organization's runs are queued one at a time, so its bound holds across servers.
-    pg::Transaction tx(c, "runs:" + run.org_id);
-    const bool queued = run.status == RunStatus::kQueued;
-    if (queued &&
-        c.Exec("SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status = 'queued'", {P(run.org_id)})
-                .Int(0, 0) >= max_queued)
-      return false;
-    if (answer && !CompleteIdempotencyKey(c, *answer))
-      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
-    c.Exec(
-        "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
-        "creates_conversation, request, created_at_ms, started_at_ms, server_id) VALUES ($1, $2, "
-        "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-        {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
-         P(std::string(queued ? "queued" : "running")), P(run.conversation_id),
-         P(std::string(run.creates_conversation ? "true" : "false")),
-         P(queued ? run.request_json : std::string()), P(run.created_at_ms),
-         P(queued ? std::int64_t{0} : run.started_at_ms),
-         P(queued ? std::string() : run.server_id)});
+// The organizations of queued runs are locked at BEGIN, in one sorted order. A refused write wrote
+// nothing (each checks before it writes), so a batch needs no savepoints; a store failure fails
+// the whole batch.
+std::vector<Result<bool>> PostgresStore::WriteRuns(const std::vector<const RunWrite*>& writes) {
+  std::set<std::string> locks;
+  for (const RunWrite* write : writes) {
+    if (write->kind == RunWrite::Kind::kCreate && write->run.status == RunStatus::kQueued)
+      locks.insert("runs:" + write->run.org_id);
+  }
+  const std::vector<std::string> sorted(locks.begin(), locks.end());
+  std::vector<Result<bool>> results;
+  auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    results.clear();
+    pg::Transaction tx(c, sorted);
+    for (const RunWrite* write : writes) results.push_back(WriteRun(c, *write));
     tx.Commit();
-    return true;
+    return {};
   });
+  if (!batch) results.assign(writes.size(), batch.error());
+  return results;
 }
 
 Result<std::optional<RunRecord>> PostgresStore::GetRun(const std::string& run_id) {
@@ -104,14 +146,6 @@ Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& serve
   });
 }
 
-Result<void> PostgresStore::AppendRunEvents(const std::string& run_id,
-                                            const std::vector<RunEvent>& events) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    InsertEvents(c, run_id, events);
-    return {};
-  });
-}
-
 Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& run_id,
                                                            std::int64_t after_seq, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
@@ -119,19 +153,6 @@ Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& ru
                                    " FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq "
                                    "LIMIT $3";
     return c.Exec(sql, {P(run_id), P(after_seq), P(limit)}).All(ReadRunEvent);
-  });
-}
-
-Result<bool> PostgresStore::FinishRun(const RunRecord& run,
-                                      const std::vector<RunEvent>& last_events) {
-  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    pg::Transaction tx(c);
-    if (c.Exec("SELECT 1 FROM runs WHERE id = $1 AND status = 'running' FOR UPDATE", {P(run.id)})
-            .empty())
-      return false;
-    EndRun(c, run, last_events);
-    tx.Commit();
-    return true;
   });
 }
 

@@ -33,32 +33,66 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
   InsertEvents(c, run.id, events);
 }
 
+// A run queued, or created running (RunWrite::kCreate); false when its organization's queue is
+// full.
+Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
+  const RunRecord& run = write.run;
+  const bool queued = run.status == RunStatus::kQueued;
+  if (queued) {
+    auto count = c.Prepare("SELECT COUNT(*) FROM runs WHERE org_id = ? AND status = 'queued'");
+    count.Bind(run.org_id).Step();
+    if (count.Int(0) >= write.max_queued) return false;
+  }
+  if (write.answer && !CompleteIdempotencyKey(c, *write.answer))
+    return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
+  c.Prepare(
+       "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+       "creates_conversation, request, created_at_ms, started_at_ms, server_id) VALUES (?, ?, ?, "
+       "?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, queued ? "queued" : "running",
+            run.conversation_id, run.creates_conversation,
+            queued ? run.request_json : std::string(), run.created_at_ms,
+            queued ? std::int64_t{0} : run.started_at_ms, queued ? std::string() : run.server_id)
+      .Run();
+  return true;
+}
+
+// A running run ended (RunWrite::kFinish); false when it was not running.
+Result<bool> FinishRunIn(Connection& c, const RunWrite& write) {
+  auto status = c.Prepare("SELECT status FROM runs WHERE id = ?");
+  if (!status.Bind(write.run.id).Step() || status.Text(0) != "running") return false;
+  EndRun(c, write.run, write.events);
+  return true;
+}
+
+Result<bool> WriteRun(Connection& c, const RunWrite& write) {
+  switch (write.kind) {
+    case RunWrite::Kind::kCreate:
+      return CreateRunIn(c, write);
+    case RunWrite::Kind::kAppend:
+      InsertEvents(c, write.run.id, write.events);
+      return true;
+    case RunWrite::Kind::kFinish:
+      return FinishRunIn(c, write);
+  }
+  return true;
+}
+
 }  // namespace
 
-Result<bool> SqliteStore::CreateRun(const RunRecord& run, int max_queued,
-                                    const std::optional<IdempotencyCompletion>& answer) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+// A refused write wrote nothing (each checks before it writes), so a batch needs no savepoints;
+// a store failure fails the whole batch.
+std::vector<Result<bool>> SqliteStore::WriteRuns(const std::vector<const RunWrite*>& writes) {
+  std::vector<Result<bool>> results;
+  auto batch = sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    results.clear();
     sqlite::WriteTransaction tx(c);
-    const bool queued = run.status == RunStatus::kQueued;
-    if (queued) {
-      auto count = c.Prepare("SELECT COUNT(*) FROM runs WHERE org_id = ? AND status = 'queued'");
-      count.Bind(run.org_id).Step();
-      if (count.Int(0) >= max_queued) return false;
-    }
-    if (answer && !CompleteIdempotencyKey(c, *answer))
-      return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
-    c.Prepare(
-         "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
-         "creates_conversation, request, created_at_ms, started_at_ms, server_id) VALUES (?, ?, "
-         "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id,
-              queued ? "queued" : "running", run.conversation_id, run.creates_conversation,
-              queued ? run.request_json : std::string(), run.created_at_ms,
-              queued ? std::int64_t{0} : run.started_at_ms, queued ? std::string() : run.server_id)
-        .Run();
+    for (const RunWrite* write : writes) results.push_back(WriteRun(c, *write));
     tx.Commit();
-    return true;
+    return {};
   });
+  if (!batch) results.assign(writes.size(), batch.error());
+  return results;
 }
 
 Result<std::optional<RunRecord>> SqliteStore::GetRun(const std::string& run_id) {
@@ -96,16 +130,6 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
   });
 }
 
-Result<void> SqliteStore::AppendRunEvents(const std::string& run_id,
-                                          const std::vector<RunEvent>& events) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    sqlite::WriteTransaction tx(c);
-    InsertEvents(c, run_id, events);
-    tx.Commit();
-    return {};
-  });
-}
-
 Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_id,
                                                          std::int64_t after_seq, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
@@ -113,18 +137,6 @@ Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_
                                    " FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq "
                                    "LIMIT ?";
     return c.Prepare(sql).Bind(run_id, after_seq, limit).All(ReadRunEvent);
-  });
-}
-
-Result<bool> SqliteStore::FinishRun(const RunRecord& run,
-                                    const std::vector<RunEvent>& last_events) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    sqlite::WriteTransaction tx(c);
-    auto status = c.Prepare("SELECT status FROM runs WHERE id = ?");
-    if (!status.Bind(run.id).Step() || status.Text(0) != "running") return false;
-    EndRun(c, run, last_events);
-    tx.Commit();
-    return true;
   });
 }
 

@@ -20,6 +20,9 @@ namespace {
 // A follower looks for a drain this often, and a quiet stream gets a comment line at this period
 // so proxies do not cut it.
 constexpr milliseconds kLookEvery{1000};
+// The head goes out with the first events; a run with none this soon (queued) sends it with a
+// comment instead, so the client learns at once that its stream is open.
+constexpr milliseconds kFirstLook{50};
 constexpr std::chrono::seconds kKeepAliveEvery{15};
 
 // The run's events after `after` until its terminal one, or until the client leaves, the store
@@ -27,19 +30,26 @@ constexpr std::chrono::seconds kKeepAliveEvery{15};
 asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_t after,
                                 ResponseStream& out) {
   auto quiet_since = std::chrono::steady_clock::now();
+  RunCursor cursor{std::move(run_id), after, nullptr};
+  bool sent = false;  // the head, with events or a comment
   while (!deps.draining()) {
-    auto batch = co_await deps.runs.NextEvents(run_id, after, kLookEvery);
+    auto batch = co_await deps.runs.NextEvents(cursor, sent ? kLookEvery : kFirstLook);
     if (!batch) co_return;
     const auto now = std::chrono::steady_clock::now();
     if (!batch->events.empty()) {
       std::string frames;
       for (const auto& event : batch->events) frames += SseFrame(event);
-      after = batch->events.back().seq;
+      if (batch->ended) {
+        co_await out.WriteLast(std::move(frames));
+        co_return;
+      }
       if (!co_await out.Write(std::move(frames))) co_return;
       quiet_since = now;
-    } else if (now - quiet_since >= kKeepAliveEvery) {
+      sent = true;
+    } else if (now - quiet_since >= kKeepAliveEvery || !sent) {
       if (!co_await out.Write(std::string(kSseKeepAlive))) co_return;
       quiet_since = now;
+      sent = true;
     }
     if (batch->ended) co_return;
   }
