@@ -11,6 +11,7 @@
 #include "app/demo_provisioning.hpp"
 #include "app/maintenance.hpp"
 #include "app/runs.hpp"
+#include "app/webhook_sender.hpp"
 #include "config/config.hpp"
 #include "demo_output.hpp"
 #include "observability/log.hpp"
@@ -214,7 +215,7 @@ struct UseCases {
       : timing{std::chrono::seconds(settings.config.server.answer_early_seconds),
                std::chrono::seconds(settings.config.server.turn_timeout_seconds)},
         admin(rt.runner, rt.tenants, rt.spend, rt.clock, providers, settings.master_key,
-              settings.config.crm.allow_http),
+              settings.config.crm.allow_http, settings.config.webhooks.allow_private),
         catalog(rt.runner, rt.tenants),
         gateway(rt.runner, rt.tenants, up.http, settings.master_key, rt.clock, rt.metrics,
                 GatewayOptions{std::chrono::seconds(settings.config.crm.call_timeout_seconds),
@@ -236,7 +237,12 @@ struct UseCases {
         runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, run_hub,
              rt.clock,
              RunsOptions{settings.config.runs.max_queued_per_org,
-                         std::chrono::milliseconds(settings.config.runs.poll_milliseconds)}) {
+                         std::chrono::milliseconds(settings.config.runs.poll_milliseconds)}),
+        webhooks(WebhookSenderDeps{rt.runner, up.http, rt.clock, rt.metrics, settings.master_key,
+                                   settings.config.webhooks.allow_private,
+                                   settings.config.webhooks.first_retry_milliseconds,
+                                   std::chrono::milliseconds(std::min(
+                                       1000, settings.config.webhooks.first_retry_milliseconds))}) {
     rt.metrics.DeclareGauge("agentgate_runs_running", "Background runs running on this server.",
                             [this] { return static_cast<double>(run_worker.Running()); });
   }
@@ -254,6 +260,7 @@ struct UseCases {
   RunHub run_hub;
   RunWorker run_worker;
   Runs runs;
+  WebhookSender webhooks;
 };
 
 // Each client connection in flight may hold an upstream connection too. Raises the soft
@@ -333,6 +340,7 @@ void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& 
   const TurnTiming& timing = app.timing;
   asio::co_spawn(loop, RunServerLease(rt.lease, rt.runner), asio::detached);
   app.run_worker.Start(loop.get_executor());
+  app.webhooks.Start(loop.get_executor());
   const auto& retention = config.retention;
   asio::co_spawn(loop,
                  RunMaintenance(rt.runner, rt.clock, timing.hard_cap,
@@ -412,6 +420,7 @@ int Serve(const ServeOptions& options) {
     log::Info("shutdown_started", {{"signal", static_cast<std::int64_t>(signal)}});
     server.BeginShutdown();
     app.run_worker.Stop();  // runs already running finish; queued ones wait for another server
+    app.webhooks.Stop();    // a delivery held here is tried again by any server after its hold
     asio::co_spawn(loops.first(),
                    Drain(server, app.run_worker,
                          std::chrono::seconds(config.server.turn_timeout_seconds), loops.loops),

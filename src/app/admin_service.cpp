@@ -1,15 +1,22 @@
 #include "app/admin_service.hpp"
 
+#include "app/webhook_sender.hpp"
+#include "domain/runs/webhook_rules.hpp"
+
 #include "domain/admin/names.hpp"
 #include "domain/auth/api_token.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/json_text.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace agentgate {
 
 namespace asio = boost::asio;
+
+// Each run end is one request per webhook of its environment: a bound on that fan-out.
+constexpr std::size_t kMaxWebhooksPerEnvironment = 16;
 
 std::string ToolSecretSealContext(const std::string& org_id, const std::string& name) {
   return "tool-secret:" + org_id + "/" + name;
@@ -246,6 +253,63 @@ asio::awaitable<Result<std::vector<ToolSecretRecord>>> AdminService::ListToolSec
     std::string org_id) {
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
   co_return co_await store_.Run([&](Store& s) { return s.ListToolSecrets(org_id); });
+}
+
+asio::awaitable<Result<AdminService::CreatedWebhook>> AdminService::CreateWebhook(
+    std::string org_id, std::string env, std::string url, std::vector<std::string> events) {
+  AG_CO_TRYV(webhooks::CheckUrl(url, webhooks_allow_private_));
+  if (!master_key_) {
+    co_return Error{
+        ErrorCode::kUnavailable,
+        "no master key is configured (secrets.master_key_env); webhook secrets cannot be stored"};
+  }
+  if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
+  AG_CO_TRY(auto existing,
+            co_await store_.Run([&](Store& s) { return s.ListWebhooks(org_id, env); }));
+  if (existing.size() >= kMaxWebhooksPerEnvironment) {
+    co_return Error(ErrorCode::kConflict, "environment '" + env + "' has " +
+                                              std::to_string(kMaxWebhooksPerEnvironment) +
+                                              " webhooks already; delete one first");
+  }
+  CreatedWebhook created;
+  created.secret = "whsec_" + crypto::Base64(crypto::RandomBytes(24));
+  WebhookRecord& w = created.record;
+  w.id = "wh_" + crypto::RandomHex(12);
+  w.org_id = org_id;
+  w.env = env;
+  w.url = std::move(url);
+  w.events = std::move(events);
+  w.created_at_ms = clock_.NowMs();
+  w.sealed_secret =
+      crypto::Seal(*master_key_, created.secret, WebhookSealContext(org_id, env, w.id));
+  AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.CreateWebhook(w); }));
+  co_return created;
+}
+
+asio::awaitable<Result<std::vector<WebhookRecord>>> AdminService::ListWebhooks(std::string org_id,
+                                                                               std::string env) {
+  if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
+  co_return co_await store_.Run([&](Store& s) { return s.ListWebhooks(org_id, env); });
+}
+
+asio::awaitable<Result<void>> AdminService::DeleteWebhook(std::string org_id, std::string env,
+                                                          std::string webhook_id) {
+  if (auto e = co_await RequireEnvironment(org_id, env); !e) co_return e.error();
+  AG_CO_TRY(const bool deleted, co_await store_.Run([&](Store& s) {
+    return s.DeleteWebhook(org_id, env, webhook_id);
+  }));
+  if (!deleted) co_return Error(ErrorCode::kNotFound, "no webhook '" + webhook_id + "' in " + env);
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::vector<WebhookDelivery>>> AdminService::ListWebhookDeliveries(
+    std::string org_id, std::string env, std::string webhook_id, int limit) {
+  AG_CO_TRY(const auto hooks, co_await ListWebhooks(org_id, env));
+  const bool found = std::any_of(hooks.begin(), hooks.end(),
+                                 [&](const WebhookRecord& w) { return w.id == webhook_id; });
+  if (!found) co_return Error(ErrorCode::kNotFound, "no webhook '" + webhook_id + "' in " + env);
+  co_return co_await store_.Run(
+      [&](Store& s) { return s.ListWebhookDeliveries(webhook_id, limit); });
 }
 
 namespace {

@@ -48,14 +48,15 @@ class AdminService {
   // of every write, so this server sees a revoked token or grant at once.
   AdminService(StoreRunner& store, TenantDirectory& tenants, SpendLedger& spend, const Clock& clock,
                ProviderCatalog providers, std::optional<crypto::MasterKey> master_key,
-               bool crm_allow_http)
+               bool crm_allow_http, bool webhooks_allow_private = false)
       : store_(store),
         tenants_(tenants),
         spend_(spend),
         clock_(clock),
         providers_(std::move(providers)),
         master_key_(master_key),
-        crm_allow_http_(crm_allow_http) {}
+        crm_allow_http_(crm_allow_http),
+        webhooks_allow_private_(webhooks_allow_private) {}
 
   boost::asio::awaitable<Result<OrgRecord>> CreateOrg(CreateOrgCommand cmd);
   // What an operator browses (lists are bounded by `limit`; orgs page by id after `after_id`).
@@ -128,6 +129,21 @@ class AdminService {
                                                      std::string value);
   boost::asio::awaitable<Result<void>> DeleteToolSecret(std::string org_id, std::string name);
   boost::asio::awaitable<Result<std::vector<ToolSecretRecord>>> ListToolSecrets(std::string org_id);
+  // Webhooks of an environment (docs/webhooks.md): the URL checked (webhooks::CheckUrl), the
+  // signing secret generated, sealed (503 without a master key) and returned here only.
+  struct CreatedWebhook {
+    WebhookRecord record;
+    std::string secret;  // whsec_<base64>, shown once
+  };
+  boost::asio::awaitable<Result<CreatedWebhook>> CreateWebhook(std::string org_id, std::string env,
+                                                               std::string url,
+                                                               std::vector<std::string> events);
+  boost::asio::awaitable<Result<std::vector<WebhookRecord>>> ListWebhooks(std::string org_id,
+                                                                          std::string env);
+  boost::asio::awaitable<Result<void>> DeleteWebhook(std::string org_id, std::string env,
+                                                     std::string webhook_id);
+  boost::asio::awaitable<Result<std::vector<WebhookDelivery>>> ListWebhookDeliveries(
+      std::string org_id, std::string env, std::string webhook_id, int limit);
   // Long-term memory as the operator sees it: `filter.agent_id` is required to list; deleting
   // takes either an agent (its facts, narrowed by env and group) or one fact's id.
   struct MemoryPage {
@@ -160,6 +176,7 @@ class AdminService {
   ProviderCatalog providers_;
   std::optional<crypto::MasterKey> master_key_;
   bool crm_allow_http_;
+  bool webhooks_allow_private_;
 };
 
 // The context bound into a sealed CRM credential, so it opens only for its own (org, env).

@@ -29,7 +29,8 @@ Error RunNotFound(const std::string& run_id) {
 
 }  // namespace
 
-asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed) {
+asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,
+                                  bool notify) {
   auto admitted = co_await invoke_.Admit(call.caller, call.agent_id);
   if (!admitted) {
     answer = Result<RunRecord>(admitted.error());
@@ -50,13 +51,13 @@ asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, b
   }
   const InvokeCommand command{call.caller,  call.agent_id, std::move(*admitted),
                               call.request, std::nullopt,  nullptr};
-  answer = co_await BeginAdmitted(command, key, streamed);
+  answer = co_await BeginAdmitted(command, key, streamed, notify);
   if (key && !std::get<Result<RunRecord>>(answer)) co_await idempotency_.Release(*key);
 }
 
 asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& command,
                                                        const std::optional<ClaimedKey>& key,
-                                                       bool streamed) {
+                                                       bool streamed, bool notify) {
   AG_CO_TRY(const QueuedPlace place, co_await invoke_.AdmitAhead(command, !streamed));
   const std::int64_t now = clock_.NowMs();
   RunRecord run;
@@ -69,6 +70,7 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
   run.creates_conversation = place.creates_conversation;
   run.request_json = json_text::Write(InvokeRequestJson(command.request));
   run.created_at_ms = now;
+  run.notify = notify;
   if (streamed) {
     run.status = RunStatus::kRunning;
     run.started_at_ms = now;

@@ -52,14 +52,17 @@ class Runs {
   // Admits the call as a plain invoke's (404, 403), claims its key (409, 422, or the stored 202),
   // checks where its turn will run (InvokeAgent::AdmitToQueue) and queues it (429 queue_full past
   // the organization's bound); the 202 is its key's stored answer, written with the run.
-  boost::asio::awaitable<void> Queue(const InvokeCall& call, QueueAnswer& answer) {
-    return Begin(call, answer, false);
+  // `notify`: its end is delivered to its environment's webhooks (docs/webhooks.md).
+  boost::asio::awaitable<void> Queue(const InvokeCall& call, QueueAnswer& answer,
+                                     bool notify = true) {
+    return Begin(call, answer, false, notify);
   }
   // A streamed turn (Accept: text/event-stream or "stream": true): admitted as Queue admits, but
   // waiting its turn on a busy conversation like a plain call, then started here at once as a run
   // its caller follows. With a key, the turn's commit stores the plain call's 200 body for it.
-  boost::asio::awaitable<void> Stream(const InvokeCall& call, QueueAnswer& answer) {
-    return Begin(call, answer, true);
+  boost::asio::awaitable<void> Stream(const InvokeCall& call, QueueAnswer& answer,
+                                      bool notify = false) {
+    return Begin(call, answer, true, notify);
   }
   // The run, if the caller may see it: 404 run_not_found for none or another organization's or
   // environment's, 403 without chat on its agent.
@@ -75,10 +78,11 @@ class Runs {
                                                            std::chrono::milliseconds wait);
 
  private:
-  boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed);
+  boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,
+                                     bool notify);
   boost::asio::awaitable<Result<RunRecord>> BeginAdmitted(const InvokeCommand& command,
                                                           const std::optional<ClaimedKey>& key,
-                                                          bool streamed);
+                                                          bool streamed, bool notify);
 
   InvokeAgent& invoke_;
   Idempotency& idempotency_;

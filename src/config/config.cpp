@@ -187,9 +187,9 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
 }
 
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
-  static const std::set<std::string> kTopLevel{"server",    "store",    "admin",     "secrets",
-                                               "crm",       "upstream", "retention", "runs",
-                                               "providers", "prices"};
+  static const std::set<std::string> kTopLevel{"server",   "store",     "admin",     "secrets",
+                                               "crm",      "upstream",  "retention", "runs",
+                                               "webhooks", "providers", "prices"};
   for (const auto& [k, v] : root) {
     if (!kTopLevel.contains(std::string(k.str())))
       return ConfigError(std::string(k.str()), "unknown section");
@@ -251,6 +251,12 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(runs.Integer("max_events", c.runs.max_events, 16, 1000000));
   AG_TRYV(runs.Integer("retention_hours", c.runs.retention_hours, 1, 876000));
   AG_TRYV(runs.RejectUnknown());
+
+  SectionReader webhooks(root["webhooks"].as_table(), "webhooks", env);
+  AG_TRYV(webhooks.Boolean("allow_private", c.webhooks.allow_private));
+  AG_TRYV(webhooks.Integer("first_retry_milliseconds", c.webhooks.first_retry_milliseconds, 100,
+                           10000));
+  AG_TRYV(webhooks.RejectUnknown());
 
   AG_TRYV(ReadProviders(root, c));
   AG_TRYV(ReadPrices(root, c));

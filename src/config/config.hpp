@@ -61,6 +61,15 @@ struct CrmConfig {
   int call_timeout_seconds = 60;  // one gateway call: waiting for a refresh, the refresh, the send
 };
 
+// Webhooks (docs/webhooks.md).
+struct WebhooksConfig {
+  // http URLs, and hosts that are (or resolve to) loopback, private or link-local addresses:
+  // private networks and tests only.
+  bool allow_private = false;
+  // The first retry of a failed delivery; the later ones grow from it (webhooks::RetryDelayMs).
+  int first_retry_milliseconds = 5000;
+};
+
 struct UpstreamConfig {
   std::string ca_file;  // PEM trusted for every upstream in addition to the system store
   int max_connections_per_origin = 4096;  // then calls wait for a connection, until their deadline
@@ -97,6 +106,7 @@ struct Config {
   UpstreamConfig upstream;
   RetentionConfig retention;
   RunsConfig runs;
+  WebhooksConfig webhooks;
   std::vector<ProviderConfig> providers;
   std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens
 };

@@ -4,6 +4,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
@@ -92,6 +93,40 @@ std::string RandomBase64Url(std::size_t bytes) {
     }
   }
   if (bits > 0) out += kAlphabet[(buffer << (6 - bits)) & 0x3f];
+  return out;
+}
+
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+            reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &length)) {
+    throw std::runtime_error("HMAC-SHA256 failed");
+  }
+  return std::string(reinterpret_cast<const char*>(out), length);
+}
+
+std::string Base64(std::string_view raw) {
+  std::string out(4 * ((raw.size() + 2) / 3), '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(raw.data()),
+                                static_cast<int>(raw.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+std::optional<std::string> FromBase64(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out(3 * (text.size() / 4), '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(text.data()),
+                                static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  // EVP_DecodeBlock counts the padding's bytes as zeros.
+  std::size_t length = static_cast<std::size_t>(n);
+  if (!text.empty() && text.back() == '=') --length;
+  if (text.size() >= 2 && text[text.size() - 2] == '=') --length;
+  out.resize(length);
   return out;
 }
 

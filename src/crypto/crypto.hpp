@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,7 +22,10 @@ std::string RandomHex(std::size_t bytes);  // 2*bytes hex characters
 std::string TimeOrderedHex(std::int64_t now_ms, std::size_t random_bytes);
 std::string RandomBase64Url(std::size_t bytes);  // unpadded base64url
 
-std::string Sha256(std::string_view data);  // 32 raw bytes
+std::string Sha256(std::string_view data);                            // 32 raw bytes
+std::string HmacSha256(std::string_view key, std::string_view data);  // 32 raw bytes
+std::string Base64(std::string_view raw);                             // standard, padded
+std::optional<std::string> FromBase64(std::string_view text);         // nullopt when malformed
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // 64 hex characters -> key; anything else is an error naming `what`.

@@ -11,6 +11,22 @@ TEST(Crypto, Sha256MatchesTheKnownVector) {
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+TEST(Crypto, HmacSha256AndBase64MatchTheKnownVectors) {
+  // RFC 4231 test case 2.
+  EXPECT_EQ(ToHex(HmacSha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_EQ(Base64(""), "");
+  EXPECT_EQ(Base64("f"), "Zg==");
+  EXPECT_EQ(Base64("fo"), "Zm8=");
+  EXPECT_EQ(Base64("foobar"), "Zm9vYmFy");
+  for (const std::string& raw :
+       std::vector<std::string>{"", "f", "fo", "foo", std::string("\0\xff\x10", 3)}) {
+    EXPECT_EQ(FromBase64(Base64(raw)), raw);
+  }
+  EXPECT_FALSE(FromBase64("Zm9"));
+  EXPECT_FALSE(FromBase64("Zm9v!!!!"));
+}
+
 TEST(Crypto, RandomBytesDrawnFromTheThreadPoolNeverRepeatAcrossRefills) {
   std::set<std::string> seen;
   for (int i = 0; i < 3000; ++i) ASSERT_TRUE(seen.insert(RandomHex(12)).second);  // ~9 refills

@@ -225,6 +225,8 @@ void DeclareAgentgateMetrics(Metrics& m) {
   m.DeclareCounter("agentgate_runs_started_total", "Background runs this server started.");
   m.DeclareCounter("agentgate_runs_ended_total",
                    "Background runs this server ended, by status (completed, failed, canceled).");
+  m.DeclareCounter("agentgate_webhook_attempts_total",
+                   "Webhook delivery attempts by outcome (delivered, failed).");
   m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds",
                      "Metadata gateway upstream call latency.", latency);
 }

@@ -25,6 +25,9 @@ struct HttpClientRequest {
   std::string body;
   std::chrono::milliseconds timeout{30000};  // whole exchange, connect included
   std::size_t max_response_bytes = 8 * 1024 * 1024;
+  // Refuses (kForbidden) a host that resolves to a loopback, private, link-local or otherwise
+  // non-public address, checked on the addresses it connects to (webhooks: docs/webhooks.md).
+  bool public_addresses_only = false;
 };
 
 struct HttpClientResponse {

@@ -315,8 +315,29 @@ class RunStore {
   // queue ticket.
   virtual Result<bool> ConversationBusy(const std::string& conversation_id,
                                         std::int64_t now_ms) = 0;
-  // Deletes at most `limit` runs that ended before `ended_before_ms`, with their events.
+  // Deletes at most `limit` runs that ended before `ended_before_ms`, with their events, and at
+  // most `limit` webhook deliveries made before then that are no longer pending.
   virtual Result<std::int64_t> PurgeRuns(std::int64_t ended_before_ms, int limit) = 0;
+
+  // Webhooks (docs/webhooks.md). Every run end of a run that notifies (RunRecord::notify) adds a
+  // pending delivery per webhook of its environment that wants its type, in the end's
+  // transaction, so a delivery is never lost to a restart.
+  virtual Result<void> CreateWebhook(const WebhookRecord& webhook) = 0;
+  virtual Result<std::vector<WebhookRecord>> ListWebhooks(const std::string& org_id,
+                                                          const std::string& env) = 0;
+  // With its deliveries; false when there was none.
+  virtual Result<bool> DeleteWebhook(const std::string& org_id, const std::string& env,
+                                     const std::string& webhook_id) = 0;
+  // The webhook's latest deliveries, newest first.
+  virtual Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(const std::string& webhook_id,
+                                                                     int limit) = 0;
+  // Up to `limit` pending deliveries due at `now_ms`, each held for `hold_until_ms` (no other
+  // claim takes it meanwhile: an attempt that dies is retried after it).
+  virtual Result<std::vector<WebhookJob>> ClaimWebhookDeliveries(std::int64_t now_ms,
+                                                                 std::int64_t hold_until_ms,
+                                                                 int limit) = 0;
+  // An attempt's outcome: `delivery` carries the new status, attempts, next attempt and log.
+  virtual Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) = 0;
 };
 
 class Store : public TenantStore,

@@ -200,6 +200,39 @@ struct RunRecord {
   bool cancel_requested = false;
   std::string result_json{};  // completed: the plain call's 200 body
   std::string error_json{};   // failed or canceled: {status, code, message}
+  bool notify = false;        // its end is delivered to its environment's webhooks
+};
+
+// A webhook endpoint of an environment (docs/webhooks.md).
+struct WebhookRecord {
+  std::string id;
+  std::string org_id;
+  std::string env;
+  std::string url;
+  std::vector<std::string> events;  // which run ends it is sent
+  std::string sealed_secret;        // the signing secret, sealed under the master key
+  std::int64_t created_at_ms = 0;
+};
+
+// One run end on its way to one webhook: sent until answered 2xx, or until its retries are spent.
+// Its id is the `webhook-id` of every attempt, so a receiver dedupes retries.
+struct WebhookDelivery {
+  std::string id;
+  std::string webhook_id;
+  std::string run_id;
+  std::string type;    // run.completed, run.failed or run.canceled
+  std::string status;  // pending, delivered or failed
+  int attempts = 0;
+  std::int64_t next_attempt_at_ms = 0;
+  std::int64_t created_at_ms = 0;
+  std::string attempts_json = "[]";  // [{at, status, ms, error}], one per attempt
+};
+
+// A delivery claimed for an attempt, with what the attempt needs.
+struct WebhookJob {
+  WebhookDelivery delivery;
+  WebhookRecord webhook;
+  std::optional<RunRecord> run;  // none once purged
 };
 
 // One write to a run's record, made in the store's group commit beside turns and other runs'

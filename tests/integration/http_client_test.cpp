@@ -94,6 +94,19 @@ TEST_F(HttpClientTest, SendsMethodHeadersBodyAndQueryAndReadsTheAnswer) {
   EXPECT_EQ(response->Header("content-type"), "application/json");
 }
 
+// A webhook's request reaches only public addresses: the loopback server is refused, also on the
+// connection another request to it left open.
+TEST_F(HttpClientTest, ARequestForPublicAddressesOnlyIsRefusedALoopbackHost) {
+  ASSERT_TRUE(Send(client_, Request("POST", "/echo")));  // leaves an idle connection to reuse
+  auto request = Request("POST", "/echo");
+  request.public_addresses_only = true;
+  auto refused = Send(client_, request);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kForbidden);
+  EXPECT_NE(refused.error().message.find("non-public address"), std::string::npos);
+  EXPECT_EQ(client_.ConnectionsOpened(), 1u);  // refused before connecting, and not reused
+}
+
 TEST_F(HttpClientTest, ReusesConnectionsPerOrigin) {
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(Send(client_, Request("POST", "/echo")));
   EXPECT_EQ(client_.ConnectionsOpened(), 1u);

@@ -566,6 +566,95 @@ TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
   EXPECT_TRUE(s.CreateRun(Queued("r3", 300), 2, std::nullopt).value());  // room again
 }
 
+// Every end of a run that notifies (finished, canceled while queued, interrupted with its server)
+// adds one delivery per webhook of its environment that wants its type, in the same transaction;
+// claims hold a delivery from other claims; attempts are recorded; deleting a webhook takes its
+// deliveries; finished deliveries are purged with the runs.
+TYPED_TEST(StoreContract, RunEndsAreDeliveredToTheirEnvironmentsWebhooks) {
+  auto& s = *this->store_;
+  const WebhookRecord all{"wh_all",
+                          "acme",
+                          "prod",
+                          "https://hooks.example/a",
+                          {"run.completed", "run.failed", "run.canceled"},
+                          "sealed-a",
+                          10};
+  // A sealed secret is bytes, not text.
+  const std::string sealed("\x88\x00\xff-f", 5);
+  const WebhookRecord failures{"wh_fail",      "acme", "prod", "https://hooks.example/f",
+                               {"run.failed"}, sealed, 20};
+  const WebhookRecord staging{"wh_stg",          "acme",     "staging", "https://hooks.example/s",
+                              {"run.completed"}, "sealed-s", 30};
+  for (const auto& w : {all, failures, staging}) ASSERT_TRUE(s.CreateWebhook(w));
+  const auto listed = s.ListWebhooks("acme", "prod").value();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].events, all.events);
+  EXPECT_EQ(listed[1].sealed_secret, sealed);
+
+  RunRecord notifying = Queued("run_00000000000000000000000000a1", 100);
+  notifying.notify = true;
+  RunRecord silent = Queued("run_00000000000000000000000000a2", 110);
+  RunRecord canceled = Queued("run_00000000000000000000000000a3", 120);
+  canceled.notify = true;
+  for (const auto& r : {notifying, silent, canceled}) ASSERT_TRUE(s.CreateRun(r, 10, std::nullopt));
+  auto claimed = s.ClaimRuns("server-a", 1000, 2).value();
+  ASSERT_EQ(claimed.size(), 2u);
+  EXPECT_TRUE(claimed[0].notify);
+  for (auto run : claimed) {
+    run.status = RunStatus::kCompleted;
+    run.ended_at_ms = 2000;
+    run.result_json = R"({"response":"ok"})";
+    ASSERT_TRUE(s.FinishRun(run, {Numbered(run_events::Completed(run.result_json), 1)}).value());
+  }
+  const RunEvent cancel_event = run_events::Failed(Error(ErrorCode::kCanceled, "canceled"));
+  ASSERT_TRUE(s.CancelRun(canceled.id, 2500, cancel_event));
+
+  // The completed run goes to the webhook that wants completions, the canceled one too; the
+  // silent run and the other environment's webhook get nothing.
+  EXPECT_TRUE(s.ListWebhookDeliveries("wh_fail", 10).value().empty());
+  EXPECT_TRUE(s.ListWebhookDeliveries("wh_stg", 10).value().empty());
+  const auto deliveries = s.ListWebhookDeliveries("wh_all", 10).value();
+  ASSERT_EQ(deliveries.size(), 2u);
+  EXPECT_EQ(deliveries[0].type, "run.canceled");  // newest first
+  EXPECT_EQ(deliveries[1].type, "run.completed");
+  EXPECT_EQ(deliveries[1].run_id, notifying.id);
+  EXPECT_EQ(deliveries[1].id, "msg_00000000000000000000000000a1_all");
+  EXPECT_EQ(deliveries[1].status, "pending");
+
+  // Due ones are claimed with their webhook and run, once until the hold ends.
+  EXPECT_TRUE(s.ClaimWebhookDeliveries(1999, 5000, 10).value().empty());  // not due yet
+  auto jobs = s.ClaimWebhookDeliveries(3000, 5000, 10).value();
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].delivery.type, "run.completed");
+  EXPECT_EQ(jobs[0].webhook.url, all.url);
+  ASSERT_TRUE(jobs[0].run.has_value());
+  EXPECT_EQ(jobs[0].run->result_json, R"({"response":"ok"})");
+  EXPECT_TRUE(s.ClaimWebhookDeliveries(4000, 9000, 10).value().empty());  // held
+  WebhookDelivery retried = jobs[0].delivery;
+  retried.attempts = 1;
+  retried.next_attempt_at_ms = 4500;
+  retried.attempts_json = R"([{"status":500}])";
+  ASSERT_TRUE(s.RecordWebhookAttempt(retried));
+  WebhookDelivery delivered = jobs[1].delivery;
+  delivered.status = "delivered";
+  delivered.attempts = 1;
+  ASSERT_TRUE(s.RecordWebhookAttempt(delivered));
+  auto again = s.ClaimWebhookDeliveries(4500, 9000, 10).value();  // the retry, not the delivered
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].delivery.attempts, 1);
+  EXPECT_EQ(again[0].delivery.attempts_json, R"([{"status":500}])");
+
+  // Finished deliveries go with old runs; pending ones stay until they finish.
+  ASSERT_TRUE(s.PurgeRuns(3000, 100));
+  const auto kept = s.ListWebhookDeliveries("wh_all", 10).value();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].status, "pending");
+  EXPECT_FALSE(s.DeleteWebhook("acme", "staging", "wh_all").value());  // another environment's
+  EXPECT_TRUE(s.DeleteWebhook("acme", "prod", "wh_all").value());
+  EXPECT_TRUE(s.ListWebhookDeliveries("wh_all", 10).value().empty());
+  EXPECT_EQ(s.ListWebhooks("acme", "prod").value().size(), 1u);
+}
+
 TYPED_TEST(StoreContract, AStreamedRunIsCreatedRunningOnItsServerPastTheQueuesBound) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateRun(Queued("q1", 100), 1, std::nullopt).value());

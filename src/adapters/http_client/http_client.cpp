@@ -4,6 +4,7 @@
 #include "adapters/http_client/connection_pool.hpp"
 #include "adapters/http_client/dns_resolver.hpp"
 #include "adapters/http_client/request_head.hpp"
+#include "domain/runs/webhook_rules.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -96,6 +97,8 @@ struct Prepared {
   std::string body;
   Clock::time_point deadline;
   std::size_t max_response_bytes = 0;
+  bool public_addresses_only = false;
+  std::string pool_key;  // the origin's, apart for connections checked to be public
 };
 
 Result<Prepared> Prepare(HttpClientRequest&& req) {
@@ -110,6 +113,8 @@ Result<Prepared> Prepare(HttpClientRequest&& req) {
   p.body = std::move(req.body);
   p.deadline = Clock::now() + req.timeout;
   p.max_response_bytes = req.max_response_bytes;
+  p.public_addresses_only = req.public_addresses_only;
+  p.pool_key = p.origin.key + (p.public_addresses_only ? " public" : "");
   const std::string host = upstream::HostField(p.origin.host, p.origin.port, p.origin.default_port);
   p.head = upstream::RequestHead({bhttp::to_string(verb), p.origin.target, host}, req.headers,
                                  p.body.size());
@@ -163,12 +168,21 @@ struct HttpClient::Impl {
 
   asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(asio::any_io_executor executor,
                                                                const Origin& origin,
-                                                               Clock::time_point deadline) {
+                                                               Clock::time_point deadline,
+                                                               bool public_only) {
     const auto connect_deadline = std::min(deadline, Clock::now() + options.connect_timeout);
     std::uint16_t port = 0;
     std::from_chars(origin.port.data(), origin.port.data() + origin.port.size(), port);
     auto endpoints = co_await resolver.Resolve(executor, origin.host, port, connect_deadline);
     if (!endpoints) co_return endpoints.error();
+    if (public_only) {
+      for (const auto& endpoint : *endpoints) {
+        if (!webhooks::IsPublicAddress(endpoint.address().to_string())) {
+          co_return Error(ErrorCode::kForbidden,
+                          "host " + origin.host + " resolves to a non-public address");
+        }
+      }
+    }
 
     auto c = std::make_unique<Connection>();
     if (origin.tls) {
@@ -255,12 +269,12 @@ struct HttpClient::Impl {
     const auto verb = p.verb;
     LoopPool& loop = PoolFor(co_await asio::this_coro::executor);
     for (int attempt = 0;; ++attempt) {
-      auto lease = co_await loop.pool->Acquire(origin.key, p.deadline);
+      auto lease = co_await loop.pool->Acquire(p.pool_key, p.deadline);
       if (!lease) co_return lease.error();
       auto& connection = lease->connection();
       const bool reused = connection != nullptr;
       if (!connection) {
-        auto fresh = co_await Connect(loop.executor, origin, p.deadline);
+        auto fresh = co_await Connect(loop.executor, origin, p.deadline, p.public_addresses_only);
         if (!fresh) co_return fresh.error();
         connection = std::move(*fresh);
       }

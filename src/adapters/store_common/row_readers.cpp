@@ -121,7 +121,42 @@ RunRecord ReadRun(const RowView& row) {
   run.cancel_requested = row.Bool(13);
   run.result_json = row.Text(14);
   run.error_json = row.Text(15);
+  run.notify = row.Bool(16);
   return run;
+}
+
+WebhookRecord ReadWebhook(const RowView& row) {
+  WebhookRecord webhook{row.Text(0), row.Text(1),  row.Text(2), row.Text(3),
+                        {},          row.Bytes(5), row.Int(6)};
+  const std::string events = row.Text(4);
+  std::size_t start = 0;
+  while (start < events.size()) {
+    const std::size_t comma = events.find(',', start);
+    const std::size_t end = comma == std::string::npos ? events.size() : comma;
+    if (end > start) webhook.events.push_back(events.substr(start, end - start));
+    start = end + 1;
+  }
+  return webhook;
+}
+
+std::string WebhookEventsColumn(const std::vector<std::string>& events) {
+  std::string column = ",";
+  for (const auto& event : events) column += event + ",";
+  return column;
+}
+
+WebhookDelivery ReadWebhookDelivery(const RowView& row) {
+  WebhookDelivery d;
+  d.id = row.Text(0);
+  d.webhook_id = row.Text(1);
+  d.run_id = row.Text(2);
+  d.type = row.Text(3);
+  d.status = row.Text(4);
+  d.attempts = static_cast<int>(row.Int(5));
+  d.next_attempt_at_ms = row.Int(6);
+  d.created_at_ms = row.Int(7);
+  d.attempts_json = row.Text(8);
+  return d;
 }
 
 RunEvent ReadRunEvent(const RowView& row) {

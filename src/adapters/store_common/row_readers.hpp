@@ -80,8 +80,18 @@ CrmCredentialStatus ReadCrmStatus(const RowView& row);
 
 inline constexpr const char* kRunColumns =
     "id, org_id, env, agent_id, token_id, status, conversation_id, creates_conversation, request, "
-    "created_at_ms, started_at_ms, ended_at_ms, server_id, cancel_requested, result, error";
+    "created_at_ms, started_at_ms, ended_at_ms, server_id, cancel_requested, result, error, notify";
 RunRecord ReadRun(const RowView& row);
+
+inline constexpr const char* kWebhookColumns =
+    "id, org_id, env, url, events, secret, created_at_ms";
+WebhookRecord ReadWebhook(const RowView& row);
+// The events column: ",run.completed,run.failed," (matched with LIKE '%,type,%').
+std::string WebhookEventsColumn(const std::vector<std::string>& events);
+
+inline constexpr const char* kWebhookDeliveryColumns =
+    "id, webhook_id, run_id, type, status, attempts, next_attempt_at_ms, created_at_ms, log";
+WebhookDelivery ReadWebhookDelivery(const RowView& row);
 
 inline constexpr const char* kRunEventColumns = "seq, type, data";
 RunEvent ReadRunEvent(const RowView& row);

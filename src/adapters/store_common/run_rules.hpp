@@ -26,4 +26,18 @@ inline RunEvent Interrupt(RunRecord& run, std::int64_t now_ms) {
   return terminal;
 }
 
+// What a run's end adds for its webhooks, in the end's transaction (both engines bind $1..$6 in
+// order: run id, event type, now, org, env, the LIKE pattern of the type): a pending delivery per
+// webhook of the run's environment that wants the type, its id stable across attempts.
+inline constexpr const char* kEnqueueRunWebhooks =
+    "INSERT INTO webhook_deliveries(id, webhook_id, run_id, type, status, attempts, "
+    "next_attempt_at_ms, held_until_ms, created_at_ms, log) SELECT 'msg_' || substr($1, 5) || '_' "
+    "|| substr(id, 4), id, $1, $2, 'pending', 0, $3, 0, $3, '[]' FROM webhooks WHERE org_id = $4 "
+    "AND env = $5 AND events LIKE $6";
+
+// The webhook event a run's end is: run.completed, run.failed or run.canceled.
+inline std::string RunEndEvent(RunStatus ended) {
+  return "run." + std::string(RunStatusName(ended));
+}
+
 }  // namespace agentgate

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 15> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 16> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -141,6 +141,19 @@ CREATE INDEX runs_active_by_conversation ON runs(conversation_id) WHERE status I
 CREATE INDEX runs_by_end ON runs(ended_at_ms) WHERE ended_at_ms > 0;
 CREATE TABLE run_events (run_id TEXT NOT NULL, seq BIGINT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
   PRIMARY KEY (run_id, seq));
+)sql",
+                                                          R"sql(
+-- Webhooks (docs/webhooks.md): endpoints per environment, and each run end's deliveries to them.
+ALTER TABLE runs ADD COLUMN notify BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE TABLE webhooks (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, env TEXT NOT NULL, url TEXT NOT NULL,
+  events TEXT NOT NULL, secret BYTEA NOT NULL, created_at_ms BIGINT NOT NULL);
+CREATE INDEX webhooks_by_env ON webhooks(org_id, env);
+CREATE TABLE webhook_deliveries (id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL, run_id TEXT NOT NULL,
+  type TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at_ms BIGINT NOT NULL,
+  held_until_ms BIGINT NOT NULL, created_at_ms BIGINT NOT NULL, log TEXT NOT NULL);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at_ms) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, created_at_ms);
+CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms) WHERE status <> 'pending';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -41,6 +41,11 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
       {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
        P(run.ended_at_ms), P(run.id)});
   InsertEvents(c, run.id, events);
+  if (run.notify) {
+    const std::string type = RunEndEvent(run.status);
+    c.Exec(kEnqueueRunWebhooks, {P(run.id), P(type), P(run.ended_at_ms), P(run.org_id), P(run.env),
+                                 P("%," + type + ",%")});
+  }
 }
 
 const std::string& SelectRun() {
@@ -61,13 +66,14 @@ Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
     return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
   c.Exec(
       "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
-      "creates_conversation, request, created_at_ms, started_at_ms, server_id) VALUES ($1, $2, $3, "
-      "$4, $5, $6, $7, $8, $9, $10, $11, $12)",
+      "creates_conversation, request, created_at_ms, started_at_ms, server_id, notify) VALUES ($1, "
+      "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
       {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
        P(std::string(queued ? "queued" : "running")), P(run.conversation_id),
        P(std::string(run.creates_conversation ? "true" : "false")),
        P(queued ? run.request_json : std::string()), P(run.created_at_ms),
-       P(queued ? std::int64_t{0} : run.started_at_ms), P(queued ? std::string() : run.server_id)});
+       P(queued ? std::int64_t{0} : run.started_at_ms), P(queued ? std::string() : run.server_id),
+       P(std::string(run.notify ? "true" : "false"))});
   return true;
 }
 
@@ -136,7 +142,7 @@ Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& serve
              "'' FROM picked WHERE r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "
              "r.token_id, r.status, r.conversation_id, r.creates_conversation, picked.request, "
              "r.created_at_ms, r.started_at_ms, r.ended_at_ms, r.server_id, r.cancel_requested, "
-             "r.result, r.error",
+             "r.result, r.error, r.notify",
              {P(server_id), P(now_ms), P(limit)})
             .All(ReadRun);
     std::sort(claimed.begin(), claimed.end(), [](const RunRecord& a, const RunRecord& b) {
@@ -201,14 +207,101 @@ Result<bool> PostgresStore::ConversationBusy(const std::string& conversation_id,
 
 Result<std::int64_t> PostgresStore::PurgeRuns(std::int64_t ended_before_ms, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
-    return c
-        .Exec(
-            "WITH gone AS (SELECT id FROM runs WHERE ended_at_ms > 0 AND ended_at_ms < $1 ORDER BY "
-            "ended_at_ms LIMIT $2), e AS (DELETE FROM run_events WHERE run_id IN (SELECT id FROM "
-            "gone)), r AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1) SELECT "
-            "count(*) FROM r",
-            {P(ended_before_ms), P(limit)})
-        .Int(0, 0);
+    const std::int64_t runs =
+        c.Exec(
+             "WITH gone AS (SELECT id FROM runs WHERE ended_at_ms > 0 AND ended_at_ms < $1 ORDER "
+             "BY "
+             "ended_at_ms LIMIT $2), e AS (DELETE FROM run_events WHERE run_id IN (SELECT id FROM "
+             "gone)), r AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1) SELECT "
+             "count(*) FROM r",
+             {P(ended_before_ms), P(limit)})
+            .Int(0, 0);
+    c.Exec(
+        "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE "
+        "status <> 'pending' AND created_at_ms < $1 ORDER BY created_at_ms LIMIT $2)",
+        {P(ended_before_ms), P(limit)});
+    return runs;
+  });
+}
+
+Result<void> PostgresStore::CreateWebhook(const WebhookRecord& w) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO webhooks(id, org_id, env, url, events, secret, created_at_ms) VALUES ($1, $2, "
+        "$3, $4, $5, $6, $7)",
+        {P(w.id), P(w.org_id), P(w.env), P(w.url), P(WebhookEventsColumn(w.events)),
+         pg::Bytes(w.sealed_secret), P(w.created_at_ms)});
+    return {};
+  });
+}
+
+Result<std::vector<WebhookRecord>> PostgresStore::ListWebhooks(const std::string& org_id,
+                                                               const std::string& env) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookRecord>> {
+    static const std::string sql = std::string("SELECT ") + kWebhookColumns +
+                                   " FROM webhooks WHERE org_id = $1 AND env = $2 ORDER BY "
+                                   "created_at_ms, id";
+    return c.Exec(sql, {P(org_id), P(env)}).All(ReadWebhook);
+  });
+}
+
+Result<bool> PostgresStore::DeleteWebhook(const std::string& org_id, const std::string& env,
+                                          const std::string& webhook_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec(
+                "WITH gone AS (DELETE FROM webhooks WHERE id = $1 AND org_id = $2 AND env = $3 "
+                "RETURNING id), d AS (DELETE FROM webhook_deliveries WHERE webhook_id IN "
+                "(SELECT id FROM gone)) SELECT count(*) FROM gone",
+                {P(webhook_id), P(org_id), P(env)})
+               .Int(0, 0) > 0;
+  });
+}
+
+Result<std::vector<WebhookDelivery>> PostgresStore::ListWebhookDeliveries(
+    const std::string& webhook_id, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookDelivery>> {
+    static const std::string sql = std::string("SELECT ") + kWebhookDeliveryColumns +
+                                   " FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY "
+                                   "created_at_ms DESC, id DESC LIMIT $2";
+    return c.Exec(sql, {P(webhook_id), P(limit)}).All(ReadWebhookDelivery);
+  });
+}
+
+Result<std::vector<WebhookJob>> PostgresStore::ClaimWebhookDeliveries(std::int64_t now_ms,
+                                                                      std::int64_t hold_until_ms,
+                                                                      int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookJob>> {
+    pg::Transaction tx(c);
+    static const std::string due = std::string("SELECT ") + kWebhookDeliveryColumns +
+                                   " FROM webhook_deliveries WHERE status = 'pending' AND "
+                                   "next_attempt_at_ms <= $1 AND held_until_ms <= $1 ORDER BY "
+                                   "next_attempt_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED";
+    static const std::string webhook =
+        std::string("SELECT ") + kWebhookColumns + " FROM webhooks WHERE id = $1";
+    static const std::string run =
+        std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = $1";
+    std::vector<WebhookJob> jobs;
+    for (auto& delivery : c.Exec(due, {P(now_ms), P(limit)}).All(ReadWebhookDelivery)) {
+      c.Exec("UPDATE webhook_deliveries SET held_until_ms = $1 WHERE id = $2",
+             {P(hold_until_ms), P(delivery.id)});
+      auto hook = c.Exec(webhook, {P(delivery.webhook_id)}).One(ReadWebhook);
+      if (!hook) continue;
+      auto ended = c.Exec(run, {P(delivery.run_id)}).One(ReadRun);
+      jobs.push_back(WebhookJob{std::move(delivery), std::move(*hook), std::move(ended)});
+    }
+    tx.Commit();
+    return jobs;
+  });
+}
+
+Result<void> PostgresStore::RecordWebhookAttempt(const WebhookDelivery& d) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at_ms = $3, "
+        "held_until_ms = 0, log = $4 WHERE id = $5",
+        {P(d.status), P(static_cast<std::int64_t>(d.attempts)), P(d.next_attempt_at_ms),
+         P(d.attempts_json), P(d.id)});
+    return {};
   });
 }
 

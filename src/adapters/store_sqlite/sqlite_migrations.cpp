@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 15> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 16> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -297,6 +297,37 @@ CREATE TABLE run_events (
   data TEXT NOT NULL,
   PRIMARY KEY (run_id, seq)
 );
+)sql",
+                                                          R"sql(
+-- Webhooks (docs/webhooks.md): endpoints per environment, and each run end's deliveries to them.
+ALTER TABLE runs ADD COLUMN notify INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE webhooks (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret BLOB NOT NULL,
+  created_at_ms INTEGER NOT NULL
+);
+CREATE INDEX webhooks_by_env ON webhooks(org_id, env);
+CREATE TABLE webhook_deliveries (
+  id TEXT PRIMARY KEY,
+  webhook_id TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_attempt_at_ms INTEGER NOT NULL,
+  held_until_ms INTEGER NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  log TEXT NOT NULL
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at_ms)
+  WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, created_at_ms);
+CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms)
+  WHERE status <> 'pending';
 )sql"};
 
 }  // namespace

@@ -163,6 +163,17 @@ class SqliteStore final : public Store {
   Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) override;
   Result<bool> ConversationBusy(const std::string& conversation_id, std::int64_t now_ms) override;
   Result<std::int64_t> PurgeRuns(std::int64_t ended_before_ms, int limit) override;
+  Result<void> CreateWebhook(const WebhookRecord& webhook) override;
+  Result<std::vector<WebhookRecord>> ListWebhooks(const std::string& org_id,
+                                                  const std::string& env) override;
+  Result<bool> DeleteWebhook(const std::string& org_id, const std::string& env,
+                             const std::string& webhook_id) override;
+  Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(const std::string& webhook_id,
+                                                             int limit) override;
+  Result<std::vector<WebhookJob>> ClaimWebhookDeliveries(std::int64_t now_ms,
+                                                         std::int64_t hold_until_ms,
+                                                         int limit) override;
+  Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) override;
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::ConnectionPool> pool) : pool_(std::move(pool)) {}

@@ -23,6 +23,7 @@ Result<void> ParseRunOptions(const boost::json::object& o, RunOptions& options) 
   if (on_disconnect && *on_disconnect != "continue" && *on_disconnect != "cancel")
     return InvalidField("on_disconnect", "must be \"continue\" or \"cancel\"");
   options.cancel_on_disconnect = on_disconnect == "cancel";
+  AG_TRY(options.webhooks, jf::OptionalBool(o, "webhooks", ""));
   return {};
 }
 
@@ -34,7 +35,7 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
     AG_TRYV(jf::RejectUnknownKeys(
         *o, "",
         {"message", "stateful", "conversation_id", "host_context", "additional_instructions",
-         "instance_id", "group_key", "background", "stream", "on_disconnect"}));
+         "instance_id", "group_key", "background", "stream", "on_disconnect", "webhooks"}));
     AG_TRYV(ParseRunOptions(*o, *options));
   } else {
     AG_TRYV(jf::RejectUnknownKeys(*o, "",

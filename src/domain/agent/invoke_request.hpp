@@ -28,10 +28,23 @@ struct RunOptions {
   bool background = false;
   bool stream = false;
   bool cancel_on_disconnect = false;  // "on_disconnect": "cancel" ("continue" is the default)
+  // "webhooks": whether the run's end goes to its environment's webhooks (docs/webhooks.md);
+  // a background run's does unless it says false, a streamed one's only if it says true.
+  std::optional<bool> webhooks;
+  bool Notifies() const { return webhooks.value_or(background); }
+  // Once the Accept header was read: "webhooks": true asks for a run (400 on a plain call).
+  Result<void> Check() const {
+    if (webhooks.value_or(false) && !background && !stream) {
+      return InvalidField("webhooks",
+                          "applies to a background or streamed run (a plain call's answer is its "
+                          "response)");
+    }
+    return {};
+  }
 };
 
-// With `options`, the body may also carry "background", "stream" and "on_disconnect" (the HTTP
-// invoke); without, they are unknown fields like any other (the flow action, MCP).
+// With `options`, the body may also carry "background", "stream", "on_disconnect" and "webhooks"
+// (the HTTP invoke); without, they are unknown fields like any other (the flow action, MCP).
 Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body,
                                          RunOptions* options = nullptr);
 

@@ -30,6 +30,7 @@ Result<InvokeInput> ReadInvokeCall(const Request& r) {
   const auto accept = r.Header("accept");
   if (accept && accept->find("text/event-stream") != std::string_view::npos && !delivery.background)
     delivery.stream = true;
+  AG_TRYV(delivery.Check());
   InvokeInput call{r.Param("agent_id"), std::move(request), std::nullopt, "", delivery};
   if (auto header = r.Header("idempotency-key")) {
     call.key = std::string(*header);
@@ -78,9 +79,9 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
   QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "no answer"));
   // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
   if (stream) {
-    co_await deps.runs.Stream(call, answer);
+    co_await deps.runs.Stream(call, answer, ok.call.delivery.Notifies());
   } else {
-    co_await deps.runs.Queue(call, answer);
+    co_await deps.runs.Queue(call, answer, ok.call.delivery.Notifies());
   }
   if (auto* replay = std::get_if<StoredResponse>(&answer)) co_return Replayed(*replay);
   const auto& run = std::get<Result<RunRecord>>(answer);

@@ -12,6 +12,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminConversationListRoutes(router, deps);
   AddAdminOverviewRoutes(router, deps);
   AddAdminCrmRoutes(router, deps);
+  AddAdminWebhookRoutes(router, deps);
   AddInvokeRoutes(router, deps);
   AddRunRoutes(router, deps);
   AddFlowActionRoutes(router, deps);

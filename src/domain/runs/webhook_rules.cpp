@@ -1,0 +1,130 @@
+#include "domain/runs/webhook_rules.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace agentgate::webhooks {
+
+namespace {
+
+bool PublicV4(const unsigned char a[4]) {
+  const auto in = [&](unsigned first, unsigned second_from, unsigned second_to) {
+    return a[0] == first && a[1] >= second_from && a[1] <= second_to;
+  };
+  if (a[0] == 0 || a[0] == 10 || a[0] == 127 || a[0] >= 224) return false;     // this, private,
+  if (in(100, 64, 127) || in(169, 254, 254) || in(172, 16, 31)) return false;  // loopback, CGNAT,
+  if (in(192, 168, 168)) return false;                                         // link-local,
+  if (a[0] == 192 && a[1] == 0 && (a[2] == 0 || a[2] == 2)) return false;      // multicast and
+  if (in(198, 18, 19)) return false;                                           // reserved,
+  if (a[0] == 198 && a[1] == 51 && a[2] == 100) return false;                  // documentation
+  if (a[0] == 203 && a[1] == 0 && a[2] == 113) return false;
+  return true;
+}
+
+}  // namespace
+
+bool IsPublicAddress(std::string_view ip) {
+  const std::string text(ip);
+  unsigned char v4[4];
+  if (inet_pton(AF_INET, text.c_str(), v4) == 1) return PublicV4(v4);
+  unsigned char v6[16];
+  if (inet_pton(AF_INET6, text.c_str(), v6) != 1) return false;
+  static const unsigned char kMappedPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::memcmp(v6, kMappedPrefix, 12) == 0) return PublicV4(v6 + 12);  // ::ffff:a.b.c.d
+  if (std::all_of(v6, v6 + 15, [](unsigned char b) { return b == 0; })) return false;  // ::, ::1
+  if ((v6[0] & 0xfe) == 0xfc) return false;                   // unique local fc00::/7
+  if (v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80) return false;  // link-local fe80::/10
+  if (v6[0] == 0xff) return false;                            // multicast
+  if (v6[0] == 0x20 && v6[1] == 0x01 && v6[2] == 0x0d && v6[3] == 0xb8) return false;  // docs
+  if (v6[0] == 0x00 && v6[1] == 0x64 && v6[2] == 0xff && v6[3] == 0x9b) return false;  // NAT64
+  return true;
+}
+
+Result<void> CheckUrl(std::string_view url, bool allow_private) {
+  if (url.size() > 2048) return InvalidField("url", "must be at most 2048 characters");
+  std::string_view rest;
+  bool https = false;
+  if (url.starts_with("https://")) {
+    https = true;
+    rest = url.substr(8);
+  } else if (url.starts_with("http://")) {
+    rest = url.substr(7);
+  } else {
+    return InvalidField("url", "must be an absolute https:// URL");
+  }
+  if (!https && !allow_private) {
+    return InvalidField("url", "must be https ([webhooks] allow_private allows http)");
+  }
+  for (const char c : url) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return InvalidField("url", "must not contain spaces or control characters");
+  }
+  const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != std::string_view::npos)
+    return InvalidField("url", "must not carry user info (a secret in a URL)");
+  std::string_view host = authority;
+  if (host.starts_with("[")) {
+    const auto close = host.find(']');
+    if (close == std::string_view::npos) return InvalidField("url", "has an unclosed IPv6 host");
+    const std::string_view after = host.substr(close + 1);
+    if (!after.empty() && !after.starts_with(":")) return InvalidField("url", "has a bad port");
+    host = host.substr(1, close - 1);
+  } else if (const auto colon = host.rfind(':'); colon != std::string_view::npos) {
+    const std::string_view port = host.substr(colon + 1);
+    if (port.empty() || port.size() > 5 ||
+        !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return InvalidField("url", "has a bad port");
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) return InvalidField("url", "has no host");
+  if (allow_private) return {};
+  std::string lower(host);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "localhost" || lower.ends_with(".localhost"))
+    return InvalidField("url", "must not name localhost ([webhooks] allow_private allows it)");
+  unsigned char probe[16];
+  const bool numeric = inet_pton(AF_INET, lower.c_str(), probe) == 1 ||
+                       inet_pton(AF_INET6, lower.c_str(), probe) == 1;
+  if (numeric && !IsPublicAddress(lower)) {
+    return InvalidField("url",
+                        "must not be a loopback, private or link-local address ([webhooks] "
+                        "allow_private allows it)");
+  }
+  return {};
+}
+
+Result<std::vector<std::string>> ParseEvents(const boost::json::value* events) {
+  std::vector<std::string> names;
+  if (events == nullptr || events->is_null()) {
+    for (const auto name : kRunEndEvents) names.emplace_back(name);
+    return names;
+  }
+  const auto* array = events->if_array();
+  if (array == nullptr || array->empty())
+    return InvalidField("events",
+                        "must be a non-empty array of run.completed, run.failed, "
+                        "run.canceled");
+  for (const auto& item : *array) {
+    const auto* name = item.if_string();
+    if (name == nullptr || std::find(kRunEndEvents.begin(), kRunEndEvents.end(),
+                                     std::string_view(*name)) == kRunEndEvents.end())
+      return InvalidField("events", "may name only run.completed, run.failed, run.canceled");
+    if (std::find(names.begin(), names.end(), std::string_view(*name)) != names.end())
+      return InvalidField("events", "names '" + std::string(*name) + "' twice");
+    names.emplace_back(*name);
+  }
+  return names;
+}
+
+std::optional<std::int64_t> RetryDelayMs(int attempts, std::int64_t first_retry_ms) {
+  static constexpr std::array<std::int64_t, 8> kTimesFirst = {1, 6, 24, 120, 360, 720, 1440, 2880};
+  if (attempts < 1 || attempts > static_cast<int>(kTimesFirst.size())) return std::nullopt;
+  return first_retry_ms * kTimesFirst[static_cast<std::size_t>(attempts - 1)];
+}
+
+}  // namespace agentgate::webhooks
