@@ -10,9 +10,11 @@ import time
 
 import pytest
 
+import counterparts
 import stores
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
+from test_webhooks import Receiver
 
 
 def invoke(tenant, body, headers=None, timeout=30):
@@ -106,12 +108,19 @@ def test_a_killed_servers_conversations_and_keys_are_free_on_the_other_within_5_
 
 @pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
 def test_a_killed_servers_runs_end_interrupted_on_the_other_and_are_not_run_again(start_server, llm):
-    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    webhooks = {"AGENTGATE_WEBHOOKS_ALLOW_PRIVATE": "true"}
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, **webhooks})
     # The second looks for queued runs rarely: the run below is the first server's.
     second = start_server(config_for(llm) + "\n[runs]\npoll_milliseconds = 60000\n",
-                          env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})
+                          env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url,
+                               **webhooks})
     tenant = Tenant(first)
     tenant.agent("bot")
+    receiver_port = counterparts.free_port()
+    status, _, hook = first.admin("POST", f"/orgs/{tenant.org}/environments/prod/webhooks",
+                                  {"url": f"http://127.0.0.1:{receiver_port}/hook"})
+    assert status == 201, hook
+    receiver = Receiver(receiver_port, hook["secret"])
     llm.push(dict(openai_text("never seen"), delay=60))
     status, _, queued = invoke(tenant, {"message": "slow", "background": True})
     assert status == 202, queued
@@ -137,3 +146,12 @@ def test_a_killed_servers_runs_end_interrupted_on_the_other_and_are_not_run_agai
     time.sleep(0.5)
     assert len(llm.requests) == 1  # never run again
     assert other.settled_usage(within=5)["total_reserved_usd"] == 0
+    # Its webhook hears of it once, from the server that ended it.
+    try:
+        seen = receiver.wait(1)
+        time.sleep(1.5)
+        assert len(receiver.seen) == 1, receiver.seen
+        assert seen[0]["verified"] and seen[0]["body"]["type"] == "run.failed"
+        assert seen[0]["body"]["data"]["error"]["code"] == "interrupted"
+    finally:
+        receiver.close()
