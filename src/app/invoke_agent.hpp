@@ -57,6 +57,7 @@ struct InvokeCall {
   const std::string& fingerprint;         // with a key: what makes two calls the same request
   const AnswerRenderer& answer;           // with a key
   std::shared_ptr<TurnCancel> cancel;     // set when the caller may end the turn early
+  TurnObserver* observer = nullptr;       // told each step (MCP progress)
 };
 
 // What a call gets: the stored answer of the call that used its key first, replayed as stored, or

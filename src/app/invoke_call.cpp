@@ -24,7 +24,7 @@ asio::awaitable<bool> AdmitAndClaim(InvokeAgent& invoke, Idempotency& idempotenc
     co_return false;
   }
   command.emplace(InvokeCommand{call.caller, call.agent_id, std::move(*admitted), call.request,
-                                std::nullopt, call.cancel});
+                                std::nullopt, call.cancel, call.observer});
   if (!call.key) co_return true;
   auto claim = co_await idempotency.Claim(call.caller, *call.key, call.fingerprint);
   if (!claim) {

@@ -2,8 +2,10 @@
 //   node sdk_client.mjs --url URL --org O --env E --token T --sdk v1|v2 --calls JSON
 // v1 is @modelcontextprotocol/sdk (2025-11-25, initialize handshake); v2 is
 // @modelcontextprotocol/client pinned to 2026-07-28. --calls is a list of
-// {"name", "arguments", "abort_after_ms"?}; "$conversation_id" in arguments is replaced by the
-// conversation_id of the previous result. Prints {"version", "tools", "results"} as one JSON line.
+// {"name", "arguments", "abort_after_ms"?, "progress"?}; "$conversation_id" in arguments is
+// replaced by the conversation_id of the previous result. With "progress": true the call asks for
+// progress (the SDK's onprogress, which sends a progressToken) and its result gets the
+// notifications' params as "progress". Prints {"version", "tools", "results"} as one JSON line.
 const arg = (name) => process.argv[process.argv.indexOf(`--${name}`) + 1];
 const sdk = arg('sdk');
 const headers = { 'fl-api-org': arg('org'), 'fl-api-env': arg('env'), 'fl-api-token': arg('token') };
@@ -38,12 +40,14 @@ for (const call of calls) {
   if (call.abort_after_ms) setTimeout(() => controller.abort(), call.abort_after_ms);
   try {
     const params = { name: call.name, arguments: substitute(call.arguments, conversationId) };
+    const progress = [];
     const options = { signal: controller.signal, timeout: 60000 };
+    if (call.progress) options.onprogress = (p) => progress.push(p);
     // v1 takes a result schema before the options; v2 takes the options second.
     const result = sdk === 'v1' ? await client.callTool(params, undefined, options)
                                 : await client.callTool(params, options);
     conversationId = result.structuredContent?.conversation_id ?? conversationId;
-    results.push(result);
+    results.push(call.progress ? { ...result, progress } : result);
   } catch (e) {
     results.push({ thrown: String(e?.message ?? e), aborted: controller.signal.aborted });
   }

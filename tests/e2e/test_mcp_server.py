@@ -10,7 +10,7 @@ import pytest
 
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
-from fakes.fake_llm import openai_text, openai_tools
+from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
 from counterparts import counterparts_dir
 
 
@@ -73,6 +73,32 @@ def test_an_sdk_client_lists_the_agents_and_calls_them(daemon, llm, sdk, version
     assert partial["isError"] is True
     assert text_of(partial).startswith("stopped early (max_iterations)")
     assert partial["structuredContent"]["terminated_reason"] == "max_iterations"
+
+
+@pytest.mark.parametrize("sdk", ["v1", "v2"])
+def test_a_call_asking_for_progress_hears_each_step_before_its_result(daemon, llm, sdk):
+    tools = FakeToolServer()
+    daemon.agent("helper", tools=[{"type": "http", "name": "lookup", "description": "Look up",
+                                   "parameters": {"type": "object"},
+                                   "url": f"http://127.0.0.1:{tools.port}/lookup", "method": "POST"}])
+    llm.push(openai_tools([("lookup", {"q": "order 7"})]), openai_text("Order 7 shipped."),
+             openai_text("Again."))
+    try:
+        out = run_client(daemon, sdk, [{"name": "helper", "arguments": {"message": "where is 7?"},
+                                        "progress": True},
+                                       {"name": "helper", "arguments": {"message": "again"}}])
+    finally:
+        tools.close()
+    with_progress, without = out["results"]
+    assert text_of(with_progress) == "Order 7 shipped." and not with_progress.get("isError")
+    messages = [p["message"] for p in with_progress["progress"]]
+    assert messages == ["model call 1 started", "model call 1 finished", "tool lookup started",
+                        "tool lookup finished", "model call 2 started", "model call 2 finished",
+                        "reply written"], with_progress["progress"]
+    assert [p["progress"] for p in with_progress["progress"]] == list(range(1, 8))
+    assert "Order 7" not in json.dumps(with_progress["progress"])  # steps, never the reply
+    # Without a progress token the answer is the single JSON body, as before.
+    assert text_of(without) == "Again." and "progress" not in without
 
 
 @pytest.mark.parametrize("sdk", ["v1", "v2"])

@@ -3,6 +3,7 @@
 #include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 
 #include <algorithm>
@@ -228,6 +229,59 @@ std::string ErrorBody(const json::value& id, const RpcError& error) {
   json::object e{{"code", error.code}, {"message", error.message}};
   if (!error.data.is_null()) e["data"] = error.data;
   return json_text::Write(json::object{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(e)}});
+}
+
+std::optional<json::value> ProgressToken(const json::object& params) {
+  const auto* meta = params.if_contains("_meta");
+  if (meta == nullptr || !meta->is_object()) return std::nullopt;
+  const auto* token = meta->get_object().if_contains("progressToken");
+  if (token == nullptr || !(token->is_string() || token->is_int64() || token->is_uint64()))
+    return std::nullopt;
+  return *token;
+}
+
+std::optional<std::string> ProgressMessage(std::string_view event_type, std::string_view data) {
+  boost::system::error_code ec;
+  const json::value parsed = json::parse(data, ec);
+  const json::object* o = ec ? nullptr : parsed.if_object();
+  if (o == nullptr) return std::nullopt;
+  const auto text = [o](std::string_view key) -> std::string {
+    const auto* v = o->if_contains(key);
+    if (v == nullptr) return "";
+    if (v->is_string()) return std::string(v->get_string());
+    if (v->is_int64()) return std::to_string(v->get_int64());
+    return "";
+  };
+  if (event_type == "model.started") return "model call " + text("call") + " started";
+  if (event_type == "model.finished") {
+    const std::string failure = text("failure");
+    return "model call " + text("call") +
+           (failure.empty() ? " finished" : " failed (" + failure + ")");
+  }
+  if (event_type == "tool.started") return "tool " + text("name") + " started";
+  if (event_type == "tool.finished") {
+    const auto* ok = o->if_contains("ok");
+    const bool succeeded = ok != nullptr && ok->is_bool() && ok->get_bool();
+    return "tool " + text("name") + (succeeded ? " finished" : " failed");
+  }
+  if (event_type == "text.delta") return "reply written";
+  return std::nullopt;
+}
+
+std::string ProgressNotification(const json::value& token, std::int64_t progress,
+                                 std::string_view message) {
+  return json::serialize(json::object{{"jsonrpc", "2.0"},
+                                      {"method", "notifications/progress"},
+                                      {"params", json::object{{"progressToken", token},
+                                                              {"progress", progress},
+                                                              {"message", std::string(message)}}}});
+}
+
+std::string SseMessage(std::string_view json_rpc) {
+  std::string frame = "event: message\ndata: ";
+  frame.append(json_rpc);
+  frame.append("\n\n");
+  return frame;
 }
 
 }  // namespace agentgate::mcp

@@ -76,4 +76,17 @@ boost::json::object Finished(boost::json::object result, const Era& era);
 std::string ResultBody(const boost::json::value& id, boost::json::object result);
 std::string ErrorBody(const boost::json::value& id, const RpcError& error);
 
+// Progress (docs/mcp.md): a tools/call whose params carry `_meta.progressToken` (a string or an
+// integer) is answered as an SSE stream of notifications/progress, one per step of its turn, then
+// its result. The token, or nullopt when the call has none (or one of another type).
+std::optional<boost::json::value> ProgressToken(const boost::json::object& params);
+// What a step of the turn says to the client, or nullopt for a step it is not told
+// (runs' events: model.started, model.finished, tool.started, tool.finished, text.delta).
+std::optional<std::string> ProgressMessage(std::string_view event_type, std::string_view data);
+// The notification, as one JSON-RPC message: `progress` counts from 1 and only grows.
+std::string ProgressNotification(const boost::json::value& token, std::int64_t progress,
+                                 std::string_view message);
+// One JSON-RPC message as a Server-Sent Event of the Streamable HTTP transport.
+std::string SseMessage(std::string_view json_rpc);
+
 }  // namespace agentgate::mcp

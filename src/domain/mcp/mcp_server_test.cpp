@@ -84,5 +84,30 @@ TEST(McpServerWire, ResultsCarryResultTypeOnlyInTheModernEra) {
   EXPECT_EQ(AgentInputSchema(false).at("required").as_array().size(), 1u);
 }
 
+TEST(McpServerWire, ProgressTokensStepsAndNotifications) {
+  EXPECT_FALSE(ProgressToken(json::object{}));
+  EXPECT_FALSE(ProgressToken(json::parse(R"({"_meta":{"progressToken":1.5}})").as_object()));
+  EXPECT_EQ(*ProgressToken(json::parse(R"({"_meta":{"progressToken":"t-1"}})").as_object()),
+            json::value("t-1"));
+  EXPECT_EQ(*ProgressToken(json::parse(R"({"_meta":{"progressToken":7}})").as_object()),
+            json::value(7));
+  EXPECT_EQ(ProgressMessage("model.started", R"({"call":1})"), "model call 1 started");
+  EXPECT_EQ(ProgressMessage("model.finished", R"({"call":2,"failure":"transient"})"),
+            "model call 2 failed (transient)");
+  EXPECT_EQ(ProgressMessage("tool.started", R"({"call_id":"c","name":"lookup"})"),
+            "tool lookup started");
+  EXPECT_EQ(ProgressMessage("tool.finished", R"({"name":"lookup","ok":false,"ms":3})"),
+            "tool lookup failed");
+  EXPECT_EQ(ProgressMessage("text.delta", R"({"text":"secret words"})"), "reply written");
+  EXPECT_FALSE(ProgressMessage("action", R"({"name":"x"})"));
+  EXPECT_FALSE(ProgressMessage("model.started", "not json"));
+  const auto note = json::parse(ProgressNotification(json::value("t-1"), 3, "tool x started"));
+  EXPECT_EQ(note.at("method"), "notifications/progress");
+  EXPECT_FALSE(note.as_object().contains("id"));
+  EXPECT_EQ(note.at("params").at("progressToken"), "t-1");
+  EXPECT_EQ(note.at("params").at("progress"), 3);
+  EXPECT_EQ(SseMessage("{}"), "event: message\ndata: {}\n\n");
+}
+
 }  // namespace
 }  // namespace agentgate::mcp

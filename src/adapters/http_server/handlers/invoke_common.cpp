@@ -35,12 +35,13 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                      const std::string& agent_id, const InvokeRequest& request,
                                      const std::optional<std::string>& key,
                                      const std::string& fingerprint, const InvokeRenderer& render,
-                                     std::shared_ptr<TurnCancel> cancel) {
+                                     std::shared_ptr<TurnCancel> cancel, TurnObserver* observer) {
   const AnswerRenderer answer = [&render](const InvokeResult& result) {
     Response rendered = render(result);
     return StoredResponse{rendered.status, std::move(rendered.body)};
   };
-  const InvokeCall call{caller, agent_id, request, key, fingerprint, answer, std::move(cancel)};
+  const InvokeCall call{caller,      agent_id, request,           key,
+                        fingerprint, answer,   std::move(cancel), observer};
   InvokeAnswer outcome = Result<InvokeResult>(Error(ErrorCode::kInternal, "no answer"));
   co_await deps.invoke.Call(call, outcome);
   if (auto* replay = std::get_if<StoredResponse>(&outcome)) {

@@ -55,12 +55,10 @@ boost::asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
 // Runs one call (InvokeAgent::Call: admission, Idempotency-Key, turn) and answers it: a replay is
 // the stored response with `Idempotent-Replayed: true`; a result is `render`ed, which is also
 // what a commit stores for the call's key.
-boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
-                                            const std::string& agent_id,
-                                            const InvokeRequest& request,
-                                            const std::optional<std::string>& key,
-                                            const std::string& fingerprint,
-                                            const InvokeRenderer& render,
-                                            std::shared_ptr<TurnCancel> cancel = nullptr);
+boost::asio::awaitable<Response> InvokeOnce(
+    RouteDeps& deps, const Caller& caller, const std::string& agent_id,
+    const InvokeRequest& request, const std::optional<std::string>& key,
+    const std::string& fingerprint, const InvokeRenderer& render,
+    std::shared_ptr<TurnCancel> cancel = nullptr, TurnObserver* observer = nullptr);
 
 }  // namespace agentgate::http

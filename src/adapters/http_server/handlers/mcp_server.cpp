@@ -1,17 +1,22 @@
 // POST /mcp: agentgate's agents as the tools of an MCP server (Streamable HTTP, docs/mcp.md). The
 // fl-api headers authenticate the caller (401/400 as for invoke) before any JSON-RPC is read;
 // tools/list lists the agents the token may chat with in its environment, and tools/call runs one
-// turn under every rule of the invoke route. Answers are single JSON bodies.
+// turn under every rule of the invoke route. Answers are single JSON bodies, but for a tools/call
+// with `_meta.progressToken` from a client that accepts text/event-stream: an SSE stream of
+// notifications/progress, one per step of the turn, then the result.
 #include "domain/mcp/mcp_server.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/invoke_body.hpp"
+#include "app/turn_observer.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
 #include "runtime/turn_cancel.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -102,6 +107,56 @@ asio::awaitable<Response> CancelOnClose(Request& r, const std::shared_ptr<TurnCa
   co_return Response{};
 }
 
+// A turn's steps as notifications/progress on the call's stream, written in order, one write in
+// flight at a time; the turn never waits for them. Lives on the call's event loop.
+class ProgressWriter final : public TurnObserver {
+ public:
+  ProgressWriter(ResponseStream& out, json::value token, asio::any_io_executor executor)
+      : out_(out), token_(std::move(token)), executor_(executor), idle_(executor) {}
+
+  void Report(RunEvent event) override {
+    auto message = mcp::ProgressMessage(event.type, event.data);
+    if (!message) return;
+    unwritten_ += mcp::SseMessage(mcp::ProgressNotification(token_, ++progress_, *message));
+    if (writing_) return;
+    writing_ = true;
+    asio::co_spawn(executor_, Drain(), asio::detached);
+  }
+  // Once what was reported is out: the result, and the end of the stream.
+  asio::awaitable<void> Finish(std::string result) {
+    while (writing_) {
+      idle_.expires_at(asio::steady_timer::time_point::max());
+      co_await idle_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    co_await out_.WriteLast(mcp::SseMessage(result));
+  }
+
+ private:
+  asio::awaitable<void> Drain() {
+    while (!unwritten_.empty()) {
+      std::string frames = std::move(unwritten_);
+      unwritten_.clear();
+      if (!co_await out_.Write(std::move(frames))) break;  // the client left: the turn goes on
+    }
+    unwritten_.clear();
+    writing_ = false;
+    idle_.cancel();
+  }
+
+  ResponseStream& out_;
+  const json::value token_;
+  asio::any_io_executor executor_;
+  asio::steady_timer idle_;
+  std::string unwritten_;
+  std::int64_t progress_ = 0;
+  bool writing_ = false;
+};
+
+bool AcceptsEventStream(const Request& r) {
+  const auto accept = r.Header("accept");
+  return accept && accept->find("text/event-stream") != std::string_view::npos;
+}
+
 asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Request& r,
                                    const Caller& caller, const mcp::IncomingMessage& message,
                                    const mcp::Era& era) {
@@ -125,11 +180,37 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   const std::string agent_id(name->get_string());
   const std::optional<std::string> no_key;  // MCP has no Idempotency-Key
   const std::string no_fingerprint;
-  auto raced = co_await (
-      InvokeOnce(deps, caller, agent_id, *request, no_key, no_fingerprint, render, cancel) ||
-      CancelOnClose(r, cancel));
-  running.Remove(key);
-  co_return std::visit([](Response& response) { return std::move(response); }, raced);
+  auto token = mcp::ProgressToken(message.params);
+  if (!token || !AcceptsEventStream(r)) {
+    auto raced = co_await (
+        InvokeOnce(deps, caller, agent_id, *request, no_key, no_fingerprint, render, cancel) ||
+        CancelOnClose(r, cancel));
+    running.Remove(key);
+    co_return std::visit([](Response& response) { return std::move(response); }, raced);
+  }
+  // The stream's head goes out with the first step; the turn runs inside the stream.
+  Response streamed;
+  streamed.content_type = "text/event-stream";
+  streamed.headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+  // Its own copies of what the turn and its answer need: the call's frame is gone by then.
+  streamed.stream = [&deps, &running, &r, caller, agent_id, request = std::move(*request), id, era,
+                     cancel, key,
+                     token = std::move(*token)](ResponseStream& out) -> asio::awaitable<void> {
+    using namespace asio::experimental::awaitable_operators;
+    const InvokeRenderer answer = [&id, &era](const Result<InvokeResult>& result) {
+      return RpcResponse(200, mcp::ResultBody(id, mcp::Finished(TurnAsToolResult(result), era)));
+    };
+    ProgressWriter progress(out, token, co_await asio::this_coro::executor);
+    const std::optional<std::string> none;
+    const std::string unused;
+    auto raced = co_await (
+        InvokeOnce(deps, caller, agent_id, request, none, unused, answer, cancel, &progress) ||
+        CancelOnClose(r, cancel));
+    running.Remove(key);
+    Response answered = std::visit([](Response& response) { return std::move(response); }, raced);
+    co_await progress.Finish(std::move(answered.body));
+  };
+  co_return streamed;
 }
 
 asio::awaitable<Response> ListTools(RouteDeps& deps, const Caller& caller,
