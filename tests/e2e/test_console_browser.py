@@ -1,7 +1,7 @@
 """The operator console in a real browser (headless Chromium driven by Selenium, both from Debian):
 sign in, set up an organization and a token, create, deploy and grant an agent, run a turn with the
-token, make a new version, revoke the token, sign out. Screenshots of every
-page go to $AGENTGATE_TEST_OUTPUT/console (default build/test-output/console)."""
+token, make a new version, revoke the token, sign out; register a webhook and see its deliveries.
+Screenshots of every page go to $AGENTGATE_TEST_OUTPUT/console (default build/test-output/console)."""
 import json
 import os
 import pathlib
@@ -16,9 +16,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
+import counterparts
 import stores
 from conftest import ADMIN_TOKEN
-from daemon_harness import config_for
+from daemon_harness import API_KEY, Tenant, config_for
+from fakes.fake_llm import openai_text
+from test_webhooks import Receiver
 
 OUTPUT = pathlib.Path(os.environ.get("AGENTGATE_TEST_OUTPUT")
                       or pathlib.Path(__file__).parents[2] / "build" / "test-output") / "console" / stores.KIND
@@ -301,3 +304,50 @@ def test_a_server_the_first_call_cannot_reach_is_said_so_and_can_be_tried_again(
     browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
     browser.find_element(By.ID, "retry").click()
     wait_for(browser, "#signin-form")  # tried again, it reaches the server
+
+
+def test_an_operator_registers_a_webhook_and_sees_its_deliveries(start_server, llm, browser):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                                "AGENTGATE_WEBHOOKS_ALLOW_PRIVATE": "true",
+                                                "AGENTGATE_WEBHOOKS_FIRST_RETRY_MILLISECONDS": "200"})
+    tenant = Tenant(server, org="hooks-org")
+    tenant.agent("bot")
+    browser.get(f"http://{server.host}:{server.port}/console/")
+    signin = wait_for(browser, "#signin-form")
+    fill(signin, "admin_token", ADMIN_TOKEN)
+    signin.submit()
+    wait_for(browser, "#spend-list")
+    browser.get(f"http://{server.host}:{server.port}/console/#/orgs/hooks-org")
+    wait_for(browser, "#env-list")
+    browser.find_element(By.LINK_TEXT, "webhooks").click()
+    wait_text(browser, "h1", "Webhooks of prod")
+    assert "No webhooks in prod yet" in browser.find_element(By.ID, "webhook-empty").text
+
+    hook_form = browser.find_element(By.ID, "webhook-form")
+    fill(hook_form, "url", "ftp://nowhere")
+    hook_form.submit()
+    assert "'url'" in wait_for(browser, "#webhook-form .error").text  # the API's 400 names the field
+    port = counterparts.free_port()
+    fill(hook_form, "url", f"http://127.0.0.1:{port}/hook")
+    hook_form.submit()
+    secret = wait_for(browser, "#webhook-secret").text
+    assert secret.startswith("whsec_")
+    receiver = Receiver(port, secret, answers="500,200")
+    try:
+        llm.push(openai_text("Done."))
+        status, _, queued = server.request("POST", "/api/agents/bot/invoke",
+                                           {"message": "hi", "background": True},
+                                           {"fl-api-org": "hooks-org", "fl-api-env": "prod",
+                                            "fl-api-token": tenant.token})
+        assert status == 202, queued
+        seen = receiver.wait(2)
+        assert all(s["verified"] for s in seen) and seen[-1]["status"] == 200
+        time.sleep(0.3)
+        browser.refresh()
+        cell = wait_text(browser, ".delivery-status", "delivered")
+        row = cell.find_element(By.XPATH, "..").text
+        assert queued["run_id"] in row and "run.completed" in row and "2 (last: HTTP 200)" in row
+        assert secret not in browser.find_element(By.CSS_SELECTOR, "main").text  # shown once only
+        shot(browser, "12-webhooks")
+    finally:
+        receiver.close()
