@@ -1,5 +1,6 @@
 #include "app/webhook_sender.hpp"
 
+#include "domain/governance/governance.hpp"
 #include "domain/json_text.hpp"
 #include "domain/runs/webhook_rules.hpp"
 #include "observability/log.hpp"
@@ -15,7 +16,6 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include <ctime>
 #include <vector>
 
 namespace agentgate {
@@ -28,17 +28,6 @@ namespace {
 constexpr int kClaimsPerLook = 32;
 constexpr std::int64_t kHoldMs = 60'000;  // longer than an attempt: a dead server's are retried
 constexpr int kLoggedAttempts = 20;       // the log of a delivery keeps its latest attempts
-
-std::string IsoUtc(std::int64_t epoch_ms) {
-  const std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  char out[40];
-  std::snprintf(out, sizeof out, "%s.%03dZ", text, static_cast<int>(epoch_ms % 1000));
-  return out;
-}
 
 json::value ParsedOrNull(const std::string& text) {
   if (text.empty()) return nullptr;
@@ -74,8 +63,9 @@ std::string WebhookBody(const WebhookDelivery& delivery, const RunRecord& run) {
   } else {
     data["error"] = ParsedOrNull(run.error_json);
   }
-  return json::serialize(json::object{
-      {"type", delivery.type}, {"timestamp", IsoUtc(run.ended_at_ms)}, {"data", std::move(data)}});
+  return json::serialize(json::object{{"type", delivery.type},
+                                      {"timestamp", governance::IsoUtc(run.ended_at_ms)},
+                                      {"data", std::move(data)}});
 }
 
 void WebhookSender::Start(const asio::any_io_executor& executor) {
@@ -173,7 +163,7 @@ asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.SteadyNow() - started).count();
   ++delivery.attempts;
-  json::object attempt{{"at", IsoUtc(now)}, {"status", status}, {"ms", ms}};
+  json::object attempt{{"at", governance::IsoUtc(now)}, {"status", status}, {"ms", ms}};
   if (!error.empty()) attempt["error"] = error;
   json::array log;
   boost::system::error_code ec;
