@@ -1,8 +1,9 @@
 // agentgate operator console: sign-in, sign-out and the hash routes. The pages are modules of their
-// own (overview.js, orgs.js, agents.js, conversations.js, webhooks.js) over the shared ui.js. Everything the
+// own (overview.js, orgs.js, agents.js, conversations.js, runs.js, webhooks.js) over the shared ui.js. Everything the
 // console does is also a curl call (README).
 import { showAgent, showAgents } from "./agents.js";
 import { showConversation, showConversations } from "./conversations.js";
+import { showRuns } from "./runs.js";
 import { showWebhooks } from "./webhooks.js";
 import { showOrg, showOrgs } from "./orgs.js";
 import { showOverview } from "./overview.js";
@@ -51,6 +52,7 @@ async function route() {
   const query = new URLSearchParams(search || "");
   try {
     if (parts[0] === "orgs" && parts[1] && parts[2] === "environments" && parts[3] && parts[4] === "webhooks") await showWebhooks(parts[1], parts[3]);
+    else if (parts[0] === "orgs" && parts[1] && parts[2] === "environments" && parts[3] && parts[4] === "runs") await showRuns(parts[1], parts[3]);
     else if (parts[0] === "orgs" && parts[1] && parts[2] === "conversations" && parts[3]) await showConversation(parts[1], parts[3]);
     else if (parts[0] === "orgs" && parts[1] && parts[2] === "conversations") await showConversations(parts[1], query);
     else if (parts[0] === "orgs" && parts[1] && parts[2] === "agents" && parts[3]) await showAgent(parts[1], parts[3]);

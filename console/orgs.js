@@ -36,6 +36,8 @@ export async function showOrg(orgId) {
   const envList = org.environments.length
     ? h("ul", { id: "env-list" }, org.environments.map((e, i) => h("li", { "data-env": e },
       h("strong", {}, e), " — ", crmSummary(crm[i]), " · ",
+      h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/environments/" + encodeURIComponent(e) + "/runs" },
+        "runs"), " · ",
       h("a", { href: "#/orgs/" + encodeURIComponent(orgId) + "/environments/" + encodeURIComponent(e) + "/webhooks" },
         "webhooks"))))
     : h("p", { class: "muted" }, "No environments yet — add one (e.g. prod or dev) before issuing tokens.");

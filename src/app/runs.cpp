@@ -116,6 +116,24 @@ asio::awaitable<Result<RunRecord>> Runs::Get(const Caller& caller, const std::st
 
 asio::awaitable<Result<RunRecord>> Runs::Cancel(const Caller& caller, const std::string& run_id) {
   AG_CO_TRY(auto run, co_await Get(caller, run_id));
+  co_return co_await CancelFound(std::move(run));
+}
+
+asio::awaitable<Result<std::vector<RunRecord>>> Runs::List(const std::string& org_id,
+                                                           const std::string& env, int limit) {
+  co_return co_await store_.Run([&](Store& s) { return s.ListRuns(org_id, env, limit); });
+}
+
+asio::awaitable<Result<RunRecord>> Runs::CancelAsOperator(const std::string& org_id,
+                                                          const std::string& env,
+                                                          const std::string& run_id) {
+  AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+  if (!run || run->org_id != org_id || run->env != env) co_return RunNotFound(run_id);
+  co_return co_await CancelFound(std::move(*run));
+}
+
+asio::awaitable<Result<RunRecord>> Runs::CancelFound(RunRecord run) {
+  const std::string run_id = run.id;
   if (run.status == RunStatus::kCanceled) co_return run;
   if (HasEnded(run.status)) {
     co_return Error(ErrorCode::kRunEnded, "run '" + run_id + "' already ended " +

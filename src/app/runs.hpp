@@ -70,6 +70,13 @@ class Runs {
   // Ends a queued run canceled at once; a running one is canceled like a capped turn, waited for
   // up to cancel_wait. 409 run_ended for a completed or failed run; a canceled one is as it was.
   boost::asio::awaitable<Result<RunRecord>> Cancel(const Caller& caller, const std::string& run_id);
+  // The operator's view (the admin API, the console): an environment's latest runs, and a cancel
+  // that needs no grant. 404 run_not_found for another environment's run.
+  boost::asio::awaitable<Result<std::vector<RunRecord>>> List(const std::string& org_id,
+                                                              const std::string& env, int limit);
+  boost::asio::awaitable<Result<RunRecord>> CancelAsOperator(const std::string& org_id,
+                                                             const std::string& env,
+                                                             const std::string& run_id);
   // A streamed run whose caller hung up asking for it ("on_disconnect": "cancel"): it runs here.
   void CancelStreamed(const std::string& run_id) { worker_.CancelHere(run_id); }
   // The events after the cursor's, waiting up to `wait` for some (an empty batch then); the
@@ -80,6 +87,7 @@ class Runs {
  private:
   boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,
                                      bool notify);
+  boost::asio::awaitable<Result<RunRecord>> CancelFound(RunRecord run);
   boost::asio::awaitable<Result<RunRecord>> BeginAdmitted(const InvokeCommand& command,
                                                           const std::optional<ClaimedKey>& key,
                                                           bool streamed, bool notify);

@@ -299,6 +299,9 @@ class RunStore {
     return WriteRuns({&write}).front();
   }
   virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;
+  // An environment's latest runs, newest first (the console's list).
+  virtual Result<std::vector<RunRecord>> ListRuns(const std::string& org_id, const std::string& env,
+                                                  int limit) = 0;
   // Starts up to `limit` of the oldest queued runs on `server_id`, each once across servers.
   virtual Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id,
                                                    std::int64_t now_ms, int limit) = 0;

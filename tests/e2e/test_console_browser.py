@@ -351,3 +351,41 @@ def test_an_operator_registers_a_webhook_and_sees_its_deliveries(start_server, l
         shot(browser, "12-webhooks")
     finally:
         receiver.close()
+
+
+def test_an_operator_sees_an_environments_runs_and_cancels_a_running_one(start_server, llm, browser):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server, org="runs-org")
+    tenant.agent("bot")
+    headers = {"fl-api-org": "runs-org", "fl-api-env": "prod", "fl-api-token": tenant.token}
+    llm.push(openai_text("Quick."))
+    _, _, done = server.request("POST", "/api/agents/bot/invoke", {"message": "hi", "background": True}, headers)
+    deadline = time.monotonic() + 5
+    while server.request("GET", f"/api/runs/{done['run_id']}", headers=headers)[2]["status"] != "completed":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    llm.push(dict(openai_text("Too slow."), delay=30))
+    _, _, slow = server.request("POST", "/api/agents/bot/invoke", {"message": "slow", "background": True}, headers)
+    browser.get(f"http://{server.host}:{server.port}/console/")
+    signin = wait_for(browser, "#signin-form")
+    fill(signin, "admin_token", ADMIN_TOKEN)
+    signin.submit()
+    wait_for(browser, "#spend-list")
+    browser.get(f"http://{server.host}:{server.port}/console/#/orgs/runs-org")
+    wait_for(browser, "#env-list")
+    browser.find_element(By.LINK_TEXT, "runs").click()
+    wait_text(browser, "h1", "Runs of prod")
+    deadline = time.monotonic() + 5
+    while "running" not in browser.find_element(By.ID, "run-list").text:
+        assert time.monotonic() < deadline, browser.find_element(By.ID, "run-list").text
+        browser.find_element(By.ID, "refresh-runs").click()
+        time.sleep(0.1)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#run-list tbody tr")
+    assert slow["run_id"] in rows[0].text and done["run_id"] in rows[1].text  # newest first
+    assert "completed" in rows[1].text and "complete" in rows[1].text
+    assert not rows[1].find_elements(By.CSS_SELECTOR, "button")  # an ended run has no cancel
+    shot(browser, "13-runs")
+    rows[0].find_element(By.CSS_SELECTOR, f"button[data-cancel='{slow['run_id']}']").click()
+    browser.switch_to.alert.accept()
+    wait_text(browser, "#run-list tbody tr:first-child .run-status", "canceled")
+    assert server.request("GET", f"/api/runs/{slow['run_id']}", headers=headers)[2]["status"] == "canceled"

@@ -564,6 +564,15 @@ TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
   EXPECT_EQ(ended->ended_at_ms, 2000);
   EXPECT_EQ(s.ListRunEvents("r1", 2, 10).value().at(0).type, "run.completed");
   EXPECT_TRUE(s.CreateRun(Queued("r3", 300), 2, std::nullopt).value());  // room again
+  // The environment's latest first; another environment's are not listed.
+  RunRecord elsewhere = Queued("r4", 400);
+  elsewhere.env = "staging";
+  ASSERT_TRUE(s.CreateRun(elsewhere, 10, std::nullopt));
+  const auto listed = s.ListRuns("acme", "prod", 2).value();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].id, "r3");
+  EXPECT_EQ(listed[1].id, "r2");
+  EXPECT_EQ(listed[1].status, RunStatus::kRunning);
 }
 
 // Every end of a run that notifies (finished, canceled while queued, interrupted with its server)

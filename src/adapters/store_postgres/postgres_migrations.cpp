@@ -148,6 +148,7 @@ ALTER TABLE runs ADD COLUMN notify BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE TABLE webhooks (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, env TEXT NOT NULL, url TEXT NOT NULL,
   events TEXT NOT NULL, secret BYTEA NOT NULL, created_at_ms BIGINT NOT NULL);
 CREATE INDEX webhooks_by_env ON webhooks(org_id, env);
+CREATE INDEX runs_by_env ON runs(org_id, env, created_at_ms);
 CREATE TABLE webhook_deliveries (id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL, run_id TEXT NOT NULL,
   type TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at_ms BIGINT NOT NULL,
   held_until_ms BIGINT NOT NULL, created_at_ms BIGINT NOT NULL, log TEXT NOT NULL);

@@ -130,6 +130,16 @@ Result<std::optional<RunRecord>> PostgresStore::GetRun(const std::string& run_id
   });
 }
 
+Result<std::vector<RunRecord>> PostgresStore::ListRuns(const std::string& org_id,
+                                                       const std::string& env, int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
+    static const std::string sql = std::string("SELECT ") + kRunColumns +
+                                   " FROM runs WHERE org_id = $1 AND env = $2 ORDER BY "
+                                   "created_at_ms DESC, id DESC LIMIT $3";
+    return c.Exec(sql, {P(org_id), P(env), P(limit)}).All(ReadRun);
+  });
+}
+
 Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& server_id,
                                                         std::int64_t now_ms, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {

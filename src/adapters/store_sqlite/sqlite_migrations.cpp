@@ -311,6 +311,7 @@ CREATE TABLE webhooks (
   created_at_ms INTEGER NOT NULL
 );
 CREATE INDEX webhooks_by_env ON webhooks(org_id, env);
+CREATE INDEX runs_by_env ON runs(org_id, env, created_at_ms);
 CREATE TABLE webhook_deliveries (
   id TEXT PRIMARY KEY,
   webhook_id TEXT NOT NULL,

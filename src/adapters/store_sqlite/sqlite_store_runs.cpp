@@ -109,6 +109,16 @@ Result<std::optional<RunRecord>> SqliteStore::GetRun(const std::string& run_id) 
   });
 }
 
+Result<std::vector<RunRecord>> SqliteStore::ListRuns(const std::string& org_id,
+                                                     const std::string& env, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
+    static const std::string sql = std::string("SELECT ") + kRunColumns +
+                                   " FROM runs WHERE org_id = ? AND env = ? ORDER BY created_at_ms "
+                                   "DESC, id DESC LIMIT ?";
+    return c.Prepare(sql).Bind(org_id, env, limit).All(ReadRun);
+  });
+}
+
 Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_id,
                                                       std::int64_t now_ms, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {

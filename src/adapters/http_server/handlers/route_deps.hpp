@@ -42,6 +42,7 @@ void AddAdminConversationListRoutes(Router& router, RouteDeps& deps);
 void AddAdminOverviewRoutes(Router& router, RouteDeps& deps);
 void AddAdminCrmRoutes(Router& router, RouteDeps& deps);
 void AddAdminWebhookRoutes(Router& router, RouteDeps& deps);
+void AddAdminRunRoutes(Router& router, RouteDeps& deps);
 void AddInvokeRoutes(Router& router, RouteDeps& deps);
 void AddRunRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);

@@ -13,6 +13,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddAdminOverviewRoutes(router, deps);
   AddAdminCrmRoutes(router, deps);
   AddAdminWebhookRoutes(router, deps);
+  AddAdminRunRoutes(router, deps);
   AddInvokeRoutes(router, deps);
   AddRunRoutes(router, deps);
   AddFlowActionRoutes(router, deps);
