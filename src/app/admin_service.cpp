@@ -271,18 +271,20 @@ asio::awaitable<Result<AdminService::CreatedWebhook>> AdminService::CreateWebhoo
                                               std::to_string(kMaxWebhooksPerEnvironment) +
                                               " webhooks already; delete one first");
   }
-  CreatedWebhook created;
-  created.secret = "whsec_" + crypto::Base64(crypto::RandomBytes(24));
-  WebhookRecord& w = created.record;
-  w.id = "wh_" + crypto::RandomHex(12);
-  w.org_id = org_id;
-  w.env = env;
-  w.url = std::move(url);
-  w.events = std::move(events);
-  w.created_at_ms = clock_.NowMs();
-  w.sealed_secret =
-      crypto::Seal(*master_key_, created.secret, WebhookSealContext(org_id, env, w.id));
-  AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.CreateWebhook(w); }));
+  // Values, not a reference into `created`: GCC 12 loses a coroutine's local references across a
+  // suspension (the sanitized build read garbage through one).
+  const std::string secret = "whsec_" + crypto::Base64(crypto::RandomBytes(24));
+  WebhookRecord record;
+  record.id = "wh_" + crypto::RandomHex(12);
+  record.org_id = org_id;
+  record.env = env;
+  record.url = std::move(url);
+  record.events = std::move(events);
+  record.created_at_ms = clock_.NowMs();
+  record.sealed_secret =
+      crypto::Seal(*master_key_, secret, WebhookSealContext(org_id, env, record.id));
+  AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.CreateWebhook(record); }));
+  CreatedWebhook created{std::move(record), secret};
   co_return created;
 }
 

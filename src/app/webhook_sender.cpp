@@ -121,7 +121,9 @@ asio::awaitable<void> WebhookSender::SendDue() {
 }
 
 asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
-  WebhookDelivery& delivery = job.delivery;
+  // A value, not a reference into `job`: GCC 12 loses a coroutine's local references across a
+  // suspension.
+  WebhookDelivery delivery = std::move(job.delivery);
   const auto started = d_.clock.SteadyNow();
   const std::int64_t now = d_.clock.NowMs();
   int status = 0;

@@ -101,6 +101,10 @@ constexpr const char* kAgentConfig = R"({
 
 class InvokeAgentTest : public ::testing::Test {
  protected:
+  // The blocking pool's threads end before the event loop does: a store call still running (a run
+  // worker's look) then never completes onto a destroyed loop.
+  void TearDown() override { pool_.join(); }
+
   void SetUp() override {
     log::SetEnabled(false);
     DeclareAgentgateMetrics(metrics_);

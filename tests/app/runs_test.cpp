@@ -20,6 +20,10 @@ class RunsTest : public InvokeAgentTest {
     InvokeAgentTest::SetUp();
     worker_.Start(io_.get_executor());
   }
+  void TearDown() override {
+    worker_.Stop();
+    InvokeAgentTest::TearDown();
+  }
 
   QueueAnswer Begin(const InvokeRequest& request, bool streamed,
                     const std::optional<std::string>& key = std::nullopt,
