@@ -13,17 +13,12 @@ import asyncio
 import json
 import os
 import resource
-import secrets
-import shutil
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_server import BenchServer, rss_kib  # noqa: E402
+
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build-release"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
 DELAY = float(sys.argv[3]) if len(sys.argv) > 3 else 5.0
@@ -42,20 +37,6 @@ def raise_descriptor_limit(want):
         except (ValueError, PermissionError):
             want = hard
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 async def read_message(reader):
@@ -118,78 +99,29 @@ async def turn(port, token):
         writer.close()
 
 
-def admin(port, admin_token, method, path, body):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/admin/v1{path}", method=method,
-                                 data=json.dumps(body).encode(),
-                                 headers={"authorization": f"Bearer {admin_token}"})
-    with urllib.request.urlopen(req) as r:
-        return json.loads(r.read() or b"null")
-
-
 async def main():
     raise_descriptor_limit(4 * N + 1024)
-    binary = os.path.join(ROOT, BUILD, "agentgate")
-    if not os.path.exists(binary):
-        subprocess.run(["cmake", "--preset", "release"], cwd=ROOT, check=True, capture_output=True)
-        subprocess.run(["cmake", "--build", "--preset", "release"], cwd=ROOT, check=True, capture_output=True)
     provider = SlowProvider()
     upstream = await asyncio.start_server(provider.serve, "127.0.0.1", 0, backlog=4096)
     upstream_port = upstream.sockets[0].getsockname()[1]
-    work = tempfile.mkdtemp()
-    with open(os.path.join(work, "agentgate.toml"), "w") as f:
-        f.write(f"""
+    server = BenchServer(BUILD, upstream_port, f"""
 [upstream]
 max_connections_per_origin = {N + 1000}
-
-[[providers]]
-name = "bench"
-kind = "openai"
-base_url = "http://127.0.0.1:{upstream_port}/v1"
-api_key_env = "BENCH_LLM_KEY"
-
-[prices."bench/gpt-bench"]
-input_per_mtok = 0.15
-output_per_mtok = 0.60
 """)
-    port = free_port()
-    admin_token = "bench-admin-" + secrets.token_hex(8)
-    master = subprocess.run([binary, "gen-master-key"], capture_output=True, text=True, check=True).stdout.strip()
-    env = dict(os.environ, BENCH_LLM_KEY="sk-bench", AGENTGATE_ADMIN_TOKEN=admin_token,
-               AGENTGATE_MASTER_KEY=master, AGENTGATE_SERVER_LISTEN=f"127.0.0.1:{port}",
-               AGENTGATE_STORE_URL=f"sqlite:{work}/db/agentgate.db")
-    log = open(os.path.join(work, "server.log"), "w")
-    # BENCH_WRAPPER="heaptrack -o /tmp/ht" profiles the server's heap (its RSS figures are then
-    # the wrapper's, not the server's).
-    wrapper = os.environ.get("BENCH_WRAPPER", "").split()
-    server = subprocess.Popen([*wrapper, binary, "serve", "--config", os.path.join(work, "agentgate.toml")],
-                              env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work, start_new_session=True)
+    port = server.port
     try:
-        for _ in range(500):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz")
-                break
-            except OSError:
-                time.sleep(0.02)
-        admin(port, admin_token, "POST", "/orgs", {"id": "acme", "name": "Acme", "monthly_spend_limit_usd": 1000000})
-        admin(port, admin_token, "POST", "/orgs/acme/environments", {"name": "prod"})
-        token = admin(port, admin_token, "POST", "/orgs/acme/tokens", {"name": "bench"})
-        admin(port, admin_token, "POST", "/orgs/acme/agents", {"id": "bench", "config": {
-            "name": "Bench", "instructions": "Answer briefly.",
-            "model": {"provider": "bench", "name": "gpt-bench", "max_output_tokens": 256}}})
-        admin(port, admin_token, "PUT", "/orgs/acme/agents/bench/deployments/prod", {"version": 1})
-        admin(port, admin_token, "PUT", "/orgs/acme/grants",
-              {"token_id": token["id"], "agent_id": "bench", "permissions": ["chat"]})
+        token = server.provision()
 
         # Warm up: a few rounds of concurrent turns, so pools, caches and arenas exist before the base.
         for _ in range(3):
-            warm = await asyncio.gather(*(turn(port, token["token"]) for _ in range(200)))
+            warm = await asyncio.gather(*(turn(port, token) for _ in range(200)))
             assert all(s == "200" for s in warm), warm[:5]
         base = rss_kib(server.pid)
 
         started = time.monotonic()
         tasks = []
         for i in range(N):  # opened in steps, so the listen backlog never overflows
-            tasks.append(asyncio.ensure_future(turn(port, token["token"])))
+            tasks.append(asyncio.ensure_future(turn(port, token)))
             if i % 500 == 499:
                 await asyncio.sleep(0.05)
         peak = base
@@ -209,9 +141,7 @@ output_per_mtok = 0.60
         print(f"server RSS: {base / 1024:.1f} MiB before, {peak / 1024:.1f} MiB at the peak: "
               f"{per_turn:.1f} KiB per in-flight turn")
     finally:
-        os.killpg(server.pid, signal.SIGTERM)  # the server, and a wrapper's child with it
-        server.wait(timeout=30)
-        shutil.rmtree(work, ignore_errors=True)
+        server.stop()
         upstream.close()
         for writer in list(provider.writers):
             writer.close()

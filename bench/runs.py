@@ -14,20 +14,15 @@ import asyncio
 import http.client
 import json
 import os
-import secrets
-import shutil
 import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from in_flight import COMPLETION, admin, free_port, read_message, rss_kib  # noqa: E402
+from bench_server import BenchServer, rss_kib  # noqa: E402
+from in_flight import COMPLETION, read_message  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build-release"
 SAMPLES = int(sys.argv[2]) if len(sys.argv) > 2 else 200
 QUEUED = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
@@ -78,59 +73,17 @@ async def wait_arrivals(provider, count, within=10.0):
 
 
 async def main():
-    binary = os.path.join(ROOT, BUILD, "agentgate")
-    if not os.path.exists(binary):
-        subprocess.run(["cmake", "--preset", "release"], cwd=ROOT, check=True, capture_output=True)
-        subprocess.run(["cmake", "--build", "--preset", "release"], cwd=ROOT, check=True,
-                       capture_output=True)
     provider = Provider()
     upstream = await asyncio.start_server(provider.serve, "127.0.0.1", 0, backlog=1024)
     upstream_port = upstream.sockets[0].getsockname()[1]
-    work = tempfile.mkdtemp()
-    with open(os.path.join(work, "agentgate.toml"), "w") as f:
-        f.write(f"""
+    server = BenchServer(BUILD, upstream_port, f"""
 [runs]
 max_concurrent = 1
 max_queued_per_org = {QUEUED + 100}
-
-[[providers]]
-name = "bench"
-kind = "openai"
-base_url = "http://127.0.0.1:{upstream_port}/v1"
-api_key_env = "BENCH_LLM_KEY"
-
-[prices."bench/gpt-bench"]
-input_per_mtok = 0.15
-output_per_mtok = 0.60
 """)
-    port = free_port()
-    admin_token = "bench-admin-" + secrets.token_hex(8)
-    master = subprocess.run([binary, "gen-master-key"], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    env = dict(os.environ, BENCH_LLM_KEY="sk-bench", AGENTGATE_ADMIN_TOKEN=admin_token,
-               AGENTGATE_MASTER_KEY=master, AGENTGATE_SERVER_LISTEN=f"127.0.0.1:{port}",
-               AGENTGATE_STORE_URL=f"sqlite:{work}/db/agentgate.db")
-    log = open(os.path.join(work, "server.log"), "w")
-    server = subprocess.Popen([binary, "serve", "--config", os.path.join(work, "agentgate.toml")],
-                              env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work,
-                              start_new_session=True)
+    port = server.port
     try:
-        for _ in range(500):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz")
-                break
-            except OSError:
-                time.sleep(0.02)
-        admin(port, admin_token, "POST", "/orgs", {"id": "acme", "name": "Acme"})
-        admin(port, admin_token, "POST", "/orgs/acme/environments", {"name": "prod"})
-        token = admin(port, admin_token, "POST", "/orgs/acme/tokens", {"name": "bench"})["token"]
-        admin(port, admin_token, "POST", "/orgs/acme/agents", {"id": "bench", "config": {
-            "name": "Bench", "instructions": "Answer briefly.",
-            "model": {"provider": "bench", "name": "gpt-bench", "max_output_tokens": 256}}})
-        admin(port, admin_token, "PUT", "/orgs/acme/agents/bench/deployments/prod", {"version": 1})
-        admin(port, admin_token, "PUT", "/orgs/acme/grants",
-              {"token_id": admin(port, admin_token, "GET", "/orgs/acme/tokens", {})["tokens"][0]["id"],
-               "agent_id": "bench", "permissions": ["chat"]})
+        token = server.provision()
         conn = http.client.HTTPConnection("127.0.0.1", port)
 
         # Queue-to-start, one run at a time on an idle server (after a few to warm up).
@@ -169,9 +122,7 @@ output_per_mtok = 0.60
               f"{before / 1024:.1f} MiB before, {after / 1024:.1f} MiB after: "
               f"{per_run:.0f} bytes per queued run (goal: <= 5 KB)")
     finally:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=30)
-        shutil.rmtree(work, ignore_errors=True)
+        server.stop(signal.SIGKILL)  # 10,000 queued runs need not drain
         upstream.close()
         provider.release.set()
         for writer in list(provider.writers):
