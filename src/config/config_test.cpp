@@ -83,6 +83,26 @@ TEST(Config, RunsHaveBoundedDefaultsAndOverrides) {
   EXPECT_FALSE(LoadConfig("[runs]\nmax_paralel = 3\n", FakeEnv({})));
 }
 
+TEST(Config, WebhooksArePublicAndHttpsByDefaultAndTheirRetriesScale) {
+  auto defaults = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_FALSE(defaults->webhooks.allow_private);
+  EXPECT_EQ(defaults->webhooks.first_retry_milliseconds, 5000);
+  auto c = LoadConfig("[webhooks]\nfirst_retry_milliseconds = 200\n",
+                      FakeEnv({{"AGENTGATE_WEBHOOKS_ALLOW_PRIVATE", "true"}}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->webhooks.allow_private);
+  EXPECT_EQ(c->webhooks.first_retry_milliseconds, 200);
+  for (const char* bad : {"first_retry_milliseconds = 5", "first_retry_milliseconds = 60000",
+                          "allow_private = \"yes\""}) {
+    auto refused = LoadConfig(std::string("[webhooks]\n") + bad + "\n", FakeEnv({}));
+    ASSERT_FALSE(refused) << bad;
+    const std::string key(bad, std::string_view(bad).find(' '));
+    EXPECT_NE(refused.error().message.find("webhooks." + key), std::string::npos) << bad;
+  }
+  EXPECT_FALSE(LoadConfig("[webhooks]\nallow_privat = true\n", FakeEnv({})));
+}
+
 TEST(Config, CrmPlainHttpIsAnExplicitChoice) {
   auto c = LoadConfig(R"([crm]
 allow_http = true

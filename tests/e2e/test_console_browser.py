@@ -306,20 +306,25 @@ def test_a_server_the_first_call_cannot_reach_is_said_so_and_can_be_tried_again(
     wait_for(browser, "#signin-form")  # tried again, it reaches the server
 
 
+def open_environment_page(browser, server, org, link):
+    """Signs in, opens the organization and follows its prod environment's `link`."""
+    browser.get(f"http://{server.host}:{server.port}/console/")
+    signin = wait_for(browser, "#signin-form")
+    fill(signin, "admin_token", ADMIN_TOKEN)
+    signin.submit()
+    wait_for(browser, "#spend-list")
+    browser.get(f"http://{server.host}:{server.port}/console/#/orgs/{org}")
+    wait_for(browser, "#env-list")
+    browser.find_element(By.LINK_TEXT, link).click()
+
+
 def test_an_operator_registers_a_webhook_and_sees_its_deliveries(start_server, llm, browser):
     server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
                                                 "AGENTGATE_WEBHOOKS_ALLOW_PRIVATE": "true",
                                                 "AGENTGATE_WEBHOOKS_FIRST_RETRY_MILLISECONDS": "200"})
     tenant = Tenant(server, org="hooks-org")
     tenant.agent("bot")
-    browser.get(f"http://{server.host}:{server.port}/console/")
-    signin = wait_for(browser, "#signin-form")
-    fill(signin, "admin_token", ADMIN_TOKEN)
-    signin.submit()
-    wait_for(browser, "#spend-list")
-    browser.get(f"http://{server.host}:{server.port}/console/#/orgs/hooks-org")
-    wait_for(browser, "#env-list")
-    browser.find_element(By.LINK_TEXT, "webhooks").click()
+    open_environment_page(browser, server, "hooks-org", "webhooks")
     wait_text(browser, "h1", "Webhooks of prod")
     assert "No webhooks in prod yet" in browser.find_element(By.ID, "webhook-empty").text
 
@@ -366,14 +371,7 @@ def test_an_operator_sees_an_environments_runs_and_cancels_a_running_one(start_s
         time.sleep(0.02)
     llm.push(dict(openai_text("Too slow."), delay=30))
     _, _, slow = server.request("POST", "/api/agents/bot/invoke", {"message": "slow", "background": True}, headers)
-    browser.get(f"http://{server.host}:{server.port}/console/")
-    signin = wait_for(browser, "#signin-form")
-    fill(signin, "admin_token", ADMIN_TOKEN)
-    signin.submit()
-    wait_for(browser, "#spend-list")
-    browser.get(f"http://{server.host}:{server.port}/console/#/orgs/runs-org")
-    wait_for(browser, "#env-list")
-    browser.find_element(By.LINK_TEXT, "runs").click()
+    open_environment_page(browser, server, "runs-org", "runs")
     wait_text(browser, "h1", "Runs of prod")
     deadline = time.monotonic() + 5
     while "running" not in browser.find_element(By.ID, "run-list").text:
