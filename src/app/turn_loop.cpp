@@ -87,7 +87,9 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       const milliseconds call_deadline = Until(run.deadlines.hard, d_.clock) + kPastTheCap;
       const int call = ++run.model_calls_started;
       run.Report([&] { return run_events::ModelStarted(call); });
-      AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer));
+      if (run.reply_stream) run.reply_stream->CallStarted(call);
+      AG_CO_TRYV(
+          co_await run.metered.Complete(request, call_deadline, answer, run.TextSinkOrNull()));
       if (answer.refused) {
         run.Report([&] { return run_events::ModelFailed(call, "spend_limit_reached"); });
         // A turn that cannot pay for its first call is refused; a later one answers with what
@@ -104,11 +106,14 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
                                            reply->usage.output_tokens, answer.cost_usd);
         });
         CountUsage(run, *reply, answer.cost_usd);
+        if (run.reply_stream)
+          run.ReportAll(run.reply_stream->CallEnded(true, !reply->tool_calls.empty()));
         step = turn.OnModelReply(*reply);
         break;
       }
       const auto& failure = std::get<ModelFailure>(answer.result);
       run.Report([&] { return run_events::ModelFailed(call, FailureKindName(failure.kind)); });
+      if (run.reply_stream) run.ReportAll(run.reply_stream->CallEnded(false, false));
       const auto decision = DecideRetry(failure, ++failures, Until(run.deadlines.soft, d_.clock));
       if (!decision.retry) {
         step = turn.OnModelFailed(decision.give_up, failure.message);

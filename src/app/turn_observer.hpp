@@ -11,6 +11,9 @@ class TurnObserver {
   virtual ~TurnObserver() = default;
   // On the turn's event loop, as each step happens; must not block.
   virtual void Report(RunEvent event) = 0;
+  // True when it shows the reply as the model writes it: the model is then asked to stream, and
+  // text.delta events come as the safety hold-back releases them (domain/runs/reply_stream).
+  virtual bool FollowsText() const { return false; }
 };
 
 }  // namespace agentgate

@@ -10,6 +10,7 @@
 #include "app/turn_place.hpp"
 #include "domain/agent/turn.hpp"
 #include "domain/governance/governance.hpp"
+#include "domain/runs/reply_stream.hpp"
 
 #include <memory>
 #include <optional>
@@ -36,7 +37,15 @@ struct TurnRun {
                           command_in.request.group_key.value_or("")},
               deadlines_in.soft, &remembered, &mcp_tools} {
     result.conversation_id = place_in.conversation_id;
+    if (command.observer != nullptr && command.observer->FollowsText()) {
+      reply_stream.emplace(agent.safety);
+      text_sink = [this](std::string_view piece) {
+        if (auto event = reply_stream->Piece(piece)) command.observer->Report(std::move(*event));
+      };
+    }
   }
+  TurnRun(const TurnRun&) = delete;  // its text sink points at it
+  TurnRun& operator=(const TurnRun&) = delete;
 
   const InvokeCommand& command;
   const LoadedAgent& agent;  // the command's, which holds it for the turn
@@ -57,6 +66,16 @@ struct TurnRun {
   const ToolContext tools;                 // what the turn's tools run with
 
   int model_calls_started = 0;  // numbers the model.* events, retries included
+  // A follower that shows the reply as it is written: what of it may be shown, and the sink the
+  // model calls stream into. A plain turn has neither.
+  std::optional<ReplyStream> reply_stream;
+  TextSink text_sink;
+
+  const TextSink* TextSinkOrNull() const { return reply_stream ? &text_sink : nullptr; }
+  // Reports each of `events` to the observer.
+  void ReportAll(std::vector<RunEvent> events) const {
+    for (auto& event : events) command.observer->Report(std::move(event));
+  }
 
   // A summary's call made before the turn's first counts as one of its calls.
   bool SummaryCalled() const { return summary_step && summary_step->record.called; }

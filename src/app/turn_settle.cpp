@@ -37,9 +37,17 @@ TurnRecord RecordOf(const TurnRun& run, const TurnOutcome& outcome, std::string 
                      outcome, result.blocked, run.mcp_tools.notes, summary)};
 }
 
-// The reply as its followers see it: its text, then its actions; none of it when the safety
-// policy withheld it (the run's terminal event carries the placeholder).
-void ReportReply(const TurnRun& run, const TurnOutcome& outcome) {
+// The reply as its followers see it: its text (the rest of it, when it streamed), then its
+// actions; none of it when the safety policy withheld it (the run's terminal event carries the
+// placeholder), and what streamed of it taken back.
+void ReportReply(TurnRun& run, const TurnOutcome& outcome) {
+  if (run.reply_stream) {
+    run.ReportAll(run.reply_stream->Settled(outcome.reply_text, run.result.blocked));
+    if (run.result.blocked) return;
+    for (const auto& action : outcome.actions)
+      run.Report([&] { return run_events::Action(action.name, action.arguments); });
+    return;
+  }
   if (run.result.blocked) return;
   if (!outcome.reply_text.empty())
     run.Report([&] { return run_events::TextDelta(outcome.reply_text); });

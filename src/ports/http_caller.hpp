@@ -7,6 +7,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,10 @@ struct HttpClientRequest {
   // Refuses (kForbidden) a host that resolves to a loopback, private, link-local or otherwise
   // non-public address, checked on the addresses it connects to (webhooks: docs/webhooks.md).
   bool public_addresses_only = false;
+  // Set for a call whose answer may be an event stream (a model's streamed reply): a 2xx
+  // `text/event-stream` body is handed here piece by piece as it arrives, and the response's
+  // `body` stays empty. Any other answer is read whole as usual.
+  std::function<void(std::string_view)> on_event_stream = nullptr;
 };
 
 struct HttpClientResponse {

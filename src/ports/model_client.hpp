@@ -6,18 +6,26 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
+#include <string_view>
 #include <variant>
 
 namespace agentgate {
 
 using ModelResult = std::variant<ModelReply, ModelFailure>;
+// Takes a reply's text as the model writes it, piece by piece, on the call's event loop (must not
+// block). The pieces joined are the reply's text, unless the call then fails.
+using TextSink = std::function<void(std::string_view)>;
 
 class ModelClient {
  public:
   virtual ~ModelClient() = default;
-  // Must return within `timeout`; cancellation of the awaiting coroutine cancels the call.
+  // Must return within `timeout`; cancellation of the awaiting coroutine cancels the call. With
+  // `on_text`, the reply is streamed from the provider where it can be (a plain call otherwise,
+  // its text then arriving in one piece).
   virtual boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
-                                                       std::chrono::milliseconds timeout) = 0;
+                                                       std::chrono::milliseconds timeout,
+                                                       const TextSink* on_text) = 0;
 };
 
 }  // namespace agentgate

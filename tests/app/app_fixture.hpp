@@ -32,8 +32,8 @@ class ScriptedModel final : public ModelClient {
  public:
   using Step = std::function<ModelResult(const ModelRequest&)>;
 
-  asio::awaitable<ModelResult> Complete(const ModelRequest& request,
-                                        std::chrono::milliseconds) override {
+  asio::awaitable<ModelResult> Complete(const ModelRequest& request, std::chrono::milliseconds,
+                                        const TextSink* on_text) override {
     Step step;
     std::chrono::milliseconds think{0};
     {
@@ -50,9 +50,19 @@ class ScriptedModel final : public ModelClient {
       auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
       if (ec) co_return ModelFailure{ModelFailure::Kind::kTransient, "canceled", {}};
     }
-    co_return step(request);
+    ModelResult result = step(request);
+    // A streamed call hears its reply's text `piece` bytes at a time.
+    if (const auto* reply = std::get_if<ModelReply>(&result); reply != nullptr && on_text) {
+      ++streamed_calls;
+      const std::string_view text = reply->text;
+      const std::size_t piece = stream_piece > 0 ? stream_piece : text.size();
+      for (std::size_t at = 0; at < text.size(); at += piece) (*on_text)(text.substr(at, piece));
+    }
+    co_return result;
   }
 
+  std::size_t stream_piece = 0;  // 0: the whole text in one piece
+  int streamed_calls = 0;
   std::deque<Step> script;
   std::vector<ModelRequest> seen;
   std::chrono::milliseconds thinking{0};  // each call takes this long, in real time
@@ -121,9 +131,9 @@ class InvokeAgentTest : public ::testing::Test {
   }
 
   InvokeAnswer Call(const InvokeRequest& request, const std::optional<std::string>& key,
-                    const std::string& fingerprint) {
+                    const std::string& fingerprint, TurnObserver* observer = nullptr) {
     const std::string agent = "bot";
-    const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr};
+    const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr, observer};
     InvokeAnswer answer = Result<InvokeResult>(Error(ErrorCode::kInternal, "not answered"));
     RunAsync(io_, invoke_.Call(call, answer));
     return answer;

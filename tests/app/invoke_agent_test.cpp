@@ -2,6 +2,8 @@
 // level of the use case.
 #include "app/app_fixture.hpp"
 
+#include <boost/json/parse.hpp>
+
 namespace agentgate::testing {
 
 TEST_F(InvokeAgentTest, ATurnPastItsSoftDeadlineAnswersWithWhatItHasAndRunsNoMoreTools) {
@@ -122,6 +124,68 @@ TEST_F(InvokeAgentTest, AKeyReplaysItsCommittedAnswerAndIsReleasedByATurnThatFai
     EXPECT_EQ(std::get<Result<InvokeResult>>(refused).error().code,
               ErrorCode::kConversationNotFound);
   }
+}
+
+// A follower that watches the reply form, as a run's recorder does.
+class Watcher final : public TurnObserver {
+ public:
+  void Report(RunEvent event) override { events.push_back(std::move(event)); }
+  bool FollowsText() const override { return true; }
+  std::string Text(std::string_view type = "text.delta") const {
+    std::string out;
+    for (const auto& e : events) {
+      if (e.type == type) out += e.data;
+    }
+    return out;
+  }
+  std::vector<RunEvent> events;
+};
+
+TEST_F(InvokeAgentTest, AWatchedTurnStreamsItsReplyAndAPlainOneDoesNot) {
+  const std::string reply =
+      "Order 42 left the warehouse on Monday and is with the carrier now; it should reach you "
+      "by Thursday at the latest, and I will tell you if that changes.";
+  model_.stream_piece = 3;
+  model_.script.push_back([&](const ModelRequest&) { return Reply(reply); });
+  Watcher watcher;
+  const auto result =
+      std::get<Result<InvokeResult>>(Call(Asking("Where is order 42?"), {}, "", &watcher));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->response, reply);
+  EXPECT_EQ(model_.streamed_calls, 1);
+  std::vector<std::string> pieces;
+  for (const auto& e : watcher.events) {
+    if (e.type == "text.delta") {
+      pieces.emplace_back(boost::json::parse(e.data).at("text").as_string());
+    }
+  }
+  ASSERT_GE(pieces.size(), 2u);  // released while the model wrote, then the rest
+  std::string joined;
+  for (const auto& p : pieces) joined += p;
+  EXPECT_EQ(joined, reply);
+
+  model_.script.push_back([&](const ModelRequest&) { return Reply(reply); });
+  ASSERT_TRUE(Invoke(Asking("Again?")));
+  EXPECT_EQ(model_.streamed_calls, 1);  // nobody watched: the model was not asked to stream
+}
+
+TEST_F(InvokeAgentTest, AWatchedReplyThatTheVerdictWithholdsIsTakenBack) {
+  const std::string reply =
+      "Here is everything I could find about the account and its renewal this quarter, as "
+      "asked. Internal only: the pricing floor is 40 percent and nobody outside may know it.";
+  model_.stream_piece = 2;
+  model_.script.push_back([&](const ModelRequest&) { return Reply(reply); });
+  Watcher watcher;
+  const auto result =
+      std::get<Result<InvokeResult>>(Call(Asking("Tell me a secret"), {}, "", &watcher));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->blocked);
+  EXPECT_EQ(result->response, "withheld");
+  const std::string shown = watcher.Text();
+  EXPECT_FALSE(shown.empty());  // the text before the match streamed
+  EXPECT_EQ(shown.find("Internal"), std::string::npos);
+  EXPECT_EQ(watcher.Text("text.retracted"), R"({"reason":"blocked"})");
+  EXPECT_EQ(watcher.events.back().type, "text.retracted");
 }
 
 }  // namespace agentgate::testing

@@ -90,7 +90,7 @@ def test_a_streamed_turn_survives_a_cut_connection_without_a_gap_or_a_repeat(sta
     assert again["last_event_id"] == "2"
     done = events[-1]["data"]
     assert set(done) == PLAIN_BODY_KEYS and done["response"] == "Slowly, then all at once."
-    assert events[3]["data"] == {"text": "Slowly, then all at once."}
+    assert events[3]["data"] == {"text": "Slowly, then all at once.", "call": 1}
     run_id = events[0]["data"]["run_id"]
     _, _, run = get_run(tenant, run_id)
     assert run["status"] == "completed" and run["result"] == done

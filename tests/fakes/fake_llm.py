@@ -7,6 +7,13 @@ A scripted step is a dict:
   {"delay": 2.5, ...}                    wait first; a client that hangs up meanwhile is recorded
   {"headers": {"retry-after": "1"}}      extra response headers
 With no script left, it answers "echo: <last user text>".
+
+A request with "stream": true gets a 200 JSON step as that provider streams it (OpenAI chunks ending
+in "data: [DONE]", usage last when stream_options.include_usage asks; Anthropic's message_start ...
+message_stop events), chunked, one event at a time. Streaming options of a step:
+  {"piece": 4}            text (and tool arguments) in pieces of this many characters
+  {"event_delay": 0.05}   a pause before each event (a client that hangs up is recorded)
+  {"cut_after": 3}        the connection is dropped after this many events: a stream cut halfway
 """
 import json
 import select
@@ -57,11 +64,73 @@ def anthropic_error(status, type_, message="error", headers=None):
     return step
 
 
+def _pieces(text, size):
+    return [text[i:i + size] for i in range(0, len(text), size)] if text else []
+
+
+def openai_stream_events(reply, piece, include_usage):
+    """An OpenAI chat.completion reply as its stream's data lines."""
+    choice = reply["choices"][0]
+    message = choice["message"]
+
+    def chunk(delta, finish_reason=None):
+        return {"id": reply.get("id", "chatcmpl-s"), "object": "chat.completion.chunk", "model": "gpt-test",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": p}) for p in _pieces(message.get("content") or "", piece)]
+    for i, call in enumerate(message.get("tool_calls") or []):
+        events.append(chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
+                                             "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+        events += [chunk({"tool_calls": [{"index": i, "function": {"arguments": p}}]})
+                   for p in _pieces(call["function"]["arguments"], piece)]
+    events.append(chunk({}, choice.get("finish_reason", "stop")))
+    if include_usage:
+        events.append({"id": reply.get("id", "chatcmpl-s"), "object": "chat.completion.chunk", "choices": [],
+                       "usage": reply.get("usage")})
+    return [f"data: {json.dumps(e)}\n\n" for e in events] + ["data: [DONE]\n\n"]
+
+
+def anthropic_stream_events(reply, piece):
+    """An Anthropic message as its stream's events."""
+    usage = reply.get("usage", {})
+
+    def event(name, data):
+        return f"event: {name}\ndata: {json.dumps(data)}\n\n"
+
+    events = [event("message_start", {"type": "message_start", "message": {
+        "id": reply.get("id", "msg_s"), "type": "message", "role": "assistant", "content": [],
+        "model": reply.get("model", "claude"), "stop_reason": None,
+        "usage": {"input_tokens": usage.get("input_tokens", 0), "output_tokens": 1}}}),
+        event("ping", {"type": "ping"})]
+    for index, block in enumerate(reply.get("content", [])):
+        if block["type"] == "text":
+            events.append(event("content_block_start", {"type": "content_block_start", "index": index,
+                                                        "content_block": {"type": "text", "text": ""}}))
+            events += [event("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                     "delta": {"type": "text_delta", "text": p}})
+                       for p in _pieces(block["text"], piece)]
+        else:
+            events.append(event("content_block_start", {"type": "content_block_start", "index": index,
+                                                        "content_block": {"type": "tool_use", "id": block["id"],
+                                                                          "name": block["name"], "input": {}}}))
+            events += [event("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                     "delta": {"type": "input_json_delta", "partial_json": p}})
+                       for p in _pieces(json.dumps(block["input"]), piece)]
+        events.append(event("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(event("message_delta", {"type": "message_delta",
+                                          "delta": {"stop_reason": reply.get("stop_reason"), "stop_sequence": None},
+                                          "usage": {"output_tokens": usage.get("output_tokens", 0)}}))
+    events.append(event("message_stop", {"type": "message_stop"}))
+    return events
+
+
 class FakeLlm:
     def __init__(self):
         self.script = []
         self.requests = []
         self.disconnects = 0
+        self.cut_streams = 0
         self.in_flight = 0  # requests being answered now, and the most at once
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -94,6 +163,8 @@ class FakeLlm:
                             fake.disconnects += 1
                         self.close_connection = True
                         return
+                if body.get("stream") and step.get("status", 200) == 200 and "json" in step:
+                    return self.stream(step, body)
                 payload = step["raw"].encode() if "raw" in step else json.dumps(step.get("json", {})).encode()
                 self.send_response(step.get("status", 200))
                 self.send_header("content-type", "application/json")
@@ -102,6 +173,42 @@ class FakeLlm:
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def stream(self, step, body):
+                piece = step.get("piece", 4)
+                if self.path.endswith("/v1/messages"):
+                    events = anthropic_stream_events(step["json"], piece)
+                else:
+                    include_usage = (body.get("stream_options") or {}).get("include_usage", False)
+                    events = openai_stream_events(step["json"], piece, include_usage)
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                self.wfile.flush()
+                for n, text in enumerate(events):
+                    # Any end but the stream's own closes the connection.
+                    self.close_connection = True
+                    if "cut_after" in step and n == step["cut_after"]:
+                        with fake.lock:
+                            fake.cut_streams += 1
+                        return  # the connection closes without the stream's end
+                    if step.get("event_delay") and fake._client_left(self.connection, step["event_delay"]):
+                        with fake.lock:
+                            fake.disconnects += 1
+                        return
+                    data = text.encode()
+                    try:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                        self.wfile.flush()
+                    except OSError:
+                        with fake.lock:
+                            fake.disconnects += 1
+                        return
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                self.close_connection = False
 
         self.server = serve(Handler)
         self.port = self.server.server_address[1]
@@ -139,6 +246,7 @@ class FakeLlm:
             self.script.clear()
             self.requests.clear()
             self.disconnects = 0
+            self.cut_streams = 0
             self.max_in_flight = 0
 
     def close(self):

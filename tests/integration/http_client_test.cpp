@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -330,6 +331,111 @@ TEST(HttpClientResend, AWriteIsNeverResentButAReadIsOnAFreshConnection) {
   ASSERT_TRUE(again) << again.error().message;  // sent again on a fresh connection
   EXPECT_EQ(again->body, "ok");
   EXPECT_EQ(server.requests(), 3);
+}
+
+// Answers one request with a chunked event stream: the first event, then (once the test says
+// the client has it, or after 3 s) the second and the end. With `status`/`type` it answers that
+// instead, whole.
+class EventStreamServer {
+ public:
+  EventStreamServer(int status = 200, std::string type = "text/event-stream")
+      : status_(status), type_(std::move(type)) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        ::listen(listener_, 4) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw std::runtime_error("cannot listen");
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~EventStreamServer() {
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/stream"; }
+  std::atomic<bool> client_has_first{false};
+  std::atomic<bool> waited_for_client{false};
+
+ private:
+  static void Send(int fd, const std::string& data) {
+    (void)::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+  }
+  static std::string Chunk(const std::string& data) {
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx", data.size());
+    return std::string(size) + "\r\n" + data + "\r\n";
+  }
+  void Serve() {
+    const int fd = ::accept(listener_, nullptr, nullptr);
+    if (fd < 0) return;
+    std::string request;
+    char buffer[4096];
+    while (request.find("\r\n\r\n") == std::string::npos) {
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      request.append(buffer, static_cast<std::size_t>(n));
+    }
+    const std::string head = "HTTP/1.1 " + std::to_string(status_) +
+                             " X\r\nContent-Type: " + type_ +
+                             "\r\nTransfer-Encoding: chunked\r\n\r\n";
+    Send(fd, head + Chunk("data: one\n\n"));
+    const bool streams = status_ == 200 && type_ == "text/event-stream";
+    const auto until = std::chrono::steady_clock::now() + (streams ? 3s : 0s);
+    while (!client_has_first && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(5ms);
+    waited_for_client = client_has_first.load();
+    Send(fd, Chunk("data: two\n\n") + Chunk("data: [DONE]\n\n") + "0\r\n\r\n");
+    ::close(fd);
+  }
+
+  int status_;
+  std::string type_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(HttpClientEventStream, HandsOverEachPieceAsItArrives) {
+  asio::io_context io;
+  HttpClient client(io.get_executor(), HttpClientOptions{});
+  EventStreamServer server;
+  std::string heard;
+  HttpClientRequest request;
+  request.method = "POST";
+  request.url = server.url();
+  request.on_event_stream = [&](std::string_view piece) {
+    heard.append(piece);
+    if (heard.find("one") != std::string::npos) server.client_has_first = true;
+  };
+  const auto response = RunAsync(io, client.Send(std::move(request)));
+  ASSERT_TRUE(response) << response.error().message;
+  EXPECT_EQ(response->status, 200);
+  EXPECT_TRUE(server.waited_for_client);  // the first event was handed over before the second
+  EXPECT_EQ(heard, "data: one\n\ndata: two\n\ndata: [DONE]\n\n");
+  EXPECT_TRUE(response->body.empty());
+}
+
+TEST(HttpClientEventStream, AnyOtherAnswerIsReadWhole) {
+  for (const auto& [status, type] : {std::pair{429, std::string("text/event-stream")},
+                                     std::pair{200, std::string("application/json")}}) {
+    asio::io_context io;
+    HttpClient client(io.get_executor(), HttpClientOptions{});
+    EventStreamServer server(status, type);
+    bool called = false;
+    HttpClientRequest request;
+    request.url = server.url();
+    request.on_event_stream = [&](std::string_view) { called = true; };
+    const auto response = RunAsync(io, client.Send(std::move(request)));
+    ASSERT_TRUE(response) << response.error().message;
+    EXPECT_EQ(response->status, status);
+    EXPECT_FALSE(called);
+    EXPECT_EQ(response->body, "data: one\n\ndata: two\n\ndata: [DONE]\n\n");
+  }
 }
 
 class HttpsClientTest : public ::testing::Test {

@@ -27,6 +27,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <functional>
+#include <tuple>
 #include <type_traits>
 
 namespace agentgate {
@@ -98,6 +100,7 @@ struct Prepared {
   Clock::time_point deadline;
   std::size_t max_response_bytes = 0;
   bool public_addresses_only = false;
+  std::function<void(std::string_view)> on_event_stream;
   std::string pool_key;  // the origin's, apart for connections checked to be public
 };
 
@@ -114,6 +117,7 @@ Result<Prepared> Prepare(HttpClientRequest&& req) {
   p.deadline = Clock::now() + req.timeout;
   p.max_response_bytes = req.max_response_bytes;
   p.public_addresses_only = req.public_addresses_only;
+  p.on_event_stream = std::move(req.on_event_stream);
   p.pool_key = p.origin.key + (p.public_addresses_only ? " public" : "");
   const std::string host = upstream::HostField(p.origin.host, p.origin.port, p.origin.default_port);
   p.head = upstream::RequestHead({bhttp::to_string(verb), p.origin.target, host}, req.headers,
@@ -215,6 +219,30 @@ struct HttpClient::Impl {
     boost::system::error_code transport_error;
   };
 
+  // Reads the head, then a 2xx event stream's body piece by piece into `on_data` (each piece leaves
+  // the parser's body once handed over, so a long stream is never held whole); any other answer
+  // is read whole.
+  template <class Stream>
+  static asio::awaitable<boost::system::error_code> ReadStreamed(
+      Stream& stream, beast::flat_buffer& buffer,
+      bhttp::response_parser<bhttp::string_body>& parser,
+      const std::function<void(std::string_view)>& on_data) {
+    auto [head_ec, head_read] = co_await bhttp::async_read_header(stream, buffer, parser, kTuple);
+    if (head_ec) co_return head_ec;
+    const auto& message = parser.get();
+    const bool streamed = message.result_int() / 100 == 2 &&
+                          message[bhttp::field::content_type].starts_with("text/event-stream");
+    while (!parser.is_done()) {
+      auto [ec, read] = co_await bhttp::async_read_some(stream, buffer, parser, kTuple);
+      if (ec) co_return ec;
+      if (streamed && !parser.get().body().empty()) {
+        on_data(parser.get().body());
+        parser.get().body().clear();
+      }
+    }
+    co_return boost::system::error_code{};
+  }
+
   template <class Stream>
   asio::awaitable<Result<HttpClientResponse>> Exchange(Stream& stream, beast::tcp_stream& lowest,
                                                        Prepared& p, ExchangeState& state) {
@@ -243,7 +271,12 @@ struct HttpClient::Impl {
     parser.header_limit(64 * 1024);
     if (head) parser.skip(true);
     beast::flat_buffer buffer;
-    auto [read_ec, read] = co_await bhttp::async_read(stream, buffer, parser, kTuple);
+    boost::system::error_code read_ec;
+    if (p.on_event_stream) {
+      read_ec = co_await ReadStreamed(stream, buffer, parser, p.on_event_stream);
+    } else {
+      std::tie(read_ec, std::ignore) = co_await bhttp::async_read(stream, buffer, parser, kTuple);
+    }
     state.received_any = parser.got_some();
     state.transport_error = read_ec;
     if (read_ec == bhttp::error::body_limit) {

@@ -1,6 +1,9 @@
 #include "adapters/providers/http_model_client.hpp"
 
 #include "adapters/providers/provider_wire.hpp"
+#include "adapters/providers/stream_wire.hpp"
+
+#include <memory>
 
 namespace agentgate {
 
@@ -13,20 +16,32 @@ HttpModelClient::HttpModelClient(Dialect dialect, HttpCaller& http, std::string 
 }
 
 asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request,
-                                                       std::chrono::milliseconds timeout) {
+                                                       std::chrono::milliseconds timeout,
+                                                       const TextSink* on_text) {
+  const bool openai = dialect_ == Dialect::kOpenAi;
+  const bool stream = on_text != nullptr;
   HttpClientRequest call;
   call.method = "POST";
   call.timeout = timeout;
   call.headers.emplace_back("content-type", "application/json");
-  if (dialect_ == Dialect::kOpenAi) {
+  if (openai) {
     call.url = base_url_ + "/chat/completions";
-    call.body = wire::OpenAiRequestBody(request);
+    call.body = wire::OpenAiRequestBody(request, stream);
     if (api_key_) call.headers.emplace_back("authorization", "Bearer " + *api_key_);
   } else {
     call.url = base_url_ + "/v1/messages";
-    call.body = wire::AnthropicRequestBody(request);
+    call.body = wire::AnthropicRequestBody(request, stream);
     call.headers.emplace_back("anthropic-version", "2023-06-01");
     if (api_key_) call.headers.emplace_back("x-api-key", *api_key_);
+  }
+  // Only a streamed call keeps a reader (in the heap, so a plain call's frame stays small).
+  std::unique_ptr<wire::StreamedReply> streamed;
+  if (stream) {
+    streamed = std::make_unique<wire::StreamedReply>(openai ? wire::StreamDialect::kOpenAi
+                                                            : wire::StreamDialect::kAnthropic);
+    call.on_event_stream = [reader = streamed.get(), on_text](std::string_view bytes) {
+      reader->Feed(bytes, *on_text);
+    };
   }
   auto response = co_await http_.Send(std::move(call));
   if (!response) {
@@ -37,17 +52,22 @@ asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& reque
     auto v = response->Header(name);
     return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
   };
-  if (dialect_ == Dialect::kOpenAi) {
-    if (response->status != 200) {
+  if (response->status != 200) {
+    if (openai) {
       co_return wire::OpenAiClassifyError(response->status, response->body, header("retry-after"),
                                           header("retry-after-ms"));
     }
-    co_return wire::OpenAiParseReply(response->body);
-  }
-  if (response->status != 200) {
     co_return wire::AnthropicClassifyError(response->status, response->body, header("retry-after"));
   }
-  co_return wire::AnthropicParseReply(response->body);
+  // A provider that ignored `stream` answered with one JSON reply: read it as a plain call's.
+  const bool event_stream = header("content-type").value_or("").starts_with("text/event-stream");
+  if (streamed && event_stream) co_return streamed->Finish();
+  auto reply =
+      openai ? wire::OpenAiParseReply(response->body) : wire::AnthropicParseReply(response->body);
+  if (const auto* text = std::get_if<ModelReply>(&reply);
+      text != nullptr && stream && !text->text.empty())
+    (*on_text)(text->text);
+  co_return reply;
 }
 
 }  // namespace agentgate

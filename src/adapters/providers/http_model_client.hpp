@@ -1,6 +1,6 @@
 #pragma once
 // The OpenAI-compatible and Anthropic model clients: one HTTP exchange per call through the
-// shared HttpClient, translated by provider_wire.
+// shared HttpClient, translated by provider_wire (and stream_wire for a streamed reply).
 
 #include "adapters/http_client/http_client.hpp"
 #include "ports/model_client.hpp"
@@ -18,7 +18,8 @@ class HttpModelClient final : public ModelClient {
                   std::optional<std::string> api_key);
 
   boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
-                                               std::chrono::milliseconds timeout) override;
+                                               std::chrono::milliseconds timeout,
+                                               const TextSink* on_text) override;
 
  private:
   Dialect dialect_;

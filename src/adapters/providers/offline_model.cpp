@@ -79,8 +79,19 @@ ModelReply OfflineReply(const ModelRequest& r) {
 }
 
 boost::asio::awaitable<ModelResult> OfflineModelClient::Complete(const ModelRequest& request,
-                                                                 std::chrono::milliseconds) {
-  co_return OfflineReply(request);
+                                                                 std::chrono::milliseconds,
+                                                                 const TextSink* on_text) {
+  ModelReply reply = OfflineReply(request);
+  if (on_text != nullptr) {
+    const std::string_view text = reply.text;
+    for (std::size_t start = 0; start < text.size();) {
+      const auto space = text.find(' ', start);
+      const std::size_t end = space == std::string_view::npos ? text.size() : space + 1;
+      (*on_text)(text.substr(start, end - start));
+      start = end;
+    }
+  }
+  co_return reply;
 }
 
 }  // namespace agentgate

@@ -9,7 +9,7 @@
 //   3. Otherwise, when the agent has trusted resources, it calls search_resources with the
 //      message as the query and then answers from the best passages.
 //   4. Otherwise it says it is the offline model and repeats what it was asked.
-// Token usage is estimated at about four bytes a token.
+// Token usage is estimated at about four bytes a token. A streamed call gets its text word by word.
 
 #include "ports/model_client.hpp"
 
@@ -20,7 +20,8 @@ ModelReply OfflineReply(const ModelRequest& request);
 class OfflineModelClient final : public ModelClient {
  public:
   boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
-                                               std::chrono::milliseconds timeout) override;
+                                               std::chrono::milliseconds timeout,
+                                               const TextSink* on_text) override;
 };
 
 }  // namespace agentgate

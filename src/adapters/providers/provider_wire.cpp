@@ -63,7 +63,7 @@ json::value ArgumentsObject(const std::string& arguments) {
 
 }  // namespace
 
-std::string OpenAiRequestBody(const ModelRequest& r) {
+std::string OpenAiRequestBody(const ModelRequest& r, bool stream) {
   // Every value in one stack buffer's storage, nested by moving (a turn writes this body for each
   // model call).
   unsigned char buffer[4096];
@@ -126,6 +126,12 @@ std::string OpenAiRequestBody(const ModelRequest& r) {
   body.emplace("messages", std::move(messages));
   body.emplace("max_tokens", r.max_output_tokens);
   if (r.temperature) body.emplace("temperature", *r.temperature);
+  if (stream) {
+    body.emplace("stream", true);
+    json::object options(sp);
+    options.emplace("include_usage", true);  // else a streamed reply's tokens go uncounted
+    body.emplace("stream_options", std::move(options));
+  }
   if (!r.tools.empty()) {
     json::array tools(sp);
     for (const auto& t : r.tools) {
@@ -197,7 +203,7 @@ ModelFailure OpenAiClassifyError(int status, const std::string& body,
   return ModelFailure{Kind::kRejected, what, std::nullopt};
 }
 
-std::string AnthropicRequestBody(const ModelRequest& r) {
+std::string AnthropicRequestBody(const ModelRequest& r, bool stream) {
   json::array messages;
   for (std::size_t i = 0; i < r.messages.size(); ++i) {
     const auto& m = r.messages[i];
@@ -230,6 +236,7 @@ std::string AnthropicRequestBody(const ModelRequest& r) {
       {"model", r.model}, {"max_tokens", r.max_output_tokens}, {"messages", std::move(messages)}};
   if (!r.system.empty()) body["system"] = r.system;
   if (r.temperature) body["temperature"] = *r.temperature;
+  if (stream) body["stream"] = true;
   if (!r.tools.empty()) {
     json::array tools;
     for (const auto& t : r.tools) {

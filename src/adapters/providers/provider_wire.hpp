@@ -13,14 +13,15 @@ namespace agentgate::wire {
 using Parsed = std::variant<ModelReply, ModelFailure>;
 
 // OpenAI-compatible /v1/chat/completions (OpenAI, vLLM, llama.cpp server, Ollama).
-std::string OpenAiRequestBody(const ModelRequest& request);
+// `stream` asks for the reply as server-sent events, usage included (stream_wire reads them).
+std::string OpenAiRequestBody(const ModelRequest& request, bool stream = false);
 Parsed OpenAiParseReply(const std::string& body);
 ModelFailure OpenAiClassifyError(int status, const std::string& body,
                                  std::optional<std::string> retry_after,
                                  std::optional<std::string> retry_after_ms);
 
 // Anthropic /v1/messages.
-std::string AnthropicRequestBody(const ModelRequest& request);
+std::string AnthropicRequestBody(const ModelRequest& request, bool stream = false);
 Parsed AnthropicParseReply(const std::string& body);
 ModelFailure AnthropicClassifyError(int status, const std::string& body,
                                     std::optional<std::string> retry_after);

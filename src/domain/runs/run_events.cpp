@@ -79,16 +79,20 @@ RunEvent ToolFinished(std::string_view call_id, std::string_view name, bool ok, 
             json::object{{"call_id", call_id}, {"name", name}, {"ok", ok}, {"ms", ms}});
 }
 
-RunEvent TextDelta(std::string_view text) {
-  return Of("text.delta", json::object{{"text", text}});
+RunEvent TextDelta(std::string_view text, std::optional<int> call) {
+  json::object data{{"text", text}};
+  if (call) data.emplace("call", *call);
+  return Of("text.delta", std::move(data));
 }
 
 RunEvent Action(std::string_view name, const json::value& arguments) {
   return Of("action", json::object{{"name", name}, {"arguments", arguments}});
 }
 
-RunEvent TextRetracted() {
-  return Of("text.retracted", json::object{});
+RunEvent TextRetracted(std::optional<int> call) {
+  if (call)
+    return Of("text.retracted", json::object{{"reason", "model_call_failed"}, {"call", *call}});
+  return Of("text.retracted", json::object{{"reason", "blocked"}});
 }
 
 RunEvent Completed(std::string body_json) {

@@ -7,6 +7,7 @@
 #include <boost/json/fwd.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,9 +38,11 @@ RunEvent ModelFinished(int call, std::int64_t input_tokens, std::int64_t output_
 RunEvent ModelFailed(int call, std::string_view failure);
 RunEvent ToolStarted(std::string_view call_id, std::string_view name);
 RunEvent ToolFinished(std::string_view call_id, std::string_view name, bool ok, std::int64_t ms);
-RunEvent TextDelta(std::string_view text);
+// `call`: the model call that wrote it (none for a reply sent whole after its verdict).
+RunEvent TextDelta(std::string_view text, std::optional<int> call = std::nullopt);
 RunEvent Action(std::string_view name, const boost::json::value& arguments);
-RunEvent TextRetracted();
+// Text sent so far is withdrawn: one failed call's (`call`), or all of it (the reply is withheld).
+RunEvent TextRetracted(std::optional<int> call);
 // The terminal events: the plain call's 200 body, or its error ({status, code, message}).
 RunEvent Completed(std::string body_json);
 RunEvent Failed(const Error& error);

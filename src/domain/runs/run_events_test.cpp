@@ -12,6 +12,7 @@ TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
             "{\"run_id\":\"run_1\",\"conversation_id\":null,\"agent_id\":\"bot\"}\n\n");
   RunEvent delta = run_events::TextDelta("two\nlines");
   EXPECT_EQ(delta.data, "{\"text\":\"two\\nlines\"}");  // a newline never splits a data: line
+  EXPECT_EQ(run_events::TextDelta("a", 2).data, "{\"text\":\"a\",\"call\":2}");
   RunEvent failed = run_events::Failed(Error(ErrorCode::kTurnTimeout, "capped"));
   EXPECT_EQ(failed.type, "run.failed");
   EXPECT_EQ(failed.data, "{\"status\":504,\"code\":\"turn_timeout\",\"message\":\"capped\"}");
