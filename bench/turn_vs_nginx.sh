@@ -25,7 +25,9 @@
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
 #   phases, from syscall tracepoints (bench/turn_phases.py)
 #   STREAMED=1 bash bench/turn_vs_nginx.sh  also loads the same turn streamed (Accept:
-#   text/event-stream: a run with its events, docs/runs.md) and prints it against the plain turn
+#   text/event-stream: a run with its events, docs/runs.md) and prints it against the plain turn,
+#   once from the instant upstream's JSON reply and once from the same upstream streaming the reply
+#   as OpenAI does (a word a chunk, usage, [DONE]: the model's stream read and released as it comes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/setup.sh "$@"
@@ -48,6 +50,17 @@ proxy=$(free_port)
 gate=$(free_port)
 
 completion='{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-bench","choices":[{"index":0,"message":{"role":"assistant","content":"All good."},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":4}}'
+# The same reply as an OpenAI stream (STREAMED=1's streaming provider): a word a chunk, usage, [DONE]
+# (the blank line that ends the last event is written in the upstream's config: $(...) drops it).
+stream_completion=$(python3 -c '
+import json
+words = ("All good, streamed from the instant upstream a word at a time as a provider sends it, long "
+         "enough that the safety hold-back releases some of it before the model has written the rest.").split(" ")
+chunk = lambda delta: {"choices": [{"index": 0, "delta": delta}]}  # short: nginx bounds a return text
+events = [chunk({"role": "assistant", "content": ""})]
+events += [chunk({"content": w + ("" if i == len(words) - 1 else " ")}) for i, w in enumerate(words)]
+events += [{"choices": [], "usage": {"prompt_tokens": 20, "completion_tokens": 40}}]
+print("".join("data: " + json.dumps(e, separators=(",", ":")) + "\n\n" for e in events) + "data: [DONE]")')
 sobjects='{"encoding":"UTF-8","maxBatchSize":200,"sobjects":[{"name":"Account","custom":false},{"name":"Widget__c","custom":true}]}'
 mkdir -p "$work/nginx"
 own_process=$(free_port)
@@ -72,6 +85,9 @@ instant() {  # an instant upstream listening on $1: an LLM provider and a Salesf
   echo "  server { listen 127.0.0.1:$1;
     location = /healthz { default_type application/json; return 200 '{\"status\":\"ok\"}'; }
     location /services/ { default_type application/json; return 200 '$sobjects'; }
+    location /sse/ { default_type text/event-stream; return 200 '$stream_completion
+
+'; }
     location / { default_type application/json; return 200 '$completion'; } }"
 }
 proxy_to() {  # a plain reverse proxy on $1 to upstream block $2
@@ -92,7 +108,17 @@ kind = "openai"
 base_url = "http://127.0.0.1:$upstream/v1"
 api_key_env = "BENCH_LLM_KEY"
 
+[[providers]]
+name = "bench-sse"
+kind = "openai"
+base_url = "http://127.0.0.1:$upstream/sse/v1"
+api_key_env = "BENCH_LLM_KEY"
+
 [prices."bench/gpt-bench"]
+input_per_mtok = 0.15
+output_per_mtok = 0.60
+
+[prices."bench-sse/gpt-bench"]
 input_per_mtok = 0.15
 output_per_mtok = 0.60
 TOML
@@ -113,6 +139,11 @@ api POST /orgs/acme/agents '{"id":"bench","config":{"name":"Bench","instructions
   "model":{"provider":"bench","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
 api PUT /orgs/acme/agents/bench/deployments/prod '{"version":1}' >/dev/null
 api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench\",\"permissions\":[\"chat\"]}" >/dev/null
+# The same agent on a provider that streams (STREAMED=1).
+api POST /orgs/acme/agents '{"id":"bench-sse","config":{"name":"Bench","instructions":"Answer briefly.",
+  "model":{"provider":"bench-sse","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
+api PUT /orgs/acme/agents/bench-sse/deployments/prod '{"version":1}' >/dev/null
+api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench-sse\",\"permissions\":[\"chat\"]}" >/dev/null
 api PUT /orgs/acme/environments/prod/crm \
   "{\"instance_url\":\"http://127.0.0.1:$upstream\",\"access_token\":\"00D000000000001!bench\"}" >/dev/null
 
@@ -233,11 +264,17 @@ if [ -n "${STREAMED:-}" ]; then
   streamed_check=$(curl -sN "http://127.0.0.1:$gate/api/agents/bench/invoke" -H "content-type: application/json" \
     -H "accept: text/event-stream" -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d "$invoke_body")
   echo "$streamed_check" | grep -q '^event: run.completed' || { echo "the streamed turn did not end: $streamed_check"; exit 1; }
+  sse_check=$(curl -sN "http://127.0.0.1:$gate/api/agents/bench-sse/invoke" -H "content-type: application/json" \
+    -H "accept: text/event-stream" -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d "$invoke_body")
+  echo "$sse_check" | grep -q 'has written the rest.","blocked":false' ||
+    { echo "the turn streamed from the streaming provider did not end: $sse_check"; exit 1; }
   plain=$(load "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
   streamed=$(profiled streamed "$work/streamed.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
-  p=$(echo "$plain" | rps); st=$(echo "$streamed" | rps)
+  from_stream=$(profiled streamed_sse "$work/streamed.lua" "http://127.0.0.1:$gate/api/agents/bench-sse/invoke")
+  p=$(echo "$plain" | rps); st=$(echo "$streamed" | rps); fs=$(echo "$from_stream" | rps)
   echo "agentgate ${TURN:-stateless} turn again (plain):  $p req/s, p99 $(echo "$plain" | pct 99)"
   echo "agentgate ${TURN:-stateless} turn streamed:       $st req/s, p99 $(echo "$streamed" | pct 99)   ratio to plain: $(ratio "$st" "$p")x, to nginx: $(ratio "$st" "$b")x"
+  echo "  the same streamed from a streaming provider (a word a chunk): $fs req/s, p99 $(echo "$from_stream" | pct 99)   ratio to plain: $(ratio "$fs" "$p")x"
 fi
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
 

@@ -230,22 +230,28 @@ TEST_F(HttpClientTest, ReportsUnreachableHostsAndBadUrls) {
   EXPECT_EQ(client_.ConnectionsOpened(), 0u);  // refused before any connection
 }
 
+// A listening socket on a free loopback port (its number in `port`), for the raw-socket servers.
+int ListenOnLoopback(int& port) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (::bind(listener, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      ::listen(listener, 16) != 0 ||
+      ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    throw std::runtime_error("cannot listen");
+  port = ntohs(address.sin_port);
+  return listener;
+}
+
 // A server that answers the first request on each connection and keeps it open, then takes the
 // second request whole and resets the connection without answering: the race a keep-alive client
 // meets when a server drops a pooled connection as a request goes out.
 class DropsSecondRequestServer {
  public:
   DropsSecondRequestServer() {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        ::listen(listener_, 16) != 0 ||
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-      throw std::runtime_error("cannot listen");
-    port_ = ntohs(address.sin_port);
+    listener_ = ListenOnLoopback(port_);
     acceptor_ = std::thread([this] { Accept(); });
   }
   ~DropsSecondRequestServer() {
@@ -340,16 +346,7 @@ class EventStreamServer {
  public:
   EventStreamServer(int status = 200, std::string type = "text/event-stream")
       : status_(status), type_(std::move(type)) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        ::listen(listener_, 4) != 0 ||
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-      throw std::runtime_error("cannot listen");
-    port_ = ntohs(address.sin_port);
+    listener_ = ListenOnLoopback(port_);
     thread_ = std::thread([this] { Serve(); });
   }
   ~EventStreamServer() {
