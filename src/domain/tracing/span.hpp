@@ -1,0 +1,38 @@
+#pragma once
+// A finished span as agentgate records it, before any wire format (OTLP: adapters/otlp). Pure.
+
+#include "domain/tracing/trace_context.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace agentgate::tracing {
+
+enum class SpanKind { kInternal, kServer, kClient };
+
+using AttributeValue =
+    std::variant<std::string, std::int64_t, double, bool, std::vector<std::string>>;
+
+struct Attribute {
+  std::string key;
+  AttributeValue value;
+};
+
+struct SpanRecord {
+  TraceId trace_id{};
+  SpanId span_id{};
+  std::optional<SpanId> parent;  // none for a trace's root span
+  std::string trace_state;
+  std::string name;
+  SpanKind kind = SpanKind::kInternal;
+  std::int64_t start_unix_ns = 0;
+  std::int64_t end_unix_ns = 0;
+  std::vector<Attribute> attributes;
+  bool error = false;         // the span's status: ERROR, else UNSET
+  std::string error_message;  // with `error`: what failed, never a secret or withheld text
+};
+
+}  // namespace agentgate::tracing
