@@ -1,5 +1,7 @@
 #include "config/config.hpp"
 
+#include "config/otel_env.hpp"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -71,6 +73,35 @@ class SectionReader {
             Name(key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
       }
       out = static_cast<Int>(*value);
+    }
+    return {};
+  }
+
+  Result<void> Number(const std::string& key, double& out, double min, double max) {
+    seen_.insert(key);
+    std::optional<double> value;
+    if (table_ != nullptr) {
+      if (const auto* node = table_->get(key)) {
+        value = node->value<double>();
+        if (!value) return ConfigError(Name(key), "must be a number");
+      }
+    }
+    if (auto e = env_(EnvName(section_, key))) {
+      char* end = nullptr;
+      const double parsed = std::strtod(e->c_str(), &end);
+      if (e->empty() || *end != '\0') {
+        return ConfigError(Name(key),
+                           "environment variable " + EnvName(section_, key) + " must be a number");
+      }
+      value = parsed;
+    }
+    if (value) {
+      if (!(*value >= min && *value <= max)) {
+        std::ostringstream range;
+        range << "must be from " << min << " to " << max;
+        return ConfigError(Name(key), range.str());
+      }
+      out = *value;
     }
     return {};
   }
@@ -186,10 +217,43 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
   return {};
 }
 
+// [tracing] over what the standard OTEL_* variables say (docs/tracing.md).
+Result<void> ReadTracing(const toml::table* table, const EnvLookup& env, TracingConfig& t) {
+  AG_TRYV(ApplyOtelEnvironment(env, t));
+  SectionReader tracing(table, "tracing", env);
+  AG_TRYV(tracing.String("endpoint", t.endpoint));
+  AG_TRYV(tracing.String("headers_env", t.headers_env));
+  AG_TRYV(tracing.Number("sample_ratio", t.sample_ratio, 0.0, 1.0));
+  AG_TRYV(tracing.Boolean("parent_based", t.parent_based));
+  AG_TRYV(tracing.String("service_name", t.service_name));
+  std::string attributes;
+  AG_TRYV(tracing.String("resource_attributes", attributes));
+  AG_TRYV(tracing.Boolean("capture_content", t.capture_content));
+  AG_TRYV(tracing.RejectUnknown());
+  if (!attributes.empty()) {
+    AG_TRY(t.resource_attributes,
+           ParseKeyValueList(attributes, "config key 'tracing.resource_attributes'"));
+  }
+  if (!t.endpoint.empty() && !IsHttpUrl(t.endpoint))
+    return ConfigError("tracing.endpoint", "must be an http or https URL");
+  if (t.service_name.empty()) return ConfigError("tracing.service_name", "must not be empty");
+  if (!t.headers_env.empty()) {
+    const auto headers = env(t.headers_env);
+    if (!headers) {
+      return ConfigError("tracing.headers_env",
+                         "environment variable " + t.headers_env + " is not set");
+    }
+    // The variable's value is a secret: its errors never quote it.
+    AG_TRY(t.headers,
+           ParseKeyValueList(*headers, "config key 'tracing.headers_env' (" + t.headers_env + ")"));
+  }
+  return {};
+}
+
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
-  static const std::set<std::string> kTopLevel{"server",   "store",     "admin",     "secrets",
-                                               "crm",      "upstream",  "retention", "runs",
-                                               "webhooks", "providers", "prices"};
+  static const std::set<std::string> kTopLevel{"server",   "store",    "admin",     "secrets",
+                                               "crm",      "upstream", "retention", "runs",
+                                               "webhooks", "tracing",  "providers", "prices"};
   for (const auto& [k, v] : root) {
     if (!kTopLevel.contains(std::string(k.str())))
       return ConfigError(std::string(k.str()), "unknown section");
@@ -257,6 +321,7 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(webhooks.Integer("first_retry_milliseconds", c.webhooks.first_retry_milliseconds, 100,
                            10000));
   AG_TRYV(webhooks.RejectUnknown());
+  AG_TRYV(ReadTracing(root["tracing"].as_table(), env, c.tracing));
 
   AG_TRYV(ReadProviders(root, c));
   AG_TRYV(ReadPrices(root, c));

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace agentgate {
@@ -90,6 +91,21 @@ struct RunsConfig {
   int retention_hours = 24;        // ended runs and their events are deleted after this
 };
 
+// OpenTelemetry trace export (docs/tracing.md): off unless an endpoint is configured, here or by
+// the standard OTEL_* variables (config/otel_env.hpp), which fill the keys left unset here.
+struct TracingConfig {
+  std::string endpoint;     // the OTLP/HTTP traces URL (".../v1/traces"); empty: off
+  std::string headers_env;  // a variable holding "key=value,..." headers (collector credentials)
+  std::vector<std::pair<std::string, std::string>> headers;  // resolved from it or OTEL_*
+  double sample_ratio = 1.0;  // the share of traces that start here which are recorded
+  bool parent_based = true;   // a caller's sampled flag decides for its own trace
+  std::string service_name = "agentgate";
+  std::vector<std::pair<std::string, std::string>> resource_attributes;  // "key=value,..."
+  bool capture_content = false;  // prompt and reply text on spans (withheld text never)
+
+  bool Enabled() const { return !endpoint.empty(); }
+};
+
 struct ProviderConfig {
   std::string name;
   std::string kind;  // openai | anthropic | offline
@@ -107,6 +123,7 @@ struct Config {
   RetentionConfig retention;
   RunsConfig runs;
   WebhooksConfig webhooks;
+  TracingConfig tracing;
   std::vector<ProviderConfig> providers;
   std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens
 };

@@ -224,3 +224,96 @@ TEST(Config, SecretsComeFromTheNamedVariable) {
 }
 
 }  // namespace agentgate
+
+namespace agentgate {
+namespace {
+
+std::string ErrorOf(const Result<Config>& c) {
+  return c ? std::string("(loaded)") : c.error().message;
+}
+
+}  // namespace
+
+TEST(TracingConfig, IsOffUntilAnEndpointIsConfiguredHereOrByTheStandardVariables) {
+  auto off = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_FALSE(off->tracing.Enabled());
+  EXPECT_EQ(off->tracing.sample_ratio, 1.0);
+  EXPECT_EQ(off->tracing.service_name, "agentgate");
+  EXPECT_FALSE(off->tracing.capture_content);
+
+  auto keys = LoadConfig(
+      "[tracing]\nendpoint = \"http://collector:4318/v1/traces\"\nsample_ratio = 0.5\n"
+      "service_name = \"gate-eu\"\nresource_attributes = \"deployment.environment=prod, "
+      "team=crm\"\nheaders_env = \"COLLECTOR_HEADERS\"\ncapture_content = true\n",
+      FakeEnv({{"COLLECTOR_HEADERS", "x-honeycomb-team=abc%3D%3D,x-dataset=gate"}}));
+  ASSERT_TRUE(keys) << keys.error().message;
+  EXPECT_TRUE(keys->tracing.Enabled());
+  EXPECT_EQ(keys->tracing.endpoint, "http://collector:4318/v1/traces");
+  EXPECT_EQ(keys->tracing.sample_ratio, 0.5);
+  EXPECT_EQ(keys->tracing.service_name, "gate-eu");
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(keys->tracing.resource_attributes,
+            (Pairs{{"deployment.environment", "prod"}, {"team", "crm"}}));
+  EXPECT_EQ(keys->tracing.headers, (Pairs{{"x-honeycomb-team", "abc=="}, {"x-dataset", "gate"}}));
+  EXPECT_TRUE(keys->tracing.capture_content);
+}
+
+TEST(TracingConfig, TheStandardVariablesFillWhatTheConfigLeavesUnset) {
+  auto base = LoadConfig("", FakeEnv({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"},
+                                      {"OTEL_EXPORTER_OTLP_HEADERS", "api-key=s%20cret"},
+                                      {"OTEL_SERVICE_NAME", "checkout-gate"},
+                                      {"OTEL_TRACES_SAMPLER", "parentbased_traceidratio"},
+                                      {"OTEL_TRACES_SAMPLER_ARG", "0.25"}}));
+  ASSERT_TRUE(base) << base.error().message;
+  EXPECT_EQ(base->tracing.endpoint, "http://collector:4318/v1/traces");  // the signal's path added
+  EXPECT_EQ(base->tracing.headers.at(0).second, "s cret");
+  EXPECT_EQ(base->tracing.service_name, "checkout-gate");
+  EXPECT_EQ(base->tracing.sample_ratio, 0.25);
+  EXPECT_TRUE(base->tracing.parent_based);
+
+  auto traces = LoadConfig("[tracing]\nsample_ratio = 0.1\n",
+                           FakeEnv({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:4318/"},
+                                    {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "https://b/otlp/traces"},
+                                    {"OTEL_TRACES_SAMPLER", "always_on"}}));
+  ASSERT_TRUE(traces) << traces.error().message;
+  EXPECT_EQ(traces->tracing.endpoint, "https://b/otlp/traces");  // as given
+  EXPECT_EQ(traces->tracing.sample_ratio, 0.1);                  // the config's key wins
+  EXPECT_FALSE(traces->tracing.parent_based);
+
+  auto disabled = LoadConfig("", FakeEnv({{"OTEL_SDK_DISABLED", "true"},
+                                          {"OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:4318"}}));
+  ASSERT_TRUE(disabled) << disabled.error().message;
+  EXPECT_FALSE(disabled->tracing.Enabled());
+}
+
+TEST(TracingConfig, BadSettingsAreStartUpErrorsNamingTheKeyOrVariable) {
+  EXPECT_NE(ErrorOf(LoadConfig("[tracing]\nendpoint = \"collector:4318\"\n", FakeEnv({})))
+                .find("'tracing.endpoint'"),
+            std::string::npos);
+  const auto ratio = ErrorOf(LoadConfig("[tracing]\nsample_ratio = 1.5\n", FakeEnv({})));
+  EXPECT_NE(ratio.find("'tracing.sample_ratio': must be from 0 to 1"), std::string::npos) << ratio;
+  EXPECT_NE(ErrorOf(LoadConfig("", FakeEnv({{"AGENTGATE_TRACING_SAMPLE_RATIO", "-0.1"}})))
+                .find("'tracing.sample_ratio'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(LoadConfig("", FakeEnv({{"OTEL_TRACES_SAMPLER", "traceidratio"},
+                                            {"OTEL_TRACES_SAMPLER_ARG", "2"}})))
+                .find("'OTEL_TRACES_SAMPLER_ARG'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(LoadConfig("", FakeEnv({{"OTEL_TRACES_SAMPLER", "sometimes"}})))
+                .find("'OTEL_TRACES_SAMPLER'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(LoadConfig("[tracing]\nheaders_env = \"NOT_SET\"\n", FakeEnv({})))
+                .find("'tracing.headers_env'"),
+            std::string::npos);
+  // A malformed secret is named by where it came from, never quoted.
+  const auto headers = ErrorOf(LoadConfig("[tracing]\nheaders_env = \"H\"\n",
+                                          FakeEnv({{"H", "secret-token-without-a-key"}})));
+  EXPECT_NE(headers.find("key=value"), std::string::npos) << headers;
+  EXPECT_EQ(headers.find("secret-token"), std::string::npos) << headers;
+  EXPECT_NE(ErrorOf(LoadConfig("[tracing]\nsampler = \"x\"\n", FakeEnv({})))
+                .find("'tracing.sampler': unknown key"),
+            std::string::npos);
+}
+
+}  // namespace agentgate
