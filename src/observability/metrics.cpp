@@ -227,6 +227,12 @@ void DeclareAgentgateMetrics(Metrics& m) {
                    "Background runs this server ended, by status (completed, failed, canceled).");
   m.DeclareCounter("agentgate_webhook_attempts_total",
                    "Webhook delivery attempts by outcome (delivered, failed).");
+  m.DeclareCounter("agentgate_trace_spans_exported_total",
+                   "Spans a collector accepted (docs/tracing.md).");
+  m.DeclareCounter("agentgate_trace_spans_dropped_total",
+                   "Spans not exported, by reason (queue_full, export_failed, rejected).");
+  m.DeclareCounter("agentgate_trace_export_requests_total",
+                   "OTLP export requests by outcome (ok, retried, failed).");
   m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds",
                      "Metadata gateway upstream call latency.", latency);
 }

@@ -1,0 +1,66 @@
+#pragma once
+// Spans as the use cases and adapters make them (docs/tracing.md): a span continues its parent's
+// trace (a caller's traceparent, or a span of ours) or starts one, sampled by the configured rule,
+// and goes to the sink when it ends, if sampled. With tracing off (no sink) a span is an empty
+// object that records nothing and costs a branch.
+
+#include "ports/span_sink.hpp"
+
+#include <optional>
+#include <string>
+
+namespace agentgate {
+
+struct SpanContext {
+  tracing::TraceId trace_id{};
+  tracing::SpanId span_id{};
+  bool sampled = false;
+  std::string trace_state;
+
+  // The traceparent that makes this span the parent of a call it sends.
+  std::string Traceparent() const;
+  static SpanContext From(const tracing::TraceContext& caller);
+};
+
+class Span {
+ public:
+  Span() = default;  // records nothing
+  Span(Span&&) noexcept = default;
+  Span& operator=(Span&& other) noexcept;
+  Span(const Span&) = delete;
+  Span& operator=(const Span&) = delete;
+  ~Span() { End(); }
+
+  bool recording() const { return record_.has_value(); }
+  // This span as a parent; none when tracing is off.
+  std::optional<SpanContext> context() const { return context_; }
+
+  void Set(std::string key, tracing::AttributeValue value);
+  void Fail(std::string message);  // status ERROR
+  void End();                      // submits once, if sampled
+
+ private:
+  friend class Tracer;
+  SpanSink* sink_ = nullptr;
+  std::optional<SpanContext> context_;
+  std::optional<tracing::SpanRecord> record_;  // only for a sampled span
+};
+
+class Tracer {
+ public:
+  Tracer() = default;  // off
+  Tracer(SpanSink* sink, double sample_ratio, bool parent_based)
+      : sink_(sink), ratio_(sample_ratio), parent_based_(parent_based) {}
+
+  bool enabled() const { return sink_ != nullptr; }
+  // A span under `parent` (none: a new trace, sampled by the ratio).
+  Span Start(std::string name, tracing::SpanKind kind,
+             const std::optional<SpanContext>& parent) const;
+
+ private:
+  SpanSink* sink_ = nullptr;
+  double ratio_ = 1.0;
+  bool parent_based_ = true;
+};
+
+}  // namespace agentgate
