@@ -4,6 +4,7 @@
 #include "adapters/http_server/handlers/route_deps.hpp"
 #include "adapters/http_server/server.hpp"
 #include "adapters/mcp_client/mcp_client.hpp"
+#include "adapters/otlp/otlp_exporter.hpp"
 #include "adapters/providers/http_model_client.hpp"
 #include "adapters/providers/offline_model.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
@@ -208,10 +209,37 @@ struct Upstreams {
   std::map<std::string, ModelClient*> models;  // by provider name
 };
 
+// Phase 5b. Traces (docs/tracing.md): an exporter on a thread of its own when an endpoint is
+// configured; otherwise a tracer that records nothing.
+struct Tracing {
+  Tracing(const Config& config, Metrics& metrics) {
+    const TracingConfig& t = config.tracing;
+    if (!t.Enabled()) return;
+    otlp::ExporterOptions options;
+    options.endpoint = t.endpoint;
+    options.headers = t.headers;
+    options.scope.scope_name = "agentgate";
+    options.scope.resource.push_back({"service.name", t.service_name});
+    for (const auto& [key, value] : t.resource_attributes)
+      options.scope.resource.push_back({key, value});
+    exporter =
+        std::make_unique<otlp::Exporter>(std::move(options), metrics, Upstreams::OptionsOf(config));
+    tracer = Tracer(exporter.get(), t.sample_ratio, t.parent_based);
+    log::Info("tracing_enabled", {{"sample_ratio", t.sample_ratio}});
+  }
+  // What is queued goes to the collector before the process exits.
+  void Flush() {
+    if (exporter) exporter->Shutdown(std::chrono::seconds(5));
+  }
+
+  std::unique_ptr<otlp::Exporter> exporter;
+  Tracer tracer;
+};
+
 // Phase 6. The use cases.
 struct UseCases {
   UseCases(const Settings& settings, const ProviderCatalog& providers, Runtime& rt, Upstreams& up,
-           const EventLoops& loops)
+           const EventLoops& loops, const Tracing& tracing)
       : timing{std::chrono::seconds(settings.config.server.answer_early_seconds),
                std::chrono::seconds(settings.config.server.turn_timeout_seconds)},
         admin(rt.runner, rt.tenants, rt.spend, rt.clock, providers, settings.master_key,
@@ -226,7 +254,7 @@ struct UseCases {
         idempotency(rt.runner, rt.lease, rt.clock, rt.metrics, timing.hard_cap),
         invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
                           tools, mcp_tools, idempotency, rt.lease, up.models,
-                          settings.config.prices, rt.clock, rt.metrics, timing}),
+                          settings.config.prices, rt.clock, rt.metrics, timing, &tracing.tracer}),
         console(rt.clock, ConsoleSessions::Limits{}),
         run_hub(static_cast<std::size_t>(settings.config.runs.max_events)),
         run_worker(RunWorkerDeps{invoke, idempotency, rt.tenants, rt.runner, rt.committer, rt.lease,
@@ -385,7 +413,8 @@ int Serve(const ServeOptions& options) {
   EventLoops loops(config);
   Runtime rt(config, **store);
   Upstreams upstreams(config, loops);
-  UseCases app(*settings, providers, rt, upstreams, loops);
+  Tracing tracing(config, rt.metrics);
+  UseCases app(*settings, providers, rt, upstreams, loops, tracing);
 
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{app.admin,
@@ -402,7 +431,8 @@ int Serve(const ServeOptions& options) {
                            : std::nullopt,
                        [&] { return server_slot && server_slot->Draining(); }};
   const http::Router router = http::BuildRouter(deps);
-  const http::ServerOptions server_options = ServerOptionsOf(config);
+  http::ServerOptions server_options = ServerOptionsOf(config);
+  server_options.tracer = &tracing.tracer;
   RaiseDescriptorLimit(server_options.max_connections);
   auto& server = server_slot.emplace(loops.loops, router, rt.metrics, server_options);
   auto bound = Listen(server, config);
@@ -431,6 +461,7 @@ int Serve(const ServeOptions& options) {
   log::Info("listening", {{"address", std::string_view(*bound)},
                           {"store", std::string_view(config.store.KindName())}});
   RunLoops(loops, rt);
+  tracing.Flush();
 
   rt.spend.RetireAll();  // what this server leased and did not spend goes back before it exits
   FlushGatewayCalls(**store, rt.gateway_calls, rt.clock);

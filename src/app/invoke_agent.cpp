@@ -94,6 +94,21 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(const InvokeCommand& com
   co_return co_await RunTurn(command, place, deadlines, outcome);
 }
 
+// The turn's `invoke_agent` span (the GenAI conventions' agent invocation), under the request's.
+Span InvokeAgent::StartTurnSpan(const InvokeCommand& command) const {
+  if (d_.tracer == nullptr || !d_.tracer->enabled()) return Span();
+  const auto& agent = *command.agent.loaded();
+  const std::string& name = agent.config.name.empty() ? command.agent_id : agent.config.name;
+  Span span = d_.tracer->Start("invoke_agent " + name, tracing::SpanKind::kInternal, command.trace);
+  span.Set("gen_ai.operation.name", std::string("invoke_agent"));
+  span.Set("gen_ai.agent.id", command.agent_id);
+  span.Set("gen_ai.agent.name", name);
+  span.Set("agentgate.org", command.caller.org_id);
+  span.Set("agentgate.env", command.caller.env);
+  span.Set("agentgate.agent.version", std::int64_t{agent.version});
+  return span;
+}
+
 asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const InvokeCommand& command,
                                                            TurnPlace& place,
                                                            TurnDeadlines deadlines,
@@ -106,6 +121,9 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const InvokeCommand& 
   const auto price = d_.prices.find(model_config.provider + "/" + model_config.name);
   TurnRun run(d_, command, place, deadlines, *model->second,
               price != d_.prices.end() ? price->second : Price{});
+  Span span = StartTurnSpan(command);
+  run.tracer = d_.tracer;
+  run.span = &span;
 
   // Prepare the prompt, run the model and tools until the turn finishes, then settle what it
   // answers and commit it (Commit settles first: the record is built in Commit's frame, which

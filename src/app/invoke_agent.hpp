@@ -18,6 +18,7 @@
 #include "runtime/conversation_queue.hpp"
 #include "runtime/server_lease.hpp"
 #include "runtime/spend_ledger.hpp"
+#include "runtime/tracer.hpp"
 #include "runtime/turn_cancel.hpp"
 #include "runtime/turn_committer.hpp"
 
@@ -58,6 +59,7 @@ struct InvokeCall {
   const AnswerRenderer& answer;           // with a key
   std::shared_ptr<TurnCancel> cancel;     // set when the caller may end the turn early
   TurnObserver* observer = nullptr;       // told each step (MCP progress)
+  const SpanContext* trace = nullptr;     // the request's span: the turn's spans go under it
 };
 
 // What a call gets: the stored answer of the call that used its key first, replayed as stored, or
@@ -97,6 +99,8 @@ struct InvokeCommand {
   // then, and its call already counted in its conversation's window.
   std::optional<std::string> new_conversation_id{};
   bool call_counted = false;
+  std::optional<SpanContext> trace{};  // the span the turn's spans go under (a copy: a streamed
+                                       // turn may outlive its request)
 };
 
 // Where a background run's turn will run, decided when it is queued.
@@ -132,6 +136,7 @@ struct InvokeDeps {
   const Clock& clock;
   Metrics& metrics;
   TurnTiming timing;
+  const Tracer* tracer = nullptr;  // none: tracing off
 };
 
 class InvokeAgent {
@@ -176,6 +181,7 @@ class InvokeAgent {
   boost::asio::awaitable<Result<InvokeResult>> RunTurn(const InvokeCommand& command,
                                                        TurnPlace& place, TurnDeadlines deadlines,
                                                        CommitOutcome& commit_outcome);
+  Span StartTurnSpan(const InvokeCommand& command) const;
   boost::asio::awaitable<Result<void>> Prepare(TurnRun& run, std::string& instance_instructions);
   // Leaves how the turn finished in run.outcome.
   boost::asio::awaitable<Result<void>> RunModelAndTools(TurnRun& run);

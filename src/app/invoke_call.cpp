@@ -25,6 +25,7 @@ asio::awaitable<bool> AdmitAndClaim(InvokeAgent& invoke, Idempotency& idempotenc
   }
   command.emplace(InvokeCommand{call.caller, call.agent_id, std::move(*admitted), call.request,
                                 std::nullopt, call.cancel, call.observer});
+  if (call.trace != nullptr) command->trace = *call.trace;
   if (!call.key) co_return true;
   auto claim = co_await idempotency.Claim(call.caller, *call.key, call.fingerprint);
   if (!claim) {

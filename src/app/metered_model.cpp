@@ -9,13 +9,14 @@ namespace asio = boost::asio;
 
 asio::awaitable<Result<void>> MeteredModel::Complete(const ModelRequest& request,
                                                      std::chrono::milliseconds timeout,
-                                                     MeteredCall& call, const TextSink* on_text) {
+                                                     MeteredCall& call,
+                                                     const ModelCallOptions& options) {
   // Reserving and settling happen outside this frame, which lives for the whole model call.
   call = MeteredCall{};
   AG_CO_TRY(const auto part, co_await Reserve(request, call));
   if (!part) co_return Result<void>{};  // refused
   const auto started = clock_.SteadyNow();
-  call.result = co_await model_.Complete(request, timeout, on_text);
+  call.result = co_await model_.Complete(request, timeout, options);
   Settle(*part, started, call);
   co_return Result<void>{};
 }

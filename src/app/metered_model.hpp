@@ -57,11 +57,11 @@ class MeteredModel {
   // Makes one call into `call` (the caller's, so no copy of it sits in this coroutine's frame
   // while the model answers). An error only when the store failed; a refusal or the model's own
   // failure is in `call`.
-  // `on_text`, when given, hears the reply's text as it streams (ModelClient::Complete).
+  // `options` say how the call is made (streamed, traced: ModelClient::Complete).
   boost::asio::awaitable<Result<void>> Complete(const ModelRequest& request,
                                                 std::chrono::milliseconds timeout,
                                                 MeteredCall& call,
-                                                const TextSink* on_text = nullptr);
+                                                const ModelCallOptions& options = {});
 
   // The real cost of every call so far, for the turn's commit.
   const std::vector<SpendSettlement>& Settlements() const { return settlements_; }

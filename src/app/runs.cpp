@@ -49,8 +49,9 @@ asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, b
     }
     key = claim->claimed;
   }
-  const InvokeCommand command{call.caller,  call.agent_id, std::move(*admitted),
-                              call.request, std::nullopt,  nullptr};
+  InvokeCommand command{call.caller,  call.agent_id, std::move(*admitted),
+                        call.request, std::nullopt,  nullptr};
+  if (call.trace != nullptr) command.trace = *call.trace;
   answer = co_await BeginAdmitted(command, key, streamed, notify);
   if (key && !std::get<Result<RunRecord>>(answer)) co_await idempotency_.Release(*key);
 }

@@ -40,7 +40,17 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
   for (const auto& call : calls) {
     run.Report([&] { return run_events::ToolStarted(call.id, call.name); });
     const auto started = clock.SteadyNow();
+    Span span =
+        run.StartChild([&] { return "execute_tool " + call.name; }, tracing::SpanKind::kInternal);
+    if (span.recording()) {
+      span.Set("gen_ai.operation.name", std::string("execute_tool"));
+      span.Set("gen_ai.tool.name", call.name);
+      span.Set("gen_ai.tool.call.id", call.id);
+      span.Set("gen_ai.tool.type", std::string("function"));
+    }
     results.push_back(co_await runner.Run(call, run.tools));
+    if (ToolFailed(results.back())) span.Fail("the tool could not answer");
+    span.End();
     run.Report([&] {
       const auto ms = std::chrono::duration_cast<milliseconds>(clock.SteadyNow() - started).count();
       return run_events::ToolFinished(call.id, call.name, !ToolFailed(results.back()), ms);
@@ -55,6 +65,35 @@ void CountUsage(TurnRun& run, const ModelReply& reply, double cost_usd) {
   run.result.cost_usd += cost_usd;
 }
 
+// A model call's `chat` span (the GenAI conventions' inference span), under the turn's.
+Span StartChatSpan(const TurnRun& run, const ModelRequest& request) {
+  Span span = run.StartChild([&] { return "chat " + request.model; }, tracing::SpanKind::kClient);
+  if (span.recording()) {
+    span.Set("gen_ai.operation.name", std::string("chat"));
+    span.Set("gen_ai.provider.name", run.agent.config.model.provider);
+    span.Set("gen_ai.request.model", request.model);
+  }
+  return span;
+}
+
+// How the call went, on its span: its usage, or why it failed (the kind, never the provider's
+// own message).
+void DescribeOnSpan(Span& span, const MeteredCall& call) {
+  if (call.refused) {
+    span.Set("error.type", std::string("spend_limit_reached"));
+    span.Fail("spend_limit_reached");
+  } else if (const auto* reply = std::get_if<ModelReply>(&call.result)) {
+    span.Set("gen_ai.usage.input_tokens", reply->usage.input_tokens);
+    span.Set("gen_ai.usage.output_tokens", reply->usage.output_tokens);
+    if (!reply->finish_reason.empty())
+      span.Set("gen_ai.response.finish_reasons", std::vector<std::string>{reply->finish_reason});
+  } else {
+    const std::string kind(FailureKindName(std::get<ModelFailure>(call.result).kind));
+    span.Set("error.type", kind);
+    span.Fail(kind);
+  }
+}
+
 // 402 for a turn that cannot reserve its first model call.
 Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
   return governance::SpendLimitError(
@@ -67,7 +106,8 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
   // One frame for the whole loop (each waiting turn keeps it): a step's call and its retries are
   // written out here rather than in a coroutine of their own.
   Turn& turn = *run.turn;
-  MeteredCall answer;  // each model call's outcome, in turn
+  MeteredCall answer;        // each model call's outcome, in turn
+  ModelCallOptions options;  // how each is made
   auto step = turn.Start();
   while (!std::holds_alternative<Turn::Finish>(step)) {
     // Stopped (the cap, or the caller's cancel) while the last step ran: its tools and calls end
@@ -88,8 +128,12 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       const int call = ++run.model_calls_started;
       run.Report([&] { return run_events::ModelStarted(call); });
       if (run.reply_stream) run.reply_stream->CallStarted(call);
-      AG_CO_TRYV(
-          co_await run.metered.Complete(request, call_deadline, answer, run.TextSinkOrNull()));
+      Span span = StartChatSpan(run, request);
+      options.on_text = run.TextSinkOrNull();
+      if (const auto* context = span.context_ptr()) options.traceparent = context->Traceparent();
+      AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer, options));
+      if (span.recording()) DescribeOnSpan(span, answer);
+      span.End();
       if (answer.refused) {
         run.Report([&] { return run_events::ModelFailed(call, "spend_limit_reached"); });
         // A turn that cannot pay for its first call is refused; a later one answers with what

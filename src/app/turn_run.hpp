@@ -72,6 +72,16 @@ struct TurnRun {
   TextSink text_sink;
 
   const TextSink* TextSinkOrNull() const { return reply_stream ? &text_sink : nullptr; }
+
+  // Tracing (docs/tracing.md): the turn's own span, when tracing is on; its steps' spans go under
+  // it. `make_name` runs only then, so a turn without tracing builds no span name.
+  const Tracer* tracer = nullptr;
+  Span* span = nullptr;
+  template <class MakeName>
+  Span StartChild(const MakeName& make_name, tracing::SpanKind kind) const {
+    if (span == nullptr || span->context_ptr() == nullptr) return Span();
+    return tracer->Start(make_name(), kind, span->context_ptr());
+  }
   // Reports each of `events` to the observer.
   void ReportAll(std::vector<RunEvent> events) const {
     for (auto& event : events) command.observer->Report(std::move(event));

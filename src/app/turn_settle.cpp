@@ -55,6 +55,19 @@ void ReportReply(TurnRun& run, const TurnOutcome& outcome) {
     run.Report([&] { return run_events::Action(action.name, action.arguments); });
 }
 
+// What the turn's span says of how it ended.
+void DescribeOnSpan(Span& span, const TurnRun& run) {
+  const InvokeResult& result = run.result;
+  if (result.conversation_id) span.Set("gen_ai.conversation.id", *result.conversation_id);
+  if (result.stop_reason)
+    span.Set("agentgate.terminated_reason", std::string(StopReasonName(*result.stop_reason)));
+  span.Set("agentgate.blocked", result.blocked);
+  span.Set("agentgate.cost_usd", result.cost_usd);
+  span.Set("gen_ai.usage.input_tokens", result.usage.input_tokens);
+  span.Set("gen_ai.usage.output_tokens", result.usage.output_tokens);
+  span.Set("agentgate.turn_id", result.turn_id);
+}
+
 }  // namespace
 
 TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
@@ -96,6 +109,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
                                                           CommitOutcome& commit_outcome) {
   const TurnCommit commit = Settle(run, *run.outcome);
   ReportReply(run, *run.outcome);
+  if (run.span != nullptr && run.span->recording()) DescribeOnSpan(*run.span, run);
   // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
   // last step ran (a canceled or timed-out model call returns a failure, not an exception), stores
   // nothing. Past this check the commit is queued in the same step, and its outcome is the answer

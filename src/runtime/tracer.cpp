@@ -42,37 +42,48 @@ SpanContext SpanContext::From(const tracing::TraceContext& caller) {
 Span& Span::operator=(Span&& other) noexcept {
   if (this != &other) {
     End();
-    sink_ = other.sink_;
-    context_ = std::move(other.context_);
-    record_ = std::move(other.record_);
-    other.record_.reset();
+    state_ = std::move(other.state_);
   }
   return *this;
 }
 
+std::optional<SpanContext> Span::context() const {
+  if (!state_) return std::nullopt;
+  return state_->context;
+}
+
+void Span::Rename(std::string name) {
+  if (recording()) state_->record->name = std::move(name);
+}
+
 void Span::Set(std::string key, tracing::AttributeValue value) {
-  if (record_) record_->attributes.push_back({std::move(key), std::move(value)});
+  if (recording()) state_->record->attributes.push_back({std::move(key), std::move(value)});
 }
 
 void Span::Fail(std::string message) {
-  if (!record_) return;
-  record_->error = true;
-  record_->error_message = std::move(message);
+  if (!recording()) return;
+  state_->record->error = true;
+  state_->record->error_message = std::move(message);
 }
 
 void Span::End() {
-  if (!record_) return;
-  record_->end_unix_ns = NowUnixNs();
-  sink_->Submit(std::move(*record_));
-  record_.reset();
+  if (!recording()) return;
+  state_->record->end_unix_ns = NowUnixNs();
+  state_->sink->Submit(std::move(*state_->record));
+  state_->record.reset();
 }
 
 Span Tracer::Start(std::string name, tracing::SpanKind kind,
                    const std::optional<SpanContext>& parent) const {
+  return Start(std::move(name), kind, parent ? &*parent : nullptr);
+}
+
+Span Tracer::Start(std::string name, tracing::SpanKind kind, const SpanContext* parent) const {
   Span span;
   if (sink_ == nullptr) return span;
-  SpanContext context;
-  if (parent) {
+  auto state = std::make_unique<Span::State>();
+  SpanContext& context = state->context;
+  if (parent != nullptr) {
     context.trace_id = parent->trace_id;
     context.trace_state = parent->trace_state;
     context.sampled =
@@ -82,19 +93,19 @@ Span Tracer::Start(std::string name, tracing::SpanKind kind,
     context.sampled = tracing::SampledByRatio(context.trace_id, ratio_);
   }
   context.span_id = RandomId<8>();
-  span.sink_ = sink_;
-  span.context_ = context;
+  state->sink = sink_;
   if (context.sampled) {
     tracing::SpanRecord record;
     record.trace_id = context.trace_id;
     record.span_id = context.span_id;
-    if (parent) record.parent = parent->span_id;
+    if (parent != nullptr) record.parent = parent->span_id;
     record.trace_state = context.trace_state;
     record.name = std::move(name);
     record.kind = kind;
     record.start_unix_ns = NowUnixNs();
-    span.record_ = std::move(record);
+    state->record = std::move(record);
   }
+  span.state_ = std::move(state);
   return span;
 }
 

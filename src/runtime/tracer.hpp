@@ -6,6 +6,7 @@
 
 #include "ports/span_sink.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,7 @@ struct SpanContext {
   static SpanContext From(const tracing::TraceContext& caller);
 };
 
+// One pointer wide: with tracing off (the common case) a turn's frames hold only null spans.
 class Span {
  public:
   Span() = default;  // records nothing
@@ -31,19 +33,24 @@ class Span {
   Span& operator=(const Span&) = delete;
   ~Span() { End(); }
 
-  bool recording() const { return record_.has_value(); }
+  bool recording() const { return state_ && state_->record.has_value(); }
   // This span as a parent; none when tracing is off.
-  std::optional<SpanContext> context() const { return context_; }
+  std::optional<SpanContext> context() const;
+  const SpanContext* context_ptr() const { return state_ ? &state_->context : nullptr; }
 
+  void Rename(std::string name);
   void Set(std::string key, tracing::AttributeValue value);
   void Fail(std::string message);  // status ERROR
   void End();                      // submits once, if sampled
 
  private:
   friend class Tracer;
-  SpanSink* sink_ = nullptr;
-  std::optional<SpanContext> context_;
-  std::optional<tracing::SpanRecord> record_;  // only for a sampled span
+  struct State {
+    SpanSink* sink = nullptr;
+    SpanContext context;
+    std::optional<tracing::SpanRecord> record;  // only for a sampled span
+  };
+  std::unique_ptr<State> state_;
 };
 
 class Tracer {
@@ -56,6 +63,7 @@ class Tracer {
   // A span under `parent` (none: a new trace, sampled by the ratio).
   Span Start(std::string name, tracing::SpanKind kind,
              const std::optional<SpanContext>& parent) const;
+  Span Start(std::string name, tracing::SpanKind kind, const SpanContext* parent) const;
 
  private:
   SpanSink* sink_ = nullptr;

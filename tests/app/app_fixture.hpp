@@ -33,7 +33,8 @@ class ScriptedModel final : public ModelClient {
   using Step = std::function<ModelResult(const ModelRequest&)>;
 
   asio::awaitable<ModelResult> Complete(const ModelRequest& request, std::chrono::milliseconds,
-                                        const TextSink* on_text) override {
+                                        const ModelCallOptions& options) override {
+    const TextSink* on_text = options.on_text;
     Step step;
     std::chrono::milliseconds think{0};
     {

@@ -11,6 +11,10 @@
 #include <utility>
 #include <vector>
 
+namespace agentgate {
+struct SpanContext;  // runtime/tracer.hpp
+}
+
 namespace agentgate::http {
 
 struct Request {
@@ -26,6 +30,9 @@ struct Request {
   // more). A route whose work should end when its caller leaves (MCP calls) races it; others
   // finish what they started (an idempotent invoke is retried and replayed).
   std::function<boost::asio::awaitable<void>()> client_closed;
+  // The server span this request runs under (docs/tracing.md), while it is handled; none when
+  // tracing is off. A use case that outlives the request keeps a copy.
+  const SpanContext* trace = nullptr;
 
   std::optional<std::string_view> Header(std::string_view lower_name) const;
   // The value of cookie `name` from the Cookie header; nullopt when absent.

@@ -5,6 +5,7 @@
 #include "crypto/crypto.hpp"
 #include "observability/log.hpp"
 #include "observability/metrics.hpp"
+#include "runtime/tracer.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -372,7 +373,9 @@ struct Server::Impl {
     };
     const auto started = std::chrono::steady_clock::now();
     std::string route_name = "unmatched";
+    Span span = StartServerSpan(request);
     Response response = co_await Dispatch(request, route_name);
+    if (span.recording()) EndServerSpan(span, request, route_name, response.status);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     metrics.AddGauge("agentgate_http_requests_in_flight", {}, -1);
@@ -400,6 +403,35 @@ struct Server::Impl {
     --active_requests;
     c.busy = false;
     co_return written&& answered_keep_alive ? Next::kKeepAlive : Next::kClose;
+  }
+
+  // The request's server span, under the caller's traceparent when it sent a valid one.
+  Span StartServerSpan(Request& request) const {
+    if (options.tracer == nullptr || !options.tracer->enabled()) return Span();
+    std::optional<SpanContext> parent;
+    if (const auto header = request.Header("traceparent")) {
+      if (auto caller =
+              tracing::ParseTraceparent(*header, request.Header("tracestate").value_or("")))
+        parent = SpanContext::From(*caller);
+    }
+    Span span = options.tracer->Start(request.method, tracing::SpanKind::kServer, parent);
+    request.trace = span.context_ptr();
+    return span;
+  }
+
+  // Named "{method} {route}" as the HTTP conventions say; the path is sent without its query.
+  static void EndServerSpan(Span& span, const Request& request, const std::string& route,
+                            int status) {
+    const bool matched = route != "unmatched";
+    if (matched) span.Rename(request.method + " " + route);
+    span.Set("http.request.method", request.method);
+    if (matched) span.Set("http.route", route);
+    span.Set("url.path", request.path);
+    span.Set("http.response.status_code", std::int64_t{status});
+    if (status >= 500) {
+      span.Set("error.type", std::to_string(status));
+      span.Fail("HTTP " + std::to_string(status));
+    }
   }
 
   asio::awaitable<Response> Dispatch(Request& request, std::string& route_name) {

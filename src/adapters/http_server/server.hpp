@@ -19,7 +19,8 @@ class io_context;
 
 namespace agentgate {
 class Metrics;
-}
+class Tracer;
+}  // namespace agentgate
 
 namespace agentgate::http {
 
@@ -31,6 +32,8 @@ struct ServerOptions {
   std::chrono::seconds header_timeout{10};  // a request's whole header, from its first byte
   std::size_t max_connections = 16384;      // then accept waits (idle keep-alives are reclaimed)
   std::size_t max_requests_per_connection = 1000;
+  // A server span per request, continuing the caller's traceparent (docs/tracing.md); none: off.
+  const Tracer* tracer = nullptr;
 };
 
 class Server {

@@ -17,7 +17,8 @@ HttpModelClient::HttpModelClient(Dialect dialect, HttpCaller& http, std::string 
 
 asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request,
                                                        std::chrono::milliseconds timeout,
-                                                       const TextSink* on_text) {
+                                                       const ModelCallOptions& options) {
+  const TextSink* on_text = options.on_text;
   const bool openai = dialect_ == Dialect::kOpenAi;
   const bool stream = on_text != nullptr;
   HttpClientRequest call;
@@ -34,6 +35,7 @@ asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& reque
     call.headers.emplace_back("anthropic-version", "2023-06-01");
     if (api_key_) call.headers.emplace_back("x-api-key", *api_key_);
   }
+  if (!options.traceparent.empty()) call.headers.emplace_back("traceparent", options.traceparent);
   // Only a streamed call keeps a reader (in the heap, so a plain call's frame stays small).
   std::unique_ptr<wire::StreamedReply> streamed;
   if (stream) {

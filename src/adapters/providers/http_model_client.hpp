@@ -19,7 +19,7 @@ class HttpModelClient final : public ModelClient {
 
   boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
                                                std::chrono::milliseconds timeout,
-                                               const TextSink* on_text) override;
+                                               const ModelCallOptions& options) override;
 
  private:
   Dialect dialect_;

@@ -80,7 +80,8 @@ ModelReply OfflineReply(const ModelRequest& r) {
 
 boost::asio::awaitable<ModelResult> OfflineModelClient::Complete(const ModelRequest& request,
                                                                  std::chrono::milliseconds,
-                                                                 const TextSink* on_text) {
+                                                                 const ModelCallOptions& options) {
+  const TextSink* on_text = options.on_text;
   ModelReply reply = OfflineReply(request);
   if (on_text != nullptr) {
     const std::string_view text = reply.text;

@@ -21,7 +21,7 @@ class OfflineModelClient final : public ModelClient {
  public:
   boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
                                                std::chrono::milliseconds timeout,
-                                               const TextSink* on_text) override;
+                                               const ModelCallOptions& options) override;
 };
 
 }  // namespace agentgate

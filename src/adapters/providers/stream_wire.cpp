@@ -114,7 +114,10 @@ void StreamedReply::OpenAiEvent(const SseEvent& event, const TextSink& on_text) 
   }
   const auto* choices = At(chunk, "choices");
   if (choices == nullptr || !choices->is_array() || choices->as_array().empty()) return;
-  const auto* delta = At(choices->as_array()[0], "delta");
+  const auto& choice = choices->as_array()[0];
+  if (const auto reason = StringOf(At(choice, "finish_reason")); !reason.empty())
+    finish_reason_ = std::string(reason);
+  const auto* delta = At(choice, "delta");
   if (delta == nullptr) return;
   if (const auto text = StringOf(At(*delta, "content")); !text.empty()) {
     text_.append(text);
@@ -172,6 +175,10 @@ void StreamedReply::AnthropicEvent(const SseEvent& event, const TextSink& on_tex
       call->second.arguments.append(StringOf(At(*delta, "partial_json")));
     }
   } else if (type == "message_delta") {
+    if (const auto* delta = At(data, "delta"); delta != nullptr) {
+      if (const auto reason = StringOf(At(*delta, "stop_reason")); !reason.empty())
+        finish_reason_ = std::string(reason);
+    }
     // Its usage counts are cumulative: they replace what message_start said.
     if (const auto* usage = At(data, "usage"); usage != nullptr) {
       if (const auto out = IntOf(At(*usage, "output_tokens"))) usage_.output_tokens = *out;
@@ -196,6 +203,7 @@ Parsed StreamedReply::Finish() {
   ModelReply reply;
   reply.text = std::move(text_);
   reply.usage = usage_;
+  reply.finish_reason = std::move(finish_reason_);
   for (auto& [index, call] : calls_) {
     if (call.name.empty()) {
       return ModelFailure{Kind::kTransient, "malformed stream from the model provider",

@@ -60,6 +60,7 @@ class StreamedReply {
   std::string text_;
   std::map<std::int64_t, PartialCall> calls_;  // by the stream's index, in order
   TokenUsage usage_;
+  std::string finish_reason_;
   bool ended_ = false;  // the provider's end event arrived
   std::optional<ModelFailure> failure_;
 };

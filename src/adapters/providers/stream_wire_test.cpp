@@ -70,6 +70,7 @@ TEST(StreamedReply, OpenAiTextArrivesInPiecesAndTheReplyCountsItsUsage) {
     EXPECT_TRUE(reply.tool_calls.empty());
     EXPECT_EQ(reply.usage.input_tokens, 11);
     EXPECT_EQ(reply.usage.output_tokens, 4);
+    EXPECT_EQ(reply.finish_reason, "stop");
   }
 }
 
@@ -165,6 +166,7 @@ TEST(StreamedReply, AnthropicTextAndToolInputAreAssembledWithTheFinalUsage) {
     EXPECT_EQ(reply.tool_calls[0].arguments_json, R"({"order":"A-1"})");
     EXPECT_EQ(reply.usage.input_tokens, 25);
     EXPECT_EQ(reply.usage.output_tokens, 17);
+    EXPECT_EQ(reply.finish_reason, "tool_use");
   }
   const std::string_view whole = kAnthropic;
   const Heard cut =

@@ -72,10 +72,12 @@ Response Replayed(StoredResponse& replay) {
 // "background": true queues the run once admitted, and answers 202 with where to read it. A stream
 // (`r`'s) starts it at once and answers with its events, from the first, live to its terminal one.
 // Refusals before either are the plain call's JSON errors; a key's replay is its stored answer.
-asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok, Request* stream) {
+asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok, Request* stream,
+                                   const SpanContext* trace) {
   static const AnswerRenderer kRunsOwnAnswer;  // a run's key stores its 202, or its turn's 200
-  const InvokeCall call{ok.caller,           ok.call.agent_id, ok.call.request, ok.call.key,
-                        ok.call.fingerprint, kRunsOwnAnswer,   nullptr};
+  const InvokeCall call{
+      ok.caller,      ok.call.agent_id, ok.call.request, ok.call.key, ok.call.fingerprint,
+      kRunsOwnAnswer, nullptr,          nullptr,         trace};
   QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "no answer"));
   // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
   if (stream) {
@@ -98,10 +100,10 @@ asio::awaitable<Response> Invoke(RouteDeps& deps, Request& r) {
   auto read = co_await AuthenticateAndRead(deps, r, ReadInvokeCall, ErrorResponse);
   if (auto* refused = std::get_if<Response>(&read)) co_return std::move(*refused);
   const AuthenticatedCall& ok = std::get<AuthenticatedCall>(read);
-  if (ok.call.delivery.background) co_return co_await BeginRun(deps, ok, nullptr);
-  if (ok.call.delivery.stream) co_return co_await BeginRun(deps, ok, &r);
+  if (ok.call.delivery.background) co_return co_await BeginRun(deps, ok, nullptr, r.trace);
+  if (ok.call.delivery.stream) co_return co_await BeginRun(deps, ok, &r, r.trace);
   co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
-                                ok.call.fingerprint, render);
+                                ok.call.fingerprint, render, nullptr, nullptr, r.trace);
 }
 
 }  // namespace

@@ -35,13 +35,14 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                      const std::string& agent_id, const InvokeRequest& request,
                                      const std::optional<std::string>& key,
                                      const std::string& fingerprint, const InvokeRenderer& render,
-                                     std::shared_ptr<TurnCancel> cancel, TurnObserver* observer) {
+                                     std::shared_ptr<TurnCancel> cancel, TurnObserver* observer,
+                                     const SpanContext* trace) {
   const AnswerRenderer answer = [&render](const InvokeResult& result) {
     Response rendered = render(result);
     return StoredResponse{rendered.status, std::move(rendered.body)};
   };
-  const InvokeCall call{caller,      agent_id, request,           key,
-                        fingerprint, answer,   std::move(cancel), observer};
+  const InvokeCall call{caller, agent_id,          request,  key,  fingerprint,
+                        answer, std::move(cancel), observer, trace};
   InvokeAnswer outcome = Result<InvokeResult>(Error(ErrorCode::kInternal, "no answer"));
   co_await deps.invoke.Call(call, outcome);
   if (auto* replay = std::get_if<StoredResponse>(&outcome)) {
@@ -65,7 +66,7 @@ asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
   if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
   const AuthenticatedCall& ok = std::get<AuthenticatedCall>(admitted);
   co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
-                                ok.call.fingerprint, render);
+                                ok.call.fingerprint, render, nullptr, nullptr, r.trace);
 }
 
 }  // namespace agentgate::http

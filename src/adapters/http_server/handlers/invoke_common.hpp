@@ -59,6 +59,7 @@ boost::asio::awaitable<Response> InvokeOnce(
     RouteDeps& deps, const Caller& caller, const std::string& agent_id,
     const InvokeRequest& request, const std::optional<std::string>& key,
     const std::string& fingerprint, const InvokeRenderer& render,
-    std::shared_ptr<TurnCancel> cancel = nullptr, TurnObserver* observer = nullptr);
+    std::shared_ptr<TurnCancel> cancel = nullptr, TurnObserver* observer = nullptr,
+    const SpanContext* trace = nullptr);
 
 }  // namespace agentgate::http

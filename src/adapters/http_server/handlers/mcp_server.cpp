@@ -182,9 +182,9 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   const std::string no_fingerprint;
   auto token = mcp::ProgressToken(message.params);
   if (!token || !AcceptsEventStream(r)) {
-    auto raced = co_await (
-        InvokeOnce(deps, caller, agent_id, *request, no_key, no_fingerprint, render, cancel) ||
-        CancelOnClose(r, cancel));
+    auto raced = co_await (InvokeOnce(deps, caller, agent_id, *request, no_key, no_fingerprint,
+                                      render, cancel, nullptr, r.trace) ||
+                           CancelOnClose(r, cancel));
     running.Remove(key);
     co_return std::visit([](Response& response) { return std::move(response); }, raced);
   }
@@ -203,9 +203,9 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
     ProgressWriter progress(out, token, co_await asio::this_coro::executor);
     const std::optional<std::string> none;
     const std::string unused;
-    auto raced = co_await (
-        InvokeOnce(deps, caller, agent_id, request, none, unused, answer, cancel, &progress) ||
-        CancelOnClose(r, cancel));
+    auto raced = co_await (InvokeOnce(deps, caller, agent_id, request, none, unused, answer, cancel,
+                                      &progress, r.trace) ||
+                           CancelOnClose(r, cancel));
     running.Remove(key);
     Response answered = std::visit([](Response& response) { return std::move(response); }, raced);
     co_await progress.Finish(std::move(answered.body));
