@@ -22,6 +22,9 @@
 #   (PERF_CALLGRAPH=dwarf for whole stacks through code built without frame pointers)
 #   COMMITS=1 bash bench/turn_vs_nginx.sh   also times the store's commit at one connection
 #   (uprobes at SqliteStore::CommitTurns' entry and return) and counts pwrite calls per turn
+#   TRACING=1.0 bash bench/turn_vs_nginx.sh  agentgate exports OpenTelemetry traces at that sample
+#   ratio to the instant upstream (its `return 200` takes any POST, as a collector would); compare
+#   the turn's ratio with a run without TRACING (docs/tracing.md)
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
 #   phases, from syscall tracepoints (bench/turn_phases.py)
 #   STREAMED=1 bash bench/turn_vs_nginx.sh  also loads the same turn streamed (Accept:
@@ -113,6 +116,8 @@ name = "bench-sse"
 kind = "openai"
 base_url = "http://127.0.0.1:$upstream/sse/v1"
 api_key_env = "BENCH_LLM_KEY"
+
+$([ -n "${TRACING:-}" ] && printf '[tracing]\nendpoint = "http://127.0.0.1:%s/v1/traces"\nsample_ratio = %s\n' "$upstream" "$TRACING")
 
 [prices."bench/gpt-bench"]
 input_per_mtok = 0.15

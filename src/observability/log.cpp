@@ -184,14 +184,15 @@ void Flush() {
 }
 
 std::string Line(std::int64_t epoch_ms, std::string_view level, std::string_view event,
-                 std::initializer_list<Field> fields) {
+                 std::initializer_list<Field> fields, std::initializer_list<Field> more) {
   std::string line;
   line.reserve(256);
   line.append("{\"ts\":\"").append(Timestamp(epoch_ms)).append("\",\"level\":");
   AppendEscaped(line, level);
   line += ",\"event\":";
   AppendEscaped(line, event);
-  for (const auto& [key, value] : fields) {
+  const auto append = [&line](const Field& field) {
+    const auto& [key, value] = field;
     line += ',';
     AppendEscaped(line, key);
     line += ':';
@@ -206,14 +207,17 @@ std::string Line(std::int64_t epoch_ms, std::string_view level, std::string_view
             AppendNumber(line, v);
         },
         value);
-  }
+  };
+  for (const auto& field : fields) append(field);
+  for (const auto& field : more) append(field);
   line += "}\n";
   return line;
 }
 
-void Write(std::string_view level, std::string_view event, std::initializer_list<Field> fields) {
+void Write(std::string_view level, std::string_view event, std::initializer_list<Field> fields,
+           std::initializer_list<Field> more) {
   if (!g_enabled) return;
-  TheWriter().Push(Line(NowMs(), level, event, fields));
+  TheWriter().Push(Line(NowMs(), level, event, fields, more));
 }
 
 }  // namespace agentgate::log

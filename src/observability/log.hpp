@@ -14,8 +14,9 @@ namespace agentgate::log {
 using Value = std::variant<std::string_view, std::int64_t, double, bool>;
 using Field = std::pair<std::string_view, Value>;
 
-void Write(std::string_view level, std::string_view event,
-           std::initializer_list<Field> fields = {});
+// `more` follows `fields` (fields a caller adds only sometimes, e.g. a request's trace ids).
+void Write(std::string_view level, std::string_view event, std::initializer_list<Field> fields = {},
+           std::initializer_list<Field> more = {});
 inline void Info(std::string_view event, std::initializer_list<Field> fields = {}) {
   Write("info", event, fields);
 }
@@ -28,7 +29,7 @@ inline void Error(std::string_view event, std::initializer_list<Field> fields = 
 
 // One line as Write() prints it, at `epoch_ms`, with its newline.
 std::string Line(std::int64_t epoch_ms, std::string_view level, std::string_view event,
-                 std::initializer_list<Field> fields = {});
+                 std::initializer_list<Field> fields = {}, std::initializer_list<Field> more = {});
 // A line's "ts": RFC 3339 in UTC with milliseconds, e.g. 2026-11-25T22:30:00.123Z.
 std::string Timestamp(std::int64_t epoch_ms);
 

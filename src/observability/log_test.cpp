@@ -12,6 +12,13 @@ TEST(LogTimestamp, IsRfc3339UtcWithMilliseconds) {
   EXPECT_EQ(Timestamp(4102444799001), "2099-12-31T23:59:59.001Z");
 }
 
+TEST(LogLine, TakesASecondListOfFieldsAfterTheFirst) {
+  EXPECT_EQ(Line(0, "info", "http_request", {{"status", std::int64_t{200}}},
+                 {{"trace_id", std::string_view("4bf9")}}),
+            "{\"ts\":\"1970-01-01T00:00:00.000Z\",\"level\":\"info\",\"event\":\"http_request\","
+            "\"status\":200,\"trace_id\":\"4bf9\"}\n");
+}
+
 TEST(LogLine, IsOneJsonObjectWithItsFieldsEscaped) {
   EXPECT_EQ(Line(0, "info", "started", {{"port", std::int64_t{8080}}, {"tls", false}}),
             "{\"ts\":\"1970-01-01T00:00:00.000Z\",\"level\":\"info\",\"event\":\"started\","

@@ -127,6 +127,9 @@ def test_a_turns_spans_follow_the_callers_trace_with_the_genai_conventions(start
     # Each model call carried its own span as the parent, in the caller's trace.
     sent = [r["headers"].get("traceparent") for r in llm.requests]
     assert sent == [f"00-{CALLER_TRACE}-{c['spanId']}-01" for c in chats]
+    # The request's log line names its trace and span, so logs and traces join.
+    assert tenant.server.logged(lambda e: e.get("event") == "http_request" and
+                                e.get("trace_id") == CALLER_TRACE and e.get("span_id") == server["spanId"])
     # The exports went as the collector's operator asked.
     export = collector.exports()[0]
     assert export["headers"] == {"content-type": "application/x-protobuf", "content-encoding": "gzip",

@@ -394,15 +394,27 @@ struct Server::Impl {
             : co_await Write(c, std::move(response), read.version, answered_keep_alive);
     // Logged once the answer is on its way (the log is written asynchronously either way): the
     // caller does not wait for the line to be formatted.
-    log::Info("http_request", {{"request_id", std::string_view(request.request_id)},
-                               {"method", std::string_view(request.method)},
-                               {"path", std::string_view(request.path)},
-                               {"route", std::string_view(route_name)},
-                               {"status", static_cast<std::int64_t>(status)},
-                               {"duration_ms", seconds * 1000}});
+    LogRequest(request, route_name, status, seconds, span.context_ptr());
     --active_requests;
     c.busy = false;
     co_return written&& answered_keep_alive ? Next::kKeepAlive : Next::kClose;
+  }
+
+  // One line per request; with tracing on it names its trace and span, so logs and traces join.
+  static void LogRequest(const Request& request, const std::string& route, int status,
+                         double seconds, const SpanContext* trace) {
+    const std::string trace_id = trace != nullptr ? tracing::Hex(trace->trace_id) : "";
+    const std::string span_id = trace != nullptr ? tracing::Hex(trace->span_id) : "";
+    const std::initializer_list<log::Field> ids{{"trace_id", std::string_view(trace_id)},
+                                                {"span_id", std::string_view(span_id)}};
+    log::Write("info", "http_request",
+               {{"request_id", std::string_view(request.request_id)},
+                {"method", std::string_view(request.method)},
+                {"path", std::string_view(request.path)},
+                {"route", std::string_view(route)},
+                {"status", static_cast<std::int64_t>(status)},
+                {"duration_ms", seconds * 1000}},
+               trace != nullptr ? ids : std::initializer_list<log::Field>{});
   }
 
   // The request's server span, under the caller's traceparent when it sent a valid one.
