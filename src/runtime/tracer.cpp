@@ -56,8 +56,8 @@ void Span::Rename(std::string name) {
   if (recording()) state_->record->name = std::move(name);
 }
 
-void Span::Set(std::string key, tracing::AttributeValue value) {
-  if (recording()) state_->record->attributes.push_back({std::move(key), std::move(value)});
+void Span::Set(std::string_view key, tracing::AttributeValue value) {
+  if (recording()) state_->record->attributes.push_back({key, std::move(value)});
 }
 
 void Span::Fail(std::string message) {
@@ -103,6 +103,7 @@ Span Tracer::Start(std::string name, tracing::SpanKind kind, const SpanContext* 
     record.name = std::move(name);
     record.kind = kind;
     record.start_unix_ns = NowUnixNs();
+    record.attributes.reserve(8);  // what a span of ours sets, in one allocation
     state->record = std::move(record);
   }
   span.state_ = std::move(state);

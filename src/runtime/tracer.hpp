@@ -39,9 +39,9 @@ class Span {
   const SpanContext* context_ptr() const { return state_ ? &state_->context : nullptr; }
 
   void Rename(std::string name);
-  void Set(std::string key, tracing::AttributeValue value);
-  void Fail(std::string message);  // status ERROR
-  void End();                      // submits once, if sampled
+  void Set(std::string_view key, tracing::AttributeValue value);  // key: as Attribute says
+  void Fail(std::string message);                                 // status ERROR
+  void End();                                                     // submits once, if sampled
 
  private:
   friend class Tracer;

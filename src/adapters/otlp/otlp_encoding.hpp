@@ -17,7 +17,8 @@ struct ExportScope {
   std::string scope_version;
 };
 
-// One request holding every span in `spans`, in one resource and one scope.
-std::string EncodeTraces(const ExportScope& scope, const std::vector<tracing::SpanRecord>& spans);
+// One request holding every span in `spans` (their strings moved into it), in one resource and
+// one scope.
+std::string EncodeTraces(const ExportScope& scope, std::vector<tracing::SpanRecord> spans);
 
 }  // namespace agentgate::otlp

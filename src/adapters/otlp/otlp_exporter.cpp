@@ -88,7 +88,8 @@ struct Exporter::Impl {
 
   // One batch, tried until it is accepted, refused, out of attempts, or out of shutdown time.
   asio::awaitable<void> Export(std::vector<tracing::SpanRecord> batch) {
-    const std::string body = Gzip(EncodeTraces(options.scope, batch));
+    const std::size_t count = batch.size();
+    const std::string body = Gzip(EncodeTraces(options.scope, std::move(batch)));
     milliseconds delay = options.first_backoff;
     for (int attempt = 1;; ++attempt) {
       HttpClientRequest request;
@@ -106,12 +107,12 @@ struct Exporter::Impl {
       const auto response = co_await client.Send(std::move(request));
       if (response && response->status / 100 == 2) {
         metrics.Add("agentgate_trace_export_requests_total", {{"outcome", "ok"}});
-        metrics.Add("agentgate_trace_spans_exported_total", {}, static_cast<double>(batch.size()));
+        metrics.Add("agentgate_trace_spans_exported_total", {}, static_cast<double>(count));
         co_return;
       }
       if (response && !Retryable(response->status)) {
         metrics.Add("agentgate_trace_export_requests_total", {{"outcome", "failed"}});
-        Drop(batch.size(), "rejected");  // the same spans would be refused again
+        Drop(count, "rejected");  // the same spans would be refused again
         co_return;
       }
       auto wait = delay;
@@ -120,7 +121,7 @@ struct Exporter::Impl {
       const bool out_of_time = Stopping() && Clock::now() + wait >= stop_by;
       if (attempt >= options.max_attempts || out_of_time) {
         metrics.Add("agentgate_trace_export_requests_total", {{"outcome", "failed"}});
-        Drop(batch.size(), "export_failed");
+        Drop(count, "export_failed");
         co_return;
       }
       metrics.Add("agentgate_trace_export_requests_total", {{"outcome", "retried"}});

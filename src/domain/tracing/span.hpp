@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -17,7 +18,9 @@ using AttributeValue =
     std::variant<std::string, std::int64_t, double, bool, std::vector<std::string>>;
 
 struct Attribute {
-  std::string key;
+  // A literal, or a string that outlives every span (the config's resource attributes): spans are
+  // made by the thousand a second, and their keys need no copy.
+  std::string_view key;
   AttributeValue value;
 };
 
