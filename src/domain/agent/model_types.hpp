@@ -52,7 +52,7 @@ struct ModelReply {
   std::string text;
   std::vector<ToolCall> tool_calls;
   TokenUsage usage;
-  std::string finish_reason = {};  // as the provider said it ("stop", "tool_calls", "end_turn", ...)
+  std::string finish_reason = {};  // as the provider said it ("stop", "end_turn", ...)
 };
 
 // Why a model call failed, as the stop rules need it.
