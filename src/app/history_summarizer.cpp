@@ -20,7 +20,8 @@ asio::awaitable<Result<SummaryStep>> SummarizeHistory(MeteredModel& metered,
   }
   const ModelRequest request = SummaryRequest(config, previous.text, folded);
   MeteredCall call;
-  AG_CO_TRYV(co_await metered.Complete(request, time_left, call));
+  const ModelCallOptions plain;  // a value in this frame: never a temporary across the co_await
+  AG_CO_TRYV(co_await metered.Complete(request, time_left, call, plain));
   if (call.refused) {
     step.record.skipped = "the " + call.refused->scope + "'s monthly spend limit is reached";
     co_return step;

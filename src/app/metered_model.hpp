@@ -57,11 +57,12 @@ class MeteredModel {
   // Makes one call into `call` (the caller's, so no copy of it sits in this coroutine's frame
   // while the model answers). An error only when the store failed; a refusal or the model's own
   // failure is in `call`.
-  // `options` say how the call is made (streamed, traced: ModelClient::Complete).
+  // `options` say how the call is made (streamed, traced: ModelClient::Complete). No default:
+  // GCC 12 mishandles a default argument's temporary bound to a coroutine's reference parameter
+  // (the server crashed in a summarizing turn); callers pass an object of their own.
   boost::asio::awaitable<Result<void>> Complete(const ModelRequest& request,
                                                 std::chrono::milliseconds timeout,
-                                                MeteredCall& call,
-                                                const ModelCallOptions& options = {});
+                                                MeteredCall& call, const ModelCallOptions& options);
 
   // The real cost of every call so far, for the turn's commit.
   const std::vector<SpendSettlement>& Settlements() const { return settlements_; }
