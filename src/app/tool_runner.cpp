@@ -38,7 +38,8 @@ std::string JoinedMethods(const CrmMetadataTool& tool) {
 
 }  // namespace
 
-asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolContext& context) {
+asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolContext& context,
+                                            std::string traceparent) {
   ToolResult result{call.id, call.name, ""};
   const auto args = ArgumentsOf(call.arguments_json);
   const auto& config = context.agent.config;
@@ -86,7 +87,7 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
     } else if (!args) {
       result.content = "error: the arguments must be a JSON object";
     } else {
-      result.content = co_await CallHttpTool(*tool, call.arguments_json, context);
+      result.content = co_await CallHttpTool(*tool, call.arguments_json, context, traceparent);
     }
   }
   co_return result;
@@ -94,13 +95,15 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
 
 asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
                                                       const std::string& arguments,
-                                                      const ToolContext& context) {
+                                                      const ToolContext& context,
+                                                      const std::string& traceparent) {
   HttpClientRequest request;
   request.method = tool.method;
   request.url = tool.url;  // exactly the operator's URL: the model chooses arguments, never hosts
   auto headers = co_await headers_.Resolve(context.memory_scope.org_id, tool.headers);
   if (!headers) co_return "error: " + headers.error().message;
   request.headers = std::move(*headers);
+  if (!traceparent.empty()) request.headers.emplace_back("traceparent", traceparent);
   if (tool.method == "GET" || tool.method == "DELETE") {
     // Scalar arguments become query parameters.
     std::string query;

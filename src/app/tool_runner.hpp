@@ -34,7 +34,9 @@ class ToolRunner {
         mcp_(mcp),
         headers_(headers) {}
 
-  boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context);
+  // `traceparent`: the tool call's span, sent to an http tool when tracing is on ("" when off).
+  boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context,
+                                         std::string traceparent);
 
   static constexpr std::size_t kMaxToolResponseBytes = 64 * 1024;
   static constexpr std::size_t kMaxResultChars = 8000;
@@ -42,7 +44,8 @@ class ToolRunner {
  private:
   boost::asio::awaitable<std::string> CallHttpTool(const HttpTool& tool,
                                                    const std::string& arguments,
-                                                   const ToolContext& context);
+                                                   const ToolContext& context,
+                                                   const std::string& traceparent);
 
   StoreRunner& store_;
   HttpCaller& http_;

@@ -48,7 +48,10 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
       span.Set("gen_ai.tool.call.id", call.id);
       span.Set("gen_ai.tool.type", std::string("function"));
     }
-    results.push_back(co_await runner.Run(call, run.tools));
+    // Built before the co_await: GCC 12 destroys a ?: temporary inside a co_await's operands twice.
+    std::string traceparent;
+    if (const auto* context = span.context_ptr()) traceparent = context->Traceparent();
+    results.push_back(co_await runner.Run(call, run.tools, std::move(traceparent)));
     if (ToolFailed(results.back())) span.Fail("the tool could not answer");
     span.End();
     run.Report([&] {

@@ -98,6 +98,7 @@ def test_a_turns_spans_follow_the_callers_trace_with_the_genai_conventions(start
                                                       x["kind"] == "SPAN_KIND_SERVER" for x in s))
     finally:
         tools.close()
+    tool_calls = tools.calls
     # The admin calls that set the tenant up have traces of their own.
     spans = [s for s in everything if s["traceId"] == CALLER_TRACE]
     assert len(spans) == 6, spans  # the request, the turn, three model calls, one tool call
@@ -127,6 +128,8 @@ def test_a_turns_spans_follow_the_callers_trace_with_the_genai_conventions(start
     # Each model call carried its own span as the parent, in the caller's trace.
     sent = [r["headers"].get("traceparent") for r in llm.requests]
     assert sent == [f"00-{CALLER_TRACE}-{c['spanId']}-01" for c in chats]
+    # So did the tool call, with its own span.
+    assert tool_calls[0]["headers"]["traceparent"] == f"00-{CALLER_TRACE}-{tool['spanId']}-01"
     # The request's log line names its trace and span, so logs and traces join.
     assert tenant.server.logged(lambda e: e.get("event") == "http_request" and
                                 e.get("trace_id") == CALLER_TRACE and e.get("span_id") == server["spanId"])
