@@ -43,14 +43,10 @@ TurnRecord RecordOf(const TurnRun& run, const TurnOutcome& outcome, std::string 
 void ReportReply(TurnRun& run, const TurnOutcome& outcome) {
   if (run.reply_stream) {
     run.ReportAll(run.reply_stream->Settled(outcome.reply_text, run.result.blocked));
-    if (run.result.blocked) return;
-    for (const auto& action : outcome.actions)
-      run.Report([&] { return run_events::Action(action.name, action.arguments); });
-    return;
+  } else if (!run.result.blocked && !outcome.reply_text.empty()) {
+    run.Report([&] { return run_events::TextDelta(outcome.reply_text); });
   }
   if (run.result.blocked) return;
-  if (!outcome.reply_text.empty())
-    run.Report([&] { return run_events::TextDelta(outcome.reply_text); });
   for (const auto& action : outcome.actions)
     run.Report([&] { return run_events::Action(action.name, action.arguments); });
 }

@@ -5,6 +5,7 @@
 // so the turn retries it like any other llm_error).
 
 #include "adapters/providers/provider_wire.hpp"
+#include "domain/sse.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -14,24 +15,6 @@
 #include <vector>
 
 namespace agentgate::wire {
-
-struct SseEvent {
-  std::string event;  // "" when the stream names none
-  std::string data;   // data lines joined by "\n"
-};
-
-// Bytes in, whole events out (the WHATWG event-stream rules: lines end with LF or CRLF, a blank
-// line ends an event, lines starting with ':' are comments, one space after the colon is dropped).
-class SseDecoder {
- public:
-  std::vector<SseEvent> Feed(std::string_view bytes);
-
- private:
-  void Line(std::string_view line, std::vector<SseEvent>& out);
-  std::string partial_;  // an unfinished line
-  SseEvent event_;
-  bool has_data_ = false;
-};
 
 enum class StreamDialect { kOpenAi, kAnthropic };
 

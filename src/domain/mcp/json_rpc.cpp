@@ -1,6 +1,7 @@
 #include "domain/mcp/json_rpc.hpp"
 
 #include "domain/json_text.hpp"
+#include "domain/sse.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -29,33 +30,12 @@ std::string NotificationBody(std::string_view method, json::object params) {
 }
 
 std::vector<std::string> SseEvents(std::string_view stream) {
+  SseDecoder decoder;
+  auto read = decoder.Feed(stream);
+  for (auto& last : decoder.Finish()) read.push_back(std::move(last));  // a cut stream's last event
   std::vector<std::string> events;
-  std::string data;
-  bool has_data = false;
-  std::size_t pos = 0;
-  while (pos <= stream.size()) {
-    std::size_t end = stream.find('\n', pos);
-    if (end == std::string_view::npos) end = stream.size();
-    std::string_view line = stream.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos = end + 1;
-    if (line.empty()) {  // a blank line ends the event
-      if (has_data) events.push_back(std::move(data));
-      data.clear();
-      has_data = false;
-      continue;
-    }
-    if (line.front() == ':') continue;  // a comment (keep-alive)
-    const std::size_t colon = line.find(':');
-    const std::string_view field = line.substr(0, colon);
-    if (field != "data") continue;  // event, id, retry: nothing MCP needs
-    std::string_view value = colon == std::string_view::npos ? "" : line.substr(colon + 1);
-    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    if (has_data) data += '\n';
-    data += value;
-    has_data = true;
-  }
-  if (has_data) events.push_back(std::move(data));  // a stream cut without its blank line
+  events.reserve(read.size());
+  for (auto& event : read) events.push_back(std::move(event.data));
   return events;
 }
 
