@@ -178,8 +178,8 @@ struct Runtime {
 
 // Phase 5. Every upstream: one HTTP client, a model client per configured provider, MCP servers.
 struct Upstreams {
-  Upstreams(const Config& config, const EventLoops& loops)
-      : http(loops.executors, OptionsOf(config)), mcp(http) {
+  Upstreams(const Config& config, const EventLoops& loops, const Tracer& tracer)
+      : http(loops.executors, OptionsOf(config)), mcp(http, &tracer) {
     for (const auto& p : config.providers) {
       if (p.kind == "offline") {
         models[p.name] = &offline;
@@ -224,7 +224,7 @@ struct Tracing {
       options.scope.resource.push_back({key, value});
     exporter =
         std::make_unique<otlp::Exporter>(std::move(options), metrics, Upstreams::OptionsOf(config));
-    tracer = Tracer(exporter.get(), t.sample_ratio, t.parent_based);
+    tracer = Tracer(exporter.get(), t.sample_ratio, t.parent_based, t.capture_content);
     log::Info("tracing_enabled", {{"sample_ratio", t.sample_ratio}});
   }
   // What is queued goes to the collector before the process exits.
@@ -247,7 +247,7 @@ struct UseCases {
         catalog(rt.runner, rt.tenants),
         gateway(rt.runner, rt.tenants, up.http, settings.master_key, rt.clock, rt.metrics,
                 GatewayOptions{std::chrono::seconds(settings.config.crm.call_timeout_seconds),
-                               settings.config.crm.allow_http}),
+                               settings.config.crm.allow_http, &tracing.tracer}),
         tool_headers(&rt.runner, settings.master_key),
         mcp_tools(up.mcp, tool_headers, rt.clock),
         tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers),
@@ -412,8 +412,8 @@ int Serve(const ServeOptions& options) {
 
   EventLoops loops(config);
   Runtime rt(config, **store);
-  Upstreams upstreams(config, loops);
   Tracing tracing(config, rt.metrics);
+  Upstreams upstreams(config, loops, tracing.tracer);
   UseCases app(*settings, providers, rt, upstreams, loops, tracing);
 
   std::optional<http::Server> server_slot;
@@ -429,7 +429,8 @@ int Serve(const ServeOptions& options) {
                        settings->admin_token
                            ? std::optional<std::string>(crypto::Sha256(*settings->admin_token))
                            : std::nullopt,
-                       [&] { return server_slot && server_slot->Draining(); }};
+                       [&] { return server_slot && server_slot->Draining(); },
+                       &tracing.tracer};
   const http::Router router = http::BuildRouter(deps);
   http::ServerOptions server_options = ServerOptionsOf(config);
   server_options.tracer = &tracing.tracer;

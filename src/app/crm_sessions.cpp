@@ -63,7 +63,8 @@ CrmSessions::CrmSessions(StoreRunner& store, TenantDirectory& tenants, HttpCalle
 
 asio::awaitable<Result<CrmSessions::Session>> CrmSessions::For(const std::string& org_id,
                                                                const std::string& env,
-                                                               const std::string& failed_token) {
+                                                               const std::string& failed_token,
+                                                               const SpanContext* trace) {
   const std::string key = Key(org_id, env);
   // The stored version names the credentials in force. Versions only grow, so a session cached
   // from this version or a later one is current; an older one was replaced.
@@ -86,7 +87,10 @@ asio::awaitable<Result<CrmSessions::Session>> CrmSessions::For(const std::string
   if (auto s = cached()) co_return *s;
   const auto executor = co_await asio::this_coro::executor;
   auto opening = std::make_shared<Opening>(executor);
-  asio::co_spawn(executor, OpenDetached(std::move(*lease), org_id, env, failed_token, opening),
+  std::optional<SpanContext> parent;  // copied: the refresh may outlive this call
+  if (trace != nullptr) parent = *trace;
+  asio::co_spawn(executor,
+                 OpenDetached(std::move(*lease), org_id, env, failed_token, opening, parent),
                  asio::detached);
   co_await opening->done.async_wait(asio::as_tuple(asio::use_awaitable));
   std::lock_guard lock(opening->mutex);
@@ -99,8 +103,10 @@ asio::awaitable<Result<CrmSessions::Session>> CrmSessions::For(const std::string
 asio::awaitable<void> CrmSessions::OpenDetached([[maybe_unused]] ConversationQueue::Lease lease,
                                                 std::string org_id, std::string env,
                                                 std::string failed_token,
-                                                std::shared_ptr<Opening> opening) {
-  auto session = co_await Open(org_id, env, failed_token);
+                                                std::shared_ptr<Opening> opening,
+                                                std::optional<SpanContext> trace) {
+  const SpanContext* parent = trace ? &*trace : nullptr;
+  auto session = co_await Open(org_id, env, failed_token, parent);
   if (session) {
     std::lock_guard lock(mutex_);
     auto& slot = sessions_[Key(org_id, env)];
@@ -159,7 +165,8 @@ asio::awaitable<Result<std::optional<std::int64_t>>> CrmSessions::Save(
 
 asio::awaitable<Result<CrmSessions::Session>> CrmSessions::Open(const std::string& org_id,
                                                                 const std::string& env,
-                                                                const std::string& failed_token) {
+                                                                const std::string& failed_token,
+                                                                const SpanContext* trace) {
   const bool allow_http = options_.allow_http;
   auto usable = [&](const CrmCredentials& c) {
     return !c.access_token.empty() && c.access_token != failed_token &&
@@ -198,7 +205,7 @@ asio::awaitable<Result<CrmSessions::Session>> CrmSessions::Open(const std::strin
           co_return Error(ErrorCode::kCrmAuthFailed,
                           "another server is refreshing the CRM session; retry");
         Result<std::optional<std::int64_t>> saved = std::optional<std::int64_t>{};
-        auto grant = co_await Refresh(credentials);
+        auto grant = co_await Refresh(credentials, trace);
         if (grant) {
           // A rotated refresh token is kept even when the grant is refused: the old one is spent.
           if (!grant->rotated_refresh_token.empty())
@@ -250,7 +257,8 @@ asio::awaitable<Result<CrmSessions::Session>> CrmSessions::Open(const std::strin
   }
 }
 
-asio::awaitable<Result<OAuthGrant>> CrmSessions::Refresh(const CrmCredentials& c) {
+asio::awaitable<Result<OAuthGrant>> CrmSessions::Refresh(const CrmCredentials& c,
+                                                         const SpanContext* trace) {
   ++refreshes_;
   OAuthRefreshRequest refresh = RefreshRequestFor(c);
   HttpClientRequest request;
@@ -260,11 +268,31 @@ asio::awaitable<Result<OAuthGrant>> CrmSessions::Refresh(const CrmCredentials& c
   request.headers = {{"content-type", "application/x-www-form-urlencoded"},
                      {"accept", "application/json"}};
   request.body = std::move(refresh.form_body);
+  // Its span names the token endpoint's host and the outcome; never the form (it holds secrets).
+  Span span;
+  if (options_.tracer != nullptr && trace != nullptr) {
+    span = options_.tracer->Start("oauth_refresh", tracing::SpanKind::kClient, trace);
+    if (span.recording()) {
+      span.Set("http.request.method", std::string("POST"));
+      DescribeServer(span, request.url);
+    }
+    if (const auto* context = span.context_ptr())
+      request.headers.emplace_back("traceparent", context->Traceparent());
+  }
   auto response = co_await http_.Send(std::move(request));
-  if (!response)
-    co_return Error(ErrorCode::kCrmAuthFailed,
-                    "the OAuth refresh failed: " + response.error().message);
-  co_return ParseRefreshAnswer(response->status, response->body);
+  Result<OAuthGrant> grant =
+      response ? ParseRefreshAnswer(response->status, response->body)
+               : Result<OAuthGrant>(Error(ErrorCode::kCrmAuthFailed,
+                                          "the OAuth refresh failed: " + response.error().message));
+  if (span.recording()) {
+    if (response) span.Set("http.response.status_code", std::int64_t{response->status});
+    if (!grant) {
+      const std::string kind = IsRevokedGrant(grant.error()) ? "invalid_grant" : "refresh_failed";
+      span.Set("error.type", kind);
+      span.Fail(kind);
+    }
+  }
+  co_return grant;
 }
 
 }  // namespace agentgate

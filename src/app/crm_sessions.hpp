@@ -23,6 +23,7 @@
 #include "ports/http_caller.hpp"
 #include "runtime/conversation_queue.hpp"
 #include "runtime/store_runner.hpp"
+#include "runtime/tracer.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -38,6 +39,7 @@ struct CrmSessionOptions {
   std::chrono::milliseconds upstream_timeout{60000};  // one request to Salesforce
   bool allow_http = false;                            // [crm] allow_http (test orgs only)
   std::chrono::milliseconds failure_memory{30000};    // how long an invalid_grant is remembered
+  const Tracer* tracer = nullptr;                     // none: refreshes are not traced
 };
 
 class CrmSessions {
@@ -53,9 +55,11 @@ class CrmSessions {
               std::optional<crypto::MasterKey> master_key, const Clock& clock,
               CrmSessionOptions options);
 
-  // A usable session; never the one whose token is `failed_token` (empty: any).
+  // A usable session; never the one whose token is `failed_token` (empty: any). `trace`: the span
+  // an OAuth refresh this call starts goes under.
   boost::asio::awaitable<Result<Session>> For(const std::string& org_id, const std::string& env,
-                                              const std::string& failed_token);
+                                              const std::string& failed_token,
+                                              const SpanContext* trace = nullptr);
 
   // OAuth refreshes performed by this server (tests check single-flight).
   int refreshes() const { return refreshes_; }
@@ -81,10 +85,13 @@ class CrmSessions {
   // Opens a session under this server's lease on the credential, detached from any caller.
   boost::asio::awaitable<void> OpenDetached(ConversationQueue::Lease lease, std::string org_id,
                                             std::string env, std::string failed_token,
-                                            std::shared_ptr<Opening> opening);
+                                            std::shared_ptr<Opening> opening,
+                                            std::optional<SpanContext> trace);
   boost::asio::awaitable<Result<Session>> Open(const std::string& org_id, const std::string& env,
-                                               const std::string& failed_token);
-  boost::asio::awaitable<Result<OAuthGrant>> Refresh(const CrmCredentials& credentials);
+                                               const std::string& failed_token,
+                                               const SpanContext* trace);
+  boost::asio::awaitable<Result<OAuthGrant>> Refresh(const CrmCredentials& credentials,
+                                                     const SpanContext* trace);
   std::optional<Error> RememberedRefusal(const std::string& key, std::int64_t version);
   void Remember(const std::string& key, std::int64_t version, const Error& error);
 

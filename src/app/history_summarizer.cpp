@@ -21,7 +21,7 @@ asio::awaitable<Result<SummaryStep>> SummarizeHistory(MeteredModel& metered,
   const ModelRequest request = SummaryRequest(config, previous.text, folded);
   MeteredCall call;
   const ModelCallOptions plain;  // a value in this frame: never a temporary across the co_await
-  AG_CO_TRYV(co_await metered.Complete(request, time_left, call, plain));
+  AG_CO_TRYV(co_await metered.Complete(request, time_left, call, plain, nullptr));
   if (call.refused) {
     step.record.skipped = "the " + call.refused->scope + "'s monthly spend limit is reached";
     co_return step;

@@ -103,6 +103,9 @@ struct InvokeCommand {
                                        // turn may outlive its request)
 };
 
+// The key under which a queued run's request keeps the traceparent of the request that queued it.
+inline constexpr std::string_view kRunTraceKey = "_agentgate_traceparent";
+
 // Where a background run's turn will run, decided when it is queued.
 struct QueuedPlace {
   std::string conversation_id;  // "" for a stateless turn

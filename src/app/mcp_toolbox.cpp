@@ -40,13 +40,14 @@ void McpToolbox::Forget(const std::string& key) {
 }
 
 asio::awaitable<McpToolbox::ToolList> McpToolbox::Fetch(const McpEndpoint& endpoint,
-                                                        milliseconds timeout) {
+                                                        milliseconds timeout,
+                                                        const SpanContext* trace) {
   const auto deadline = clock_.SteadyNow() + timeout;
   ToolList list;
   std::optional<std::int64_t> ttl;
   std::optional<std::string> cursor;
   for (int page = 0; page < kMaxPages; ++page) {
-    McpCall call{"tools/list", json::object{}, {}};
+    McpCall call{"tools/list", json::object{}, {}, trace};
     if (cursor) call.params["cursor"] = *cursor;
     const milliseconds left = Within(timeout, deadline, clock_);
     auto reply = co_await client_.Request(endpoint, call, left);
@@ -77,14 +78,14 @@ asio::awaitable<McpToolbox::ToolList> McpToolbox::Fetch(const McpEndpoint& endpo
 }
 
 asio::awaitable<std::shared_ptr<const McpToolbox::ToolList>> McpToolbox::ListOf(
-    const McpEndpoint& endpoint, milliseconds timeout) {
+    const McpEndpoint& endpoint, milliseconds timeout, const SpanContext* trace) {
   const std::string key = endpoint.Key();
   {
     std::lock_guard lock(mutex_);
     auto it = lists_.find(key);
     if (it != lists_.end() && it->second->fresh_until_ms > clock_.NowMs()) co_return it->second;
   }
-  auto fetched = co_await Fetch(endpoint, timeout);
+  auto fetched = co_await Fetch(endpoint, timeout, trace);
   auto list = std::make_shared<const ToolList>(std::move(fetched));
   std::lock_guard lock(mutex_);
   if (lists_.size() >= max_servers_ && !lists_.contains(key)) lists_.clear();
@@ -93,7 +94,8 @@ asio::awaitable<std::shared_ptr<const McpToolbox::ToolList>> McpToolbox::ListOf(
 }
 
 asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
-                                                   const AgentConfig& config, SteadyTime deadline) {
+                                                   const AgentConfig& config, SteadyTime deadline,
+                                                   const SpanContext* trace) {
   McpTurnTools out;
   for (const auto& server : config.mcp_servers) {
     auto headers = co_await headers_.Resolve(org_id, server.headers);
@@ -104,7 +106,7 @@ asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
     const McpEndpoint endpoint{server.url, std::move(*headers)};
     const milliseconds timeout = std::chrono::seconds(server.timeout_seconds);
     const milliseconds left = Within(timeout, deadline, clock_);
-    auto list = co_await ListOf(endpoint, left);
+    auto list = co_await ListOf(endpoint, left, trace);
     if (!list->failure.empty()) {
       out.notes.push_back("mcp server '" + server.name + "' left out: " + list->failure);
       continue;
@@ -133,13 +135,15 @@ asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
 
 asio::awaitable<std::string> McpToolbox::Call(const McpToolTarget& target,
                                               const std::string& arguments_json,
-                                              SteadyTime deadline, std::size_t max_chars) {
+                                              SteadyTime deadline, std::size_t max_chars,
+                                              const SpanContext* trace) {
   boost::system::error_code ec;
   auto arguments = json::parse(arguments_json.empty() ? "{}" : arguments_json, ec);
   if (ec || !arguments.is_object()) co_return "error: the arguments must be a JSON object";
   McpCall call{"tools/call",
                json::object{{"name", target.tool.name}, {"arguments", arguments}},
-               {{"Mcp-Name", mcp::EncodedHeaderValue(target.tool.name)}}};
+               {{"Mcp-Name", mcp::EncodedHeaderValue(target.tool.name)}},
+               trace};
   for (auto& h : mcp::ParamHeaders(target.tool, arguments.get_object()))
     call.extra_headers.push_back(std::move(h));
   const milliseconds left = Within(target.timeout, deadline, clock_);

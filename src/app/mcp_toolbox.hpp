@@ -45,14 +45,16 @@ class McpToolbox {
       : client_(client), headers_(headers), clock_(clock), max_servers_(max_servers) {}
 
   // The tools of `config`'s MCP servers for a turn of `org_id`; fetches what is not cached, within
-  // `deadline`.
+  // `deadline`. `trace`: the span a fetch's requests go under (none: not traced).
   boost::asio::awaitable<McpTurnTools> ToolsFor(const std::string& org_id,
-                                                const AgentConfig& config, SteadyTime deadline);
+                                                const AgentConfig& config, SteadyTime deadline,
+                                                const SpanContext* trace = nullptr);
 
   // A tools/call; the model reads the returned text (errors included, as "error: ...").
   boost::asio::awaitable<std::string> Call(const McpToolTarget& target,
                                            const std::string& arguments_json, SteadyTime deadline,
-                                           std::size_t max_chars);
+                                           std::size_t max_chars,
+                                           const SpanContext* trace = nullptr);
 
   std::size_t CachedServers();
 
@@ -65,9 +67,11 @@ class McpToolbox {
   };
 
   boost::asio::awaitable<std::shared_ptr<const ToolList>> ListOf(const McpEndpoint& endpoint,
-                                                                 std::chrono::milliseconds timeout);
+                                                                 std::chrono::milliseconds timeout,
+                                                                 const SpanContext* trace);
   boost::asio::awaitable<ToolList> Fetch(const McpEndpoint& endpoint,
-                                         std::chrono::milliseconds timeout);
+                                         std::chrono::milliseconds timeout,
+                                         const SpanContext* trace);
   void Forget(const std::string& key);
 
   McpCaller& client_;

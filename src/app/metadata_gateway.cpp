@@ -22,6 +22,19 @@ bool InvalidSession(const GatewayCall& call, const HttpClientResponse& response)
   return response.status == 401 && response.body.find("INVALID_SESSION_ID") != std::string::npos;
 }
 
+// The endpoint as spans name it: the path without its query (a SOQL query may hold data).
+std::string EndpointOf(const GatewayCall& call) {
+  return call.path.substr(0, call.path.find('?'));
+}
+
+// One request to the org, as the HTTP client conventions describe it.
+void DescribeRequest(Span& span, const std::string& method, const std::string& url,
+                     const GatewayCall& call) {
+  span.Set("http.request.method", method);
+  DescribeServer(span, url);
+  span.Set("url.path", EndpointOf(call));
+}
+
 }  // namespace
 
 MetadataGateway::MetadataGateway(StoreRunner& store, TenantDirectory& tenants, HttpCaller& http,
@@ -35,10 +48,10 @@ MetadataGateway::MetadataGateway(StoreRunner& store, TenantDirectory& tenants, H
       // refresh token Salesforce rotated is lost.
       sessions_(store, tenants, http, master_key, clock,
                 CrmSessionOptions{std::chrono::seconds(60), options.allow_http,
-                                  std::chrono::seconds(30)}) {}
+                                  std::chrono::seconds(30), options.tracer}) {}
 
 asio::awaitable<Result<HttpClientResponse>> MetadataGateway::Send(
-    const GatewayCall& call, const CrmSessions::Session& session) {
+    const GatewayCall& call, const CrmSessions::Session& session, const SpanContext* trace) {
   HttpClientRequest request;
   request.method = call.kind == GatewayCall::Kind::kDeleteMetadata ? "POST" : call.method;
   request.url = session.instance_url + call.path;  // always the credential's instance
@@ -55,8 +68,28 @@ asio::awaitable<Result<HttpClientResponse>> MetadataGateway::Send(
       request.body = *call.body_json;
     }
   }
+  Span span;
+  if (options_.tracer != nullptr && trace != nullptr) {
+    span = options_.tracer->Start(request.method, tracing::SpanKind::kClient, trace);
+    if (span.recording()) DescribeRequest(span, request.method, request.url, call);
+    if (const auto* context = span.context_ptr())
+      request.headers.emplace_back("traceparent", context->Traceparent());
+  }
   const auto started = clock_.SteadyNow();
   auto response = co_await http_.Send(std::move(request));
+  if (span.recording()) {
+    if (response) {
+      span.Set("http.response.status_code", std::int64_t{response->status});
+      if (response->status >= 400) {
+        span.Set("error.type", std::to_string(response->status));
+        span.Fail("HTTP " + std::to_string(response->status));
+      }
+    } else {
+      span.Set("error.type", std::string(ErrorCodeName(response.error().code)));
+      span.Fail("the CRM platform did not answer");
+    }
+  }
+  span.End();
   metrics_.Observe("agentgate_gateway_upstream_duration_seconds", {},
                    std::chrono::duration<double>(clock_.SteadyNow() - started).count());
   if (!response)
@@ -67,27 +100,54 @@ asio::awaitable<Result<HttpClientResponse>> MetadataGateway::Send(
 
 asio::awaitable<Result<GatewayEnvelope>> MetadataGateway::Forward(const std::string& org_id,
                                                                   const std::string& env,
-                                                                  GatewayCall call) {
+                                                                  GatewayCall call,
+                                                                  const SpanContext* trace) {
   using namespace asio::experimental::awaitable_operators;
-  asio::steady_timer deadline(co_await asio::this_coro::executor, options_.call_timeout);
-  auto first = co_await (ForwardOnce(org_id, env, std::move(call)) ||
-                         deadline.async_wait(asio::as_tuple(asio::use_awaitable)));
-  if (first.index() == 1) {
-    co_return Error(ErrorCode::kUpstreamUnavailable,
-                    "the CRM call did not finish within crm.call_timeout_seconds (" +
-                        std::to_string(options_.call_timeout.count() / 1000) + " s)");
+  // The call's span: which endpoint of which org, and how it ended; its requests and an OAuth
+  // refresh go under it.
+  Span span;
+  if (options_.tracer != nullptr && trace != nullptr) {
+    span = options_.tracer->Start("metadata_gateway " + call.method, tracing::SpanKind::kInternal,
+                                  trace);
+    if (span.recording()) {
+      span.Set("agentgate.org.id", org_id);
+      span.Set("agentgate.env", env);
+      span.Set("agentgate.crm.endpoint", EndpointOf(call));
+    }
   }
-  co_return std::get<0>(std::move(first));
+  const SpanContext* inner = span.context_ptr();
+  asio::steady_timer deadline(co_await asio::this_coro::executor, options_.call_timeout);
+  auto first = co_await (ForwardOnce(org_id, env, std::move(call), inner) ||
+                         deadline.async_wait(asio::as_tuple(asio::use_awaitable)));
+  Result<GatewayEnvelope> result =
+      first.index() == 1 ? Result<GatewayEnvelope>(Error(
+                               ErrorCode::kUpstreamUnavailable,
+                               "the CRM call did not finish within crm.call_timeout_seconds (" +
+                                   std::to_string(options_.call_timeout.count() / 1000) + " s)"))
+                         : std::get<0>(std::move(first));
+  if (span.recording()) {
+    if (result) {
+      span.Set("agentgate.crm.status", std::int64_t{result->status});
+      span.Set("agentgate.crm.ok", result->ok);
+    } else {
+      const std::string kind(ErrorCodeName(result.error().code));
+      span.Set("error.type", kind);
+      span.Fail(kind);
+    }
+  }
+  co_return result;
 }
 
 asio::awaitable<Result<GatewayEnvelope>> MetadataGateway::ForwardOnce(const std::string& org_id,
                                                                       const std::string& env,
-                                                                      GatewayCall call) {
-  AG_CO_TRY(auto session, co_await sessions_.For(org_id, env, ""));
-  AG_CO_TRY(auto response, co_await Send(call, session));
+                                                                      GatewayCall call,
+                                                                      const SpanContext* trace) {
+  const std::string any_token;
+  AG_CO_TRY(auto session, co_await sessions_.For(org_id, env, any_token, trace));
+  AG_CO_TRY(auto response, co_await Send(call, session, trace));
   if (InvalidSession(call, response) && session.refreshable) {
-    AG_CO_TRY(session, co_await sessions_.For(org_id, env, session.access_token));
-    AG_CO_TRY(response, co_await Send(call, session));  // exactly one retry
+    AG_CO_TRY(session, co_await sessions_.For(org_id, env, session.access_token, trace));
+    AG_CO_TRY(response, co_await Send(call, session, trace));  // exactly one retry
   }
   GatewayEnvelope envelope;
   envelope.status = response.status;

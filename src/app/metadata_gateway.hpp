@@ -9,6 +9,7 @@
 #include "domain/gateway/envelope.hpp"
 #include "domain/gateway/gateway_request.hpp"
 #include "observability/metrics.hpp"
+#include "runtime/tracer.hpp"
 
 #include <chrono>
 
@@ -17,6 +18,7 @@ namespace agentgate {
 struct GatewayOptions {
   std::chrono::milliseconds call_timeout{60000};  // [crm] call_timeout_seconds
   bool allow_http = false;                        // [crm] allow_http: plain-http CRM URLs
+  const Tracer* tracer = nullptr;                 // none: not traced (docs/tracing.md)
 };
 
 class MetadataGateway {
@@ -25,8 +27,11 @@ class MetadataGateway {
                   std::optional<crypto::MasterKey> master_key, const Clock& clock, Metrics& metrics,
                   GatewayOptions options);
 
+  // `trace`: the span the call is made under (the request's, or a crm_metadata tool call's); the
+  // call's spans go under it when tracing is on.
   boost::asio::awaitable<Result<GatewayEnvelope>> Forward(const std::string& org_id,
-                                                          const std::string& env, GatewayCall call);
+                                                          const std::string& env, GatewayCall call,
+                                                          const SpanContext* trace = nullptr);
 
   // OAuth refreshes performed by this server (tests check single-flight).
   int refreshes() const { return sessions_.refreshes(); }
@@ -34,9 +39,11 @@ class MetadataGateway {
  private:
   boost::asio::awaitable<Result<GatewayEnvelope>> ForwardOnce(const std::string& org_id,
                                                               const std::string& env,
-                                                              GatewayCall call);
+                                                              GatewayCall call,
+                                                              const SpanContext* trace);
   boost::asio::awaitable<Result<HttpClientResponse>> Send(const GatewayCall& call,
-                                                          const CrmSessions::Session& session);
+                                                          const CrmSessions::Session& session,
+                                                          const SpanContext* trace);
 
   HttpCaller& http_;
   const Clock& clock_;

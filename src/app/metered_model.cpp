@@ -10,19 +10,25 @@ namespace asio = boost::asio;
 asio::awaitable<Result<void>> MeteredModel::Complete(const ModelRequest& request,
                                                      std::chrono::milliseconds timeout,
                                                      MeteredCall& call,
-                                                     const ModelCallOptions& options) {
+                                                     const ModelCallOptions& options,
+                                                     const SpanContext* trace) {
   // Reserving and settling happen outside this frame, which lives for the whole model call.
   call = MeteredCall{};
-  AG_CO_TRY(const auto part, co_await Reserve(request, call));
+  AG_CO_TRY(const auto part, co_await Reserve(request, call, trace));
   if (!part) co_return Result<void>{};  // refused
   const auto started = clock_.SteadyNow();
   call.result = co_await model_.Complete(request, timeout, options);
   Settle(*part, started, call);
+  CountGenAi(request.model, call);
   co_return Result<void>{};
 }
 
 asio::awaitable<Result<std::optional<SpendPart>>> MeteredModel::Reserve(const ModelRequest& request,
-                                                                        MeteredCall& call) {
+                                                                        MeteredCall& call,
+                                                                        const SpanContext* trace) {
+  Span span;
+  if (tracer_ != nullptr && trace != nullptr)
+    span = tracer_->Start("reserve_spend", tracing::SpanKind::kInternal, trace);
   const SpendReservationRequest reservation{
       account_.org_id,
       account_.agent_id,
@@ -32,6 +38,11 @@ asio::awaitable<Result<std::optional<SpendPart>>> MeteredModel::Reserve(const Mo
       clock_.NowMs(),
       0};
   AG_CO_TRY(auto reserved, co_await spend_.Reserve(reservation));
+  if (span.recording()) {
+    span.Set("agentgate.spend.worst_case_usd", reservation.amount_usd);
+    span.Set("agentgate.spend.reserved", reserved.reserved);
+    if (!reserved.reserved) span.Set("agentgate.spend.limit_scope", reserved.scope);
+  }
   if (!reserved.reserved) {
     metrics_.Add("agentgate_spend_refusals_total", {{"scope", reserved.scope}});
     call.refused = std::move(reserved);
@@ -72,6 +83,30 @@ void MeteredModel::Committed() {
     metrics_.Add("agentgate_spend_settled_usd_total", {}, s.cost_usd);
   for (const auto& part : open_parts_) spend_.Settled(part);
   open_parts_.clear();
+}
+
+// The GenAI conventions' client metrics (gen_ai.client.operation.duration and
+// gen_ai.client.token.usage), named as an OpenTelemetry-to-Prometheus export names them.
+void MeteredModel::CountGenAi(const std::string& model, const MeteredCall& call) {
+  const auto* reply = std::get_if<ModelReply>(&call.result);
+  const std::string_view error =
+      reply != nullptr ? "" : FailureKindName(std::get<ModelFailure>(call.result).kind);
+  metrics_.Observe("gen_ai_client_operation_duration_seconds",
+                   {{"gen_ai_operation_name", "chat"},
+                    {"gen_ai_provider_name", provider_},
+                    {"gen_ai_request_model", model},
+                    {"error_type", error}},
+                   call.record.seconds);
+  if (reply == nullptr) return;
+  for (const auto& [type, tokens] : {std::pair{"input", reply->usage.input_tokens},
+                                     std::pair{"output", reply->usage.output_tokens}}) {
+    metrics_.Observe("gen_ai_client_token_usage",
+                     {{"gen_ai_operation_name", "chat"},
+                      {"gen_ai_provider_name", provider_},
+                      {"gen_ai_request_model", model},
+                      {"gen_ai_token_type", type}},
+                     static_cast<double>(tokens));
+  }
 }
 
 void MeteredModel::CountReply(const ModelReply& reply) {

@@ -13,6 +13,7 @@
 #include "ports/clock.hpp"
 #include "ports/model_client.hpp"
 #include "runtime/spend_ledger.hpp"
+#include "runtime/tracer.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -43,13 +44,14 @@ struct MeteredCall {
 class MeteredModel {
  public:
   MeteredModel(SpendLedger& spend, const Clock& clock, Metrics& metrics, ModelClient& model,
-               std::string provider, SpendAccount account)
+               std::string provider, SpendAccount account, const Tracer* tracer = nullptr)
       : spend_(spend),
         clock_(clock),
         metrics_(metrics),
         model_(model),
         provider_(std::move(provider)),
-        account_(std::move(account)) {}
+        account_(std::move(account)),
+        tracer_(tracer) {}
   ~MeteredModel();  // releases reservations the turn's commit did not settle
   MeteredModel(const MeteredModel&) = delete;
   MeteredModel& operator=(const MeteredModel&) = delete;
@@ -60,9 +62,11 @@ class MeteredModel {
   // `options` say how the call is made (streamed, traced: ModelClient::Complete). No default:
   // GCC 12 mishandles a default argument's temporary bound to a coroutine's reference parameter
   // (the server crashed in a summarizing turn); callers pass an object of their own.
+  // `trace`: the call's span, under which the reservation is a span of its own (none: untraced).
   boost::asio::awaitable<Result<void>> Complete(const ModelRequest& request,
                                                 std::chrono::milliseconds timeout,
-                                                MeteredCall& call, const ModelCallOptions& options);
+                                                MeteredCall& call, const ModelCallOptions& options,
+                                                const SpanContext* trace);
 
   // The real cost of every call so far, for the turn's commit.
   const std::vector<SpendSettlement>& Settlements() const { return settlements_; }
@@ -72,10 +76,12 @@ class MeteredModel {
  private:
   // Reserves the call's worst case: the part reserved, or none with `call.refused` set.
   boost::asio::awaitable<Result<std::optional<SpendPart>>> Reserve(const ModelRequest& request,
-                                                                   MeteredCall& call);
+                                                                   MeteredCall& call,
+                                                                   const SpanContext* trace);
   // Records the finished call's real cost for the commit.
   void Settle(const SpendPart& part, SteadyTime started, MeteredCall& call);
   void CountReply(const ModelReply& reply);
+  void CountGenAi(const std::string& model, const MeteredCall& call);
 
   SpendLedger& spend_;
   const Clock& clock_;
@@ -83,6 +89,7 @@ class MeteredModel {
   ModelClient& model_;
   std::string provider_;
   SpendAccount account_;
+  const Tracer* tracer_;
   std::vector<SpendPart> open_parts_;  // reserved, not yet settled by a commit
   std::vector<SpendSettlement> settlements_;
 };

@@ -205,7 +205,17 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
                                                              std::shared_ptr<TurnCancel> cancel,
                                                              TurnObserver& observer) {
   boost::system::error_code ec;
-  const auto body = boost::json::parse(run.request_json, ec);
+  auto body = boost::json::parse(run.request_json, ec);
+  // The trace the run's request was in, kept with the queued request: the turn continues it.
+  std::optional<SpanContext> trace;
+  if (auto* object = ec ? nullptr : body.if_object()) {
+    if (const auto* traceparent = object->if_contains(kRunTraceKey);
+        traceparent != nullptr && traceparent->is_string()) {
+      if (auto context = tracing::ParseTraceparent(traceparent->get_string()))
+        trace = SpanContext::From(*context);
+    }
+    object->erase(kRunTraceKey);
+  }
   auto request = ec ? Result<InvokeRequest>(Error(ErrorCode::kInternal, "unreadable run request"))
                     : ParseInvokeRequest(body);
   if (!request) co_return Error(ErrorCode::kInternal, "the run's request could not be read");
@@ -226,7 +236,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
       std::move(cancel),
       &observer,
       run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
-      !run.conversation_id.empty() && !run.creates_conversation};
+      !run.conversation_id.empty() && !run.creates_conversation,
+      trace};
   co_return co_await d_.invoke.Invoke(command);
 }
 

@@ -69,7 +69,10 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
   run.token_id = command.caller.token_id;
   run.conversation_id = place.conversation_id;
   run.creates_conversation = place.creates_conversation;
-  run.request_json = json_text::Write(InvokeRequestJson(command.request));
+  boost::json::object request = InvokeRequestJson(command.request);
+  // A background run's turn continues its request's trace (docs/tracing.md), wherever it runs.
+  if (!streamed && command.trace) request[kRunTraceKey] = command.trace->Traceparent();
+  run.request_json = json_text::Write(request);
   run.created_at_ms = now;
   run.notify = notify;
   if (streamed) {

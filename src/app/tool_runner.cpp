@@ -39,7 +39,7 @@ std::string JoinedMethods(const CrmMetadataTool& tool) {
 }  // namespace
 
 asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolContext& context,
-                                            std::string traceparent) {
+                                            const SpanContext* trace) {
   ToolResult result{call.id, call.name, ""};
   const auto args = ArgumentsOf(call.arguments_json);
   const auto& config = context.agent.config;
@@ -68,8 +68,8 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
           "error: this agent may not use " + gateway_call->method +
           " with crm_metadata; allowed methods: " + JoinedMethods(*config.crm_metadata_tool);
     } else {
-      auto envelope = co_await gateway_.Forward(context.memory_scope.org_id,
-                                                context.memory_scope.env, std::move(*gateway_call));
+      auto envelope = co_await gateway_.Forward(
+          context.memory_scope.org_id, context.memory_scope.env, std::move(*gateway_call), trace);
       result.content = envelope
                            ? Truncated(json_text::Write(RenderEnvelope(*envelope)), kMaxResultChars)
                            : "error: " + std::string(ErrorCodeName(envelope.error().code)) + ": " +
@@ -78,7 +78,7 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
   } else if (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) {
     const auto& target = context.mcp_tools->by_model_name.at(call.name);
     result.content =
-        co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars);
+        co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars, trace);
   } else {
     auto tool = std::find_if(config.http_tools.begin(), config.http_tools.end(),
                              [&](const HttpTool& t) { return t.name == call.name; });
@@ -87,7 +87,7 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
     } else if (!args) {
       result.content = "error: the arguments must be a JSON object";
     } else {
-      result.content = co_await CallHttpTool(*tool, call.arguments_json, context, traceparent);
+      result.content = co_await CallHttpTool(*tool, call.arguments_json, context, trace);
     }
   }
   co_return result;
@@ -96,14 +96,14 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
 asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
                                                       const std::string& arguments,
                                                       const ToolContext& context,
-                                                      const std::string& traceparent) {
+                                                      const SpanContext* trace) {
   HttpClientRequest request;
   request.method = tool.method;
   request.url = tool.url;  // exactly the operator's URL: the model chooses arguments, never hosts
   auto headers = co_await headers_.Resolve(context.memory_scope.org_id, tool.headers);
   if (!headers) co_return "error: " + headers.error().message;
   request.headers = std::move(*headers);
-  if (!traceparent.empty()) request.headers.emplace_back("traceparent", traceparent);
+  if (trace != nullptr) request.headers.emplace_back("traceparent", trace->Traceparent());
   if (tool.method == "GET" || tool.method == "DELETE") {
     // Scalar arguments become query parameters.
     std::string query;

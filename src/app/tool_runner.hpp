@@ -10,6 +10,7 @@
 #include "domain/agent/turn.hpp"
 #include "ports/clock.hpp"
 #include "ports/http_caller.hpp"
+#include "runtime/tracer.hpp"
 
 #include <chrono>
 
@@ -34,9 +35,10 @@ class ToolRunner {
         mcp_(mcp),
         headers_(headers) {}
 
-  // `traceparent`: the tool call's span, sent to an http tool when tracing is on ("" when off).
+  // `trace`: the tool call's span when tracing is on (none when off): an http tool is sent its
+  // traceparent; an MCP server's and the CRM gateway's spans go under it.
   boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context,
-                                         std::string traceparent);
+                                         const SpanContext* trace);
 
   static constexpr std::size_t kMaxToolResponseBytes = 64 * 1024;
   static constexpr std::size_t kMaxResultChars = 8000;
@@ -45,7 +47,7 @@ class ToolRunner {
   boost::asio::awaitable<std::string> CallHttpTool(const HttpTool& tool,
                                                    const std::string& arguments,
                                                    const ToolContext& context,
-                                                   const std::string& traceparent);
+                                                   const SpanContext* trace);
 
   StoreRunner& store_;
   HttpCaller& http_;

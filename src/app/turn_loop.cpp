@@ -4,6 +4,7 @@
 #include "app/invoke_agent.hpp"
 #include "app/turn_run.hpp"
 #include "domain/agent/retry_policy.hpp"
+#include "domain/tracing/genai_content.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -32,6 +33,18 @@ asio::awaitable<void> Pause(milliseconds wait) {
   co_await timer.async_wait(asio::use_awaitable);
 }
 
+// With content capture on (docs/tracing.md): what the agent's safety checks withhold is never
+// on a span.
+tracing::ContentRules ContentRulesOf(const TurnRun& run) {
+  const SafetyChecker& safety = run.agent.safety;
+  return tracing::ContentRules{[&safety](std::string_view text) { return safety.Blocks(text); },
+                               run.agent.config.safety.placeholder};
+}
+
+bool CapturesContent(const TurnRun& run) {
+  return run.tracer != nullptr && run.tracer->capture_content();
+}
+
 // The tool calls of one model reply, run in order, each reported as it starts and finishes.
 asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
                                                   const std::vector<ToolCall>& calls,
@@ -48,10 +61,11 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
       span.Set("gen_ai.tool.call.id", call.id);
       span.Set("gen_ai.tool.type", std::string("function"));
     }
-    // Built before the co_await: GCC 12 destroys a ?: temporary inside a co_await's operands twice.
-    std::string traceparent;
-    if (const auto* context = span.context_ptr()) traceparent = context->Traceparent();
-    results.push_back(co_await runner.Run(call, run.tools, std::move(traceparent)));
+    results.push_back(co_await runner.Run(call, run.tools, span.context_ptr()));
+    if (span.recording() && CapturesContent(run)) {
+      span.Set("gen_ai.tool.call.arguments", call.arguments_json);
+      span.Set("gen_ai.tool.call.result", results.back().content);
+    }
     if (ToolFailed(results.back())) span.Fail("the tool could not answer");
     span.End();
     run.Report([&] {
@@ -75,17 +89,25 @@ Span StartChatSpan(const TurnRun& run, const ModelRequest& request) {
     span.Set("gen_ai.operation.name", std::string("chat"));
     span.Set("gen_ai.provider.name", run.agent.config.model.provider);
     span.Set("gen_ai.request.model", request.model);
+    if (CapturesContent(run)) {
+      span.Set("gen_ai.system_instructions", tracing::SystemInstructionsJson(request.system));
+      span.Set("gen_ai.input.messages",
+               tracing::InputMessagesJson(request.messages, ContentRulesOf(run)));
+    }
   }
   return span;
 }
 
 // How the call went, on its span: its usage, or why it failed (the kind, never the provider's
 // own message).
-void DescribeOnSpan(Span& span, const MeteredCall& call) {
+void DescribeOnSpan(Span& span, const MeteredCall& call, const TurnRun& run) {
+  if (const auto* reply = std::get_if<ModelReply>(&call.result); reply && CapturesContent(run))
+    span.Set("gen_ai.output.messages", tracing::OutputMessagesJson(*reply, ContentRulesOf(run)));
   if (call.refused) {
     span.Set("error.type", std::string("spend_limit_reached"));
     span.Fail("spend_limit_reached");
   } else if (const auto* reply = std::get_if<ModelReply>(&call.result)) {
+    if (!reply->response_model.empty()) span.Set("gen_ai.response.model", reply->response_model);
     span.Set("gen_ai.usage.input_tokens", reply->usage.input_tokens);
     span.Set("gen_ai.usage.output_tokens", reply->usage.output_tokens);
     if (!reply->finish_reason.empty())
@@ -134,8 +156,9 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       Span span = StartChatSpan(run, request);
       options.on_text = run.TextSinkOrNull();
       if (const auto* context = span.context_ptr()) options.traceparent = context->Traceparent();
-      AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer, options));
-      if (span.recording()) DescribeOnSpan(span, answer);
+      const SpanContext* trace = span.context_ptr();
+      AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer, options, trace));
+      if (span.recording()) DescribeOnSpan(span, answer, run);
       span.End();
       if (answer.refused) {
         run.Report([&] { return run_events::ModelFailed(call, "spend_limit_reached"); });

@@ -111,7 +111,9 @@ asio::awaitable<Result<void>> InvokeAgent::Prepare(TurnRun& run,
     AG_CO_TRYV(co_await ReadHistory(d_, run, inputs, stored));
   if (config.memory == MemoryMode::kShared) AG_CO_TRYV(co_await RecallFacts(d_, run, inputs));
   if (!config.mcp_servers.empty()) {
-    run.mcp_tools = co_await d_.mcp.ToolsFor(run.command.caller.org_id, config, run.deadlines.soft);
+    const SpanContext* trace = run.span != nullptr ? run.span->context_ptr() : nullptr;
+    run.mcp_tools =
+        co_await d_.mcp.ToolsFor(run.command.caller.org_id, config, run.deadlines.soft, trace);
     inputs.extra_tools = run.mcp_tools.offered;
   }
   auto prompt = AssemblePrompt(config, inputs);

@@ -4,6 +4,7 @@
 #include "app/turn_run.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/transcript.hpp"
+#include "domain/tracing/genai_content.hpp"
 
 #include <boost/asio/this_coro.hpp>
 
@@ -62,6 +63,12 @@ void DescribeOnSpan(Span& span, const TurnRun& run) {
   span.Set("gen_ai.usage.input_tokens", result.usage.input_tokens);
   span.Set("gen_ai.usage.output_tokens", result.usage.output_tokens);
   span.Set("agentgate.turn_id", result.turn_id);
+  if (run.tracer != nullptr && run.tracer->capture_content()) {
+    // The answer as the caller got it: the placeholder when the reply was withheld.
+    span.Set("gen_ai.input.messages",
+             tracing::TextMessageJson("user", run.command.request.message));
+    span.Set("gen_ai.output.messages", tracing::TextMessageJson("assistant", result.response));
+  }
 }
 
 }  // namespace
@@ -115,7 +122,18 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
       cancellation.cancelled() != asio::cancellation_type::none)
     co_return Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and was canceled");
+  Span span =
+      run.StartChild([] { return std::string("commit_turn"); }, tracing::SpanKind::kInternal);
   const Result<void> committed = co_await d_.committer.Commit(commit);
+  if (span.recording()) {
+    span.Set("db.operation.name", std::string("commit_turn"));
+    if (!committed) {
+      const std::string kind(ErrorCodeName(committed.error().code));
+      span.Set("error.type", kind);
+      span.Fail(kind);
+    }
+  }
+  span.End();
   if (!committed) {
     // Only a turn that outlived its cap can lose its claim or its reservations. A conversation
     // purged as idle while its turn ran is 404, like one never found (docs/decisions.md).

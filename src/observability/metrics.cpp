@@ -235,6 +235,17 @@ void DeclareAgentgateMetrics(Metrics& m) {
                    "OTLP export requests by outcome (ok, retried, failed).");
   m.DeclareHistogram("agentgate_gateway_upstream_duration_seconds",
                      "Metadata gateway upstream call latency.", latency);
+  // The OpenTelemetry GenAI client metrics, with the conventions' bucket boundaries.
+  m.DeclareHistogram(
+      "gen_ai_client_operation_duration_seconds",
+      "gen_ai.client.operation.duration: model calls by provider, requested model "
+      "and error type.",
+      {0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92});
+  m.DeclareHistogram(
+      "gen_ai_client_token_usage",
+      "gen_ai.client.token.usage: tokens per model call by provider, requested "
+      "model and token type (input, output).",
+      {1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864});
 }
 
 }  // namespace agentgate

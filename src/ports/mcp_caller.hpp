@@ -14,6 +14,8 @@
 
 namespace agentgate {
 
+struct SpanContext;  // runtime/tracer.hpp
+
 struct McpEndpoint {
   std::string url;
   HeaderList headers;  // the operator's, resolved
@@ -30,6 +32,9 @@ struct McpCall {
   std::string method;
   boost::json::object params;
   HeaderList extra_headers;  // Mcp-Name, Mcp-Param-*
+  // The span the request is made under (an execute_tool span, or the turn's): the client's span
+  // goes under it and passes its traceparent on. None: not traced.
+  const SpanContext* trace = nullptr;
 };
 
 class McpCaller {

@@ -1,5 +1,7 @@
 #include "runtime/tracer.hpp"
 
+#include "domain/tracing/peer.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -71,6 +73,14 @@ void Span::End() {
   state_->record->end_unix_ns = NowUnixNs();
   state_->sink->Submit(std::move(*state_->record));
   state_->record.reset();
+}
+
+void DescribeServer(Span& span, std::string_view url) {
+  if (!span.recording()) return;
+  if (auto peer = tracing::PeerOf(url)) {
+    span.Set("server.address", std::move(peer->address));
+    span.Set("server.port", peer->port);
+  }
 }
 
 Span Tracer::Start(std::string name, tracing::SpanKind kind,

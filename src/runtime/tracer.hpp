@@ -53,13 +53,21 @@ class Span {
   std::unique_ptr<State> state_;
 };
 
+// A client span's `server.address` and `server.port`, read from the URL it calls.
+void DescribeServer(Span& span, std::string_view url);
+
 class Tracer {
  public:
   Tracer() = default;  // off
-  Tracer(SpanSink* sink, double sample_ratio, bool parent_based)
-      : sink_(sink), ratio_(sample_ratio), parent_based_(parent_based) {}
+  Tracer(SpanSink* sink, double sample_ratio, bool parent_based, bool capture_content = false)
+      : sink_(sink),
+        ratio_(sample_ratio),
+        parent_based_(parent_based),
+        capture_content_(capture_content) {}
 
   bool enabled() const { return sink_ != nullptr; }
+  // [tracing] capture_content: prompt and reply text go on spans (withheld text never).
+  bool capture_content() const { return capture_content_; }
   // A span under `parent` (none: a new trace, sampled by the ratio).
   Span Start(std::string name, tracing::SpanKind kind,
              const std::optional<SpanContext>& parent) const;
@@ -69,6 +77,7 @@ class Tracer {
   SpanSink* sink_ = nullptr;
   double ratio_ = 1.0;
   bool parent_based_ = true;
+  bool capture_content_ = false;
 };
 
 }  // namespace agentgate

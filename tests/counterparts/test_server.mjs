@@ -79,8 +79,10 @@ async function modernApp() {
   );
   return async (req, res) => {
     const body = await readBody(req);
+    const parsed = body.length ? JSON.parse(body.toString()) : undefined;
     events.push({ event: 'post', version: req.headers['mcp-protocol-version'] ?? null, method: req.headers['mcp-method'] ?? null,
-                  name: req.headers['mcp-name'] ?? null, auth: req.headers['authorization'] ?? null });
+                  name: req.headers['mcp-name'] ?? null, auth: req.headers['authorization'] ?? null,
+                  traceparent: req.headers['traceparent'] ?? null, meta_traceparent: parsed?.params?._meta?.traceparent ?? null });
     // The client closing the connection is the cancellation signal of this revision.
     const aborter = new AbortController();
     res.on('close', () => { if (!res.writableFinished) aborter.abort(); });
@@ -116,7 +118,8 @@ async function legacyApp() {
     if (legacyVersion && parsed?.method === 'initialize') parsed.params.protocolVersion = legacyVersion;
     const sessionId = req.headers['mcp-session-id'];
     events.push({ event: 'post', version: req.headers['mcp-protocol-version'] ?? null, method: parsed?.method ?? null,
-                  auth: req.headers['authorization'] ?? null });
+                  auth: req.headers['authorization'] ?? null, traceparent: req.headers['traceparent'] ?? null,
+                  meta_traceparent: parsed?.params?._meta?.traceparent ?? null });
     if (parsed?.method === 'notifications/cancelled') events.push({ event: 'cancel-notification', request: parsed.params?.requestId });
     let transport = sessionId ? transports.get(sessionId) : undefined;
     if (!transport) {

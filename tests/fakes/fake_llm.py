@@ -23,7 +23,7 @@ from fakes.http_base import FakeHandler, serve
 
 
 def openai_text(text, input_tokens=10, output_tokens=5):
-    return {"status": 200, "json": {"id": "chatcmpl-1", "object": "chat.completion", "choices": [
+    return {"status": 200, "json": {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-test-0001", "choices": [
         {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens}}}
 
@@ -31,7 +31,7 @@ def openai_text(text, input_tokens=10, output_tokens=5):
 def openai_tools(calls, text=None, input_tokens=10, output_tokens=5):
     tool_calls = [{"id": f"call_{i}", "type": "function",
                    "function": {"name": name, "arguments": json.dumps(args)}} for i, (name, args) in enumerate(calls)]
-    return {"status": 200, "json": {"id": "chatcmpl-2", "object": "chat.completion", "choices": [
+    return {"status": 200, "json": {"id": "chatcmpl-2", "object": "chat.completion", "model": "gpt-test-0001", "choices": [
         {"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": tool_calls},
          "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens}}}
 

@@ -155,7 +155,7 @@ TEST_F(McpToolboxTest, AListChangedNotificationOnACallsStreamRefreshesTheList) {
 }
 
 TEST_F(McpToolboxTest, TheCachesAreBounded) {
-  McpClient client(http_, 3);
+  McpClient client(http_, nullptr, 3);
   McpToolbox toolbox(client, headers_, clock_, 3);
   for (int i = 0; i < 10; ++i) ToolsFor(toolbox, AgentWith("key-" + std::to_string(i)));
   EXPECT_LE(toolbox.CachedServers(), 3u);

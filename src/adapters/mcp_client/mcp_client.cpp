@@ -50,6 +50,49 @@ json::object WithMeta(json::object params, json::object meta) {
   return params;
 }
 
+// The MCP conventions' client span: "{mcp.method.name} {tool}", with the server it calls.
+Span StartCallSpan(const Tracer& tracer, const McpEndpoint& endpoint, const McpCall& call) {
+  const auto* tool = call.method == "tools/call" ? call.params.if_contains("name") : nullptr;
+  const bool named = tool != nullptr && tool->is_string();
+  std::string name = call.method;
+  if (named) name += " " + std::string(tool->get_string());
+  Span span = tracer.Start(std::move(name), tracing::SpanKind::kClient, call.trace);
+  if (!span.recording()) return span;
+  span.Set("mcp.method.name", call.method);
+  if (named) {
+    span.Set("gen_ai.operation.name", std::string("execute_tool"));
+    span.Set("gen_ai.tool.name", std::string(tool->get_string()));
+  }
+  span.Set("network.transport", std::string("tcp"));
+  span.Set("network.protocol.name", std::string("http"));
+  DescribeServer(span, endpoint.url);
+  return span;
+}
+
+// How the request went: a transport failure, the server's JSON-RPC error, or a tool's own error.
+void DescribeOnSpan(Span& span, const Result<mcp::RpcReply>& reply) {
+  if (!reply) {
+    const std::string kind(ErrorCodeName(reply.error().code));
+    span.Set("error.type", kind);
+    span.Fail(kind);
+    return;
+  }
+  if (reply->error) {
+    const std::string code = std::to_string(reply->error->code);
+    span.Set("rpc.response.status_code", code);
+    span.Set("error.type", code);
+    span.Fail(code);
+    return;
+  }
+  const auto* is_error = reply->result && reply->result->is_object()
+                             ? reply->result->get_object().if_contains("isError")
+                             : nullptr;
+  if (is_error != nullptr && is_error->is_bool() && is_error->get_bool()) {
+    span.Set("error.type", std::string("tool_error"));
+    span.Fail("tool_error");
+  }
+}
+
 }  // namespace
 
 std::size_t McpClient::ServersKnown() {
@@ -89,6 +132,30 @@ asio::awaitable<Result<HttpClientResponse>> McpClient::Post(const McpEndpoint& e
 asio::awaitable<Result<mcp::RpcReply>> McpClient::Request(const McpEndpoint& endpoint,
                                                           const McpCall& call,
                                                           milliseconds timeout) {
+  if (tracer_ == nullptr || !tracer_->enabled() || call.trace == nullptr)
+    co_return co_await Send(endpoint, call, timeout);
+  Span span = StartCallSpan(*tracer_, endpoint, call);
+  // The trace context in the header and, as the MCP conventions propagate it, in params._meta.
+  McpCall traced = call;
+  if (const auto* context = span.context_ptr()) {
+    json::object meta{{"traceparent", context->Traceparent()}};
+    if (!context->trace_state.empty()) meta["tracestate"] = context->trace_state;
+    traced.params = WithMeta(std::move(traced.params), std::move(meta));
+    traced.extra_headers.emplace_back("traceparent", context->Traceparent());
+  }
+  auto reply = co_await Send(endpoint, traced, timeout);
+  if (span.recording()) {
+    const ServerState state = StateOf(endpoint.Key());
+    span.Set("mcp.protocol.version",
+             state.era == Era::kLegacy ? state.version : std::string(mcp::kModernVersion));
+    if (!state.session_id.empty()) span.Set("mcp.session.id", state.session_id);
+    DescribeOnSpan(span, reply);
+  }
+  co_return reply;
+}
+
+asio::awaitable<Result<mcp::RpcReply>> McpClient::Send(const McpEndpoint& endpoint,
+                                                       const McpCall& call, milliseconds timeout) {
   const Deadline deadline = SteadyClock::now() + timeout;
   const std::string key = endpoint.Key();
   ServerState state = StateOf(key);
@@ -170,6 +237,9 @@ asio::awaitable<Result<mcp::RpcReply>> McpClient::SendLegacy(const McpEndpoint& 
     const std::int64_t id = next_id_++;
     HeaderList headers{{"MCP-Protocol-Version", state.version}};
     if (!state.session_id.empty()) headers.emplace_back("Mcp-Session-Id", state.session_id);
+    // Of the current revision's headers a legacy server gets only the trace context.
+    for (const auto& h : call.extra_headers)
+      if (h.first == "traceparent") headers.push_back(h);
     const std::string body = mcp::RequestBody(id, call.method, call.params);
     auto response = co_await Post(endpoint, body, headers, deadline);
     if (!response) {

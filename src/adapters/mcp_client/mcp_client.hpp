@@ -8,6 +8,7 @@
 #include "domain/mcp/json_rpc.hpp"
 #include "ports/http_caller.hpp"
 #include "ports/mcp_caller.hpp"
+#include "runtime/tracer.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -25,8 +26,11 @@ class McpClient final : public McpCaller {
   static constexpr std::size_t kMaxServers = 1024;
   static constexpr std::size_t kMaxResponseBytes = 1024 * 1024;
 
-  explicit McpClient(HttpCaller& http, std::size_t max_servers = kMaxServers)
-      : http_(http), max_servers_(max_servers) {}
+  // `tracer`: with tracing on, a request made under a span (McpCall::trace) gets a client span
+  // of its own, whose traceparent goes in the HTTP header and in params._meta (docs/tracing.md).
+  explicit McpClient(HttpCaller& http, const Tracer* tracer = nullptr,
+                     std::size_t max_servers = kMaxServers)
+      : http_(http), tracer_(tracer), max_servers_(max_servers) {}
 
   // One request, answered within `timeout` (handshake included). The reply may carry a JSON-RPC
   // error; transport failures and non-MCP answers are kUnavailable. When a tools/call to a legacy
@@ -46,6 +50,10 @@ class McpClient final : public McpCaller {
   };
   using Deadline = std::chrono::steady_clock::time_point;
 
+  boost::asio::awaitable<Result<mcp::RpcReply>> Send(const McpEndpoint& endpoint,
+                                                     const McpCall& call,
+                                                     std::chrono::milliseconds timeout);
+
   boost::asio::awaitable<Result<HttpClientResponse>> Post(const McpEndpoint& endpoint,
                                                           const std::string& body,
                                                           const HeaderList& headers,
@@ -58,6 +66,7 @@ class McpClient final : public McpCaller {
   void Remember(const std::string& key, ServerState state);
 
   HttpCaller& http_;
+  const Tracer* tracer_;
   const std::size_t max_servers_;  // past it the memory starts again
   std::atomic<std::int64_t> next_id_{1};
   std::mutex mutex_;

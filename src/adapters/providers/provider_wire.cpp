@@ -181,6 +181,7 @@ Parsed OpenAiParseReply(const std::string& body) {
   reply.usage =
       TokenUsage{IntAt(*v, "usage", "prompt_tokens"), IntAt(*v, "usage", "completion_tokens")};
   reply.finish_reason = StringAt(choice, {"finish_reason"});
+  reply.response_model = StringAt(*v, {"model"});
   return reply;
 }
 
@@ -274,6 +275,7 @@ Parsed AnthropicParseReply(const std::string& body) {
   }
   reply.usage = TokenUsage{IntAt(*v, "usage", "input_tokens"), IntAt(*v, "usage", "output_tokens")};
   reply.finish_reason = StringAt(*v, {"stop_reason"});
+  reply.response_model = StringAt(*v, {"model"});
   return reply;
 }
 

@@ -56,7 +56,8 @@ TEST(OpenAiWire, TheBodyKeepsItsBytes) {
 }
 
 TEST(OpenAiWire, ParsesTextToolCallsAndUsage) {
-  auto parsed = OpenAiParseReply(R"({"choices":[{"message":{"role":"assistant","content":null,
+  auto parsed = OpenAiParseReply(
+      R"({"model":"gpt-4o-2024-08-06","choices":[{"message":{"role":"assistant","content":null,
     "tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"q\":1}"}}]}}],
     "usage":{"prompt_tokens":12,"completion_tokens":3}})");
   const auto& reply = std::get<ModelReply>(parsed);
@@ -64,9 +65,11 @@ TEST(OpenAiWire, ParsesTextToolCallsAndUsage) {
   EXPECT_EQ(reply.tool_calls[0].arguments_json, R"({"q":1})");
   EXPECT_EQ(reply.usage.input_tokens, 12);
   EXPECT_EQ(reply.usage.output_tokens, 3);
-  EXPECT_EQ(
-      std::get<ModelReply>(OpenAiParseReply(R"({"choices":[{"message":{"content":"Hi"}}]})")).text,
-      "Hi");
+  EXPECT_EQ(reply.response_model, "gpt-4o-2024-08-06");
+  const auto plain =
+      std::get<ModelReply>(OpenAiParseReply(R"({"choices":[{"message":{"content":"Hi"}}]})"));
+  EXPECT_EQ(plain.text, "Hi");
+  EXPECT_EQ(plain.response_model, "");  // the provider did not say
   for (const char* bad : {"not json", "{}", R"({"choices":[]})",
                           R"({"choices":[{"message":{"tool_calls":[{"function":{}}]}}]})"}) {
     EXPECT_EQ(std::get<ModelFailure>(OpenAiParseReply(bad)).kind, Kind::kTransient) << bad;
@@ -111,9 +114,11 @@ TEST(AnthropicWire, BuildsMessagesWithSystemToolUseAndGroupedToolResults) {
 
 TEST(AnthropicWire, ParsesBlocksAndClassifiesErrors) {
   auto parsed = AnthropicParseReply(R"({"content":[{"type":"text","text":"Let me look."},
-    {"type":"tool_use","id":"toolu_1","name":"lookup","input":{"q":"x"}}],"usage":{"input_tokens":20,"output_tokens":7}})");
+    {"type":"tool_use","id":"toolu_1","name":"lookup","input":{"q":"x"}}],"model":"claude-sonnet-4-5-20250929",
+    "usage":{"input_tokens":20,"output_tokens":7}})");
   const auto& reply = std::get<ModelReply>(parsed);
   EXPECT_EQ(reply.text, "Let me look.");
+  EXPECT_EQ(reply.response_model, "claude-sonnet-4-5-20250929");
   EXPECT_EQ(reply.tool_calls.at(0).arguments_json, R"({"q":"x"})");
   EXPECT_EQ(reply.usage.output_tokens, 7);
   EXPECT_EQ(

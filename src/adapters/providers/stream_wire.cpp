@@ -68,6 +68,7 @@ void StreamedReply::OpenAiEvent(const SseEvent& event, const TextSink& on_text) 
     failure_ = OpenAiClassifyError(500, event.data, std::nullopt, std::nullopt);
     return;
   }
+  if (model_.empty()) model_ = std::string(StringOf(At(chunk, "model")));
   if (const auto* usage = At(chunk, "usage"); usage != nullptr && usage->is_object()) {
     usage_.input_tokens = IntOf(At(*usage, "prompt_tokens")).value_or(0);
     usage_.output_tokens = IntOf(At(*usage, "completion_tokens")).value_or(0);
@@ -104,6 +105,7 @@ void StreamedReply::AnthropicEvent(const SseEvent& event, const TextSink& on_tex
   const std::string_view type = StringOf(At(data, "type"));
   if (type == "message_start") {
     const auto* message = At(data, "message");
+    if (message != nullptr) model_ = std::string(StringOf(At(*message, "model")));
     const auto* usage = message != nullptr ? At(*message, "usage") : nullptr;
     if (usage != nullptr) {
       usage_.input_tokens = IntOf(At(*usage, "input_tokens")).value_or(0);
@@ -164,6 +166,7 @@ Parsed StreamedReply::Finish() {
   reply.text = std::move(text_);
   reply.usage = usage_;
   reply.finish_reason = std::move(finish_reason_);
+  reply.response_model = std::move(model_);
   for (auto& [index, call] : calls_) {
     if (call.name.empty()) {
       return ModelFailure{Kind::kTransient, "malformed stream from the model provider",

@@ -44,6 +44,7 @@ class StreamedReply {
   std::map<std::int64_t, PartialCall> calls_;  // by the stream's index, in order
   TokenUsage usage_;
   std::string finish_reason_;
+  std::string model_;   // the model the stream says answered
   bool ended_ = false;  // the provider's end event arrived
   std::optional<ModelFailure> failure_;
 };

@@ -32,8 +32,8 @@ std::string Joined(const std::vector<std::string>& pieces) {
 
 // As OpenAI streams /v1/chat/completions with stream_options.include_usage.
 constexpr std::string_view kOpenAiText =
-    "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-    "\"content\":\"\"},\"finish_reason\":null}]}\n\n"
+    "data: {\"id\":\"c\",\"model\":\"gpt-4o-mini-2024-07-18\",\"choices\":[{\"index\":0,"
+    "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n"
     "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n"
     "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo "
     "\\u00e9t\\u00e9\"}}]}"
@@ -71,6 +71,7 @@ TEST(StreamedReply, OpenAiTextArrivesInPiecesAndTheReplyCountsItsUsage) {
     EXPECT_EQ(reply.usage.input_tokens, 11);
     EXPECT_EQ(reply.usage.output_tokens, 4);
     EXPECT_EQ(reply.finish_reason, "stop");
+    EXPECT_EQ(reply.response_model, "gpt-4o-mini-2024-07-18");
   }
 }
 
@@ -132,6 +133,7 @@ TEST(StreamedReply, AnErrorInTheStreamIsClassifiedLikeTheSameErrorAnswered) {
 // cumulative count in message_delta.
 constexpr std::string_view kAnthropic =
     "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+    "\"model\":\"claude-haiku-4-5\","
     "\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":25,"
     "\"output_tokens\":1}}}\n\n"
     "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
@@ -167,6 +169,7 @@ TEST(StreamedReply, AnthropicTextAndToolInputAreAssembledWithTheFinalUsage) {
     EXPECT_EQ(reply.usage.input_tokens, 25);
     EXPECT_EQ(reply.usage.output_tokens, 17);
     EXPECT_EQ(reply.finish_reason, "tool_use");
+    EXPECT_EQ(reply.response_model, "claude-haiku-4-5");
   }
   const std::string_view whole = kAnthropic;
   const Heard cut =

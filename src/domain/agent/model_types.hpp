@@ -52,7 +52,8 @@ struct ModelReply {
   std::string text;
   std::vector<ToolCall> tool_calls;
   TokenUsage usage;
-  std::string finish_reason = {};  // as the provider said it ("stop", "end_turn", ...)
+  std::string finish_reason = {};   // as the provider said it ("stop", "end_turn", ...)
+  std::string response_model = {};  // the model the provider says answered ("" if it did not say)
 };
 
 // Why a model call failed, as the stop rules need it.

@@ -12,6 +12,7 @@
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
+#include "runtime/tracer.hpp"
 #include "runtime/turn_cancel.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -93,6 +94,56 @@ Response RpcResponse(int status, std::string body) {
   return response;
 }
 
+// A tools/call's answer; its span (the MCP server span) says whether the tool result is an error.
+Response AnswerCall(const json::value& id, const mcp::Era& era, const Result<InvokeResult>& result,
+                    Span* span) {
+  json::object tool_result = TurnAsToolResult(result);
+  if (span != nullptr && span->recording()) {
+    const auto* is_error = tool_result.if_contains("isError");
+    if (is_error != nullptr && is_error->is_bool() && is_error->get_bool()) {
+      span->Set("error.type", std::string("tool_error"));
+      span->Fail("tool_error");
+    }
+  }
+  return RpcResponse(200, mcp::ResultBody(id, mcp::Finished(std::move(tool_result), era)));
+}
+
+// The MCP conventions' server span: "{mcp.method.name} {agent}", under the trace context the
+// client put in params._meta (the MCP convention), else under the HTTP request's span.
+Span StartMcpSpan(const RouteDeps& deps, const Request& r, const mcp::IncomingMessage& message,
+                  const mcp::Era& era) {
+  if (deps.tracer == nullptr || !deps.tracer->enabled()) return Span();
+  const auto* tool = message.method == "tools/call" ? message.params.if_contains("name") : nullptr;
+  const bool named = tool != nullptr && tool->is_string();
+  std::optional<SpanContext> parent;
+  if (const auto* trace = r.trace) parent = *trace;
+  const auto* meta = message.params.if_contains("_meta");
+  const auto* traceparent = meta != nullptr && meta->is_object()
+                                ? meta->get_object().if_contains("traceparent")
+                                : nullptr;
+  if (traceparent != nullptr && traceparent->is_string()) {
+    const auto* state = meta->get_object().if_contains("tracestate");
+    const std::string_view tracestate =
+        state != nullptr && state->is_string() ? std::string_view(state->get_string()) : "";
+    if (auto caller = tracing::ParseTraceparent(traceparent->get_string(), tracestate))
+      parent = SpanContext::From(*caller);
+  }
+  std::string name = message.method;
+  if (named) name += " " + std::string(tool->get_string());
+  Span span = deps.tracer->Start(std::move(name), tracing::SpanKind::kServer, parent);
+  if (!span.recording()) return span;
+  span.Set("mcp.method.name", message.method);
+  span.Set("mcp.protocol.version", era.version);
+  span.Set("jsonrpc.request.id", json_text::Write(message.id));
+  if (named) {
+    span.Set("gen_ai.operation.name", std::string("execute_tool"));
+    span.Set("gen_ai.tool.name", std::string(tool->get_string()));
+  }
+  if (const auto session = r.Header("mcp-session-id"))
+    span.Set("mcp.session.id", std::string(*session));
+  return span;
+}
+
 Response Refused(const mcp::Refusal& refusal, const json::value& id) {
   return RpcResponse(refusal.http_status, mcp::ErrorBody(id, refusal.error));
 }
@@ -159,7 +210,7 @@ bool AcceptsEventStream(const Request& r) {
 
 asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Request& r,
                                    const Caller& caller, const mcp::IncomingMessage& message,
-                                   const mcp::Era& era) {
+                                   const mcp::Era& era, Span& span) {
   using namespace asio::experimental::awaitable_operators;
   const auto* name = message.params.if_contains("name");
   if (name == nullptr || !name->is_string()) {
@@ -170,8 +221,8 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   const json::value args = arguments != nullptr ? *arguments : json::value(json::object{});
   auto request = ParseInvokeRequest(args);
   const json::value id = message.id;
-  const InvokeRenderer render = [&id, &era](const Result<InvokeResult>& result) {
-    return RpcResponse(200, mcp::ResultBody(id, mcp::Finished(TurnAsToolResult(result), era)));
+  const InvokeRenderer render = [&id, &era, &span](const Result<InvokeResult>& result) {
+    return AnswerCall(id, era, result, &span);
   };
   if (!request) co_return render(request.error());  // the client's model can correct itself
 
@@ -182,8 +233,9 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   const std::string no_fingerprint;
   auto token = mcp::ProgressToken(message.params);
   if (!token || !AcceptsEventStream(r)) {
+    const SpanContext* trace = span.context_ptr();
     auto raced = co_await (InvokeOnce(deps, caller, agent_id, *request, no_key, no_fingerprint,
-                                      render, cancel, nullptr, r.trace) ||
+                                      render, cancel, nullptr, trace) ||
                            CancelOnClose(r, cancel));
     running.Remove(key);
     co_return std::visit([](Response& response) { return std::move(response); }, raced);
@@ -192,23 +244,27 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   Response streamed;
   streamed.content_type = "text/event-stream";
   streamed.headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
-  // Its own copies of what the turn and its answer need: the call's frame is gone by then.
+  // Its own copies of what the turn and its answer need: the call's frame is gone by then (the
+  // span too: it ends with the stream).
+  auto call_span = std::make_shared<Span>(std::move(span));
   streamed.stream = [&deps, &running, &r, caller, agent_id, request = std::move(*request), id, era,
-                     cancel, key,
-                     token = std::move(*token)](ResponseStream& out) -> asio::awaitable<void> {
+                     cancel, key, token = std::move(*token),
+                     call_span](ResponseStream& out) -> asio::awaitable<void> {
     using namespace asio::experimental::awaitable_operators;
-    const InvokeRenderer answer = [&id, &era](const Result<InvokeResult>& result) {
-      return RpcResponse(200, mcp::ResultBody(id, mcp::Finished(TurnAsToolResult(result), era)));
+    const InvokeRenderer answer = [&id, &era, &call_span](const Result<InvokeResult>& result) {
+      return AnswerCall(id, era, result, call_span.get());
     };
+    const SpanContext* trace = call_span->context_ptr();
     ProgressWriter progress(out, token, co_await asio::this_coro::executor);
     const std::optional<std::string> none;
     const std::string unused;
     auto raced = co_await (InvokeOnce(deps, caller, agent_id, request, none, unused, answer, cancel,
-                                      &progress, r.trace) ||
+                                      &progress, trace) ||
                            CancelOnClose(r, cancel));
     running.Remove(key);
     Response answered = std::visit([](Response& response) { return std::move(response); }, raced);
     co_await progress.Finish(std::move(answered.body));
+    call_span->End();
   };
   co_return streamed;
 }
@@ -257,8 +313,9 @@ asio::awaitable<Response> Serve(RouteDeps& deps, RunningCalls& running, Request&
   const auto answer = [&](json::object result) {
     return RpcResponse(200, mcp::ResultBody(message.id, mcp::Finished(std::move(result), era)));
   };
+  Span span = StartMcpSpan(deps, r, message, era);
   if (message.method == "tools/call")
-    co_return co_await CallTool(deps, running, r, *caller, message, era);
+    co_return co_await CallTool(deps, running, r, *caller, message, era, span);
   if (message.method == "tools/list") co_return co_await ListTools(deps, *caller, message, era);
   if (message.method == "ping") co_return answer(json::object{});
   if (message.method == "server/discover") co_return answer(mcp::DiscoverResult(kServerVersion));

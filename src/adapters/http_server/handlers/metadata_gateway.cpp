@@ -60,7 +60,8 @@ asio::awaitable<Response> GatewayCall(RouteDeps& deps, Request& r) {
   if (!body) co_return GatewayError(body.error());
   auto call = NormalizeGatewayRequest(*body);
   if (!call) co_return GatewayError(call.error());
-  auto envelope = co_await deps.gateway.Forward(caller->org_id, caller->env, std::move(*call));
+  auto envelope =
+      co_await deps.gateway.Forward(caller->org_id, caller->env, std::move(*call), r.trace);
   if (!envelope) co_return GatewayError(envelope.error());
   co_return JsonResponse(200, RenderEnvelope(*envelope));
 }

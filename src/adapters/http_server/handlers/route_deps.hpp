@@ -11,6 +11,7 @@
 #include "observability/metrics.hpp"
 #include "runtime/gateway_call_tally.hpp"
 #include "runtime/store_runner.hpp"
+#include "runtime/tracer.hpp"
 
 #include <functional>
 #include <optional>
@@ -31,6 +32,7 @@ struct RouteDeps {
   std::optional<std::string>
       admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off
   std::function<bool()> draining;
+  const Tracer* tracer = nullptr;  // handlers' own spans (MCP's); none: tracing off
 };
 
 void AddOperatorRoutes(Router& router, RouteDeps& deps);
