@@ -400,21 +400,28 @@ struct Server::Impl {
     co_return written&& answered_keep_alive ? Next::kKeepAlive : Next::kClose;
   }
 
-  // One line per request; with tracing on it names its trace and span, so logs and traces join.
-  static void LogRequest(const Request& request, const std::string& route, int status,
-                         double seconds, const SpanContext* trace) {
+  // A request's log line; with tracing on it names the request's trace and span, so logs and
+  // traces join.
+  static void LogTraced(std::string_view level, std::string_view event,
+                        std::initializer_list<log::Field> fields, const SpanContext* trace) {
     const std::string trace_id = trace != nullptr ? tracing::Hex(trace->trace_id) : "";
     const std::string span_id = trace != nullptr ? tracing::Hex(trace->span_id) : "";
     const std::initializer_list<log::Field> ids{{"trace_id", std::string_view(trace_id)},
                                                 {"span_id", std::string_view(span_id)}};
-    log::Write("info", "http_request",
-               {{"request_id", std::string_view(request.request_id)},
-                {"method", std::string_view(request.method)},
-                {"path", std::string_view(request.path)},
-                {"route", std::string_view(route)},
-                {"status", static_cast<std::int64_t>(status)},
-                {"duration_ms", seconds * 1000}},
-               trace != nullptr ? ids : std::initializer_list<log::Field>{});
+    log::Write(level, event, fields, trace != nullptr ? ids : std::initializer_list<log::Field>{});
+  }
+
+  // One line per request.
+  static void LogRequest(const Request& request, const std::string& route, int status,
+                         double seconds, const SpanContext* trace) {
+    LogTraced("info", "http_request",
+              {{"request_id", std::string_view(request.request_id)},
+               {"method", std::string_view(request.method)},
+               {"path", std::string_view(request.path)},
+               {"route", std::string_view(route)},
+               {"status", static_cast<std::int64_t>(status)},
+               {"duration_ms", seconds * 1000}},
+              trace);
   }
 
   // The request's server span, under the caller's traceparent when it sent a valid one.
@@ -462,9 +469,11 @@ struct Server::Impl {
     try {
       co_return co_await match.route->handler(request);
     } catch (const std::exception& e) {
-      log::Error("handler_failed", {{"request_id", std::string_view(request.request_id)},
-                                    {"route", std::string_view(route_name)},
-                                    {"error", std::string_view(e.what())}});
+      LogTraced("error", "handler_failed",
+                {{"request_id", std::string_view(request.request_id)},
+                 {"route", std::string_view(route_name)},
+                 {"error", std::string_view(e.what())}},
+                request.trace);
     }
     co_return router.RenderError(
         request.path,
