@@ -1,7 +1,10 @@
 // The OTLP encoder against the official decoder: spans encoded here are read back by the
 // OpenTelemetry JavaScript packages' generated OTLP code (tests/counterparts/otlp_decode.mjs,
-// pinned), so a field number or type that differs from the specification fails here.
+// pinned), so a field number or type that differs from the specification fails here; and its
+// bytes are exactly what libprotobuf makes of the same messages (proto/, from the specification).
 #include "adapters/otlp/otlp_encoding.hpp"
+
+#include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
@@ -106,6 +109,91 @@ TEST(OtlpEncoding, TheOfficialDecoderReadsEverySpanFieldWeWrite) {
   EXPECT_EQ(second.at("kind"), "SPAN_KIND_CLIENT");
   EXPECT_EQ(second.at("status").at("code"), "STATUS_CODE_ERROR");
   EXPECT_EQ(second.at("status").at("message"), "HTTP 503");
+}
+
+namespace proto = opentelemetry::proto;
+
+// The same span as libprotobuf's message, set field by field.
+void Fill(const SpanRecord& record, proto::trace::v1::Span& span) {
+  span.set_trace_id(std::string(record.trace_id.begin(), record.trace_id.end()));
+  span.set_span_id(std::string(record.span_id.begin(), record.span_id.end()));
+  span.set_trace_state(record.trace_state);
+  if (record.parent)
+    span.set_parent_span_id(std::string(record.parent->begin(), record.parent->end()));
+  span.set_name(record.name);
+  span.set_kind(record.kind == tracing::SpanKind::kServer ? proto::trace::v1::Span::SPAN_KIND_SERVER
+                : record.kind == tracing::SpanKind::kClient
+                    ? proto::trace::v1::Span::SPAN_KIND_CLIENT
+                    : proto::trace::v1::Span::SPAN_KIND_INTERNAL);
+  span.set_start_time_unix_nano(static_cast<std::uint64_t>(record.start_unix_ns));
+  span.set_end_time_unix_nano(static_cast<std::uint64_t>(record.end_unix_ns));
+  for (const auto& attribute : record.attributes) {
+    auto* kv = span.add_attributes();
+    kv->set_key(std::string(attribute.key));
+    auto* value = kv->mutable_value();
+    if (const auto* s = std::get_if<std::string>(&attribute.value)) value->set_string_value(*s);
+    if (const auto* i = std::get_if<std::int64_t>(&attribute.value)) value->set_int_value(*i);
+    if (const auto* d = std::get_if<double>(&attribute.value)) value->set_double_value(*d);
+    if (const auto* b = std::get_if<bool>(&attribute.value)) value->set_bool_value(*b);
+    if (const auto* a = std::get_if<std::vector<std::string>>(&attribute.value)) {
+      auto* array = value->mutable_array_value();
+      for (const auto& item : *a) array->add_values()->set_string_value(item);
+    }
+  }
+  if (record.error) {
+    span.mutable_status()->set_code(proto::trace::v1::Status::STATUS_CODE_ERROR);
+    span.mutable_status()->set_message(record.error_message);
+  }
+  span.set_flags(1);
+}
+
+TEST(OtlpEncoding, WritesExactlyTheBytesLibprotobufWrites) {
+  SpanRecord plain;
+  plain.trace_id = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  plain.span_id = {1, 1, 1, 1, 1, 1, 1, 1};
+  plain.name = std::string(300, 'n');  // a length of two varint bytes
+  plain.start_unix_ns = 1;
+  plain.end_unix_ns = 1795651200123456789;
+  plain.attributes = {Attribute{"negative", std::int64_t{-7}},
+                      Attribute{"big", std::int64_t{1} << 40},
+                      Attribute{"text", std::string(200, 'x')},
+                      Attribute{"ratio", -0.5},
+                      Attribute{"yes", true},
+                      Attribute{"no", false},
+                      Attribute{"empty", std::string()},
+                      Attribute{"list", std::vector<std::string>{"a", std::string(130, 'b'), ""}},
+                      Attribute{"none", std::vector<std::string>{}}};
+  SpanRecord child = plain;
+  child.span_id = {2, 2, 2, 2, 2, 2, 2, 2};
+  child.parent = plain.span_id;
+  child.trace_state = "vendor=1";
+  child.kind = tracing::SpanKind::kClient;
+  child.error = true;
+  child.error_message = "transient";
+  const otlp::ExportScope scope{{Attribute{"service.name", std::string("agentgate")},
+                                 Attribute{"deployment.environment", std::string("prod")}},
+                                "agentgate",
+                                "1"};
+
+  proto::collector::trace::v1::ExportTraceServiceRequest expected;
+  auto* resource_spans = expected.add_resource_spans();
+  for (const auto& attribute : scope.resource) {
+    auto* kv = resource_spans->mutable_resource()->add_attributes();
+    kv->set_key(std::string(attribute.key));
+    kv->mutable_value()->set_string_value(std::get<std::string>(attribute.value));
+  }
+  auto* scope_spans = resource_spans->add_scope_spans();
+  scope_spans->mutable_scope()->set_name("agentgate");
+  scope_spans->mutable_scope()->set_version("1");
+  Fill(plain, *scope_spans->add_spans());
+  Fill(child, *scope_spans->add_spans());
+
+  const std::string encoded = otlp::EncodeTraces(scope, {plain, child});
+  EXPECT_EQ(encoded, expected.SerializeAsString());
+  proto::collector::trace::v1::ExportTraceServiceRequest read;
+  ASSERT_TRUE(read.ParseFromString(encoded));
+  EXPECT_EQ(read.resource_spans(0).scope_spans(0).spans(1).attributes(0).value().int_value(), -7);
+  EXPECT_EQ(read.resource_spans(0).scope_spans(0).spans(1).flags(), 1u);
 }
 
 }  // namespace

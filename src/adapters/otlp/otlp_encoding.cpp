@@ -1,89 +1,231 @@
 #include "adapters/otlp/otlp_encoding.hpp"
 
-#include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
+#include <bit>
+#include <cstdint>
 
 namespace agentgate::otlp {
 namespace {
 
-namespace common = opentelemetry::proto::common::v1;
-namespace trace = opentelemetry::proto::trace::v1;
+// Protobuf's wire format, as far as these messages need it. A length-delimited field's length is
+// computed before the field is written, so each message is written once, in place.
+enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
-// Moves the value's strings into the message: the span is encoded once and then dropped.
-void SetValue(tracing::AttributeValue& value, common::AnyValue& out) {
-  std::visit(
-      [&out](auto& v) {
+// Field numbers (proto/opentelemetry/proto/...).
+namespace field {
+constexpr int kRequestResourceSpans = 1;
+constexpr int kResourceSpansResource = 1, kResourceSpansScopeSpans = 2;
+constexpr int kResourceAttributes = 1;
+constexpr int kScopeSpansScope = 1, kScopeSpansSpans = 2;
+constexpr int kScopeName = 1, kScopeVersion = 2;
+constexpr int kTraceId = 1, kSpanId = 2, kTraceState = 3, kParentSpanId = 4, kName = 5, kKind = 6,
+              kStart = 7, kEnd = 8, kAttributes = 9, kStatus = 15, kFlags = 16;
+constexpr int kStatusMessage = 2, kStatusCode = 3;
+constexpr int kKey = 1, kValue = 2;
+constexpr int kString = 1, kBool = 2, kInt = 3, kDouble = 4, kArray = 5;
+constexpr int kArrayValues = 1;
+}  // namespace field
+
+constexpr std::uint32_t kStatusCodeError = 2;
+constexpr std::uint32_t kSampledFlag = 0x01;  // only sampled spans are exported
+
+std::size_t VarintSize(std::uint64_t v) {
+  std::size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
+std::size_t TagSize(int number) {
+  return VarintSize(static_cast<std::uint64_t>(number) << 3);
+}
+
+// A length-delimited field holding `length` bytes, tag and length prefix included.
+std::size_t LenFieldSize(int number, std::size_t length) {
+  return TagSize(number) + VarintSize(length) + length;
+}
+
+void PutVarint(std::string& out, std::uint64_t v) {
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(v));
+}
+
+void PutTag(std::string& out, int number, WireType type) {
+  PutVarint(out, (static_cast<std::uint64_t>(number) << 3) | type);
+}
+
+void PutLength(std::string& out, int number, std::size_t length) {
+  PutTag(out, number, kLen);
+  PutVarint(out, length);
+}
+
+void PutBytes(std::string& out, int number, std::string_view bytes) {
+  PutLength(out, number, bytes.size());
+  out.append(bytes);
+}
+
+template <class Word>
+void PutLittleEndian(std::string& out, Word v) {
+  for (std::size_t i = 0; i < sizeof(Word); ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+template <std::size_t N>
+std::string_view View(const std::array<std::uint8_t, N>& id) {
+  return {reinterpret_cast<const char*>(id.data()), N};
+}
+
+// AnyValue's body for each kind of attribute value.
+std::size_t ArrayBodySize(const std::vector<std::string>& items) {
+  std::size_t size = 0;
+  for (const auto& item : items)
+    size += LenFieldSize(field::kArrayValues, LenFieldSize(field::kString, item.size()));
+  return size;
+}
+
+std::size_t AnyValueSize(const tracing::AttributeValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::size_t {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          out.set_string_value(std::move(v));
-        } else if constexpr (std::is_same_v<T, std::int64_t>) {
-          out.set_int_value(v);
-        } else if constexpr (std::is_same_v<T, double>) {
-          out.set_double_value(v);
+          return LenFieldSize(field::kString, v.size());
         } else if constexpr (std::is_same_v<T, bool>) {
-          out.set_bool_value(v);
+          return TagSize(field::kBool) + 1;
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          return TagSize(field::kInt) + VarintSize(static_cast<std::uint64_t>(v));
+        } else if constexpr (std::is_same_v<T, double>) {
+          return TagSize(field::kDouble) + 8;
         } else {
-          auto* array = out.mutable_array_value();
-          for (auto& item : v) array->add_values()->set_string_value(std::move(item));
+          return LenFieldSize(field::kArray, ArrayBodySize(v));
         }
       },
       value);
 }
 
-template <class Repeated>
-void AddAttributes(std::vector<tracing::Attribute> attributes, Repeated& out) {
-  out.Reserve(static_cast<int>(attributes.size()));
-  for (auto& attribute : attributes) {
-    auto* kv = out.Add();
-    kv->set_key(std::string(attribute.key));
-    SetValue(attribute.value, *kv->mutable_value());
-  }
+void PutAnyValue(std::string& out, const tracing::AttributeValue& value) {
+  std::visit(
+      [&out](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          PutBytes(out, field::kString, v);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          PutTag(out, field::kBool, kVarint);
+          out.push_back(v ? 1 : 0);
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          PutTag(out, field::kInt, kVarint);
+          PutVarint(out, static_cast<std::uint64_t>(v));  // int64: two's complement, 10 bytes
+        } else if constexpr (std::is_same_v<T, double>) {
+          PutTag(out, field::kDouble, kFixed64);
+          PutLittleEndian(out, std::bit_cast<std::uint64_t>(v));
+        } else {
+          PutLength(out, field::kArray, ArrayBodySize(v));
+          for (const auto& item : v) {
+            PutLength(out, field::kArrayValues, LenFieldSize(field::kString, item.size()));
+            PutBytes(out, field::kString, item);
+          }
+        }
+      },
+      value);
 }
 
-trace::Span::SpanKind KindOf(tracing::SpanKind kind) {
+std::size_t KeyValueSize(const tracing::Attribute& attribute) {
+  return LenFieldSize(field::kKey, attribute.key.size()) +
+         LenFieldSize(field::kValue, AnyValueSize(attribute.value));
+}
+
+void PutKeyValue(std::string& out, int number, const tracing::Attribute& attribute) {
+  PutLength(out, number, KeyValueSize(attribute));
+  PutBytes(out, field::kKey, attribute.key);
+  PutLength(out, field::kValue, AnyValueSize(attribute.value));
+  PutAnyValue(out, attribute.value);
+}
+
+std::uint32_t KindNumber(tracing::SpanKind kind) {
   switch (kind) {
     case tracing::SpanKind::kServer:
-      return trace::Span::SPAN_KIND_SERVER;
+      return 2;
     case tracing::SpanKind::kClient:
-      return trace::Span::SPAN_KIND_CLIENT;
+      return 3;
     case tracing::SpanKind::kInternal:
       break;
   }
-  return trace::Span::SPAN_KIND_INTERNAL;
+  return 1;
 }
 
-template <std::size_t N>
-std::string Bytes(const std::array<std::uint8_t, N>& id) {
-  return std::string(reinterpret_cast<const char*>(id.data()), N);
+std::size_t StatusSize(const tracing::SpanRecord& span) {
+  return (span.error_message.empty()
+              ? 0
+              : LenFieldSize(field::kStatusMessage, span.error_message.size())) +
+         TagSize(field::kStatusCode) + 1;
 }
 
 }  // namespace
 
-std::string EncodeTraces(const ExportScope& scope, std::vector<tracing::SpanRecord> spans) {
-  opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest request;
-  auto* resource_spans = request.add_resource_spans();
-  AddAttributes(scope.resource, *resource_spans->mutable_resource()->mutable_attributes());
-  auto* scope_spans = resource_spans->add_scope_spans();
-  scope_spans->mutable_scope()->set_name(scope.scope_name);
-  scope_spans->mutable_scope()->set_version(scope.scope_version);
-  scope_spans->mutable_spans()->Reserve(static_cast<int>(spans.size()));
-  for (auto& span : spans) {
-    auto* out = scope_spans->add_spans();
-    out->set_trace_id(Bytes(span.trace_id));
-    out->set_span_id(Bytes(span.span_id));
-    if (span.parent) out->set_parent_span_id(Bytes(*span.parent));
-    if (!span.trace_state.empty()) out->set_trace_state(std::move(span.trace_state));
-    out->set_flags(0x01);  // sampled: only sampled spans are exported
-    out->set_name(std::move(span.name));
-    out->set_kind(KindOf(span.kind));
-    out->set_start_time_unix_nano(static_cast<std::uint64_t>(span.start_unix_ns));
-    out->set_end_time_unix_nano(static_cast<std::uint64_t>(span.end_unix_ns));
-    AddAttributes(std::move(span.attributes), *out->mutable_attributes());
-    if (span.error) {
-      out->mutable_status()->set_code(trace::Status::STATUS_CODE_ERROR);
-      out->mutable_status()->set_message(std::move(span.error_message));
-    }
+std::string EncodeSpan(const tracing::SpanRecord& span) {
+  std::size_t size =
+      LenFieldSize(field::kTraceId, 16) + LenFieldSize(field::kSpanId, 8) +
+      (span.parent ? LenFieldSize(field::kParentSpanId, 8) : 0) +
+      (span.trace_state.empty() ? 0 : LenFieldSize(field::kTraceState, span.trace_state.size())) +
+      LenFieldSize(field::kName, span.name.size()) + TagSize(field::kKind) + 1 +
+      2 * (TagSize(field::kStart) + 8) + TagSize(field::kFlags) + 4;
+  for (const auto& attribute : span.attributes)
+    size += LenFieldSize(field::kAttributes, KeyValueSize(attribute));
+  if (span.error) size += LenFieldSize(field::kStatus, StatusSize(span));
+  std::string out;
+  out.reserve(size);
+  PutBytes(out, field::kTraceId, View(span.trace_id));
+  PutBytes(out, field::kSpanId, View(span.span_id));
+  if (!span.trace_state.empty()) PutBytes(out, field::kTraceState, span.trace_state);
+  if (span.parent) PutBytes(out, field::kParentSpanId, View(*span.parent));
+  PutBytes(out, field::kName, span.name);
+  PutTag(out, field::kKind, kVarint);
+  PutVarint(out, KindNumber(span.kind));
+  PutTag(out, field::kStart, kFixed64);
+  PutLittleEndian(out, static_cast<std::uint64_t>(span.start_unix_ns));
+  PutTag(out, field::kEnd, kFixed64);
+  PutLittleEndian(out, static_cast<std::uint64_t>(span.end_unix_ns));
+  for (const auto& attribute : span.attributes) PutKeyValue(out, field::kAttributes, attribute);
+  if (span.error) {
+    PutLength(out, field::kStatus, StatusSize(span));
+    if (!span.error_message.empty()) PutBytes(out, field::kStatusMessage, span.error_message);
+    PutTag(out, field::kStatusCode, kVarint);
+    PutVarint(out, kStatusCodeError);
   }
-  return request.SerializeAsString();
+  PutTag(out, field::kFlags, kFixed32);
+  PutLittleEndian(out, kSampledFlag);
+  return out;
+}
+
+std::string EncodeRequest(const ExportScope& scope, const std::vector<std::string>& spans) {
+  std::size_t resource = 0;
+  for (const auto& attribute : scope.resource)
+    resource += LenFieldSize(field::kResourceAttributes, KeyValueSize(attribute));
+  // An empty string is left out, as protobuf leaves out a default.
+  const auto optional_size = [](int number, const std::string& text) {
+    return text.empty() ? 0 : LenFieldSize(number, text.size());
+  };
+  const std::size_t instrumentation = optional_size(field::kScopeName, scope.scope_name) +
+                                      optional_size(field::kScopeVersion, scope.scope_version);
+  std::size_t scope_spans = LenFieldSize(field::kScopeSpansScope, instrumentation);
+  for (const auto& span : spans) scope_spans += LenFieldSize(field::kScopeSpansSpans, span.size());
+  const std::size_t resource_spans = LenFieldSize(field::kResourceSpansResource, resource) +
+                                     LenFieldSize(field::kResourceSpansScopeSpans, scope_spans);
+  std::string out;
+  out.reserve(LenFieldSize(field::kRequestResourceSpans, resource_spans));
+  PutLength(out, field::kRequestResourceSpans, resource_spans);
+  PutLength(out, field::kResourceSpansResource, resource);
+  for (const auto& attribute : scope.resource)
+    PutKeyValue(out, field::kResourceAttributes, attribute);
+  PutLength(out, field::kResourceSpansScopeSpans, scope_spans);
+  PutLength(out, field::kScopeSpansScope, instrumentation);
+  if (!scope.scope_name.empty()) PutBytes(out, field::kScopeName, scope.scope_name);
+  if (!scope.scope_version.empty()) PutBytes(out, field::kScopeVersion, scope.scope_version);
+  for (const auto& span : spans) PutBytes(out, field::kScopeSpansSpans, span);
+  return out;
+}
+
+std::string EncodeTraces(const ExportScope& scope, const std::vector<tracing::SpanRecord>& spans) {
+  std::vector<std::string> encoded;
+  encoded.reserve(spans.size());
+  for (const auto& span : spans) encoded.push_back(EncodeSpan(span));
+  return EncodeRequest(scope, encoded);
 }
 
 }  // namespace agentgate::otlp

@@ -1,6 +1,7 @@
 #include "adapters/otlp/otlp_exporter.hpp"
 
 #include "adapters/otlp/gzip.hpp"
+#include "observability/thread_name.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -56,7 +57,7 @@ struct Exporter::Impl {
   std::thread thread;
 
   mutable std::mutex mutex;
-  std::deque<tracing::SpanRecord> queue;
+  std::deque<std::string> queue;  // spans, each encoded where it ended
   bool stopping = false;
   Clock::time_point stop_by = Clock::time_point::max();
 
@@ -65,11 +66,11 @@ struct Exporter::Impl {
                 static_cast<double>(count));
   }
 
-  std::vector<tracing::SpanRecord> TakeBatch() {
+  std::vector<std::string> TakeBatch() {
     std::lock_guard lock(mutex);
     const std::size_t n = std::min(queue.size(), options.max_batch);
-    std::vector<tracing::SpanRecord> batch(std::make_move_iterator(queue.begin()),
-                                           std::make_move_iterator(queue.begin() + n));
+    std::vector<std::string> batch(std::make_move_iterator(queue.begin()),
+                                   std::make_move_iterator(queue.begin() + n));
     queue.erase(queue.begin(), queue.begin() + n);
     return batch;
   }
@@ -87,9 +88,9 @@ struct Exporter::Impl {
   }
 
   // One batch, tried until it is accepted, refused, out of attempts, or out of shutdown time.
-  asio::awaitable<void> Export(std::vector<tracing::SpanRecord> batch) {
+  asio::awaitable<void> Export(std::vector<std::string> batch) {
     const std::size_t count = batch.size();
-    const std::string body = Gzip(EncodeTraces(options.scope, std::move(batch)));
+    const std::string body = Gzip(EncodeRequest(options.scope, batch));
     milliseconds delay = options.first_backoff;
     for (int attempt = 1;; ++attempt) {
       HttpClientRequest request;
@@ -152,7 +153,10 @@ Exporter::Exporter(ExporterOptions options, Metrics& metrics, HttpClientOptions 
   // The loop's end (a shutdown's last batch sent) ends the thread.
   asio::co_spawn(impl_->io, impl_->Run(),
                  [impl = impl_.get()](const std::exception_ptr&) { impl->io.stop(); });
-  impl_->thread = std::thread([this] { impl_->io.run(); });
+  impl_->thread = std::thread([this] {
+    NameThisThread("ag-otlp");
+    impl_->io.run();
+  });
 }
 
 Exporter::~Exporter() {
@@ -160,6 +164,9 @@ Exporter::~Exporter() {
 }
 
 void Exporter::Submit(tracing::SpanRecord span) {
+  // Encoded here, on the thread that ended the span: what it allocated is freed where it was
+  // made, and the exporter's thread gets one string (docs/performance.md).
+  std::string encoded = EncodeSpan(span);
   bool wake = false;
   {
     std::lock_guard lock(impl_->mutex);
@@ -167,7 +174,7 @@ void Exporter::Submit(tracing::SpanRecord span) {
       impl_->Drop(1, "queue_full");
       return;
     }
-    impl_->queue.push_back(std::move(span));
+    impl_->queue.push_back(std::move(encoded));
     wake = impl_->queue.size() == impl_->options.max_batch;  // a full batch goes at once
   }
   if (wake) asio::post(impl_->io, [impl = impl_.get()] { impl->wake.cancel(); });

@@ -1,7 +1,8 @@
 #pragma once
-// The batching OTLP/HTTP exporter (docs/tracing.md): spans queue in memory (bounded: past it they
-// are dropped and counted), and a thread of its own, never an I/O thread, encodes them in batches,
-// gzips them and POSTs them to the collector through an HttpClient on its own event loop. A
+// The batching OTLP/HTTP exporter (docs/tracing.md): each span is encoded as it is submitted and
+// queues in memory (bounded: past it they are dropped and counted), and a thread of its own, never
+// an I/O thread, frames them in batches, gzips them and POSTs them to the collector through an
+// HttpClient on its own event loop. A
 // collector's 429 or 5xx is retried with backoff, honouring Retry-After; a turn never waits for
 // any of it. Shutdown exports what is queued, within a deadline.
 
