@@ -17,6 +17,10 @@ Usage:
                                              --demo provisions a demo org on an empty store)
   agentgate migrate [--config FILE]          apply store schema migrations and exit
   agentgate gen-master-key                   print a new random master key (64 hex characters)
+  agentgate seal tracing.headers [--config FILE]
+                                             print the collector's headers (key=value,... read
+                                             from standard input) sealed under the master key,
+                                             for [tracing] headers_sealed
   agentgate --help                           this text
 
 Every config key can be overridden by AGENTGATE_<SECTION>_<KEY>, e.g. AGENTGATE_SERVER_LISTEN.
@@ -35,7 +39,17 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   agentgate::ServeOptions options;
-  for (std::size_t i = 1; i < args.size(); ++i) {
+  std::size_t first_option = 1;
+  std::string setting;  // seal's
+  if (command == "seal") {
+    if (args.size() < 2) {
+      std::cerr << "agentgate: seal needs the setting to seal\n" << kUsage;
+      return 2;
+    }
+    setting = args[1];
+    first_option = 2;
+  }
+  for (std::size_t i = first_option; i < args.size(); ++i) {
     if (args[i] == "--config" && i + 1 < args.size()) {
       options.config_path = args[++i];
     } else if (args[i] == "--demo") {
@@ -47,6 +61,7 @@ int main(int argc, char** argv) {
   }
   if (command == "serve") return agentgate::Serve(options);
   if (command == "migrate") return agentgate::Migrate(options.config_path);
+  if (command == "seal") return agentgate::Seal(options.config_path, setting, std::cin, std::cout);
   if (command == "gen-master-key") {
     std::cout << agentgate::crypto::RandomHex(32) << "\n";
     return 0;

@@ -14,6 +14,7 @@
 #include "app/runs.hpp"
 #include "app/webhook_sender.hpp"
 #include "config/config.hpp"
+#include "config/otel_env.hpp"
 #include "demo_output.hpp"
 #include "observability/log.hpp"
 #include "observability/thread_name.hpp"
@@ -31,6 +32,10 @@
 #include <boost/json/parse.hpp>
 
 #include <sys/resource.h>
+
+#include <istream>
+#include <iterator>
+#include <ostream>
 
 #include <chrono>
 #include <iostream>
@@ -65,6 +70,27 @@ Result<Config> ReadConfig(const std::string& path) {
   return path.empty() ? LoadConfig("", ProcessEnv()) : LoadConfigFile(path, ProcessEnv());
 }
 
+// What `[tracing] headers_sealed` is sealed for: a value sealed for anything else does not open.
+constexpr std::string_view kTracingHeadersContext = "agentgate/config/tracing.headers";
+
+// The collector's headers sealed in the config, opened with the master key (docs/tracing.md).
+// Its errors name the key, never the value.
+Result<void> OpenSealedTracingHeaders(TracingConfig& tracing,
+                                      const std::optional<crypto::MasterKey>& master_key) {
+  if (tracing.headers_sealed.empty()) return {};
+  const auto refused = [](const std::string& why) {
+    return Error(ErrorCode::kInvalidRequest, "config key 'tracing.headers_sealed': " + why);
+  };
+  if (!master_key) return refused("opening it needs the master key, and none is set");
+  const auto sealed = crypto::FromBase64(tracing.headers_sealed);
+  if (!sealed) return refused("is not base64");
+  auto opened = crypto::Open(*master_key, *sealed, kTracingHeadersContext);
+  if (!opened) return refused("does not open with this master key");
+  AG_TRY(auto headers, ParseKeyValueList(*opened, "config key 'tracing.headers_sealed'"));
+  for (auto& header : headers) tracing.headers.push_back(std::move(header));
+  return {};
+}
+
 Result<Settings> LoadSettings(const std::string& config_path) {
   const auto env = ProcessEnv();
   AG_TRY(Config config, ReadConfig(config_path));
@@ -78,6 +104,7 @@ Result<Settings> LoadSettings(const std::string& config_path) {
     AG_TRY(master_key, crypto::ParseMasterKey(
                            *master_hex, "the master key (" + config.secrets.master_key_env + ")"));
   }
+  AG_TRYV(OpenSealedTracingHeaders(config.tracing, master_key));
   return Settings{std::move(config), std::move(admin_token), std::move(master_key)};
 }
 
@@ -468,6 +495,26 @@ int Serve(const ServeOptions& options) {
   FlushGatewayCalls(**store, rt.gateway_calls, rt.clock);
   rt.blocking.join();
   rt.lease.End(**store);  // after every release posted above: what is left goes now
+  return 0;
+}
+
+int Seal(const std::string& config_path, const std::string& setting, std::istream& in,
+         std::ostream& out) {
+  if (setting != "tracing.headers")
+    return Fail("seal_refused", "agentgate seals only tracing.headers (got '" + setting + "')");
+  auto settings = LoadSettings(config_path);
+  if (!settings) return Fail(settings.error());
+  if (!settings->master_key)
+    return Fail("seal_refused",
+                "sealing needs the master key (" + settings->config.secrets.master_key_env + ")");
+  std::string plaintext((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!plaintext.empty() && (plaintext.back() == '\n' || plaintext.back() == '\r'))
+    plaintext.pop_back();
+  // Checked before it is sealed, so a start-up never finds it malformed; never quoted.
+  if (auto parsed = ParseKeyValueList(plaintext, "the headers read from standard input"); !parsed)
+    return Fail("seal_refused", parsed.error().message);
+  out << crypto::Base64(crypto::Seal(*settings->master_key, plaintext, kTracingHeadersContext))
+      << "\n";
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The only place that creates concrete classes: config -> store -> services -> routes -> server.
 
+#include <iosfwd>
 #include <string>
 
 namespace agentgate {
@@ -15,5 +16,10 @@ int Serve(const ServeOptions& options);
 
 // Applies store migrations and exits.
 int Migrate(const std::string& config_path);
+
+// Prints `setting`'s value read from `in`, sealed under the master key, for the config (only
+// "tracing.headers": the collector's credentials, docs/tracing.md).
+int Seal(const std::string& config_path, const std::string& setting, std::istream& in,
+         std::ostream& out);
 
 }  // namespace agentgate

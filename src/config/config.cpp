@@ -223,6 +223,7 @@ Result<void> ReadTracing(const toml::table* table, const EnvLookup& env, Tracing
   SectionReader tracing(table, "tracing", env);
   AG_TRYV(tracing.String("endpoint", t.endpoint));
   AG_TRYV(tracing.String("headers_env", t.headers_env));
+  AG_TRYV(tracing.String("headers_sealed", t.headers_sealed));
   AG_TRYV(tracing.Number("sample_ratio", t.sample_ratio, 0.0, 1.0));
   AG_TRYV(tracing.Boolean("parent_based", t.parent_based));
   AG_TRYV(tracing.String("service_name", t.service_name));

@@ -96,7 +96,10 @@ struct RunsConfig {
 struct TracingConfig {
   std::string endpoint;     // the OTLP/HTTP traces URL (".../v1/traces"); empty: off
   std::string headers_env;  // a variable holding "key=value,..." headers (collector credentials)
-  std::vector<std::pair<std::string, std::string>> headers;  // resolved from it or OTEL_*
+  // The same list sealed under the master key (`agentgate seal tracing.headers`), base64; opened
+  // at start-up, its headers added to the others.
+  std::string headers_sealed;
+  std::vector<std::pair<std::string, std::string>> headers;  // resolved from these or OTEL_*
   double sample_ratio = 1.0;  // the share of traces that start here which are recorded
   bool parent_based = true;   // a caller's sampled flag decides for its own trace
   std::string service_name = "agentgate";

@@ -30,10 +30,11 @@ const server = http.createServer((req, res) => {
     }
     let body = Buffer.concat(chunks);
     if (req.headers['content-encoding'] === 'gzip') body = zlib.gunzipSync(body);
+    // The content headers and every x- header (a collector's credentials).
     const headers = {
       'content-type': req.headers['content-type'],
       'content-encoding': req.headers['content-encoding'],
-      'x-collector-key': req.headers['x-collector-key'],
+      ...Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith('x-'))),
     };
     fs.appendFileSync(out, JSON.stringify({ headers, request: decodeTraces(body) }) + '\n');
     res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();

@@ -222,6 +222,40 @@ def test_content_capture_exports_prompts_and_replies_but_never_withheld_text(sta
     assert json.loads(attributes(turns[0])["gen_ai.output.messages"])[0]["parts"][0]["content"] == "Withheld."
 
 
+def test_collector_headers_sealed_under_the_master_key_reach_the_collector(start_server, llm, receiver, tmp_path):
+    from conftest import BINARY, MASTER_KEY
+    env = {"AGENTGATE_MASTER_KEY": MASTER_KEY, "PATH": os.environ["PATH"]}
+    sealed = subprocess.run([BINARY, "seal", "tracing.headers"], input="x-vendor-key=s3cret,x-team=crm\n",
+                            capture_output=True, text=True, timeout=10, env=env)
+    assert sealed.returncode == 0, sealed.stderr
+    value = sealed.stdout.strip()
+    assert "s3cret" not in value
+    collector = receiver()
+    server = start_server(config_for(llm) + f'\n[tracing]\nendpoint = "{collector.endpoint}"\n'
+                                            f'headers_sealed = "{value}"\n', env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("bot")
+    assert tenant.invoke("bot", {"message": "hi"})[0] == 200
+    collector.wait_for(lambda s: any(x["name"] == "invoke_agent bot" for x in s))
+    headers = collector.exports()[0]["headers"]
+    assert headers["x-vendor-key"] == "s3cret" and headers["x-team"] == "crm"
+
+    # Malformed headers are refused before sealing; a value sealed under another key, or with no
+    # key at all, stops the start naming the setting and never quoting it.
+    bad = subprocess.run([BINARY, "seal", "tracing.headers"], input="no equals sign", capture_output=True,
+                         text=True, timeout=10, env=env)
+    assert bad.returncode != 0 and "no equals sign" not in bad.stderr
+    config = tmp_path / "sealed.toml"
+    config.write_text(f'[server]\nlisten = "127.0.0.1:0"\n[tracing]\nendpoint = "{collector.endpoint}"\n'
+                      f'headers_sealed = "{value}"\n')
+    for master_key in ("ab" * 32, None):
+        run_env = {"PATH": os.environ["PATH"], **({"AGENTGATE_MASTER_KEY": master_key} if master_key else {})}
+        proc = subprocess.run([BINARY, "serve", "--config", str(config)], capture_output=True, text=True,
+                              timeout=10, env=run_env)
+        assert proc.returncode != 0 and "tracing.headers_sealed" in proc.stderr, proc.stderr
+        assert "s3cret" not in proc.stderr
+
+
 def test_a_collector_that_refuses_or_is_down_leaves_turns_unaffected(start_server, llm, receiver):
     refusing = receiver(fail=2)
     tenant = traced(start_server, llm, refusing.endpoint)

@@ -1,7 +1,9 @@
 #include "adapters/otlp/otlp_encoding.hpp"
 
 #include <bit>
+#include <cassert>
 #include <cstdint>
+#include <cstring>
 
 namespace agentgate::otlp {
 namespace {
@@ -43,28 +45,43 @@ std::size_t LenFieldSize(int number, std::size_t length) {
   return TagSize(number) + VarintSize(length) + length;
 }
 
-void PutVarint(std::string& out, std::uint64_t v) {
-  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-  out.push_back(static_cast<char>(v));
+// Writes into a buffer sized beforehand to exactly what is written: no growth checks.
+class Out {
+ public:
+  explicit Out(char* at) : at_(at) {}
+  void Byte(std::uint8_t b) { *at_++ = static_cast<char>(b); }
+  void Append(std::string_view bytes) {
+    if (!bytes.empty()) std::memcpy(at_, bytes.data(), bytes.size());
+    at_ += bytes.size();
+  }
+  const char* at() const { return at_; }
+
+ private:
+  char* at_;
+};
+
+void PutVarint(Out& out, std::uint64_t v) {
+  for (; v >= 0x80; v >>= 7) out.Byte(static_cast<std::uint8_t>((v & 0x7f) | 0x80));
+  out.Byte(static_cast<std::uint8_t>(v));
 }
 
-void PutTag(std::string& out, int number, WireType type) {
+void PutTag(Out& out, int number, WireType type) {
   PutVarint(out, (static_cast<std::uint64_t>(number) << 3) | type);
 }
 
-void PutLength(std::string& out, int number, std::size_t length) {
+void PutLength(Out& out, int number, std::size_t length) {
   PutTag(out, number, kLen);
   PutVarint(out, length);
 }
 
-void PutBytes(std::string& out, int number, std::string_view bytes) {
+void PutBytes(Out& out, int number, std::string_view bytes) {
   PutLength(out, number, bytes.size());
-  out.append(bytes);
+  out.Append(bytes);
 }
 
 template <class Word>
-void PutLittleEndian(std::string& out, Word v) {
-  for (std::size_t i = 0; i < sizeof(Word); ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+void PutLittleEndian(Out& out, Word v) {
+  for (std::size_t i = 0; i < sizeof(Word); ++i) out.Byte(static_cast<std::uint8_t>(v >> (8 * i)));
 }
 
 template <std::size_t N>
@@ -99,7 +116,7 @@ std::size_t AnyValueSize(const tracing::AttributeValue& value) {
       value);
 }
 
-void PutAnyValue(std::string& out, const tracing::AttributeValue& value) {
+void PutAnyValue(Out& out, const tracing::AttributeValue& value) {
   std::visit(
       [&out](const auto& v) {
         using T = std::decay_t<decltype(v)>;
@@ -107,7 +124,7 @@ void PutAnyValue(std::string& out, const tracing::AttributeValue& value) {
           PutBytes(out, field::kString, v);
         } else if constexpr (std::is_same_v<T, bool>) {
           PutTag(out, field::kBool, kVarint);
-          out.push_back(v ? 1 : 0);
+          out.Byte(v ? 1 : 0);
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
           PutTag(out, field::kInt, kVarint);
           PutVarint(out, static_cast<std::uint64_t>(v));  // int64: two's complement, 10 bytes
@@ -130,7 +147,7 @@ std::size_t KeyValueSize(const tracing::Attribute& attribute) {
          LenFieldSize(field::kValue, AnyValueSize(attribute.value));
 }
 
-void PutKeyValue(std::string& out, int number, const tracing::Attribute& attribute) {
+void PutKeyValue(Out& out, int number, const tracing::Attribute& attribute) {
   PutLength(out, number, KeyValueSize(attribute));
   PutBytes(out, field::kKey, attribute.key);
   PutLength(out, field::kValue, AnyValueSize(attribute.value));
@@ -168,8 +185,8 @@ std::string EncodeSpan(const tracing::SpanRecord& span) {
   for (const auto& attribute : span.attributes)
     size += LenFieldSize(field::kAttributes, KeyValueSize(attribute));
   if (span.error) size += LenFieldSize(field::kStatus, StatusSize(span));
-  std::string out;
-  out.reserve(size);
+  std::string encoded(size, '\0');
+  Out out(encoded.data());
   PutBytes(out, field::kTraceId, View(span.trace_id));
   PutBytes(out, field::kSpanId, View(span.span_id));
   if (!span.trace_state.empty()) PutBytes(out, field::kTraceState, span.trace_state);
@@ -190,7 +207,8 @@ std::string EncodeSpan(const tracing::SpanRecord& span) {
   }
   PutTag(out, field::kFlags, kFixed32);
   PutLittleEndian(out, kSampledFlag);
-  return out;
+  assert(out.at() == encoded.data() + encoded.size());
+  return encoded;
 }
 
 std::string EncodeRequest(const ExportScope& scope, const std::vector<std::string>& spans) {
@@ -207,8 +225,8 @@ std::string EncodeRequest(const ExportScope& scope, const std::vector<std::strin
   for (const auto& span : spans) scope_spans += LenFieldSize(field::kScopeSpansSpans, span.size());
   const std::size_t resource_spans = LenFieldSize(field::kResourceSpansResource, resource) +
                                      LenFieldSize(field::kResourceSpansScopeSpans, scope_spans);
-  std::string out;
-  out.reserve(LenFieldSize(field::kRequestResourceSpans, resource_spans));
+  std::string encoded(LenFieldSize(field::kRequestResourceSpans, resource_spans), '\0');
+  Out out(encoded.data());
   PutLength(out, field::kRequestResourceSpans, resource_spans);
   PutLength(out, field::kResourceSpansResource, resource);
   for (const auto& attribute : scope.resource)
@@ -218,7 +236,8 @@ std::string EncodeRequest(const ExportScope& scope, const std::vector<std::strin
   if (!scope.scope_name.empty()) PutBytes(out, field::kScopeName, scope.scope_name);
   if (!scope.scope_version.empty()) PutBytes(out, field::kScopeVersion, scope.scope_version);
   for (const auto& span : spans) PutBytes(out, field::kScopeSpansSpans, span);
-  return out;
+  assert(out.at() == encoded.data() + encoded.size());
+  return encoded;
 }
 
 std::string EncodeTraces(const ExportScope& scope, const std::vector<tracing::SpanRecord>& spans) {
