@@ -25,6 +25,8 @@
 #   TRACING=1.0 bash bench/turn_vs_nginx.sh  agentgate exports OpenTelemetry traces at that sample
 #   ratio to the instant upstream (its `return 200` takes any POST, as a collector would); compare
 #   the turn's ratio with a run without TRACING (docs/tracing.md)
+#   TURN_ONLY=1 bash bench/turn_vs_nginx.sh  only the loaded turn and its baseline (with agentgate's
+#   CPU time per turn under that load): quick runs to alternate, e.g. with and without TRACING
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
 #   phases, from syscall tracepoints (bench/turn_phases.py)
 #   STREAMED=1 bash bench/turn_vs_nginx.sh  also loads the same turn streamed (Accept:
@@ -217,13 +219,29 @@ profiled() {
 single() { wrk -t1 -c1 -d${C1_DURATION:-4s} --latency -s "$1" "$2"; }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
+# agentgate's CPU time (all its threads, from /proc: user + system ticks) per request of a run.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$gate_pid/stat"; }
+cpu_per_request() {  # ticks spent, wrk's output
+  awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$(echo "$2" | awk '/requests in/ {print $1}')" \
+    'BEGIN {printf "%.0f", t / hz * 1e6 / n}'
+}
+
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
 base_own=$(load "$work/proxy.lua" "http://127.0.0.1:$own_process/v1/chat/completions")
+ticks=$(cpu_ticks)
 turn=$(profiled turn "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+loaded_cpu=$(cpu_per_request $(($(cpu_ticks) - ticks)) "$turn")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
+if [ -n "${TURN_ONLY:-}" ]; then  # the loaded turn alone: quick runs to alternate (tracing's cost)
+  b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
+  echo "command: TURN_ONLY=1 TRACING=${TRACING:-} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; $(nproc) cores)"
+  echo "nginx proxy_pass to the instant upstream (a copy in its worker): $b req/s   (baseline)"
+  echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s   ratio: $(ratio "$t" "$b")x   agentgate CPU per turn: $loaded_cpu us"
+  exit 0
+fi
 # One connection: latency is noisy on a shared machine, so C1_ROUNDS alternating runs of each and
-# their medians (p50, and p99: a turn that waits on the store's checkpoint shows there).
-# Also agentgate's CPU time per turn there (all its threads, from /proc: user + system ticks).
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$gate_pid/stat"; }
+# their medians (p50, and p99: a turn that waits on the store's checkpoint shows there), and
+# agentgate's CPU time per turn there.
 b50s=""; t50s=""; b99s=""; t99s=""; s50s=""; cpus=""
 for _ in $(seq "${C1_ROUNDS:-3}"); do
   out=$(single "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
@@ -233,8 +251,7 @@ for _ in $(seq "${C1_ROUNDS:-3}"); do
   ticks=$(cpu_ticks)
   out=$(single "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
   t50s="$t50s $(echo "$out" | pct 50 | ms)"; t99s="$t99s $(echo "$out" | pct 99 | ms)"
-  cpus="$cpus $(awk -v t=$(($(cpu_ticks) - ticks)) -v hz="$(getconf CLK_TCK)" \
-    -v n="$(echo "$out" | awk '/requests in/ {print $1}')" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}')"
+  cpus="$cpus $(cpu_per_request $(($(cpu_ticks) - ticks)) "$out")"
 done
 
 # The HTTP layer alone: a GET answered from memory by each (nginx `return 200` in the upstream's
@@ -250,11 +267,10 @@ b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
 gb=$(echo "$gbase" | rps); g=$(echo "$gate_run" | rps)
 b50=$(echo "$b50s" | median); t50=$(echo "$t50s" | median); s50=$(echo "$s50s" | median)
 bs=$(echo "$base_own" | rps); gbs=$(echo "$gbase_own" | rps)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 b99=$(echo "$b99s" | median); t99=$(echo "$t99s" | median)
 echo "command: TURN=${TURN:-stateless} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; c1: ${C1_ROUNDS:-3} alternating runs of -t1 -c1 -d${C1_DURATION:-4s}; $(nproc) cores)"
 echo "nginx proxy_pass to the instant upstream (a copy in its worker): $b req/s, p99 $(echo "$base" | pct 99)   (baseline)"
-echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(ratio "$t" "$b")x"
+echo "agentgate ${TURN:-stateless} turn, same upstream:  $t req/s, p99 $(echo "$turn" | pct 99)   ratio: $(ratio "$t" "$b")x   agentgate CPU per turn: $loaded_cpu us"
 echo "c1 p50 (median of runs): nginx $b50 ms, agentgate $t50 ms, added $(awk -v a="$t50" -v b="$b50" 'BEGIN {printf "%.3f", a-b}') ms   (runs: nginx$b50s; agentgate$t50s)"
 echo "  against nginx proxying from a process of its own to the upstream's: $bs req/s (turn ratio $(ratio "$t" "$bs")x), c1 p50 $s50 ms (added $(awk -v a="$t50" -v b="$s50" 'BEGIN {printf "%.3f", a-b}') ms; runs:$s50s)"
 echo "c1 p99 (median of runs): nginx $b99 ms, agentgate $t99 ms   (runs: nginx$b99s; agentgate$t99s)"

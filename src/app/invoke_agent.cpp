@@ -106,6 +106,8 @@ Span InvokeAgent::StartTurnSpan(const InvokeCommand& command) const {
   span.Set("agentgate.org", command.caller.org_id);
   span.Set("agentgate.env", command.caller.env);
   span.Set("agentgate.agent.version", std::int64_t{agent.version});
+  if (command.observer != nullptr && !command.observer->RunId().empty())
+    span.Set("agentgate.run_id", std::string(command.observer->RunId()));
   return span;
 }
 

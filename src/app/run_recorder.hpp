@@ -29,6 +29,7 @@ class RunRecorder final : public TurnObserver {
 
   void Report(RunEvent event) override;
   bool FollowsText() const override { return true; }  // a run's followers watch its reply form
+  std::string_view RunId() const override { return run_id_; }
   // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
   // done: false when the run was no longer running (its server's lease had lapsed).
   boost::asio::awaitable<Result<bool>> Finish(const RunRecord& ended, RunEvent terminal);

@@ -4,6 +4,8 @@
 
 #include "domain/runs/run_events.hpp"
 
+#include <string_view>
+
 namespace agentgate {
 
 class TurnObserver {
@@ -14,6 +16,8 @@ class TurnObserver {
   // True when it shows the reply as the model writes it: the model is then asked to stream, and
   // text.delta events come as the safety hold-back releases them (domain/runs/reply_stream).
   virtual bool FollowsText() const { return false; }
+  // The run the turn is, if it is one (its id goes on the turn's span).
+  virtual std::string_view RunId() const { return {}; }
 };
 
 }  // namespace agentgate

@@ -196,6 +196,7 @@ def test_a_background_runs_turn_continues_the_trace_of_the_request_that_queued_i
     turn = next(s for s in spans if s["name"] == "invoke_agent bot")
     assert turn["traceId"] == CALLER_TRACE and turn["parentSpanId"] == request["spanId"]
     assert int(turn["startTimeUnixNano"]) >= int(request["startTimeUnixNano"])
+    assert attributes(turn)["agentgate.run_id"] == queued["run_id"]
     chat = next(s for s in spans if s["name"] == "chat gpt-test")
     assert llm.requests[-1]["headers"]["traceparent"] == f"00-{CALLER_TRACE}-{chat['spanId']}-01"
 
