@@ -195,8 +195,8 @@ ModelFailure OpenAiClassifyError(int status, const std::string& body,
   const std::string what = Describe(status, code.empty() ? detail : code + ": " + detail);
   const bool billing = code == "insufficient_quota" || type == "insufficient_quota" ||
                        code.starts_with("billing") || type.starts_with("billing");
-  if (status == 401 || status == 403 || status == 402 || billing)
-    return ModelFailure{Kind::kRefused, what, std::nullopt};
+  if (status == 402 || billing) return ModelFailure{Kind::kRefused, what, std::nullopt, true};
+  if (status == 401 || status == 403) return ModelFailure{Kind::kRefused, what, std::nullopt};
   if (status == 429)
     return ModelFailure{Kind::kThrottled, what,
                         RetryAfter(std::move(retry_after), std::move(retry_after_ms))};
@@ -289,8 +289,8 @@ ModelFailure AnthropicClassifyError(int status, const std::string& body,
                        body.find("enforced_spend_limit_reached") != std::string::npos ||
                        detail.find("credit balance") != std::string::npos ||
                        type == "billing_error";
-  if (status == 401 || status == 403 || status == 402 || billing)
-    return ModelFailure{Kind::kRefused, what, std::nullopt};
+  if (status == 402 || billing) return ModelFailure{Kind::kRefused, what, std::nullopt, true};
+  if (status == 401 || status == 403) return ModelFailure{Kind::kRefused, what, std::nullopt};
   if (status == 429)
     return ModelFailure{Kind::kThrottled, what, RetryAfter(std::move(retry_after), std::nullopt)};
   if (status == 408 || status == 409 || status >= 500)

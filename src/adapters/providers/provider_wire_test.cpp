@@ -88,8 +88,14 @@ TEST(OpenAiWire, ClassifiesErrorsPerTheContract) {
           429, R"({"error":{"code":"insufficient_quota","type":"insufficient_quota"}})", "1", {})
           .kind,
       Kind::kRefused);
+  // A refused key, or an account that will not pay (fallbacks treat them apart).
+  EXPECT_FALSE(OpenAiClassifyError(401, "", {}, {}).account);
+  EXPECT_TRUE(OpenAiClassifyError(402, "", {}, {}).account);
+  EXPECT_TRUE(
+      OpenAiClassifyError(429, R"({"error":{"code":"insufficient_quota"}})", {}, {}).account);
   auto throttled = OpenAiClassifyError(429, R"({"error":{"code":"rate_limit_exceeded"}})", "2", {});
   EXPECT_EQ(throttled.kind, Kind::kThrottled);
+  EXPECT_FALSE(throttled.account);
   EXPECT_EQ(throttled.retry_after, 2000ms);
   EXPECT_EQ(OpenAiClassifyError(429, "", "1", "250").retry_after, 250ms);
   EXPECT_EQ(OpenAiClassifyError(500, "", {}, {}).kind, Kind::kTransient);
@@ -146,6 +152,10 @@ TEST(AnthropicWire, ParsesBlocksAndClassifiesErrors) {
                 400, R"({"type":"error","error":{"type":"invalid_request_error"}})", {})
                 .kind,
             Kind::kRejected);
+  EXPECT_FALSE(AnthropicClassifyError(403, "", {}).account);
+  EXPECT_TRUE(
+      AnthropicClassifyError(400, R"({"type":"error","error":{"type":"billing_error"}})", {})
+          .account);
 }
 
 TEST(OfflineModel, SearchesResourcesThenAnswersFromThem) {

@@ -67,6 +67,9 @@ struct ModelFailure {
   Kind kind = Kind::kTransient;
   std::string message;  // for the transcript; never contains the API key
   std::optional<std::chrono::milliseconds> retry_after;
+  // kRefused: the account will not pay (billing, quota), rather than the key refused (401, 403);
+  // another key of the same provider would meet the same account (domain/agent/fallback_rules).
+  bool account = false;
 };
 
 // The kind's wire name (a run's model.finished event says which kind a failed call was, never the
