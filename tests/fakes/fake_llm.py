@@ -142,11 +142,20 @@ class FakeLlm:
                 with fake.lock:
                     fake.in_flight += 1
                     fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                self.counted = True
                 try:
                     self.answer()
                 finally:
-                    with fake.lock:
+                    self.answered()
+
+            def answered(self):
+                # Called before the reply's last bytes go out: once the client has them it may
+                # send its next request (another connection, another thread) at once, and this
+                # one must not count as in flight then.
+                with fake.lock:
+                    if self.counted:
                         fake.in_flight -= 1
+                        self.counted = False
 
             def answer(self):
                 length = int(self.headers.get("content-length", 0))
@@ -172,6 +181,7 @@ class FakeLlm:
                     self.send_header(k, v)
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
+                self.answered()
                 self.wfile.write(payload)
 
             def stream(self, step, body):
@@ -206,6 +216,7 @@ class FakeLlm:
                         with fake.lock:
                             fake.disconnects += 1
                         return
+                self.answered()
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
                 self.close_connection = False
