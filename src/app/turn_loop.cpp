@@ -41,10 +41,6 @@ tracing::ContentRules ContentRulesOf(const TurnRun& run) {
                                run.agent.config.safety.placeholder};
 }
 
-bool CapturesContent(const TurnRun& run) {
-  return run.tracer != nullptr && run.tracer->capture_content();
-}
-
 // The tool calls of one model reply, run in order, each reported as it starts and finishes.
 asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
                                                   const std::vector<ToolCall>& calls,
@@ -62,7 +58,7 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
       span.Set("gen_ai.tool.type", std::string("function"));
     }
     results.push_back(co_await runner.Run(call, run.tools, span.context_ptr()));
-    if (span.recording() && CapturesContent(run)) {
+    if (span.recording() && run.CapturesContent()) {
       span.Set("gen_ai.tool.call.arguments", call.arguments_json);
       span.Set("gen_ai.tool.call.result", results.back().content);
     }
@@ -89,7 +85,7 @@ Span StartChatSpan(const TurnRun& run, const ModelRequest& request) {
     span.Set("gen_ai.operation.name", std::string("chat"));
     span.Set("gen_ai.provider.name", run.agent.config.model.provider);
     span.Set("gen_ai.request.model", request.model);
-    if (CapturesContent(run)) {
+    if (run.CapturesContent()) {
       span.Set("gen_ai.system_instructions", tracing::SystemInstructionsJson(request.system));
       span.Set("gen_ai.input.messages",
                tracing::InputMessagesJson(request.messages, ContentRulesOf(run)));
@@ -101,7 +97,7 @@ Span StartChatSpan(const TurnRun& run, const ModelRequest& request) {
 // How the call went, on its span: its usage, or why it failed (the kind, never the provider's
 // own message).
 void DescribeOnSpan(Span& span, const MeteredCall& call, const TurnRun& run) {
-  if (const auto* reply = std::get_if<ModelReply>(&call.result); reply && CapturesContent(run))
+  if (const auto* reply = std::get_if<ModelReply>(&call.result); reply && run.CapturesContent())
     span.Set("gen_ai.output.messages", tracing::OutputMessagesJson(*reply, ContentRulesOf(run)));
   if (call.refused) {
     span.Set("error.type", std::string("spend_limit_reached"));

@@ -78,6 +78,8 @@ struct TurnRun {
   // it. `make_name` runs only then, so a turn without tracing builds no span name.
   const Tracer* tracer = nullptr;
   Span* span = nullptr;
+  // [tracing] capture_content: prompt and reply text go on the turn's spans (docs/tracing.md).
+  bool CapturesContent() const { return tracer != nullptr && tracer->capture_content(); }
   template <class MakeName>
   Span StartChild(const MakeName& make_name, tracing::SpanKind kind) const {
     if (span == nullptr || span->context_ptr() == nullptr) return Span();

@@ -63,7 +63,7 @@ void DescribeOnSpan(Span& span, const TurnRun& run) {
   span.Set("gen_ai.usage.input_tokens", result.usage.input_tokens);
   span.Set("gen_ai.usage.output_tokens", result.usage.output_tokens);
   span.Set("agentgate.turn_id", result.turn_id);
-  if (run.tracer != nullptr && run.tracer->capture_content()) {
+  if (run.CapturesContent()) {
     // The answer as the caller got it: the placeholder when the reply was withheld.
     span.Set("gen_ai.input.messages",
              tracing::TextMessageJson("user", run.command.request.message));
