@@ -21,6 +21,10 @@ Usage:
                                              print the collector's headers (key=value,... read
                                              from standard input) sealed under the master key,
                                              for [tracing] headers_sealed
+  agentgate seal provider.api_key [--config FILE]
+                                             print a model provider's API key (read from
+                                             standard input) sealed under the master key, for
+                                             [[providers]] api_keys_sealed
   agentgate --help                           this text
 
 Every config key can be overridden by AGENTGATE_<SECTION>_<KEY>, e.g. AGENTGATE_SERVER_LISTEN.

@@ -14,13 +14,13 @@
 #include "app/runs.hpp"
 #include "app/webhook_sender.hpp"
 #include "config/config.hpp"
-#include "config/otel_env.hpp"
 #include "demo_output.hpp"
 #include "observability/log.hpp"
 #include "observability/thread_name.hpp"
 #include "runtime/handoff_wait.hpp"
 #include "runtime/server_lease.hpp"
 #include "runtime/spend_ledger.hpp"
+#include "sealed_settings.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -70,27 +70,6 @@ Result<Config> ReadConfig(const std::string& path) {
   return path.empty() ? LoadConfig("", ProcessEnv()) : LoadConfigFile(path, ProcessEnv());
 }
 
-// What `[tracing] headers_sealed` is sealed for: a value sealed for anything else does not open.
-constexpr std::string_view kTracingHeadersContext = "agentgate/config/tracing.headers";
-
-// The collector's headers sealed in the config, opened with the master key (docs/tracing.md).
-// Its errors name the key, never the value.
-Result<void> OpenSealedTracingHeaders(TracingConfig& tracing,
-                                      const std::optional<crypto::MasterKey>& master_key) {
-  if (tracing.headers_sealed.empty()) return {};
-  const auto refused = [](const std::string& why) {
-    return Error(ErrorCode::kInvalidRequest, "config key 'tracing.headers_sealed': " + why);
-  };
-  if (!master_key) return refused("opening it needs the master key, and none is set");
-  const auto sealed = crypto::FromBase64(tracing.headers_sealed);
-  if (!sealed) return refused("is not base64");
-  auto opened = crypto::Open(*master_key, *sealed, kTracingHeadersContext);
-  if (!opened) return refused("does not open with this master key");
-  AG_TRY(auto headers, ParseKeyValueList(*opened, "config key 'tracing.headers_sealed'"));
-  for (auto& header : headers) tracing.headers.push_back(std::move(header));
-  return {};
-}
-
 Result<Settings> LoadSettings(const std::string& config_path) {
   const auto env = ProcessEnv();
   AG_TRY(Config config, ReadConfig(config_path));
@@ -105,6 +84,7 @@ Result<Settings> LoadSettings(const std::string& config_path) {
                            *master_hex, "the master key (" + config.secrets.master_key_env + ")"));
   }
   AG_TRYV(OpenSealedTracingHeaders(config.tracing, master_key));
+  AG_TRYV(ResolveProviderKeys(config.providers, env, master_key));
   return Settings{std::move(config), std::move(admin_token), std::move(master_key)};
 }
 
@@ -203,22 +183,33 @@ struct Runtime {
   GatewayCallTally gateway_calls;
 };
 
-// Phase 5. Every upstream: one HTTP client, a model client per configured provider, MCP servers.
+// Phase 5. Every upstream: one HTTP client, a model client per provider key in each provider's
+// pool, MCP servers.
 struct Upstreams {
-  Upstreams(const Config& config, const EventLoops& loops, const Tracer& tracer)
+  Upstreams(const Config& config, const EventLoops& loops, const Tracer& tracer, const Clock& clock,
+            Metrics& metrics)
       : http(loops.executors, OptionsOf(config)), mcp(http, &tracer) {
     for (const auto& p : config.providers) {
+      std::vector<ModelClient*> clients;
       if (p.kind == "offline") {
-        models[p.name] = &offline;
-        continue;
+        clients.push_back(&offline);
+      } else {
+        if (p.api_keys.empty())
+          log::Warn("provider_without_api_key", {{"provider", std::string_view(p.name)}});
+        const auto dialect = p.kind == "openai" ? HttpModelClient::Dialect::kOpenAi
+                                                : HttpModelClient::Dialect::kAnthropic;
+        std::vector<std::optional<std::string>> keys(p.api_keys.begin(), p.api_keys.end());
+        if (keys.empty()) keys.emplace_back();  // called without a key
+        for (auto& key : keys) {
+          http_models.push_back(
+              std::make_unique<HttpModelClient>(dialect, http, p.base_url, std::move(key)));
+          clients.push_back(http_models.back().get());
+        }
       }
-      std::optional<std::string> key;
-      if (!p.api_key_env.empty()) key = ProcessEnv()(p.api_key_env);
-      if (!key) log::Warn("provider_without_api_key", {{"provider", std::string_view(p.name)}});
-      const auto dialect = p.kind == "openai" ? HttpModelClient::Dialect::kOpenAi
-                                              : HttpModelClient::Dialect::kAnthropic;
-      http_models.push_back(std::make_unique<HttpModelClient>(dialect, http, p.base_url, key));
-      models[p.name] = http_models.back().get();
+      const fallback::BreakerLimits limits{p.breaker_failures,
+                                           std::chrono::seconds(p.breaker_cooldown_seconds)};
+      providers.Add(
+          std::make_unique<ProviderPool>(p.name, std::move(clients), limits, clock, &metrics));
     }
   }
   static HttpClientOptions OptionsOf(const Config& config) {
@@ -233,7 +224,7 @@ struct Upstreams {
   McpClient mcp;
   OfflineModelClient offline;
   std::vector<std::unique_ptr<HttpModelClient>> http_models;
-  std::map<std::string, ModelClient*> models;  // by provider name
+  ProviderPools providers;
 };
 
 // Phase 5b. Traces (docs/tracing.md): an exporter on a thread of its own when an endpoint is
@@ -280,7 +271,7 @@ struct UseCases {
         tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers),
         idempotency(rt.runner, rt.lease, rt.clock, rt.metrics, timing.hard_cap),
         invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
-                          tools, mcp_tools, idempotency, rt.lease, up.models,
+                          tools, mcp_tools, idempotency, rt.lease, up.providers,
                           settings.config.prices, rt.clock, rt.metrics, timing, &tracing.tracer}),
         console(rt.clock, ConsoleSessions::Limits{}),
         run_hub(static_cast<std::size_t>(settings.config.runs.max_events)),
@@ -440,7 +431,7 @@ int Serve(const ServeOptions& options) {
   EventLoops loops(config);
   Runtime rt(config, **store);
   Tracing tracing(config, rt.metrics);
-  Upstreams upstreams(config, loops, tracing.tracer);
+  Upstreams upstreams(config, loops, tracing.tracer, rt.clock, rt.metrics);
   UseCases app(*settings, providers, rt, upstreams, loops, tracing);
 
   std::optional<http::Server> server_slot;
@@ -500,8 +491,6 @@ int Serve(const ServeOptions& options) {
 
 int Seal(const std::string& config_path, const std::string& setting, std::istream& in,
          std::ostream& out) {
-  if (setting != "tracing.headers")
-    return Fail("seal_refused", "agentgate seals only tracing.headers (got '" + setting + "')");
   auto settings = LoadSettings(config_path);
   if (!settings) return Fail(settings.error());
   if (!settings->master_key)
@@ -510,11 +499,9 @@ int Seal(const std::string& config_path, const std::string& setting, std::istrea
   std::string plaintext((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   while (!plaintext.empty() && (plaintext.back() == '\n' || plaintext.back() == '\r'))
     plaintext.pop_back();
-  // Checked before it is sealed, so a start-up never finds it malformed; never quoted.
-  if (auto parsed = ParseKeyValueList(plaintext, "the headers read from standard input"); !parsed)
-    return Fail("seal_refused", parsed.error().message);
-  out << crypto::Base64(crypto::Seal(*settings->master_key, plaintext, kTracingHeadersContext))
-      << "\n";
+  auto sealed = SealSetting(setting, plaintext, *settings->master_key);
+  if (!sealed) return Fail("seal_refused", sealed.error().message);
+  out << *sealed << "\n";
   return 0;
 }
 

@@ -17,8 +17,9 @@ int Serve(const ServeOptions& options);
 // Applies store migrations and exits.
 int Migrate(const std::string& config_path);
 
-// Prints `setting`'s value read from `in`, sealed under the master key, for the config (only
-// "tracing.headers": the collector's credentials, docs/tracing.md).
+// Prints `setting`'s value read from `in`, sealed under the master key, for the config
+// ("tracing.headers": the collector's credentials, docs/tracing.md; "provider.api_key": a key of a
+// provider's pool, docs/daemon.md).
 int Seal(const std::string& config_path, const std::string& setting, std::istream& in,
          std::ostream& out);
 

@@ -60,16 +60,25 @@ ProviderCatalog ProviderCatalog::FromConfig(const Config& config) {
   return catalog;
 }
 
-Result<void> ProviderCatalog::Check(const ModelSettings& model) const {
-  auto kind = kinds.find(model.provider);
-  if (kind == kinds.end()) {
-    return InvalidField("config.model.provider",
-                        "'" + model.provider + "' is not a configured provider");
+Result<void> ProviderCatalog::CheckOne(const std::string& provider, const std::string& name,
+                                       const std::string& path) const {
+  auto kind = kinds.find(provider);
+  if (kind == kinds.end())
+    return InvalidField(path + ".provider", "'" + provider + "' is not a configured provider");
+  if (kind->second != "offline" && !prices.contains(provider + "/" + name)) {
+    return InvalidField(path + ".name", "'" + provider + "/" + name +
+                                            "' has no price; add [prices.\"" + provider + "/" +
+                                            name + "\"] to the server's config");
   }
-  if (kind->second != "offline" && !prices.contains(model.provider + "/" + model.name)) {
-    return InvalidField("config.model.name", "'" + model.provider + "/" + model.name +
-                                                 "' has no price; add [prices.\"" + model.provider +
-                                                 "/" + model.name + "\"] to the server's config");
+  return {};
+}
+
+Result<void> ProviderCatalog::Check(const ModelSettings& model) const {
+  AG_TRYV(CheckOne(model.provider, model.name, "config.model"));
+  for (std::size_t i = 0; i < model.fallbacks.size(); ++i) {
+    const auto& fallback = model.fallbacks[i];
+    AG_TRYV(CheckOne(fallback.provider, fallback.name,
+                     "config.model.fallbacks[" + std::to_string(i) + "]"));
   }
   return {};
 }

@@ -23,6 +23,10 @@ struct ProviderCatalog {
 
   static ProviderCatalog FromConfig(const Config& config);
   Result<void> Check(const ModelSettings& model) const;  // errors name config.model.*
+
+ private:
+  Result<void> CheckOne(const std::string& provider, const std::string& name,
+                        const std::string& path) const;
 };
 
 struct IssuedToken {

@@ -111,18 +111,30 @@ Span InvokeAgent::StartTurnSpan(const InvokeCommand& command) const {
   return span;
 }
 
+// The agent's model and its fallbacks, each with its provider's pool and its price (the admin API
+// and the start-up check refuse a chain naming an unknown provider or an unpriced model).
+Result<ModelChain> InvokeAgent::ChainOf(const ModelSettings& model) const {
+  std::vector<ChainEntry> entries;
+  auto add = [&](const std::string& provider, const std::string& name) -> Result<void> {
+    ProviderPool* pool = d_.providers.Find(provider);
+    if (pool == nullptr)
+      return Error(ErrorCode::kInternal, "provider '" + provider + "' is not configured");
+    const auto price = d_.prices.find(provider + "/" + name);
+    entries.push_back(
+        ChainEntry{provider, name, pool, price != d_.prices.end() ? price->second : Price{}});
+    return {};
+  };
+  AG_TRYV(add(model.provider, model.name));
+  for (const auto& fallback : model.fallbacks) AG_TRYV(add(fallback.provider, fallback.name));
+  return ModelChain(std::move(entries), &d_.metrics);
+}
+
 asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const InvokeCommand& command,
                                                            TurnPlace& place,
                                                            TurnDeadlines deadlines,
                                                            CommitOutcome& commit_outcome) {
-  const auto& model_config = command.agent.loaded()->config.model;
-  const auto model = d_.models.find(model_config.provider);
-  if (model == d_.models.end())
-    co_return Error(ErrorCode::kInternal,
-                    "provider '" + model_config.provider + "' is not configured");
-  const auto price = d_.prices.find(model_config.provider + "/" + model_config.name);
-  TurnRun run(d_, command, place, deadlines, *model->second,
-              price != d_.prices.end() ? price->second : Price{});
+  AG_CO_TRY(auto chain, ChainOf(command.agent.loaded()->config.model));
+  TurnRun run(d_, command, place, deadlines, std::move(chain));
   Span span = StartTurnSpan(command);
   run.tracer = d_.tracer;
   run.span = &span;

@@ -16,6 +16,7 @@
 #include "ports/clock.hpp"
 #include "ports/model_client.hpp"
 #include "runtime/conversation_queue.hpp"
+#include "runtime/provider_pool.hpp"
 #include "runtime/server_lease.hpp"
 #include "runtime/spend_ledger.hpp"
 #include "runtime/tracer.hpp"
@@ -41,7 +42,8 @@ struct InvokeResult {
   TokenUsage usage;
   double cost_usd = 0;
   int model_calls = 0;
-  std::string turn_id;  // GET /admin/v1/orgs/{org}/turns/{id} shows its transcript
+  std::vector<ModelUsage> models;  // usage.models: each model's share
+  std::string turn_id;             // GET /admin/v1/orgs/{org}/turns/{id} shows its transcript
 };
 
 // The way in's own 200 body for a result: what a commit stores for its Idempotency-Key to replay.
@@ -133,14 +135,17 @@ struct InvokeDeps {
   ToolRunner& tools;
   McpToolbox& mcp;
   Idempotency& idempotency;
-  ServerLease& server;  // names the turn's queue tickets, and retries their release
-  std::map<std::string, ModelClient*> models;  // by provider name
-  std::map<std::string, Price> prices;         // "provider/model"
+  ServerLease& server;                  // names the turn's queue tickets, and retries their release
+  const ProviderPools& providers;       // each provider's key pool
+  std::map<std::string, Price> prices;  // "provider/model"
   const Clock& clock;
   Metrics& metrics;
   TurnTiming timing;
   const Tracer* tracer = nullptr;  // none: tracing off
 };
+
+class ModelChain;
+struct ModelSettings;
 
 class InvokeAgent {
  public:
@@ -185,6 +190,7 @@ class InvokeAgent {
                                                        TurnPlace& place, TurnDeadlines deadlines,
                                                        CommitOutcome& commit_outcome);
   Span StartTurnSpan(const InvokeCommand& command) const;
+  Result<ModelChain> ChainOf(const ModelSettings& model) const;
   boost::asio::awaitable<Result<void>> Prepare(TurnRun& run, std::string& instance_instructions);
   // Leaves how the turn finished in run.outcome.
   boost::asio::awaitable<Result<void>> RunModelAndTools(TurnRun& run);

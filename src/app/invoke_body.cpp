@@ -10,10 +10,24 @@ json::object InvokeBody(const InvokeResult& result) {
       result.conversation_id ? json::value(*result.conversation_id) : json::value(nullptr);
   const auto reason = StopReasonName(result.stop_reason);
   out["terminated_reason"] = reason ? json::value(std::string(*reason)) : json::value(nullptr);
+  json::array models;
+  models.reserve(result.models.size());
+  for (const auto& m : result.models) {
+    models.push_back(json::object{{"provider", m.provider},
+                                  {"model", m.model},
+                                  {"calls", m.calls},
+                                  {"failed_calls", m.failed_calls},
+                                  {"input_tokens", m.tokens.input_tokens},
+                                  {"cached_input_tokens", m.tokens.cached_input_tokens},
+                                  {"cache_write_tokens", m.tokens.cache_write_tokens},
+                                  {"output_tokens", m.tokens.output_tokens},
+                                  {"cost_usd", m.cost_usd}});
+  }
   out["usage"] = json::object{{"input_tokens", result.usage.input_tokens},
                               {"output_tokens", result.usage.output_tokens},
                               {"cost_usd", result.cost_usd},
-                              {"model_calls", result.model_calls}};
+                              {"model_calls", result.model_calls},
+                              {"models", std::move(models)}};
   return out;
 }
 

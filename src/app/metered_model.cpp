@@ -3,9 +3,40 @@
 #include "domain/agent/prompt.hpp"
 #include "domain/governance/governance.hpp"
 
+#include <algorithm>
+#include <memory>
+
 namespace agentgate {
 
 namespace asio = boost::asio;
+
+namespace {
+
+// A key taken for a call is told how the call went, or that it went nowhere (a stopped turn
+// destroys the call's frame while it waits).
+class KeyInUse {
+ public:
+  KeyInUse(ProviderPool& pool, std::size_t key) : pool_(&pool), key_(key) {}
+  ~KeyInUse() {
+    if (pool_ != nullptr) pool_->Abandon(key_);
+  }
+  KeyInUse(const KeyInUse&) = delete;
+  KeyInUse& operator=(const KeyInUse&) = delete;
+  void Report(const ModelResult& result) {
+    const auto* failure = std::get_if<ModelFailure>(&result);
+    const auto wait = failure != nullptr && failure->retry_after
+                          ? *failure->retry_after
+                          : RetryLimits{}.default_retry_after;
+    pool_->Report(key_, result, wait);
+    pool_ = nullptr;
+  }
+
+ private:
+  ProviderPool* pool_;
+  std::size_t key_;
+};
+
+}  // namespace
 
 asio::awaitable<Result<void>> MeteredModel::Complete(const ModelRequest& request,
                                                      std::chrono::milliseconds timeout,
@@ -14,16 +45,31 @@ asio::awaitable<Result<void>> MeteredModel::Complete(const ModelRequest& request
                                                      const SpanContext* trace) {
   // Reserving and settling happen outside this frame, which lives for the whole model call.
   call = MeteredCall{};
-  AG_CO_TRY(const auto part, co_await Reserve(request, call, trace));
+  const ChainEntry* entry = &chain_.entry();
+  const std::size_t key = chain_.Key();
+  call.record.provider = entry->provider;
+  call.record.model = entry->model;
+  call.record.key = key;
+  AG_CO_TRY(const auto part, co_await Reserve(request, entry->price, call, trace));
   if (!part) co_return Result<void>{};  // refused
+  // A fallback's model is named in a copy, in the heap, so a plain call's frame stays small.
+  std::unique_ptr<ModelRequest> renamed;
+  if (request.model != entry->model) {
+    renamed = std::make_unique<ModelRequest>(request);
+    renamed->model = entry->model;
+  }
   const auto started = clock_.SteadyNow();
-  call.result = co_await model_.Complete(request, timeout, options);
-  Settle(*part, started, call);
-  CountGenAi(request.model, call);
+  KeyInUse in_use(*entry->pool, key);
+  call.result =
+      co_await entry->pool->client(key).Complete(renamed ? *renamed : request, timeout, options);
+  in_use.Report(call.result);
+  Settle(*part, *entry, started, call);
+  CountGenAi(*entry, call);
   co_return Result<void>{};
 }
 
 asio::awaitable<Result<std::optional<SpendPart>>> MeteredModel::Reserve(const ModelRequest& request,
+                                                                        const Price& price,
                                                                         MeteredCall& call,
                                                                         const SpanContext* trace) {
   Span span;
@@ -33,7 +79,7 @@ asio::awaitable<Result<std::optional<SpendPart>>> MeteredModel::Reserve(const Mo
       account_.org_id,
       account_.agent_id,
       account_.month,
-      governance::WorstCaseUsd(account_.price, EstimateTokens(request), account_.max_output_tokens),
+      governance::WorstCaseUsd(price, EstimateTokens(request), account_.max_output_tokens),
       account_.agent_limit_usd,
       clock_.NowMs(),
       0};
@@ -53,22 +99,41 @@ asio::awaitable<Result<std::optional<SpendPart>>> MeteredModel::Reserve(const Mo
   co_return std::optional<SpendPart>(open_parts_.back());
 }
 
-void MeteredModel::Settle(const SpendPart& part, SteadyTime started, MeteredCall& call) {
+void MeteredModel::Settle(const SpendPart& part, const ChainEntry& entry, SteadyTime started,
+                          MeteredCall& call) {
   call.record.seconds = std::chrono::duration<double>(clock_.SteadyNow() - started).count();
   SpendSettlement settlement{
       part.reservation_id, 0, 0, 0, account_.org_id, account_.agent_id, account_.month,
       part.amount_usd};
+  auto same = [&](const ModelUsage& u) {
+    return u.provider == entry.provider && u.model == entry.model;
+  };
+  auto usage = std::find_if(by_model_.begin(), by_model_.end(), same);
+  if (usage == by_model_.end()) {
+    by_model_.push_back(ModelUsage{entry.provider, entry.model, 0, 0, {}, 0});
+    usage = std::prev(by_model_.end());
+  }
   if (const auto* reply = std::get_if<ModelReply>(&call.result)) {
-    settlement.cost_usd =
-        governance::CostUsd(account_.price, reply->usage.input_tokens, reply->usage.output_tokens);
-    settlement.input_tokens = reply->usage.input_tokens;
-    settlement.output_tokens = reply->usage.output_tokens;
-    call.record.input_tokens = reply->usage.input_tokens;
-    call.record.output_tokens = reply->usage.output_tokens;
-    CountReply(*reply);
+    const TokenUsage& tokens = reply->usage;
+    settlement.cost_usd = governance::CostUsd(entry.price, tokens);
+    settlement.input_tokens = tokens.input_tokens;
+    settlement.output_tokens = tokens.output_tokens;
+    call.record.input_tokens = tokens.input_tokens;
+    call.record.output_tokens = tokens.output_tokens;
+    call.record.cached_input_tokens = tokens.cached_input_tokens;
+    call.record.cache_write_tokens = tokens.cache_write_tokens;
+    ++usage->calls;
+    usage->tokens.input_tokens += tokens.input_tokens;
+    usage->tokens.output_tokens += tokens.output_tokens;
+    usage->tokens.cached_input_tokens += tokens.cached_input_tokens;
+    usage->tokens.cache_write_tokens += tokens.cache_write_tokens;
+    usage->cost_usd += settlement.cost_usd;
+    CountReply(entry.provider, *reply);
   } else {
+    ++usage->failed_calls;
     call.record.failure = std::get<ModelFailure>(call.result).message;
-    metrics_.Add("agentgate_model_calls_total", {{"provider", provider_}, {"outcome", "failed"}});
+    metrics_.Add("agentgate_model_calls_total",
+                 {{"provider", entry.provider}, {"outcome", "failed"}});
   }
   call.cost_usd = settlement.cost_usd;
   settlements_.push_back(std::move(settlement));
@@ -87,13 +152,15 @@ void MeteredModel::Committed() {
 
 // The GenAI conventions' client metrics (gen_ai.client.operation.duration and
 // gen_ai.client.token.usage), named as an OpenTelemetry-to-Prometheus export names them.
-void MeteredModel::CountGenAi(const std::string& model, const MeteredCall& call) {
+void MeteredModel::CountGenAi(const ChainEntry& entry, const MeteredCall& call) {
+  const std::string& provider = entry.provider;
+  const std::string& model = entry.model;
   const auto* reply = std::get_if<ModelReply>(&call.result);
   const std::string_view error =
       reply != nullptr ? "" : FailureKindName(std::get<ModelFailure>(call.result).kind);
   metrics_.Observe("gen_ai_client_operation_duration_seconds",
                    {{"gen_ai_operation_name", "chat"},
-                    {"gen_ai_provider_name", provider_},
+                    {"gen_ai_provider_name", provider},
                     {"gen_ai_request_model", model},
                     {"error_type", error}},
                    call.record.seconds);
@@ -102,19 +169,24 @@ void MeteredModel::CountGenAi(const std::string& model, const MeteredCall& call)
                                      std::pair{"output", reply->usage.output_tokens}}) {
     metrics_.Observe("gen_ai_client_token_usage",
                      {{"gen_ai_operation_name", "chat"},
-                      {"gen_ai_provider_name", provider_},
+                      {"gen_ai_provider_name", provider},
                       {"gen_ai_request_model", model},
                       {"gen_ai_token_type", type}},
                      static_cast<double>(tokens));
   }
 }
 
-void MeteredModel::CountReply(const ModelReply& reply) {
-  metrics_.Add("agentgate_model_calls_total", {{"provider", provider_}, {"outcome", "ok"}});
-  metrics_.Add("agentgate_model_tokens_total", {{"provider", provider_}, {"direction", "input"}},
-               static_cast<double>(reply.usage.input_tokens));
-  metrics_.Add("agentgate_model_tokens_total", {{"provider", provider_}, {"direction", "output"}},
-               static_cast<double>(reply.usage.output_tokens));
+void MeteredModel::CountReply(const std::string& provider, const ModelReply& reply) {
+  metrics_.Add("agentgate_model_calls_total", {{"provider", provider}, {"outcome", "ok"}});
+  const TokenUsage& usage = reply.usage;
+  for (const auto& [direction, tokens] : {std::pair{"input", usage.input_tokens},
+                                          std::pair{"cached_input", usage.cached_input_tokens},
+                                          std::pair{"cache_write", usage.cache_write_tokens},
+                                          std::pair{"output", usage.output_tokens}}) {
+    if (tokens == 0 && direction[0] == 'c') continue;  // no cache series for uncached calls
+    metrics_.Add("agentgate_model_tokens_total", {{"provider", provider}, {"direction", direction}},
+                 static_cast<double>(tokens));
+  }
 }
 
 }  // namespace agentgate

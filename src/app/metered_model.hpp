@@ -7,6 +7,7 @@
 // nothing, and its reservations are released at once when this object goes (SPEC §5). The model
 // metrics are counted here.
 
+#include "app/model_chain.hpp"
 #include "domain/agent/transcript.hpp"
 #include "domain/governance/price.hpp"
 #include "observability/metrics.hpp"
@@ -24,13 +25,12 @@
 
 namespace agentgate {
 
-// Who pays for one turn's model calls, at what price.
+// Who pays for one turn's model calls (each at the price of the model it calls).
 struct SpendAccount {
   std::string org_id;
   std::string agent_id;
   std::string month;  // YYYY-MM (UTC) of the turn's start: all its calls count there
   std::optional<double> agent_limit_usd;
-  Price price;
   std::int64_t max_output_tokens = 0;
 };
 
@@ -43,13 +43,12 @@ struct MeteredCall {
 
 class MeteredModel {
  public:
-  MeteredModel(SpendLedger& spend, const Clock& clock, Metrics& metrics, ModelClient& model,
-               std::string provider, SpendAccount account, const Tracer* tracer = nullptr)
+  MeteredModel(SpendLedger& spend, const Clock& clock, Metrics& metrics, ModelChain chain,
+               SpendAccount account, const Tracer* tracer = nullptr)
       : spend_(spend),
         clock_(clock),
         metrics_(metrics),
-        model_(model),
-        provider_(std::move(provider)),
+        chain_(std::move(chain)),
         account_(std::move(account)),
         tracer_(tracer) {}
   ~MeteredModel();  // releases reservations the turn's commit did not settle
@@ -57,16 +56,22 @@ class MeteredModel {
   MeteredModel& operator=(const MeteredModel&) = delete;
 
   // Makes one call into `call` (the caller's, so no copy of it sits in this coroutine's frame
-  // while the model answers). An error only when the store failed; a refusal or the model's own
-  // failure is in `call`.
-  // `options` say how the call is made (streamed, traced: ModelClient::Complete). No default:
-  // GCC 12 mishandles a default argument's temporary bound to a coroutine's reference parameter
-  // (the server crashed in a summarizing turn); callers pass an object of their own.
-  // `trace`: the call's span, under which the reservation is a span of its own (none: untraced).
+  // while the model answers), to the model and key where the chain stands (`request.model` is
+  // replaced by that model's name). An error only when the store failed; a refusal or the model's
+  // own failure is in `call`. `options` say how the call is made (streamed, traced:
+  // ModelClient::Complete). No default: GCC 12 mishandles a default argument's temporary bound to a
+  // coroutine's reference parameter (the server crashed in a summarizing turn); callers pass an
+  // object of their own. `trace`: the call's span, under which the reservation is a span of its own
+  // (none: untraced).
   boost::asio::awaitable<Result<void>> Complete(const ModelRequest& request,
                                                 std::chrono::milliseconds timeout,
                                                 MeteredCall& call, const ModelCallOptions& options,
                                                 const SpanContext* trace);
+
+  // Where the calls go; the turn loop moves it after a failed call.
+  ModelChain& chain() { return chain_; }
+  // Each model's calls, tokens and cost so far (usage.models), in the order first called.
+  const std::vector<ModelUsage>& UsageByModel() const { return by_model_; }
 
   // The real cost of every call so far, for the turn's commit.
   const std::vector<SpendSettlement>& Settlements() const { return settlements_; }
@@ -76,22 +81,24 @@ class MeteredModel {
  private:
   // Reserves the call's worst case: the part reserved, or none with `call.refused` set.
   boost::asio::awaitable<Result<std::optional<SpendPart>>> Reserve(const ModelRequest& request,
+                                                                   const Price& price,
                                                                    MeteredCall& call,
                                                                    const SpanContext* trace);
   // Records the finished call's real cost for the commit.
-  void Settle(const SpendPart& part, SteadyTime started, MeteredCall& call);
-  void CountReply(const ModelReply& reply);
-  void CountGenAi(const std::string& model, const MeteredCall& call);
+  void Settle(const SpendPart& part, const ChainEntry& entry, SteadyTime started,
+              MeteredCall& call);
+  void CountReply(const std::string& provider, const ModelReply& reply);
+  void CountGenAi(const ChainEntry& entry, const MeteredCall& call);
 
   SpendLedger& spend_;
   const Clock& clock_;
   Metrics& metrics_;
-  ModelClient& model_;
-  std::string provider_;
+  ModelChain chain_;
   SpendAccount account_;
   const Tracer* tracer_;
   std::vector<SpendPart> open_parts_;  // reserved, not yet settled by a commit
   std::vector<SpendSettlement> settlements_;
+  std::vector<ModelUsage> by_model_;
 };
 
 }  // namespace agentgate

@@ -1,9 +1,9 @@
 // The turn's second phase: the model and its tools, step by step as the Turn state machine says,
 // until it finishes (SPEC §5 stop rules). The soft deadline is checked between steps; a model
-// call that fails is retried as the retry policy says, within the soft deadline.
+// call that fails is retried, or moved to another key or model, as the fallback rules say
+// (app/model_chain), within the soft deadline.
 #include "app/invoke_agent.hpp"
 #include "app/turn_run.hpp"
-#include "domain/agent/retry_policy.hpp"
 #include "domain/tracing/genai_content.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -75,16 +75,18 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
 void CountUsage(TurnRun& run, const ModelReply& reply, double cost_usd) {
   run.result.usage.input_tokens += reply.usage.input_tokens;
   run.result.usage.output_tokens += reply.usage.output_tokens;
+  run.result.usage.cached_input_tokens += reply.usage.cached_input_tokens;
+  run.result.usage.cache_write_tokens += reply.usage.cache_write_tokens;
   run.result.cost_usd += cost_usd;
 }
 
 // A model call's `chat` span (the GenAI conventions' inference span), under the turn's.
-Span StartChatSpan(const TurnRun& run, const ModelRequest& request) {
-  Span span = run.StartChild([&] { return "chat " + request.model; }, tracing::SpanKind::kClient);
+Span StartChatSpan(const TurnRun& run, const ChainEntry& model, const ModelRequest& request) {
+  Span span = run.StartChild([&] { return "chat " + model.model; }, tracing::SpanKind::kClient);
   if (span.recording()) {
     span.Set("gen_ai.operation.name", std::string("chat"));
-    span.Set("gen_ai.provider.name", run.agent.config.model.provider);
-    span.Set("gen_ai.request.model", request.model);
+    span.Set("gen_ai.provider.name", model.provider);
+    span.Set("gen_ai.request.model", model.model);
     if (run.CapturesContent()) {
       span.Set("gen_ai.system_instructions", tracing::SystemInstructionsJson(request.system));
       span.Set("gen_ai.input.messages",
@@ -144,12 +146,16 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       continue;
     }
     const ModelRequest& request = *std::get<Turn::CallModel>(step).request;
-    for (int failures = 0;;) {
+    ModelChain& chain = run.metered.chain();
+    chain.StartStep();
+    for (;;) {
       const milliseconds call_deadline = Until(run.deadlines.hard, d_.clock) + kPastTheCap;
       const int call = ++run.model_calls_started;
-      run.Report([&] { return run_events::ModelStarted(call); });
+      run.Report([&] {
+        return run_events::ModelStarted(call, chain.entry().provider, chain.entry().model);
+      });
       if (run.reply_stream) run.reply_stream->CallStarted(call);
-      Span span = StartChatSpan(run, request);
+      Span span = StartChatSpan(run, chain.entry(), request);
       options.on_text = run.TextSinkOrNull();
       if (const auto* context = span.context_ptr()) options.traceparent = context->Traceparent();
       const SpanContext* trace = span.context_ptr();
@@ -180,12 +186,12 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       const auto& failure = std::get<ModelFailure>(answer.result);
       run.Report([&] { return run_events::ModelFailed(call, FailureKindName(failure.kind)); });
       if (run.reply_stream) run.ReportAll(run.reply_stream->CallEnded(false, false));
-      const auto decision = DecideRetry(failure, ++failures, Until(run.deadlines.soft, d_.clock));
-      if (!decision.retry) {
-        step = turn.OnModelFailed(decision.give_up, failure.message);
+      const auto decision = chain.AfterFailure(failure, Until(run.deadlines.soft, d_.clock));
+      if (decision.move == fallback::Move::kStop) {
+        step = turn.OnModelFailed(decision.stop, failure.message);
         break;
       }
-      co_await Pause(decision.wait);
+      if (decision.wait.count() > 0) co_await Pause(decision.wait);
     }
   }
   run.outcome = std::move(std::get<Turn::Finish>(step).outcome);

@@ -21,17 +21,17 @@ namespace agentgate {
 
 struct TurnRun {
   TurnRun(InvokeDeps& d, const InvokeCommand& command_in, TurnPlace& place_in,
-          TurnDeadlines deadlines_in, ModelClient& model, Price price)
+          TurnDeadlines deadlines_in, ModelChain chain)
       : command(command_in),
         agent(*command_in.agent.loaded()),
         place(place_in),
         deadlines(deadlines_in),
         started_ms(d.clock.NowMs()),
         started(d.clock.SteadyNow()),
-        metered(d.spend, d.clock, d.metrics, model, agent.config.model.provider,
+        metered(d.spend, d.clock, d.metrics, std::move(chain),
                 SpendAccount{command_in.caller.org_id, command_in.agent_id,
                              governance::MonthOf(started_ms), agent.config.monthly_spend_limit_usd,
-                             price, agent.config.model.max_output_tokens},
+                             agent.config.model.max_output_tokens},
                 d.tracer),
         tools{agent,
               MemoryScope{command_in.caller.org_id, command_in.caller.env, command_in.agent_id,

@@ -147,6 +147,20 @@ bool IsHttpUrl(const std::string& s) {
   return s.starts_with("http://") || s.starts_with("https://");
 }
 
+// A TOML array of strings.
+Result<std::vector<std::string>> StringList(const toml::node& node, const std::string& key) {
+  const auto* arr = node.as_array();
+  if (arr == nullptr) return ConfigError(key, "must be an array of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const auto s = arr->get(i)->value<std::string>();
+    if (!s || s->empty())
+      return ConfigError(key + "[" + std::to_string(i) + "]", "must be a non-empty string");
+    out.push_back(*s);
+  }
+  return out;
+}
+
 Result<void> ReadProviders(const toml::table& root, Config& c) {
   const auto* node = root.get("providers");
   if (node == nullptr) return {};
@@ -160,8 +174,28 @@ Result<void> ReadProviders(const toml::table& root, Config& c) {
     ProviderConfig p;
     for (const auto& [k, v] : *t) {
       const std::string field(k.str());
+      const std::string at = key + "." + field;
+      if (field == "api_key_envs") {
+        AG_TRY(p.api_key_envs, StringList(v, at));
+        if (p.api_key_envs.empty()) return ConfigError(at, "must list at least one variable");
+        continue;
+      }
+      if (field == "api_keys_sealed") {
+        AG_TRY(p.api_keys_sealed, StringList(v, at));
+        if (p.api_keys_sealed.empty()) return ConfigError(at, "must list at least one key");
+        continue;
+      }
+      if (field == "breaker_failures" || field == "breaker_cooldown_seconds") {
+        const auto n = v.value<long long>();
+        const long long max = field == "breaker_failures" ? 100 : 3600;
+        if (!n || !v.is_integer() || *n < 1 || *n > max)
+          return ConfigError(at, "must be an integer from 1 to " + std::to_string(max));
+        (field == "breaker_failures" ? p.breaker_failures : p.breaker_cooldown_seconds) =
+            static_cast<int>(*n);
+        continue;
+      }
       const auto s = v.value<std::string>();
-      if (!s) return ConfigError(key + "." + field, "must be a string");
+      if (!s) return ConfigError(at, "must be a string");
       if (field == "name")
         p.name = *s;
       else if (field == "kind")
@@ -175,7 +209,7 @@ Result<void> ReadProviders(const toml::table& root, Config& c) {
             key + ".api_key",
             "secrets never go in the TOML; name an environment variable with api_key_env");
       else
-        return ConfigError(key + "." + field, "unknown key");
+        return ConfigError(at, "unknown key");
     }
     if (p.name.empty()) return ConfigError(key + ".name", "is required");
     if (!names.insert(p.name).second)
@@ -209,6 +243,10 @@ Result<void> ReadPrices(const toml::table& root, Config& c) {
         price.input_per_mtok = *d;
       else if (k.str() == "output_per_mtok")
         price.output_per_mtok = *d;
+      else if (k.str() == "cached_input_per_mtok")
+        price.cached_input_per_mtok = *d;
+      else if (k.str() == "cache_write_per_mtok")
+        price.cache_write_per_mtok = *d;
       else
         return ConfigError(key + "." + std::string(k.str()), "unknown key");
     }
@@ -329,7 +367,12 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   // The offline model is built in: always there unless the operator claims its name.
   const bool has_offline = std::any_of(c.providers.begin(), c.providers.end(),
                                        [](const ProviderConfig& p) { return p.name == "offline"; });
-  if (!has_offline) c.providers.push_back(ProviderConfig{"offline", "offline", "", ""});
+  if (!has_offline) {
+    ProviderConfig offline;
+    offline.name = "offline";
+    offline.kind = "offline";
+    c.providers.push_back(std::move(offline));
+  }
   return {};
 }
 

@@ -113,7 +113,17 @@ struct ProviderConfig {
   std::string name;
   std::string kind;  // openai | anthropic | offline
   std::string base_url;
-  std::string api_key_env;
+  std::string api_key_env;  // one key (unset: the provider is called without one, with a warning)
+  // A key pool (docs/daemon.md "Fallbacks and key pools"): keys used in turn. Each variable must
+  // be set; each sealed value is a key sealed under the master key (`agentgate seal
+  // provider.api_key`). api_key_env, when set too, is the pool's first key.
+  std::vector<std::string> api_key_envs = {};
+  std::vector<std::string> api_keys_sealed = {};
+  std::vector<std::string> api_keys =
+      {};  // resolved at start-up from the three above; never logged
+  // The circuit breaker of each key: this many failures in a row open it for the cool-down.
+  int breaker_failures = 5;
+  int breaker_cooldown_seconds = 30;
 };
 
 struct Config {

@@ -214,7 +214,18 @@ void DeclareAgentgateMetrics(Metrics& m) {
   m.DeclareCounter("agentgate_turn_stops_total",
                    "Agent turns by stop reason (none = normal finish).");
   m.DeclareCounter("agentgate_model_calls_total", "Model calls by provider and outcome.");
-  m.DeclareCounter("agentgate_model_tokens_total", "Model tokens by provider and direction.");
+  m.DeclareCounter("agentgate_model_tokens_total",
+                   "Model tokens by provider and direction (input, cached_input, cache_write, "
+                   "output; the cached ones are part of input).");
+  m.DeclareGauge("agentgate_model_key_state",
+                 "A provider key's circuit breaker: 0 closed, 1 open, 2 half-open (probing).");
+  m.DeclareCounter("agentgate_model_key_breaker_opened_total",
+                   "Times a provider key's circuit breaker opened.");
+  m.DeclareCounter("agentgate_model_key_cooldowns_total",
+                   "Times a provider key answered 429 and cooled down for its Retry-After.");
+  m.DeclareCounter("agentgate_model_fallbacks_total",
+                   "Model calls moved down an agent's chain, by the provider left and the one "
+                   "moved to.");
   m.DeclareCounter("agentgate_spend_reserved_usd_total",
                    "Model spend reserved (worst cases) in USD.");
   m.DeclareCounter("agentgate_spend_settled_usd_total", "Model spend settled (real costs) in USD.");

@@ -168,6 +168,12 @@ class InvokeAgentTest : public ::testing::Test {
   TurnCommitter committer_{*store_, 1, 16};
   Idempotency idempotency_{runner_, lease_, clock_, metrics_, 120s};
   ScriptedModel model_;
+  ProviderPools providers_ = [this] {
+    ProviderPools pools;
+    pools.Add(std::make_unique<ProviderPool>("fake", std::vector<ModelClient*>{&model_},
+                                             fallback::BreakerLimits{}, clock_, nullptr));
+    return pools;
+  }();
   InvokeAgent invoke_{InvokeDeps{runner_,
                                  tenants_,
                                  committer_,
@@ -178,7 +184,7 @@ class InvokeAgentTest : public ::testing::Test {
                                  mcp_,
                                  idempotency_,
                                  lease_,
-                                 {{"fake", &model_}},
+                                 providers_,
                                  {{"fake/m1", Price{1000.0, 2000.0}}},
                                  clock_,
                                  metrics_,

@@ -30,7 +30,11 @@ def test_openai_wire_format_reply_usage_and_cost(daemon, llm):
     assert status == 200, body
     assert body == {"response": "Hello there", "conversation_id": None, "terminated_reason": None, "blocked": False,
                     "usage": {"input_tokens": 1000, "output_tokens": 500, "cost_usd": pytest.approx(2.0),
-                              "model_calls": 1}}
+                              "model_calls": 1,
+                              "models": [{"provider": "fake-openai", "model": "gpt-test", "calls": 1,
+                                          "failed_calls": 0, "input_tokens": 1000, "cached_input_tokens": 0,
+                                          "cache_write_tokens": 0, "output_tokens": 500,
+                                          "cost_usd": pytest.approx(2.0)}]}}
     sent = llm.requests[-1]
     assert sent["path"] == "/v1/chat/completions"
     assert sent["headers"]["authorization"] == f"Bearer {API_KEY}"

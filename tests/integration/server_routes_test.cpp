@@ -79,6 +79,7 @@ class ServerRoutesTest : public ::testing::Test {
   ToolRunner tools_{runner_, http_, clock_, gateway_, mcp_, tool_headers_};
   TurnCommitter committer_{*store_, 1, 16};
   Idempotency idempotency_{runner_, lease_, clock_, metrics_, std::chrono::seconds(120)};
+  ProviderPools providers_;
   InvokeAgent invoke_{InvokeDeps{runner_,
                                  tenants_,
                                  committer_,
@@ -89,7 +90,7 @@ class ServerRoutesTest : public ::testing::Test {
                                  mcp_,
                                  idempotency_,
                                  lease_,
-                                 {},
+                                 providers_,
                                  {},
                                  clock_,
                                  metrics_,

@@ -1,5 +1,6 @@
 #include "adapters/providers/provider_wire.hpp"
 
+#include "domain/agent/prompt.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
@@ -180,6 +181,8 @@ Parsed OpenAiParseReply(const std::string& body) {
   }
   reply.usage =
       TokenUsage{IntAt(*v, "usage", "prompt_tokens"), IntAt(*v, "usage", "completion_tokens")};
+  if (const auto* usage = v->as_object().if_contains("usage"); usage != nullptr)
+    reply.usage.cached_input_tokens = IntAt(*usage, "prompt_tokens_details", "cached_tokens");
   reply.finish_reason = StringAt(choice, {"finish_reason"});
   reply.response_model = StringAt(*v, {"model"});
   return reply;
@@ -205,8 +208,39 @@ ModelFailure OpenAiClassifyError(int status, const std::string& body,
   return ModelFailure{Kind::kRejected, what, std::nullopt};
 }
 
+TokenUsage AnthropicUsage(std::int64_t uncached_input, std::int64_t cache_read,
+                          std::int64_t cache_write, std::int64_t output) {
+  TokenUsage usage;
+  usage.input_tokens = uncached_input + cache_read + cache_write;
+  usage.output_tokens = output;
+  usage.cached_input_tokens = cache_read;
+  usage.cache_write_tokens = cache_write;
+  return usage;
+}
+
+namespace {
+
+json::object Breakpoint() {
+  return json::object{{"type", "ephemeral"}};
+}
+
+// Marks the last block of a message's content as a cache breakpoint (a plain string becomes one
+// text block).
+void MarkEnd(json::object& message) {
+  json::value& content = message["content"];
+  if (content.is_string()) {
+    content = json::array{json::object{{"type", "text"}, {"text", content.get_string()}}};
+  }
+  auto& blocks = content.as_array();
+  if (!blocks.empty()) blocks.back().as_object()["cache_control"] = Breakpoint();
+}
+
+}  // namespace
+
 std::string AnthropicRequestBody(const ModelRequest& r, bool stream) {
+  const bool cached = r.prompt_caching && EstimateTokens(r) >= kMinCachedTokens;
   json::array messages;
+  std::size_t history_end = 0;  // the wire message that ends the history (+1), 0 if none
   for (std::size_t i = 0; i < r.messages.size(); ++i) {
     const auto& m = r.messages[i];
     if (m.role == Role::kUser) {
@@ -233,10 +267,24 @@ std::string AnthropicRequestBody(const ModelRequest& r, bool stream) {
       --i;
       messages.push_back(json::object{{"role", "user"}, {"content", std::move(results)}});
     }
+    if (i + 1 == r.history_messages) history_end = messages.size();
+  }
+  if (cached && !messages.empty()) {
+    // The history's end is the next turn's prefix; the last message is this turn's next step's.
+    if (history_end > 0 && history_end < messages.size())
+      MarkEnd(messages[history_end - 1].as_object());
+    MarkEnd(messages.back().as_object());
   }
   json::object body{
       {"model", r.model}, {"max_tokens", r.max_output_tokens}, {"messages", std::move(messages)}};
-  if (!r.system.empty()) body["system"] = r.system;
+  if (!r.system.empty()) {
+    if (cached) {
+      body["system"] = json::array{
+          json::object{{"type", "text"}, {"text", r.system}, {"cache_control", Breakpoint()}}};
+    } else {
+      body["system"] = r.system;
+    }
+  }
   if (r.temperature) body["temperature"] = *r.temperature;
   if (stream) body["stream"] = true;
   if (!r.tools.empty()) {
@@ -245,6 +293,9 @@ std::string AnthropicRequestBody(const ModelRequest& r, bool stream) {
       tools.push_back(json::object{
           {"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
     }
+    // The tools come first in Anthropic's prefix: their own breakpoint holds when a call's system
+    // text differs (its per-call context).
+    if (cached) tools.back().as_object()["cache_control"] = Breakpoint();
     body["tools"] = std::move(tools);
   }
   return json_text::Write(body);
@@ -273,7 +324,9 @@ Parsed AnthropicParseReply(const std::string& body) {
       reply.tool_calls.push_back(std::move(call));
     }
   }
-  reply.usage = TokenUsage{IntAt(*v, "usage", "input_tokens"), IntAt(*v, "usage", "output_tokens")};
+  reply.usage = AnthropicUsage(
+      IntAt(*v, "usage", "input_tokens"), IntAt(*v, "usage", "cache_read_input_tokens"),
+      IntAt(*v, "usage", "cache_creation_input_tokens"), IntAt(*v, "usage", "output_tokens"));
   reply.finish_reason = StringAt(*v, {"stop_reason"});
   reply.response_model = StringAt(*v, {"model"});
   return reply;

@@ -4,6 +4,7 @@
 
 #include "domain/agent/model_types.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -11,6 +12,10 @@
 namespace agentgate::wire {
 
 using Parsed = std::variant<ModelReply, ModelFailure>;
+
+// Anthropic caches no prefix shorter than 1,024 tokens (2,048 on its smallest models): a request
+// estimated shorter is sent without breakpoints.
+constexpr std::int64_t kMinCachedTokens = 1024;
 
 // OpenAI-compatible /v1/chat/completions (OpenAI, vLLM, llama.cpp server, Ollama).
 // `stream` asks for the reply as server-sent events, usage included (stream_wire reads them).
@@ -20,7 +25,14 @@ ModelFailure OpenAiClassifyError(int status, const std::string& body,
                                  std::optional<std::string> retry_after,
                                  std::optional<std::string> retry_after_ms);
 
-// Anthropic /v1/messages.
+// Anthropic counts a call's input in three parts: input_tokens is what was neither read from nor
+// written to its prompt cache. TokenUsage's input is all of it.
+TokenUsage AnthropicUsage(std::int64_t uncached_input, std::int64_t cache_read,
+                          std::int64_t cache_write, std::int64_t output);
+
+// Anthropic /v1/messages. A request with prompt_caching marks its stable prefix with
+// cache_control breakpoints (at most four: the tools, the system text, the end of the history, the
+// end of the turn so far), when it is long enough for Anthropic to cache (kMinCachedTokens).
 std::string AnthropicRequestBody(const ModelRequest& request, bool stream = false);
 Parsed AnthropicParseReply(const std::string& body);
 ModelFailure AnthropicClassifyError(int status, const std::string& body,

@@ -72,6 +72,8 @@ void StreamedReply::OpenAiEvent(const SseEvent& event, const TextSink& on_text) 
   if (const auto* usage = At(chunk, "usage"); usage != nullptr && usage->is_object()) {
     usage_.input_tokens = IntOf(At(*usage, "prompt_tokens")).value_or(0);
     usage_.output_tokens = IntOf(At(*usage, "completion_tokens")).value_or(0);
+    if (const auto* details = At(*usage, "prompt_tokens_details"); details != nullptr)
+      usage_.cached_input_tokens = IntOf(At(*details, "cached_tokens")).value_or(0);
   }
   const auto* choices = At(chunk, "choices");
   if (choices == nullptr || !choices->is_array() || choices->as_array().empty()) return;
@@ -107,9 +109,12 @@ void StreamedReply::AnthropicEvent(const SseEvent& event, const TextSink& on_tex
     const auto* message = At(data, "message");
     if (message != nullptr) model_ = std::string(StringOf(At(*message, "model")));
     const auto* usage = message != nullptr ? At(*message, "usage") : nullptr;
+    // Anthropic's parts until the end (AnthropicUsage adds them up).
     if (usage != nullptr) {
       usage_.input_tokens = IntOf(At(*usage, "input_tokens")).value_or(0);
       usage_.output_tokens = IntOf(At(*usage, "output_tokens")).value_or(0);
+      usage_.cached_input_tokens = IntOf(At(*usage, "cache_read_input_tokens")).value_or(0);
+      usage_.cache_write_tokens = IntOf(At(*usage, "cache_creation_input_tokens")).value_or(0);
     }
   } else if (type == "content_block_start") {
     const auto index = IntOf(At(data, "index"));
@@ -145,6 +150,10 @@ void StreamedReply::AnthropicEvent(const SseEvent& event, const TextSink& on_tex
     if (const auto* usage = At(data, "usage"); usage != nullptr) {
       if (const auto out = IntOf(At(*usage, "output_tokens"))) usage_.output_tokens = *out;
       if (const auto in = IntOf(At(*usage, "input_tokens"))) usage_.input_tokens = *in;
+      if (const auto read = IntOf(At(*usage, "cache_read_input_tokens")))
+        usage_.cached_input_tokens = *read;
+      if (const auto written = IntOf(At(*usage, "cache_creation_input_tokens")))
+        usage_.cache_write_tokens = *written;
     }
   } else if (type == "message_stop") {
     ended_ = true;
@@ -164,7 +173,10 @@ Parsed StreamedReply::Finish() {
   }
   ModelReply reply;
   reply.text = std::move(text_);
-  reply.usage = usage_;
+  reply.usage = dialect_ == StreamDialect::kAnthropic
+                    ? AnthropicUsage(usage_.input_tokens, usage_.cached_input_tokens,
+                                     usage_.cache_write_tokens, usage_.output_tokens)
+                    : usage_;
   reply.finish_reason = std::move(finish_reason_);
   reply.response_model = std::move(model_);
   for (auto& [index, call] : calls_) {

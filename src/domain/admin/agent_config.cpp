@@ -52,13 +52,45 @@ Result<boost::json::value> SchemaObject(const object& o, std::string_view path) 
   return *v;
 }
 
+constexpr std::size_t kMaxFallbacks = 5;
+
+// model.fallbacks: [{provider, name}], each a model other than the ones before it.
+Result<std::vector<ModelRef>> ParseFallbacks(const object& model, const std::string& path,
+                                             const ModelSettings& primary) {
+  std::vector<ModelRef> fallbacks;
+  AG_TRY(const auto* list, OptionalArray(model, "fallbacks", path));
+  if (list == nullptr) return fallbacks;
+  const std::string list_path = path + ".fallbacks";
+  if (list->size() > kMaxFallbacks)
+    return InvalidField(list_path, "may list at most " + std::to_string(kMaxFallbacks) + " models");
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string at = list_path + "[" + std::to_string(i) + "]";
+    AG_TRY(const object* o, jf::AsObject((*list)[i], at));
+    AG_TRYV(jf::RejectUnknownKeys(*o, at, {"provider", "name"}));
+    ModelRef ref;
+    AG_TRY(ref.provider, jf::RequiredString(*o, "provider", at));
+    AG_TRY(ref.name, jf::RequiredString(*o, "name", at));
+    if (ref.provider.empty()) return InvalidField(at + ".provider", "must not be empty");
+    if (ref.name.empty()) return InvalidField(at + ".name", "must not be empty");
+    const auto same = [&](const ModelRef& other) {
+      return other.provider == ref.provider && other.name == ref.name;
+    };
+    if ((ref.provider == primary.provider && ref.name == primary.name) ||
+        std::any_of(fallbacks.begin(), fallbacks.end(), same))
+      return InvalidField(at, "names a model the chain already has");
+    fallbacks.push_back(std::move(ref));
+  }
+  return fallbacks;
+}
+
 Result<ModelSettings> ParseModel(const object& root) {
   const std::string path = jf::Join(kRoot, "model");
   const auto* v = root.if_contains("model");
   if (v == nullptr) return InvalidField(path, "is required");
   AG_TRY(const object* o, jf::AsObject(*v, path));
-  AG_TRYV(jf::RejectUnknownKeys(
-      *o, path, {"provider", "name", "temperature", "max_output_tokens", "context_tokens"}));
+  AG_TRYV(jf::RejectUnknownKeys(*o, path,
+                                {"provider", "name", "temperature", "max_output_tokens",
+                                 "context_tokens", "fallbacks", "prompt_caching"}));
   ModelSettings m;
   AG_TRY(m.provider, jf::RequiredString(*o, "provider", path));
   AG_TRY(m.name, jf::RequiredString(*o, "name", path));
@@ -82,6 +114,9 @@ Result<ModelSettings> ParseModel(const object& root) {
     }
     m.context_tokens = static_cast<int>(*context);
   }
+  AG_TRY(auto caching, jf::OptionalBool(*o, "prompt_caching", path));
+  if (caching) m.prompt_caching = *caching;
+  AG_TRY(m.fallbacks, ParseFallbacks(*o, path, m));
   return m;
 }
 

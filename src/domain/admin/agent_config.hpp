@@ -14,9 +14,20 @@
 
 namespace agentgate {
 
+// A model of a configured provider.
+struct ModelRef {
+  std::string provider;
+  std::string name;
+};
+
 struct ModelSettings {
   std::string provider;
   std::string name;
+  // Tried in order when this model's calls fail as the fallback rules say (docs/daemon.md).
+  std::vector<ModelRef> fallbacks;
+  // Anthropic prompt-cache breakpoints on the stable prefix (OpenAI-compatible providers cache
+  // without being asked; their cached tokens are priced either way).
+  bool prompt_caching = true;
   std::optional<double> temperature;
   int max_output_tokens = 1024;
   // Tokens of context the model accepts; history is cut to fit it. Default suits current models.

@@ -4,6 +4,7 @@
 #include <boost/json/value.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,11 +42,31 @@ struct ModelRequest {
   std::vector<ToolSpec> tools;
   std::optional<double> temperature;
   int max_output_tokens = 1024;
+  // Anthropic: mark the stable prefix for its prompt cache (the tools, the system text, the
+  // history, and the turn so far); `history_messages` is how many of `messages` are the stored
+  // history. OpenAI-compatible providers cache on their own.
+  bool prompt_caching = false;
+  std::size_t history_messages = 0;
 };
 
+// A call's tokens. `input_tokens` is every input token, however the provider counts them (Anthropic
+// counts cache reads and writes apart from its input_tokens; the adapters add them in): the cached
+// ones are a part of it, priced apart (governance::CostUsd).
 struct TokenUsage {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
+  std::int64_t cached_input_tokens = 0;  // read from the provider's prompt cache
+  std::int64_t cache_write_tokens = 0;   // written to it (Anthropic's cache_creation_input_tokens)
+};
+
+// One model's share of a turn's usage (usage.models).
+struct ModelUsage {
+  std::string provider;
+  std::string model;
+  int calls = 0;         // answered
+  int failed_calls = 0;  // failed (they cost nothing)
+  TokenUsage tokens;
+  double cost_usd = 0;
 };
 
 struct ModelReply {

@@ -125,6 +125,7 @@ ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
   request.model = config.model.name;
   request.temperature = config.model.temperature;
   request.max_output_tokens = config.model.max_output_tokens;
+  request.prompt_caching = config.model.prompt_caching;
   request.system = SystemText(config, in, true);
   request.tools = OfferedTools(config);
   request.tools.insert(request.tools.end(), in.extra_tools.begin(), in.extra_tools.end());
@@ -157,6 +158,7 @@ AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& in
       KeepFrom(in.history, InputBudgetOf(config) - EstimateTokens(out.request));
   out.history_messages_dropped = keep_from;
   out.history_messages_sent = in.history.size() - keep_from;
+  out.request.history_messages = out.history_messages_sent;
   out.request.messages.insert(out.request.messages.begin(),
                               in.history.begin() + static_cast<std::ptrdiff_t>(keep_from),
                               in.history.end());

@@ -49,11 +49,18 @@ json::object MessageJson(const ChatMessage& m, bool withheld, const json::storag
 
 json::object CallJson(const ModelCallRecord& call, const json::storage_ptr& sp) {
   json::object out(sp);
+  if (!call.provider.empty()) {
+    out.emplace("provider", call.provider);
+    out.emplace("model", call.model);
+    out.emplace("key", call.key);
+  }
   out.emplace("seconds", call.seconds);
   if (!call.failure.empty()) {
     out.emplace("failure", call.failure);
   } else {
     out.emplace("input_tokens", call.input_tokens);
+    if (call.cached_input_tokens > 0) out.emplace("cached_input_tokens", call.cached_input_tokens);
+    if (call.cache_write_tokens > 0) out.emplace("cache_write_tokens", call.cache_write_tokens);
     out.emplace("output_tokens", call.output_tokens);
   }
   return out;

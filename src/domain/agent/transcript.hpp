@@ -20,7 +20,12 @@ struct ModelCallRecord {
   double seconds = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
-  std::string failure;  // empty when the model answered
+  std::string failure;        // empty when the model answered
+  std::string provider = {};  // the model called (an agent's fallbacks may answer for it)
+  std::string model = {};
+  std::size_t key = 0;                   // which of the provider's keys (its place in the pool)
+  std::int64_t cached_input_tokens = 0;  // part of input_tokens
+  std::int64_t cache_write_tokens = 0;   // part of input_tokens
 };
 
 // Where a turn folded older history into the conversation's summary (strategy summarize), or

@@ -85,9 +85,27 @@ double CostUsd(const Price& price, std::int64_t input_tokens, std::int64_t outpu
          1e6;
 }
 
+double CostUsd(const Price& price, const TokenUsage& usage) {
+  // A provider's counts are trusted only as far as they add up: the cached parts never exceed the
+  // input they are part of.
+  const std::int64_t cached = std::clamp<std::int64_t>(
+      usage.cached_input_tokens, 0, std::max<std::int64_t>(usage.input_tokens, 0));
+  const std::int64_t written =
+      std::clamp<std::int64_t>(usage.cache_write_tokens, 0, usage.input_tokens - cached);
+  const std::int64_t plain = std::max<std::int64_t>(usage.input_tokens - cached - written, 0);
+  return (static_cast<double>(plain) * price.input_per_mtok +
+          static_cast<double>(cached) * price.CachedInput() +
+          static_cast<double>(written) * price.CacheWrite() +
+          static_cast<double>(usage.output_tokens) * price.output_per_mtok) /
+         1e6;
+}
+
 double WorstCaseUsd(const Price& price, std::int64_t estimated_input_tokens,
                     std::int64_t max_output_tokens) {
-  return CostUsd(price, estimated_input_tokens, max_output_tokens);
+  const double input = std::max(price.input_per_mtok, price.CacheWrite());
+  return (static_cast<double>(estimated_input_tokens) * input +
+          static_cast<double>(max_output_tokens) * price.output_per_mtok) /
+         1e6;
 }
 
 Error SpendLimitError(const LimitReached& reached, std::int64_t now_ms) {

@@ -2,6 +2,7 @@
 // The arithmetic of call governance (SPEC §5), pure so it is tested at its edges: calendar months
 // in UTC, the sliding call window, idempotency keys, and spend reservations.
 
+#include "domain/agent/model_types.hpp"
 #include "domain/error.hpp"
 #include "domain/governance/price.hpp"
 
@@ -32,7 +33,11 @@ Result<void> ValidateIdempotencyKey(std::string_view key);
 
 // USD for tokens at a price per million tokens.
 double CostUsd(const Price& price, std::int64_t input_tokens, std::int64_t output_tokens);
-// The most one model call can cost: its estimated input plus the maximum output.
+// USD for a call's tokens: the cached and cache-written part of its input at their own prices, the
+// rest at the input price.
+double CostUsd(const Price& price, const TokenUsage& usage);
+// The most one model call can cost: its estimated input (all of it written to the cache, when
+// that costs more) plus the maximum output.
 double WorstCaseUsd(const Price& price, std::int64_t estimated_input_tokens,
                     std::int64_t max_output_tokens);
 

@@ -54,8 +54,9 @@ RunEvent Started(std::string_view run_id, std::string_view conversation_id,
                                         {"agent_id", agent_id}});
 }
 
-RunEvent ModelStarted(int call) {
-  return Of("model.started", json::object{{"call", call}});
+RunEvent ModelStarted(int call, std::string_view provider, std::string_view model) {
+  return Of("model.started",
+            json::object{{"call", call}, {"provider", provider}, {"model", model}});
 }
 
 RunEvent ModelFinished(int call, std::int64_t input_tokens, std::int64_t output_tokens,

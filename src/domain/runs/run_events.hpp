@@ -32,7 +32,7 @@ namespace run_events {
 
 RunEvent Started(std::string_view run_id, std::string_view conversation_id,
                  std::string_view agent_id);
-RunEvent ModelStarted(int call);
+RunEvent ModelStarted(int call, std::string_view provider, std::string_view model);
 RunEvent ModelFinished(int call, std::int64_t input_tokens, std::int64_t output_tokens,
                        double cost_usd);
 RunEvent ModelFailed(int call, std::string_view failure);
