@@ -317,3 +317,54 @@ TEST(TracingConfig, BadSettingsAreStartUpErrorsNamingTheKeyOrVariable) {
 }
 
 }  // namespace agentgate
+
+namespace agentgate {
+
+TEST(ProviderKeys, APoolAndItsBreakerAreReadAndBadOnesNamed) {
+  const std::string head = "[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://x\"\n";
+  auto c = LoadConfig(head +
+                          "api_key_envs = [\"K1\", \"K2\"]\napi_keys_sealed = [\"c2VhbGVk\"]\n"
+                          "breaker_failures = 2\nbreaker_cooldown_seconds = 7\n",
+                      FakeEnv({}));
+  ASSERT_TRUE(c) << ErrorOf(c);
+  const ProviderConfig& p = c->providers.front();
+  EXPECT_EQ(p.api_key_envs, (std::vector<std::string>{"K1", "K2"}));
+  EXPECT_EQ(p.api_keys_sealed, (std::vector<std::string>{"c2VhbGVk"}));
+  EXPECT_EQ(p.breaker_failures, 2);
+  EXPECT_EQ(p.breaker_cooldown_seconds, 7);
+  EXPECT_TRUE(p.api_keys.empty());  // resolved at start-up, never by the loader
+
+  auto plain = LoadConfig(head, FakeEnv({}));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->providers.front().breaker_failures, 5);
+  EXPECT_EQ(plain->providers.front().breaker_cooldown_seconds, 30);
+
+  auto error_of = [&](const std::string& extra) { return ErrorOf(LoadConfig(head + extra, FakeEnv({}))); };
+  EXPECT_NE(error_of("api_key_envs = []\n").find("providers[0].api_key_envs"), std::string::npos);
+  EXPECT_NE(error_of("api_key_envs = \"K\"\n").find("providers[0].api_key_envs"), std::string::npos);
+  EXPECT_NE(error_of("api_key_envs = [\"K\", \"\"]\n").find("providers[0].api_key_envs[1]"),
+            std::string::npos);
+  EXPECT_NE(error_of("api_keys_sealed = []\n").find("providers[0].api_keys_sealed"),
+            std::string::npos);
+  EXPECT_NE(error_of("breaker_failures = 0\n").find("providers[0].breaker_failures"),
+            std::string::npos);
+  EXPECT_NE(error_of("breaker_cooldown_seconds = 3601\n").find("providers[0].breaker_cooldown_seconds"),
+            std::string::npos);
+}
+
+TEST(Prices, CachedAndCacheWritePricesAreOptional) {
+  auto c = LoadConfig(
+      "[prices.\"a/m\"]\ninput_per_mtok = 3\noutput_per_mtok = 15\ncached_input_per_mtok = 0.3\n"
+      "cache_write_per_mtok = 3.75\n[prices.\"a/plain\"]\ninput_per_mtok = 1\n",
+      FakeEnv({}));
+  ASSERT_TRUE(c) << ErrorOf(c);
+  EXPECT_EQ(c->prices.at("a/m").cached_input_per_mtok, 0.3);
+  EXPECT_EQ(c->prices.at("a/m").cache_write_per_mtok, 3.75);
+  EXPECT_FALSE(c->prices.at("a/plain").cached_input_per_mtok);
+  EXPECT_EQ(c->prices.at("a/plain").CachedInput(), 1);  // the plain input price
+  EXPECT_NE(ErrorOf(LoadConfig("[prices.\"a/m\"]\ncached_input_per_mtok = -1\n", FakeEnv({})))
+                .find("cached_input_per_mtok"),
+            std::string::npos);
+}
+
+}  // namespace agentgate

@@ -192,3 +192,92 @@ TEST(OfflineModel, CallsToolsOnRequestAndOnlyOfferedOnes) {
 }
 
 }  // namespace agentgate::wire
+
+namespace agentgate::wire {
+namespace {
+
+// A conversation's third turn, long enough for Anthropic to cache: two stored turns, then this
+// turn's message, a tool call and its result.
+ModelRequest CachedTurn() {
+  ModelRequest r;
+  r.model = "claude";
+  r.system = std::string(6000, 's');  // ~1,500 tokens by the estimate
+  r.prompt_caching = true;
+  r.tools.push_back(ToolSpec{"a", "A", json::object{{"type", "object"}}});
+  r.tools.push_back(ToolSpec{"b", "B", json::object{{"type", "object"}}});
+  r.messages.push_back(ChatMessage{Role::kUser, "first", {}, "", ""});
+  r.messages.push_back(ChatMessage{Role::kAssistant, "one", {}, "", ""});
+  r.messages.push_back(ChatMessage{Role::kUser, "second", {}, "", ""});
+  r.messages.push_back(ChatMessage{Role::kAssistant, "two", {}, "", ""});
+  r.history_messages = 4;
+  r.messages.push_back(ChatMessage{Role::kUser, "third", {}, "", ""});
+  r.messages.push_back(ChatMessage{Role::kAssistant, "", {{"c1", "a", "{}"}}, "", ""});
+  r.messages.push_back(ChatMessage{Role::kTool, "r1", {}, "c1", "a"});
+  return r;
+}
+
+int Breakpoints(const json::value& v) {
+  if (v.is_array()) {
+    int n = 0;
+    for (const auto& item : v.as_array()) n += Breakpoints(item);
+    return n;
+  }
+  if (!v.is_object()) return 0;
+  int n = v.as_object().contains("cache_control") ? 1 : 0;
+  for (const auto& [key, item] : v.as_object()) n += Breakpoints(item);
+  return n;
+}
+
+}  // namespace
+
+TEST(AnthropicWire, PromptCachingMarksTheToolsTheSystemTheHistoryAndTheTurnSoFar) {
+  const auto body = json::parse(AnthropicRequestBody(CachedTurn()));
+  EXPECT_EQ(Breakpoints(body), 4);  // Anthropic's limit
+  EXPECT_EQ(body.at("tools").at(1).at("cache_control").at("type"), "ephemeral");
+  EXPECT_FALSE(body.at("tools").at(0).as_object().contains("cache_control"));
+  EXPECT_EQ(body.at("system").at(0).at("text").as_string(), std::string(6000, 's'));
+  EXPECT_EQ(body.at("system").at(0).at("cache_control").at("type"), "ephemeral");
+  const auto& messages = body.at("messages").as_array();
+  ASSERT_EQ(messages.size(), 7u);
+  // The history ends with the second assistant reply: a plain string became one text block.
+  EXPECT_EQ(messages[3].at("content").at(0).at("text"), "two");
+  EXPECT_TRUE(messages[3].at("content").at(0).as_object().contains("cache_control"));
+  EXPECT_EQ(messages[4].at("content"), "third");  // unmarked
+  EXPECT_TRUE(messages[6].at("content").at(0).as_object().contains("cache_control"));
+  EXPECT_EQ(messages[6].at("content").at(0).at("type"), "tool_result");
+}
+
+TEST(AnthropicWire, NoBreakpointsWhenCachingIsOffOrThePromptTooShortToCache) {
+  ModelRequest off = CachedTurn();
+  off.prompt_caching = false;
+  const auto plain = json::parse(AnthropicRequestBody(off));
+  EXPECT_EQ(Breakpoints(plain), 0);
+  EXPECT_EQ(plain.at("system").as_string(), std::string(6000, 's'));
+  ModelRequest short_one = CachedTurn();
+  short_one.system = "Be kind.";
+  EXPECT_EQ(Breakpoints(json::parse(AnthropicRequestBody(short_one))), 0);
+  // No history: the tools, the system and the turn so far.
+  ModelRequest first = CachedTurn();
+  first.messages.erase(first.messages.begin(), first.messages.begin() + 4);
+  first.history_messages = 0;
+  EXPECT_EQ(Breakpoints(json::parse(AnthropicRequestBody(first))), 3);
+}
+
+TEST(ProviderUsage, CachedTokensAreReadAsPartOfTheInput) {
+  auto openai = OpenAiParseReply(R"({"choices":[{"message":{"content":"hi"}}],
+    "usage":{"prompt_tokens":2006,"completion_tokens":300,"prompt_tokens_details":{"cached_tokens":1920}}})");
+  const auto& o = std::get<ModelReply>(openai).usage;
+  EXPECT_EQ(o.input_tokens, 2006);
+  EXPECT_EQ(o.cached_input_tokens, 1920);
+  EXPECT_EQ(o.cache_write_tokens, 0);
+  auto anthropic = AnthropicParseReply(R"({"content":[{"type":"text","text":"hi"}],
+    "usage":{"input_tokens":50,"cache_read_input_tokens":100000,"cache_creation_input_tokens":248,
+             "output_tokens":503}})");
+  const auto& a = std::get<ModelReply>(anthropic).usage;
+  EXPECT_EQ(a.input_tokens, 100298);  // Anthropic's three parts added up
+  EXPECT_EQ(a.cached_input_tokens, 100000);
+  EXPECT_EQ(a.cache_write_tokens, 248);
+  EXPECT_EQ(a.output_tokens, 503);
+}
+
+}  // namespace agentgate::wire

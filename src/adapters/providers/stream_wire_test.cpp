@@ -191,3 +191,36 @@ TEST(RequestBodies, AStreamedCallAsksForEventsAndForItsUsage) {
 
 }  // namespace
 }  // namespace agentgate::wire
+
+namespace agentgate::wire {
+
+TEST(StreamedReply, CachedTokensInAStreamAreCountedAsAPlainReplyCountsThem) {
+  const std::string anthropic =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"c\","
+      "\"usage\":{\"input_tokens\":7,\"cache_read_input_tokens\":1500,"
+      "\"cache_creation_input_tokens\":300,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+      "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+      "\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+      "\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
+      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  const auto a = std::get<ModelReply>(Read(StreamDialect::kAnthropic, anthropic, 17).result).usage;
+  EXPECT_EQ(a.input_tokens, 1807);
+  EXPECT_EQ(a.cached_input_tokens, 1500);
+  EXPECT_EQ(a.cache_write_tokens, 300);
+  EXPECT_EQ(a.output_tokens, 9);
+
+  const std::string openai =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2000,\"completion_tokens\":3,"
+      "\"prompt_tokens_details\":{\"cached_tokens\":1024}}}\n\n"
+      "data: [DONE]\n\n";
+  const auto o = std::get<ModelReply>(Read(StreamDialect::kOpenAi, openai, 11).result).usage;
+  EXPECT_EQ(o.input_tokens, 2000);
+  EXPECT_EQ(o.cached_input_tokens, 1024);
+}
+
+}  // namespace agentgate::wire

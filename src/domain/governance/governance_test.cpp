@@ -46,6 +46,24 @@ TEST(GovernanceSpend, CostsAndWorstCases) {
   EXPECT_DOUBLE_EQ(CostUsd(Price{}, 5000, 5000), 0.0);
 }
 
+TEST(GovernanceSpend, CachedAndCacheWrittenInputHaveTheirOwnPrices) {
+  Price price{3.0, 15.0, 0.3, 3.75};
+  TokenUsage usage;
+  usage.input_tokens = 10000;  // 2,000 read, 5,000 written, 3,000 neither
+  usage.cached_input_tokens = 2000;
+  usage.cache_write_tokens = 5000;
+  usage.output_tokens = 100;
+  EXPECT_DOUBLE_EQ(CostUsd(price, usage), (3000 * 3.0 + 2000 * 0.3 + 5000 * 3.75 + 100 * 15.0) / 1e6);
+  // Without cache prices, cached tokens cost what any input does.
+  EXPECT_DOUBLE_EQ(CostUsd(Price{3.0, 15.0}, usage), CostUsd(Price{3.0, 15.0}, 10000, 100));
+  // Counts that do not add up are bounded by the input they are part of.
+  usage.cached_input_tokens = 50000;
+  EXPECT_DOUBLE_EQ(CostUsd(price, usage), (10000 * 0.3 + 100 * 15.0) / 1e6);
+  // The worst case reserves every input token at the dearer of input and cache write.
+  EXPECT_DOUBLE_EQ(WorstCaseUsd(price, 2000, 1024), (2000 * 3.75 + 1024 * 15.0) / 1e6);
+  EXPECT_DOUBLE_EQ(WorstCaseUsd(Price{3.0, 15.0, 0.3, 1.0}, 2000, 0), 2000 * 3.0 / 1e6);
+}
+
 TEST(GovernanceSpend, TheOrganizationsLimitIsCheckedFirstAndReachedWhenMet) {
   std::vector<bool> reads;
   auto spent = [&](double org, double agent) {
