@@ -134,6 +134,16 @@ void MeteredModel::Settle(const SpendPart& part, const ChainEntry& entry, Steady
     call.record.failure = std::get<ModelFailure>(call.result).message;
     metrics_.Add("agentgate_model_calls_total",
                  {{"provider", entry.provider}, {"outcome", "failed"}});
+    // A failed call costs nothing: its worst case is released now, not at the commit, so the
+    // next call (a fallback's, maybe dearer) has its room.
+    const auto open = std::find_if(open_parts_.begin(), open_parts_.end(), [&](const SpendPart& p) {
+      return p.reservation_id == part.reservation_id && p.amount_usd == part.amount_usd;
+    });
+    if (open != open_parts_.end()) {
+      spend_.Release(*open);
+      open_parts_.erase(open);
+    }
+    return;
   }
   call.cost_usd = settlement.cost_usd;
   settlements_.push_back(std::move(settlement));

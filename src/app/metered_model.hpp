@@ -72,6 +72,11 @@ class MeteredModel {
   ModelChain& chain() { return chain_; }
   // Each model's calls, tokens and cost so far (usage.models), in the order first called.
   const std::vector<ModelUsage>& UsageByModel() const { return by_model_; }
+  bool AnyAnswered() const {
+    for (const auto& m : by_model_)
+      if (m.calls > 0) return true;
+    return false;
+  }
 
   // The real cost of every call so far, for the turn's commit.
   const std::vector<SpendSettlement>& Settlements() const { return settlements_; }

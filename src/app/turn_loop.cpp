@@ -164,9 +164,10 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       span.End();
       if (answer.refused) {
         run.Report([&] { return run_events::ModelFailed(call, "spend_limit_reached"); });
-        // A turn that cannot pay for its first call is refused; a later one answers with what
-        // it has (a summary's call made first counts as one).
-        if (run.call_log.empty() && !run.SummaryCalled())
+        // A turn that cannot pay for its first call is refused, as is one whose calls so far all
+        // failed (it has nothing to answer with: a fallback's dearer call, say); a later one
+        // answers with what it has (a summary's call made first counts as one).
+        if (!run.metered.AnyAnswered() && !run.SummaryCalled())
           co_return SpendLimitReached(*answer.refused, d_.clock.NowMs());
         step = turn.OnSpendExhausted();
         break;

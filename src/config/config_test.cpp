@@ -321,7 +321,8 @@ TEST(TracingConfig, BadSettingsAreStartUpErrorsNamingTheKeyOrVariable) {
 namespace agentgate {
 
 TEST(ProviderKeys, APoolAndItsBreakerAreReadAndBadOnesNamed) {
-  const std::string head = "[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://x\"\n";
+  const std::string head =
+      "[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://x\"\n";
   auto c = LoadConfig(head +
                           "api_key_envs = [\"K1\", \"K2\"]\napi_keys_sealed = [\"c2VhbGVk\"]\n"
                           "breaker_failures = 2\nbreaker_cooldown_seconds = 7\n",
@@ -339,17 +340,21 @@ TEST(ProviderKeys, APoolAndItsBreakerAreReadAndBadOnesNamed) {
   EXPECT_EQ(plain->providers.front().breaker_failures, 5);
   EXPECT_EQ(plain->providers.front().breaker_cooldown_seconds, 30);
 
-  auto error_of = [&](const std::string& extra) { return ErrorOf(LoadConfig(head + extra, FakeEnv({}))); };
+  auto error_of = [&](const std::string& extra) {
+    return ErrorOf(LoadConfig(head + extra, FakeEnv({})));
+  };
   EXPECT_NE(error_of("api_key_envs = []\n").find("providers[0].api_key_envs"), std::string::npos);
-  EXPECT_NE(error_of("api_key_envs = \"K\"\n").find("providers[0].api_key_envs"), std::string::npos);
+  EXPECT_NE(error_of("api_key_envs = \"K\"\n").find("providers[0].api_key_envs"),
+            std::string::npos);
   EXPECT_NE(error_of("api_key_envs = [\"K\", \"\"]\n").find("providers[0].api_key_envs[1]"),
             std::string::npos);
   EXPECT_NE(error_of("api_keys_sealed = []\n").find("providers[0].api_keys_sealed"),
             std::string::npos);
   EXPECT_NE(error_of("breaker_failures = 0\n").find("providers[0].breaker_failures"),
             std::string::npos);
-  EXPECT_NE(error_of("breaker_cooldown_seconds = 3601\n").find("providers[0].breaker_cooldown_seconds"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("breaker_cooldown_seconds = 3601\n").find("providers[0].breaker_cooldown_seconds"),
+      std::string::npos);
 }
 
 TEST(Prices, CachedAndCacheWritePricesAreOptional) {

@@ -32,6 +32,7 @@ struct SpendLedger::Lease {
   std::string org_id;
   std::optional<double> agent_limit_usd;  // the limit it was granted under
   double calls = 0;                       // how many calls it was sized for
+  double per_call = 0;                    // the worst case of the call it was sized by
   int calls_served = 0;
   double granted = 0;  // what its reservation in the store holds
   double held = 0;     // set aside for calls not yet settled or released
@@ -43,13 +44,18 @@ struct SpendLedger::Lease {
 
 asio::awaitable<Result<SpendDecision>> SpendLedger::Reserve(const SpendReservationRequest& call) {
   const std::string key = KeyOf(call);
-  const Taken first = TakeFromLease(key, call);
+  Taken first = TakeFromLease(key, call);
   if (first.part) co_return Granted(*first.part);
   const auto turn = co_await leasing_.Acquire(key);
-  if (!turn) co_return Error(ErrorCode::kCanceled, "canceled while waiting for a spend lease");
+  if (!turn) {
+    Send(std::move(first.give_back_first));
+    co_return Error(ErrorCode::kCanceled, "canceled while waiting for a spend lease");
+  }
+  if (!first.give_back_first.empty()) co_await SendNow(std::move(first.give_back_first));
   // The turn that held the key may have brought a lease this call fits in.
-  const Taken second = TakeFromLease(key, call);
+  Taken second = TakeFromLease(key, call);
   if (second.part) co_return Granted(*second.part);
+  if (!second.give_back_first.empty()) co_await SendNow(std::move(second.give_back_first));
   const double calls = std::max(first.next_calls, second.next_calls);
   SpendReservationRequest request = call;
   request.wanted_usd = call.amount_usd * calls;
@@ -92,6 +98,10 @@ SpendLedger::Taken SpendLedger::TakeFromLease(const std::string& key,
       taken.part = SpendPart{lease.id, request.amount_usd};
     } else {
       taken.next_calls = NextLeaseCalls(lease, now);
+      if (request.amount_usd > lease.per_call + kRounding) {
+        Retire(lease, taken.give_back_first);
+        return taken;
+      }
     }
   }
   Send(std::move(work));
@@ -118,6 +128,7 @@ SpendPart SpendLedger::Install(const std::string& key, const SpendReservationReq
   lease->org_id = request.org_id;
   lease->agent_limit_usd = request.agent_limit_usd;
   lease->calls = calls;
+  lease->per_call = request.amount_usd;
   lease->calls_served = 1;
   lease->granted = granted.amount_usd;
   lease->held = request.amount_usd;
@@ -228,6 +239,19 @@ void SpendLedger::Send(std::vector<GiveBack> work) {
         (void)s.ReturnSpend(give.reservation_id, give.amount_usd);
       });
     }
+  }
+}
+
+asio::awaitable<void> SpendLedger::SendNow(std::vector<GiveBack> work) {
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const GiveBack* give = &work[i];
+    auto done = co_await store_.Run([give](Store& s) {
+      return give->close ? s.ReleaseSpend({give->reservation_id})
+                         : s.ReturnSpend(give->reservation_id, give->amount_usd);
+    });
+    // Not given back now: the usual way, which retries a close; the new lease is then checked
+    // with this part still counted, which only errs on the safe side.
+    if (!done) Send({work[i]});
   }
 }
 

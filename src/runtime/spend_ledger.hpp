@@ -90,6 +90,10 @@ class SpendLedger {
   struct Taken {
     std::optional<SpendPart> part;
     double next_calls = 0;
+    // A call dearer than the lease was sized for (an agent's fallback model) retires it, and its
+    // unused part goes back before the new lease is asked for: else that part would count
+    // against the very limits the new lease is checked against.
+    std::vector<GiveBack> give_back_first = {};
   };
   Taken TakeFromLease(const std::string& key, const SpendReservationRequest& request);
   double NextLeaseCalls(const Lease& short_or_expired, Steady::time_point now) const;
@@ -101,6 +105,7 @@ class SpendLedger {
   bool Expired(const Lease& lease, Steady::time_point now) const;  // serves no new call
   void PartDone(const SpendPart& part, bool settled);
   void Send(std::vector<GiveBack> work);
+  boost::asio::awaitable<void> SendNow(std::vector<GiveBack> work);  // awaited, one by one
 
   StoreRunner& store_;
   const SpendLedgerOptions options_;

@@ -8,6 +8,15 @@ A scripted step is a dict:
   {"headers": {"retry-after": "1"}}      extra response headers
 With no script left, it answers "echo: <last user text>".
 
+With `emulate_cache` set, a 200 JSON reply's usage reports prompt caching the way the real APIs do
+(its output tokens stay the step's; input is counted by the fake, about 4 characters a token):
+  Anthropic: blocks up to a cache_control breakpoint are written to the cache
+    (cache_creation_input_tokens); a later request whose prefix, up to a block at or before its
+    last breakpoint, was written before reads it (cache_read_input_tokens); input_tokens is the rest.
+  OpenAI: a prompt of 1,024 tokens or more is cached at each message boundary; a later prompt
+    reads its longest cached prefix, in 128-token steps (usage.prompt_tokens_details.cached_tokens).
+Each reported usage is appended to `cache_usage`.
+
 A request with "stream": true gets a 200 JSON step as that provider streams it (OpenAI chunks ending
 in "data: [DONE]", usage last when stream_options.include_usage asks; Anthropic's message_start ...
 message_stop events), chunked, one event at a time. Streaming options of a step:
@@ -15,6 +24,7 @@ message_stop events), chunked, one event at a time. Streaming options of a step:
   {"event_delay": 0.05}   a pause before each event (a client that hangs up is recorded)
   {"cut_after": 3}        the connection is dropped after this many events: a stream cut halfway
 """
+import hashlib
 import json
 import select
 import threading
@@ -101,7 +111,9 @@ def anthropic_stream_events(reply, piece):
     events = [event("message_start", {"type": "message_start", "message": {
         "id": reply.get("id", "msg_s"), "type": "message", "role": "assistant", "content": [],
         "model": reply.get("model", "claude"), "stop_reason": None,
-        "usage": {"input_tokens": usage.get("input_tokens", 0), "output_tokens": 1}}}),
+        "usage": {"input_tokens": usage.get("input_tokens", 0), "output_tokens": 1,
+                  "cache_read_input_tokens": usage.get("cache_read_input_tokens", 0),
+                  "cache_creation_input_tokens": usage.get("cache_creation_input_tokens", 0)}}}),
         event("ping", {"type": "ping"})]
     for index, block in enumerate(reply.get("content", [])):
         if block["type"] == "text":
@@ -133,6 +145,9 @@ class FakeLlm:
         self.cut_streams = 0
         self.in_flight = 0  # requests being answered now, and the most at once
         self.max_in_flight = 0
+        self.emulate_cache = False
+        self.cached_prefixes = set()
+        self.cache_usage = []
         self.lock = threading.Lock()
         fake = self
 
@@ -172,6 +187,8 @@ class FakeLlm:
                             fake.disconnects += 1
                         self.close_connection = True
                         return
+                if fake.emulate_cache and step.get("status", 200) == 200 and "json" in step:
+                    step = fake.with_cache_usage(self.path, body, step)
                 if body.get("stream") and step.get("status", 200) == 200 and "json" in step:
                     return self.stream(step, body)
                 payload = step["raw"].encode() if "raw" in step else json.dumps(step.get("json", {})).encode()
@@ -248,6 +265,68 @@ class FakeLlm:
             return anthropic_text("echo: " + last)
         return openai_text("echo: " + last)
 
+    @staticmethod
+    def _tokens(item):
+        return max(1, len(json.dumps(item, sort_keys=True)) // 4)
+
+    def with_cache_usage(self, path, body, step):
+        step = json.loads(json.dumps(step))  # a copy: scripted steps may be shared
+        usage = step["json"].setdefault("usage", {})
+        if path.endswith("/v1/messages"):
+            usage.update(self._anthropic_cache(body))
+        else:
+            total, cached = self._openai_cache(body)
+            usage["prompt_tokens"] = total
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        with self.lock:
+            self.cache_usage.append(dict(usage))
+        return step
+
+    def _anthropic_cache(self, body):
+        blocks = list(body.get("tools") or [])
+        system = body.get("system")
+        if isinstance(system, str):
+            blocks.append({"type": "text", "text": system})
+        elif isinstance(system, list):
+            blocks.extend(system)
+        for m in body.get("messages", []):
+            content = m["content"]
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            blocks.extend(dict(b, role=m["role"]) for b in content)
+        hashes, tokens, digest = [], [], hashlib.sha256()
+        for b in blocks:
+            plain = {k: v for k, v in b.items() if k != "cache_control"}
+            digest.update(json.dumps(plain, sort_keys=True).encode())
+            hashes.append(digest.copy().hexdigest())
+            tokens.append(self._tokens(plain))
+        marks = [i for i, b in enumerate(blocks) if "cache_control" in b]
+        total = sum(tokens)
+        if not marks:
+            return {"input_tokens": total, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+        last = marks[-1]
+        with self.lock:
+            read_end = max((i + 1 for i in range(last + 1) if hashes[i] in self.cached_prefixes), default=0)
+            self.cached_prefixes.update(hashes[i] for i in marks)
+        read = sum(tokens[:read_end])
+        written = sum(tokens[read_end:last + 1])
+        return {"input_tokens": total - read - written, "cache_read_input_tokens": read,
+                "cache_creation_input_tokens": written}
+
+    def _openai_cache(self, body):
+        hashes, tokens, digest = [], [], hashlib.sha256()
+        for m in body.get("messages", []):
+            digest.update(json.dumps(m, sort_keys=True).encode())
+            hashes.append(digest.copy().hexdigest())
+            tokens.append(self._tokens(m))
+        total = sum(tokens)
+        if total < 1024:
+            return total, 0
+        with self.lock:
+            hit = max((i + 1 for i in range(len(hashes)) if hashes[i] in self.cached_prefixes), default=0)
+            self.cached_prefixes.update(hashes)
+        return total, (sum(tokens[:hit]) // 128) * 128
+
     def push(self, *steps):
         with self.lock:
             self.script.extend(steps)
@@ -259,6 +338,8 @@ class FakeLlm:
             self.disconnects = 0
             self.cut_streams = 0
             self.max_in_flight = 0
+            self.cached_prefixes.clear()
+            self.cache_usage.clear()
 
     def close(self):
         self.server.shutdown()

@@ -124,6 +124,25 @@ TYPED_TEST(SpendLedgerTest, TwoServersNeverPassALimitByMoreThanOneCall) {
   EXPECT_LE(set_aside, 1.0 + 0.07 + 1e-9);
 }
 
+TYPED_TEST(SpendLedgerTest, ADearerCallGivesBackTheLeaseItOutgrewBeforeAskingForItsOwn) {
+  // A limit the first lease crosses (one call may): its unused part must not refuse the dearer
+  // call of an agent's fallback model, which the limit's room still allows.
+  ASSERT_TRUE(this->store_->SetOrgSpendLimit("acme", 0.5).value());
+  SpendLedger ledger(*this->runner_, this->Options(10s, 10s, 32, 32768));
+  auto cheap = this->Reserve(ledger, this->Call(0.4));
+  ASSERT_TRUE(cheap.reserved);
+  ledger.Release(SpendPart{cheap.reservation_id, cheap.amount_usd});  // the call failed
+  auto dear = this->Reserve(ledger, this->Call(3.0));
+  ASSERT_TRUE(dear.reserved) << dear.scope;
+  EXPECT_NE(dear.reservation_id, cheap.reservation_id);
+  this->Flush();
+  EXPECT_NEAR(this->Usage().reserved_usd, 3.0, 1e-9);  // the first lease is gone
+  this->Commit(ledger, {dear});
+  // Met now: the next call of either price is refused.
+  EXPECT_FALSE(this->Reserve(ledger, this->Call(0.4)).reserved);
+  EXPECT_FALSE(this->Reserve(ledger, this->Call(3.0)).reserved);
+}
+
 TYPED_TEST(SpendLedgerTest, AReleasedPartGoesBackToTheLeaseWithoutAStoreTrip) {
   SpendLedger ledger(*this->runner_, this->Options(10s, 10s, 4, 32768));
   std::vector<SpendDecision> parts;

@@ -215,28 +215,33 @@ TEST(AgentConfig, AModelListsItsFallbacksInOrderAndMayTurnCachingOff) {
   EXPECT_EQ(c->model.fallbacks[0].name, "claude-small");
   EXPECT_EQ(c->model.fallbacks[1].provider, "openai");
   EXPECT_FALSE(c->model.prompt_caching);
-  auto plain = Parse(R"({"name": "a", "instructions": "x", "model": {"provider": "p", "name": "m"}})");
+  auto plain =
+      Parse(R"({"name": "a", "instructions": "x", "model": {"provider": "p", "name": "m"}})");
   ASSERT_TRUE(plain);
   EXPECT_TRUE(plain->model.fallbacks.empty());
   EXPECT_TRUE(plain->model.prompt_caching);
 }
 
 TEST(AgentConfig, FallbackErrorsNameTheEntry) {
-  const std::string head = R"({"name": "a", "instructions": "x", "model": {"provider": "p", "name": "m", )";
+  const std::string head =
+      R"({"name": "a", "instructions": "x", "model": {"provider": "p", "name": "m", )";
   ExpectFieldError(head + R"("fallbacks": {}}})", "config.model.fallbacks");
-  ExpectFieldError(head + R"("fallbacks": [{"provider": "q"}]}})", "config.model.fallbacks[0].name");
+  ExpectFieldError(head + R"("fallbacks": [{"provider": "q"}]}})",
+                   "config.model.fallbacks[0].name");
   ExpectFieldError(head + R"("fallbacks": [{"provider": "", "name": "n"}]}})",
                    "config.model.fallbacks[0].provider");
   ExpectFieldError(head + R"("fallbacks": [{"provider": "q", "name": "n", "key": 1}]}})",
                    "config.model.fallbacks[0].key");
   ExpectFieldError(head + R"("fallbacks": [{"provider": "p", "name": "m"}]}})",
                    "config.model.fallbacks[0]");
-  ExpectFieldError(head + R"("fallbacks": [{"provider": "q", "name": "n"}, {"provider": "q", "name": "n"}]}})",
-                   "config.model.fallbacks[1]");
-  ExpectFieldError(head + R"("fallbacks": [{"provider": "q", "name": "1"}, {"provider": "q", "name": "2"},
+  ExpectFieldError(
+      head + R"("fallbacks": [{"provider": "q", "name": "n"}, {"provider": "q", "name": "n"}]}})",
+      "config.model.fallbacks[1]");
+  ExpectFieldError(
+      head + R"("fallbacks": [{"provider": "q", "name": "1"}, {"provider": "q", "name": "2"},
     {"provider": "q", "name": "3"}, {"provider": "q", "name": "4"}, {"provider": "q", "name": "5"},
     {"provider": "q", "name": "6"}]}})",
-                   "config.model.fallbacks");
+      "config.model.fallbacks");
   ExpectFieldError(head + R"("prompt_caching": "yes"}})", "config.model.prompt_caching");
 }
 

@@ -53,7 +53,8 @@ TEST(GovernanceSpend, CachedAndCacheWrittenInputHaveTheirOwnPrices) {
   usage.cached_input_tokens = 2000;
   usage.cache_write_tokens = 5000;
   usage.output_tokens = 100;
-  EXPECT_DOUBLE_EQ(CostUsd(price, usage), (3000 * 3.0 + 2000 * 0.3 + 5000 * 3.75 + 100 * 15.0) / 1e6);
+  EXPECT_DOUBLE_EQ(CostUsd(price, usage),
+                   (3000 * 3.0 + 2000 * 0.3 + 5000 * 3.75 + 100 * 15.0) / 1e6);
   // Without cache prices, cached tokens cost what any input does.
   EXPECT_DOUBLE_EQ(CostUsd(Price{3.0, 15.0}, usage), CostUsd(Price{3.0, 15.0}, 10000, 100));
   // Counts that do not add up are bounded by the input they are part of.
