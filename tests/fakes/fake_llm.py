@@ -259,8 +259,12 @@ class FakeLlm:
     def default_reply(path, body):
         last = ""
         for m in body.get("messages", []):
-            if m.get("role") == "user" and isinstance(m.get("content"), str):
+            if m.get("role") != "user":
+                continue
+            if isinstance(m.get("content"), str):
                 last = m["content"]
+            elif any(b.get("type") == "text" for b in m.get("content") or []):  # Anthropic's blocks
+                last = "".join(b.get("text", "") for b in m["content"] if b.get("type") == "text")
         if path.endswith("/v1/messages"):
             return anthropic_text("echo: " + last)
         return openai_text("echo: " + last)
