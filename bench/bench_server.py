@@ -92,6 +92,7 @@ output_per_mtok = 0.60
         self.admin("POST", "/orgs", {"id": "acme", "name": "Acme", "monthly_spend_limit_usd": 1000000})
         self.admin("POST", "/orgs/acme/environments", {"name": "prod"})
         token = self.admin("POST", "/orgs/acme/tokens", {"name": "bench"})
+        self.token_id = token["id"]
         self.admin("POST", "/orgs/acme/agents", {"id": "bench", "config": {
             "name": "Bench", "instructions": "Answer briefly.",
             "model": {"provider": "bench", "name": "gpt-bench", "max_output_tokens": 256}}})

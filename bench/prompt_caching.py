@@ -9,22 +9,19 @@ echoing it). Prints each turn's input tokens, cached and written, the input cost
 conversation (what it was charged less its output tokens) at Anthropic's list prices for Sonnet
 ($3 input, $0.30 cache read, $3.75 cache write, per million), and the ratio cached / uncached.
 
-    python3 bench/prompt_caching.py [build-release/agentgate] [turns]
+    python3 bench/prompt_caching.py [build-dir] [turns]     (default build-release)
 """
 import http.client
 import json
 import os
-import secrets
-import subprocess
 import sys
-import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+from bench_server import BenchServer  # noqa: E402
 from fakes.fake_llm import FakeLlm  # noqa: E402
 
-binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build-release", "agentgate")
+build = sys.argv[1] if len(sys.argv) > 1 else "build-release"
 turns = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 PRICE = {"input": 3.0, "output": 15.0, "cached": 0.30, "write": 3.75}
 INSTRUCTIONS = ("You are the support agent of Acme Outdoor. Answer from the order policy: returns "
@@ -32,15 +29,12 @@ INSTRUCTIONS = ("You are the support agent of Acme Outdoor. Answer from the orde
 
 llm = FakeLlm()
 llm.emulate_cache = True
-work = tempfile.mkdtemp()
-admin_token = "bench-admin-" + secrets.token_hex(8)
-with open(f"{work}/agentgate.toml", "w") as f:
-    f.write(f"""
+server = BenchServer(build, llm.port, config=f"""
 [[providers]]
 name = "anthropic"
 kind = "anthropic"
 base_url = "http://127.0.0.1:{llm.port}"
-api_key_env = "BENCH_KEY"
+api_key_env = "BENCH_LLM_KEY"
 
 [prices."anthropic/sonnet"]
 input_per_mtok = {PRICE["input"]}
@@ -48,46 +42,29 @@ output_per_mtok = {PRICE["output"]}
 cached_input_per_mtok = {PRICE["cached"]}
 cache_write_per_mtok = {PRICE["write"]}
 """)
-env = dict(os.environ, AGENTGATE_SERVER_LISTEN="127.0.0.1:0", AGENTGATE_STORE_URL=f"sqlite:{work}/db",
-           AGENTGATE_ADMIN_TOKEN=admin_token, AGENTGATE_MASTER_KEY=secrets.token_hex(32), BENCH_KEY="k")
-log = open(f"{work}/server.log", "w+")
-proc = subprocess.Popen([binary, "serve", "--config", f"{work}/agentgate.toml"], stdout=log,
-                        stderr=subprocess.STDOUT, env=env, text=True)
-
-
-def call(conn, method, path, body, headers):
-    conn.request(method, path, json.dumps(body), headers)
-    resp = conn.getresponse()
-    data = resp.read()
-    assert resp.status in (200, 201), (resp.status, data)
-    return json.loads(data) if data else None
-
 
 try:
-    address = None
-    while address is None:
-        time.sleep(0.05)
-        for line in open(f"{work}/server.log"):
-            if '"event":"listening"' in line:
-                address = json.loads(line)["address"]
-    host, port = address.rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port))
-    a = {"authorization": f"Bearer {admin_token}", "content-type": "application/json"}
-    call(conn, "POST", "/admin/v1/orgs", {"id": "acme", "name": "Acme"}, a)
-    call(conn, "POST", "/admin/v1/orgs/acme/environments", {"name": "prod"}, a)
-    token = call(conn, "POST", "/admin/v1/orgs/acme/tokens", {"name": "bench"}, a)
+    token = server.provision()
     tools = [{"type": "http", "name": name, "description": f"{name} for an order",
               "parameters": {"type": "object", "properties": {"order": {"type": "string"}}},
               "url": "https://tools.example/" + name} for name in ("track_order", "start_return")]
     for agent, caching in (("cached", True), ("uncached", False)):
-        call(conn, "POST", "/admin/v1/orgs/acme/agents", {"id": agent, "config": {
+        server.admin("POST", "/orgs/acme/agents", {"id": agent, "config": {
             "name": agent, "instructions": INSTRUCTIONS, "tools": tools,
-            "model": {"provider": "anthropic", "name": "sonnet", "prompt_caching": caching}}}, a)
-        call(conn, "PUT", f"/admin/v1/orgs/acme/agents/{agent}/deployments/prod", {"version": 1}, a)
-        call(conn, "PUT", "/admin/v1/orgs/acme/grants",
-             {"token_id": token["id"], "agent_id": agent, "permissions": ["chat"]}, a)
+            "model": {"provider": "anthropic", "name": "sonnet", "prompt_caching": caching}}})
+        server.admin("PUT", f"/orgs/acme/agents/{agent}/deployments/prod", {"version": 1})
+        server.admin("PUT", "/orgs/acme/grants", {"token_id": server.token_id, "agent_id": agent,
+                                                  "permissions": ["chat"]})
+    conn = http.client.HTTPConnection("127.0.0.1", server.port)
     h = {"content-type": "application/json", "fl-api-org": "acme", "fl-api-env": "prod",
-         "fl-api-token": token["token"]}
+         "fl-api-token": token}
+
+    def invoke(agent, body):
+        conn.request("POST", f"/api/agents/{agent}/invoke", json.dumps(body), h)
+        resp = conn.getresponse()
+        data = resp.read()
+        assert resp.status == 200, (resp.status, data)
+        return json.loads(data)
 
     input_cost = {}
     print(f"{'turn':>4} {'agent':>9} {'input':>7} {'cached':>7} {'written':>7} {'input $':>10}")
@@ -97,7 +74,7 @@ try:
             body = {"message": f"Turn {n}: " + "where is my order and can I return it? " * 8, "stateful": True}
             if conversation:
                 body["conversation_id"] = conversation
-            out = call(conn, "POST", "/api/agents/" + agent + "/invoke", body, h)
+            out = invoke(agent, body)
             conversation = out["conversation_id"]
             [m] = out["usage"]["models"]
             spent = m["cost_usd"] - m["output_tokens"] * PRICE["output"] / 1e6
@@ -106,11 +83,10 @@ try:
                   f"{m['cache_write_tokens']:>7} {spent:>10.6f}")
         input_cost[agent] = total
     print()
-    print(f"command: python3 bench/prompt_caching.py {binary} {turns}")
+    print(f"command: python3 bench/prompt_caching.py {build} {turns}")
     print(f"input cost of a {turns}-turn conversation: cached ${input_cost['cached']:.6f}, "
           f"uncached ${input_cost['uncached']:.6f}")
     print(f"ratio cached / uncached: {input_cost['cached'] / input_cost['uncached']:.3f}")
 finally:
-    proc.terminate()
-    proc.wait(10)
+    server.stop()
     llm.close()
