@@ -127,7 +127,7 @@ asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
         continue;
       }
       out.offered.push_back(ToolSpec{*name, tool.description, tool.input_schema});
-      out.by_model_name.emplace(*name, McpToolTarget{endpoint, tool, timeout});
+      out.by_model_name.emplace(*name, McpToolTarget{endpoint, tool, timeout, server.approval});
     }
   }
   co_return out;

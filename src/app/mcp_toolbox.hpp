@@ -26,6 +26,7 @@ struct McpToolTarget {
   McpEndpoint endpoint;
   mcp::McpTool tool;
   std::chrono::milliseconds timeout{30000};
+  Approval approval = Approval::kNever;  // its server's
 };
 
 // What one turn may call of its agent's MCP servers.

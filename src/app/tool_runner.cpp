@@ -1,5 +1,6 @@
 #include "app/tool_runner.hpp"
 
+#include "domain/agent/approval_rules.hpp"
 #include "domain/json_text.hpp"
 #include "domain/url_encoding.hpp"
 
@@ -36,6 +37,12 @@ std::string JoinedMethods(const CrmMetadataTool& tool) {
   return out;
 }
 
+// Until a run can pause for a person's decision (issue 39), a call that needs one is not made: the
+// model is told so, and nothing an operator marked for approval ever runs unapproved.
+constexpr const char* kNeedsApproval =
+    "error: this call needs a person's approval before it runs, and this server cannot pause a "
+    "turn for one yet; tell the user it was not done";
+
 }  // namespace
 
 asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolContext& context,
@@ -67,6 +74,9 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
       result.content =
           "error: this agent may not use " + gateway_call->method +
           " with crm_metadata; allowed methods: " + JoinedMethods(*config.crm_metadata_tool);
+    } else if (approval::CrmCallNeedsApproval(config.crm_metadata_tool->approval,
+                                              std::string_view(gateway_call->method))) {
+      result.content = kNeedsApproval;
     } else {
       auto envelope = co_await gateway_.Forward(
           context.memory_scope.org_id, context.memory_scope.env, std::move(*gateway_call), trace);
@@ -77,6 +87,11 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
     }
   } else if (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) {
     const auto& target = context.mcp_tools->by_model_name.at(call.name);
+    const approval::McpHints hints{target.tool.read_only_hint, target.tool.destructive_hint};
+    if (approval::McpCallNeedsApproval(target.approval, hints)) {
+      result.content = kNeedsApproval;
+      co_return result;
+    }
     result.content =
         co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars, trace);
   } else {
@@ -86,6 +101,8 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
       result.content = "error: there is no tool named '" + call.name + "'";
     } else if (!args) {
       result.content = "error: the arguments must be a JSON object";
+    } else if (approval::HttpCallNeedsApproval(tool->approval, tool->method)) {
+      result.content = kNeedsApproval;
     } else {
       result.content = co_await CallHttpTool(*tool, call.arguments_json, context, trace);
     }

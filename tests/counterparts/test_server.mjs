@@ -25,6 +25,7 @@ function registerTools(server) {
     {
       description: 'Looks up an order by id.',
       inputSchema: { order_id: z.string().describe('The order id') },
+      annotations: { readOnlyHint: true },
     },
     async ({ order_id }) => {
       events.push({ event: 'call', tool: 'lookup', order_id });

@@ -185,3 +185,21 @@ def test_tool_headers_can_name_a_sealed_tool_secret(daemon, llm):
         assert status == 400 and "'value'" in body["error"]["message"]
     finally:
         docs.close()
+
+
+def test_a_writes_server_runs_the_tools_it_marks_read_only_and_holds_the_others(daemon, llm):
+    """Until runs pause for a person (issue 39), a call that needs approval is not made and the
+    model is told so; the SDK server marks lookup read-only (annotations.readOnlyHint)."""
+    docs = SdkServer("modern", "json")
+    try:
+        daemon.agent("shop", tools=[mcp_tool("docs", docs.url, approval="writes",
+                                             headers={"Authorization": {"env": "DOCS_TOKEN"}})])
+        llm.push(openai_tools([("docs__lookup", {"order_id": "A-1"}), ("docs__fail", {})]), openai_text("Ok."))
+        status, _, body = daemon.invoke("shop", {"message": "where is A-1?"})
+        assert status == 200, body
+        found, held = tool_messages(llm.requests[1])
+        assert found.startswith("Order A-1 has shipped.")
+        assert held.startswith("error: this call needs a person's approval")
+        assert [p["name"] for p in docs.events("post") if p["method"] == "tools/call"] == ["lookup"]
+    finally:
+        docs.close()

@@ -179,12 +179,23 @@ Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body) {
   const auto* perms = o->if_contains("permissions");
   if (perms == nullptr || !perms->is_array())
     return InvalidField("permissions", "must be an array, e.g. [\"chat\"]");
+  // chat: invoke the agent and follow its runs; approve: decide its paused tool calls
+  // (docs/daemon.md "Tool approvals"). Listed once each, in this order.
+  bool chat = false;
+  bool approve = false;
   for (std::size_t i = 0; i < perms->get_array().size(); ++i) {
     const auto& p = perms->get_array()[i];
-    if (p != "chat")
-      return InvalidField("permissions[" + std::to_string(i) + "]", "must be \"chat\"");
-    if (c.permissions.empty()) c.permissions.emplace_back("chat");
+    if (p == "chat") {
+      chat = true;
+    } else if (p == "approve") {
+      approve = true;
+    } else {
+      return InvalidField("permissions[" + std::to_string(i) + "]",
+                          "must be \"chat\" or \"approve\"");
+    }
   }
+  if (chat) c.permissions.emplace_back("chat");
+  if (approve) c.permissions.emplace_back("approve");
   return c;
 }
 

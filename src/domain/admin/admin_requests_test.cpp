@@ -63,6 +63,14 @@ TEST(AdminRequests, GrantsAcceptOnlyChat) {
       ParsePutGrant(boost::json::parse(R"({"token_id": "t", "agent_id": "a", "permissions": []})"));
   ASSERT_TRUE(revoke);
   EXPECT_TRUE(revoke->permissions.empty());
+  auto both = ParsePutGrant(boost::json::parse(
+      R"({"token_id": "t", "agent_id": "a", "permissions": ["approve", "chat", "approve"]})"));
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->permissions, (std::vector<std::string>{"chat", "approve"}));
+  auto approver = ParsePutGrant(
+      boost::json::parse(R"({"token_id": "t", "agent_id": "a", "permissions": ["approve"]})"));
+  ASSERT_TRUE(approver);
+  EXPECT_EQ(approver->permissions, std::vector<std::string>{"approve"});
   ExpectFieldError(ParsePutGrant, R"({"token_id": "t", "agent_id": "a", "permissions": ["admin"]})",
                    "permissions[0]");
   ExpectFieldError(ParsePutGrant, R"({"token_id": "t", "agent_id": "a"})", "permissions");

@@ -196,10 +196,19 @@ Result<int> ParseTimeout(const object& o, const std::string& path, int fallback)
   return static_cast<int>(*timeout);
 }
 
+// "approval": "never" (default) | "always" | "writes".
+Result<Approval> ParseApproval(const object& o, const std::string& path) {
+  AG_TRY(auto approval, jf::OptionalString(o, "approval", path));
+  if (!approval || *approval == "never") return Approval::kNever;
+  if (*approval == "always") return Approval::kAlways;
+  if (*approval == "writes") return Approval::kWrites;
+  return InvalidField(path + ".approval", "must be \"never\", \"always\" or \"writes\"");
+}
+
 Result<HttpTool> ParseHttpTool(const object& o, const std::string& path) {
   AG_TRYV(jf::RejectUnknownKeys(o, path,
                                 {"type", "name", "description", "parameters", "url", "method",
-                                 "headers", "timeout_seconds"}));
+                                 "headers", "timeout_seconds", "approval"}));
   HttpTool t;
   AG_TRY(t.name, jf::RequiredString(o, "name", path));
   AG_TRY(t.description, jf::RequiredString(o, "description", path));
@@ -216,12 +225,13 @@ Result<HttpTool> ParseHttpTool(const object& o, const std::string& path) {
   }
   AG_TRY(t.headers, ParseHeaders(o, path));
   AG_TRY(t.timeout_seconds, ParseTimeout(o, path, t.timeout_seconds));
+  AG_TRY(t.approval, ParseApproval(o, path));
   return t;
 }
 
 Result<McpServerTool> ParseMcpTool(const object& o, const std::string& path) {
   AG_TRYV(jf::RejectUnknownKeys(
-      o, path, {"type", "name", "url", "headers", "allowed_tools", "timeout_seconds"}));
+      o, path, {"type", "name", "url", "headers", "allowed_tools", "timeout_seconds", "approval"}));
   McpServerTool t;
   AG_TRY(t.name, jf::RequiredString(o, "name", path));
   // The name prefixes the server's tools ("<name>__<tool>"), so it may not hold "__" itself.
@@ -249,12 +259,14 @@ Result<McpServerTool> ParseMcpTool(const object& o, const std::string& path) {
     }
   }
   AG_TRY(t.timeout_seconds, ParseTimeout(o, path, t.timeout_seconds));
+  AG_TRY(t.approval, ParseApproval(o, path));
   return t;
 }
 
 Result<CrmMetadataTool> ParseCrmMetadataTool(const object& o, const std::string& path) {
-  AG_TRYV(jf::RejectUnknownKeys(o, path, {"type", "methods"}));
+  AG_TRYV(jf::RejectUnknownKeys(o, path, {"type", "methods", "approval"}));
   CrmMetadataTool tool;
+  AG_TRY(tool.approval, ParseApproval(o, path));
   AG_TRY(const auto* methods, OptionalArray(o, "methods", path));
   if (methods == nullptr) return tool;
   if (methods->empty()) return InvalidField(path + ".methods", "must list at least one method");

@@ -57,6 +57,10 @@ struct HeaderValue {
   std::string secret;  // when set, the value is this tool secret's (PUT .../secrets/{name})
 };
 
+// Whether a person approves a tool's calls before they run (docs/daemon.md "Tool approvals"):
+// never, always, or only calls that may change something (domain/agent/approval_rules).
+enum class Approval { kNever, kAlways, kWrites };
+
 struct HttpTool {
   std::string name;
   std::string description;
@@ -65,6 +69,7 @@ struct HttpTool {
   std::string method = "POST";
   std::map<std::string, HeaderValue> headers;
   int timeout_seconds = 30;
+  Approval approval = Approval::kNever;
 };
 
 // The tools of an MCP server (Streamable HTTP), offered to the model as "<name>__<tool>".
@@ -74,6 +79,7 @@ struct McpServerTool {
   std::map<std::string, HeaderValue> headers;
   std::optional<std::vector<std::string>> allowed_tools;  // absent: every tool the server lists
   int timeout_seconds = 30;                               // per call, within the turn's deadline
+  Approval approval = Approval::kNever;                   // for each of its tools
 
   bool Allows(std::string_view tool) const;
 };
@@ -101,6 +107,7 @@ struct SafetyPolicy {
 // into deleting things; SPEC §7).
 struct CrmMetadataTool {
   std::vector<std::string> methods{"GET"};  // a subset of GET, POST, PATCH, PUT, DELETE
+  Approval approval = Approval::kNever;
 
   bool Allows(std::string_view method) const;
 };

@@ -246,3 +246,27 @@ TEST(AgentConfig, FallbackErrorsNameTheEntry) {
 }
 
 }  // namespace agentgate
+
+namespace agentgate {
+
+TEST(AgentConfig, EachToolMaySayWhetherItsCallsWaitForApproval) {
+  auto c = Parse(R"({"name": "a", "instructions": "x", "model": {"provider": "p", "name": "m"},
+    "tools": [{"type": "http", "name": "refund", "description": "Refund", "url": "https://x/r",
+               "method": "POST", "approval": "writes"},
+              {"type": "http", "name": "look", "description": "Look", "url": "https://x/l"},
+              {"type": "mcp", "name": "files", "url": "https://x/mcp", "approval": "always"},
+              {"type": "crm_metadata", "methods": ["GET", "PATCH"], "approval": "writes"}]})");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->http_tools[0].approval, Approval::kWrites);
+  EXPECT_EQ(c->http_tools[1].approval, Approval::kNever);  // the default changes nothing
+  EXPECT_EQ(c->mcp_servers[0].approval, Approval::kAlways);
+  EXPECT_EQ(c->crm_metadata_tool->approval, Approval::kWrites);
+  ExpectFieldError(R"({"name": "a", "instructions": "x", "model": {"provider": "p", "name": "m"},
+    "tools": [{"type": "crm_metadata", "approval": "sometimes"}]})",
+                   "config.tools[0].approval");
+  ExpectFieldError(R"({"name": "a", "instructions": "x", "model": {"provider": "p", "name": "m"},
+    "tools": [{"type": "http", "name": "r", "description": "R", "url": "https://x", "approval": true}]})",
+                   "config.tools[0].approval");
+}
+
+}  // namespace agentgate

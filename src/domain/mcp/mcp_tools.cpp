@@ -150,6 +150,15 @@ Result<ToolPage> ParseToolList(const json::value& result) {
       continue;
     }
     parsed.header_params = std::move(scan.params);
+    if (const auto* notes = tool.if_contains("annotations");
+        notes != nullptr && notes->is_object()) {
+      const auto hint = [&](const char* key) {
+        const auto* v = notes->get_object().if_contains(key);
+        return v != nullptr && v->is_bool() && v->get_bool();
+      };
+      parsed.read_only_hint = hint("readOnlyHint");
+      parsed.destructive_hint = hint("destructiveHint");
+    }
     page.tools.push_back(std::move(parsed));
   }
   if (const auto* c = o.if_contains("nextCursor"); c != nullptr && c->is_string())

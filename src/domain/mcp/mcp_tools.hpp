@@ -28,6 +28,9 @@ struct McpTool {
   std::string description;
   boost::json::value input_schema;
   std::vector<HeaderParam> header_params;
+  // Its annotations' hints (MCP tools/list), read by the approval rules; absent means false.
+  bool read_only_hint = false;
+  bool destructive_hint = false;
 };
 
 struct ToolPage {

@@ -1,0 +1,42 @@
+#include "domain/agent/approval_rules.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate::approval {
+namespace {
+
+TEST(ApprovalRules, NeverAndAlwaysHoldWhateverTheCall) {
+  for (const char* method : {"GET", "POST", "DELETE"}) {
+    EXPECT_FALSE(HttpCallNeedsApproval(Approval::kNever, method));
+    EXPECT_TRUE(HttpCallNeedsApproval(Approval::kAlways, method));
+    EXPECT_FALSE(CrmCallNeedsApproval(Approval::kNever, std::string_view(method)));
+    EXPECT_TRUE(CrmCallNeedsApproval(Approval::kAlways, std::string_view(method)));
+  }
+  EXPECT_FALSE(McpCallNeedsApproval(Approval::kNever, McpHints{false, true}));
+  EXPECT_TRUE(McpCallNeedsApproval(Approval::kAlways, McpHints{true, false}));
+}
+
+TEST(ApprovalRules, WritesAreHttpMethodsButGetAndHead) {
+  EXPECT_FALSE(HttpCallNeedsApproval(Approval::kWrites, "GET"));
+  EXPECT_FALSE(HttpCallNeedsApproval(Approval::kWrites, "HEAD"));
+  for (const char* method : {"POST", "PUT", "PATCH", "DELETE"})
+    EXPECT_TRUE(HttpCallNeedsApproval(Approval::kWrites, method)) << method;
+}
+
+TEST(ApprovalRules, CrmWritesAreEveryMethodButGetAndAMalformedCallNeedsNone) {
+  EXPECT_FALSE(CrmCallNeedsApproval(Approval::kWrites, std::string_view("GET")));
+  EXPECT_TRUE(CrmCallNeedsApproval(Approval::kWrites, std::string_view("PATCH")));
+  EXPECT_TRUE(CrmCallNeedsApproval(Approval::kWrites, std::string_view("DELETE")));
+  EXPECT_FALSE(CrmCallNeedsApproval(Approval::kWrites, std::nullopt));
+  EXPECT_TRUE(CrmCallNeedsApproval(Approval::kAlways, std::nullopt));
+}
+
+TEST(ApprovalRules, AnMcpToolIsAWriteUnlessItsServerSaysReadOnlyAndNotDestructive) {
+  EXPECT_TRUE(McpCallNeedsApproval(Approval::kWrites, McpHints{}));  // no hints: assume the worst
+  EXPECT_FALSE(McpCallNeedsApproval(Approval::kWrites, McpHints{true, false}));
+  EXPECT_TRUE(McpCallNeedsApproval(Approval::kWrites, McpHints{true, true}));
+  EXPECT_TRUE(McpCallNeedsApproval(Approval::kWrites, McpHints{false, false}));
+}
+
+}  // namespace
+}  // namespace agentgate::approval
