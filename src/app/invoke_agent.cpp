@@ -114,7 +114,7 @@ Span InvokeAgent::StartTurnSpan(const InvokeCommand& command) const {
 // The agent's model and its fallbacks, each with its provider's pool and its price (the admin API
 // and the start-up check refuse a chain naming an unknown provider or an unpriced model).
 Result<ModelChain> InvokeAgent::ChainOf(const ModelSettings& model) const {
-  std::vector<ChainEntry> entries;
+  ModelChain::Entries entries;
   auto add = [&](const std::string& provider, const std::string& name) -> Result<void> {
     ProviderPool* pool = d_.providers.Find(provider);
     if (pool == nullptr)

@@ -72,6 +72,8 @@ class MeteredModel {
   ModelChain& chain() { return chain_; }
   // Each model's calls, tokens and cost so far (usage.models), in the order first called.
   const std::vector<ModelUsage>& UsageByModel() const { return by_model_; }
+  // The same, moved out once the turn's last call is made (its settle).
+  std::vector<ModelUsage> TakeUsageByModel() { return std::move(by_model_); }
   bool AnyAnswered() const {
     for (const auto& m : by_model_)
       if (m.calls > 0) return true;

@@ -8,7 +8,7 @@ void ModelChain::StartStep() {
   key_.reset();
   tried_ = 0;
   failures_here_ = 0;
-  if (entries_[at_].pool->HasUsable(0)) return;
+  if (at_ + 1 == entries_.size() || entries_[at_].pool->HasUsable(0)) return;
   for (std::size_t next = at_ + 1; next < entries_.size(); ++next) {
     if (entries_[next].pool->HasUsable(0)) {
       MoveTo(next);

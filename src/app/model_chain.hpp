@@ -10,9 +10,10 @@
 #include "observability/metrics.hpp"
 #include "runtime/provider_pool.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <chrono>
 #include <string>
-#include <vector>
 
 namespace agentgate {
 
@@ -25,8 +26,10 @@ struct ChainEntry {
 
 class ModelChain {
  public:
-  ModelChain(std::vector<ChainEntry> entries, Metrics* metrics)
-      : entries_(std::move(entries)), metrics_(metrics) {}
+  // A model and its fallback or two live inside the chain (a turn's chain allocates nothing).
+  using Entries = boost::container::small_vector<ChainEntry, 2>;
+
+  ModelChain(Entries entries, Metrics* metrics) : entries_(std::move(entries)), metrics_(metrics) {}
 
   // A new model step: the keys tried are forgotten, and an entry whose keys are all cooling down
   // or open is passed over when a later one has a usable key.
@@ -44,7 +47,7 @@ class ModelChain {
  private:
   void MoveTo(std::size_t entry);
 
-  std::vector<ChainEntry> entries_;
+  Entries entries_;
   Metrics* metrics_;
   std::size_t at_ = 0;  // the entry the turn is on
   std::optional<std::size_t> key_;

@@ -77,7 +77,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   InvokeResult& result = run.result;
   result.stop_reason = outcome.stop_reason;
   result.model_calls = run.turn->model_calls() + (run.SummaryCalled() ? 1 : 0);
-  result.models = run.metered.UsageByModel();
+  result.models = run.metered.TakeUsageByModel();
   result.response = RenderResponse(outcome);
   result.blocked = run.agent.safety.Blocks(result.response);
   // The withheld text is never stored, logged or answered.
