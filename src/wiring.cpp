@@ -22,6 +22,7 @@
 #include "runtime/spend_ledger.hpp"
 #include "sealed_settings.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -272,7 +273,8 @@ struct UseCases {
         idempotency(rt.runner, rt.lease, rt.clock, rt.metrics, timing.hard_cap),
         invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
                           tools, mcp_tools, idempotency, rt.lease, up.providers,
-                          settings.config.prices, rt.clock, rt.metrics, timing, &tracing.tracer}),
+                          settings.config.prices, rt.clock, rt.metrics, timing, &tracing.tracer,
+                          std::chrono::seconds(settings.config.runs.approval_timeout_seconds)}),
         console(rt.clock, ConsoleSessions::Limits{}),
         run_hub(static_cast<std::size_t>(settings.config.runs.max_events)),
         run_worker(RunWorkerDeps{invoke, idempotency, rt.tenants, rt.runner, rt.committer, rt.lease,
@@ -380,6 +382,23 @@ asio::awaitable<void> Drain(http::Server& server, RunWorker& runs, std::chrono::
   for (auto* loop : loops) loop->stop();
 }
 
+// Paused runs nobody decided in time end, within a second of their expiry (docs/daemon.md).
+asio::awaitable<void> ExpirePausedRuns(Runs& runs, std::chrono::milliseconds every) {
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  for (;;) {
+    timer.expires_after(every);
+    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (ec) co_return;
+    auto expired = co_await runs.ExpirePaused();
+    if (!expired) {
+      log::Warn("paused_runs_expiry_failed",
+                {{"error", std::string_view(expired.error().message)}});
+    } else if (*expired > 0) {
+      log::Info("paused_runs_expired", {{"runs", *expired}});
+    }
+  }
+}
+
 // Phase 9. The background work every server does: its liveness lease, running queued runs,
 // retention, returning unused spend leases, recording gateway calls for the overview.
 void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& rt, UseCases& app) {
@@ -396,6 +415,7 @@ void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& 
                  asio::detached);
   asio::co_spawn(loop, RunSpendLeaseReturns(rt.spend, std::chrono::milliseconds(100)),
                  asio::detached);
+  asio::co_spawn(loop, ExpirePausedRuns(app.runs, std::chrono::seconds(1)), asio::detached);
   asio::co_spawn(loop,
                  RecordGatewayCalls(rt.runner, rt.gateway_calls, rt.clock, std::chrono::seconds(5)),
                  asio::detached);

@@ -12,7 +12,11 @@ boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> AgentCatalog:
     co_return Error(ErrorCode::kAgentNotFound,
                     "agent '" + agent_id + "' is not deployed in environment '" + env + "'");
   }
-  const int version = **deployed;
+  co_return co_await Version(org_id, agent_id, **deployed);
+}
+
+boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> AgentCatalog::Version(
+    const std::string& org_id, const std::string& agent_id, int version) {
   {
     const std::string key = org_id + "\n" + agent_id + "\n" + std::to_string(version);
     std::lock_guard lock(mutex_);

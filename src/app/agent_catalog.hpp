@@ -35,6 +35,11 @@ class AgentCatalog {
   boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Deployed(
       const std::string& org_id, const std::string& agent_id, const std::string& env);
 
+  // One version of the agent, deployed or not (a paused run goes on with the version it began
+  // with).
+  boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Version(
+      const std::string& org_id, const std::string& agent_id, int version);
+
   struct ChatAgent {
     std::string agent_id;
     std::shared_ptr<const LoadedAgent> agent;

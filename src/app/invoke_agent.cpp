@@ -41,6 +41,14 @@ asio::awaitable<Result<AdmittedAgent>> InvokeAgent::Admit(const Caller& caller,
   co_return AdmittedAgent(std::move(agent));
 }
 
+asio::awaitable<Result<AdmittedAgent>> InvokeAgent::AdmitVersion(const Caller& caller,
+                                                                 const std::string& agent_id,
+                                                                 int version) {
+  AG_CO_TRY(auto agent, co_await d_.catalog.Version(caller.org_id, agent_id, version));
+  AG_CO_TRYV(co_await Authorize(d_.tenants, caller, agent_id, "chat"));
+  co_return AdmittedAgent(std::move(agent));
+}
+
 asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(const InvokeCommand& command) {
   const auto started = d_.clock.SteadyNow();
   const TurnDeadlines deadlines{started + d_.timing.answer_early, started + d_.timing.hard_cap};
@@ -142,7 +150,11 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const InvokeCommand& 
   // Prepare the prompt, run the model and tools until the turn finishes, then settle what it
   // answers and commit it (Commit settles first: the record is built in Commit's frame, which
   // exists only once the model is done).
-  AG_CO_TRYV(co_await Prepare(run, place.instance_instructions));
+  if (command.resume != nullptr) {
+    AG_CO_TRYV(co_await Restore(run));
+  } else {
+    AG_CO_TRYV(co_await Prepare(run, place.instance_instructions));
+  }
   AG_CO_TRYV(co_await RunModelAndTools(run));
   co_return co_await Commit(run, commit_outcome);
 }

@@ -12,6 +12,7 @@
 #include "app/turn_observer.hpp"
 #include "config/config.hpp"
 #include "domain/agent/invoke_request.hpp"
+#include "domain/runs/paused_turn.hpp"
 #include "observability/metrics.hpp"
 #include "ports/clock.hpp"
 #include "ports/model_client.hpp"
@@ -44,6 +45,10 @@ struct InvokeResult {
   int model_calls = 0;
   std::vector<ModelUsage> models;  // usage.models: each model's share
   std::string turn_id;             // GET /admin/v1/orgs/{org}/turns/{id} shows its transcript
+  // Paused for approval (terminated_reason approval_required): the run a person decides, and the
+  // calls that wait for the decision.
+  std::string run_id = {};
+  std::vector<ToolCall> pending_actions = {};
 };
 
 // The way in's own 200 body for a result: what a commit stores for its Idempotency-Key to replay.
@@ -103,6 +108,10 @@ struct InvokeCommand {
   bool call_counted = false;
   std::optional<SpanContext> trace{};  // the span the turn's spans go under (a copy: a streamed
                                        // turn may outlive its request)
+  // A turn that goes on from a pause (docs/daemon.md, Tool approvals): where it paused and what a
+  // person decided of its waiting calls.
+  const PausedTurn* resume = nullptr;
+  const std::vector<ApprovalDecision>* decisions = nullptr;
 };
 
 // The key under which a queued run's request keeps the traceparent of the request that queued it.
@@ -142,6 +151,8 @@ struct InvokeDeps {
   Metrics& metrics;
   TurnTiming timing;
   const Tracer* tracer = nullptr;  // none: tracing off
+  // How long a run paused for approval waits for a decision ([runs] approval_timeout_seconds).
+  std::chrono::milliseconds approval_timeout{86400000};
 };
 
 class ModelChain;
@@ -157,6 +168,11 @@ class InvokeAgent {
   // coroutine's frame, alive for the turn's whole life, keeps no answer of its own.
   boost::asio::awaitable<void> Call(const InvokeCall& call, InvokeAnswer& answer);
 
+  // A paused run's caller again, with the agent version its run began with, when it goes on: the
+  // caller must still have its chat grant.
+  boost::asio::awaitable<Result<AdmittedAgent>> AdmitVersion(const Caller& caller,
+                                                             const std::string& agent_id,
+                                                             int version);
   // 404 unless the agent is deployed in the caller's environment, 403 without a chat grant: the
   // same check for a fresh turn and for an idempotent replay (SPEC §5).
   boost::asio::awaitable<Result<AdmittedAgent>> Admit(const Caller& caller,
@@ -192,6 +208,9 @@ class InvokeAgent {
   Span StartTurnSpan(const InvokeCommand& command) const;
   Result<ModelChain> ChainOf(const ModelSettings& model) const;
   boost::asio::awaitable<Result<void>> Prepare(TurnRun& run, std::string& instance_instructions);
+  // A turn going on from a pause: the paused step's decided calls run (or are denied), and its
+  // first step is the model call after them (turn_resume.cpp).
+  boost::asio::awaitable<Result<void>> Restore(TurnRun& run);
   // Leaves how the turn finished in run.outcome.
   boost::asio::awaitable<Result<void>> RunModelAndTools(TurnRun& run);
   // What the turn answers (stop reason, safety, usage) and the record it stores.

@@ -1,5 +1,7 @@
 #include "app/invoke_body.hpp"
 
+#include "domain/runs/paused_turn.hpp"
+
 namespace agentgate {
 
 namespace json = boost::json;
@@ -28,6 +30,14 @@ json::object InvokeBody(const InvokeResult& result) {
                               {"cost_usd", result.cost_usd},
                               {"model_calls", result.model_calls},
                               {"models", std::move(models)}};
+  if (!result.run_id.empty()) {
+    // Paused for approval: the run to decide, and what waits (docs/daemon.md, Tool approvals).
+    out["run_id"] = result.run_id;
+    PausedTurn pending;
+    pending.to_run = result.pending_actions;
+    for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
+    out["pending_actions"] = PendingActionsJson(pending);
+  }
   return out;
 }
 

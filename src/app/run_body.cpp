@@ -1,6 +1,7 @@
 #include "app/run_body.hpp"
 
 #include "domain/governance/governance.hpp"
+#include "domain/runs/paused_turn.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -35,15 +36,22 @@ json::object QueuedRunBody(const RunRecord& run) {
 }
 
 json::object RunBody(const RunRecord& run) {
-  return json::object{{"run_id", run.id},
-                      {"agent_id", run.agent_id},
-                      {"status", RunStatusName(run.status)},
-                      {"conversation_id", OrNull(run.conversation_id)},
-                      {"result", StoredJson(run.result_json)},
-                      {"error", StoredJson(run.error_json)},
-                      {"created_at", TimeOrNull(run.created_at_ms)},
-                      {"started_at", TimeOrNull(run.started_at_ms)},
-                      {"ended_at", TimeOrNull(run.ended_at_ms)}};
+  json::object out{{"run_id", run.id},
+                   {"agent_id", run.agent_id},
+                   {"status", RunStatusName(run.status)},
+                   {"conversation_id", OrNull(run.conversation_id)},
+                   {"result", StoredJson(run.result_json)},
+                   {"error", StoredJson(run.error_json)},
+                   {"created_at", TimeOrNull(run.created_at_ms)},
+                   {"started_at", TimeOrNull(run.started_at_ms)},
+                   {"ended_at", TimeOrNull(run.ended_at_ms)}};
+  if (run.status == RunStatus::kRequiresAction) {
+    // What waits for a decision, and until when (docs/daemon.md, Tool approvals).
+    if (auto paused = ParsePausedTurn(run.paused_json))
+      out["pending_actions"] = PendingActionsJson(*paused);
+    out["expires_at"] = TimeOrNull(run.expires_at_ms);
+  }
+  return out;
 }
 
 }  // namespace agentgate

@@ -13,12 +13,14 @@ namespace asio = boost::asio;
 constexpr std::chrono::milliseconds kWriteBehind{100};
 
 RunRecorder::RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel,
-                         std::string run_id, std::size_t max_events, asio::any_io_executor executor)
+                         std::string run_id, std::size_t max_events, asio::any_io_executor executor,
+                         std::int64_t after_seq)
     : writer_(writer),
       channel_(std::move(channel)),
       run_id_(std::move(run_id)),
       max_events_(max_events),
       executor_(std::move(executor)),
+      last_seq_(after_seq),
       gathering_(executor_),
       written_(executor_) {}
 
@@ -56,18 +58,29 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
 }
 
 asio::awaitable<Result<bool>> RunRecorder::Finish(const RunRecord& ended, RunEvent terminal) {
+  co_return co_await End(RunWrite::Kind::kFinish, ended, std::move(terminal));
+}
+
+asio::awaitable<Result<bool>> RunRecorder::Pause(RunEvent paused) {
+  RunRecord run;
+  run.id = run_id_;
+  co_return co_await End(RunWrite::Kind::kAppend, run, std::move(paused));
+}
+
+asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, const RunRecord& run,
+                                               RunEvent last) {
   finishing_ = true;
   gathering_.cancel();
   while (writing_) {
     written_.expires_at(asio::steady_timer::time_point::max());
     co_await written_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
-  terminal.seq = ++last_seq_;
-  channel_->Add(terminal);
-  unwritten_.push_back(std::move(terminal));
-  const RunWrite finish{RunWrite::Kind::kFinish, ended, std::move(unwritten_), 0, std::nullopt};
+  last.seq = ++last_seq_;
+  channel_->Add(last);
+  unwritten_.push_back(std::move(last));
+  const RunWrite write{kind, run, std::move(unwritten_), 0, std::nullopt};
   unwritten_.clear();
-  co_return co_await writer_.Write(finish);
+  co_return co_await writer_.Write(write);
 }
 
 }  // namespace agentgate

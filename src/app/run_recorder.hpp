@@ -23,9 +23,11 @@ namespace agentgate {
 
 class RunRecorder final : public TurnObserver {
  public:
-  // Lives on `executor`, the run's event loop: every call is made there.
+  // Lives on `executor`, the run's event loop: every call is made there. `after_seq`: the run's
+  // last event so far (a run going on from a pause numbers its events after it).
   RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel, std::string run_id,
-              std::size_t max_events, boost::asio::any_io_executor executor);
+              std::size_t max_events, boost::asio::any_io_executor executor,
+              std::int64_t after_seq = 0);
 
   void Report(RunEvent event) override;
   bool FollowsText() const override { return true; }  // a run's followers watch its reply form
@@ -33,11 +35,17 @@ class RunRecorder final : public TurnObserver {
   // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
   // done: false when the run was no longer running (its server's lease had lapsed).
   boost::asio::awaitable<Result<bool>> Finish(const RunRecord& ended, RunEvent terminal);
+  // The run paused for approval (its turn's commit wrote it so): `paused` is its last event for
+  // now, written with what is left.
+  boost::asio::awaitable<Result<bool>> Pause(RunEvent paused);
 
   std::int64_t last_seq() const { return last_seq_; }
 
  private:
   boost::asio::awaitable<void> WriteBehind();
+  // Waits for the write in flight, then writes what is left with `last` as `kind` says.
+  boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, const RunRecord& run,
+                                           RunEvent last);
 
   TurnCommitter& writer_;
   const std::shared_ptr<RunChannel> channel_;

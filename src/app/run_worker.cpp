@@ -137,20 +137,33 @@ void RunWorker::Launch(RunRecord run, std::optional<ClaimedKey> key, bool backgr
   // Open before the run starts, so its follower finds its events here from the first.
   auto channel = d_.hub.Open(run.id);
   d_.metrics.Add("agentgate_runs_started_total", {});
-  asio::co_spawn(executor,
-                 RunOne(std::move(run), std::move(key), std::move(cancel), std::move(channel)),
-                 asio::detached);
+  asio::co_spawn(
+      executor,
+      RunOne(std::move(run), std::move(key), std::move(cancel), std::move(channel), nullptr),
+      asio::detached);
 }
 
-asio::awaitable<void> RunWorker::RunOne(RunRecord run, std::optional<ClaimedKey> key,
-                                        std::shared_ptr<TurnCancel> cancel,
-                                        std::shared_ptr<RunChannel> channel) {
+asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
+  auto cancel = std::make_shared<TurnCancel>(co_await asio::this_coro::executor);
+  {
+    std::lock_guard lock(mutex_);
+    running_.emplace(run.id, Started{cancel, false});
+  }
+  auto channel = d_.hub.Open(run.id);
+  auto resumed = std::make_shared<const Resumption>(std::move(resumption));
+  co_return co_await RunOne(std::move(run), std::nullopt, std::move(cancel), std::move(channel),
+                            std::move(resumed));
+}
+
+asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(
+    RunRecord run, std::optional<ClaimedKey> key, std::shared_ptr<TurnCancel> cancel,
+    std::shared_ptr<RunChannel> channel, std::shared_ptr<const Resumption> resumption) {
   RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events,
-                       co_await asio::this_coro::executor);
-  recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
+                       co_await asio::this_coro::executor, resumption ? resumption->after_seq : 0);
+  if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {
-    result = co_await Execute(run, key, cancel, recorder);
+    result = co_await Execute(run, key, cancel, recorder, resumption.get());
   } catch (const std::exception& e) {
     // The run still ends, and says so, rather than staying running.
     log::Error("run_failed",
@@ -158,6 +171,18 @@ asio::awaitable<void> RunWorker::RunOne(RunRecord run, std::optional<ClaimedKey>
     result = Error(ErrorCode::kInternal, "internal error (run " + run.id + ")");
   }
 
+  if (result && result->stop_reason == StopReason::kApprovalRequired) {
+    // Its turn's commit left it requires_action: its followers are told, and it waits.
+    const auto told =
+        co_await recorder.Pause(run_events::RequiresAction(json_text::Write(InvokeBody(*result))));
+    if (!told) {
+      log::Warn("run_pause_not_told", {{"run_id", std::string_view(run.id)},
+                                       {"error", std::string_view(told.error().message)}});
+    }
+    d_.metrics.Add("agentgate_runs_paused_total", {});
+    Ended(run.id);
+    co_return result;
+  }
   RunRecord ended = run;
   ended.ended_at_ms = d_.clock.NowMs();
   RunEvent terminal;
@@ -179,14 +204,19 @@ asio::awaitable<void> RunWorker::RunOne(RunRecord run, std::optional<ClaimedKey>
         {{"run_id", std::string_view(run.id)},
          {"error", std::string_view(finished ? "no longer running" : finished.error().message)}});
   }
-  d_.hub.Close(run.id);
   d_.metrics.Add("agentgate_runs_ended_total",
                  {{"status", std::string(RunStatusName(ended.status))}});
+  Ended(run.id);
+  co_return result;
+}
+
+void RunWorker::Ended(const std::string& run_id) {
+  d_.hub.Close(run_id);
   {
     std::lock_guard lock(mutex_);
-    auto it = running_.find(run.id);
+    auto it = running_.find(run_id);
     if (it != running_.end() && it->second.background) --background_running_;
-    running_.erase(run.id);
+    running_.erase(run_id);
   }
   Wake();  // room for the next queued run
 }
@@ -194,10 +224,35 @@ asio::awaitable<void> RunWorker::RunOne(RunRecord run, std::optional<ClaimedKey>
 asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
                                                          const std::optional<ClaimedKey>& key,
                                                          std::shared_ptr<TurnCancel> cancel,
-                                                         TurnObserver& observer) {
+                                                         TurnObserver& observer,
+                                                         const Resumption* resumption) {
+  if (resumption != nullptr)
+    co_return co_await ResumeTurn(run, *resumption, std::move(cancel), observer);
   auto result = co_await ExecuteTurn(run, key, std::move(cancel), observer);
   if (key && !result) co_await d_.idempotency.Release(*key);
   co_return result;
+}
+
+asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run,
+                                                            const Resumption& resumption,
+                                                            std::shared_ptr<TurnCancel> cancel,
+                                                            TurnObserver& observer) {
+  auto request = ParseInvokeRequest(resumption.paused.invoke);
+  if (!request) co_return Error(ErrorCode::kInternal, "the paused run's request could not be read");
+  // It goes on as the caller that started it, with the agent version it began with.
+  const Caller caller{run.org_id, run.env, run.token_id};
+  AG_CO_TRY(const auto token, co_await d_.tenants.Token(run.token_id));
+  if (!token || token->revoked)
+    co_return Error(ErrorCode::kUnauthenticated, "the token that started the run was revoked");
+  AG_CO_TRY(auto admitted,
+            co_await d_.invoke.AdmitVersion(caller, run.agent_id, resumption.paused.agent_version));
+  InvokeCommand command{caller,   run.agent_id, std::move(admitted),
+                        *request, std::nullopt, std::move(cancel),
+                        &observer};
+  command.call_counted = true;  // the call that started the run was counted then
+  command.resume = &resumption.paused;
+  command.decisions = &resumption.decisions;
+  co_return co_await d_.invoke.Invoke(command);
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& run,

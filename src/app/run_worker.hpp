@@ -37,6 +37,14 @@ struct RunWorkerDeps {
   std::size_t max_events = 2000;
 };
 
+// A paused run a person decided (docs/daemon.md, Tool approvals): where it paused, the decisions,
+// and its last event so far.
+struct Resumption {
+  PausedTurn paused;
+  std::vector<ApprovalDecision> decisions;
+  std::int64_t after_seq = 0;
+};
+
 class RunWorker {
  public:
   explicit RunWorker(RunWorkerDeps deps);
@@ -52,6 +60,9 @@ class RunWorker {
   // on `executor`, its follower's, so that its events reach the follower without a thread hop.
   void StartStreamed(RunRecord run, std::optional<ClaimedKey> key,
                      const boost::asio::any_io_executor& executor);
+  // A paused run claimed on this server (now running) goes on where it paused, on the caller's
+  // event loop, as a run its followers see: its result, once it completed, failed or paused again.
+  boost::asio::awaitable<Result<InvokeResult>> Continue(RunRecord run, Resumption resumption);
   // Any thread. Cancels the run if it runs here; false when it does not.
   bool CancelHere(const std::string& run_id);
   // Any thread. Claims no more runs; those running finish.
@@ -70,17 +81,27 @@ class RunWorker {
   boost::asio::awaitable<void> ClaimOnce();
   void Launch(RunRecord run, std::optional<ClaimedKey> key, bool background,
               const boost::asio::any_io_executor& executor);
-  boost::asio::awaitable<void> RunOne(RunRecord run, std::optional<ClaimedKey> key,
-                                      std::shared_ptr<TurnCancel> cancel,
-                                      std::shared_ptr<RunChannel> channel);
+  // Runs the run to its end or its pause; its result. A resumed run goes on from `resumption`.
+  boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, std::optional<ClaimedKey> key,
+                                                      std::shared_ptr<TurnCancel> cancel,
+                                                      std::shared_ptr<RunChannel> channel,
+                                                      std::shared_ptr<const Resumption> resumption);
   boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run,
                                                        const std::optional<ClaimedKey>& key,
                                                        std::shared_ptr<TurnCancel> cancel,
-                                                       TurnObserver& observer);
+                                                       TurnObserver& observer,
+                                                       const Resumption* resumption);
+  boost::asio::awaitable<Result<InvokeResult>> ResumeTurn(const RunRecord& run,
+                                                          const Resumption& resumption,
+                                                          std::shared_ptr<TurnCancel> cancel,
+                                                          TurnObserver& observer);
   boost::asio::awaitable<Result<InvokeResult>> ExecuteTurn(const RunRecord& run,
                                                            const std::optional<ClaimedKey>& key,
                                                            std::shared_ptr<TurnCancel> cancel,
                                                            TurnObserver& observer);
+
+  // The run ended or paused: it no longer runs here.
+  void Ended(const std::string& run_id);
 
   RunWorkerDeps d_;
   std::unique_ptr<Loop> loop_;

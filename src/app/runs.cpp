@@ -145,8 +145,10 @@ asio::awaitable<Result<RunRecord>> Runs::CancelFound(RunRecord run) {
                                               "; only a queued or running run can be canceled");
   }
   const std::int64_t now = clock_.NowMs();
-  const RunEvent canceled =
-      run_events::Failed(Error(ErrorCode::kCanceled, "the run was canceled before it started"));
+  const RunEvent canceled = run_events::Failed(
+      Error(ErrorCode::kCanceled, run.status == RunStatus::kRequiresAction
+                                      ? "the run was canceled while it waited for approval"
+                                      : "the run was canceled before it started"));
   AG_CO_TRY(auto marked,
             co_await store_.Run([&](Store& s) { return s.CancelRun(run_id, now, canceled); }));
   if (!marked) co_return RunNotFound(run_id);  // purged meanwhile

@@ -77,6 +77,17 @@ class Runs {
   boost::asio::awaitable<Result<RunRecord>> CancelAsOperator(const std::string& org_id,
                                                              const std::string& env,
                                                              const std::string& run_id);
+  // A person's decisions on a paused run's calls (docs/daemon.md, Tool approvals): 404
+  // run_not_found as Get, 403 without `approve` on its agent, 409 run_not_paused for a run not
+  // waiting (or decided by another meanwhile), 410 approval_expired past its expiry, 400 naming
+  // the field for a decision that is not one per pending call. The run then goes on here: awaited
+  // for its result, or in the background (the run as it stands, running).
+  using DecideAnswer = std::variant<InvokeResult, RunRecord>;
+  boost::asio::awaitable<Result<DecideAnswer>> Decide(const Caller& caller,
+                                                      const std::string& run_id,
+                                                      ApprovalRequest request);
+  // Ends paused runs nobody decided in time (maintenance): how many.
+  boost::asio::awaitable<Result<std::int64_t>> ExpirePaused();
   // A streamed run whose caller hung up asking for it ("on_disconnect": "cancel"): it runs here.
   void CancelStreamed(const std::string& run_id) { worker_.CancelHere(run_id); }
   // The events after the cursor's, waiting up to `wait` for some (an empty batch then); the

@@ -37,17 +37,45 @@ std::string JoinedMethods(const CrmMetadataTool& tool) {
   return out;
 }
 
-// Until a run can pause for a person's decision (issue 39), a call that needs one is not made: the
-// model is told so, and nothing an operator marked for approval ever runs unapproved.
+// A turn pauses before a call that needs approval: one that reaches here unapproved is refused.
 constexpr const char* kNeedsApproval =
-    "error: this call needs a person's approval before it runs, and this server cannot pause a "
-    "turn for one yet; tell the user it was not done";
+    "error: this call needs a person's approval before it runs, and it was not approved";
 
 }  // namespace
 
+bool ToolRunner::NeedsApproval(const ToolCall& call, const ToolContext& context) const {
+  const auto& config = context.agent.config;
+  if (call.name == "crm_metadata" && config.crm_metadata_tool) {
+    if (config.crm_metadata_tool->approval == Approval::kNever) return false;
+    const auto args = ArgumentsOf(call.arguments_json);
+    const auto gateway_call = args ? NormalizeGatewayRequest(*args)
+                                   : Result<GatewayCall>(InvalidField("arguments", "not JSON"));
+    std::optional<std::string_view> method;
+    if (gateway_call) method = gateway_call->method;
+    return approval::CrmCallNeedsApproval(config.crm_metadata_tool->approval, method);
+  }
+  if (context.mcp_tools != nullptr) {
+    if (auto it = context.mcp_tools->by_model_name.find(call.name);
+        it != context.mcp_tools->by_model_name.end()) {
+      const McpToolTarget& target = it->second;
+      return approval::McpCallNeedsApproval(
+          target.approval,
+          approval::McpHints{target.tool.read_only_hint, target.tool.destructive_hint});
+    }
+  }
+  for (const auto& tool : config.http_tools) {
+    if (tool.name == call.name) return approval::HttpCallNeedsApproval(tool.approval, tool.method);
+  }
+  return false;  // search_resources, remember, actions: no effect outside agentgate
+}
+
 asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolContext& context,
-                                            const SpanContext* trace) {
+                                            const SpanContext* trace, bool approved) {
   ToolResult result{call.id, call.name, ""};
+  if (!approved && NeedsApproval(call, context)) {
+    result.content = kNeedsApproval;
+    co_return result;
+  }
   const auto args = ArgumentsOf(call.arguments_json);
   const auto& config = context.agent.config;
   if (call.name == "search_resources" && !config.resources.empty()) {
@@ -74,9 +102,6 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
       result.content =
           "error: this agent may not use " + gateway_call->method +
           " with crm_metadata; allowed methods: " + JoinedMethods(*config.crm_metadata_tool);
-    } else if (approval::CrmCallNeedsApproval(config.crm_metadata_tool->approval,
-                                              std::string_view(gateway_call->method))) {
-      result.content = kNeedsApproval;
     } else {
       auto envelope = co_await gateway_.Forward(
           context.memory_scope.org_id, context.memory_scope.env, std::move(*gateway_call), trace);
@@ -87,11 +112,6 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
     }
   } else if (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) {
     const auto& target = context.mcp_tools->by_model_name.at(call.name);
-    const approval::McpHints hints{target.tool.read_only_hint, target.tool.destructive_hint};
-    if (approval::McpCallNeedsApproval(target.approval, hints)) {
-      result.content = kNeedsApproval;
-      co_return result;
-    }
     result.content =
         co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars, trace);
   } else {
@@ -101,8 +121,6 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
       result.content = "error: there is no tool named '" + call.name + "'";
     } else if (!args) {
       result.content = "error: the arguments must be a JSON object";
-    } else if (approval::HttpCallNeedsApproval(tool->approval, tool->method)) {
-      result.content = kNeedsApproval;
     } else {
       result.content = co_await CallHttpTool(*tool, call.arguments_json, context, trace);
     }

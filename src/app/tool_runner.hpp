@@ -36,9 +36,15 @@ class ToolRunner {
         headers_(headers) {}
 
   // `trace`: the tool call's span when tracing is on (none when off): an http tool is sent its
-  // traceparent; an MCP server's and the CRM gateway's spans go under it.
+  // traceparent; an MCP server's and the CRM gateway's spans go under it. A call that needs a
+  // person's approval runs only when `approved` (the turn pauses for it first); unapproved, it is
+  // refused and never made.
   boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context,
-                                         const SpanContext* trace);
+                                         const SpanContext* trace, bool approved);
+
+  // Whether the call waits for a person's approval before it runs (docs/daemon.md, Tool
+  // approvals): its tool's `approval` says so, for this call.
+  bool NeedsApproval(const ToolCall& call, const ToolContext& context) const;
 
   static constexpr std::size_t kMaxToolResponseBytes = 64 * 1024;
   static constexpr std::size_t kMaxResultChars = 8000;

@@ -41,10 +41,12 @@ tracing::ContentRules ContentRulesOf(const TurnRun& run) {
                                run.agent.config.safety.placeholder};
 }
 
-// The tool calls of one model reply, run in order, each reported as it starts and finishes.
-asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
-                                                  const std::vector<ToolCall>& calls,
-                                                  const TurnRun& run, const Clock& clock) {
+}  // namespace
+
+asio::awaitable<std::vector<ToolResult>> RunToolCalls(ToolRunner& runner,
+                                                      const std::vector<ToolCall>& calls,
+                                                      const TurnRun& run, const Clock& clock,
+                                                      bool approved) {
   std::vector<ToolResult> results;
   for (const auto& call : calls) {
     run.Report([&] { return run_events::ToolStarted(call.id, call.name); });
@@ -57,7 +59,7 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
       span.Set("gen_ai.tool.call.id", call.id);
       span.Set("gen_ai.tool.type", std::string("function"));
     }
-    results.push_back(co_await runner.Run(call, run.tools, span.context_ptr()));
+    results.push_back(co_await runner.Run(call, run.tools, span.context_ptr(), approved));
     if (span.recording() && run.CapturesContent()) {
       span.Set("gen_ai.tool.call.arguments", call.arguments_json);
       span.Set("gen_ai.tool.call.result", results.back().content);
@@ -71,6 +73,8 @@ asio::awaitable<std::vector<ToolResult>> RunTools(ToolRunner& runner,
   }
   co_return results;
 }
+
+namespace {
 
 void CountUsage(TurnRun& run, const ModelReply& reply, double cost_usd) {
   run.result.usage.input_tokens += reply.usage.input_tokens;
@@ -131,7 +135,8 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
   Turn& turn = *run.turn;
   MeteredCall answer;        // each model call's outcome, in turn
   ModelCallOptions options;  // how each is made
-  auto step = turn.Start();
+  auto step = run.first_step ? std::move(*run.first_step) : turn.Start();
+  run.first_step.reset();
   while (!std::holds_alternative<Turn::Finish>(step)) {
     // Stopped (the cap, or the caller's cancel) while the last step ran: its tools and calls end
     // with errors rather than throwing, so no further step starts here.
@@ -142,7 +147,16 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       continue;
     }
     if (const auto* tools = std::get_if<Turn::RunTools>(&step)) {
-      step = turn.OnToolResults(co_await RunTools(d_.tools, tools->calls, run, d_.clock));
+      // A step any of whose calls needs a person's approval pauses before any of them runs.
+      for (const auto& call : tools->calls)
+        if (d_.tools.NeedsApproval(call, run.tools)) run.needs_approval.push_back(call.id);
+      if (!run.needs_approval.empty()) {
+        run.paused_calls = tools->calls;
+        step = turn.OnApprovalNeeded();
+        continue;
+      }
+      step =
+          turn.OnToolResults(co_await RunToolCalls(d_.tools, tools->calls, run, d_.clock, false));
       continue;
     }
     const ModelRequest& request = *std::get<Turn::CallModel>(step).request;

@@ -10,6 +10,7 @@
 #include "app/turn_place.hpp"
 #include "domain/agent/turn.hpp"
 #include "domain/governance/governance.hpp"
+#include "domain/runs/paused_turn.hpp"
 #include "domain/runs/reply_stream.hpp"
 
 #include <memory>
@@ -18,6 +19,13 @@
 #include <vector>
 
 namespace agentgate {
+
+// Runs `calls` in order, each reported as it starts and finishes (turn_loop.cpp); `approved`: a
+// person approved those that needed it.
+boost::asio::awaitable<std::vector<ToolResult>> RunToolCalls(ToolRunner& runner,
+                                                             const std::vector<ToolCall>& calls,
+                                                             const struct TurnRun& run,
+                                                             const Clock& clock, bool approved);
 
 struct TurnRun {
   TurnRun(InvokeDeps& d, const InvokeCommand& command_in, TurnPlace& place_in,
@@ -67,6 +75,14 @@ struct TurnRun {
   const ToolContext tools;                 // what the turn's tools run with
 
   int model_calls_started = 0;  // numbers the model.* events, retries included
+
+  // Tool approvals (docs/daemon.md): the step the turn paused at (its calls, and which of them
+  // wait for a decision), and, for a turn that goes on from a pause, where it was and its first
+  // step (the paused step's results given).
+  std::vector<ToolCall> paused_calls;
+  std::vector<std::string> needs_approval;
+  const PausedTurn* resumed = nullptr;
+  std::optional<Turn::Step> first_step;
   // A follower that shows the reply as it is written: what of it may be shown, and the sink the
   // model calls stream into. A plain turn has neither.
   std::optional<ReplyStream> reply_stream;

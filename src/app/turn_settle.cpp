@@ -8,6 +8,8 @@
 
 #include <boost/asio/this_coro.hpp>
 
+#include <algorithm>
+
 namespace agentgate {
 namespace {
 
@@ -71,12 +73,93 @@ void DescribeOnSpan(Span& span, const TurnRun& run) {
   }
 }
 
+// A turn that goes on from a pause answers for its whole run: the usage of the parts before it is
+// added to its own (its turn record keeps its own part, so spend is counted once).
+void AddEarlierParts(InvokeResult& result, const PausedTurn& earlier) {
+  result.usage.input_tokens += earlier.usage.input_tokens;
+  result.usage.output_tokens += earlier.usage.output_tokens;
+  result.usage.cached_input_tokens += earlier.usage.cached_input_tokens;
+  result.usage.cache_write_tokens += earlier.usage.cache_write_tokens;
+  result.cost_usd += earlier.cost_usd;
+  result.model_calls += earlier.model_calls;
+  std::vector<ModelUsage> models = earlier.models;
+  for (const auto& m : result.models) {
+    auto same = std::find_if(models.begin(), models.end(), [&](const ModelUsage& o) {
+      return o.provider == m.provider && o.model == m.model;
+    });
+    if (same == models.end()) {
+      models.push_back(m);
+      continue;
+    }
+    same->calls += m.calls;
+    same->failed_calls += m.failed_calls;
+    same->tokens.input_tokens += m.tokens.input_tokens;
+    same->tokens.output_tokens += m.tokens.output_tokens;
+    same->tokens.cached_input_tokens += m.tokens.cached_input_tokens;
+    same->tokens.cache_write_tokens += m.tokens.cache_write_tokens;
+    same->cost_usd += m.cost_usd;
+  }
+  result.models = std::move(models);
+}
+
+// A turn that paused for approval: the run a person decides, written with the turn's commit (a
+// new run for a plain call, else the run it is), and what the answer says of it.
+RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeout) {
+  InvokeResult& result = run.result;
+  PausedTurn paused;
+  paused.request = run.turn->request();
+  paused.progress = run.turn->Progress();
+  paused.to_run = run.paused_calls;
+  paused.needs_approval = run.needs_approval;
+  paused.recorded_system = run.recorded_system;
+  paused.history_sent = run.history_sent;
+  paused.usage = result.usage;
+  paused.cost_usd = result.cost_usd;
+  paused.model_calls = result.model_calls;
+  paused.models = result.models;
+  boost::json::object invoke = InvokeRequestJson(run.command.request);
+  if (run.place.conversation_id) {
+    invoke["conversation_id"] = *run.place.conversation_id;
+    invoke["stateful"] = true;
+  }
+  paused.invoke = std::move(invoke);
+  paused.agent_version = run.agent.version;
+
+  const InvokeCommand& command = run.command;
+  const std::string_view existing =
+      command.observer != nullptr ? command.observer->RunId() : std::string_view();
+  RunPause pause;
+  pause.create = existing.empty();
+  RunRecord& record = pause.run;
+  record.id = pause.create ? "run_" + crypto::TimeOrderedHex(now, 8) : std::string(existing);
+  record.org_id = command.caller.org_id;
+  record.env = command.caller.env;
+  record.agent_id = command.agent_id;
+  record.token_id = command.caller.token_id;
+  record.status = RunStatus::kRequiresAction;
+  record.conversation_id = run.place.conversation_id.value_or("");
+  record.created_at_ms = now;
+  record.started_at_ms = run.started_ms;
+  record.paused_json = PausedTurnJson(paused);
+  record.expires_at_ms = now + timeout.count();
+
+  result.run_id = record.id;
+  for (const auto& call : paused.to_run) {
+    if (std::find(paused.needs_approval.begin(), paused.needs_approval.end(), call.id) !=
+        paused.needs_approval.end())
+      result.pending_actions.push_back(call);
+  }
+  return pause;
+}
+
 }  // namespace
 
 TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   InvokeResult& result = run.result;
   result.stop_reason = outcome.stop_reason;
-  result.model_calls = run.turn->model_calls() + (run.SummaryCalled() ? 1 : 0);
+  // A turn going on from a pause counts its own steps; its answer adds the earlier parts' below.
+  const int earlier_steps = run.resumed != nullptr ? run.resumed->progress.model_calls : 0;
+  result.model_calls = run.turn->model_calls() - earlier_steps + (run.SummaryCalled() ? 1 : 0);
   result.models = run.metered.TakeUsageByModel();
   result.response = RenderResponse(outcome);
   result.blocked = run.agent.safety.Blocks(result.response);
@@ -91,7 +174,11 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   result.turn_id = "turn_" + crypto::TimeOrderedHex(now, 8);
   TurnCommit commit;
   commit.turn = RecordOf(run, outcome, result.turn_id, duration.count());
-  if (run.place.conversation_id) {
+  if (run.resumed != nullptr) AddEarlierParts(result, *run.resumed);
+  if (outcome.stop_reason == StopReason::kApprovalRequired) {
+    // Its conversation gets the message and the reply when the run completes.
+    commit.pause = PauseOf(run, now, d_.approval_timeout);
+  } else if (run.place.conversation_id) {
     commit.messages = {MessageRecord{0, "user", run.command.request.message, run.started_ms},
                        MessageRecord{0, "assistant", result.response, now}};
   }

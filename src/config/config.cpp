@@ -353,6 +353,7 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(runs.Integer("poll_milliseconds", c.runs.poll_milliseconds, 10, 60000));
   AG_TRYV(runs.Integer("max_events", c.runs.max_events, 16, 1000000));
   AG_TRYV(runs.Integer("retention_hours", c.runs.retention_hours, 1, 876000));
+  AG_TRYV(runs.Integer("approval_timeout_seconds", c.runs.approval_timeout_seconds, 1, 2592000));
   AG_TRYV(runs.RejectUnknown());
 
   SectionReader webhooks(root["webhooks"].as_table(), "webhooks", env);

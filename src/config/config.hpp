@@ -89,6 +89,9 @@ struct RunsConfig {
   int poll_milliseconds = 200;     // how often a server looks for runs queued elsewhere
   int max_events = 2000;           // stored per run (its first ones, and its terminal one)
   int retention_hours = 24;        // ended runs and their events are deleted after this
+  // A run paused for a person's approval ends failed (approval_expired) after this
+  // (docs/daemon.md).
+  int approval_timeout_seconds = 86400;
 };
 
 // OpenTelemetry trace export (docs/tracing.md): off unless an endpoint is configured, here or by

@@ -67,14 +67,18 @@ TEST(Config, RunsHaveBoundedDefaultsAndOverrides) {
   EXPECT_EQ(defaults->runs.poll_milliseconds, 200);
   EXPECT_EQ(defaults->runs.max_events, 2000);
   EXPECT_EQ(defaults->runs.retention_hours, 24);
-  auto c = LoadConfig("[runs]\nmax_concurrent = 3\nretention_hours = 1\n",
-                      FakeEnv({{"AGENTGATE_RUNS_POLL_MILLISECONDS", "50"}}));
+  EXPECT_EQ(defaults->runs.approval_timeout_seconds, 86400);
+  auto c =
+      LoadConfig("[runs]\nmax_concurrent = 3\nretention_hours = 1\napproval_timeout_seconds = 60\n",
+                 FakeEnv({{"AGENTGATE_RUNS_POLL_MILLISECONDS", "50"}}));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->runs.max_concurrent, 3);
   EXPECT_EQ(c->runs.retention_hours, 1);
   EXPECT_EQ(c->runs.poll_milliseconds, 50);
+  EXPECT_EQ(c->runs.approval_timeout_seconds, 60);
   for (const char* bad : {"max_concurrent = 0", "poll_milliseconds = 1", "max_events = 2",
-                          "retention_hours = 0", "max_queued_per_org = \"many\""}) {
+                          "retention_hours = 0", "max_queued_per_org = \"many\"",
+                          "approval_timeout_seconds = 0", "approval_timeout_seconds = 2592001"}) {
     auto refused = LoadConfig(std::string("[runs]\n") + bad + "\n", FakeEnv({}));
     ASSERT_FALSE(refused) << bad;
     const std::string key(bad, std::string_view(bad).find(' '));

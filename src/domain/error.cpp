@@ -38,6 +38,10 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "conversation_busy";
     case ErrorCode::kRunEnded:
       return "run_ended";
+    case ErrorCode::kRunNotPaused:
+      return "run_not_paused";
+    case ErrorCode::kApprovalExpired:
+      return "approval_expired";
     case ErrorCode::kQueueFull:
       return "queue_full";
     case ErrorCode::kPayloadTooLarge:
@@ -92,7 +96,10 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kIdempotencyKeyInUse:
     case ErrorCode::kConversationBusy:
     case ErrorCode::kRunEnded:
+    case ErrorCode::kRunNotPaused:
       return 409;
+    case ErrorCode::kApprovalExpired:
+      return 410;
     case ErrorCode::kPayloadTooLarge:
       return 413;
     case ErrorCode::kIdempotencyKeyReused:

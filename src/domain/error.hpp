@@ -30,6 +30,8 @@ enum class ErrorCode {
   kIdempotencyKeyReused,
   kConversationBusy,  // a background run on a conversation with a turn running or queued
   kRunEnded,          // cancel of a run that completed or failed
+  kRunNotPaused,      // a decision for a run that is not waiting for one
+  kApprovalExpired,   // a paused run nobody decided within approval_timeout_seconds
   kQueueFull,         // an organization's queued runs are at their bound
   kPayloadTooLarge,
   kHeadersTooLarge,

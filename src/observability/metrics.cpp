@@ -234,6 +234,8 @@ void DeclareAgentgateMetrics(Metrics& m) {
   m.DeclareCounter("agentgate_idempotency_total", "Idempotency-Key claims by outcome.");
   m.DeclareCounter("agentgate_rate_limited_total", "Calls refused by the per-conversation window.");
   m.DeclareCounter("agentgate_runs_started_total", "Background runs this server started.");
+  m.DeclareCounter("agentgate_runs_paused_total",
+                   "Runs paused for a person's approval of their tool calls.");
   m.DeclareCounter("agentgate_runs_ended_total",
                    "Background runs this server ended, by status (completed, failed, canceled).");
   m.DeclareCounter("agentgate_webhook_attempts_total",

@@ -308,10 +308,21 @@ class RunStore {
   // The run's events numbered above `after_seq`, in order, at most `limit`.
   virtual Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id,
                                                       std::int64_t after_seq, int limit) = 0;
-  // A queued run ends canceled at once (its terminal event `canceled` written); a running one is
-  // marked for its server to cancel; an ended one is left as it is. The run as it then stands.
+  // A queued or paused run ends canceled at once (its terminal event `canceled` written); a
+  // running one is marked for its server to cancel; an ended one is left as it is. The run as it
+  // then stands.
   virtual Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,
                                                      const RunEvent& canceled) = 0;
+  // A paused run (requires_action, not expired at `now_ms`) claimed to go on, on `server_id`, now
+  // running: none when it is not paused (decided already, expired, ended), so a decision is taken
+  // once across servers.
+  virtual Result<std::optional<RunRecord>> ClaimPausedRun(const std::string& run_id,
+                                                          const std::string& server_id,
+                                                          std::int64_t now_ms) = 0;
+  // At most `limit` paused runs whose expiry passed end failed (`expired` is their terminal event,
+  // its data their error; webhooks as any end); how many.
+  virtual Result<std::int64_t> ExpirePausedRuns(std::int64_t now_ms, int limit,
+                                                const RunEvent& expired) = 0;
   // The running runs of `server_id` whose cancel was asked for.
   virtual Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) = 0;
   // Whether a turn is queued or running on the conversation: a queued or running run, or a live

@@ -171,17 +171,6 @@ struct ConversationSummary {
   std::int64_t through_seq = 0;
 };
 
-struct TurnCommit {
-  TurnRecord turn;
-  std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order
-  std::vector<SpendSettlement> settlements;
-  std::optional<IdempotencyCompletion> idempotency;
-  std::optional<ConversationRecord> new_conversation;  // its id is turn.conversation_id
-  std::vector<RememberedFact> facts;
-  std::optional<ConversationSummary> summary;  // replaces turn.conversation_id's summary
-  std::optional<std::int64_t> queue_ticket{};  // the conversation place the turn held
-};
-
 // A run someone may watch, leave or stop (docs/runs.md): a background run from queued to its end.
 struct RunRecord {
   std::string id;
@@ -201,6 +190,28 @@ struct RunRecord {
   std::string result_json{};  // completed: the plain call's 200 body
   std::string error_json{};   // failed or canceled: {status, code, message}
   bool notify = false;        // its end is delivered to its environment's webhooks
+  // requires_action: where its turn paused (domain/runs/paused_turn), and when it expires
+  std::string paused_json{};
+  std::int64_t expires_at_ms = 0;
+};
+
+// A turn that paused for approval (docs/daemon.md, Tool approvals): its commit writes the run as
+// requires_action, a new run for a plain call, else the running run it is.
+struct RunPause {
+  RunRecord run;  // status requires_action, paused_json, expires_at_ms set
+  bool create = false;
+};
+
+struct TurnCommit {
+  TurnRecord turn;
+  std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order
+  std::vector<SpendSettlement> settlements;
+  std::optional<IdempotencyCompletion> idempotency;
+  std::optional<ConversationRecord> new_conversation;  // its id is turn.conversation_id
+  std::vector<RememberedFact> facts;
+  std::optional<ConversationSummary> summary;  // replaces turn.conversation_id's summary
+  std::optional<std::int64_t> queue_ticket{};  // the conversation place the turn held
+  std::optional<RunPause> pause{};             // the turn paused for approval
 };
 
 // A webhook endpoint of an environment (docs/webhooks.md).

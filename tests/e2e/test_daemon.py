@@ -412,31 +412,3 @@ def test_stored_records_keep_neither_additional_instructions_nor_host_context(da
     stored = json.dumps(convo) + json.dumps(turn) + str(stores.stored_bytes(daemon.server.store_url))
     assert "ONE-CALL-ONLY" not in stored and "078-05-1120" not in stored
 
-
-def test_a_tool_that_needs_approval_is_never_called_unapproved(daemon, llm):
-    """`approval: always` on any call, `writes` on an http tool whose method is not GET: until runs
-    pause for a person (issue 39), such a call is not made and the model is told why."""
-    tools = FakeToolServer()
-    try:
-        tool = {"type": "http", "description": "Orders", "parameters": {"type": "object"}}
-        daemon.agent("shop", tools=[
-            {**tool, "name": "refund", "url": f"http://127.0.0.1:{tools.port}/refund", "method": "POST",
-             "approval": "writes"},
-            {**tool, "name": "status", "url": f"http://127.0.0.1:{tools.port}/status", "method": "GET",
-             "approval": "writes"},
-            {**tool, "name": "audit", "url": f"http://127.0.0.1:{tools.port}/audit", "method": "GET",
-             "approval": "always"}])
-        llm.push(openai_tools([("refund", {"order": "A-1"}), ("status", {"order": "A-1"}), ("audit", {})]),
-                 openai_text("I could not refund it."))
-        status, _, body = daemon.invoke("shop", {"message": "refund A-1"})
-        assert status == 200 and body["response"] == "I could not refund it.", body
-        assert [c["path"].split("?")[0] for c in tools.calls] == ["/status"]
-        results = [m["content"] for m in llm.requests[1]["body"]["messages"] if m["role"] == "tool"]
-        assert results[0].startswith("error: this call needs a person's approval")
-        assert results[2].startswith("error: this call needs a person's approval")
-        status, _, out = daemon.server.admin("POST", "/orgs/acme/agents", {"id": "bad", "config": {
-            "name": "bad", "instructions": "x", "model": {"provider": "fake-openai", "name": "gpt-test"},
-            "tools": [{**tool, "name": "r", "url": "http://127.0.0.1:1/r", "approval": "maybe"}]}})
-        assert status == 400 and "config.tools[0].approval" in out["error"]["message"]
-    finally:
-        tools.close()

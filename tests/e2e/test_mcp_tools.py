@@ -187,19 +187,22 @@ def test_tool_headers_can_name_a_sealed_tool_secret(daemon, llm):
         docs.close()
 
 
-def test_a_writes_server_runs_the_tools_it_marks_read_only_and_holds_the_others(daemon, llm):
-    """Until runs pause for a person (issue 39), a call that needs approval is not made and the
-    model is told so; the SDK server marks lookup read-only (annotations.readOnlyHint)."""
+def test_a_writes_server_runs_the_tools_it_marks_read_only_and_pauses_for_the_others(daemon, llm):
+    """The SDK server marks lookup read-only (annotations.readOnlyHint): with "approval": "writes" it
+    runs at once, while a step calling fail (no hints: it may write) pauses for approval, before
+    any of its calls runs (docs/daemon.md, Tool approvals)."""
     docs = SdkServer("modern", "json")
     try:
         daemon.agent("shop", tools=[mcp_tool("docs", docs.url, approval="writes",
                                              headers={"Authorization": {"env": "DOCS_TOKEN"}})])
-        llm.push(openai_tools([("docs__lookup", {"order_id": "A-1"}), ("docs__fail", {})]), openai_text("Ok."))
+        llm.push(openai_tools([("docs__lookup", {"order_id": "A-1"})]), openai_text("Shipped."))
         status, _, body = daemon.invoke("shop", {"message": "where is A-1?"})
-        assert status == 200, body
-        found, held = tool_messages(llm.requests[1])
-        assert found.startswith("Order A-1 has shipped.")
-        assert held.startswith("error: this call needs a person's approval")
-        assert [p["name"] for p in docs.events("post") if p["method"] == "tools/call"] == ["lookup"]
+        assert status == 200 and body["response"] == "Shipped." and "run_id" not in body, body
+        llm.push(openai_tools([("docs__lookup", {"order_id": "B-2"}), ("docs__fail", {})]))
+        status, _, body = daemon.invoke("shop", {"message": "and B-2?"})
+        assert status == 200 and body["terminated_reason"] == "approval_required", body
+        assert [a["tool"] for a in body["pending_actions"]] == ["docs__fail"]
+        calls = [p["name"] for p in docs.events("post") if p["method"] == "tools/call"]
+        assert calls == ["lookup"]  # the first turn's; nothing of the paused step
     finally:
         docs.close()

@@ -709,6 +709,86 @@ TYPED_TEST(StoreContract, ACanceledQueuedRunEndsAtOnceAndARunningOneIsMarkedForI
   EXPECT_FALSE(s.CancelRun("unknown", 1000, canceled).value());
 }
 
+// A turn that paused for approval: its run written with it (created for a plain call, else the
+// running run it is).
+TurnCommit Pausing(std::string turn_id, std::string run_id, bool create, std::int64_t expires) {
+  TurnCommit commit;
+  commit.turn = Turn(std::move(turn_id));
+  commit.turn.stop_reason = "approval_required";
+  commit.pause = RunPause{};
+  commit.pause->create = create;
+  RunRecord& run = commit.pause->run;
+  run.id = std::move(run_id);
+  run.org_id = "acme";
+  run.env = "prod";
+  run.agent_id = "bot";
+  run.token_id = "tok";
+  run.status = RunStatus::kRequiresAction;
+  run.created_at_ms = 100;
+  run.started_at_ms = 90;
+  run.paused_json = R"({"version":1})";
+  run.expires_at_ms = expires;
+  return commit;
+}
+
+TYPED_TEST(StoreContract, APausedRunIsWrittenWithItsTurnAndClaimedOnceBeforeItExpires) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Pausing("t1", "run_p", true, 5000)));
+  auto paused = s.GetRun("run_p").value();
+  ASSERT_TRUE(paused);
+  EXPECT_EQ(paused->status, RunStatus::kRequiresAction);
+  EXPECT_EQ(paused->paused_json, R"({"version":1})");
+  EXPECT_EQ(paused->expires_at_ms, 5000);
+  EXPECT_EQ(paused->token_id, "tok");
+  EXPECT_TRUE(s.ClaimRuns("server-a", 200, 10).value().empty());      // never queued
+  EXPECT_FALSE(s.ClaimPausedRun("run_p", "server-a", 5000).value());  // expired at 5000
+  const auto claimed = s.ClaimPausedRun("run_p", "server-a", 4999).value();
+  ASSERT_TRUE(claimed);
+  EXPECT_EQ(claimed->status, RunStatus::kRunning);
+  EXPECT_EQ(claimed->server_id, "server-a");
+  EXPECT_FALSE(s.ClaimPausedRun("run_p", "server-b", 4999).value());  // decided once
+
+  // It pauses again: its running row goes back to requires_action with its new state.
+  TurnCommit again = Pausing("t2", "run_p", false, 9000);
+  again.pause->run.paused_json = R"({"version":1,"again":true})";
+  ASSERT_TRUE(s.CommitTurn(again));
+  paused = s.GetRun("run_p").value();
+  EXPECT_EQ(paused->status, RunStatus::kRequiresAction);
+  EXPECT_EQ(paused->paused_json, R"({"version":1,"again":true})");
+  EXPECT_EQ(paused->server_id, "");
+  // A pause of a run no longer running is refused whole: no turn is stored either.
+  auto refused = s.CommitTurn(Pausing("t3", "run_p", false, 9000));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_FALSE(s.GetTurn("t3").value());
+}
+
+TYPED_TEST(StoreContract, APausedRunNobodyDecidesEndsFailedAndACanceledOneEndsAtOnce) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Pausing("t1", "run_a", true, 1000)));
+  ASSERT_TRUE(s.CommitTurn(Pausing("t2", "run_b", true, 3000)));
+  ASSERT_TRUE(s.AppendRunEvents("run_a", {Numbered(run_events::Started("run_a", "", "bot"), 1)}));
+  const RunEvent expired = run_events::Failed(Error(ErrorCode::kApprovalExpired, "too late"));
+  EXPECT_EQ(s.ExpirePausedRuns(999, 10, expired).value(), 0);
+  EXPECT_EQ(s.ExpirePausedRuns(1000, 10, expired).value(), 1);
+  const auto a = s.GetRun("run_a").value();
+  EXPECT_EQ(a->status, RunStatus::kFailed);
+  EXPECT_EQ(a->ended_at_ms, 1000);
+  EXPECT_EQ(a->error_json, expired.data);
+  const auto events = s.ListRunEvents("run_a", 0, 10).value();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].seq, 2);  // after the run's own
+  EXPECT_EQ(events[1].type, "run.failed");
+  EXPECT_EQ(s.GetRun("run_b").value()->status, RunStatus::kRequiresAction);
+
+  const RunEvent canceled = run_events::Failed(Error(ErrorCode::kCanceled, "canceled"));
+  const auto b = s.CancelRun("run_b", 1500, canceled).value();
+  EXPECT_EQ(b->status, RunStatus::kCanceled);
+  EXPECT_EQ(b->ended_at_ms, 1500);
+  EXPECT_FALSE(s.ClaimPausedRun("run_b", "server-a", 1600).value());
+  EXPECT_EQ(s.ExpirePausedRuns(9000, 10, expired).value(), 0);
+}
+
 TYPED_TEST(StoreContract, ARunOfALapsedServerEndsInterruptedWithOneTerminalEvent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 5000));

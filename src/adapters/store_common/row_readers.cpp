@@ -122,6 +122,8 @@ RunRecord ReadRun(const RowView& row) {
   run.result_json = row.Text(14);
   run.error_json = row.Text(15);
   run.notify = row.Bool(16);
+  run.paused_json = row.Text(17);
+  run.expires_at_ms = row.Int(18);
   return run;
 }
 

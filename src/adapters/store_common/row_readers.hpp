@@ -80,7 +80,9 @@ CrmCredentialStatus ReadCrmStatus(const RowView& row);
 
 inline constexpr const char* kRunColumns =
     "id, org_id, env, agent_id, token_id, status, conversation_id, creates_conversation, request, "
-    "created_at_ms, started_at_ms, ended_at_ms, server_id, cancel_requested, result, error, notify";
+    "created_at_ms, started_at_ms, ended_at_ms, server_id, cancel_requested, result, error, "
+    "notify, "
+    "paused, expires_at_ms";
 RunRecord ReadRun(const RowView& row);
 
 inline constexpr const char* kWebhookColumns =

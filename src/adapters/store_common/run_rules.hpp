@@ -13,6 +13,13 @@ inline void CancelQueued(RunRecord& run, std::int64_t now_ms, const RunEvent& ca
   run.error_json = canceled.data;
 }
 
+// A paused run nobody decided in time: failed; `expired` is its terminal event.
+inline void ExpirePaused(RunRecord& run, std::int64_t now_ms, const RunEvent& expired) {
+  run.status = RunStatus::kFailed;
+  run.ended_at_ms = now_ms;
+  run.error_json = expired.data;
+}
+
 // A running run whose server's lease lapsed: failed, `interrupted`, never re-run. Its terminal
 // event (the engine numbers it after the run's last).
 inline RunEvent Interrupt(RunRecord& run, std::int64_t now_ms) {

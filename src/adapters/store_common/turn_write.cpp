@@ -30,6 +30,10 @@ Result<void> WriteTurn(TurnRowWriter& rows, const TurnCommit& commit) {
     if (!rows.CompleteIdempotencyKey(*done))
       return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
   }
+  if (const auto& pause = commit.pause) {
+    if (!rows.PauseRun(*pause))
+      return MakeError(ErrorCode::kConflict, "the run was no longer running");
+  }
   if (const auto& fresh = commit.new_conversation) {
     rows.InsertConversation(*fresh);
     // Its first call counts in its call window like every later one.

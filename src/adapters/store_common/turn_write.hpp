@@ -42,6 +42,9 @@ class TurnRowWriter {
   virtual void InsertMessage(const std::string& conversation_id, std::int64_t seq,
                              const MessageRecord& message) = 0;
   virtual void InsertTurn(const TurnRecord& turn) = 0;
+  // Writes the paused run: inserted (pause.create) or, from running, updated; false when it was
+  // no longer running (canceled or interrupted meanwhile).
+  virtual bool PauseRun(const RunPause& pause) = 0;
 
  protected:
   ~TurnRowWriter() = default;

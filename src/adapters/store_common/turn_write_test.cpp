@@ -47,6 +47,11 @@ class RecordingRows final : public TurnRowWriter {
     steps.push_back("message " + std::to_string(seq) + " " + m.role);
   }
   void InsertTurn(const TurnRecord& t) override { steps.push_back("turn " + t.id); }
+  bool run_running = true;
+  bool PauseRun(const RunPause& pause) override {
+    steps.push_back(std::string(pause.create ? "create " : "pause ") + pause.run.id);
+    return pause.create || run_running;
+  }
 };
 
 TurnCommit Appending(std::int64_t day) {
@@ -131,6 +136,29 @@ TEST(TurnWrite, OnlyWrittenTurnsSettle) {
   const auto settled = SettlementsOfWritten({&a, &b}, results);
   ASSERT_EQ(settled.size(), 1u);
   EXPECT_EQ(settled[0], &b.settlements[0]);
+}
+
+}  // namespace agentgate
+
+namespace agentgate {
+
+TEST(TurnWrite, APausedTurnWritesItsRunAndNoMessagesAndIsRefusedForARunNoLongerRunning) {
+  RecordingRows rows;
+  TurnCommit commit;
+  commit.turn.id = "t1";
+  commit.pause = RunPause{};
+  commit.pause->run.id = "run_1";
+  commit.pause->create = true;
+  ASSERT_TRUE(WriteTurn(rows, commit));
+  EXPECT_EQ(rows.steps, (std::vector<std::string>{"create run_1", "turn t1"}));
+
+  RecordingRows canceled;
+  canceled.run_running = false;
+  commit.pause->create = false;
+  auto refused = WriteTurn(canceled, commit);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(canceled.steps, (std::vector<std::string>{"pause run_1"}));  // nothing after it
 }
 
 }  // namespace agentgate

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 16> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 17> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -155,6 +155,12 @@ CREATE TABLE webhook_deliveries (id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL, 
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at_ms) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, created_at_ms);
 CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms) WHERE status <> 'pending';
+)sql",
+                                                          R"sql(
+-- Tool approvals (docs/daemon.md): a run paused for a person's decision keeps where its turn stopped.
+ALTER TABLE runs ADD COLUMN paused TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN expires_at_ms BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX runs_paused_by_expiry ON runs(expires_at_ms) WHERE status = 'requires_action';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

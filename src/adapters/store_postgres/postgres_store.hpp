@@ -164,6 +164,11 @@ class PostgresStore final : public Store {
                                               int limit) override;
   Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,
                                              const RunEvent& canceled) override;
+  Result<std::optional<RunRecord>> ClaimPausedRun(const std::string& run_id,
+                                                  const std::string& server_id,
+                                                  std::int64_t now_ms) override;
+  Result<std::int64_t> ExpirePausedRuns(std::int64_t now_ms, int limit,
+                                        const RunEvent& expired) override;
   Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) override;
   Result<bool> ConversationBusy(const std::string& conversation_id, std::int64_t now_ms) override;
   Result<std::int64_t> PurgeRuns(std::int64_t ended_before_ms, int limit) override;

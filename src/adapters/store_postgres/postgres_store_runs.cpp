@@ -152,7 +152,7 @@ Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& serve
              "'' FROM picked WHERE r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "
              "r.token_id, r.status, r.conversation_id, r.creates_conversation, picked.request, "
              "r.created_at_ms, r.started_at_ms, r.ended_at_ms, r.server_id, r.cancel_requested, "
-             "r.result, r.error, r.notify",
+             "r.result, r.error, r.notify, r.paused, r.expires_at_ms",
              {P(server_id), P(now_ms), P(limit)})
             .All(ReadRun);
     std::sort(claimed.begin(), claimed.end(), [](const RunRecord& a, const RunRecord& b) {
@@ -179,7 +179,7 @@ Result<std::optional<RunRecord>> PostgresStore::CancelRun(const std::string& run
     pg::Transaction tx(c);
     auto run = c.Exec(SelectRun() + " FOR UPDATE", {P(run_id)}).One(ReadRun);
     if (!run) return run;
-    if (run->status == RunStatus::kQueued) {
+    if (run->status == RunStatus::kQueued || run->status == RunStatus::kRequiresAction) {
       CancelQueued(*run, now_ms, canceled);
       RunEvent terminal = canceled;
       terminal.seq = LastEventSeq(c, run_id) + 1;
@@ -190,6 +190,39 @@ Result<std::optional<RunRecord>> PostgresStore::CancelRun(const std::string& run
     }
     tx.Commit();
     return run;
+  });
+}
+
+Result<std::optional<RunRecord>> PostgresStore::ClaimPausedRun(const std::string& run_id,
+                                                               const std::string& server_id,
+                                                               std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    static const std::string sql = std::string(
+                                       "UPDATE runs SET status = 'running', server_id = $2 WHERE "
+                                       "id = $1 AND status = 'requires_action' AND expires_at_ms "
+                                       "> $3 RETURNING ") +
+                                   kRunColumns;
+    return c.Exec(sql, {P(run_id), P(server_id), P(now_ms)}).One(ReadRun);
+  });
+}
+
+Result<std::int64_t> PostgresStore::ExpirePausedRuns(std::int64_t now_ms, int limit,
+                                                     const RunEvent& expired) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    pg::Transaction tx(c);
+    static const std::string read = std::string("SELECT ") + kRunColumns +
+                                    " FROM runs WHERE status = 'requires_action' AND "
+                                    "expires_at_ms <= $1 ORDER BY expires_at_ms LIMIT $2 FOR "
+                                    "UPDATE SKIP LOCKED";
+    auto runs = c.Exec(read, {P(now_ms), P(static_cast<std::int64_t>(limit))}).All(ReadRun);
+    for (auto& run : runs) {
+      ExpirePaused(run, now_ms, expired);
+      RunEvent terminal = expired;
+      terminal.seq = LastEventSeq(c, run.id) + 1;
+      EndRun(c, run, {terminal});
+    }
+    tx.Commit();
+    return static_cast<std::int64_t>(runs.size());
   });
 }
 

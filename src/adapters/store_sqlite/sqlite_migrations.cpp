@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 16> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 17> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -329,6 +329,12 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at_ms)
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, created_at_ms);
 CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms)
   WHERE status <> 'pending';
+)sql",
+                                                          R"sql(
+-- Tool approvals (docs/daemon.md): a run paused for a person's decision keeps where its turn stopped.
+ALTER TABLE runs ADD COLUMN paused TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN expires_at_ms INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX runs_paused_by_expiry ON runs(expires_at_ms) WHERE status = 'requires_action';
 )sql"};
 
 }  // namespace

@@ -175,6 +175,25 @@ class SqliteTurnRows final : public TurnRowWriter {
               t.output_tokens, t.cost_usd, t.transcript_json)
         .Run();
   }
+  bool PauseRun(const RunPause& pause) override {
+    const RunRecord& run = pause.run;
+    if (pause.create) {
+      c_.Prepare(
+            "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+            "created_at_ms, started_at_ms, paused, expires_at_ms) VALUES (?, ?, ?, ?, ?, "
+            "'requires_action', ?, ?, ?, ?, ?)")
+          .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, run.conversation_id,
+                run.created_at_ms, run.started_at_ms, run.paused_json, run.expires_at_ms)
+          .Run();
+      return true;
+    }
+    c_.Prepare(
+          "UPDATE runs SET status = 'requires_action', paused = ?, expires_at_ms = ?, server_id = "
+          "'' WHERE id = ? AND status = 'running' AND NOT cancel_requested")
+        .Bind(run.paused_json, run.expires_at_ms, run.id)
+        .Run();
+    return c_.Changes() == 1;
+  }
 
  private:
   Connection& c_;

@@ -166,7 +166,7 @@ Result<std::optional<RunRecord>> SqliteStore::CancelRun(const std::string& run_i
         std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
     auto run = c.Prepare(read).Bind(run_id).One(ReadRun);
     if (!run) return run;
-    if (run->status == RunStatus::kQueued) {
+    if (run->status == RunStatus::kQueued || run->status == RunStatus::kRequiresAction) {
       CancelQueued(*run, now_ms, canceled);
       RunEvent terminal = canceled;
       terminal.seq = LastEventSeq(c, run_id) + 1;
@@ -177,6 +177,50 @@ Result<std::optional<RunRecord>> SqliteStore::CancelRun(const std::string& run_i
     }
     tx.Commit();
     return run;
+  });
+}
+
+Result<std::optional<RunRecord>> SqliteStore::ClaimPausedRun(const std::string& run_id,
+                                                             const std::string& server_id,
+                                                             std::int64_t now_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    sqlite::WriteTransaction tx(c);
+    c.Prepare(
+         "UPDATE runs SET status = 'running', server_id = ? WHERE id = ? AND status = "
+         "'requires_action' AND expires_at_ms > ?")
+        .Bind(server_id, run_id, now_ms)
+        .Run();
+    if (c.Changes() != 1) return std::optional<RunRecord>();
+    static const std::string read =
+        std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
+    auto run = c.Prepare(read).Bind(run_id).One(ReadRun);
+    tx.Commit();
+    return run;
+  });
+}
+
+Result<std::int64_t> SqliteStore::ExpirePausedRuns(std::int64_t now_ms, int limit,
+                                                   const RunEvent& expired) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    {
+      // Most passes find none: a read first, so they take no write lock.
+      auto any = c.Prepare(
+          "SELECT 1 FROM runs WHERE status = 'requires_action' AND expires_at_ms <= ? LIMIT 1");
+      if (!any.Bind(now_ms).Step()) return std::int64_t{0};
+    }
+    sqlite::WriteTransaction tx(c);
+    static const std::string read = std::string("SELECT ") + kRunColumns +
+                                    " FROM runs WHERE status = 'requires_action' AND "
+                                    "expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?";
+    auto runs = c.Prepare(read).Bind(now_ms, limit).All(ReadRun);
+    for (auto& run : runs) {
+      ExpirePaused(run, now_ms, expired);
+      RunEvent terminal = expired;
+      terminal.seq = LastEventSeq(c, run.id) + 1;
+      EndRun(c, run, {terminal});
+    }
+    tx.Commit();
+    return static_cast<std::int64_t>(runs.size());
   });
 }
 

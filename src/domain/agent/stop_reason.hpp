@@ -13,6 +13,7 @@ enum class StopReason {
   kProviderError,
   kTurnTimeout,
   kSpendLimitReached,
+  kApprovalRequired,  // paused before calls that need a person's approval (docs/daemon.md)
 };
 
 std::string_view StopReasonName(StopReason reason);

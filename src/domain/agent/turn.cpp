@@ -33,6 +33,8 @@ std::string_view StopReasonName(StopReason reason) {
       return "turn_timeout";
     case StopReason::kSpendLimitReached:
       return "spend_limit_reached";
+    case StopReason::kApprovalRequired:
+      return "approval_required";
   }
   return "llm_error";
 }
@@ -41,6 +43,22 @@ Turn::Turn(ModelRequest request, std::set<std::string> action_names, int max_ite
     : request_(std::move(request)),
       action_names_(std::move(action_names)),
       max_iterations_(max_iterations) {}
+
+Turn::Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations,
+           TurnProgress progress)
+    : request_(std::move(request)),
+      action_names_(std::move(action_names)),
+      max_iterations_(max_iterations),
+      state_(State::kAwaitingTools),
+      model_calls_(progress.model_calls),
+      reply_text_(std::move(progress.reply_text)),
+      actions_(std::move(progress.actions)),
+      call_counts_(std::move(progress.call_counts)),
+      pending_(std::move(progress.pending)) {}
+
+TurnProgress Turn::Progress() const {
+  return TurnProgress{model_calls_, reply_text_, actions_, call_counts_, pending_};
+}
 
 Turn::Step Turn::Start() {
   state_ = State::kAwaitingModel;
@@ -114,6 +132,11 @@ Turn::Step Turn::OnSoftDeadline() {
 }
 Turn::Step Turn::OnSpendExhausted() {
   return Finished(StopReason::kSpendLimitReached);
+}
+Turn::Step Turn::OnApprovalNeeded() {
+  // Not Finished: its progress (the pending calls above all) is kept for the turn that goes on.
+  state_ = State::kFinished;
+  return Finish{TurnOutcome{reply_text_, actions_, StopReason::kApprovalRequired, ""}};
 }
 
 std::string RenderResponse(const TurnOutcome& outcome) {

@@ -39,6 +39,16 @@ struct TurnOutcome {
   std::string failure;  // for llm_error / provider_error: what failed
 };
 
+// What a turn has done besides its messages, kept while it waits for a person's approval
+// (docs/daemon.md, Tool approvals) and given back to go on where it paused.
+struct TurnProgress {
+  int model_calls = 0;
+  std::string reply_text;
+  std::vector<RecordedAction> actions;
+  std::map<std::string, int> call_counts;  // name + canonical arguments -> times called
+  std::vector<ToolCall> pending;           // the last reply's calls, actions included
+};
+
 class Turn {
  public:
   enum class State { kNotStarted, kAwaitingModel, kAwaitingTools, kFinished };
@@ -58,6 +68,10 @@ class Turn {
 
   // `request` holds the assembled prompt and tools; `action_names` are the tools that are actions.
   Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations);
+  // A paused turn again, awaiting the results of its last reply's calls (OnToolResults):
+  // `request` with its messages as they were when it paused.
+  Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations,
+       TurnProgress progress);
 
   Step Start();
   Step OnModelReply(const ModelReply& reply);
@@ -67,10 +81,15 @@ class Turn {
   Step OnSoftDeadline();
   // Spend ran out before the next model call.
   Step OnSpendExhausted();
+  // Some of the calls RunTools asked for need a person's approval: the turn pauses before any of
+  // them runs (its progress is what it goes on from).
+  Step OnApprovalNeeded();
 
   State state() const { return state_; }
   int model_calls() const { return model_calls_; }
   const std::vector<ChatMessage>& transcript() const { return request_.messages; }
+  const ModelRequest& request() const { return request_; }
+  TurnProgress Progress() const;
 
   // What the caller is told when the model calls an action.
   static constexpr const char* kActionAcknowledgement =

@@ -161,3 +161,41 @@ TEST(StopReasons, HaveTheContractNames) {
 }
 
 }  // namespace agentgate
+
+namespace agentgate {
+
+TEST(TurnApprovals, APausedTurnGoesOnFromItsProgressWhereItStopped) {
+  ModelRequest request;
+  request.messages.push_back(ChatMessage{Role::kUser, "refund A-1", {}, "", ""});
+  Turn turn(request, {"file_case"}, 5);
+  turn.Start();
+  ModelReply reply;
+  reply.text = "Checking.";
+  reply.tool_calls = {{"c1", "refund", R"({"order":"A-1"})"}, {"c2", "file_case", "{}"}};
+  auto step = turn.OnModelReply(reply);
+  ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
+  step = turn.OnApprovalNeeded();
+  const auto& paused = std::get<Turn::Finish>(step).outcome;
+  EXPECT_EQ(paused.stop_reason, StopReason::kApprovalRequired);
+  EXPECT_EQ(paused.reply_text, "Checking.");
+  const TurnProgress progress = turn.Progress();
+  EXPECT_EQ(progress.model_calls, 1);
+  ASSERT_EQ(progress.pending.size(), 2u);  // the action too: it is answered when the turn goes on
+
+  Turn resumed(turn.request(), {"file_case"}, 5, progress);
+  step = resumed.OnToolResults({ToolResult{"c1", "refund", "denied by an operator: no"}});
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));
+  const auto& sent = std::get<Turn::CallModel>(step).request->messages;
+  ASSERT_EQ(sent.size(), 4u);
+  EXPECT_EQ(sent[2].content, "denied by an operator: no");
+  EXPECT_EQ(sent[3].content, Turn::kActionAcknowledgement);
+  EXPECT_EQ(resumed.model_calls(), 2);
+  ModelReply done;
+  done.text = "I could not refund it.";
+  const auto finished = std::get<Turn::Finish>(resumed.OnModelReply(done)).outcome;
+  EXPECT_FALSE(finished.stop_reason);
+  ASSERT_EQ(finished.actions.size(), 1u);  // the action recorded before the pause is kept
+  EXPECT_EQ(finished.actions[0].name, "file_case");
+}
+
+}  // namespace agentgate

@@ -24,13 +24,15 @@ std::string_view RunStatusName(RunStatus status) {
       return "failed";
     case RunStatus::kCanceled:
       return "canceled";
+    case RunStatus::kRequiresAction:
+      return "requires_action";
   }
   return "failed";
 }
 
 std::optional<RunStatus> ParseRunStatus(std::string_view name) {
   for (auto s : {RunStatus::kQueued, RunStatus::kRunning, RunStatus::kCompleted, RunStatus::kFailed,
-                 RunStatus::kCanceled}) {
+                 RunStatus::kCanceled, RunStatus::kRequiresAction}) {
     if (RunStatusName(s) == name) return s;
   }
   return std::nullopt;
@@ -98,6 +100,10 @@ RunEvent TextRetracted(std::optional<int> call) {
 
 RunEvent Completed(std::string body_json) {
   return RunEvent{0, "run.completed", std::move(body_json)};
+}
+
+RunEvent RequiresAction(std::string body_json) {
+  return RunEvent{0, "run.requires_action", std::move(body_json)};
 }
 
 RunEvent Failed(const Error& error) {

@@ -13,7 +13,8 @@
 
 namespace agentgate {
 
-enum class RunStatus { kQueued, kRunning, kCompleted, kFailed, kCanceled };
+// requires_action: paused for a person's decision on its tool calls (docs/daemon.md).
+enum class RunStatus { kQueued, kRunning, kCompleted, kFailed, kCanceled, kRequiresAction };
 
 std::string_view RunStatusName(RunStatus status);
 std::optional<RunStatus> ParseRunStatus(std::string_view name);
@@ -46,9 +47,13 @@ RunEvent TextRetracted(std::optional<int> call);
 // The terminal events: the plain call's 200 body, or its error ({status, code, message}).
 RunEvent Completed(std::string body_json);
 RunEvent Failed(const Error& error);
+// The run paused for a person's decision: the plain call's 200 body, its run_id and
+// pending_actions in it. It ends a follower's stream as a terminal event does; the run's later
+// events follow it once it is decided (docs/daemon.md, Tool approvals).
+RunEvent RequiresAction(std::string body_json);
 
 inline bool IsTerminal(std::string_view type) {
-  return type == "run.completed" || type == "run.failed";
+  return type == "run.completed" || type == "run.failed" || type == "run.requires_action";
 }
 
 }  // namespace run_events

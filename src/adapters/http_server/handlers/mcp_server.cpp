@@ -50,6 +50,10 @@ json::object TurnAsToolResult(const Result<InvokeResult>& result) {
   std::string text = result->response;
   if (result->blocked) {
     text = "blocked: the agent's safety policy withheld the reply.\n\n" + text;
+  } else if (!result->run_id.empty()) {
+    text = "paused (approval_required): run " + result->run_id +
+           " waits for a person's approval of " + std::to_string(result->pending_actions.size()) +
+           " tool call(s).\n\n" + text;
   } else if (reason) {
     text = "stopped early (" + std::string(*reason) + "): the reply may be incomplete.\n\n" + text;
   }

@@ -2,7 +2,9 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
+#include "app/invoke_body.hpp"
 #include "app/run_body.hpp"
+#include "domain/runs/paused_turn.hpp"
 #include "domain/runs/run_events.hpp"
 
 namespace agentgate::http {
@@ -42,6 +44,25 @@ asio::awaitable<Response> CancelRun(RouteDeps& deps, Request& r) {
   co_return RunResponse(co_await deps.runs.Cancel(*caller, r.Param("run_id")));
 }
 
+// A person's decisions on a paused run's calls (docs/daemon.md, Tool approvals): the body's shape
+// is checked before anything is read, the decisions against the run once it is.
+asio::awaitable<Response> DecideRun(RouteDeps& deps, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ErrorResponse(caller.error());
+  auto body = ParseJsonBody(r);
+  if (!body) co_return ErrorResponse(body.error());
+  auto request = ParseApprovalRequest(*body);
+  if (!request) co_return ErrorResponse(request.error());
+  auto decided = co_await deps.runs.Decide(*caller, r.Param("run_id"), std::move(*request));
+  if (!decided) co_return ErrorResponse(decided.error());
+  if (const auto* running = std::get_if<RunRecord>(&*decided)) {
+    Response accepted = JsonResponse(202, RunBody(*running));
+    accepted.headers.emplace_back("location", "/api/runs/" + running->id);
+    co_return accepted;
+  }
+  co_return JsonResponse(200, InvokeBody(std::get<InvokeResult>(*decided)));
+}
+
 asio::awaitable<Response> RunEvents(RouteDeps& deps, Request& r) {
   auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
   if (!caller) co_return ErrorResponse(caller.error());
@@ -61,6 +82,8 @@ void AddRunRoutes(Router& router, RouteDeps& deps) {
              [&deps](Request& r) { return CancelRun(deps, r); });
   router.Add("GET", "/api/runs/{run_id}/events",
              [&deps](Request& r) { return RunEvents(deps, r); });
+  router.Add("POST", "/api/runs/{run_id}/approvals",
+             [&deps](Request& r) { return DecideRun(deps, r); });
 }
 
 }  // namespace agentgate::http

@@ -1,0 +1,299 @@
+#include "domain/runs/paused_turn.hpp"
+
+#include "domain/json_fields.hpp"
+#include "domain/json_text.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace agentgate {
+namespace {
+
+namespace json = boost::json;
+namespace jf = json_fields;
+
+constexpr std::size_t kMaxReason = 1000;
+
+std::string_view RoleName(Role role) {
+  switch (role) {
+    case Role::kUser:
+      return "user";
+    case Role::kAssistant:
+      return "assistant";
+    case Role::kTool:
+      return "tool";
+  }
+  return "user";
+}
+
+Role RoleOf(std::string_view name) {
+  if (name == "assistant") return Role::kAssistant;
+  if (name == "tool") return Role::kTool;
+  return Role::kUser;
+}
+
+json::array CallsJson(const std::vector<ToolCall>& calls) {
+  json::array out;
+  for (const auto& c : calls)
+    out.push_back(json::object{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments_json}});
+  return out;
+}
+
+json::object UsageJson(const TokenUsage& t) {
+  return json::object{{"input_tokens", t.input_tokens},
+                      {"output_tokens", t.output_tokens},
+                      {"cached_input_tokens", t.cached_input_tokens},
+                      {"cache_write_tokens", t.cache_write_tokens}};
+}
+
+// Stored by this server's own hand: a field that is not there reads as empty.
+const json::value* At(const json::value& v, std::string_view key) {
+  return v.is_object() ? v.as_object().if_contains(key) : nullptr;
+}
+std::string Str(const json::value& v, std::string_view key) {
+  const auto* f = At(v, key);
+  return f != nullptr && f->is_string() ? std::string(f->get_string()) : std::string();
+}
+std::int64_t Int(const json::value& v, std::string_view key) {
+  const auto* f = At(v, key);
+  return f != nullptr && f->is_int64() ? f->get_int64() : 0;
+}
+double Num(const json::value& v, std::string_view key) {
+  const auto* f = At(v, key);
+  if (f == nullptr) return 0;
+  if (f->is_double()) return f->get_double();
+  return f->is_int64() ? static_cast<double>(f->get_int64()) : 0;
+}
+bool Bool(const json::value& v, std::string_view key) {
+  const auto* f = At(v, key);
+  return f != nullptr && f->is_bool() && f->get_bool();
+}
+const json::value& Field(const json::value& v, std::string_view key) {
+  static const json::value kNull;
+  const auto* f = At(v, key);
+  return f != nullptr ? *f : kNull;
+}
+const json::array& Arr(const json::value& v, std::string_view key) {
+  static const json::array kEmpty;
+  const auto* f = At(v, key);
+  return f != nullptr && f->is_array() ? f->get_array() : kEmpty;
+}
+
+std::vector<ToolCall> CallsOf(const json::array& items) {
+  std::vector<ToolCall> out;
+  for (const auto& c : items)
+    out.push_back(ToolCall{Str(c, "id"), Str(c, "name"), Str(c, "arguments")});
+  return out;
+}
+
+TokenUsage TokensOf(const json::value& v) {
+  TokenUsage t;
+  t.input_tokens = Int(v, "input_tokens");
+  t.output_tokens = Int(v, "output_tokens");
+  t.cached_input_tokens = Int(v, "cached_input_tokens");
+  t.cache_write_tokens = Int(v, "cache_write_tokens");
+  return t;
+}
+
+json::value ArgumentsValue(const std::string& arguments) {
+  boost::system::error_code ec;
+  auto parsed = json::parse(arguments, ec);
+  return ec ? json::value(arguments) : parsed;
+}
+
+}  // namespace
+
+std::string PausedTurnJson(const PausedTurn& p) {
+  const ModelRequest& r = p.request;
+  json::array messages;
+  for (const auto& m : r.messages) {
+    json::object item{{"role", RoleName(m.role)}, {"content", m.content}};
+    if (!m.tool_calls.empty()) item["tool_calls"] = CallsJson(m.tool_calls);
+    if (!m.tool_call_id.empty()) item["tool_call_id"] = m.tool_call_id;
+    if (!m.tool_name.empty()) item["tool_name"] = m.tool_name;
+    messages.push_back(std::move(item));
+  }
+  json::array tools;
+  for (const auto& t : r.tools)
+    tools.push_back(json::object{
+        {"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
+  json::object request{{"model", r.model},
+                       {"system", r.system},
+                       {"messages", std::move(messages)},
+                       {"tools", std::move(tools)},
+                       {"max_output_tokens", r.max_output_tokens},
+                       {"prompt_caching", r.prompt_caching},
+                       {"history_messages", r.history_messages}};
+  if (r.temperature) request["temperature"] = *r.temperature;
+
+  const TurnProgress& g = p.progress;
+  json::array actions;
+  for (const auto& a : g.actions)
+    actions.push_back(json::object{{"name", a.name}, {"arguments", a.arguments}});
+  json::object counts;
+  for (const auto& [key, n] : g.call_counts) counts[key] = n;
+  json::object progress{{"model_calls", g.model_calls},
+                        {"reply_text", g.reply_text},
+                        {"actions", std::move(actions)},
+                        {"call_counts", std::move(counts)},
+                        {"pending", CallsJson(g.pending)}};
+
+  json::array needs;
+  for (const auto& id : p.needs_approval) needs.emplace_back(id);
+  json::array models;
+  for (const auto& m : p.models) {
+    json::object item{{"provider", m.provider},
+                      {"model", m.model},
+                      {"calls", m.calls},
+                      {"failed_calls", m.failed_calls},
+                      {"tokens", UsageJson(m.tokens)},
+                      {"cost_usd", m.cost_usd}};
+    models.push_back(std::move(item));
+  }
+  json::object usage = UsageJson(p.usage);
+  usage["cost_usd"] = p.cost_usd;
+  usage["model_calls"] = p.model_calls;
+  usage["models"] = std::move(models);
+
+  const json::object out{{"version", 1},
+                         {"request", std::move(request)},
+                         {"progress", std::move(progress)},
+                         {"to_run", CallsJson(p.to_run)},
+                         {"needs_approval", std::move(needs)},
+                         {"recorded_system", p.recorded_system},
+                         {"history_sent", p.history_sent},
+                         {"usage", std::move(usage)},
+                         {"invoke", p.invoke},
+                         {"agent_version", p.agent_version}};
+  return json_text::Write(out);
+}
+
+Result<PausedTurn> ParsePausedTurn(std::string_view text) {
+  boost::system::error_code ec;
+  const json::value v = json::parse(text, ec);
+  if (ec || !v.is_object() || Int(v, "version") != 1)
+    return Error(ErrorCode::kInternal, "a paused run's state could not be read");
+  PausedTurn p;
+  const json::value& r = Field(v, "request");
+  p.request.model = Str(r, "model");
+  p.request.system = Str(r, "system");
+  for (const auto& m : Arr(r, "messages")) {
+    ChatMessage message;
+    message.role = RoleOf(Str(m, "role"));
+    message.content = Str(m, "content");
+    message.tool_calls = CallsOf(Arr(m, "tool_calls"));
+    message.tool_call_id = Str(m, "tool_call_id");
+    message.tool_name = Str(m, "tool_name");
+    p.request.messages.push_back(std::move(message));
+  }
+  for (const auto& t : Arr(r, "tools")) {
+    const auto* parameters = At(t, "parameters");
+    p.request.tools.push_back(ToolSpec{Str(t, "name"), Str(t, "description"),
+                                       parameters != nullptr ? *parameters : json::value()});
+  }
+  p.request.max_output_tokens = static_cast<int>(Int(r, "max_output_tokens"));
+  p.request.prompt_caching = Bool(r, "prompt_caching");
+  p.request.history_messages = static_cast<std::size_t>(Int(r, "history_messages"));
+  if (At(r, "temperature") != nullptr) p.request.temperature = Num(r, "temperature");
+
+  const json::value& g = Field(v, "progress");
+  p.progress.model_calls = static_cast<int>(Int(g, "model_calls"));
+  p.progress.reply_text = Str(g, "reply_text");
+  for (const auto& a : Arr(g, "actions")) {
+    const auto* arguments = At(a, "arguments");
+    p.progress.actions.push_back(
+        RecordedAction{Str(a, "name"), arguments != nullptr ? *arguments : json::value()});
+  }
+  if (const auto* counts = At(g, "call_counts"); counts != nullptr && counts->is_object()) {
+    for (const auto& [key, n] : counts->get_object())
+      p.progress.call_counts[std::string(key)] = n.is_int64() ? static_cast<int>(n.get_int64()) : 0;
+  }
+  p.progress.pending = CallsOf(Arr(g, "pending"));
+
+  p.to_run = CallsOf(Arr(v, "to_run"));
+  for (const auto& id : Arr(v, "needs_approval"))
+    if (id.is_string()) p.needs_approval.emplace_back(id.get_string());
+  p.recorded_system = Str(v, "recorded_system");
+  p.history_sent = static_cast<std::size_t>(Int(v, "history_sent"));
+  const json::value& usage = Field(v, "usage");
+  p.usage = TokensOf(usage);
+  p.cost_usd = Num(usage, "cost_usd");
+  p.model_calls = static_cast<int>(Int(usage, "model_calls"));
+  for (const auto& m : Arr(usage, "models")) {
+    const auto* tokens = At(m, "tokens");
+    p.models.push_back(
+        ModelUsage{Str(m, "provider"), Str(m, "model"), static_cast<int>(Int(m, "calls")),
+                   static_cast<int>(Int(m, "failed_calls")),
+                   tokens != nullptr ? TokensOf(*tokens) : TokenUsage{}, Num(m, "cost_usd")});
+  }
+  if (const auto* invoke = At(v, "invoke")) p.invoke = *invoke;
+  p.agent_version = static_cast<int>(Int(v, "agent_version"));
+  return p;
+}
+
+json::array PendingActionsJson(const PausedTurn& paused) {
+  json::array out;
+  for (const auto& call : paused.to_run) {
+    if (std::find(paused.needs_approval.begin(), paused.needs_approval.end(), call.id) ==
+        paused.needs_approval.end())
+      continue;
+    out.push_back(json::object{{"call_id", call.id},
+                               {"tool", call.name},
+                               {"arguments", ArgumentsValue(call.arguments_json)}});
+  }
+  return out;
+}
+
+Result<ApprovalRequest> ParseApprovalRequest(const json::value& body) {
+  AG_TRY(const json::object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"decisions", "background"}));
+  ApprovalRequest request;
+  AG_TRY(auto background, jf::OptionalBool(*o, "background", ""));
+  request.background = background.value_or(false);
+  const auto* decisions = o->if_contains("decisions");
+  if (decisions == nullptr || !decisions->is_array() || decisions->get_array().empty())
+    return InvalidField("decisions", "must be a non-empty array of {call_id, approve, reason?}");
+  const auto& items = decisions->get_array();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string at = "decisions[" + std::to_string(i) + "]";
+    AG_TRY(const json::object* d, jf::AsObject(items[i], at));
+    AG_TRYV(jf::RejectUnknownKeys(*d, at, {"call_id", "approve", "reason"}));
+    ApprovalDecision decision;
+    AG_TRY(decision.call_id, jf::RequiredString(*d, "call_id", at));
+    AG_TRY(auto approve, jf::OptionalBool(*d, "approve", at));
+    if (!approve) return InvalidField(at + ".approve", "is required: true or false");
+    decision.approve = *approve;
+    AG_TRY(auto reason, jf::OptionalString(*d, "reason", at));
+    decision.reason = reason.value_or("");
+    if (decision.reason.size() > kMaxReason)
+      return InvalidField(at + ".reason", "must be at most 1000 characters");
+    request.decisions.push_back(std::move(decision));
+  }
+  return request;
+}
+
+Result<void> CheckDecisions(const ApprovalRequest& request,
+                            const std::vector<std::string>& pending) {
+  std::set<std::string> decided;
+  for (std::size_t i = 0; i < request.decisions.size(); ++i) {
+    const std::string& id = request.decisions[i].call_id;
+    const std::string at = "decisions[" + std::to_string(i) + "].call_id";
+    if (std::find(pending.begin(), pending.end(), id) == pending.end())
+      return InvalidField(at, "'" + id + "' is not a pending call of this run");
+    if (!decided.insert(id).second) return InvalidField(at, "decides '" + id + "' twice");
+  }
+  for (const auto& id : pending) {
+    if (!decided.contains(id))
+      return InvalidField("decisions", "must decide every pending call; '" + id + "' is missing");
+  }
+  return {};
+}
+
+std::string DeniedResult(const ApprovalDecision& decision) {
+  return decision.reason.empty() ? "denied by an operator"
+                                 : "denied by an operator: " + decision.reason;
+}
+
+}  // namespace agentgate

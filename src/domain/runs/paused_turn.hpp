@@ -1,0 +1,62 @@
+#pragma once
+// A turn paused for a person's approval of its tool calls (docs/daemon.md, Tool approvals): what
+// the run keeps to go on where it stopped, written as JSON in the run's store row, and the
+// decisions a person sends. Pure.
+
+#include "domain/agent/turn.hpp"
+#include "domain/error.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentgate {
+
+struct PausedTurn {
+  ModelRequest request;  // as its next model call will send it: every message so far
+  TurnProgress progress;
+  std::vector<ToolCall> to_run;             // the paused step's calls, run once decided
+  std::vector<std::string> needs_approval;  // which of them wait for a decision (call ids)
+  std::string recorded_system;              // the system text as the transcript keeps it
+  std::size_t history_sent = 0;
+  // What the run has cost so far, every part of it: its answer's usage adds them up.
+  TokenUsage usage;
+  double cost_usd = 0;
+  int model_calls = 0;
+  std::vector<ModelUsage> models;
+  boost::json::value invoke;  // the caller's request (InvokeRequestJson), conversation id included
+  int agent_version = 0;      // the run goes on with the agent version it began with
+};
+
+std::string PausedTurnJson(const PausedTurn& paused);
+Result<PausedTurn> ParsePausedTurn(std::string_view json);
+
+// The calls a person decides, as callers see them: [{call_id, tool, arguments}], the arguments as
+// the model wrote them (parsed when they are JSON).
+boost::json::array PendingActionsJson(const PausedTurn& paused);
+
+struct ApprovalDecision {
+  std::string call_id;
+  bool approve = false;
+  std::string reason;  // optional; a denial's reaches the model
+};
+
+// POST /api/runs/{run_id}/approvals: {"decisions": [{call_id, approve, reason?}], "background"?},
+// its shape checked with 400s naming the field.
+struct ApprovalRequest {
+  std::vector<ApprovalDecision> decisions;
+  bool background = false;
+};
+Result<ApprovalRequest> ParseApprovalRequest(const boost::json::value& body);
+// Once the run is read: every pending call is decided, once, and only pending calls are.
+Result<void> CheckDecisions(const ApprovalRequest& request,
+                            const std::vector<std::string>& pending);
+
+// What a denied call's result tells the model.
+std::string DeniedResult(const ApprovalDecision& decision);
+
+}  // namespace agentgate

@@ -1,0 +1,146 @@
+#include "domain/runs/paused_turn.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
+
+namespace agentgate {
+namespace {
+
+namespace json = boost::json;
+
+PausedTurn Sample() {
+  PausedTurn p;
+  p.request.model = "gpt";
+  p.request.system = "Be careful.";
+  p.request.temperature = 0.25;
+  p.request.max_output_tokens = 300;
+  p.request.prompt_caching = true;
+  p.request.history_messages = 2;
+  p.request.tools.push_back(ToolSpec{"refund", "Refund", json::object{{"type", "object"}}});
+  p.request.messages.push_back(ChatMessage{Role::kUser, "before", {}, "", ""});
+  p.request.messages.push_back(ChatMessage{Role::kAssistant, "ok", {}, "", ""});
+  p.request.messages.push_back(ChatMessage{Role::kUser, "refund A-1", {}, "", ""});
+  p.request.messages.push_back(ChatMessage{Role::kAssistant,
+                                           "",
+                                           {{"c1", "refund", R"({"order":"A-1"})"},
+                                            {"c2", "look", "not json"},
+                                            {"c3", "file_case", "{}"}},
+                                           "",
+                                           ""});
+  p.progress.model_calls = 2;
+  p.progress.reply_text = "Let me check.";
+  p.progress.actions.push_back(RecordedAction{"file_case", json::object{}});
+  p.progress.call_counts["refund\n{\"order\":\"A-1\"}"] = 1;
+  p.progress.pending = p.request.messages.back().tool_calls;
+  p.to_run = {p.progress.pending[0], p.progress.pending[1]};
+  p.needs_approval = {"c1"};
+  p.recorded_system = "Be careful.";
+  p.history_sent = 2;
+  p.usage.input_tokens = 120;
+  p.usage.output_tokens = 30;
+  p.usage.cached_input_tokens = 64;
+  p.cost_usd = 0.0125;
+  p.model_calls = 2;
+  p.models.push_back(ModelUsage{"openai", "gpt", 2, 1, p.usage, 0.0125});
+  p.invoke =
+      json::object{{"message", "refund A-1"}, {"stateful", true}, {"conversation_id", "c_1"}};
+  p.agent_version = 3;
+  return p;
+}
+
+TEST(PausedTurn, ItsStateReadsBackAsItWasWritten) {
+  const PausedTurn p = Sample();
+  auto back = ParsePausedTurn(PausedTurnJson(p));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->request.model, "gpt");
+  EXPECT_EQ(back->request.system, "Be careful.");
+  EXPECT_EQ(back->request.temperature, 0.25);
+  EXPECT_EQ(back->request.max_output_tokens, 300);
+  EXPECT_TRUE(back->request.prompt_caching);
+  EXPECT_EQ(back->request.history_messages, 2u);
+  ASSERT_EQ(back->request.messages.size(), 4u);
+  EXPECT_EQ(back->request.messages[3].role, Role::kAssistant);
+  ASSERT_EQ(back->request.messages[3].tool_calls.size(), 3u);
+  EXPECT_EQ(back->request.messages[3].tool_calls[1].arguments_json, "not json");
+  EXPECT_EQ(back->request.tools.at(0).parameters, (json::object{{"type", "object"}}));
+  EXPECT_EQ(back->progress.model_calls, 2);
+  EXPECT_EQ(back->progress.reply_text, "Let me check.");
+  EXPECT_EQ(back->progress.actions.at(0).name, "file_case");
+  EXPECT_EQ(back->progress.call_counts, p.progress.call_counts);
+  EXPECT_EQ(back->progress.pending.size(), 3u);
+  EXPECT_EQ(back->to_run.size(), 2u);
+  EXPECT_EQ(back->needs_approval, std::vector<std::string>{"c1"});
+  EXPECT_EQ(back->history_sent, 2u);
+  EXPECT_EQ(back->usage.cached_input_tokens, 64);
+  EXPECT_DOUBLE_EQ(back->cost_usd, 0.0125);
+  EXPECT_EQ(back->models.at(0).failed_calls, 1);
+  EXPECT_EQ(back->models.at(0).tokens.input_tokens, 120);
+  EXPECT_EQ(back->invoke.at("conversation_id"), "c_1");
+  EXPECT_EQ(back->agent_version, 3);
+  EXPECT_FALSE(ParsePausedTurn("{}"));
+  EXPECT_FALSE(ParsePausedTurn("not json"));
+}
+
+TEST(PausedTurn, PendingActionsAreTheCallsThatWaitWithTheirArguments) {
+  const auto pending = PendingActionsJson(Sample());
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].at("call_id"), "c1");
+  EXPECT_EQ(pending[0].at("tool"), "refund");
+  EXPECT_EQ(pending[0].at("arguments").at("order"), "A-1");
+}
+
+TEST(ApprovalRequests, ShapeErrorsNameTheField) {
+  auto error_of = [](std::string_view body) {
+    auto parsed = ParseApprovalRequest(json::parse(body));
+    return parsed ? std::string("(parsed)") : parsed.error().message;
+  };
+  EXPECT_NE(error_of("[]").find("body"), std::string::npos);
+  EXPECT_NE(error_of("{}").find("'decisions'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"decisions": []})").find("'decisions'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"decisions": [{"call_id": "c1"}]})").find("'decisions[0].approve'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"decisions": [{"approve": true}]})").find("'decisions[0].call_id'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"decisions": [{"call_id": "c1", "approve": "yes"}]})")
+                .find("'decisions[0].approve'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"decisions": [{"call_id": "c1", "approve": true, "x": 1}]})")
+                .find("'decisions[0].x'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"decisions": [{"call_id": "c1", "approve": true}], "later": true})")
+                .find("'later'"),
+            std::string::npos);
+  auto ok = ParseApprovalRequest(json::parse(
+      R"({"decisions": [{"call_id": "c1", "approve": false, "reason": "not today"}],
+          "background": true})"));
+  ASSERT_TRUE(ok);
+  EXPECT_TRUE(ok->background);
+  EXPECT_FALSE(ok->decisions[0].approve);
+  EXPECT_EQ(DeniedResult(ok->decisions[0]), "denied by an operator: not today");
+  EXPECT_EQ(DeniedResult(ApprovalDecision{"c1", false, ""}), "denied by an operator");
+}
+
+TEST(ApprovalRequests, EveryPendingCallIsDecidedOnceAndNothingElse) {
+  const std::vector<std::string> pending{"c1", "c2"};
+  auto check = [&](std::string_view body) {
+    auto parsed = ParseApprovalRequest(json::parse(body));
+    EXPECT_TRUE(parsed);
+    auto checked = CheckDecisions(*parsed, pending);
+    return checked ? std::string("(ok)") : checked.error().message;
+  };
+  EXPECT_EQ(check(R"({"decisions": [{"call_id": "c2", "approve": true},
+                                    {"call_id": "c1", "approve": false}]})"),
+            "(ok)");
+  EXPECT_NE(check(R"({"decisions": [{"call_id": "c1", "approve": true}]})").find("'c2' is missing"),
+            std::string::npos);
+  EXPECT_NE(check(R"({"decisions": [{"call_id": "c9", "approve": true}]})")
+                .find("'decisions[0].call_id'"),
+            std::string::npos);
+  EXPECT_NE(check(R"({"decisions": [{"call_id": "c1", "approve": true},
+                                    {"call_id": "c1", "approve": false}]})")
+                .find("'decisions[1].call_id'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentgate
