@@ -122,8 +122,15 @@ export async function showAgent(orgId, agentId) {
         ? form({ id: "grant-form" }, [
           h("label", {}, "Token", h("select", { name: "token_id" },
             tokens.filter((t) => !t.revoked).map((t) => h("option", { value: t.id }, t.name + " (" + t.id + ")")))),
-        ], "Grant chat", async (values) => {
-          await api("PUT", base + "/grants", { token_id: values.get("token_id"), agent_id: agentId, permissions: ["chat"] });
+          // approve: deciding the agent's paused tool calls (docs/daemon.md, Tool approvals).
+          h("label", {}, "Permissions", h("select", { name: "permissions" },
+            h("option", { value: "chat" }, "chat"),
+            h("option", { value: "chat,approve" }, "chat and approve"),
+            h("option", { value: "approve" }, "approve"))),
+        ], "Grant", async (values) => {
+          await api("PUT", base + "/grants", {
+            token_id: values.get("token_id"), agent_id: agentId, permissions: values.get("permissions").split(","),
+          });
           await again();
         })
         : h("p", { class: "muted" }, "The organization has no live token — issue one on its page.")),

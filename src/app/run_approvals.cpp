@@ -34,6 +34,23 @@ asio::awaitable<Result<Runs::DecideAnswer>> Runs::Decide(const Caller& caller,
   if (!found || found->org_id != caller.org_id || found->env != caller.env)
     co_return Error(ErrorCode::kRunNotFound, "run '" + run_id + "' not found");
   AG_CO_TRYV(co_await Authorize(tenants_, caller, found->agent_id, "approve"));
+  co_return co_await DecideFound(std::move(*found), std::move(request));
+}
+
+asio::awaitable<Result<Runs::DecideAnswer>> Runs::DecideAsOperator(const std::string& org_id,
+                                                                   const std::string& env,
+                                                                   const std::string& run_id,
+                                                                   ApprovalRequest request) {
+  AG_CO_TRY(auto found, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+  if (!found || found->org_id != org_id || found->env != env)
+    co_return Error(ErrorCode::kRunNotFound, "run '" + run_id + "' not found");
+  co_return co_await DecideFound(std::move(*found), std::move(request));
+}
+
+asio::awaitable<Result<Runs::DecideAnswer>> Runs::DecideFound(RunRecord found_run,
+                                                              ApprovalRequest request) {
+  const RunRecord* found = &found_run;
+  const std::string run_id = found->id;
   if (found->status != RunStatus::kRequiresAction) co_return NotPaused(*found);
   const std::int64_t now = clock_.NowMs();
   if (found->expires_at_ms <= now) co_return Expired(*found);

@@ -86,6 +86,11 @@ class Runs {
   boost::asio::awaitable<Result<DecideAnswer>> Decide(const Caller& caller,
                                                       const std::string& run_id,
                                                       ApprovalRequest request);
+  // The operator's decision (the admin API, the console): as Decide, with no grant needed.
+  boost::asio::awaitable<Result<DecideAnswer>> DecideAsOperator(const std::string& org_id,
+                                                                const std::string& env,
+                                                                const std::string& run_id,
+                                                                ApprovalRequest request);
   // Ends paused runs nobody decided in time (maintenance): how many.
   boost::asio::awaitable<Result<std::int64_t>> ExpirePaused();
   // A streamed run whose caller hung up asking for it ("on_disconnect": "cancel"): it runs here.
@@ -99,6 +104,8 @@ class Runs {
   boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,
                                      bool notify);
   boost::asio::awaitable<Result<RunRecord>> CancelFound(RunRecord run);
+  boost::asio::awaitable<Result<DecideAnswer>> DecideFound(RunRecord found,
+                                                           ApprovalRequest request);
   boost::asio::awaitable<Result<RunRecord>> BeginAdmitted(const InvokeCommand& command,
                                                           const std::optional<ClaimedKey>& key,
                                                           bool streamed, bool notify);

@@ -387,3 +387,36 @@ def test_an_operator_sees_an_environments_runs_and_cancels_a_running_one(start_s
     browser.switch_to.alert.accept()
     wait_text(browser, "#run-list tbody tr:first-child .run-status", "canceled")
     assert server.request("GET", f"/api/runs/{slow['run_id']}", headers=headers)[2]["status"] == "canceled"
+
+
+def test_an_operator_sees_a_pending_action_with_its_arguments_and_approves_it(start_server, llm, browser):
+    from fakes.fake_llm import FakeToolServer, openai_tools
+    tools = FakeToolServer()
+    try:
+        server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+        tenant = Tenant(server, org="approvals-org")
+        tenant.agent("shop", tools=[{"type": "http", "name": "refund", "description": "Refund an order",
+                                     "parameters": {"type": "object"}, "method": "POST",
+                                     "url": f"http://127.0.0.1:{tools.port}/refund", "approval": "always"}])
+        llm.push(openai_tools([("refund", {"order": "A-1", "amount": 40})]), openai_text("Refunded."))
+        headers = {"fl-api-org": "approvals-org", "fl-api-env": "prod", "fl-api-token": tenant.token}
+        _, _, paused = server.request("POST", "/api/agents/shop/invoke", {"message": "refund A-1"}, headers)
+        assert paused["terminated_reason"] == "approval_required", paused
+        open_environment_page(browser, server, "approvals-org", "runs")
+        wait_text(browser, "h2", "Waiting for approval")
+        row = browser.find_element(By.CSS_SELECTOR, "#pending-list tbody tr")
+        assert paused["run_id"] in row.text and "refund" in row.text
+        assert '"amount": 40' in row.find_element(By.CSS_SELECTOR, "pre.arguments").text
+        shot(browser, "14-approvals")
+        row.find_element(By.CSS_SELECTOR, f"button[data-approve='{paused['run_id']}']").click()
+        browser.switch_to.alert.accept()
+        deadline = time.monotonic() + 10
+        while server.request("GET", f"/api/runs/{paused['run_id']}", headers=headers)[2]["status"] != "completed":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert [c["path"] for c in tools.calls] == ["/refund"]
+        browser.find_element(By.ID, "refresh-runs").click()
+        wait_text(browser, "#run-list tbody tr:first-child .run-status", "completed")
+        assert not browser.find_elements(By.ID, "pending-list")
+    finally:
+        tools.close()

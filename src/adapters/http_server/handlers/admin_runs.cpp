@@ -2,7 +2,10 @@
 // environments/{env}/runs (the latest, newest first) and POST .../runs/{id}/cancel, which needs no
 // grant. Each run as GET /api/runs/{id} shows it.
 #include "adapters/http_server/handlers/admin_common.hpp"
+#include "adapters/http_server/handlers/run_stream.hpp"
+#include "adapters/http_server/responses.hpp"
 #include "app/run_body.hpp"
+#include "domain/runs/paused_turn.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -20,6 +23,17 @@ void AddAdminRunRoutes(Router& router, RouteDeps& deps) {
                json::array listed;
                for (const auto& run : runs) listed.push_back(RunBody(run));
                co_return JsonResponse(200, json::object{{"runs", std::move(listed)}});
+             }));
+
+  // The operator decides a paused run's calls (the console's approve and deny), no grant needed.
+  router.Add("POST", "/admin/v1/orgs/{org}/environments/{env}/runs/{id}/approvals",
+             AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+               AG_CO_TRY(const auto body, ParseJsonBody(r));
+               AG_CO_TRY(auto request, ParseApprovalRequest(body));
+               AG_CO_TRY(auto decided,
+                         co_await deps.runs.DecideAsOperator(r.Param("org"), r.Param("env"),
+                                                             r.Param("id"), std::move(request)));
+               co_return DecidedRunResponse(decided);
              }));
 
   router.Add("POST", "/admin/v1/orgs/{org}/environments/{env}/runs/{id}/cancel",

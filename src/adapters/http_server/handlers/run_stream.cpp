@@ -1,5 +1,9 @@
 #include "adapters/http_server/handlers/run_stream.hpp"
 
+#include "adapters/http_server/responses.hpp"
+#include "app/invoke_body.hpp"
+#include "app/run_body.hpp"
+
 #include "domain/runs/run_events.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -83,6 +87,15 @@ Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
     return FollowRun(deps, run_id, after, out);
   };
   return response;
+}
+
+Response DecidedRunResponse(const Runs::DecideAnswer& answer) {
+  if (const auto* running = std::get_if<RunRecord>(&answer)) {
+    Response accepted = JsonResponse(202, RunBody(*running));
+    accepted.headers.emplace_back("location", "/api/runs/" + running->id);
+    return accepted;
+  }
+  return JsonResponse(200, InvokeBody(std::get<InvokeResult>(answer)));
 }
 
 }  // namespace agentgate::http

@@ -14,4 +14,8 @@ namespace agentgate::http {
 Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
                         Request* hang_up_cancels = nullptr);
 
+// A decision's answer (docs/daemon.md, Tool approvals): the continued turn's plain body (200), or
+// the run going on in the background (202, Location the run).
+Response DecidedRunResponse(const Runs::DecideAnswer& answer);
+
 }  // namespace agentgate::http

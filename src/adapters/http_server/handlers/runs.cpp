@@ -2,7 +2,6 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "app/invoke_body.hpp"
 #include "app/run_body.hpp"
 #include "domain/runs/paused_turn.hpp"
 #include "domain/runs/run_events.hpp"
@@ -55,12 +54,7 @@ asio::awaitable<Response> DecideRun(RouteDeps& deps, Request& r) {
   if (!request) co_return ErrorResponse(request.error());
   auto decided = co_await deps.runs.Decide(*caller, r.Param("run_id"), std::move(*request));
   if (!decided) co_return ErrorResponse(decided.error());
-  if (const auto* running = std::get_if<RunRecord>(&*decided)) {
-    Response accepted = JsonResponse(202, RunBody(*running));
-    accepted.headers.emplace_back("location", "/api/runs/" + running->id);
-    co_return accepted;
-  }
-  co_return JsonResponse(200, InvokeBody(std::get<InvokeResult>(*decided)));
+  co_return DecidedRunResponse(*decided);
 }
 
 asio::awaitable<Response> RunEvents(RouteDeps& deps, Request& r) {
