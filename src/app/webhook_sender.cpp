@@ -1,5 +1,7 @@
 #include "app/webhook_sender.hpp"
 
+#include "domain/runs/paused_turn.hpp"
+
 #include "domain/governance/governance.hpp"
 #include "domain/json_text.hpp"
 #include "domain/runs/webhook_rules.hpp"
@@ -55,6 +57,18 @@ std::optional<std::string> SignWebhook(std::string_view secret, std::string_view
 }
 
 std::string WebhookBody(const WebhookDelivery& delivery, const RunRecord& run) {
+  if (delivery.type == "run.requires_action") {
+    // The pause as it was (the run may have been decided since): what waits, and until when.
+    json::object data{{"run_id", run.id},
+                      {"agent_id", run.agent_id},
+                      {"status", std::string(RunStatusName(RunStatus::kRequiresAction))}};
+    if (auto paused = ParsePausedTurn(run.paused_json))
+      data["pending_actions"] = PendingActionsJson(*paused);
+    data["expires_at"] = governance::IsoUtc(run.expires_at_ms);
+    return json::serialize(json::object{{"type", delivery.type},
+                                        {"timestamp", governance::IsoUtc(delivery.created_at_ms)},
+                                        {"data", std::move(data)}});
+  }
   json::object data{{"run_id", run.id},
                     {"agent_id", run.agent_id},
                     {"status", std::string(RunStatusName(run.status))}};

@@ -231,7 +231,7 @@ struct WebhookDelivery {
   std::string id;
   std::string webhook_id;
   std::string run_id;
-  std::string type;    // run.completed, run.failed or run.canceled
+  std::string type;    // run.completed, run.failed, run.canceled or run.requires_action
   std::string status;  // pending, delivered or failed
   int attempts = 0;
   std::int64_t next_attempt_at_ms = 0;

@@ -287,3 +287,28 @@ def test_a_run_paused_on_one_server_is_approved_and_goes_on_on_the_other(start_s
     assert [c["path"].split("?")[0] for c in tools.calls].count("/refund") == 1
     _, _, convo = other.conversation(paused["conversation_id"])
     assert [m["content"] for m in convo["messages"]] == ["refund A-1", "Refunded."]
+
+
+def test_a_background_runs_pause_and_end_are_signed_webhooks_of_their_own(start_server, llm, tools):
+    from test_webhooks import ALLOW_PRIVATE, registered_receiver
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, **ALLOW_PRIVATE})
+    tenant = Tenant(server)
+    shop(tenant, tools)
+    hook, receiver = registered_receiver(tenant)
+    try:
+        assert "run.requires_action" in hook["events"]
+        llm.push(openai_tools([("refund", {"order": "A-1"})]))
+        status, _, queued = tenant.invoke("shop", {"message": "refund A-1", "background": True})
+        assert status == 202, queued
+        paused = receiver.wait(1)[0]
+        assert paused["verified"] and paused["body"]["type"] == "run.requires_action"
+        data = paused["body"]["data"]
+        assert data["run_id"] == queued["run_id"] and data["status"] == "requires_action"
+        assert data["pending_actions"] == [{"call_id": "call_0", "tool": "refund", "arguments": {"order": "A-1"}}]
+        llm.push(openai_text("Refunded."))
+        assert decide(tenant, approver(tenant), queued["run_id"], [{"call_id": "call_0", "approve": True}])[0] == 200
+        ended = receiver.wait(2)[1]
+        assert ended["verified"] and ended["body"]["type"] == "run.completed"
+        assert ended["id"] != paused["id"]  # a delivery of its own
+    finally:
+        receiver.close()

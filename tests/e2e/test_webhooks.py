@@ -93,7 +93,7 @@ def test_a_background_runs_end_is_signed_retried_under_one_id_and_recorded(start
     hook, receiver = registered_receiver(tenant, answers="500,500,200")
     try:
         assert hook["secret"].startswith("whsec_")
-        assert hook["events"] == ["run.completed", "run.failed", "run.canceled"]
+        assert hook["events"] == ["run.completed", "run.failed", "run.canceled", "run.requires_action"]
         listed = tenant.server.admin("GET", hooks_path(tenant))[2]["webhooks"]
         assert [w["id"] for w in listed] == [hook["id"]] and "secret" not in listed[0]
 

@@ -42,6 +42,16 @@ inline constexpr const char* kEnqueueRunWebhooks =
     "|| substr(id, 4), id, $1, $2, 'pending', 0, $3, 0, $3, '[]' FROM webhooks WHERE org_id = $4 "
     "AND env = $5 AND events LIKE $6";
 
+// What a run's pause for approval adds for its webhooks, in its turn's commit, when the run
+// notifies (both engines bind $1..$6 in order: run id, the pause's expiry as text (a run may pause
+// more than once: each pause's delivery has an id of its own), now, org, env, the LIKE pattern).
+inline constexpr const char* kEnqueuePauseWebhooks =
+    "INSERT INTO webhook_deliveries(id, webhook_id, run_id, type, status, attempts, "
+    "next_attempt_at_ms, held_until_ms, created_at_ms, log) SELECT 'msg_' || substr($1, 5) || "
+    "'_p' || $2 || '_' || substr(w.id, 4), w.id, $1, 'run.requires_action', 'pending', 0, $3, 0, "
+    "$3, '[]' FROM webhooks w JOIN runs r ON r.id = $1 AND r.notify WHERE w.org_id = $4 AND "
+    "w.env = $5 AND w.events LIKE $6";
+
 // The webhook event a run's end is: run.completed, run.failed or run.canceled.
 inline std::string RunEndEvent(RunStatus ended) {
   return "run." + std::string(RunStatusName(ended));

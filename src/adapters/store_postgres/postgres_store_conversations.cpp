@@ -1,5 +1,6 @@
 #include "adapters/store_common/recent_messages.hpp"
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_common/turn_write.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "domain/agent/memory_recall.hpp"
@@ -216,12 +217,16 @@ class PostgresTurnRows final : public TurnRowWriter {
            P(run.expires_at_ms)});
       return true;
     }
-    return !c_.Exec(
-                  "UPDATE runs SET status = 'requires_action', paused = $2, expires_at_ms = $3, "
-                  "server_id = '' WHERE id = $1 AND status = 'running' AND NOT cancel_requested "
-                  "RETURNING id",
-                  {P(run.id), P(run.paused_json), P(run.expires_at_ms)})
-                .empty();
+    if (c_.Exec("UPDATE runs SET status = 'requires_action', paused = $2, expires_at_ms = $3, "
+                "server_id = '' WHERE id = $1 AND status = 'running' AND NOT cancel_requested "
+                "RETURNING id",
+                {P(run.id), P(run.paused_json), P(run.expires_at_ms)})
+            .empty())
+      return false;
+    c_.Exec(kEnqueuePauseWebhooks,
+            {P(run.id), P(std::to_string(run.expires_at_ms)), P(run.created_at_ms), P(run.org_id),
+             P(run.env), P(std::string("%,run.requires_action,%"))});
+    return true;
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "adapters/store_common/recent_messages.hpp"
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_common/turn_write.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "domain/agent/memory_recall.hpp"
@@ -192,7 +193,12 @@ class SqliteTurnRows final : public TurnRowWriter {
           "'' WHERE id = ? AND status = 'running' AND NOT cancel_requested")
         .Bind(run.paused_json, run.expires_at_ms, run.id)
         .Run();
-    return c_.Changes() == 1;
+    if (c_.Changes() != 1) return false;
+    c_.Prepare(kEnqueuePauseWebhooks)
+        .Bind(run.id, std::to_string(run.expires_at_ms), run.created_at_ms, run.org_id, run.env,
+              std::string("%,run.requires_action,%"))
+        .Run();
+    return true;
   }
 
  private:

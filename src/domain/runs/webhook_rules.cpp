@@ -108,12 +108,14 @@ Result<std::vector<std::string>> ParseEvents(const boost::json::value* events) {
   if (array == nullptr || array->empty())
     return InvalidField("events",
                         "must be a non-empty array of run.completed, run.failed, "
-                        "run.canceled");
+                        "run.canceled, run.requires_action");
   for (const auto& item : *array) {
     const auto* name = item.if_string();
     if (name == nullptr || std::find(kRunEndEvents.begin(), kRunEndEvents.end(),
                                      std::string_view(*name)) == kRunEndEvents.end())
-      return InvalidField("events", "may name only run.completed, run.failed, run.canceled");
+      return InvalidField("events",
+                          "may name only run.completed, run.failed, run.canceled, "
+                          "run.requires_action");
     if (std::find(names.begin(), names.end(), std::string_view(*name)) != names.end())
       return InvalidField("events", "names '" + std::string(*name) + "' twice");
     names.emplace_back(*name);

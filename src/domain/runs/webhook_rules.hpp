@@ -17,8 +17,9 @@
 namespace agentgate::webhooks {
 
 // The run ends a webhook may ask for; all of them when it names none.
-inline constexpr std::array<std::string_view, 3> kRunEndEvents = {"run.completed", "run.failed",
-                                                                  "run.canceled"};
+inline constexpr std::array<std::string_view, 4> kRunEndEvents = {
+    "run.completed", "run.failed", "run.canceled",
+    "run.requires_action"};  // a pause for approval (docs/daemon.md), not an end
 
 // Whether `ip` (a numeric IPv4 or IPv6 address) is public: not loopback, private (RFC 1918,
 // fc00::/7), link-local, carrier-grade NAT, unspecified, multicast or reserved. Not an address:

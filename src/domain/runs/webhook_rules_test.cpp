@@ -38,8 +38,10 @@ TEST(WebhookRules, AUrlIsHttpsToAPublicHostUnlessPrivateOnesAreAllowed) {
   EXPECT_FALSE(CheckUrl("https://h/" + std::string(2100, 'a'), true));
 }
 
-TEST(WebhookRules, EventsAreEveryRunEndOrADistinctListOfThem) {
-  EXPECT_EQ(ParseEvents(nullptr).value().size(), 3u);
+TEST(WebhookRules, EventsAreEveryRunEndAndPauseOrADistinctListOfThem) {
+  EXPECT_EQ(ParseEvents(nullptr).value(),
+            (std::vector<std::string>{"run.completed", "run.failed", "run.canceled",
+                                      "run.requires_action"}));
   const auto some = boost::json::parse(R"(["run.failed","run.canceled"])");
   EXPECT_EQ(ParseEvents(&some).value(), (std::vector<std::string>{"run.failed", "run.canceled"}));
   for (const char* bad : {R"([])", R"(["run.started"])", R"(["run.failed","run.failed"])",
