@@ -12,6 +12,7 @@ import stores
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
+from test_runs import get_run, wait_status
 
 TOOL = {"type": "http", "description": "Orders", "parameters": {"type": "object"}}
 
@@ -51,20 +52,6 @@ def headers(tenant, token):
 def decide(tenant, token, run_id, decisions, **extra):
     return tenant.server.request("POST", f"/api/runs/{run_id}/approvals",
                                  {"decisions": decisions, **extra}, headers(tenant, token), timeout=30)
-
-
-def get_run(tenant, run_id):
-    return tenant.server.request("GET", f"/api/runs/{run_id}", headers=headers(tenant, tenant.token))
-
-
-def wait_status(tenant, run_id, statuses, within=10.0):
-    deadline = time.monotonic() + within
-    while True:
-        status, _, run = get_run(tenant, run_id)
-        assert status == 200, run
-        if run["status"] in statuses or time.monotonic() > deadline:
-            return run
-        time.sleep(0.02)
 
 
 def tool_messages(request):

@@ -21,6 +21,19 @@ struct ToolCall {
 
 enum class Role { kUser, kAssistant, kTool };
 
+// The role's wire name in transcripts and stored state ("user", "assistant", "tool").
+inline std::string_view RoleName(Role role) {
+  switch (role) {
+    case Role::kUser:
+      return "user";
+    case Role::kAssistant:
+      return "assistant";
+    case Role::kTool:
+      return "tool";
+  }
+  return "user";
+}
+
 struct ChatMessage {
   Role role = Role::kUser;
   std::string content;

@@ -13,18 +13,6 @@ namespace {
 
 namespace json = boost::json;
 
-const char* RoleName(Role role) {
-  switch (role) {
-    case Role::kUser:
-      return "user";
-    case Role::kAssistant:
-      return "assistant";
-    case Role::kTool:
-      return "tool";
-  }
-  return "user";
-}
-
 // Every value is made in the transcript's storage (a buffer on the stack while the text is
 // written), so nesting one in another moves it instead of copying it.
 json::object MessageJson(const ChatMessage& m, bool withheld, const json::storage_ptr& sp) {

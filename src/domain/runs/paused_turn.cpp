@@ -16,18 +16,6 @@ namespace jf = json_fields;
 
 constexpr std::size_t kMaxReason = 1000;
 
-std::string_view RoleName(Role role) {
-  switch (role) {
-    case Role::kUser:
-      return "user";
-    case Role::kAssistant:
-      return "assistant";
-    case Role::kTool:
-      return "tool";
-  }
-  return "user";
-}
-
 Role RoleOf(std::string_view name) {
   if (name == "assistant") return Role::kAssistant;
   if (name == "tool") return Role::kTool;
