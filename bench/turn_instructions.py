@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Instructions per demo turn, counted rather than timed (the same on a noisy machine as on a quiet
+one): the binary runs under valgrind's callgrind with one I/O thread and the demo agent (offline
+model, SQLite); 200 turns warm it up, then the counts of the next 1,000 turns are dumped apart.
+Prints each dump's total; the last one divided by 1,000 is the figure.
+
+    python3 bench/turn_instructions.py build-release/agentgate
+"""
+import http.client, json, os, secrets, subprocess, sys, tempfile, time
+binary = sys.argv[1]
+work = tempfile.mkdtemp()
+env = dict(os.environ, AGENTGATE_SERVER_LISTEN="127.0.0.1:0", AGENTGATE_STORE_URL=f"sqlite:{work}/var/db",
+           AGENTGATE_ADMIN_TOKEN="cg-admin-" + secrets.token_hex(8), AGENTGATE_MASTER_KEY=secrets.token_hex(32),
+           AGENTGATE_SERVER_IO_THREADS="1")
+log = open(f"{work}/log", "w+")
+proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.out", binary, "serve", "--demo"],
+                        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work, text=True)
+addr = None
+while addr is None:
+    time.sleep(0.2)
+    for line in open(f"{work}/log"):
+        if '"event":"listening"' in line:
+            addr = json.loads(line)["address"]
+host, port = addr.rsplit(":", 1)
+creds = dict(l.split("=", 1) for l in open(f"{work}/var/demo-credentials.txt").read().split())
+h = {"content-type": "application/json", "fl-api-org": creds.get("org", creds.get("FL_API_ORG", "")),
+     "fl-api-env": creds.get("env", creds.get("FL_API_ENV", "")), "fl-api-token": creds.get("token", creds.get("FL_API_TOKEN", ""))}
+agent = creds.get("agent", creds.get("AGENT", "demo"))
+conn = http.client.HTTPConnection(host, int(port), timeout=60)
+def turns(n):
+    for _ in range(n):
+        conn.request("POST", f"/api/agents/{agent}/invoke", json.dumps({"message": "hello"}), h)
+        r = conn.getresponse(); r.read(); assert r.status == 200, r.status
+turns(200)
+subprocess.run(["callgrind_control", "-d", str(proc.pid)], capture_output=True)
+turns(1000)
+subprocess.run(["callgrind_control", "-d", str(proc.pid)], capture_output=True)
+proc.terminate(); proc.wait(60)
+files = sorted(f for f in os.listdir(work) if f.startswith("cg.out"))
+tot = []
+for f in files:
+    for line in open(os.path.join(work, f)):
+        if line.startswith("totals:") or line.startswith("summary:"):
+            tot.append((f, int(line.split()[1])))
+            break
+print(tot)
+print(f"instructions per turn: {tot[-1][1] / 1000:,.0f}" if len(tot) > 2 else "")
