@@ -6,7 +6,9 @@ Prints each dump's total; the last one divided by 1,000 is the figure.
 
     python3 bench/turn_instructions.py build-release/agentgate
 """
-import http.client, json, os, secrets, subprocess, sys, tempfile, time
+import http.client, json, os, secrets, shutil, subprocess, sys, tempfile, time
+if shutil.which("valgrind") is None:  # Debian's valgrind: callgrind and callgrind_control
+    subprocess.run(["apt-get", "install", "-y", "-q", "valgrind"], check=True)
 binary = sys.argv[1]
 work = tempfile.mkdtemp()
 env = dict(os.environ, AGENTGATE_SERVER_LISTEN="127.0.0.1:0", AGENTGATE_STORE_URL=f"sqlite:{work}/var/db",

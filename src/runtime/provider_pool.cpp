@@ -75,6 +75,10 @@ void ProviderPool::Report(std::size_t key, const ModelResult& result,
         break;
       case fallback::Failure::kRateLimited:
         breaker.Throttled(now, throttle_wait);
+        if (metrics_ != nullptr) {
+          metrics_->Add("agentgate_model_key_cooldowns_total",
+                        {{"provider", name_}, {"key", std::to_string(key)}});
+        }
         break;
       case fallback::Failure::kTransient:
       case fallback::Failure::kKeyRefused:

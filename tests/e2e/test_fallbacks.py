@@ -153,6 +153,7 @@ def test_a_key_under_429_is_passed_over_and_used_again_once_its_wait_is_over(sta
     assert "Bearer sk-pool-one-0123456789" in {r["headers"]["authorization"] for r in llm.requests[used:]}
     metrics = tenant.server.request("GET", "/metrics")[2]
     assert 'agentgate_model_key_state{provider="pool",key="0"} 0' in metrics
+    assert 'agentgate_model_key_cooldowns_total{provider="pool",key="0"} 1' in metrics
 
 
 def test_a_refused_key_moves_to_the_next_key_and_a_bad_request_does_not_fall_back(start, llm, backup):
