@@ -71,6 +71,21 @@ TEST_F(InvokeAgentTest, ATurnThatCannotReserveItsFirstCallIsRefusedAndCallsNoMod
   EXPECT_TRUE(store_->GetUsage("acme", "2026-11").value().empty());  // nothing reserved or spent
 }
 
+TEST_F(InvokeAgentTest, ATurnWhoseCallsAllFailedBeforeTheLimitWasMetIsRefusedWith402) {
+  // The first call fails; meanwhile the organization's limit is met (set to 0, this server's
+  // leases retired as the admin API retires them): the retry cannot reserve, and the turn has
+  // nothing to answer with.
+  model_.script.push_back([this](const ModelRequest&) {
+    EXPECT_TRUE(store_->SetOrgSpendLimit("acme", 0.0));
+    spend_.ForgetOrg("acme");
+    return ModelFailure{ModelFailure::Kind::kTransient, "overloaded", {}};
+  });
+  const auto result = Invoke(Asking("Where is order 42?"));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kSpendLimitReached);
+  EXPECT_EQ(model_.seen.size(), 1u);  // the retry was never made
+}
+
 TEST_F(InvokeAgentTest, AFailedToolIsToldToTheModelAndTheTurnGoesOn) {
   model_.script.push_back([](const ModelRequest&) { return CallsTool("lookup", "{\"id\":42}"); });
   model_.script.push_back([](const ModelRequest& request) {
