@@ -8,7 +8,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libssl-dev libsqlite3-dev libpq-dev libtomlplusplus-dev libre2-dev libpugixml-dev
   libc-ares-dev
-  libprotobuf-dev protobuf-compiler zlib1g-dev  # OTLP trace export (adapters/otlp)
+  libprotobuf-dev protobuf-compiler libdeflate-dev  # OTLP trace export (adapters/otlp)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-pytest-xdist curl ca-certificates openssl clang-format
   postgresql nginx

@@ -237,6 +237,7 @@ struct Tracing {
     otlp::ExporterOptions options;
     options.endpoint = t.endpoint;
     options.headers = t.headers;
+    options.gzip = t.compression == "gzip";
     options.scope.scope_name = "agentgate";
     options.scope.resource.push_back({"service.name", t.service_name});
     for (const auto& [key, value] : t.resource_attributes)

@@ -268,7 +268,10 @@ Result<void> ReadTracing(const toml::table* table, const EnvLookup& env, Tracing
   std::string attributes;
   AG_TRYV(tracing.String("resource_attributes", attributes));
   AG_TRYV(tracing.Boolean("capture_content", t.capture_content));
+  AG_TRYV(tracing.String("compression", t.compression));
   AG_TRYV(tracing.RejectUnknown());
+  if (t.compression != "gzip" && t.compression != "none")
+    return ConfigError("tracing.compression", "must be gzip or none");
   if (!attributes.empty()) {
     AG_TRY(t.resource_attributes,
            ParseKeyValueList(attributes, "config key 'tracing.resource_attributes'"));

@@ -291,6 +291,30 @@ TEST(TracingConfig, TheStandardVariablesFillWhatTheConfigLeavesUnset) {
   EXPECT_FALSE(disabled->tracing.Enabled());
 }
 
+TEST(TracingConfig, CompressionIsGzipUnlessTheConfigOrTheStandardVariableSaysNone) {
+  auto defaults = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->tracing.compression, "gzip");
+  auto from_env = LoadConfig("", FakeEnv({{"OTEL_EXPORTER_OTLP_COMPRESSION", "none"}}));
+  ASSERT_TRUE(from_env) << from_env.error().message;
+  EXPECT_EQ(from_env->tracing.compression, "none");
+  // The traces variable wins over the general one, and the config's key over both.
+  auto traces = LoadConfig("", FakeEnv({{"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "gzip"},
+                                        {"OTEL_EXPORTER_OTLP_COMPRESSION", "none"}}));
+  ASSERT_TRUE(traces) << traces.error().message;
+  EXPECT_EQ(traces->tracing.compression, "gzip");
+  auto key = LoadConfig("[tracing]\ncompression = \"none\"\n",
+                        FakeEnv({{"OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"}}));
+  ASSERT_TRUE(key) << key.error().message;
+  EXPECT_EQ(key->tracing.compression, "none");
+  EXPECT_NE(ErrorOf(LoadConfig("[tracing]\ncompression = \"zstd\"\n", FakeEnv({})))
+                .find("'tracing.compression': must be gzip or none"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(LoadConfig("", FakeEnv({{"OTEL_EXPORTER_OTLP_COMPRESSION", "br"}})))
+                .find("'OTEL_EXPORTER_OTLP_COMPRESSION'"),
+            std::string::npos);
+}
+
 TEST(TracingConfig, BadSettingsAreStartUpErrorsNamingTheKeyOrVariable) {
   EXPECT_NE(ErrorOf(LoadConfig("[tracing]\nendpoint = \"collector:4318\"\n", FakeEnv({})))
                 .find("'tracing.endpoint'"),

@@ -64,6 +64,15 @@ Result<void> ApplyOtelEnvironment(const EnvLookup& env, TracingConfig& tracing) 
       break;
     }
   }
+  for (const char* name :
+       {"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION"}) {
+    if (auto compression = env(name); compression && !compression->empty()) {
+      if (*compression != "gzip" && *compression != "none")
+        return EnvError(name, "must be gzip or none");
+      tracing.compression = *compression;
+      break;
+    }
+  }
   if (auto service = env("OTEL_SERVICE_NAME"); service && !service->empty())
     tracing.service_name = *service;
   if (auto attributes = env("OTEL_RESOURCE_ATTRIBUTES")) {

@@ -161,6 +161,19 @@ def test_a_turns_spans_follow_the_callers_trace_with_the_genai_conventions(start
     assert f'gen_ai_client_token_usage_bucket{{{labels},gen_ai_token_type="output",le="16"}} 2' in metrics
 
 
+def test_compression_none_sends_the_plain_protobuf_the_official_decoder_reads(start_server, llm, receiver):
+    collector = receiver()
+    tenant = traced(start_server, llm, collector.endpoint, 'compression = "none"\n')
+    tenant.agent("bot")
+    llm.push(openai_text("Hello."))
+    status, _, _ = tenant.invoke("bot", {"message": "hi"})
+    assert status == 200
+    collector.wait_for(lambda s: any(x["name"] == "invoke_agent bot" for x in s))
+    export = collector.exports()[0]
+    assert "content-encoding" not in export["headers"]
+    assert export["headers"]["content-type"] == "application/x-protobuf"
+
+
 def test_no_prompt_or_withheld_text_is_exported_and_a_zero_ratio_exports_nothing(start_server, llm, receiver):
     collector = receiver()
     tenant = traced(start_server, llm, collector.endpoint)

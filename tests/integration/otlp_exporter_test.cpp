@@ -116,6 +116,21 @@ TEST_F(OtlpExporterTest, ABatchArrivesGzippedWithTheOperatorsHeadersAfterA503) {
   EXPECT_EQ(Counter(metrics_, "agentgate_trace_export_requests_total{outcome=\"retried\"}"), 1);
 }
 
+TEST_F(OtlpExporterTest, WithoutCompressionTheBodyIsThePlainProtobuf) {
+  Collector collector;
+  std::vector<tracing::SpanRecord> spans{SpanNamed("chat m1", 1)};
+  auto options = Options(collector.url);
+  options.gzip = false;
+  {
+    otlp::Exporter exporter(options, metrics_, HttpClientOptions{});
+    for (const auto& span : spans) exporter.Submit(span);
+    exporter.Shutdown(5s);
+  }
+  ASSERT_EQ(collector.Requests(), 1u);
+  EXPECT_EQ(collector.bodies[0], otlp::EncodeTraces(options.scope, spans));
+  EXPECT_EQ(collector.encodings[0], "");
+}
+
 TEST_F(OtlpExporterTest, AFullBatchGoesAtOnceAndAFullQueueDropsAndCounts) {
   Collector collector;
   auto options = Options(collector.url);

@@ -54,6 +54,7 @@ struct Exporter::Impl {
   asio::steady_timer wake{io};      // the wait for a batch: cut short by a full one or a shutdown
   asio::steady_timer backoff{io};   // the wait before a retry
   asio::steady_timer deadline{io};  // a shutdown's end: the loop stops there, whatever it does
+  GzipCompressor gzip;              // used on the exporter's thread only
   std::thread thread;
 
   mutable std::mutex mutex;
@@ -90,7 +91,8 @@ struct Exporter::Impl {
   // One batch, tried until it is accepted, refused, out of attempts, or out of shutdown time.
   asio::awaitable<void> Export(std::vector<std::string> batch) {
     const std::size_t count = batch.size();
-    const std::string body = Gzip(EncodeRequest(options.scope, batch));
+    std::string body = EncodeRequest(options.scope, batch);
+    if (options.gzip) body = gzip.Compress(body);
     milliseconds delay = options.first_backoff;
     for (int attempt = 1;; ++attempt) {
       HttpClientRequest request;
@@ -98,7 +100,7 @@ struct Exporter::Impl {
       request.url = options.endpoint;
       request.headers = options.headers;
       request.headers.emplace_back("content-type", "application/x-protobuf");
-      request.headers.emplace_back("content-encoding", "gzip");
+      if (options.gzip) request.headers.emplace_back("content-encoding", "gzip");
       request.body = body;
       request.timeout = options.request_timeout;
       if (Stopping()) {
@@ -163,7 +165,7 @@ Exporter::~Exporter() {
   Shutdown(milliseconds(5000));
 }
 
-void Exporter::Submit(tracing::SpanRecord span) {
+void Exporter::Submit(const tracing::SpanRecord& span) {
   // Encoded here, on the thread that ended the span: what it allocated is freed where it was
   // made, and the exporter's thread gets one string (docs/performance.md).
   std::string encoded = EncodeSpan(span);

@@ -22,6 +22,7 @@ struct ExporterOptions {
   std::string endpoint;  // the traces URL
   HeaderList headers;    // the operator's (credentials), sent with each request
   ExportScope scope;
+  bool gzip = true;                          // bodies sent with Content-Encoding: gzip
   std::size_t max_queue = 4096;              // spans waiting; past it new ones are dropped
   std::size_t max_batch = 512;               // spans per request
   std::chrono::milliseconds interval{1000};  // a partial batch waits at most this long
@@ -36,7 +37,7 @@ class Exporter final : public SpanSink {
   Exporter(ExporterOptions options, Metrics& metrics, HttpClientOptions http);
   ~Exporter() override;  // Shutdown(5 s) if it was not called
 
-  void Submit(tracing::SpanRecord span) override;
+  void Submit(const tracing::SpanRecord& span) override;
   // Exports what is queued (retrying within the time left), then stops its thread.
   void Shutdown(std::chrono::milliseconds within);
 
