@@ -9,7 +9,7 @@ namespace agentgate {
 class SpanSink {
  public:
   virtual ~SpanSink() = default;
-  virtual void Submit(tracing::SpanRecord span) = 0;  // any thread
+  virtual void Submit(const tracing::SpanRecord& span) = 0;  // any thread
 };
 
 }  // namespace agentgate

@@ -71,7 +71,7 @@ void Span::Fail(std::string message) {
 void Span::End() {
   if (!recording()) return;
   state_->record->end_unix_ns = NowUnixNs();
-  state_->sink->Submit(std::move(*state_->record));
+  state_->sink->Submit(*state_->record);
   state_->record.reset();
 }
 
@@ -105,7 +105,7 @@ Span Tracer::Start(std::string name, tracing::SpanKind kind, const SpanContext* 
   context.span_id = RandomId<8>();
   state->sink = sink_;
   if (context.sampled) {
-    tracing::SpanRecord record;
+    tracing::SpanRecord& record = state->record.emplace();  // in place: the attributes are inside
     record.trace_id = context.trace_id;
     record.span_id = context.span_id;
     if (parent != nullptr) record.parent = parent->span_id;
@@ -113,8 +113,6 @@ Span Tracer::Start(std::string name, tracing::SpanKind kind, const SpanContext* 
     record.name = std::move(name);
     record.kind = kind;
     record.start_unix_ns = NowUnixNs();
-    record.attributes.reserve(8);  // what a span of ours sets, in one allocation
-    state->record = std::move(record);
   }
   span.state_ = std::move(state);
   return span;

@@ -9,7 +9,7 @@ namespace {
 
 class Recorded final : public SpanSink {
  public:
-  void Submit(tracing::SpanRecord span) override { spans.push_back(std::move(span)); }
+  void Submit(const tracing::SpanRecord& span) override { spans.push_back(span); }
   std::vector<tracing::SpanRecord> spans;
 };
 

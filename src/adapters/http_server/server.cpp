@@ -404,10 +404,15 @@ struct Server::Impl {
   // traces join.
   static void LogTraced(std::string_view level, std::string_view event,
                         std::initializer_list<log::Field> fields, const SpanContext* trace) {
-    const std::string trace_id = trace != nullptr ? tracing::Hex(trace->trace_id) : "";
-    const std::string span_id = trace != nullptr ? tracing::Hex(trace->span_id) : "";
-    const std::initializer_list<log::Field> ids{{"trace_id", std::string_view(trace_id)},
-                                                {"span_id", std::string_view(span_id)}};
+    char trace_id[32];
+    char span_id[16];
+    if (trace != nullptr) {
+      tracing::WriteHex(trace->trace_id.data(), trace->trace_id.size(), trace_id);
+      tracing::WriteHex(trace->span_id.data(), trace->span_id.size(), span_id);
+    }
+    const std::initializer_list<log::Field> ids{
+        {"trace_id", std::string_view(trace_id, sizeof trace_id)},
+        {"span_id", std::string_view(span_id, sizeof span_id)}};
     log::Write(level, event, fields, trace != nullptr ? ids : std::initializer_list<log::Field>{});
   }
 

@@ -1,5 +1,7 @@
 #include "adapters/otlp/otlp_encoding.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <bit>
 #include <cassert>
 #include <cstdint>
@@ -147,11 +149,19 @@ std::size_t KeyValueSize(const tracing::Attribute& attribute) {
          LenFieldSize(field::kValue, AnyValueSize(attribute.value));
 }
 
-void PutKeyValue(Out& out, int number, const tracing::Attribute& attribute) {
-  PutLength(out, number, KeyValueSize(attribute));
+// `value_size`: AnyValueSize(attribute.value), computed once by the caller's size pass.
+void PutKeyValue(Out& out, int number, const tracing::Attribute& attribute,
+                 std::size_t value_size) {
+  PutLength(
+      out, number,
+      LenFieldSize(field::kKey, attribute.key.size()) + LenFieldSize(field::kValue, value_size));
   PutBytes(out, field::kKey, attribute.key);
-  PutLength(out, field::kValue, AnyValueSize(attribute.value));
+  PutLength(out, field::kValue, value_size);
   PutAnyValue(out, attribute.value);
+}
+
+void PutKeyValue(Out& out, int number, const tracing::Attribute& attribute) {
+  PutKeyValue(out, number, attribute, AnyValueSize(attribute.value));
 }
 
 std::uint32_t KindNumber(tracing::SpanKind kind) {
@@ -182,8 +192,14 @@ std::string EncodeSpan(const tracing::SpanRecord& span) {
       (span.trace_state.empty() ? 0 : LenFieldSize(field::kTraceState, span.trace_state.size())) +
       LenFieldSize(field::kName, span.name.size()) + TagSize(field::kKind) + 1 +
       2 * (TagSize(field::kStart) + 8) + TagSize(field::kFlags) + 4;
-  for (const auto& attribute : span.attributes)
-    size += LenFieldSize(field::kAttributes, KeyValueSize(attribute));
+  // Each value's size once: the size pass and the writing both need it.
+  boost::container::small_vector<std::size_t, 16> value_sizes;
+  for (const auto& attribute : span.attributes) {
+    const std::size_t value_size = AnyValueSize(attribute.value);
+    value_sizes.push_back(value_size);
+    size += LenFieldSize(field::kAttributes, LenFieldSize(field::kKey, attribute.key.size()) +
+                                                 LenFieldSize(field::kValue, value_size));
+  }
   if (span.error) size += LenFieldSize(field::kStatus, StatusSize(span));
   std::string encoded(size, '\0');
   Out out(encoded.data());
@@ -198,7 +214,8 @@ std::string EncodeSpan(const tracing::SpanRecord& span) {
   PutLittleEndian(out, static_cast<std::uint64_t>(span.start_unix_ns));
   PutTag(out, field::kEnd, kFixed64);
   PutLittleEndian(out, static_cast<std::uint64_t>(span.end_unix_ns));
-  for (const auto& attribute : span.attributes) PutKeyValue(out, field::kAttributes, attribute);
+  for (std::size_t i = 0; i < span.attributes.size(); ++i)
+    PutKeyValue(out, field::kAttributes, span.attributes[i], value_sizes[i]);
   if (span.error) {
     PutLength(out, field::kStatus, StatusSize(span));
     if (!span.error_message.empty()) PutBytes(out, field::kStatusMessage, span.error_message);

@@ -3,6 +3,8 @@
 
 #include "domain/tracing/trace_context.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,7 +35,8 @@ struct SpanRecord {
   SpanKind kind = SpanKind::kInternal;
   std::int64_t start_unix_ns = 0;
   std::int64_t end_unix_ns = 0;
-  std::vector<Attribute> attributes;
+  // Inside the record: what a span of ours sets needs no allocation of its own.
+  boost::container::small_vector<Attribute, 8> attributes;
   bool error = false;         // the span's status: ERROR, else UNSET
   std::string error_message;  // with `error`: what failed, never a secret or withheld text
 };

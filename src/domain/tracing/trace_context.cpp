@@ -31,13 +31,17 @@ bool AllZero(const std::array<std::uint8_t, N>& bytes) {
 
 }  // namespace
 
-std::string Hex(const std::uint8_t* bytes, std::size_t size) {
+void WriteHex(const std::uint8_t* bytes, std::size_t size, char* out) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(size * 2, '0');
   for (std::size_t i = 0; i < size; ++i) {
     out[2 * i] = kDigits[bytes[i] >> 4];
     out[2 * i + 1] = kDigits[bytes[i] & 0xf];
   }
+}
+
+std::string Hex(const std::uint8_t* bytes, std::size_t size) {
+  std::string out(size * 2, '0');
+  WriteHex(bytes, size, out.data());
   return out;
 }
 
@@ -61,7 +65,12 @@ std::optional<TraceContext> ParseTraceparent(std::string_view header, std::strin
 }
 
 std::string FormatTraceparent(const TraceId& trace_id, const SpanId& span_id, bool sampled) {
-  return "00-" + Hex(trace_id) + "-" + Hex(span_id) + (sampled ? "-01" : "-00");
+  std::string out(55, '-');  // 00-<32 hex>-<16 hex>-<2 hex>, written in place
+  out[0] = out[1] = out[53] = '0';
+  WriteHex(trace_id.data(), trace_id.size(), out.data() + 3);
+  WriteHex(span_id.data(), span_id.size(), out.data() + 36);
+  out[54] = sampled ? '1' : '0';
+  return out;
 }
 
 bool SampledByRatio(const TraceId& trace_id, double ratio) {

@@ -34,6 +34,8 @@ std::string FormatTraceparent(const TraceId& trace_id, const SpanId& span_id, bo
 bool SampledByRatio(const TraceId& trace_id, double ratio);
 
 std::string Hex(const std::uint8_t* bytes, std::size_t size);
+// The same into `out` (2 * size chars), for callers that keep it on their stack.
+void WriteHex(const std::uint8_t* bytes, std::size_t size, char* out);
 template <std::size_t N>
 std::string Hex(const std::array<std::uint8_t, N>& bytes) {
   return Hex(bytes.data(), N);
