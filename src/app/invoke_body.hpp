@@ -7,8 +7,13 @@
 
 #include <boost/json/object.hpp>
 
+#include <string>
+
 namespace agentgate {
 
-boost::json::object InvokeBody(const InvokeResult& result);
+// `sp`: where its values are made (a caller that only writes it out passes a buffer's).
+boost::json::object InvokeBody(const InvokeResult& result, boost::json::storage_ptr sp = {});
+// The body as JSON text, its values made in a buffer on the stack (each plain turn writes one).
+std::string InvokeBodyText(const InvokeResult& result);
 
 }  // namespace agentgate

@@ -22,7 +22,7 @@ namespace {
 
 // What a streamed turn's commit stores for its Idempotency-Key: the plain call's 200 body.
 StoredResponse PlainAnswer(const InvokeResult& result) {
-  return StoredResponse{200, json_text::Write(InvokeBody(result))};
+  return StoredResponse{200, InvokeBodyText(result)};
 }
 const AnswerRenderer kPlainAnswer = PlainAnswer;
 
@@ -173,8 +173,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(
 
   if (result && result->stop_reason == StopReason::kApprovalRequired) {
     // Its turn's commit left it requires_action: its followers are told, and it waits.
-    const auto told =
-        co_await recorder.Pause(run_events::RequiresAction(json_text::Write(InvokeBody(*result))));
+    const auto told = co_await recorder.Pause(run_events::RequiresAction(InvokeBodyText(*result)));
     if (!told) {
       log::Warn("run_pause_not_told", {{"run_id", std::string_view(run.id)},
                                        {"error", std::string_view(told.error().message)}});
@@ -188,7 +187,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(
   RunEvent terminal;
   if (result) {
     ended.status = RunStatus::kCompleted;
-    ended.result_json = json_text::Write(InvokeBody(*result));
+    ended.result_json = InvokeBodyText(*result);
     terminal = run_events::Completed(ended.result_json);
   } else {
     ended.status =

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace agentgate::json_text {
@@ -61,8 +63,31 @@ std::string ValidUtf8(std::string_view s) {
   return out;
 }
 
+// Eight bytes at a time (SWAR): most text is ASCII with nothing to escape, and a turn writes
+// kilobytes of it (its transcript, its body, the provider's request) on an I/O thread.
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+
+std::uint64_t Word(const char* at) {
+  std::uint64_t w;
+  std::memcpy(&w, at, sizeof w);
+  return w;
+}
+
+// Whether one of the word's bytes is a control character, a quote or a backslash (the classic
+// "has a zero byte" test, (v - 1s) & ~v & high bits, exact as a yes or no).
+bool AnyToEscape(std::uint64_t w) {
+  const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighBits; };
+  const std::uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighBits;
+  return (below_space | has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\'))) != 0;
+}
+
 bool IsValidUtf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
+    if (i + 8 <= s.size() && (Word(s.data() + i) & kHighBits) == 0) {  // eight ASCII bytes
+      i += 8;
+      continue;
+    }
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;
@@ -82,6 +107,8 @@ void AppendQuoted(std::string& out, std::string_view s) {
   out += '"';
   std::size_t run = 0;  // where the current stretch of unescaped bytes began
   for (std::size_t i = 0; i < s.size(); ++i) {
+    while (i + 8 <= s.size() && !AnyToEscape(Word(s.data() + i))) i += 8;
+    if (i >= s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out.append(s.data() + run, i - run);
@@ -142,43 +169,48 @@ void AppendMember(std::string& out, const boost::json::key_value_pair& kv, bool 
   Append(out, kv.value(), sort_keys);
 }
 
+void AppendObject(std::string& out, const boost::json::object& o, bool sort_keys) {
+  out += '{';
+  if (sort_keys) {
+    std::vector<const boost::json::key_value_pair*> items;
+    items.reserve(o.size());
+    for (const auto& kv : o) items.push_back(&kv);
+    std::sort(items.begin(), items.end(),
+              [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) out += ',';
+      AppendMember(out, *items[i], sort_keys);
+    }
+  } else {
+    bool first = true;
+    for (const auto& kv : o) {
+      if (!first) out += ',';
+      first = false;
+      AppendMember(out, kv, sort_keys);
+    }
+  }
+  out += '}';
+}
+
+void AppendArray(std::string& out, const boost::json::array& a, bool sort_keys) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : a) {
+    if (!first) out += ',';
+    first = false;
+    Append(out, item, sort_keys);
+  }
+  out += ']';
+}
+
 void Append(std::string& out, const boost::json::value& v, bool sort_keys) {
   switch (v.kind()) {
-    case boost::json::kind::object: {
-      const auto& o = v.get_object();
-      out += '{';
-      if (sort_keys) {
-        std::vector<const boost::json::key_value_pair*> items;
-        items.reserve(o.size());
-        for (const auto& kv : o) items.push_back(&kv);
-        std::sort(items.begin(), items.end(),
-                  [](const auto* a, const auto* b) { return a->key() < b->key(); });
-        for (std::size_t i = 0; i < items.size(); ++i) {
-          if (i > 0) out += ',';
-          AppendMember(out, *items[i], sort_keys);
-        }
-      } else {
-        bool first = true;
-        for (const auto& kv : o) {
-          if (!first) out += ',';
-          first = false;
-          AppendMember(out, kv, sort_keys);
-        }
-      }
-      out += '}';
+    case boost::json::kind::object:
+      AppendObject(out, v.get_object(), sort_keys);
       return;
-    }
-    case boost::json::kind::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& item : v.get_array()) {
-        if (!first) out += ',';
-        first = false;
-        Append(out, item, sort_keys);
-      }
-      out += ']';
+    case boost::json::kind::array:
+      AppendArray(out, v.get_array(), sort_keys);
       return;
-    }
     case boost::json::kind::string:
       AppendString(out, v.get_string());
       return;
@@ -205,6 +237,18 @@ void Append(std::string& out, const boost::json::value& v, bool sort_keys) {
 std::string Write(const boost::json::value& value) {
   std::string out;
   Append(out, value, false);
+  return out;
+}
+
+std::string Write(const boost::json::object& object) {
+  std::string out;
+  AppendObject(out, object, false);
+  return out;
+}
+
+std::string Write(const boost::json::array& array) {
+  std::string out;
+  AppendArray(out, array, false);
   return out;
 }
 

@@ -14,6 +14,10 @@ namespace agentgate::json_text {
 // UTF-8 (a platform's body, a tool's answer) have each bad byte written as U+FFFD: the text is
 // always valid JSON.
 std::string Write(const boost::json::value& value);
+// The same for an object or an array as it is: passed as a value, it would first be copied into
+// one (a transcript's whole tree, each turn).
+std::string Write(const boost::json::object& object);
+std::string Write(const boost::json::array& array);
 
 // As Write, with object keys sorted so equal values compare equal as text.
 std::string WriteCanonical(const boost::json::value& value);

@@ -66,6 +66,28 @@ TEST(JsonText, StringsIntegersAndLiteralsAreTheBytesBoostJsonWrites) {
   EXPECT_EQ(WriteCanonical(nested), R"({"k\n":{"a":false,"b":[1,"x",{"c":null}]}})");
 }
 
+// Long text is scanned eight bytes at a time: each character, at each place in a word and across
+// words, is still escaped exactly as Boost.JSON escapes it, and a bad byte anywhere is repaired.
+TEST(JsonText, LongTextIsEscapedAndRepairedAtEveryPosition) {
+  for (int c = 0; c < 0x80; ++c) {
+    for (std::size_t at = 0; at < 20; ++at) {
+      std::string text(20, 'x');
+      text[at] = static_cast<char>(c);
+      const boost::json::value v(text);
+      ASSERT_EQ(Write(v), boost::json::serialize(v)) << "character " << c << " at " << at;
+    }
+  }
+  for (std::size_t at = 0; at < 20; ++at) {
+    std::string text(20, 'y');
+    text[at] = '\xff';
+    std::string expected = '"' + text + '"';
+    expected.replace(at + 1, 1, "\xEF\xBF\xBD");
+    EXPECT_EQ(Write(boost::json::value(text)), expected) << "at " << at;
+  }
+  const boost::json::value utf8(std::string(17, 'z') + "\xc3\xa9\"" + std::string(9, 'z') + "\n");
+  EXPECT_EQ(Write(utf8), boost::json::serialize(utf8));
+}
+
 TEST(JsonText, TextThatIsNotUtf8IsRepairedSoTheJsonIsValid) {
   const std::string latin1 = "caf\xe9 \xff end";
   const std::string written = Write(boost::json::value(latin1));

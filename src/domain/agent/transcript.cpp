@@ -14,15 +14,16 @@ namespace {
 namespace json = boost::json;
 
 // Every value is made in the transcript's storage (a buffer on the stack while the text is
-// written), so nesting one in another moves it instead of copying it.
+// written), so nesting one in another moves it instead of copying it. Objects are made with room
+// for their members: Boost.JSON grows one by half at a time, rehashing each time.
 json::object MessageJson(const ChatMessage& m, bool withheld, const json::storage_ptr& sp) {
-  json::object item(sp);
+  json::object item(4, sp);
   item.emplace("role", RoleName(m.role));
   item.emplace("content", withheld ? std::string_view("[withheld]") : std::string_view(m.content));
   if (!m.tool_calls.empty()) {
     json::array tool_calls(sp);
     for (const auto& c : m.tool_calls) {
-      json::object call(sp);
+      json::object call(3, sp);
       call.emplace("id", c.id);
       call.emplace("name", c.name);
       call.emplace("arguments",
@@ -36,7 +37,7 @@ json::object MessageJson(const ChatMessage& m, bool withheld, const json::storag
 }
 
 json::object CallJson(const ModelCallRecord& call, const json::storage_ptr& sp) {
-  json::object out(sp);
+  json::object out(8, sp);
   if (!call.provider.empty()) {
     out.emplace("provider", call.provider);
     out.emplace("model", call.model);
@@ -65,11 +66,13 @@ std::string TranscriptJson(const std::string& system, const std::vector<ChatMess
   json::monotonic_resource resource(buffer, sizeof buffer);
   const json::storage_ptr sp(&resource);
   json::array out(sp);
+  out.reserve(messages.size() - std::min(history_sent, messages.size()));
   for (std::size_t i = std::min(history_sent, messages.size()); i < messages.size(); ++i)
     out.push_back(MessageJson(messages[i], blocked && messages[i].role == Role::kAssistant, sp));
   json::array call_log(sp);
+  call_log.reserve(calls.size());
   for (const auto& call : calls) call_log.push_back(CallJson(call, sp));
-  json::object transcript(sp);
+  json::object transcript(7, sp);
   transcript.emplace("system", system);
   transcript.emplace("history_messages", history_sent);
   transcript.emplace("messages", std::move(out));

@@ -42,7 +42,11 @@ Result<InvokeInput> ReadInvokeCall(const Request& r) {
 }
 
 Response RenderInvoke(const Result<InvokeResult>& result) {
-  return result ? JsonResponse(200, InvokeBody(*result)) : ErrorResponse(result.error());
+  if (!result) return ErrorResponse(result.error());
+  Response response;
+  response.status = 200;
+  response.body = InvokeBodyText(*result);
+  return response;
 }
 
 // The 202 of a queued run, first or replayed: where to read the run.
