@@ -17,10 +17,11 @@ void AppendLabels(std::string& out, Metrics::Labels labels) {
     // A value is appended in stretches between the characters it escapes (usually in one piece:
     // every metric update of a turn builds its series' key).
     std::size_t from = 0;
-    for (std::size_t at = v.find_first_of("\"\\\n"); at != std::string_view::npos;
-         at = v.find_first_of("\"\\\n", from)) {
+    for (std::size_t at = 0; at < v.size(); ++at) {
+      const char c = v[at];
+      if (c != '"' && c != '\\' && c != '\n') continue;
       out.append(v.data() + from, at - from);
-      out += v[at] == '\n' ? "\\n" : v[at] == '"' ? "\\\"" : "\\\\";
+      out += c == '\n' ? "\\n" : c == '"' ? "\\\"" : "\\\\";
       from = at + 1;
     }
     out.append(v.data() + from, v.size() - from);
