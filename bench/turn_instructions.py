@@ -7,6 +7,8 @@ Prints each dump's total; the 1,000 turns' dump and the one after it, divided by
     python3 bench/turn_instructions.py build-release/agentgate
     TRACING=1.0 python3 bench/turn_instructions.py build-release/agentgate   (spans exported at that
         ratio to a collector here that answers 200, as the OTLP exporter's real work)
+    STREAMED=1 python3 bench/turn_instructions.py build-release/agentgate    (each turn streamed:
+        Accept: text/event-stream, the run's events read to its end)
 """
 import http.client, json, os, secrets, shutil, subprocess, sys, tempfile, time
 if shutil.which("valgrind") is None:  # Debian's valgrind: callgrind and callgrind_control
@@ -46,10 +48,13 @@ h = {"content-type": "application/json", "fl-api-org": creds.get("org", creds.ge
      "fl-api-env": creds.get("env", creds.get("FL_API_ENV", "")), "fl-api-token": creds.get("token", creds.get("FL_API_TOKEN", ""))}
 agent = creds.get("agent", creds.get("AGENT", "demo"))
 conn = http.client.HTTPConnection(host, int(port), timeout=60)
+if os.environ.get("STREAMED"):
+    h["accept"] = "text/event-stream"
 def turns(n):
     for _ in range(n):
         conn.request("POST", f"/api/agents/{agent}/invoke", json.dumps({"message": "hello"}), h)
-        r = conn.getresponse(); r.read(); assert r.status == 200, r.status
+        r = conn.getresponse(); body = r.read(); assert r.status == 200, r.status
+        assert not os.environ.get("STREAMED") or b"run.completed" in body, body[-300:]
 turns(200)
 subprocess.run(["callgrind_control", "-d", str(proc.pid)], capture_output=True)
 turns(1000)

@@ -95,6 +95,25 @@ TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
   EXPECT_TRUE(prompt.action_names.contains("create_case"));
 }
 
+// A turn's prompt counts each tool's schema once; every later estimate of its request (each model
+// call reserves by one) reads that count and comes to the same total as counting afresh.
+TEST(Prompt, EachSchemaIsCountedOnceAndEstimatesAgreeWithCountingAfresh) {
+  const auto config = Config(R"({"name": "n", "model": {"provider": "p", "name": "m"},
+    "tools": [{"type": "http", "name": "lookup", "description": "Look up",
+               "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+               "url": "https://tools.example/lookup", "method": "POST"}, {"type": "crm_metadata"}]})");
+  PromptInputs in;
+  in.message = "hello";
+  const auto prompt = AssemblePrompt(config, in);
+  ASSERT_EQ(prompt.request.tools.size(), 2u);
+  ModelRequest afresh = prompt.request;
+  for (auto& t : afresh.tools) {
+    EXPECT_EQ(t.schema_tokens, EstimateTokens(boost::json::serialize(t.parameters))) << t.name;
+    t.schema_tokens = -1;
+  }
+  EXPECT_EQ(EstimateTokens(prompt.request), EstimateTokens(afresh));
+}
+
 TEST(Prompt, TheCrmMetadataToolOffersOnlyTheAllowedMethods) {
   const auto methods_offered = [](const std::string& tool) {
     const auto config = Config(R"({"name": "n", "model": {"provider": "p", "name": "m"},

@@ -46,6 +46,10 @@ struct ToolSpec {
   std::string name;
   std::string description;
   boost::json::value parameters;  // JSON Schema
+  // The schema's estimated tokens once a turn's prompt counted them (-1: not yet): every model
+  // call of the turn estimates its request, and writing each schema out to count it was a
+  // twentieth of a demo turn's instructions.
+  std::int64_t schema_tokens = -1;
 };
 
 struct ModelRequest {

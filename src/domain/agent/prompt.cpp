@@ -62,8 +62,9 @@ std::int64_t EstimateTokens(const ModelRequest& request) {
       total += EstimateTokens(c.name) + EstimateTokens(c.arguments_json);
   }
   for (const auto& t : request.tools) {
-    total += EstimateTokens(t.name) + EstimateTokens(t.description) +
-             EstimateTokens(json_text::Write(t.parameters));
+    total +=
+        EstimateTokens(t.name) + EstimateTokens(t.description) +
+        (t.schema_tokens >= 0 ? t.schema_tokens : EstimateTokens(json_text::Write(t.parameters)));
   }
   return total;
 }
@@ -129,6 +130,7 @@ ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
   request.system = SystemText(config, in, true);
   request.tools = OfferedTools(config);
   request.tools.insert(request.tools.end(), in.extra_tools.begin(), in.extra_tools.end());
+  for (auto& t : request.tools) t.schema_tokens = EstimateTokens(json_text::Write(t.parameters));
   request.messages.push_back(ChatMessage{Role::kUser, in.message, {}, "", ""});
   return request;
 }
