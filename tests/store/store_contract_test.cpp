@@ -563,6 +563,17 @@ TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
   EXPECT_EQ(ended->result_json, done.result_json);
   EXPECT_EQ(ended->ended_at_ms, 2000);
   EXPECT_EQ(s.ListRunEvents("r1", 2, 10).value().at(0).type, "run.completed");
+  // Many events in one write (more than one INSERT's worth) keep their order and their text.
+  std::vector<RunEvent> many;
+  for (int i = 1; i <= 40; ++i)
+    many.push_back(Numbered(run_events::TextDelta("part " + std::to_string(i)), i));
+  ASSERT_TRUE(s.AppendRunEvents("r2", many));
+  const auto read_back = s.ListRunEvents("r2", 0, 100).value();
+  ASSERT_EQ(read_back.size(), 40u);
+  for (int i = 1; i <= 40; ++i) {
+    EXPECT_EQ(read_back[i - 1].seq, i);
+    EXPECT_EQ(read_back[i - 1].data, "{\"text\":\"part " + std::to_string(i) + "\"}");
+  }
   EXPECT_TRUE(s.CreateRun(Queued("r3", 300), 2, std::nullopt).value());  // room again
   // The environment's latest first; another environment's are not listed.
   RunRecord elsewhere = Queued("r4", 400);

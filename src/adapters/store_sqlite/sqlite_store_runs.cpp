@@ -3,17 +3,44 @@
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace agentgate {
 
 using sqlite::Connection;
 
 namespace {
 
+// Up to this many events go in one INSERT (a statement for each count, prepared once): a
+// streamed turn writes several at its end, and a statement a row cost as much as the rows.
+constexpr std::size_t kEventsPerInsert = 16;
+
+const std::string& InsertEventsSql(std::size_t rows) {
+  static const auto statements = [] {
+    std::array<std::string, kEventsPerInsert + 1> sql;
+    for (std::size_t n = 1; n <= kEventsPerInsert; ++n) {
+      sql[n] = "INSERT INTO run_events(run_id, seq, type, data) VALUES (?, ?, ?, ?)";
+      for (std::size_t i = 1; i < n; ++i) sql[n] += ", (?, ?, ?, ?)";
+    }
+    return sql;
+  }();
+  return statements[rows];
+}
+
 void InsertEvents(Connection& c, const std::string& run_id, const std::vector<RunEvent>& events) {
-  for (const auto& e : events) {
-    c.Prepare("INSERT INTO run_events(run_id, seq, type, data) VALUES (?, ?, ?, ?)")
-        .Bind(run_id, e.seq, e.type, e.data)
-        .Run();
+  for (std::size_t from = 0; from < events.size(); from += kEventsPerInsert) {
+    const std::size_t rows = std::min(kEventsPerInsert, events.size() - from);
+    auto insert = c.Prepare(InsertEventsSql(rows));
+    for (std::size_t i = 0; i < rows; ++i) {
+      const RunEvent& e = events[from + i];
+      const int at = static_cast<int>(4 * i);
+      insert.BindAt(at + 1, std::string_view(run_id))
+          .BindAt(at + 2, e.seq)
+          .BindAt(at + 3, std::string_view(e.type))
+          .BindAt(at + 4, std::string_view(e.data));
+    }
+    insert.Run();
   }
 }
 
