@@ -3,8 +3,10 @@
 #include "domain/error_json.hpp"
 #include "domain/json_text.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <boost/json/value_ref.hpp>
 
 #include <charconv>
 
@@ -45,57 +47,63 @@ RunEvent Of(std::string type, const json::object& data) {
   return RunEvent{0, std::move(type), json_text::Write(data)};
 }
 
+using Members = std::initializer_list<std::pair<json::string_view, json::value_ref>>;
+
+// An event's data made in a buffer on the stack and written out at once: a streamed turn makes
+// several events a model call.
+RunEvent Of(std::string type, Members members) {
+  unsigned char buffer[512];
+  json::monotonic_resource resource(buffer, sizeof buffer);
+  return Of(std::move(type), json::object(members, json::storage_ptr(&resource)));
+}
+
 }  // namespace
 
 RunEvent Started(std::string_view run_id, std::string_view conversation_id,
                  std::string_view agent_id) {
-  return Of("run.started", json::object{{"run_id", run_id},
-                                        {"conversation_id", conversation_id.empty()
-                                                                ? json::value(nullptr)
-                                                                : json::value(conversation_id)},
-                                        {"agent_id", agent_id}});
+  if (conversation_id.empty())
+    return Of("run.started",
+              {{"run_id", run_id}, {"conversation_id", nullptr}, {"agent_id", agent_id}});
+  return Of("run.started",
+            {{"run_id", run_id}, {"conversation_id", conversation_id}, {"agent_id", agent_id}});
 }
 
 RunEvent ModelStarted(int call, std::string_view provider, std::string_view model) {
-  return Of("model.started",
-            json::object{{"call", call}, {"provider", provider}, {"model", model}});
+  return Of("model.started", {{"call", call}, {"provider", provider}, {"model", model}});
 }
 
 RunEvent ModelFinished(int call, std::int64_t input_tokens, std::int64_t output_tokens,
                        double cost_usd) {
-  return Of("model.finished", json::object{{"call", call},
-                                           {"input_tokens", input_tokens},
-                                           {"output_tokens", output_tokens},
-                                           {"cost_usd", cost_usd}});
+  return Of("model.finished", {{"call", call},
+                               {"input_tokens", input_tokens},
+                               {"output_tokens", output_tokens},
+                               {"cost_usd", cost_usd}});
 }
 
 RunEvent ModelFailed(int call, std::string_view failure) {
-  return Of("model.finished", json::object{{"call", call}, {"failure", failure}});
+  return Of("model.finished", {{"call", call}, {"failure", failure}});
 }
 
 RunEvent ToolStarted(std::string_view call_id, std::string_view name) {
-  return Of("tool.started", json::object{{"call_id", call_id}, {"name", name}});
+  return Of("tool.started", {{"call_id", call_id}, {"name", name}});
 }
 
 RunEvent ToolFinished(std::string_view call_id, std::string_view name, bool ok, std::int64_t ms) {
-  return Of("tool.finished",
-            json::object{{"call_id", call_id}, {"name", name}, {"ok", ok}, {"ms", ms}});
+  return Of("tool.finished", {{"call_id", call_id}, {"name", name}, {"ok", ok}, {"ms", ms}});
 }
 
 RunEvent TextDelta(std::string_view text, std::optional<int> call) {
-  json::object data{{"text", text}};
-  if (call) data.emplace("call", *call);
-  return Of("text.delta", std::move(data));
+  if (call) return Of("text.delta", {{"text", text}, {"call", *call}});
+  return Of("text.delta", {{"text", text}});
 }
 
 RunEvent Action(std::string_view name, const json::value& arguments) {
-  return Of("action", json::object{{"name", name}, {"arguments", arguments}});
+  return Of("action", {{"name", name}, {"arguments", arguments}});
 }
 
 RunEvent TextRetracted(std::optional<int> call) {
-  if (call)
-    return Of("text.retracted", json::object{{"reason", "model_call_failed"}, {"call", *call}});
-  return Of("text.retracted", json::object{{"reason", "blocked"}});
+  if (call) return Of("text.retracted", {{"reason", "model_call_failed"}, {"call", *call}});
+  return Of("text.retracted", {{"reason", "blocked"}});
 }
 
 RunEvent Completed(std::string body_json) {

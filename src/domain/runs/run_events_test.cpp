@@ -20,6 +20,26 @@ TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
   EXPECT_FALSE(run_events::IsTerminal("text.delta"));
 }
 
+TEST(RunEvents, EachStepsDataHasItsFieldsInOrder) {
+  EXPECT_EQ(run_events::Started("run_1", "conv_1", "bot").data,
+            R"({"run_id":"run_1","conversation_id":"conv_1","agent_id":"bot"})");
+  EXPECT_EQ(run_events::ModelStarted(1, "openai", "gpt-4o").data,
+            R"({"call":1,"provider":"openai","model":"gpt-4o"})");
+  EXPECT_EQ(run_events::ModelFinished(1, 120, 30, 0.0015).data,
+            R"({"call":1,"input_tokens":120,"output_tokens":30,"cost_usd":0.0015})");
+  EXPECT_EQ(run_events::ModelFailed(2, "upstream 503").data,
+            R"({"call":2,"failure":"upstream 503"})");
+  EXPECT_EQ(run_events::ToolStarted("call_0", "track").data,
+            R"({"call_id":"call_0","name":"track"})");
+  EXPECT_EQ(run_events::ToolFinished("call_0", "track", true, 12).data,
+            R"({"call_id":"call_0","name":"track","ok":true,"ms":12})");
+  EXPECT_EQ(run_events::TextRetracted(std::nullopt).data, R"({"reason":"blocked"})");
+  EXPECT_EQ(run_events::TextRetracted(3).data, R"({"reason":"model_call_failed","call":3})");
+  // A long text is made past the event's stack buffer, whole.
+  const std::string long_text(3000, 'x');
+  EXPECT_EQ(run_events::TextDelta(long_text).data, "{\"text\":\"" + long_text + "\"}");
+}
+
 TEST(RunEvents, ALastEventIdIsAnEventNumber) {
   EXPECT_EQ(ParseLastEventId("0").value(), 0);
   EXPECT_EQ(ParseLastEventId("42").value(), 42);
