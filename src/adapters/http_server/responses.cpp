@@ -19,9 +19,13 @@ Response ErrorResponse(const Error& error) {
 }
 
 Response JsonResponse(int status, const boost::json::value& body) {
+  return JsonTextResponse(status, json_text::Write(body));
+}
+
+Response JsonTextResponse(int status, std::string body) {
   Response r;
   r.status = status;
-  r.body = json_text::Write(body);
+  r.body = std::move(body);
   return r;
 }
 

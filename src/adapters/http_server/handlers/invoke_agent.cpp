@@ -42,18 +42,12 @@ Result<InvokeInput> ReadInvokeCall(const Request& r) {
 }
 
 Response RenderInvoke(const Result<InvokeResult>& result) {
-  if (!result) return ErrorResponse(result.error());
-  Response response;
-  response.status = 200;
-  response.body = InvokeBodyText(*result);
-  return response;
+  return result ? JsonTextResponse(200, InvokeBodyText(*result)) : ErrorResponse(result.error());
 }
 
 // The 202 of a queued run, first or replayed: where to read the run.
 Response Accepted(int status, std::string body, const std::string& run_id) {
-  Response response;
-  response.status = status;
-  response.body = std::move(body);
+  Response response = JsonTextResponse(status, std::move(body));
   if (!run_id.empty()) response.headers.emplace_back("Location", RunLocation(run_id));
   return response;
 }

@@ -95,7 +95,7 @@ Response DecidedRunResponse(const Runs::DecideAnswer& answer) {
     accepted.headers.emplace_back("location", "/api/runs/" + running->id);
     return accepted;
   }
-  return JsonResponse(200, InvokeBody(std::get<InvokeResult>(answer)));
+  return JsonTextResponse(200, InvokeBodyText(std::get<InvokeResult>(answer)));
 }
 
 }  // namespace agentgate::http
