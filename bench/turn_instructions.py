@@ -9,6 +9,9 @@ Prints each dump's total; the 1,000 turns' dump and the one after it, divided by
         ratio to a collector here that answers 200, as the OTLP exporter's real work)
     STREAMED=1 python3 bench/turn_instructions.py build-release/agentgate    (each turn streamed:
         Accept: text/event-stream, the run's events read to its end)
+    CONCURRENCY=8 python3 bench/turn_instructions.py build-release/agentgate (the turns sent over that
+        many connections at once, as a loaded server sees them: the store's group commit then
+        writes several turns in one transaction)
 """
 import http.client, json, os, secrets, shutil, subprocess, sys, tempfile, time
 if shutil.which("valgrind") is None:  # Debian's valgrind: callgrind and callgrind_control
@@ -47,14 +50,20 @@ creds = dict(l.split("=", 1) for l in open(f"{work}/var/demo-credentials.txt").r
 h = {"content-type": "application/json", "fl-api-org": creds.get("org", creds.get("FL_API_ORG", "")),
      "fl-api-env": creds.get("env", creds.get("FL_API_ENV", "")), "fl-api-token": creds.get("token", creds.get("FL_API_TOKEN", ""))}
 agent = creds.get("agent", creds.get("AGENT", "demo"))
-conn = http.client.HTTPConnection(host, int(port), timeout=60)
 if os.environ.get("STREAMED"):
     h["accept"] = "text/event-stream"
-def turns(n):
+concurrency = int(os.environ.get("CONCURRENCY", "1"))
+def send(n):
+    conn = http.client.HTTPConnection(host, int(port), timeout=120)
     for _ in range(n):
         conn.request("POST", f"/api/agents/{agent}/invoke", json.dumps({"message": "hello"}), h)
         r = conn.getresponse(); body = r.read(); assert r.status == 200, r.status
         assert not os.environ.get("STREAMED") or b"run.completed" in body, body[-300:]
+def turns(n):
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        for f in [pool.submit(send, n // concurrency) for _ in range(concurrency)]:
+            f.result()
 turns(200)
 subprocess.run(["callgrind_control", "-d", str(proc.pid)], capture_output=True)
 turns(1000)

@@ -9,17 +9,17 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
-// How long an event may wait for others to share its write (followers elsewhere read the store).
-constexpr std::chrono::milliseconds kWriteBehind{100};
-
 RunRecorder::RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel,
                          std::string run_id, std::size_t max_events, asio::any_io_executor executor,
-                         std::int64_t after_seq)
+                         std::int64_t after_seq, std::optional<RunRecord> unwritten,
+                         std::chrono::milliseconds write_behind)
     : writer_(writer),
       channel_(std::move(channel)),
       run_id_(std::move(run_id)),
       max_events_(max_events),
       executor_(std::move(executor)),
+      unwritten_run_(std::move(unwritten)),
+      write_behind_(write_behind),
       last_seq_(after_seq),
       gathering_(executor_),
       written_(executor_) {}
@@ -38,13 +38,17 @@ void RunRecorder::Report(RunEvent event) {
 
 asio::awaitable<void> RunRecorder::WriteBehind() {
   while (!finishing_) {
-    gathering_.expires_after(kWriteBehind);
+    gathering_.expires_after(write_behind_);
     co_await gathering_.async_wait(asio::as_tuple(asio::use_awaitable));
     if (finishing_ || unwritten_.empty()) break;  // the end writes them
-    RunWrite append{RunWrite::Kind::kAppend, RunRecord{}, std::move(unwritten_), 0, std::nullopt};
+    // A run not in the store yet is created with them.
+    const bool create = unwritten_run_.has_value();
+    RunWrite append{create ? RunWrite::Kind::kCreate : RunWrite::Kind::kAppend,
+                    create ? *unwritten_run_ : RunRecord{}, std::move(unwritten_), 0, std::nullopt};
     append.run.id = run_id_;
     unwritten_.clear();
     const auto written = co_await writer_.Write(append);
+    if (written && create) unwritten_run_.reset();
     if (!written) {
       // Kept for the run's end, which writes them with its outcome.
       append.events.insert(append.events.end(), std::make_move_iterator(unwritten_.begin()),
@@ -78,6 +82,8 @@ asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, const RunRec
   last.seq = ++last_seq_;
   channel_->Add(last);
   unwritten_.push_back(std::move(last));
+  // A run ended before it was written is written once (a pause's commit has written it).
+  if (kind == RunWrite::Kind::kFinish && unwritten_run_) kind = RunWrite::Kind::kCreateEnded;
   const RunWrite write{kind, run, std::move(unwritten_), 0, std::nullopt};
   unwritten_.clear();
   co_return co_await writer_.Write(write);

@@ -6,6 +6,9 @@
 // left, its terminal event and its outcome in one transaction: a quick run writes its events once.
 // The writes go through the store's group commit, batched with turns' commits and other runs'.
 //
+// A run not in the store yet (a short streamed run, docs/runs.md) is written with its first
+// events' write, as a running run, or, when it ends first, once: as it ended, its events with it.
+//
 // Bounded: past `max_events` a run's events are dropped, all but its terminal one.
 
 #include "app/turn_observer.hpp"
@@ -15,7 +18,9 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,14 +29,18 @@ namespace agentgate {
 class RunRecorder final : public TurnObserver {
  public:
   // Lives on `executor`, the run's event loop: every call is made there. `after_seq`: the run's
-  // last event so far (a run going on from a pause numbers its events after it).
+  // last event so far (a run going on from a pause numbers its events after it). `unwritten`:
+  // the run, running, when the store does not have it yet. An event waits up to `write_behind`
+  // for others to share its write.
   RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel, std::string run_id,
               std::size_t max_events, boost::asio::any_io_executor executor,
-              std::int64_t after_seq = 0);
+              std::int64_t after_seq = 0, std::optional<RunRecord> unwritten = std::nullopt,
+              std::chrono::milliseconds write_behind = std::chrono::milliseconds(100));
 
   void Report(RunEvent event) override;
   bool FollowsText() const override { return true; }  // a run's followers watch its reply form
   std::string_view RunId() const override { return run_id_; }
+  bool RunStored() const override { return !unwritten_run_; }
   // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
   // done: false when the run was no longer running (its server's lease had lapsed).
   boost::asio::awaitable<Result<bool>> Finish(const RunRecord& ended, RunEvent terminal);
@@ -52,6 +61,8 @@ class RunRecorder final : public TurnObserver {
   const std::string run_id_;
   const std::size_t max_events_;
   boost::asio::any_io_executor executor_;
+  std::optional<RunRecord> unwritten_run_;  // until its create is written
+  const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
   std::vector<RunEvent> unwritten_;
   bool writing_ = false;

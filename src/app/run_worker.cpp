@@ -122,25 +122,33 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
 }
 
 void RunWorker::StartStreamed(RunRecord run, std::optional<ClaimedKey> key,
-                              const asio::any_io_executor& executor) {
-  Launch(std::move(run), std::move(key), false, executor);
+                              const asio::any_io_executor& executor, bool written) {
+  Launch(std::move(run), std::move(key), false, executor, written);
+}
+
+std::optional<RunRecord> RunWorker::Unwritten(const std::string& run_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = running_.find(run_id);
+  if (it == running_.end() || !it->second.unwritten) return std::nullopt;
+  return *it->second.unwritten;
 }
 
 void RunWorker::Launch(RunRecord run, std::optional<ClaimedKey> key, bool background,
-                       const asio::any_io_executor& executor) {
+                       const asio::any_io_executor& executor, bool written) {
   auto cancel = std::make_shared<TurnCancel>(executor);
   {
     std::lock_guard lock(mutex_);
-    running_.emplace(run.id, Started{cancel, background});
+    running_.emplace(run.id, Started{cancel, background,
+                                     written ? nullptr : std::make_shared<const RunRecord>(run)});
     if (background) ++background_running_;
   }
   // Open before the run starts, so its follower finds its events here from the first.
   auto channel = d_.hub.Open(run.id);
   d_.metrics.Add("agentgate_runs_started_total", {});
-  asio::co_spawn(
-      executor,
-      RunOne(std::move(run), std::move(key), std::move(cancel), std::move(channel), nullptr),
-      asio::detached);
+  asio::co_spawn(executor,
+                 RunOne(std::move(run), std::move(key), std::move(cancel), std::move(channel),
+                        nullptr, written),
+                 asio::detached);
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
@@ -157,9 +165,14 @@ asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumpt
 
 asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(
     RunRecord run, std::optional<ClaimedKey> key, std::shared_ptr<TurnCancel> cancel,
-    std::shared_ptr<RunChannel> channel, std::shared_ptr<const Resumption> resumption) {
-  RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events,
-                       co_await asio::this_coro::executor, resumption ? resumption->after_seq : 0);
+    std::shared_ptr<RunChannel> channel, std::shared_ptr<const Resumption> resumption,
+    bool written) {
+  const auto executor = co_await asio::this_coro::executor;
+  std::optional<RunRecord> unwritten;
+  if (!written) unwritten = run;
+  RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events, executor,
+                       resumption ? resumption->after_seq : 0, std::move(unwritten),
+                       d_.write_behind);
   if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +36,7 @@ struct RunWorkerDeps {
   int max_concurrent = 64;
   std::chrono::milliseconds poll{200};
   std::size_t max_events = 2000;
+  std::chrono::milliseconds write_behind{100};  // an event's wait for others to share its write
 };
 
 // A paused run a person decided (docs/daemon.md, Tool approvals): where it paused, the decisions,
@@ -54,12 +56,16 @@ class RunWorker {
   void Start(const boost::asio::any_io_executor& executor);
   // Any thread. A run was queued, or one ended: look for work now, not at the next poll.
   void Wake();
-  // A streamed turn's run, created running on this server: runs at once, not counted against
+  // A streamed turn's run, running on this server: runs at once, not counted against
   // max_concurrent. With `key`, its commit completes the call's Idempotency-Key with the plain
   // call's 200 body; any other end releases it. Its events' channel is open on return. It runs
   // on `executor`, its follower's, so that its events reach the follower without a thread hop.
+  // `written`: created in the store already; else it is written with its first events' write or
+  // once at its end (docs/runs.md), and Unwritten() has it meanwhile.
   void StartStreamed(RunRecord run, std::optional<ClaimedKey> key,
-                     const boost::asio::any_io_executor& executor);
+                     const boost::asio::any_io_executor& executor, bool written = true);
+  // Any thread. The run, as it started, when it runs here and was started unwritten.
+  std::optional<RunRecord> Unwritten(const std::string& run_id) const;
   // A paused run claimed on this server (now running) goes on where it paused, on the caller's
   // event loop, as a run its followers see: its result, once it completed, failed or paused again.
   boost::asio::awaitable<Result<InvokeResult>> Continue(RunRecord run, Resumption resumption);
@@ -74,18 +80,20 @@ class RunWorker {
   struct Started {
     std::shared_ptr<TurnCancel> cancel;
     bool background = true;
+    std::shared_ptr<const RunRecord> unwritten{};  // started before the store had it
   };
   struct Loop;
   boost::asio::awaitable<void> ClaimLoop();
   // Claims while runs are queued and there is room; cancels what was asked of other servers.
   boost::asio::awaitable<void> ClaimOnce();
   void Launch(RunRecord run, std::optional<ClaimedKey> key, bool background,
-              const boost::asio::any_io_executor& executor);
+              const boost::asio::any_io_executor& executor, bool written = true);
   // Runs the run to its end or its pause; its result. A resumed run goes on from `resumption`.
   boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, std::optional<ClaimedKey> key,
                                                       std::shared_ptr<TurnCancel> cancel,
                                                       std::shared_ptr<RunChannel> channel,
-                                                      std::shared_ptr<const Resumption> resumption);
+                                                      std::shared_ptr<const Resumption> resumption,
+                                                      bool written = true);
   boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run,
                                                        const std::optional<ClaimedKey>& key,
                                                        std::shared_ptr<TurnCancel> cancel,

@@ -86,33 +86,47 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
         IdempotencyCompletion{key->scope, key->claimed_at_ms, 202,
                               json_text::Write(QueuedRunBody(run)), Idempotency::ReplayUntil(now)};
   }
+  // Nothing but this server looks for such a run before its first events are written.
+  const bool written_later = streamed && options_.write_short_streamed_runs_at_end &&
+                             run.conversation_id.empty() && !notify;
   const int max_queued = options_.max_queued_per_org;
-  const RunWrite create{RunWrite::Kind::kCreate, run, {}, max_queued, std::move(completion)};
-  auto created = co_await writer_.Write(create);
-  if (!created) {
-    if (created.error().code == ErrorCode::kConflict) {
-      co_return Error(ErrorCode::kIdempotencyKeyInUse,
-                      "the Idempotency-Key's claim expired and another call took it");
+  if (!written_later) {
+    const RunWrite create{RunWrite::Kind::kCreate, run, {}, max_queued, std::move(completion)};
+    auto created = co_await writer_.Write(create);
+    if (!created) {
+      if (created.error().code == ErrorCode::kConflict) {
+        co_return Error(ErrorCode::kIdempotencyKeyInUse,
+                        "the Idempotency-Key's claim expired and another call took it");
+      }
+      co_return created.error();
     }
-    co_return created.error();
-  }
-  if (!*created) {
-    Error full(ErrorCode::kQueueFull, "the organization has " + std::to_string(max_queued) +
-                                          " runs queued ([runs] max_queued_per_org); retry once "
-                                          "some have started");
-    full.retry_after_seconds = 1;
-    co_return full;
+    if (!*created) {
+      Error full(ErrorCode::kQueueFull, "the organization has " + std::to_string(max_queued) +
+                                            " runs queued ([runs] max_queued_per_org); retry once "
+                                            "some have started");
+      full.retry_after_seconds = 1;
+      co_return full;
+    }
   }
   if (streamed) {
-    worker_.StartStreamed(run, key, co_await asio::this_coro::executor);
+    const auto executor = co_await asio::this_coro::executor;
+    worker_.StartStreamed(run, key, executor, !written_later);
   } else {
     worker_.Wake();
   }
   co_return run;
 }
 
-asio::awaitable<Result<RunRecord>> Runs::Get(const Caller& caller, const std::string& run_id) {
+asio::awaitable<Result<std::optional<RunRecord>>> Runs::Find(const std::string& run_id) {
   AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+  if (run) co_return std::move(run);
+  if (auto unwritten = worker_.Unwritten(run_id)) co_return std::move(unwritten);
+  // Written, and ended, between the two looks.
+  co_return co_await store_.Run([&](Store& s) { return s.GetRun(run_id); });
+}
+
+asio::awaitable<Result<RunRecord>> Runs::Get(const Caller& caller, const std::string& run_id) {
+  AG_CO_TRY(auto run, co_await Find(run_id));
   if (!run || run->org_id != caller.org_id || run->env != caller.env) co_return RunNotFound(run_id);
   AG_CO_TRYV(co_await Authorize(tenants_, caller, run->agent_id, "chat"));
   co_return std::move(*run);
@@ -131,7 +145,7 @@ asio::awaitable<Result<std::vector<RunRecord>>> Runs::List(const std::string& or
 asio::awaitable<Result<RunRecord>> Runs::CancelAsOperator(const std::string& org_id,
                                                           const std::string& env,
                                                           const std::string& run_id) {
-  AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+  AG_CO_TRY(auto run, co_await Find(run_id));
   if (!run || run->org_id != org_id || run->env != env) co_return RunNotFound(run_id);
   co_return co_await CancelFound(std::move(*run));
 }
@@ -151,14 +165,24 @@ asio::awaitable<Result<RunRecord>> Runs::CancelFound(RunRecord run) {
                                       : "the run was canceled before it started"));
   AG_CO_TRY(auto marked,
             co_await store_.Run([&](Store& s) { return s.CancelRun(run_id, now, canceled); }));
-  if (!marked) co_return RunNotFound(run_id);  // purged meanwhile
-  if (marked->status != RunStatus::kRunning) co_return std::move(*marked);
-  // Running: canceled here at once when it runs here, else by its server's next look.
-  worker_.CancelHere(run_id);
+  if (!marked) {
+    // Not in the store: a streamed run running here, written once it ends (or purged meanwhile).
+    if (!worker_.CancelHere(run_id)) {
+      AG_CO_TRY(auto written, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+      if (!written) co_return RunNotFound(run_id);
+      co_return co_await CancelFound(std::move(*written));
+    }
+    marked = std::move(run);
+  } else if (marked->status != RunStatus::kRunning) {
+    co_return std::move(*marked);
+  } else {
+    // Running: canceled here at once when it runs here, else by its server's next look.
+    worker_.CancelHere(run_id);
+  }
   const auto until = clock_.SteadyNow() + options_.cancel_wait;
   while (clock_.SteadyNow() < until) {
     co_await Sleep(kCancelPoll);
-    AG_CO_TRY(auto now_run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+    AG_CO_TRY(auto now_run, co_await Find(run_id));
     if (!now_run) co_return RunNotFound(run_id);
     if (HasEnded(now_run->status)) co_return std::move(*now_run);
     marked = std::move(now_run);

@@ -14,6 +14,10 @@ struct RunsOptions {
   int max_queued_per_org = 10000;
   std::chrono::milliseconds poll{200};  // a follower of a run running elsewhere reads the store
   std::chrono::milliseconds cancel_wait{5000};  // a cancel waits this long for its run to end
+  // A server alone on its store (SQLite) writes a stateless streamed run that asked for no
+  // webhook when it has run for a moment or has ended, not when it starts: a short one is written
+  // once (docs/runs.md). On a shared store every run is written as it starts, for other servers.
+  bool write_short_streamed_runs_at_end = false;
 };
 
 // What a background or streamed invoke gets: the stored answer of the call that used its key
@@ -104,6 +108,8 @@ class Runs {
   boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,
                                      bool notify);
   boost::asio::awaitable<Result<RunRecord>> CancelFound(RunRecord run);
+  // The run from the store, or as it started when it runs here unwritten.
+  boost::asio::awaitable<Result<std::optional<RunRecord>>> Find(const std::string& run_id);
   boost::asio::awaitable<Result<DecideAnswer>> DecideFound(RunRecord found,
                                                            ApprovalRequest request);
   boost::asio::awaitable<Result<RunRecord>> BeginAdmitted(const InvokeCommand& command,

@@ -18,6 +18,9 @@ class TurnObserver {
   virtual bool FollowsText() const { return false; }
   // The run the turn is, if it is one (its id goes on the turn's span).
   virtual std::string_view RunId() const { return {}; }
+  // False while that run is not in the store yet (a short streamed run is written at its end,
+  // docs/runs.md): a pause then writes it.
+  virtual bool RunStored() const { return true; }
 };
 
 }  // namespace agentgate

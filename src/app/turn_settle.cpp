@@ -129,9 +129,9 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   const std::string_view existing =
       command.observer != nullptr ? command.observer->RunId() : std::string_view();
   RunPause pause;
-  pause.create = existing.empty();
+  pause.create = existing.empty() || !command.observer->RunStored();
   RunRecord& record = pause.run;
-  record.id = pause.create ? "run_" + crypto::TimeOrderedHex(now, 8) : std::string(existing);
+  record.id = existing.empty() ? "run_" + crypto::TimeOrderedHex(now, 8) : std::string(existing);
   record.org_id = command.caller.org_id;
   record.env = command.caller.env;
   record.agent_id = command.agent_id;

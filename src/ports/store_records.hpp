@@ -199,6 +199,8 @@ struct RunRecord {
 // requires_action, a new run for a plain call, else the running run it is.
 struct RunPause {
   RunRecord run;  // status requires_action, paused_json, expires_at_ms set
+  // Written as a new row: a plain call's run, or a streamed run not written yet (which its
+  // recorder may write meanwhile: then it is paused as a running run is).
   bool create = false;
 };
 
@@ -251,10 +253,14 @@ struct WebhookJob {
 struct RunWrite {
   enum class Kind {
     kCreate,  // `run` queued (unless its organization has `max_queued`: false), or running on its
-              // server; `answer` completes the call's key with it (kConflict when taken over)
+              // server with its `events` so far; `answer` completes the call's key with it
+              // (kConflict when taken over). A running run already there (its turn's pause wrote
+              // it first) is left as it is and gets the events.
     kAppend,  // `events` added to run `run.id`
     kFinish,  // `run` ends as it says, `events` (its terminal one last) with it; false when it was
               // not running (canceled, or interrupted, meanwhile)
+    kCreateEnded,  // `run` written once, as it ended, `events` folded into its row: a short
+                   // streamed run never written before (docs/runs.md)
   };
   Kind kind = Kind::kAppend;
   RunRecord run{};

@@ -60,7 +60,10 @@ class RunsTest : public InvokeAgentTest {
   }
   RunRecord Stored(const std::string& run_id) { return store_->GetRun(run_id).value().value(); }
   RunRecord Ended(const std::string& run_id) {
-    EXPECT_TRUE(RunUntil([&] { return HasEnded(Stored(run_id).status); })) << run_id;
+    EXPECT_TRUE(RunUntil([&] {
+      const auto run = store_->GetRun(run_id).value();  // a streamed run may be written at its end
+      return run && HasEnded(run->status);
+    })) << run_id;
     return Stored(run_id);
   }
   std::vector<std::string> EventTypes(const std::string& run_id) {
@@ -298,6 +301,118 @@ TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
   ASSERT_TRUE(store_->PutGrant("acme", "tok", "bot", {}));
   clock_.Advance(2s);
   EXPECT_EQ(Await(runs_.Get(caller_, run.id)).error().code, ErrorCode::kForbidden);
+}
+
+// A server alone on its store (SQLite) writes a stateless streamed run at its end, or with its
+// first events' write: here that write waits 10 s, so the runs below stay unwritten while they run.
+class UnwrittenRunsTest : public RunsTest {
+ protected:
+  RunWorkerDeps LaterDeps() {
+    RunWorkerDeps deps = WorkerDeps();
+    deps.write_behind = 10s;
+    return deps;
+  }
+  RunRecord Streamed(const InvokeRequest& request) {
+    const InvokeCall call{caller_, "bot", request, std::nullopt, "", answer_, nullptr};
+    QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
+    RunAsync(io_, later_runs_.Stream(call, answer));
+    return std::get<Result<RunRecord>>(answer).value();
+  }
+
+  RunWorker later_worker_{LaterDeps()};
+  Runs later_runs_{invoke_, idempotency_, tenants_,
+                   runner_, committer_,   later_worker_,
+                   hub_,    clock_,       RunsOptions{3, 20ms, 5000ms, true}};
+};
+
+TEST_F(UnwrittenRunsTest, AShortStreamedRunIsWrittenOnceAtItsEndWithEveryEvent) {
+  model_.script.push_back([](const ModelRequest&) { return CallsTool("lookup"); });
+  model_.script.push_back([](const ModelRequest&) { return Reply("Order 42 ships today."); });
+  const RunRecord run = Streamed(Asking("Where is order 42?"));
+  EXPECT_EQ(run.status, RunStatus::kRunning);
+  EXPECT_FALSE(store_->GetRun(run.id).value());  // not when it starts
+  const RunRecord ended = Ended(run.id);
+  EXPECT_EQ(ended.status, RunStatus::kCompleted);
+  EXPECT_EQ(ended.server_id, lease_.id());
+  EXPECT_EQ(ended.started_at_ms, run.started_at_ms);
+  EXPECT_EQ(boost::json::parse(ended.result_json).at("response"), "Order 42 ships today.");
+  EXPECT_EQ(EventTypes(run.id),
+            (std::vector<std::string>{"run.started", "model.started", "model.finished",
+                                      "tool.started", "tool.finished", "model.started",
+                                      "model.finished", "text.delta", "run.completed"}));
+  // Read as any ended run: after a Last-Event-ID, from the store.
+  RunCursor resumed{run.id, 7, nullptr};
+  auto rest = Await(later_runs_.NextEvents(resumed, 0ms));
+  ASSERT_TRUE(rest) << rest.error().message;
+  ASSERT_EQ(rest->events.size(), 2u);
+  EXPECT_EQ(rest->events[1].data, ended.result_json);
+  EXPECT_TRUE(rest->ended);
+  EXPECT_EQ(Await(later_runs_.Get(caller_, run.id))->status, RunStatus::kCompleted);
+}
+
+TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {
+  model_.thinking = 5s;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Too late."); });
+  const RunRecord run = Streamed(Asking("Think hard"));
+  ASSERT_TRUE(RunUntil([&] { return !model_.seen.empty(); }));  // the model call is in flight
+  EXPECT_FALSE(store_->GetRun(run.id).value());
+  // Its caller reads it running; another environment does not find it.
+  const auto got = Await(later_runs_.Get(caller_, run.id));
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(got->status, RunStatus::kRunning);
+  EXPECT_EQ(Await(later_runs_.Get(Caller{"acme", "staging", "tok"}, run.id)).error().code,
+            ErrorCode::kRunNotFound);
+  // A follower has its events so far from this server.
+  RunCursor cursor{run.id, 0, nullptr};
+  auto so_far = Await(later_runs_.NextEvents(cursor, 0ms));
+  ASSERT_TRUE(so_far) << so_far.error().message;
+  ASSERT_FALSE(so_far->events.empty());
+  EXPECT_EQ(so_far->events[0].type, "run.started");
+  EXPECT_FALSE(so_far->ended);
+  // Canceled as any running run: ended canceled, written once with its events, nothing spent.
+  auto canceled = Await(later_runs_.Cancel(caller_, run.id));
+  ASSERT_TRUE(canceled) << canceled.error().message;
+  EXPECT_EQ(canceled->status, RunStatus::kCanceled);
+  EXPECT_EQ(boost::json::parse(canceled->error_json).at("status"), 499);
+  const auto types = EventTypes(run.id);
+  EXPECT_EQ(types.front(), "run.started");
+  EXPECT_EQ(types.back(), "run.failed");
+  EXPECT_TRUE(store_->CountTurnsPerDay(0).value().empty());
+  for (const auto& row : store_->GetUsage("acme", "2026-11").value()) EXPECT_EQ(row.spent_usd, 0.0);
+  EXPECT_EQ(Await(later_runs_.Cancel(caller_, run.id))->status, RunStatus::kCanceled);  // twice
+  EXPECT_FALSE(later_worker_.Unwritten(run.id));
+}
+
+TEST_F(UnwrittenRunsTest, ARunThatIsNotShortIsWrittenRunningWithItsFirstEvents) {
+  RunWorkerDeps deps = WorkerDeps();
+  deps.write_behind = 20ms;
+  RunWorker worker{deps};
+  Runs runs{invoke_, idempotency_, tenants_,
+            runner_, committer_,   worker,
+            hub_,    clock_,       RunsOptions{3, 20ms, 5000ms, true}};
+  model_.thinking = 2s;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Slow."); });
+  const InvokeCall call{caller_, "bot", Asking("Slowly"), std::nullopt, "", answer_, nullptr};
+  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
+  RunAsync(io_, runs.Stream(call, answer));
+  const RunRecord run = std::get<Result<RunRecord>>(answer).value();
+  ASSERT_TRUE(RunUntil([&] { return store_->GetRun(run.id).value().has_value(); }));
+  const auto written = store_->GetRun(run.id).value();
+  EXPECT_EQ(written->status, RunStatus::kRunning);  // with its events so far, before it ends
+  EXPECT_EQ(written->server_id, lease_.id());
+  EXPECT_EQ(EventTypes(run.id).front(), "run.started");
+  EXPECT_EQ(Ended(run.id).status, RunStatus::kCompleted);
+  EXPECT_EQ(EventTypes(run.id).back(), "run.completed");
+}
+
+TEST_F(UnwrittenRunsTest, AStreamedRunOnAConversationIsWrittenAsItStarts) {
+  model_.thinking = 300ms;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Hello."); });
+  const RunRecord run = Streamed(Asking("Hi", /*stateful=*/true));
+  const auto written = store_->GetRun(run.id).value();  // a conversation's busy check reads it
+  ASSERT_TRUE(written);
+  EXPECT_EQ(written->status, RunStatus::kRunning);
+  EXPECT_EQ(Ended(run.id).status, RunStatus::kCompleted);
 }
 
 }  // namespace

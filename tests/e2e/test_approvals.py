@@ -239,6 +239,16 @@ def test_a_streamed_run_ends_its_stream_with_the_pause(start_server, llm, tools)
     data = json.loads(last.split("data: ", 1)[1])
     assert data["terminated_reason"] == "approval_required" and data["pending_actions"][0]["tool"] == "refund"
     assert tools.calls == []
+    # Written by its pause (on SQLite a stateless streamed run is written late, docs/runs.md), with
+    # every event its stream had; it goes on once decided.
+    run_id = data["run_id"]
+    assert wait_status(tenant, run_id, {"requires_action"})["pending_actions"][0]["tool"] == "refund"
+    _, _, stored = tenant.server.request("GET", f"/api/runs/{run_id}/events", headers=headers(tenant, tenant.token))
+    assert stored.split("\n\n")[:len(frames)] == frames
+    llm.push(openai_text("Refunded."))
+    status, _, done = decide(tenant, approver(tenant), run_id, [{"call_id": "call_0", "approve": True}])
+    assert status == 200 and done["response"] == "Refunded.", done
+    assert wait_status(tenant, run_id, {"completed"})["result"]["response"] == "Refunded."
 
 
 def test_an_mcp_client_sees_the_pause_as_an_error_result_naming_the_run(start_server, llm, tools):

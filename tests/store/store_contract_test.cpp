@@ -800,6 +800,77 @@ TYPED_TEST(StoreContract, APausedRunNobodyDecidesEndsFailedAndACanceledOneEndsAt
   EXPECT_EQ(s.ExpirePausedRuns(9000, 10, expired).value(), 0);
 }
 
+// A short streamed run is written once, as it ended, its events folded into its row; one that
+// ran longer was created running with its events so far, and a pause may have written it first.
+TYPED_TEST(StoreContract, AStreamedRunWrittenOnceAtItsEndKeepsItsEventsAndWebhooks) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateWebhook(WebhookRecord{
+      "wh_1", "acme", "prod", "https://hooks.example/a", {"run.completed"}, "sealed", 10}));
+  RunRecord done = Queued("short", 100);
+  done.status = RunStatus::kCompleted;
+  done.server_id = "server-a";
+  done.started_at_ms = 100;
+  done.ended_at_ms = 140;
+  done.result_json = R"({"response":"Hi"})";
+  done.notify = true;
+  std::vector<RunEvent> events;
+  events.push_back(Numbered(run_events::Started("short", "", "bot"), 1));
+  events.push_back(Numbered(run_events::TextDelta("line\n\ttab"), 2));
+  events.push_back(Numbered(run_events::Completed(done.result_json), 3));
+  const RunWrite once{RunWrite::Kind::kCreateEnded, done, events, 0, std::nullopt};
+  ASSERT_TRUE(s.WriteRuns({&once}).front().value());
+  const auto stored = s.GetRun("short").value();
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->status, RunStatus::kCompleted);
+  EXPECT_EQ(stored->result_json, done.result_json);
+  EXPECT_EQ(stored->started_at_ms, 100);
+  EXPECT_EQ(stored->ended_at_ms, 140);
+  EXPECT_EQ(stored->request_json, "");
+  const auto all = s.ListRunEvents("short", 0, 10).value();
+  ASSERT_EQ(all.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(all[i].seq, events[i].seq);
+    EXPECT_EQ(all[i].type, events[i].type);
+    EXPECT_EQ(all[i].data, events[i].data);
+  }
+  const auto rest = s.ListRunEvents("short", 1, 1).value();  // after a Last-Event-ID, bounded
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].type, "text.delta");
+  EXPECT_EQ(s.ListWebhookDeliveries("wh_1", 10).value().size(), 1u);  // as any run's end
+  EXPECT_FALSE(s.FinishRun(done, {}).value());                        // it ended already
+  EXPECT_EQ(s.PurgeRuns(1000, 10).value(), 1);
+  EXPECT_TRUE(s.ListRunEvents("short", 0, 10).value().empty());
+
+  // Created running with its events so far, after its turn's pause wrote it: it stays paused.
+  ASSERT_TRUE(s.CommitTurn(Pausing("t1", "paused", true, 5000)));
+  RunRecord running = Queued("paused", 200);
+  running.status = RunStatus::kRunning;
+  running.server_id = "server-a";
+  running.started_at_ms = 200;
+  const RunWrite late{RunWrite::Kind::kCreate,
+                      running,
+                      {Numbered(run_events::Started("paused", "", "bot"), 1)},
+                      0,
+                      std::nullopt};
+  ASSERT_TRUE(s.WriteRuns({&late}).front().value());
+  EXPECT_EQ(s.GetRun("paused").value()->status, RunStatus::kRequiresAction);
+  EXPECT_EQ(s.ListRunEvents("paused", 0, 10).value().size(), 1u);
+  // The other order: created running first, then its pause pauses it as a running run.
+  running.id = "first";
+  const RunWrite early{RunWrite::Kind::kCreate, running, {}, 0, std::nullopt};
+  ASSERT_TRUE(s.WriteRuns({&early}).front().value());
+  ASSERT_TRUE(s.CommitTurn(Pausing("t2", "first", true, 6000)));
+  const auto first = s.GetRun("first").value();
+  EXPECT_EQ(first->status, RunStatus::kRequiresAction);
+  EXPECT_EQ(first->expires_at_ms, 6000);
+  EXPECT_EQ(first->server_id, "");
+  // A created pause of a run no longer running is refused as any pause is.
+  ASSERT_TRUE(s.CancelRun("first", 7000, run_events::Failed(Error(ErrorCode::kCanceled, "x"))));
+  auto refused = s.CommitTurn(Pausing("t3", "first", true, 9000));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+}
+
 TYPED_TEST(StoreContract, ARunOfALapsedServerEndsInterruptedWithOneTerminalEvent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 5000));

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 17> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 18> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -161,6 +161,10 @@ CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms) WHERE 
 ALTER TABLE runs ADD COLUMN paused TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN expires_at_ms BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX runs_paused_by_expiry ON runs(expires_at_ms) WHERE status = 'requires_action';
+)sql",
+                                                          R"sql(
+-- A short streamed run written once, at its end, keeps its events in its row (docs/runs.md).
+ALTER TABLE runs ADD COLUMN events TEXT NOT NULL DEFAULT '';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

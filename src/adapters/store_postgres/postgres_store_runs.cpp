@@ -1,6 +1,7 @@
 // Runs and their events (docs/runs.md): the queue, claimed with FOR UPDATE SKIP LOCKED so several
 // servers start each run once.
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_event_log.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 
@@ -34,6 +35,13 @@ std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
       .Int(0, 0);
 }
 
+void EnqueueEndWebhooks(Connection& c, const RunRecord& run) {
+  if (!run.notify) return;
+  const std::string type = RunEndEvent(run.status);
+  c.Exec(kEnqueueRunWebhooks, {P(run.id), P(type), P(run.ended_at_ms), P(run.org_id), P(run.env),
+                               P("%," + type + ",%")});
+}
+
 void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
   c.Exec(
       "UPDATE runs SET status = $1, result = $2, error = $3, ended_at_ms = $4, request = '' WHERE "
@@ -41,11 +49,25 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
       {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
        P(run.ended_at_ms), P(run.id)});
   InsertEvents(c, run.id, events);
-  if (run.notify) {
-    const std::string type = RunEndEvent(run.status);
-    c.Exec(kEnqueueRunWebhooks, {P(run.id), P(type), P(run.ended_at_ms), P(run.org_id), P(run.env),
-                                 P("%," + type + ",%")});
-  }
+  EnqueueEndWebhooks(c, run);
+}
+
+// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
+Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
+  const RunRecord& run = write.run;
+  c.Exec(
+      "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+      "creates_conversation, created_at_ms, started_at_ms, ended_at_ms, server_id, notify, "
+      "result, error, events) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+      "$14, $15, $16)",
+      {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+       P(std::string(RunStatusName(run.status))), P(run.conversation_id),
+       P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
+       P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
+       P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
+       P(PackRunEvents(write.events))});
+  EnqueueEndWebhooks(c, run);
+  return true;
 }
 
 const std::string& SelectRun() {
@@ -67,13 +89,14 @@ Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
   c.Exec(
       "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
       "creates_conversation, request, created_at_ms, started_at_ms, server_id, notify) VALUES ($1, "
-      "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+      "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING",
       {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
        P(std::string(queued ? "queued" : "running")), P(run.conversation_id),
        P(std::string(run.creates_conversation ? "true" : "false")),
        P(queued ? run.request_json : std::string()), P(run.created_at_ms),
        P(queued ? std::int64_t{0} : run.started_at_ms), P(queued ? std::string() : run.server_id),
        P(std::string(run.notify ? "true" : "false"))});
+  InsertEvents(c, run.id, write.events);
   return true;
 }
 
@@ -96,6 +119,8 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
       return true;
     case RunWrite::Kind::kFinish:
       return FinishRunIn(c, write);
+    case RunWrite::Kind::kCreateEnded:
+      return CreateEndedIn(c, write);
   }
   return true;
 }
@@ -165,6 +190,12 @@ Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& serve
 Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& run_id,
                                                            std::int64_t after_seq, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
+    // A run written once, at its end, has them in its row; any other in rows of their own.
+    const auto folded = c.Exec("SELECT events FROM runs WHERE id = $1", {P(run_id)});
+    if (!folded.empty()) {
+      const std::string log = folded.Text(0, 0);
+      if (!log.empty()) return UnpackRunEvents(log, after_seq, limit);
+    }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq "
                                    "LIMIT $3";

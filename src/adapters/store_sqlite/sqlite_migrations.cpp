@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 17> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 18> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -335,6 +335,10 @@ CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms)
 ALTER TABLE runs ADD COLUMN paused TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN expires_at_ms INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX runs_paused_by_expiry ON runs(expires_at_ms) WHERE status = 'requires_action';
+)sql",
+                                                          R"sql(
+-- A short streamed run written once, at its end, keeps its events in its row (docs/runs.md).
+ALTER TABLE runs ADD COLUMN events TEXT NOT NULL DEFAULT '';
 )sql"};
 
 }  // namespace

@@ -179,14 +179,17 @@ class SqliteTurnRows final : public TurnRowWriter {
   bool PauseRun(const RunPause& pause) override {
     const RunRecord& run = pause.run;
     if (pause.create) {
+      // A streamed run's recorder may have written it meanwhile: then paused as a running run.
       c_.Prepare(
             "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
             "created_at_ms, started_at_ms, paused, expires_at_ms) VALUES (?, ?, ?, ?, ?, "
-            "'requires_action', ?, ?, ?, ?, ?)")
+            "'requires_action', ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = "
+            "'requires_action', paused = excluded.paused, expires_at_ms = excluded.expires_at_ms, "
+            "server_id = '' WHERE runs.status = 'running' AND NOT runs.cancel_requested")
           .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, run.conversation_id,
                 run.created_at_ms, run.started_at_ms, run.paused_json, run.expires_at_ms)
           .Run();
-      return true;
+      return c_.Changes() == 1;
     }
     c_.Prepare(
           "UPDATE runs SET status = 'requires_action', paused = ?, expires_at_ms = ?, server_id = "

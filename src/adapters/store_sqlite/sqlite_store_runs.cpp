@@ -1,5 +1,6 @@
 // Runs and their events (docs/runs.md): the queue, each decision in one write transaction.
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_event_log.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
@@ -50,6 +51,14 @@ std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
   return s.Int(0);
 }
 
+void EnqueueEndWebhooks(Connection& c, const RunRecord& run) {
+  if (!run.notify) return;
+  const std::string type = RunEndEvent(run.status);
+  c.Prepare(kEnqueueRunWebhooks)
+      .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
+      .Run();
+}
+
 // Ends a queued or running run (`run` carries its status, result or error and end); its events.
 void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
   c.Prepare(
@@ -58,12 +67,23 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
       .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
       .Run();
   InsertEvents(c, run.id, events);
-  if (run.notify) {
-    const std::string type = RunEndEvent(run.status);
-    c.Prepare(kEnqueueRunWebhooks)
-        .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
-        .Run();
-  }
+  EnqueueEndWebhooks(c, run);
+}
+
+// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
+Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
+  const RunRecord& run = write.run;
+  c.Prepare(
+       "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+       "creates_conversation, created_at_ms, started_at_ms, ended_at_ms, server_id, notify, "
+       "result, error, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
+            run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
+            run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
+            PackRunEvents(write.events))
+      .Run();
+  EnqueueEndWebhooks(c, run);
+  return true;
 }
 
 // A run queued, or created running (RunWrite::kCreate); false when its organization's queue is
@@ -81,13 +101,14 @@ Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
   c.Prepare(
        "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
        "creates_conversation, request, created_at_ms, started_at_ms, server_id, notify) VALUES (?, "
-       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING")
       .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, queued ? "queued" : "running",
             run.conversation_id, run.creates_conversation,
             queued ? run.request_json : std::string(), run.created_at_ms,
             queued ? std::int64_t{0} : run.started_at_ms, queued ? std::string() : run.server_id,
             run.notify)
       .Run();
+  InsertEvents(c, run.id, write.events);
   return true;
 }
 
@@ -108,6 +129,8 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
       return true;
     case RunWrite::Kind::kFinish:
       return FinishRunIn(c, write);
+    case RunWrite::Kind::kCreateEnded:
+      return CreateEndedIn(c, write);
   }
   return true;
 }
@@ -177,6 +200,12 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
 Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_id,
                                                          std::int64_t after_seq, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
+    // A run written once, at its end, has them in its row; any other in rows of their own.
+    auto folded = c.Prepare("SELECT events FROM runs WHERE id = ?");
+    if (folded.Bind(run_id).Step()) {
+      const std::string log = folded.Text(0);
+      if (!log.empty()) return UnpackRunEvents(log, after_seq, limit);
+    }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq "
                                    "LIMIT ?";

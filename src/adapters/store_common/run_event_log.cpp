@@ -1,0 +1,63 @@
+#include "adapters/store_common/run_event_log.hpp"
+
+#include <charconv>
+
+namespace agentgate {
+
+std::string PackRunEvents(const std::vector<RunEvent>& events) {
+  std::size_t size = 0;
+  for (const auto& e : events) size += e.type.size() + e.data.size() + 32;
+  std::string log;
+  log.reserve(size);
+  char digits[24];
+  for (const auto& e : events) {
+    log.append(digits, std::to_chars(digits, digits + sizeof digits, e.seq).ptr);
+    log += '\t';
+    log += e.type;
+    log += '\t';
+    log.append(digits, std::to_chars(digits, digits + sizeof digits, e.data.size()).ptr);
+    log += '\t';
+    log += e.data;
+    log += '\n';
+  }
+  return log;
+}
+
+namespace {
+
+// The field up to the next tab, moving `rest` past it; false when there is no tab.
+bool Field(std::string_view& rest, std::string_view& field) {
+  const auto tab = rest.find('\t');
+  if (tab == std::string_view::npos) return false;
+  field = rest.substr(0, tab);
+  rest.remove_prefix(tab + 1);
+  return true;
+}
+
+template <class Int>
+bool Number(std::string_view text, Int& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+}  // namespace
+
+std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit) {
+  std::vector<RunEvent> events;
+  std::string_view rest = log;
+  while (!rest.empty() && static_cast<int>(events.size()) < limit) {
+    std::string_view seq_text, type, length_text;
+    std::int64_t seq = 0;
+    std::size_t length = 0;
+    if (!Field(rest, seq_text) || !Field(rest, type) || !Field(rest, length_text) ||
+        !Number(seq_text, seq) || !Number(length_text, length) || rest.size() < length + 1 ||
+        rest[length] != '\n')
+      break;
+    if (seq > after_seq)
+      events.push_back(RunEvent{seq, std::string(type), std::string(rest.substr(0, length))});
+    rest.remove_prefix(length + 1);
+  }
+  return events;
+}
+
+}  // namespace agentgate

@@ -1,0 +1,51 @@
+#include "adapters/store_common/run_event_log.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate {
+namespace {
+
+std::vector<RunEvent> Sample() {
+  return {{1, "run.started", R"({"run_id":"run_1"})"},
+          {2, "text.delta", "{\"text\":\"tab\\there\"}\n\t5\tfake\t1\tx\n"},  // any byte in data
+          {3, "text.delta", ""},
+          {4, "run.completed", R"({"response":"ok"})"}};
+}
+
+void ExpectSame(const std::vector<RunEvent>& got, const std::vector<RunEvent>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].seq, want[i].seq);
+    EXPECT_EQ(got[i].type, want[i].type);
+    EXPECT_EQ(got[i].data, want[i].data);
+  }
+}
+
+TEST(RunEventLog, EventsComeBackAsTheyWentInWhateverTheirDataHolds) {
+  const auto events = Sample();
+  ExpectSame(UnpackRunEvents(PackRunEvents(events), 0, 100), events);
+  EXPECT_TRUE(UnpackRunEvents(PackRunEvents({}), 0, 100).empty());
+}
+
+TEST(RunEventLog, OnlyThoseAfterTheSequenceAndAtMostTheLimitAreRead) {
+  const auto events = Sample();
+  const std::string log = PackRunEvents(events);
+  ExpectSame(UnpackRunEvents(log, 2, 100), {events[2], events[3]});
+  ExpectSame(UnpackRunEvents(log, 0, 2), {events[0], events[1]});
+  ExpectSame(UnpackRunEvents(log, 1, 1), {events[1]});
+  EXPECT_TRUE(UnpackRunEvents(log, 4, 100).empty());
+}
+
+TEST(RunEventLog, ALogCutShortOrGarbledEndsWhereItStopsMakingSense) {
+  const auto events = Sample();
+  const std::string log = PackRunEvents(events);
+  ExpectSame(UnpackRunEvents(log.substr(0, log.size() - 3), 0, 100),
+             {events[0], events[1], events[2]});
+  ExpectSame(UnpackRunEvents(PackRunEvents({events[0]}) + "x\tbad\t9\tshort\n", 0, 100),
+             {events[0]});
+  EXPECT_TRUE(UnpackRunEvents("1\trun.started\t-1\t\n", 0, 100).empty());
+  EXPECT_TRUE(UnpackRunEvents("1\trun.started\t2\tabc\n", 0, 100).empty());  // no newline at 2
+}
+
+}  // namespace
+}  // namespace agentgate
