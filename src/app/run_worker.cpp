@@ -104,7 +104,7 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
       if (claimed) {
         more_queued = static_cast<int>(claimed->size()) == room;
         for (auto& run : *claimed) {
-          Launch(std::move(run), std::nullopt, true, d_.loops[next_loop_++ % d_.loops.size()]);
+          Launch(std::move(run), RunStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
         }
       } else {
         log::Warn("runs_claim_failed", {{"error", std::string_view(claimed.error().message)}});
@@ -121,9 +121,10 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
   }
 }
 
-void RunWorker::StartStreamed(RunRecord run, std::optional<ClaimedKey> key,
-                              const asio::any_io_executor& executor, bool written) {
-  Launch(std::move(run), std::move(key), false, executor, written);
+void RunWorker::StartStreamed(RunRecord run, std::shared_ptr<const StreamedTurn> turn,
+                              std::optional<ClaimedKey> key, const asio::any_io_executor& executor,
+                              bool written) {
+  Launch(std::move(run), RunStart{std::move(key), std::move(turn), nullptr, written}, executor);
 }
 
 std::optional<RunRecord> RunWorker::Unwritten(const std::string& run_id) const {
@@ -133,21 +134,21 @@ std::optional<RunRecord> RunWorker::Unwritten(const std::string& run_id) const {
   return *it->second.unwritten;
 }
 
-void RunWorker::Launch(RunRecord run, std::optional<ClaimedKey> key, bool background,
-                       const asio::any_io_executor& executor, bool written) {
+void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
   auto cancel = std::make_shared<TurnCancel>(executor);
+  const bool background = start.streamed == nullptr;
   {
     std::lock_guard lock(mutex_);
-    running_.emplace(run.id, Started{cancel, background,
-                                     written ? nullptr : std::make_shared<const RunRecord>(run)});
+    running_.emplace(run.id,
+                     Started{cancel, background,
+                             start.written ? nullptr : std::make_shared<const RunRecord>(run)});
     if (background) ++background_running_;
   }
   // Open before the run starts, so its follower finds its events here from the first.
   auto channel = d_.hub.Open(run.id);
   d_.metrics.Add("agentgate_runs_started_total", {});
   asio::co_spawn(executor,
-                 RunOne(std::move(run), std::move(key), std::move(cancel), std::move(channel),
-                        nullptr, written),
+                 RunOne(std::move(run), std::move(start), std::move(cancel), std::move(channel)),
                  asio::detached);
 }
 
@@ -158,25 +159,26 @@ asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumpt
     running_.emplace(run.id, Started{cancel, false});
   }
   auto channel = d_.hub.Open(run.id);
-  auto resumed = std::make_shared<const Resumption>(std::move(resumption));
-  co_return co_await RunOne(std::move(run), std::nullopt, std::move(cancel), std::move(channel),
-                            std::move(resumed));
+  RunStart start;
+  start.resumption = std::make_shared<const Resumption>(std::move(resumption));
+  co_return co_await RunOne(std::move(run), std::move(start), std::move(cancel),
+                            std::move(channel));
 }
 
-asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(
-    RunRecord run, std::optional<ClaimedKey> key, std::shared_ptr<TurnCancel> cancel,
-    std::shared_ptr<RunChannel> channel, std::shared_ptr<const Resumption> resumption,
-    bool written) {
+asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart start,
+                                                        std::shared_ptr<TurnCancel> cancel,
+                                                        std::shared_ptr<RunChannel> channel) {
   const auto executor = co_await asio::this_coro::executor;
   std::optional<RunRecord> unwritten;
-  if (!written) unwritten = run;
+  if (!start.written) unwritten = run;
+  const auto& resumption = start.resumption;
   RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events, executor,
                        resumption ? resumption->after_seq : 0, std::move(unwritten),
                        d_.write_behind);
   if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {
-    result = co_await Execute(run, key, cancel, recorder, resumption.get());
+    result = co_await Execute(run, start, cancel, recorder);
   } catch (const std::exception& e) {
     // The run still ends, and says so, rather than staying running.
     log::Error("run_failed",
@@ -224,25 +226,54 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(
 
 void RunWorker::Ended(const std::string& run_id) {
   d_.hub.Close(run_id);
+  bool background = false;
   {
     std::lock_guard lock(mutex_);
     auto it = running_.find(run_id);
-    if (it != running_.end() && it->second.background) --background_running_;
-    running_.erase(run_id);
+    if (it != running_.end()) {
+      background = it->second.background;
+      running_.erase(it);
+    }
+    if (background) --background_running_;
   }
-  Wake();  // room for the next queued run
+  // Room for the next queued run; a streamed run took none (a look would cost two store reads).
+  if (background) Wake();
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
-                                                         const std::optional<ClaimedKey>& key,
+                                                         const RunStart& start,
                                                          std::shared_ptr<TurnCancel> cancel,
-                                                         TurnObserver& observer,
-                                                         const Resumption* resumption) {
-  if (resumption != nullptr)
-    co_return co_await ResumeTurn(run, *resumption, std::move(cancel), observer);
-  auto result = co_await ExecuteTurn(run, key, std::move(cancel), observer);
-  if (key && !result) co_await d_.idempotency.Release(*key);
+                                                         TurnObserver& observer) {
+  if (start.resumption)
+    co_return co_await ResumeTurn(run, *start.resumption, std::move(cancel), observer);
+  Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run did not start");
+  if (start.streamed) {
+    result = co_await ExecuteStreamed(*start.streamed, run, start.key, std::move(cancel), observer);
+  } else {
+    result = co_await ExecuteTurn(run, start.key, std::move(cancel), observer);
+  }
+  if (start.key && !result) co_await d_.idempotency.Release(*start.key);
   co_return result;
+}
+
+// Admitted a moment ago by its call, on this server: it starts from what the call admitted.
+asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteStreamed(
+    const StreamedTurn& turn, const RunRecord& run, const std::optional<ClaimedKey>& key,
+    std::shared_ptr<TurnCancel> cancel, TurnObserver& observer) {
+  std::optional<IdempotentCall> idempotency;
+  if (key) idempotency.emplace(IdempotentCall{*key, kPlainAnswer});
+  const InvokeCommand command{
+      turn.caller,
+      run.agent_id,
+      turn.agent,
+      turn.request,
+      std::move(idempotency),
+      std::move(cancel),
+      &observer,
+      run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
+      !run.conversation_id.empty() && !run.creates_conversation,
+      turn.trace};
+  co_return co_await d_.invoke.Invoke(command);
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run,

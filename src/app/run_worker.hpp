@@ -39,6 +39,14 @@ struct RunWorkerDeps {
   std::chrono::milliseconds write_behind{100};  // an event's wait for others to share its write
 };
 
+// A streamed turn as its call admitted it: its run starts from this, not from a stored request.
+struct StreamedTurn {
+  Caller caller;
+  InvokeRequest request;
+  AdmittedAgent agent;
+  std::optional<SpanContext> trace;  // the call's span: the turn's spans go under it
+};
+
 // A paused run a person decided (docs/daemon.md, Tool approvals): where it paused, the decisions,
 // and its last event so far.
 struct Resumption {
@@ -62,8 +70,9 @@ class RunWorker {
   // on `executor`, its follower's, so that its events reach the follower without a thread hop.
   // `written`: created in the store already; else it is written with its first events' write or
   // once at its end (docs/runs.md), and Unwritten() has it meanwhile.
-  void StartStreamed(RunRecord run, std::optional<ClaimedKey> key,
-                     const boost::asio::any_io_executor& executor, bool written = true);
+  void StartStreamed(RunRecord run, std::shared_ptr<const StreamedTurn> turn,
+                     std::optional<ClaimedKey> key, const boost::asio::any_io_executor& executor,
+                     bool written = true);
   // Any thread. The run, as it started, when it runs here and was started unwritten.
   std::optional<RunRecord> Unwritten(const std::string& run_id) const;
   // A paused run claimed on this server (now running) goes on where it paused, on the caller's
@@ -86,19 +95,21 @@ class RunWorker {
   boost::asio::awaitable<void> ClaimLoop();
   // Claims while runs are queued and there is room; cancels what was asked of other servers.
   boost::asio::awaitable<void> ClaimOnce();
-  void Launch(RunRecord run, std::optional<ClaimedKey> key, bool background,
-              const boost::asio::any_io_executor& executor, bool written = true);
-  // Runs the run to its end or its pause; its result. A resumed run goes on from `resumption`.
-  boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, std::optional<ClaimedKey> key,
+  // A background run (no `streamed`), or a streamed turn's.
+  struct RunStart {
+    std::optional<ClaimedKey> key{};
+    std::shared_ptr<const StreamedTurn> streamed{};
+    std::shared_ptr<const Resumption> resumption{};
+    bool written = true;
+  };
+  void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
+  // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
+  boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, RunStart start,
                                                       std::shared_ptr<TurnCancel> cancel,
-                                                      std::shared_ptr<RunChannel> channel,
-                                                      std::shared_ptr<const Resumption> resumption,
-                                                      bool written = true);
-  boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run,
-                                                       const std::optional<ClaimedKey>& key,
+                                                      std::shared_ptr<RunChannel> channel);
+  boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run, const RunStart& start,
                                                        std::shared_ptr<TurnCancel> cancel,
-                                                       TurnObserver& observer,
-                                                       const Resumption* resumption);
+                                                       TurnObserver& observer);
   boost::asio::awaitable<Result<InvokeResult>> ResumeTurn(const RunRecord& run,
                                                           const Resumption& resumption,
                                                           std::shared_ptr<TurnCancel> cancel,
@@ -107,6 +118,11 @@ class RunWorker {
                                                            const std::optional<ClaimedKey>& key,
                                                            std::shared_ptr<TurnCancel> cancel,
                                                            TurnObserver& observer);
+  boost::asio::awaitable<Result<InvokeResult>> ExecuteStreamed(const StreamedTurn& turn,
+                                                               const RunRecord& run,
+                                                               const std::optional<ClaimedKey>& key,
+                                                               std::shared_ptr<TurnCancel> cancel,
+                                                               TurnObserver& observer);
 
   // The run ended or paused: it no longer runs here.
   void Ended(const std::string& run_id);

@@ -69,10 +69,12 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
   run.token_id = command.caller.token_id;
   run.conversation_id = place.conversation_id;
   run.creates_conversation = place.creates_conversation;
-  boost::json::object request = InvokeRequestJson(command.request);
-  // A background run's turn continues its request's trace (docs/tracing.md), wherever it runs.
-  if (!streamed && command.trace) request[kRunTraceKey] = command.trace->Traceparent();
-  run.request_json = json_text::Write(request);
+  if (!streamed) {
+    // Kept until its turn starts, wherever; it continues its request's trace (docs/tracing.md).
+    boost::json::object request = InvokeRequestJson(command.request);
+    if (command.trace) request[kRunTraceKey] = command.trace->Traceparent();
+    run.request_json = json_text::Write(request);
+  }
   run.created_at_ms = now;
   run.notify = notify;
   if (streamed) {
@@ -109,8 +111,11 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
     }
   }
   if (streamed) {
+    // It starts from what its call admitted, continuing the call's trace.
+    auto turn = std::make_shared<const StreamedTurn>(
+        StreamedTurn{command.caller, command.request, command.agent, command.trace});
     const auto executor = co_await asio::this_coro::executor;
-    worker_.StartStreamed(run, key, executor, !written_later);
+    worker_.StartStreamed(run, std::move(turn), key, executor, !written_later);
   } else {
     worker_.Wake();
   }

@@ -214,6 +214,26 @@ def test_a_background_runs_turn_continues_the_trace_of_the_request_that_queued_i
     assert llm.requests[-1]["headers"]["traceparent"] == f"00-{CALLER_TRACE}-{chat['spanId']}-01"
 
 
+def test_a_streamed_turn_continues_the_trace_of_its_request(start_server, llm, receiver):
+    collector = receiver()
+    tenant = traced(start_server, llm, collector.endpoint)
+    tenant.agent("bot")
+    llm.push(openai_text("Streamed and traced."))
+    status, _, raw = tenant.invoke("bot", {"message": "watch", "stream": True},
+                                   headers={"traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"})
+    assert status == 200 and "event: run.completed" in raw, raw
+    run_id = json.loads(raw.split("data: ", 1)[1].split("\n", 1)[0])["run_id"]
+    spans = collector.wait_for(lambda s: any(x["name"] == "invoke_agent bot" for x in s) and
+                               any(x["traceId"] == CALLER_TRACE and x["kind"] == "SPAN_KIND_SERVER" for x in s))
+    request = next(s for s in spans if s["traceId"] == CALLER_TRACE and s["kind"] == "SPAN_KIND_SERVER")
+    turn = next(s for s in spans if s["name"] == "invoke_agent bot")
+    assert turn["traceId"] == CALLER_TRACE and turn["parentSpanId"] == request["spanId"]
+    assert attributes(turn)["agentgate.run_id"] == run_id
+    chat = next(s for s in spans if s["name"] == "chat gpt-test")
+    assert chat["parentSpanId"] == turn["spanId"]
+    assert llm.requests[-1]["headers"]["traceparent"] == f"00-{CALLER_TRACE}-{chat['spanId']}-01"
+
+
 def test_content_capture_exports_prompts_and_replies_but_never_withheld_text(start_server, llm, receiver):
     collector = receiver()
     tenant = traced(start_server, llm, collector.endpoint, "capture_content = true\n")
