@@ -258,4 +258,56 @@ std::string WriteCanonical(const boost::json::value& value) {
   return out;
 }
 
+ObjectWriter::ObjectWriter(std::size_t reserve) {
+  out_.reserve(reserve);
+  out_ += '{';
+}
+
+void ObjectWriter::Key(std::string_view key) {
+  if (out_.size() > 1) out_ += ',';
+  AppendQuoted(out_, key);
+  out_ += ':';
+}
+
+ObjectWriter& ObjectWriter::String(std::string_view key, std::string_view value) {
+  Key(key);
+  AppendString(out_, boost::json::string_view(value.data(), value.size()));
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::Int(std::string_view key, std::int64_t value) {
+  Key(key);
+  AppendInteger(out_, value);
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::Number(std::string_view key, double value) {
+  Key(key);
+  AppendDouble(out_, value);
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::Bool(std::string_view key, bool value) {
+  Key(key);
+  out_ += value ? "true" : "false";
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::Null(std::string_view key) {
+  Key(key);
+  out_ += "null";
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::Value(std::string_view key, const boost::json::value& value) {
+  Key(key);
+  Append(out_, value, false);
+  return *this;
+}
+
+std::string ObjectWriter::Finish() {
+  out_ += '}';
+  return std::move(out_);
+}
+
 }  // namespace agentgate::json_text

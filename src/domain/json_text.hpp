@@ -5,7 +5,9 @@
 
 #include <boost/json/fwd.hpp>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace agentgate::json_text {
 
@@ -21,5 +23,23 @@ std::string Write(const boost::json::array& array);
 
 // As Write, with object keys sorted so equal values compare equal as text.
 std::string WriteCanonical(const boost::json::value& value);
+
+// A small object written member by member straight to text, as Write would write it, with no
+// json::object built first (a run's events, several a model call). Keys are written as given.
+class ObjectWriter {
+ public:
+  explicit ObjectWriter(std::size_t reserve = 128);
+  ObjectWriter& String(std::string_view key, std::string_view value);
+  ObjectWriter& Int(std::string_view key, std::int64_t value);
+  ObjectWriter& Number(std::string_view key, double value);
+  ObjectWriter& Bool(std::string_view key, bool value);
+  ObjectWriter& Null(std::string_view key);
+  ObjectWriter& Value(std::string_view key, const boost::json::value& value);
+  std::string Finish();  // the text: the writer is spent
+
+ private:
+  void Key(std::string_view key);
+  std::string out_;
+};
 
 }  // namespace agentgate::json_text

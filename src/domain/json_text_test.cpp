@@ -110,4 +110,30 @@ TEST(JsonText, CanonicalSortsKeysAtEveryDepth) {
             WriteCanonical(boost::json::parse(R"({"a":2,"b":1})")));
 }
 
+TEST(JsonText, AnObjectWrittenMemberByMemberIsTheTextWriteGivesTheSameObject) {
+  const boost::json::value arguments = boost::json::parse(R"({"id":[1,2.5,null],"ok":true})");
+  const std::string odd = "tab\tquote\" caf\xe9 \x01";
+  const std::string written = ObjectWriter()
+                                  .String("text", odd)
+                                  .Int("big", -9007199254740993)
+                                  .Number("cost_usd", 0.0123)
+                                  .Number("zero", 0.0)
+                                  .Bool("ok", false)
+                                  .Null("conversation_id")
+                                  .Value("arguments", arguments)
+                                  .String("empty", "")
+                                  .Finish();
+  boost::json::object same;
+  same["text"] = odd;
+  same["big"] = std::int64_t{-9007199254740993};
+  same["cost_usd"] = 0.0123;
+  same["zero"] = 0.0;
+  same["ok"] = false;
+  same["conversation_id"] = nullptr;
+  same["arguments"] = arguments;
+  same["empty"] = "";
+  EXPECT_EQ(written, Write(same));
+  EXPECT_EQ(ObjectWriter().Finish(), "{}");
+}
+
 }  // namespace agentgate::json_text

@@ -3,10 +3,8 @@
 #include "domain/error_json.hpp"
 #include "domain/json_text.hpp"
 
-#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
-#include <boost/json/value_ref.hpp>
 
 #include <charconv>
 
@@ -43,67 +41,72 @@ std::optional<RunStatus> ParseRunStatus(std::string_view name) {
 namespace run_events {
 namespace {
 
-RunEvent Of(std::string type, const json::object& data) {
-  return RunEvent{0, std::move(type), json_text::Write(data)};
-}
+using json_text::ObjectWriter;
 
-using Members = std::initializer_list<std::pair<json::string_view, json::value_ref>>;
-
-// An event's data made in a buffer on the stack and written out at once: a streamed turn makes
-// several events a model call.
-RunEvent Of(std::string type, Members members) {
-  unsigned char buffer[512];
-  json::monotonic_resource resource(buffer, sizeof buffer);
-  return Of(std::move(type), json::object(members, json::storage_ptr(&resource)));
+RunEvent Of(std::string_view type, ObjectWriter& data) {
+  return RunEvent{0, std::string(type), data.Finish()};
 }
 
 }  // namespace
 
+// Each event's data is written straight to text: a streamed turn makes several a model call.
 RunEvent Started(std::string_view run_id, std::string_view conversation_id,
                  std::string_view agent_id) {
-  if (conversation_id.empty())
-    return Of("run.started",
-              {{"run_id", run_id}, {"conversation_id", nullptr}, {"agent_id", agent_id}});
-  return Of("run.started",
-            {{"run_id", run_id}, {"conversation_id", conversation_id}, {"agent_id", agent_id}});
+  ObjectWriter data;
+  data.String("run_id", run_id);
+  if (conversation_id.empty()) {
+    data.Null("conversation_id");
+  } else {
+    data.String("conversation_id", conversation_id);
+  }
+  return Of("run.started", data.String("agent_id", agent_id));
 }
 
 RunEvent ModelStarted(int call, std::string_view provider, std::string_view model) {
-  return Of("model.started", {{"call", call}, {"provider", provider}, {"model", model}});
+  return Of("model.started",
+            ObjectWriter().Int("call", call).String("provider", provider).String("model", model));
 }
 
 RunEvent ModelFinished(int call, std::int64_t input_tokens, std::int64_t output_tokens,
                        double cost_usd) {
-  return Of("model.finished", {{"call", call},
-                               {"input_tokens", input_tokens},
-                               {"output_tokens", output_tokens},
-                               {"cost_usd", cost_usd}});
+  return Of("model.finished", ObjectWriter()
+                                  .Int("call", call)
+                                  .Int("input_tokens", input_tokens)
+                                  .Int("output_tokens", output_tokens)
+                                  .Number("cost_usd", cost_usd));
 }
 
 RunEvent ModelFailed(int call, std::string_view failure) {
-  return Of("model.finished", {{"call", call}, {"failure", failure}});
+  return Of("model.finished", ObjectWriter().Int("call", call).String("failure", failure));
 }
 
 RunEvent ToolStarted(std::string_view call_id, std::string_view name) {
-  return Of("tool.started", {{"call_id", call_id}, {"name", name}});
+  return Of("tool.started", ObjectWriter().String("call_id", call_id).String("name", name));
 }
 
 RunEvent ToolFinished(std::string_view call_id, std::string_view name, bool ok, std::int64_t ms) {
-  return Of("tool.finished", {{"call_id", call_id}, {"name", name}, {"ok", ok}, {"ms", ms}});
+  return Of(
+      "tool.finished",
+      ObjectWriter().String("call_id", call_id).String("name", name).Bool("ok", ok).Int("ms", ms));
 }
 
 RunEvent TextDelta(std::string_view text, std::optional<int> call) {
-  if (call) return Of("text.delta", {{"text", text}, {"call", *call}});
-  return Of("text.delta", {{"text", text}});
+  ObjectWriter data(text.size() + 32);
+  data.String("text", text);
+  if (call) data.Int("call", *call);
+  return Of("text.delta", data);
 }
 
 RunEvent Action(std::string_view name, const json::value& arguments) {
-  return Of("action", {{"name", name}, {"arguments", arguments}});
+  return Of("action", ObjectWriter().String("name", name).Value("arguments", arguments));
 }
 
 RunEvent TextRetracted(std::optional<int> call) {
-  if (call) return Of("text.retracted", {{"reason", "model_call_failed"}, {"call", *call}});
-  return Of("text.retracted", {{"reason", "blocked"}});
+  if (call) {
+    return Of("text.retracted",
+              ObjectWriter().String("reason", "model_call_failed").Int("call", *call));
+  }
+  return Of("text.retracted", ObjectWriter().String("reason", "blocked"));
 }
 
 RunEvent Completed(std::string body_json) {
@@ -115,7 +118,7 @@ RunEvent RequiresAction(std::string body_json) {
 }
 
 RunEvent Failed(const Error& error) {
-  return Of("run.failed", ErrorJson(error));
+  return RunEvent{0, "run.failed", json_text::Write(ErrorJson(error))};
 }
 
 }  // namespace run_events
