@@ -354,12 +354,28 @@ class RunStore {
   virtual Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) = 0;
 };
 
+// A group commit's writes (runtime/turn_committer): a result per turn, then one per run write.
+struct BatchResults {
+  std::vector<Result<void>> turns;
+  std::vector<Result<bool>> runs;
+};
+
 class Store : public TenantStore,
               public ConversationStore,
               public GovernanceStore,
               public RunStore {
  public:
   virtual Result<void> Ping() = 0;  // reachable and answering
+  // The turns' commits (CommitTurns), then the runs' writes (WriteRuns), each with its own rules.
+  // An engine may write both in one transaction (a commit costs about as much as a turn's rows);
+  // by default each kind has its own.
+  virtual BatchResults CommitBatch(const std::vector<const TurnCommit*>& turns,
+                                   const std::vector<const RunWrite*>& runs) {
+    BatchResults results;
+    if (!turns.empty()) results.turns = CommitTurns(turns);
+    if (!runs.empty()) results.runs = WriteRuns(runs);
+    return results;
+  }
 };
 
 }  // namespace agentgate

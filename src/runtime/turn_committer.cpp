@@ -92,10 +92,7 @@ void TurnCommitter::WriteBatch(std::vector<Pending>& batch) {
       runs.push_back(p.run);
     }
   }
-  std::vector<Result<void>> committed;
-  if (!commits.empty()) committed = store_.CommitTurns(commits);
-  std::vector<Result<bool>> written;
-  if (!runs.empty()) written = store_.WriteRuns(runs);
+  auto [committed, written] = store_.CommitBatch(commits, runs);
   {
     std::lock_guard lock(mutex_);
     ++batches_;

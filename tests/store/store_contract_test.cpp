@@ -871,6 +871,36 @@ TYPED_TEST(StoreContract, AStreamedRunWrittenOnceAtItsEndKeepsItsEventsAndWebhoo
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
 }
 
+// A group commit's turns and runs: a refused turn, even alone, takes nothing else with it.
+TYPED_TEST(StoreContract, ABatchOfTurnsAndRunsKeepsEachOnesOutcome) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Appending("t1", "c1", 1000, true)));
+  const TurnCommit again = Appending("t1", "c2", 1100, true);  // the same turn id: refused
+  RunRecord done = Queued("run_b", 100);
+  done.status = RunStatus::kCompleted;
+  done.started_at_ms = 100;
+  done.ended_at_ms = 200;
+  const RunWrite once{RunWrite::Kind::kCreateEnded,
+                      done,
+                      {Numbered(run_events::Completed("{}"), 1)},
+                      0,
+                      std::nullopt};
+  const auto results = s.CommitBatch({&again}, {&once});
+  ASSERT_EQ(results.turns.size(), 1u);
+  ASSERT_FALSE(results.turns[0]);
+  EXPECT_EQ(results.turns[0].error().code, ErrorCode::kConflict);
+  ASSERT_EQ(results.runs.size(), 1u);
+  EXPECT_TRUE(results.runs[0].value());
+  EXPECT_EQ(s.GetRun("run_b").value()->status, RunStatus::kCompleted);
+  EXPECT_FALSE(s.GetConversation("c2").value());
+  const TurnCommit next = Appending("t2", "c3", 1200, true);
+  const auto turn_only = s.CommitBatch({&next}, {});
+  ASSERT_EQ(turn_only.turns.size(), 1u);
+  EXPECT_TRUE(turn_only.turns[0]);
+  EXPECT_TRUE(turn_only.runs.empty());
+  EXPECT_TRUE(s.GetConversation("c3").value());
+}
+
 TYPED_TEST(StoreContract, ARunOfALapsedServerEndsInterruptedWithOneTerminalEvent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 5000));

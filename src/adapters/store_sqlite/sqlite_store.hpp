@@ -153,6 +153,9 @@ class SqliteStore final : public Store {
 
   // RunStore
   std::vector<Result<bool>> WriteRuns(const std::vector<const RunWrite*>& writes) override;
+  // One transaction for both.
+  BatchResults CommitBatch(const std::vector<const TurnCommit*>& turns,
+                           const std::vector<const RunWrite*>& runs) override;
   Result<std::optional<RunRecord>> GetRun(const std::string& run_id) override;
   Result<std::vector<RunRecord>> ListRuns(const std::string& org_id, const std::string& env,
                                           int limit) override;
@@ -204,5 +207,13 @@ bool ReservationExists(sqlite::Connection& c, const std::string& reservation_id)
 // Inside the same transaction: the settlements of a batch's committed turns, each reservation and
 // spend total written once (SettlementSums).
 void SettleSpendIn(sqlite::Connection& c, const std::vector<const SpendSettlement*>& settlements);
+// Inside a caller's write transaction: the turns' commits, a result each, settled; false when a
+// turn alone (`alone`, no savepoint) was refused, and the transaction must not commit.
+bool CommitTurnsIn(sqlite::Connection& c, const std::vector<const TurnCommit*>& commits, bool alone,
+                   std::vector<Result<void>>& results);
+// Inside a caller's write transaction: the runs' writes, a result each. A refused write wrote
+// nothing (each checks before it writes), so they need no savepoints.
+void WriteRunsIn(sqlite::Connection& c, const std::vector<const RunWrite*>& writes,
+                 std::vector<Result<bool>>& results);
 
 }  // namespace agentgate

@@ -210,40 +210,65 @@ class SqliteTurnRows final : public TurnRowWriter {
 
 }  // namespace
 
+bool CommitTurnsIn(Connection& c, const std::vector<const TurnCommit*>& commits, bool alone,
+                   std::vector<Result<void>>& results) {
+  SqliteTurnRows rows(c);
+  // Each turn of a group runs in a savepoint, so one refused turn does not undo the others. A
+  // turn alone needs none (its refusal rolls the transaction back), and a savepoint copies every
+  // page it changes into its journal: seven pages and about forty allocations a turn.
+  for (const TurnCommit* commit : commits) {
+    if (!alone) c.Prepare("SAVEPOINT turn").Run();
+    Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
+    try {
+      written = WriteTurn(rows, *commit);
+    } catch (const sqlite::SqliteError& e) {
+      if (!e.IsConstraint()) throw;  // the store failed: the whole batch fails
+    }
+    if (alone) {
+      if (!written) {
+        results.push_back(std::move(written));
+        return false;  // rolled back as the transaction ends uncommitted
+      }
+    } else {
+      if (!written) c.Prepare("ROLLBACK TO turn").Run();
+      c.Prepare("RELEASE turn").Run();
+    }
+    results.push_back(std::move(written));
+  }
+  SettleSpendIn(c, SettlementsOfWritten(commits, results));
+  return true;
+}
+
 std::vector<Result<void>> SqliteStore::CommitTurns(const std::vector<const TurnCommit*>& commits) {
   std::vector<Result<void>> results;
   auto batch = sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     results.clear();
     sqlite::WriteTransaction tx(c);
-    SqliteTurnRows rows(c);
-    // Each turn of a group runs in a savepoint, so one refused turn does not undo the others. A
-    // turn alone needs none (its refusal rolls the transaction back), and a savepoint copies every
-    // page it changes into its journal: seven pages and about forty allocations a turn.
-    const bool alone = commits.size() == 1;
-    for (const TurnCommit* commit : commits) {
-      if (!alone) c.Prepare("SAVEPOINT turn").Run();
-      Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
-      try {
-        written = WriteTurn(rows, *commit);
-      } catch (const sqlite::SqliteError& e) {
-        if (!e.IsConstraint()) throw;  // the store failed: the whole batch fails
-      }
-      if (alone) {
-        if (!written) {
-          results.push_back(std::move(written));
-          return {};  // rolled back as the transaction ends uncommitted
-        }
-      } else {
-        if (!written) c.Prepare("ROLLBACK TO turn").Run();
-        c.Prepare("RELEASE turn").Run();
-      }
-      results.push_back(std::move(written));
-    }
-    SettleSpendIn(c, SettlementsOfWritten(commits, results));
-    tx.Commit();
+    if (CommitTurnsIn(c, commits, commits.size() == 1, results)) tx.Commit();
     return {};
   });
   if (!batch) results.assign(commits.size(), batch.error());
+  return results;
+}
+
+BatchResults SqliteStore::CommitBatch(const std::vector<const TurnCommit*>& turns,
+                                      const std::vector<const RunWrite*>& runs) {
+  BatchResults results;
+  auto batch = sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    results.turns.clear();
+    results.runs.clear();
+    sqlite::WriteTransaction tx(c);
+    // A turn alone skips its savepoint only when nothing else would be rolled back with it.
+    if (CommitTurnsIn(c, turns, turns.size() == 1 && runs.empty(), results.turns)) {
+      WriteRunsIn(c, runs, results.runs);
+      tx.Commit();
+    }
+    return {};
+  });
+  if (!batch) {
+    results.turns.assign(turns.size(), batch.error());
+    results.runs.assign(runs.size(), batch.error());
+  }
   return results;
 }
 

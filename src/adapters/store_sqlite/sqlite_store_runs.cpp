@@ -137,14 +137,18 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
 
 }  // namespace
 
-// A refused write wrote nothing (each checks before it writes), so a batch needs no savepoints;
-// a store failure fails the whole batch.
+void WriteRunsIn(Connection& c, const std::vector<const RunWrite*>& writes,
+                 std::vector<Result<bool>>& results) {
+  for (const RunWrite* write : writes) results.push_back(WriteRun(c, *write));
+}
+
+// A store failure fails the whole batch.
 std::vector<Result<bool>> SqliteStore::WriteRuns(const std::vector<const RunWrite*>& writes) {
   std::vector<Result<bool>> results;
   auto batch = sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     results.clear();
     sqlite::WriteTransaction tx(c);
-    for (const RunWrite* write : writes) results.push_back(WriteRun(c, *write));
+    WriteRunsIn(c, writes, results);
     tx.Commit();
     return {};
   });
