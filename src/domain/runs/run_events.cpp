@@ -123,12 +123,29 @@ RunEvent Failed(const Error& error) {
 
 }  // namespace run_events
 
+namespace {
+
+void AppendSseFrame(std::string& out, const RunEvent& event) {
+  char seq[24];
+  out.append("id: ").append(seq, std::to_chars(seq, seq + sizeof seq, event.seq).ptr);
+  out.append("\nevent: ").append(event.type);
+  out.append("\ndata: ").append(event.data).append("\n\n");
+}
+
+}  // namespace
+
 std::string SseFrame(const RunEvent& event) {
   std::string out;
-  out.reserve(event.type.size() + event.data.size() + 32);
-  out.append("id: ").append(std::to_string(event.seq)).append("\nevent: ").append(event.type);
-  out.append("\ndata: ").append(event.data).append("\n\n");
+  out.reserve(event.type.size() + event.data.size() + 48);
+  AppendSseFrame(out, event);
   return out;
+}
+
+void AppendSseFrames(std::string& out, const std::vector<RunEvent>& events) {
+  std::size_t size = out.size();
+  for (const auto& e : events) size += e.type.size() + e.data.size() + 48;
+  out.reserve(size);
+  for (const auto& e : events) AppendSseFrame(out, e);
 }
 
 Result<std::int64_t> ParseLastEventId(std::string_view text) {

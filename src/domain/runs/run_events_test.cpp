@@ -18,6 +18,12 @@ TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
   EXPECT_EQ(failed.data, "{\"status\":504,\"code\":\"turn_timeout\",\"message\":\"capped\"}");
   EXPECT_TRUE(run_events::IsTerminal("run.completed"));
   EXPECT_FALSE(run_events::IsTerminal("text.delta"));
+  // Several frames sent at once are the frames one after another, after what was there.
+  delta.seq = 12345678901;
+  std::string frames = ": keep-alive\n\n";
+  AppendSseFrames(frames, {started, delta});
+  EXPECT_EQ(frames, ": keep-alive\n\n" + SseFrame(started) + SseFrame(delta));
+  EXPECT_EQ(SseFrame(delta), "id: 12345678901\nevent: text.delta\ndata: " + delta.data + "\n\n");
 }
 
 TEST(RunEvents, EachStepsDataHasItsFieldsInOrder) {

@@ -24,8 +24,9 @@ namespace {
 // A follower looks for a drain this often, and a quiet stream gets a comment line at this period
 // so proxies do not cut it.
 constexpr milliseconds kLookEvery{1000};
-// The head goes out with the first events; a run with none this soon (queued) sends it with a
-// comment instead, so the client learns at once that its stream is open.
+// The head goes out with the events of the stream's first moments (all of a quick run's, with its
+// end: one send); a run with none this soon (queued) sends it with a comment instead, so the
+// client learns at once that its stream is open.
 constexpr milliseconds kFirstLook{50};
 constexpr std::chrono::seconds kKeepAliveEvery{15};
 
@@ -34,15 +35,26 @@ constexpr std::chrono::seconds kKeepAliveEvery{15};
 asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_t after,
                                 ResponseStream& out) {
   auto quiet_since = std::chrono::steady_clock::now();
+  const auto head_by = quiet_since + kFirstLook;
   RunCursor cursor{std::move(run_id), after, nullptr};
   bool sent = false;  // the head, with events or a comment
   while (!deps.draining()) {
     auto batch = co_await deps.runs.NextEvents(cursor, sent ? kLookEvery : kFirstLook);
     if (!batch) co_return;
-    const auto now = std::chrono::steady_clock::now();
+    auto now = std::chrono::steady_clock::now();
     if (!batch->events.empty()) {
       std::string frames;
-      for (const auto& event : batch->events) frames += SseFrame(event);
+      AppendSseFrames(frames, batch->events);
+      // Before the head: the events until kFirstLook go with it.
+      while (!sent && !batch->ended && now < head_by) {
+        auto more = co_await deps.runs.NextEvents(
+            cursor, std::chrono::duration_cast<milliseconds>(head_by - now) + milliseconds(1));
+        if (!more) co_return;
+        now = std::chrono::steady_clock::now();
+        if (more->events.empty()) break;
+        AppendSseFrames(frames, more->events);
+        batch->ended = more->ended;
+      }
       if (batch->ended) {
         co_await out.WriteLast(std::move(frames));
         co_return;
