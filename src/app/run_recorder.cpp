@@ -11,7 +11,7 @@ namespace asio = boost::asio;
 
 RunRecorder::RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel,
                          std::string run_id, std::size_t max_events, asio::any_io_executor executor,
-                         std::int64_t after_seq, std::optional<RunRecord> unwritten,
+                         std::int64_t after_seq, std::shared_ptr<const RunRecord> unwritten,
                          std::chrono::milliseconds write_behind)
     : writer_(writer),
       channel_(std::move(channel)),
@@ -42,7 +42,7 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
     co_await gathering_.async_wait(asio::as_tuple(asio::use_awaitable));
     if (finishing_ || unwritten_.empty()) break;  // the end writes them
     // A run not in the store yet is created with them.
-    const bool create = unwritten_run_.has_value();
+    const bool create = unwritten_run_ != nullptr;
     RunWrite append{create ? RunWrite::Kind::kCreate : RunWrite::Kind::kAppend,
                     create ? *unwritten_run_ : RunRecord{}, std::move(unwritten_), 0, std::nullopt};
     append.run.id = run_id_;
@@ -61,18 +61,17 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
   written_.cancel();
 }
 
-asio::awaitable<Result<bool>> RunRecorder::Finish(const RunRecord& ended, RunEvent terminal) {
-  co_return co_await End(RunWrite::Kind::kFinish, ended, std::move(terminal));
+asio::awaitable<Result<bool>> RunRecorder::Finish(RunRecord ended, RunEvent terminal) {
+  co_return co_await End(RunWrite::Kind::kFinish, std::move(ended), std::move(terminal));
 }
 
 asio::awaitable<Result<bool>> RunRecorder::Pause(RunEvent paused) {
   RunRecord run;
   run.id = run_id_;
-  co_return co_await End(RunWrite::Kind::kAppend, run, std::move(paused));
+  co_return co_await End(RunWrite::Kind::kAppend, std::move(run), std::move(paused));
 }
 
-asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, const RunRecord& run,
-                                               RunEvent last) {
+asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, RunRecord run, RunEvent last) {
   finishing_ = true;
   gathering_.cancel();
   while (writing_) {
@@ -84,7 +83,7 @@ asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, const RunRec
   unwritten_.push_back(std::move(last));
   // A run ended before it was written is written once (a pause's commit has written it).
   if (kind == RunWrite::Kind::kFinish && unwritten_run_) kind = RunWrite::Kind::kCreateEnded;
-  const RunWrite write{kind, run, std::move(unwritten_), 0, std::nullopt};
+  const RunWrite write{kind, std::move(run), std::move(unwritten_), 0, std::nullopt};
   unwritten_.clear();
   co_return co_await writer_.Write(write);
 }

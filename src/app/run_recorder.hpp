@@ -34,7 +34,7 @@ class RunRecorder final : public TurnObserver {
   // for others to share its write.
   RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> channel, std::string run_id,
               std::size_t max_events, boost::asio::any_io_executor executor,
-              std::int64_t after_seq = 0, std::optional<RunRecord> unwritten = std::nullopt,
+              std::int64_t after_seq = 0, std::shared_ptr<const RunRecord> unwritten = nullptr,
               std::chrono::milliseconds write_behind = std::chrono::milliseconds(100));
 
   void Report(RunEvent event) override;
@@ -43,7 +43,7 @@ class RunRecorder final : public TurnObserver {
   bool RunStored() const override { return !unwritten_run_; }
   // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
   // done: false when the run was no longer running (its server's lease had lapsed).
-  boost::asio::awaitable<Result<bool>> Finish(const RunRecord& ended, RunEvent terminal);
+  boost::asio::awaitable<Result<bool>> Finish(RunRecord ended, RunEvent terminal);
   // The run paused for approval (its turn's commit wrote it so): `paused` is its last event for
   // now, written with what is left.
   boost::asio::awaitable<Result<bool>> Pause(RunEvent paused);
@@ -53,15 +53,14 @@ class RunRecorder final : public TurnObserver {
  private:
   boost::asio::awaitable<void> WriteBehind();
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.
-  boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, const RunRecord& run,
-                                           RunEvent last);
+  boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, RunRecord run, RunEvent last);
 
   TurnCommitter& writer_;
   const std::shared_ptr<RunChannel> channel_;
   const std::string run_id_;
   const std::size_t max_events_;
   boost::asio::any_io_executor executor_;
-  std::optional<RunRecord> unwritten_run_;  // until its create is written
+  std::shared_ptr<const RunRecord> unwritten_run_;  // until its create is written
   const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
   std::vector<RunEvent> unwritten_;

@@ -124,7 +124,9 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
 void RunWorker::StartStreamed(RunRecord run, std::shared_ptr<const StreamedTurn> turn,
                               std::optional<ClaimedKey> key, const asio::any_io_executor& executor,
                               bool written) {
-  Launch(std::move(run), RunStart{std::move(key), std::move(turn), nullptr, written}, executor);
+  RunStart start{std::move(key), std::move(turn), nullptr, nullptr};
+  if (!written) start.unwritten = std::make_shared<const RunRecord>(run);
+  Launch(std::move(run), std::move(start), executor);
 }
 
 std::optional<RunRecord> RunWorker::Unwritten(const std::string& run_id) const {
@@ -139,9 +141,7 @@ void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executo
   const bool background = start.streamed == nullptr;
   {
     std::lock_guard lock(mutex_);
-    running_.emplace(run.id,
-                     Started{cancel, background,
-                             start.written ? nullptr : std::make_shared<const RunRecord>(run)});
+    running_.emplace(run.id, Started{cancel, background, start.unwritten});
     if (background) ++background_running_;
   }
   // Open before the run starts, so its follower finds its events here from the first.
@@ -169,12 +169,9 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
                                                         std::shared_ptr<TurnCancel> cancel,
                                                         std::shared_ptr<RunChannel> channel) {
   const auto executor = co_await asio::this_coro::executor;
-  std::optional<RunRecord> unwritten;
-  if (!start.written) unwritten = run;
   const auto& resumption = start.resumption;
   RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events, executor,
-                       resumption ? resumption->after_seq : 0, std::move(unwritten),
-                       d_.write_behind);
+                       resumption ? resumption->after_seq : 0, start.unwritten, d_.write_behind);
   if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {
@@ -197,7 +194,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     Ended(run.id);
     co_return result;
   }
-  RunRecord ended = run;
+  const std::string run_id = run.id;
+  RunRecord ended = std::move(run);
   ended.ended_at_ms = d_.clock.NowMs();
   RunEvent terminal;
   if (result) {
@@ -210,17 +208,17 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     terminal = run_events::Failed(result.error());
     ended.error_json = terminal.data;
   }
-  const auto finished = co_await recorder.Finish(ended, std::move(terminal));
+  const RunStatus status = ended.status;
+  const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
   if (!finished || !*finished) {
     // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
     log::Warn(
         "run_not_finished",
-        {{"run_id", std::string_view(run.id)},
+        {{"run_id", std::string_view(run_id)},
          {"error", std::string_view(finished ? "no longer running" : finished.error().message)}});
   }
-  d_.metrics.Add("agentgate_runs_ended_total",
-                 {{"status", std::string(RunStatusName(ended.status))}});
-  Ended(run.id);
+  d_.metrics.Add("agentgate_runs_ended_total", {{"status", std::string(RunStatusName(status))}});
+  Ended(run_id);
   co_return result;
 }
 

@@ -100,7 +100,7 @@ class RunWorker {
     std::optional<ClaimedKey> key{};
     std::shared_ptr<const StreamedTurn> streamed{};
     std::shared_ptr<const Resumption> resumption{};
-    bool written = true;
+    std::shared_ptr<const RunRecord> unwritten{};  // not in the store yet: as it started
   };
   void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
   // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
