@@ -4,7 +4,7 @@
 
 namespace agentgate {
 
-std::string PackRunEvents(const std::vector<RunEvent>& events) {
+std::string PackRunEvents(const std::vector<RunEvent>& events, std::string_view outcome) {
   std::size_t size = 0;
   for (const auto& e : events) size += e.type.size() + e.data.size() + 32;
   std::string log;
@@ -14,6 +14,10 @@ std::string PackRunEvents(const std::vector<RunEvent>& events) {
     log.append(digits, std::to_chars(digits, digits + sizeof digits, e.seq).ptr);
     log += '\t';
     log += e.type;
+    if (!outcome.empty() && e.data == outcome) {
+      log += "\t=\t\n";
+      continue;
+    }
     log += '\t';
     log.append(digits, std::to_chars(digits, digits + sizeof digits, e.data.size()).ptr);
     log += '\t';
@@ -42,20 +46,28 @@ bool Number(std::string_view text, Int& value) {
 
 }  // namespace
 
-std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit) {
+std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
+                                      std::string_view outcome) {
   std::vector<RunEvent> events;
   std::string_view rest = log;
   while (!rest.empty() && static_cast<int>(events.size()) < limit) {
     std::string_view seq_text, type, length_text;
     std::int64_t seq = 0;
-    std::size_t length = 0;
     if (!Field(rest, seq_text) || !Field(rest, type) || !Field(rest, length_text) ||
-        !Number(seq_text, seq) || !Number(length_text, length) || rest.size() < length + 1 ||
-        rest[length] != '\n')
+        !Number(seq_text, seq))
       break;
-    if (seq > after_seq)
-      events.push_back(RunEvent{seq, std::string(type), std::string(rest.substr(0, length))});
-    rest.remove_prefix(length + 1);
+    std::string_view data;
+    if (length_text == "=") {  // the run's outcome
+      if (rest.empty() || rest[0] != '\n') break;
+      data = outcome;
+      rest.remove_prefix(1);
+    } else {
+      std::size_t length = 0;
+      if (!Number(length_text, length) || rest.size() < length + 1 || rest[length] != '\n') break;
+      data = rest.substr(0, length);
+      rest.remove_prefix(length + 1);
+    }
+    if (seq > after_seq) events.push_back(RunEvent{seq, std::string(type), std::string(data)});
   }
   return events;
 }

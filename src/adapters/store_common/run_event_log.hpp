@@ -1,18 +1,26 @@
 #pragma once
-// A run's events folded into its row (docs/runs.md, "Where a run's events are kept"), once for
+// A run's events folded into its row (docs/runs.md, "When a streamed run is written"), once for
 // both engines: a run written once, at its end, keeps its events in one column rather than a row
-// each. Each event is "<seq>\t<type>\t<length of data>\t<data>\n", so data may hold any byte.
+// each. Each event is "<seq>\t<type>\t<length of data>\t<data>\n", so data may hold any byte; an
+// event whose data is the run's outcome (its terminal one: the result or the error, kept in their
+// own columns) is "<seq>\t<type>\t=\t\n", so the row holds it once.
 
 #include "ports/store_records.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentgate {
 
-std::string PackRunEvents(const std::vector<RunEvent>& events);
+std::string PackRunEvents(const std::vector<RunEvent>& events, std::string_view outcome = {});
 // Those after `after_seq`, at most `limit`; a log cut short or garbled ends where it stops making
 // sense (what came before is returned).
-std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit);
+std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
+                                      std::string_view outcome = {});
+// The outcome a run's row keeps: its result, else its error.
+inline std::string_view RunOutcome(const std::string& result, const std::string& error) {
+  return result.empty() ? std::string_view(error) : std::string_view(result);
+}
 
 }  // namespace agentgate

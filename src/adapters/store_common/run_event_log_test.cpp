@@ -36,6 +36,18 @@ TEST(RunEventLog, OnlyThoseAfterTheSequenceAndAtMostTheLimitAreRead) {
   EXPECT_TRUE(UnpackRunEvents(log, 4, 100).empty());
 }
 
+TEST(RunEventLog, TheTerminalEventsDataIsKeptOnceAsTheRunsOutcome) {
+  const auto events = Sample();
+  const std::string outcome = events[3].data;
+  const std::string log = PackRunEvents(events, outcome);
+  EXPECT_EQ(log.find(outcome), std::string::npos);  // only in the row's result column
+  EXPECT_LT(log.size(), PackRunEvents(events).size());
+  ExpectSame(UnpackRunEvents(log, 0, 100, outcome), events);
+  ExpectSame(UnpackRunEvents(log, 3, 100, outcome), {events[3]});
+  ExpectSame(UnpackRunEvents(PackRunEvents(events, ""), 0, 100, ""), events);  // no outcome
+  EXPECT_TRUE(UnpackRunEvents("1\trun.failed\t=\tx\n", 0, 100, "{}").empty());
+}
+
 TEST(RunEventLog, ALogCutShortOrGarbledEndsWhereItStopsMakingSense) {
   const auto events = Sample();
   const std::string log = PackRunEvents(events);

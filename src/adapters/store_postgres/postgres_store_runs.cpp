@@ -65,7 +65,7 @@ Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
        P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
        P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
        P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
-       P(PackRunEvents(write.events))});
+       P(PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))});
   EnqueueEndWebhooks(c, run);
   return true;
 }
@@ -191,10 +191,13 @@ Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& ru
                                                            std::int64_t after_seq, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
     // A run written once, at its end, has them in its row; any other in rows of their own.
-    const auto folded = c.Exec("SELECT events FROM runs WHERE id = $1", {P(run_id)});
+    const auto folded = c.Exec("SELECT events, result, error FROM runs WHERE id = $1", {P(run_id)});
     if (!folded.empty()) {
       const std::string log = folded.Text(0, 0);
-      if (!log.empty()) return UnpackRunEvents(log, after_seq, limit);
+      if (!log.empty()) {
+        const std::string result = folded.Text(0, 1), error = folded.Text(0, 2);
+        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error));
+      }
     }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq "

@@ -80,7 +80,7 @@ Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
       .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
             run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
             run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
-            PackRunEvents(write.events))
+            PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))
       .Run();
   EnqueueEndWebhooks(c, run);
   return true;
@@ -205,10 +205,13 @@ Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_
                                                          std::int64_t after_seq, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
     // A run written once, at its end, has them in its row; any other in rows of their own.
-    auto folded = c.Prepare("SELECT events FROM runs WHERE id = ?");
+    auto folded = c.Prepare("SELECT events, result, error FROM runs WHERE id = ?");
     if (folded.Bind(run_id).Step()) {
       const std::string log = folded.Text(0);
-      if (!log.empty()) return UnpackRunEvents(log, after_seq, limit);
+      if (!log.empty()) {
+        const std::string result = folded.Text(1), error = folded.Text(2);
+        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error));
+      }
     }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq "
