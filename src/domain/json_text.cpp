@@ -263,10 +263,12 @@ ObjectWriter::ObjectWriter(std::size_t reserve) {
   out_ += '{';
 }
 
+// Keys are this program's own names, which need no escaping: written as they are.
 void ObjectWriter::Key(std::string_view key) {
   if (out_.size() > 1) out_ += ',';
-  AppendQuoted(out_, key);
-  out_ += ':';
+  out_ += '"';
+  out_ += key;
+  out_ += "\":";
 }
 
 ObjectWriter& ObjectWriter::String(std::string_view key, std::string_view value) {

@@ -25,7 +25,8 @@ std::string Write(const boost::json::array& array);
 std::string WriteCanonical(const boost::json::value& value);
 
 // A small object written member by member straight to text, as Write would write it, with no
-// json::object built first (a run's events, several a model call). Keys are written as given.
+// json::object built first (a run's events, several a model call). Keys are written as given:
+// names of this program's own that need no escaping.
 class ObjectWriter {
  public:
   explicit ObjectWriter(std::size_t reserve = 128);
