@@ -49,8 +49,8 @@ class RunsTest : public InvokeAgentTest {
 
   // Runs the loop until `done()` or 10 s of real time.
   template <class Done>
-  bool RunUntil(const Done& done) {
-    const auto until = std::chrono::steady_clock::now() + 10s;
+  bool RunUntil(const Done& done, std::chrono::milliseconds within = 10s) {
+    const auto until = std::chrono::steady_clock::now() + within;
     io_.restart();
     while (!done()) {
       if (std::chrono::steady_clock::now() > until) return false;
@@ -301,6 +301,60 @@ TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
   ASSERT_TRUE(store_->PutGrant("acme", "tok", "bot", {}));
   clock_.Advance(2s);
   EXPECT_EQ(Await(runs_.Get(caller_, run.id)).error().code, ErrorCode::kForbidden);
+}
+
+// A background run's end makes room: the worker looks for queued runs at once. A streamed run's
+// end makes none, and costs no look (two store reads): a run queued meanwhile waits for the poll.
+TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoesNot) {
+  worker_.Stop();
+  RunUntil([] { return true; });
+  RunWorkerDeps deps = WorkerDeps();
+  deps.max_concurrent = 1;
+  deps.poll = 60s;  // no look but the ones a run's end or queueing asks for, in this test
+  RunWorker worker{deps};
+  Runs runs{invoke_, idempotency_, tenants_,
+            runner_, committer_,   worker,
+            hub_,    clock_,       RunsOptions{3, 20ms, 5000ms}};
+  worker.Start(io_.get_executor());
+  RunUntil([&] { return false; }, 50ms);  // its first look found nothing
+  const auto queue_directly = [&](const std::string& id) {
+    RunRecord run;
+    run.id = id;
+    run.org_id = "acme";
+    run.env = "prod";
+    run.agent_id = "bot";
+    run.token_id = "tok";
+    run.status = RunStatus::kQueued;
+    run.request_json = R"({"message":"later"})";
+    run.created_at_ms = clock_.NowMs();
+    ASSERT_TRUE(store_->CreateRun(run, 10, std::nullopt).value());  // no wake-up: as another server
+  };
+
+  model_.script.push_back([](const ModelRequest&) { return Reply("Streamed."); });
+  queue_directly("run_waiting_1");
+  const InvokeCall call{caller_, "bot", Asking("Hi"), std::nullopt, "", answer_, nullptr};
+  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
+  RunAsync(io_, runs.Stream(call, answer));
+  const RunRecord streamed = std::get<Result<RunRecord>>(answer).value();
+  EXPECT_EQ(Ended(streamed.id).status, RunStatus::kCompleted);
+  RunUntil([&] { return false; }, 300ms);
+  EXPECT_EQ(Stored("run_waiting_1").status, RunStatus::kQueued);
+
+  // A background run queued here is started (its queueing wakes the worker) with the one waiting;
+  // the one queued after them starts when one of them ends, long before the next poll.
+  model_.thinking = 100ms;
+  for (int i = 0; i < 3; ++i)
+    model_.script.push_back([](const ModelRequest&) { return Reply("Done."); });
+  const InvokeCall queued_call{caller_, "bot",   Asking("Queued"), std::nullopt,
+                               "",      answer_, nullptr};
+  QueueAnswer queued = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
+  RunAsync(io_, runs.Queue(queued_call, queued));
+  ASSERT_TRUE(std::get<Result<RunRecord>>(queued));
+  queue_directly("run_waiting_2");
+  for (const char* id : {"run_waiting_1", "run_waiting_2"})
+    EXPECT_EQ(Ended(id).status, RunStatus::kCompleted) << id;
+  worker.Stop();
+  RunUntil([&] { return worker.Running() == 0; });
 }
 
 // A server alone on its store (SQLite) writes a stateless streamed run at its end, or with its

@@ -132,3 +132,44 @@ def test_canceling_while_the_model_streams_stores_and_spends_nothing(start_serve
     usage = tenant.settled_usage()
     assert usage["total_spent_usd"] == 0 and usage["total_reserved_usd"] == 0
     assert wait_status(tenant, queued["run_id"], {"canceled"})["status"] == "canceled"
+
+
+def stream_chunks(tenant, body):
+    """The data chunks of a streamed invoke's chunked response, read to its end."""
+    sock = socket.create_connection((tenant.server.host, tenant.server.port), timeout=20)
+    payload = json.dumps(body).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers(tenant).items())
+    sock.sendall(f"POST /api/agents/bot/invoke HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{head}"
+                 f"accept: text/event-stream\r\ncontent-length: {len(payload)}\r\n\r\n".encode() + payload)
+    raw = b""
+    while chunk := sock.recv(65536):
+        raw += chunk
+    sock.close()
+    head_end = raw.index(b"\r\n\r\n")
+    assert b"transfer-encoding: chunked" in raw[:head_end].lower(), raw[:head_end]
+    rest, chunks = raw[head_end + 4:], []
+    while True:
+        size_end = rest.index(b"\r\n")
+        size = int(rest[:size_end], 16)
+        if size == 0:
+            return chunks
+        chunks.append(rest[size_end + 2:size_end + 2 + size].decode())
+        rest = rest[size_end + 2 + size + 2:]
+
+
+def test_a_quick_streamed_turn_is_one_send_and_a_slow_one_shows_its_events_as_they_happen(start_server, llm):
+    """The head goes out with the events of the stream's first 50 ms (docs/runs.md): a turn that
+    ends by then is the head, every event and the end in one send; a slower one's first events are
+    sent before its end."""
+    tenant = start(start_server, llm)
+    whole = []
+    for _ in range(5):  # on a loaded machine one turn may pass 50 ms; not all five
+        llm.push(openai_text("Quick."))
+        chunks = stream_chunks(tenant, {"message": "hi"})
+        assert "event: run.completed" in chunks[-1], chunks
+        whole.append(len(chunks) == 1)
+    assert any(whole), whole
+    llm.push(dict(openai_text("Slow."), delay=0.4))
+    chunks = stream_chunks(tenant, {"message": "hi"})
+    assert len(chunks) >= 2 and "event: run.started" in chunks[0], chunks
+    assert "run.completed" not in chunks[0] and "event: run.completed" in chunks[-1], chunks
