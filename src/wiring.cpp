@@ -285,10 +285,11 @@ struct UseCases {
                                  static_cast<std::size_t>(settings.config.runs.max_events)}),
         runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, run_hub,
              rt.clock,
-             RunsOptions{settings.config.runs.max_queued_per_org,
-                         std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
-                         std::chrono::milliseconds(5000),
-                         settings.config.store.kind == StoreKind::kSqlite}),
+             RunsOptions{.max_queued_per_org = settings.config.runs.max_queued_per_org,
+                         .poll = std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
+                         // a server alone on its store: nobody else asks it for a run
+                         .write_short_streamed_runs_at_end =
+                             settings.config.store.kind == StoreKind::kSqlite}),
         webhooks(WebhookSenderDeps{rt.runner, up.http, rt.clock, rt.metrics, settings.master_key,
                                    settings.config.webhooks.allow_private,
                                    settings.config.webhooks.first_retry_milliseconds,

@@ -52,6 +52,14 @@ inline constexpr const char* kEnqueuePauseWebhooks =
     "$3, '[]' FROM webhooks w JOIN runs r ON r.id = $1 AND r.notify WHERE w.org_id = $4 AND "
     "w.env = $5 AND w.events LIKE $6";
 
+// A run written once, as it ended (RunWrite::kCreateEnded), for both engines: they bind $1..$16 in
+// order: id, org, env, agent, token, status, conversation, creates_conversation, created, started,
+// ended, server, notify, result, error, and its folded events (run_event_log).
+inline constexpr const char* kInsertEndedRun =
+    "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+    "creates_conversation, created_at_ms, started_at_ms, ended_at_ms, server_id, notify, result, "
+    "error, events) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+
 // The webhook event a run's end is: run.completed, run.failed or run.canceled.
 inline std::string RunEndEvent(RunStatus ended) {
   return "run." + std::string(RunStatusName(ended));

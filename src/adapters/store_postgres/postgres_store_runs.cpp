@@ -55,17 +55,13 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
 // A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
 Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
   const RunRecord& run = write.run;
-  c.Exec(
-      "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
-      "creates_conversation, created_at_ms, started_at_ms, ended_at_ms, server_id, notify, "
-      "result, error, events) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-      "$14, $15, $16)",
-      {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
-       P(std::string(RunStatusName(run.status))), P(run.conversation_id),
-       P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
-       P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
-       P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
-       P(PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))});
+  c.Exec(kInsertEndedRun,
+         {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+          P(std::string(RunStatusName(run.status))), P(run.conversation_id),
+          P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
+          P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
+          P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
+          P(PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))});
   EnqueueEndWebhooks(c, run);
   return true;
 }

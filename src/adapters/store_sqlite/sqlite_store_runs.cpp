@@ -73,10 +73,7 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
 // A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
 Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
   const RunRecord& run = write.run;
-  c.Prepare(
-       "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
-       "creates_conversation, created_at_ms, started_at_ms, ended_at_ms, server_id, notify, "
-       "result, error, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+  c.Prepare(kInsertEndedRun)
       .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
             run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
             run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,

@@ -134,13 +134,6 @@ void AppendSseFrame(std::string& out, const RunEvent& event) {
 
 }  // namespace
 
-std::string SseFrame(const RunEvent& event) {
-  std::string out;
-  out.reserve(event.type.size() + event.data.size() + 48);
-  AppendSseFrame(out, event);
-  return out;
-}
-
 void AppendSseFrames(std::string& out, const std::vector<RunEvent>& events) {
   std::size_t size = out.size();
   for (const auto& e : events) size += e.type.size() + e.data.size() + 48;

@@ -59,9 +59,8 @@ inline bool IsTerminal(std::string_view type) {
 
 }  // namespace run_events
 
-// "id: <seq>\nevent: <type>\ndata: <data>\n\n".
-std::string SseFrame(const RunEvent& event);
-// The same frames, appended to `out` (a follower sends several at once).
+// Each event as "id: <seq>\nevent: <type>\ndata: <data>\n\n", appended to `out` (a follower
+// sends several at once).
 void AppendSseFrames(std::string& out, const std::vector<RunEvent>& events);
 // A comment line that keeps proxies from closing a quiet stream.
 inline constexpr std::string_view kSseKeepAlive = ": keep-alive\n\n";

@@ -7,7 +7,9 @@ namespace agentgate {
 TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
   RunEvent started = run_events::Started("run_1", "", "bot");
   started.seq = 1;
-  EXPECT_EQ(SseFrame(started),
+  std::string frame;
+  AppendSseFrames(frame, {started});
+  EXPECT_EQ(frame,
             "id: 1\nevent: run.started\ndata: "
             "{\"run_id\":\"run_1\",\"conversation_id\":null,\"agent_id\":\"bot\"}\n\n");
   RunEvent delta = run_events::TextDelta("two\nlines");
@@ -22,8 +24,8 @@ TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
   delta.seq = 12345678901;
   std::string frames = ": keep-alive\n\n";
   AppendSseFrames(frames, {started, delta});
-  EXPECT_EQ(frames, ": keep-alive\n\n" + SseFrame(started) + SseFrame(delta));
-  EXPECT_EQ(SseFrame(delta), "id: 12345678901\nevent: text.delta\ndata: " + delta.data + "\n\n");
+  EXPECT_EQ(frames, ": keep-alive\n\n" + frame +
+                        "id: 12345678901\nevent: text.delta\ndata: " + delta.data + "\n\n");
 }
 
 TEST(RunEvents, EachStepsDataHasItsFieldsInOrder) {
