@@ -17,6 +17,8 @@
 #   TURN=stateful bash bench/turn_vs_nginx.sh   each turn is a stateful first call instead: it
 #                                                 starts a conversation and stores its messages
 #   PROFILE=/tmp/prof bash bench/turn_vs_nginx.sh   also records perf profiles of agentgate
+#   PERF_STAT=/tmp/stat bash bench/turn_vs_nginx.sh  instead counts its task clock, context
+#   switches and instructions during the same runs (perf stat; divide by the run's requests)
 #   ALLOCATIONS=1 bash bench/turn_vs_nginx.sh   also counts malloc calls per turn and per gateway
 #   call (one connection, a uprobe on glibc's malloc: perf, as root)
 #   (PERF_CALLGRAPH=dwarf for whole stacks through code built without frame pointers)
@@ -208,8 +210,17 @@ ms() {  # wrk latency (e.g. 95.00us, 1.20ms) in ms
 }
 load() { wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency -s "$1" "$2"; }
 # PROFILE=dir records a perf profile of agentgate during each of its loaded runs (dir/NAME.perf).
+# PERF_STAT=dir instead counts (perf stat: task clock, context switches, instructions) during them.
 profiled() {
   local name=$1; shift
+  if [ -n "${PERF_STAT:-}" ]; then
+    mkdir -p "$PERF_STAT"
+    perf stat -e task-clock,context-switches,cpu-migrations,instructions,cycles -p "$gate_pid" \
+      -o "$PERF_STAT/$name.txt" -- sleep "${DURATION%s}" 2>/dev/null &
+    load "$@"
+    wait $!
+    return
+  fi
   if [ -z "${PROFILE:-}" ]; then load "$@"; return; fi
   mkdir -p "$PROFILE"
   perf record -F 999 --call-graph "${PERF_CALLGRAPH:-fp}" -p "$gate_pid" -o "$PROFILE/$name.perf" -- sleep "${DURATION%s}" 2>/dev/null &
@@ -289,12 +300,16 @@ if [ -n "${STREAMED:-}" ]; then
     -H "accept: text/event-stream" -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d "$invoke_body")
   echo "$sse_check" | grep -q 'has written the rest.","blocked":false' ||
     { echo "the turn streamed from the streaming provider did not end: $sse_check"; exit 1; }
+  ticks=$(cpu_ticks)
   plain=$(load "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+  plain_cpu=$(cpu_per_request $(($(cpu_ticks) - ticks)) "$plain")
+  ticks=$(cpu_ticks)
   streamed=$(profiled streamed "$work/streamed.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
+  streamed_cpu=$(cpu_per_request $(($(cpu_ticks) - ticks)) "$streamed")
   from_stream=$(profiled streamed_sse "$work/streamed.lua" "http://127.0.0.1:$gate/api/agents/bench-sse/invoke")
   p=$(echo "$plain" | rps); st=$(echo "$streamed" | rps); fs=$(echo "$from_stream" | rps)
-  echo "agentgate ${TURN:-stateless} turn again (plain):  $p req/s, p99 $(echo "$plain" | pct 99)"
-  echo "agentgate ${TURN:-stateless} turn streamed:       $st req/s, p99 $(echo "$streamed" | pct 99)   ratio to plain: $(ratio "$st" "$p")x, to nginx: $(ratio "$st" "$b")x"
+  echo "agentgate ${TURN:-stateless} turn again (plain):  $p req/s, p99 $(echo "$plain" | pct 99)   agentgate CPU per turn: $plain_cpu us"
+  echo "agentgate ${TURN:-stateless} turn streamed:       $st req/s, p99 $(echo "$streamed" | pct 99)   ratio to plain: $(ratio "$st" "$p")x, to nginx: $(ratio "$st" "$b")x   agentgate CPU per turn: $streamed_cpu us"
   echo "  the same streamed from a streaming provider (a word a chunk): $fs req/s, p99 $(echo "$from_stream" | pct 99)   ratio to plain: $(ratio "$fs" "$p")x"
 fi
 echo "non-2xx answers: turn run $(echo "$turn" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0), gateway run $(echo "$gate_run" | awk '/Non-2xx/ {print $NF}' | grep . || echo 0)"
