@@ -5,6 +5,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include <algorithm>
 
@@ -19,7 +20,7 @@ struct RunChannel::Waiter {
 };
 
 void RunChannel::Add(RunEvent event) {
-  std::vector<std::shared_ptr<Waiter>> wake;
+  boost::container::small_vector<std::shared_ptr<Waiter>, 2> wake;  // a follower or two
   {
     std::lock_guard lock(mutex_);
     const bool terminal = run_events::IsTerminal(event.type);

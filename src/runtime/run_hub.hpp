@@ -8,6 +8,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -19,7 +20,10 @@ namespace agentgate {
 
 class RunChannel {
  public:
-  explicit RunChannel(std::size_t max_events) : max_events_(max_events) {}
+  // Room for a quick run's events from the start: no growth while it runs.
+  explicit RunChannel(std::size_t max_events) : max_events_(max_events) {
+    events_.reserve(std::min<std::size_t>(max_events, kFirstRoom));
+  }
 
   // Any thread. A run's events beyond `max_events` are dropped, but for its terminal one.
   void Add(RunEvent event);
@@ -31,6 +35,7 @@ class RunChannel {
 
  private:
   struct Waiter;
+  static constexpr std::size_t kFirstRoom = 16;
   const std::size_t max_events_;
   mutable std::mutex mutex_;
   std::vector<RunEvent> events_;
