@@ -1,5 +1,7 @@
 #include "app/run_recorder.hpp"
 
+#include "app/invoke_body.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -22,7 +24,9 @@ RunRecorder::RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> chan
       write_behind_(write_behind),
       last_seq_(after_seq),
       gathering_(executor_),
-      written_(executor_) {}
+      written_(executor_) {
+  unwritten_.reserve(16);  // a quick run's events, written once
+}
 
 void RunRecorder::Report(RunEvent event) {
   // Room is kept for the terminal event.
@@ -47,7 +51,9 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
                     create ? *unwritten_run_ : RunRecord{}, std::move(unwritten_), 0, std::nullopt};
     append.run.id = run_id_;
     unwritten_.clear();
+    in_flight_ = true;
     const auto written = co_await writer_.Write(append);
+    in_flight_ = false;
     if (written && create) unwritten_run_.reset();
     if (!written) {
       // Kept for the run's end, which writes them with its outcome.
@@ -61,7 +67,40 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
   written_.cancel();
 }
 
+std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std::int64_t now_ms) {
+  // A create on its way would race the ended row's insert: the run then ends on its own.
+  if (!unwritten_run_ || in_flight_) return std::nullopt;
+  finishing_ = true;  // a write-behind gathering meanwhile stops without writing
+  gathering_.cancel();
+  RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, std::move(unwritten_), 0,
+                 std::nullopt};
+  unwritten_.clear();
+  ended.run.status = RunStatus::kCompleted;
+  ended.run.ended_at_ms = now_ms;
+  ended.run.result_json = InvokeBodyText(result);
+  RunEvent terminal = run_events::Completed(ended.run.result_json);
+  terminal.seq = last_seq_ + 1;
+  ended.events.push_back(std::move(terminal));
+  return ended;
+}
+
+void RunRecorder::TurnCommitted(bool written, RunWrite ended) {
+  if (written) {
+    unwritten_run_.reset();
+    ended_with_turn_ = true;
+    last_seq_ = ended.events.back().seq;
+    channel_->Add(std::move(ended.events.back()));
+    return;
+  }
+  // Its events are still to be written, by the run's own end (Finish, which follows at once).
+  ended.events.pop_back();
+  ended.events.insert(ended.events.end(), std::make_move_iterator(unwritten_.begin()),
+                      std::make_move_iterator(unwritten_.end()));
+  unwritten_ = std::move(ended.events);
+}
+
 asio::awaitable<Result<bool>> RunRecorder::Finish(RunRecord ended, RunEvent terminal) {
+  if (ended_with_turn_) co_return true;  // written with its turn
   co_return co_await End(RunWrite::Kind::kFinish, std::move(ended), std::move(terminal));
 }
 

@@ -41,6 +41,12 @@ class RunRecorder final : public TurnObserver {
   bool FollowsText() const override { return true; }  // a run's followers watch its reply form
   std::string_view RunId() const override { return run_id_; }
   bool RunStored() const override { return !unwritten_run_; }
+  // An unwritten run with no write on its way ends in its turn's commit (docs/runs.md): its
+  // terminal event goes to its followers once that commit is written.
+  std::optional<RunWrite> EndWithTurn(const InvokeResult& result, std::int64_t now_ms) override;
+  void TurnCommitted(bool written, RunWrite ended) override;
+  // It ended so, completed: Finish has nothing left to write.
+  bool ended_with_turn() const { return ended_with_turn_; }
   // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
   // done: false when the run was no longer running (its server's lease had lapsed).
   boost::asio::awaitable<Result<bool>> Finish(RunRecord ended, RunEvent terminal);
@@ -64,8 +70,10 @@ class RunRecorder final : public TurnObserver {
   const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
   std::vector<RunEvent> unwritten_;
-  bool writing_ = false;
+  bool writing_ = false;    // a write-behind is gathering or writing
+  bool in_flight_ = false;  // its write is with the store
   bool finishing_ = false;
+  bool ended_with_turn_ = false;
   boost::asio::steady_timer gathering_;  // the wait before a write; Finish cuts it short
   boost::asio::steady_timer written_;    // canceled when a write ends: Finish waits on it
 };

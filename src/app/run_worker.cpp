@@ -194,6 +194,11 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     Ended(run.id);
     co_return result;
   }
+  if (recorder.ended_with_turn()) {  // completed, in its turn's commit
+    d_.metrics.Add("agentgate_runs_ended_total", {{"status", "completed"}});
+    Ended(run.id);
+    co_return result;
+  }
   const std::string run_id = run.id;
   RunRecord ended = std::move(run);
   ended.ended_at_ms = d_.clock.NowMs();

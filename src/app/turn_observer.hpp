@@ -3,10 +3,15 @@
 // its steps to it. A plain turn has none and builds no event.
 
 #include "domain/runs/run_events.hpp"
+#include "ports/store_records.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace agentgate {
+
+struct InvokeResult;
 
 class TurnObserver {
  public:
@@ -21,6 +26,16 @@ class TurnObserver {
   // False while that run is not in the store yet (a short streamed run is written at its end,
   // docs/runs.md): a pause then writes it.
   virtual bool RunStored() const { return true; }
+  // A run the store does not have yet ends with its turn, in the turn's commit (one write for
+  // both, docs/runs.md): the write that ends it completed with `result`, or none when it ends on
+  // its own afterwards. Asked only of a turn that completes (not a pause) and is about to commit.
+  virtual std::optional<RunWrite> EndWithTurn(const InvokeResult& /*result*/,
+                                              std::int64_t /*now_ms*/) {
+    return std::nullopt;
+  }
+  // That commit's outcome: written, the run has ended; refused or failed, `ended` comes back and
+  // the run ends on its own.
+  virtual void TurnCommitted(bool /*written*/, RunWrite /*ended*/) {}
 };
 
 }  // namespace agentgate

@@ -198,7 +198,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
 
 asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
                                                           CommitOutcome& commit_outcome) {
-  const TurnCommit commit = Settle(run, *run.outcome);
+  TurnCommit commit = Settle(run, *run.outcome);
   ReportReply(run, *run.outcome);
   if (run.span != nullptr && run.span->recording()) DescribeOnSpan(*run.span, run);
   // A turn that reaches its commit at or past the hard cap, or that the cap canceled while its
@@ -210,9 +210,14 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
       cancellation.cancelled() != asio::cancellation_type::none)
     co_return Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and was canceled");
+  TurnObserver* observer = run.command.observer;
+  if (observer != nullptr && !commit.pause)
+    commit.ended_run = observer->EndWithTurn(run.result, d_.clock.NowMs());
   Span span =
       run.StartChild([] { return std::string("commit_turn"); }, tracing::SpanKind::kInternal);
   const Result<void> committed = co_await d_.committer.Commit(commit);
+  if (commit.ended_run)
+    observer->TurnCommitted(committed.has_value(), std::move(*commit.ended_run));
   if (span.recording()) {
     span.Set("db.operation.name", std::string("commit_turn"));
     if (!committed) {

@@ -204,6 +204,27 @@ struct RunPause {
   bool create = false;
 };
 
+// One write to a run's record, made in the store's group commit beside turns and other runs'
+// writes (runtime/turn_committer.hpp). A write that is refused has written nothing.
+struct RunWrite {
+  enum class Kind {
+    kCreate,  // `run` queued (unless its organization has `max_queued`: false), or running on its
+              // server with its `events` so far; `answer` completes the call's key with it
+              // (kConflict when taken over). A running run already there (its turn's pause wrote
+              // it first) is left as it is and gets the events.
+    kAppend,  // `events` added to run `run.id`
+    kFinish,  // `run` ends as it says, `events` (its terminal one last) with it; false when it was
+              // not running (canceled, or interrupted, meanwhile)
+    kCreateEnded,  // `run` written once, as it ended, `events` folded into its row: a short
+                   // streamed run never written before (docs/runs.md)
+  };
+  Kind kind = Kind::kAppend;
+  RunRecord run{};
+  std::vector<RunEvent> events{};
+  int max_queued = 0;
+  std::optional<IdempotencyCompletion> answer{};
+};
+
 struct TurnCommit {
   TurnRecord turn;
   std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order
@@ -214,6 +235,9 @@ struct TurnCommit {
   std::optional<ConversationSummary> summary;  // replaces turn.conversation_id's summary
   std::optional<std::int64_t> queue_ticket{};  // the conversation place the turn held
   std::optional<RunPause> pause{};             // the turn paused for approval
+  // The turn's run, never written before (a short streamed run, docs/runs.md), written as it
+  // ended with the turn (a RunWrite::kCreateEnded): one write for both, refused with the turn.
+  std::optional<RunWrite> ended_run{};
 };
 
 // A webhook endpoint of an environment (docs/webhooks.md).
@@ -246,27 +270,6 @@ struct WebhookJob {
   WebhookDelivery delivery;
   WebhookRecord webhook;
   std::optional<RunRecord> run;  // none once purged
-};
-
-// One write to a run's record, made in the store's group commit beside turns and other runs'
-// writes (runtime/turn_committer.hpp). A write that is refused has written nothing.
-struct RunWrite {
-  enum class Kind {
-    kCreate,  // `run` queued (unless its organization has `max_queued`: false), or running on its
-              // server with its `events` so far; `answer` completes the call's key with it
-              // (kConflict when taken over). A running run already there (its turn's pause wrote
-              // it first) is left as it is and gets the events.
-    kAppend,  // `events` added to run `run.id`
-    kFinish,  // `run` ends as it says, `events` (its terminal one last) with it; false when it was
-              // not running (canceled, or interrupted, meanwhile)
-    kCreateEnded,  // `run` written once, as it ended, `events` folded into its row: a short
-                   // streamed run never written before (docs/runs.md)
-  };
-  Kind kind = Kind::kAppend;
-  RunRecord run{};
-  std::vector<RunEvent> events{};
-  int max_queued = 0;
-  std::optional<IdempotencyCompletion> answer{};
 };
 
 struct SpendReservationRequest {

@@ -4,6 +4,7 @@
 #include "app/runs.hpp"
 #include "app/app_fixture.hpp"
 #include "app/invoke_body.hpp"
+#include "app/run_recorder.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
@@ -402,6 +403,82 @@ TEST_F(UnwrittenRunsTest, AShortStreamedRunIsWrittenOnceAtItsEndWithEveryEvent) 
   EXPECT_EQ(rest->events[1].data, ended.result_json);
   EXPECT_TRUE(rest->ended);
   EXPECT_EQ(Await(later_runs_.Get(caller_, run.id))->status, RunStatus::kCompleted);
+}
+
+TEST_F(UnwrittenRunsTest, AQuickStreamedRunEndsInItsTurnsCommit) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Done."); });
+  const std::size_t before = committer_.batches();
+  const RunRecord run = Streamed(Asking("Quick"));
+  const RunRecord ended = Ended(run.id);
+  ASSERT_TRUE(RunUntil([&] { return !later_worker_.Unwritten(run.id); }));
+  EXPECT_EQ(committer_.batches() - before, 1u);  // the turn and its run: one write
+  EXPECT_EQ(ended.status, RunStatus::kCompleted);
+  EXPECT_EQ(boost::json::parse(ended.result_json).at("response"), "Done.");
+  EXPECT_EQ(EventTypes(run.id),
+            (std::vector<std::string>{"run.started", "model.started", "model.finished",
+                                      "text.delta", "run.completed"}));
+  EXPECT_EQ(store_->ListRunEvents(run.id, 0, 10).value().back().data, ended.result_json);
+}
+
+// The recorder's side of a run ending in its turn's commit (RunRecorder::EndWithTurn): a refused
+// commit gives the events back and the run ends on its own; a written one only tells followers.
+TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEvent) {
+  RunRecord running;
+  running.id = "run_x";
+  running.org_id = "acme";
+  running.env = "prod";
+  running.agent_id = "bot";
+  running.token_id = "tok";
+  running.status = RunStatus::kRunning;
+  running.created_at_ms = running.started_at_ms = 1000;
+  auto channel = hub_.Open(running.id);
+  RunRecorder recorder(committer_, channel, running.id, 100, io_.get_executor(), 0,
+                       std::make_shared<const RunRecord>(running), 10s);
+  recorder.Report(run_events::Started(running.id, "", "bot"));
+  recorder.Report(run_events::TextDelta("Hi"));
+  InvokeResult result;
+  result.response = "Hi";
+  auto ended = recorder.EndWithTurn(result, 2000);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->kind, RunWrite::Kind::kCreateEnded);
+  EXPECT_EQ(ended->run.status, RunStatus::kCompleted);
+  EXPECT_EQ(ended->run.ended_at_ms, 2000);
+  ASSERT_EQ(ended->events.size(), 3u);
+  EXPECT_EQ(ended->events.back().seq, 3);
+  EXPECT_EQ(ended->events.back().data, ended->run.result_json);
+  recorder.TurnCommitted(false, std::move(*ended));
+  EXPECT_FALSE(recorder.ended_with_turn());
+  EXPECT_FALSE(channel->Ended());  // its followers saw no end
+
+  RunRecord failed = running;
+  failed.status = RunStatus::kFailed;
+  failed.ended_at_ms = 2100;
+  const RunEvent terminal = run_events::Failed(Error(ErrorCode::kConflict, "refused"));
+  failed.error_json = terminal.data;
+  ASSERT_TRUE(Await(recorder.Finish(failed, terminal)).value());
+  EXPECT_EQ(Stored(running.id).status, RunStatus::kFailed);
+  EXPECT_EQ(EventTypes(running.id),
+            (std::vector<std::string>{"run.started", "text.delta", "run.failed"}));
+
+  // Written with its turn: the followers get its end, and its Finish writes nothing more.
+  running.id = "run_y";
+  auto written_channel = hub_.Open(running.id);
+  RunRecorder written(committer_, written_channel, running.id, 100, io_.get_executor(), 0,
+                      std::make_shared<const RunRecord>(running), 10s);
+  written.Report(run_events::Started(running.id, "", "bot"));
+  auto rode = written.EndWithTurn(result, 2000);
+  ASSERT_TRUE(rode);
+  written.TurnCommitted(true, std::move(*rode));
+  EXPECT_TRUE(written.ended_with_turn());
+  EXPECT_TRUE(written.RunStored());
+  const auto seen = written_channel->After(0);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen.back().type, "run.completed");
+  EXPECT_EQ(seen.back().seq, 2);
+  const std::size_t batches = committer_.batches();
+  ASSERT_TRUE(Await(written.Finish(running, terminal)).value());
+  EXPECT_EQ(committer_.batches(), batches);
+  EXPECT_FALSE(store_->GetRun(running.id).value());  // this test wrote no commit for it
 }
 
 TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {

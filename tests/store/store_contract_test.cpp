@@ -901,6 +901,50 @@ TYPED_TEST(StoreContract, ABatchOfTurnsAndRunsKeepsEachOnesOutcome) {
   EXPECT_TRUE(s.GetConversation("c3").value());
 }
 
+// A short streamed run ends in its turn's commit: written with the turn, and not when it is
+// refused.
+TYPED_TEST(StoreContract, ATurnsEndedRunIsWrittenWithItsTurnOnly) {
+  auto& s = *this->store_;
+  RunRecord done = Queued("rides", 100);
+  done.status = RunStatus::kCompleted;
+  done.server_id = "server-a";
+  done.started_at_ms = 100;
+  done.ended_at_ms = 150;
+  done.result_json = R"({"response":"Hi"})";
+  TurnCommit turn = Appending("t1", "c1", 1000, true);
+  turn.ended_run = RunWrite{RunWrite::Kind::kCreateEnded,
+                            done,
+                            {Numbered(run_events::Started("rides", "", "bot"), 1),
+                             Numbered(run_events::Completed(done.result_json), 2)},
+                            0,
+                            std::nullopt};
+  const auto results = s.CommitBatch({&turn}, {});
+  ASSERT_EQ(results.turns.size(), 1u);
+  ASSERT_TRUE(results.turns[0]);
+  const auto stored = s.GetRun("rides").value();
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->status, RunStatus::kCompleted);
+  EXPECT_EQ(stored->ended_at_ms, 150);
+  const auto events = s.ListRunEvents("rides", 0, 10).value();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].type, "run.completed");
+  EXPECT_EQ(events[1].data, done.result_json);
+
+  // The same turn again is refused, alone or in a group: its run is not written either.
+  for (const bool alone : {true, false}) {
+    TurnCommit again = Appending("t1", alone ? "c2" : "c3", 1100, true);
+    again.ended_run = turn.ended_run;
+    again.ended_run->run.id = alone ? "refused_alone" : "refused_in_group";
+    const TurnCommit other = Appending("t2", "c4", 1200, true);
+    const auto refused = alone ? s.CommitBatch({&again}, {}) : s.CommitBatch({&again, &other}, {});
+    ASSERT_FALSE(refused.turns[0]);
+    EXPECT_FALSE(s.GetRun(again.ended_run->run.id).value());
+    if (!alone) {
+      EXPECT_TRUE(refused.turns[1]);
+    }
+  }
+}
+
 TYPED_TEST(StoreContract, ARunOfALapsedServerEndsInterruptedWithOneTerminalEvent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 5000));

@@ -62,4 +62,13 @@ std::vector<const SpendSettlement*> SettlementsOfWritten(
   return settled;
 }
 
+std::vector<const RunWrite*> EndedRunsOfWritten(const std::vector<const TurnCommit*>& commits,
+                                                const std::vector<Result<void>>& results) {
+  std::vector<const RunWrite*> ended;
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    if (results[i] && commits[i]->ended_run) ended.push_back(&*commits[i]->ended_run);
+  }
+  return ended;
+}
+
 }  // namespace agentgate

@@ -60,5 +60,10 @@ Result<void> WriteTurn(TurnRowWriter& rows, const TurnCommit& commit);
 // The settlements of the turns of a batch that were written (results[i] holds).
 std::vector<const SpendSettlement*> SettlementsOfWritten(
     const std::vector<const TurnCommit*>& commits, const std::vector<Result<void>>& results);
+// The ended runs (TurnCommit::ended_run) of the turns of a batch that were written: an engine
+// inserts them after the turns, outside any turn's savepoint (a savepoint journals every page it
+// changes; a run's row has nothing to undo once its turn is written).
+std::vector<const RunWrite*> EndedRunsOfWritten(const std::vector<const TurnCommit*>& commits,
+                                                const std::vector<Result<void>>& results);
 
 }  // namespace agentgate

@@ -161,4 +161,19 @@ TEST(TurnWrite, APausedTurnWritesItsRunAndNoMessagesAndIsRefusedForARunNoLongerR
   EXPECT_EQ(canceled.steps, (std::vector<std::string>{"pause run_1"}));  // nothing after it
 }
 
+// A short streamed run ends with its turn: written only when the turn is.
+TEST(TurnWrite, OnlyWrittenTurnsEndTheirRuns) {
+  TurnCommit first = Appending(10);
+  first.ended_run = RunWrite{RunWrite::Kind::kCreateEnded, {}, {}, 0, std::nullopt};
+  first.ended_run->run.id = "run_1";
+  TurnCommit second = first;
+  second.ended_run->run.id = "run_2";
+  const TurnCommit third = Appending(10);  // no run
+  const std::vector<Result<void>> results = {
+      Result<void>{}, MakeError(ErrorCode::kConflict, "refused"), Result<void>{}};
+  const auto ended = EndedRunsOfWritten({&first, &second, &third}, results);
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0]->run.id, "run_1");
+}
+
 }  // namespace agentgate

@@ -200,6 +200,9 @@ bool CompleteIdempotencyKey(pg::Connection& c, const IdempotencyCompletion& done
 // Inside a caller's transaction: the running runs of `servers` (an array parameter) end failed,
 // interrupted, at `now_ms`.
 void InterruptRunsOf(pg::Connection& c, const pg::Param& servers, std::int64_t now_ms);
+// Inside a caller's transaction: a run never written before, as it ended, its events folded into
+// its row (RunWrite::kCreateEnded; also TurnCommit::ended_run).
+void InsertEndedRunIn(pg::Connection& c, const RunWrite& ended);
 
 // The advisory lock every writer of an (org, month)'s spend takes first: reservations decide under
 // it, and commits and releases take it (with their other locks, sorted) before touching the rows.

@@ -303,6 +303,7 @@ std::vector<Result<void>> PostgresStore::CommitTurns(
                    "RELEASE SAVEPOINT turn");
     }
     SettleSpendIn(c, SettlementsOfWritten(commits, results));
+    for (const RunWrite* ended : EndedRunsOfWritten(commits, results)) InsertEndedRunIn(c, *ended);
     tx.Commit();
   };
   auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {

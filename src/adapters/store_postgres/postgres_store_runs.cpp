@@ -52,20 +52,6 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
   EnqueueEndWebhooks(c, run);
 }
 
-// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
-Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
-  const RunRecord& run = write.run;
-  c.Exec(kInsertEndedRun,
-         {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
-          P(std::string(RunStatusName(run.status))), P(run.conversation_id),
-          P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
-          P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
-          P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
-          P(PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))});
-  EnqueueEndWebhooks(c, run);
-  return true;
-}
-
 const std::string& SelectRun() {
   static const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = $1";
   return sql;
@@ -116,12 +102,26 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
     case RunWrite::Kind::kFinish:
       return FinishRunIn(c, write);
     case RunWrite::Kind::kCreateEnded:
-      return CreateEndedIn(c, write);
+      InsertEndedRunIn(c, write);
+      return true;
   }
   return true;
 }
 
 }  // namespace
+
+// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
+void InsertEndedRunIn(Connection& c, const RunWrite& write) {
+  const RunRecord& run = write.run;
+  c.Exec(kInsertEndedRun,
+         {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+          P(std::string(RunStatusName(run.status))), P(run.conversation_id),
+          P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
+          P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
+          P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
+          P(PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))});
+  EnqueueEndWebhooks(c, run);
+}
 
 // The organizations of queued runs are locked at BEGIN, in one sorted order. A refused write wrote
 // nothing (each checks before it writes), so a batch needs no savepoints; a store failure fails

@@ -215,5 +215,8 @@ bool CommitTurnsIn(sqlite::Connection& c, const std::vector<const TurnCommit*>& 
 // nothing (each checks before it writes), so they need no savepoints.
 void WriteRunsIn(sqlite::Connection& c, const std::vector<const RunWrite*>& writes,
                  std::vector<Result<bool>>& results);
+// Inside a caller's write transaction: a run never written before, as it ended, its events folded
+// into its row (RunWrite::kCreateEnded; also TurnCommit::ended_run).
+void InsertEndedRunIn(sqlite::Connection& c, const RunWrite& ended);
 
 }  // namespace agentgate

@@ -236,6 +236,7 @@ bool CommitTurnsIn(Connection& c, const std::vector<const TurnCommit*>& commits,
     results.push_back(std::move(written));
   }
   SettleSpendIn(c, SettlementsOfWritten(commits, results));
+  for (const RunWrite* ended : EndedRunsOfWritten(commits, results)) InsertEndedRunIn(c, *ended);
   return true;
 }
 

@@ -70,19 +70,6 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
   EnqueueEndWebhooks(c, run);
 }
 
-// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
-Result<bool> CreateEndedIn(Connection& c, const RunWrite& write) {
-  const RunRecord& run = write.run;
-  c.Prepare(kInsertEndedRun)
-      .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
-            run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
-            run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
-            PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))
-      .Run();
-  EnqueueEndWebhooks(c, run);
-  return true;
-}
-
 // A run queued, or created running (RunWrite::kCreate); false when its organization's queue is
 // full.
 Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
@@ -127,12 +114,25 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
     case RunWrite::Kind::kFinish:
       return FinishRunIn(c, write);
     case RunWrite::Kind::kCreateEnded:
-      return CreateEndedIn(c, write);
+      InsertEndedRunIn(c, write);
+      return true;
   }
   return true;
 }
 
 }  // namespace
+
+// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
+void InsertEndedRunIn(Connection& c, const RunWrite& write) {
+  const RunRecord& run = write.run;
+  c.Prepare(kInsertEndedRun)
+      .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
+            run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
+            run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
+            PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))
+      .Run();
+  EnqueueEndWebhooks(c, run);
+}
 
 void WriteRunsIn(Connection& c, const std::vector<const RunWrite*>& writes,
                  std::vector<Result<bool>>& results) {
