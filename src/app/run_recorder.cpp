@@ -99,8 +99,20 @@ void RunRecorder::TurnCommitted(bool written, RunWrite ended) {
   unwritten_ = std::move(ended.events);
 }
 
+asio::awaitable<void> RunRecorder::Drain() {
+  finishing_ = true;  // a gathering write-behind stops without writing
+  gathering_.cancel();
+  while (writing_) {
+    written_.expires_at(asio::steady_timer::time_point::max());
+    co_await written_.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
 asio::awaitable<Result<bool>> RunRecorder::Finish(RunRecord ended, RunEvent terminal) {
-  if (ended_with_turn_) co_return true;  // written with its turn
+  if (ended_with_turn_) {  // written with its turn
+    co_await Drain();
+    co_return true;
+  }
   co_return co_await End(RunWrite::Kind::kFinish, std::move(ended), std::move(terminal));
 }
 
@@ -111,12 +123,7 @@ asio::awaitable<Result<bool>> RunRecorder::Pause(RunEvent paused) {
 }
 
 asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, RunRecord run, RunEvent last) {
-  finishing_ = true;
-  gathering_.cancel();
-  while (writing_) {
-    written_.expires_at(asio::steady_timer::time_point::max());
-    co_await written_.async_wait(asio::as_tuple(asio::use_awaitable));
-  }
+  co_await Drain();
   last.seq = ++last_seq_;
   channel_->Add(last);
   unwritten_.push_back(std::move(last));

@@ -47,6 +47,9 @@ class RunRecorder final : public TurnObserver {
   void TurnCommitted(bool written, RunWrite ended) override;
   // It ended so, completed: Finish has nothing left to write.
   bool ended_with_turn() const { return ended_with_turn_; }
+  // Returns once no write-behind refers to the recorder: every end awaits it before the recorder
+  // goes (Finish and Pause do; a run ended in its turn's commit awaits it itself).
+  boost::asio::awaitable<void> Drain();
   // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
   // done: false when the run was no longer running (its server's lease had lapsed).
   boost::asio::awaitable<Result<bool>> Finish(RunRecord ended, RunEvent terminal);

@@ -195,6 +195,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     co_return result;
   }
   if (recorder.ended_with_turn()) {  // completed, in its turn's commit
+    co_await recorder.Drain();
     d_.metrics.Add("agentgate_runs_ended_total", {{"status", "completed"}});
     Ended(run.id);
     co_return result;
