@@ -12,7 +12,7 @@ import stores
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
-from test_runs import get_run, wait_status
+from test_runs import get_run, wait_for, wait_status
 
 TOOL = {"type": "http", "description": "Orders", "parameters": {"type": "object"}}
 
@@ -211,7 +211,9 @@ def test_a_background_run_pauses_and_an_approval_in_the_background_completes_it(
     run_id = queued["run_id"]
     run = wait_status(tenant, run_id, {"requires_action"})
     assert run["pending_actions"][0]["tool"] == "refund"
-    assert "agentgate_runs_paused_total 1" in tenant.server.request("GET", "/metrics")[2]
+    # Counted once its pause is told to its followers, a moment after its commit made it visible.
+    wait_for(lambda: "agentgate_runs_paused_total 1" in tenant.server.request("GET", "/metrics")[2],
+             within=5.0)
     _, _, raw = tenant.server.request("GET", f"/api/runs/{run_id}/events", headers=headers(tenant, tenant.token))
     types = [line.split(": ", 1)[1] for line in raw.splitlines() if line.startswith("event: ")]
     assert types[0] == "run.started" and types[-1] == "run.requires_action", types
