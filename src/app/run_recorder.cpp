@@ -109,10 +109,6 @@ asio::awaitable<void> RunRecorder::Drain() {
 }
 
 asio::awaitable<Result<bool>> RunRecorder::Finish(RunRecord ended, RunEvent terminal) {
-  if (ended_with_turn_) {  // written with its turn
-    co_await Drain();
-    co_return true;
-  }
   co_return co_await End(RunWrite::Kind::kFinish, std::move(ended), std::move(terminal));
 }
 

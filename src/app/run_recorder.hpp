@@ -45,10 +45,10 @@ class RunRecorder final : public TurnObserver {
   // terminal event goes to its followers once that commit is written.
   std::optional<RunWrite> EndWithTurn(const InvokeResult& result, std::int64_t now_ms) override;
   void TurnCommitted(bool written, RunWrite ended) override;
-  // It ended so, completed: Finish has nothing left to write.
+  // It ended so, completed: only Drain is left, not Finish.
   bool ended_with_turn() const { return ended_with_turn_; }
   // Returns once no write-behind refers to the recorder: every end awaits it before the recorder
-  // goes (Finish and Pause do; a run ended in its turn's commit awaits it itself).
+  // goes (Finish and Pause do; a run ended in its turn's commit awaits it alone).
   boost::asio::awaitable<void> Drain();
   // Ends the run as `ended` says with `terminal` as its last event, once the write in flight is
   // done: false when the run was no longer running (its server's lease had lapsed).

@@ -194,34 +194,33 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     Ended(run.id);
     co_return result;
   }
-  if (recorder.ended_with_turn()) {  // completed, in its turn's commit
-    co_await recorder.Drain();
-    d_.metrics.Add("agentgate_runs_ended_total", {{"status", "completed"}});
-    Ended(run.id);
-    co_return result;
-  }
   const std::string run_id = run.id;
-  RunRecord ended = std::move(run);
-  ended.ended_at_ms = d_.clock.NowMs();
-  RunEvent terminal;
-  if (result) {
-    ended.status = RunStatus::kCompleted;
-    ended.result_json = InvokeBodyText(*result);
-    terminal = run_events::Completed(ended.result_json);
+  RunStatus status = RunStatus::kCompleted;
+  if (recorder.ended_with_turn()) {
+    co_await recorder.Drain();  // completed, in its turn's commit: nothing left to write
   } else {
-    ended.status =
-        result.error().code == ErrorCode::kCanceled ? RunStatus::kCanceled : RunStatus::kFailed;
-    terminal = run_events::Failed(result.error());
-    ended.error_json = terminal.data;
-  }
-  const RunStatus status = ended.status;
-  const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
-  if (!finished || !*finished) {
-    // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
-    log::Warn(
-        "run_not_finished",
-        {{"run_id", std::string_view(run_id)},
-         {"error", std::string_view(finished ? "no longer running" : finished.error().message)}});
+    RunRecord ended = std::move(run);
+    ended.ended_at_ms = d_.clock.NowMs();
+    RunEvent terminal;
+    if (result) {
+      ended.status = RunStatus::kCompleted;
+      ended.result_json = InvokeBodyText(*result);
+      terminal = run_events::Completed(ended.result_json);
+    } else {
+      ended.status =
+          result.error().code == ErrorCode::kCanceled ? RunStatus::kCanceled : RunStatus::kFailed;
+      terminal = run_events::Failed(result.error());
+      ended.error_json = terminal.data;
+    }
+    status = ended.status;
+    const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
+    if (!finished || !*finished) {
+      // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
+      log::Warn(
+          "run_not_finished",
+          {{"run_id", std::string_view(run_id)},
+           {"error", std::string_view(finished ? "no longer running" : finished.error().message)}});
+    }
   }
   d_.metrics.Add("agentgate_runs_ended_total", {{"status", std::string(RunStatusName(status))}});
   Ended(run_id);

@@ -460,7 +460,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_EQ(EventTypes(running.id),
             (std::vector<std::string>{"run.started", "text.delta", "run.failed"}));
 
-  // Written with its turn: the followers get its end, and its Finish writes nothing more.
+  // Written with its turn: the followers get its end, and its drain writes nothing more.
   running.id = "run_y";
   auto written_channel = hub_.Open(running.id);
   RunRecorder written(committer_, written_channel, running.id, 100, io_.get_executor(), 0,
@@ -476,7 +476,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_EQ(seen.back().type, "run.completed");
   EXPECT_EQ(seen.back().seq, 2);
   const std::size_t batches = committer_.batches();
-  ASSERT_TRUE(Await(written.Finish(running, terminal)).value());
+  RunAsync(io_, written.Drain());
   EXPECT_EQ(committer_.batches(), batches);
   EXPECT_FALSE(store_->GetRun(running.id).value());  // this test wrote no commit for it
 }

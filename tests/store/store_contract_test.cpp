@@ -514,6 +514,17 @@ RunRecord Queued(std::string id, std::int64_t at_ms, std::string conversation = 
   return run;
 }
 
+// A run that ran on server-a from 100 until `ended_at_ms` and completed saying "Hi".
+RunRecord Completed(const std::string& id, std::int64_t ended_at_ms) {
+  RunRecord run = Queued(id, 100);
+  run.status = RunStatus::kCompleted;
+  run.server_id = "server-a";
+  run.started_at_ms = 100;
+  run.ended_at_ms = ended_at_ms;
+  run.result_json = R"({"response":"Hi"})";
+  return run;
+}
+
 RunEvent Numbered(RunEvent event, std::int64_t seq) {
   event.seq = seq;
   return event;
@@ -806,12 +817,7 @@ TYPED_TEST(StoreContract, AStreamedRunWrittenOnceAtItsEndKeepsItsEventsAndWebhoo
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateWebhook(WebhookRecord{
       "wh_1", "acme", "prod", "https://hooks.example/a", {"run.completed"}, "sealed", 10}));
-  RunRecord done = Queued("short", 100);
-  done.status = RunStatus::kCompleted;
-  done.server_id = "server-a";
-  done.started_at_ms = 100;
-  done.ended_at_ms = 140;
-  done.result_json = R"({"response":"Hi"})";
+  RunRecord done = Completed("short", 140);
   done.notify = true;
   std::vector<RunEvent> events;
   events.push_back(Numbered(run_events::Started("short", "", "bot"), 1));
@@ -905,12 +911,7 @@ TYPED_TEST(StoreContract, ABatchOfTurnsAndRunsKeepsEachOnesOutcome) {
 // refused.
 TYPED_TEST(StoreContract, ATurnsEndedRunIsWrittenWithItsTurnOnly) {
   auto& s = *this->store_;
-  RunRecord done = Queued("rides", 100);
-  done.status = RunStatus::kCompleted;
-  done.server_id = "server-a";
-  done.started_at_ms = 100;
-  done.ended_at_ms = 150;
-  done.result_json = R"({"response":"Hi"})";
+  const RunRecord done = Completed("rides", 150);
   TurnCommit turn = Appending("t1", "c1", 1000, true);
   turn.ended_run = RunWrite{RunWrite::Kind::kCreateEnded,
                             done,
