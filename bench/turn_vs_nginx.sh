@@ -27,6 +27,9 @@
 #   TRACING=1.0 bash bench/turn_vs_nginx.sh  agentgate exports OpenTelemetry traces at that sample
 #   ratio to the instant upstream (its `return 200` takes any POST, as a collector would); compare
 #   the turn's ratio with a run without TRACING (docs/tracing.md)
+#   TRACING_AB=1.0 bash bench/turn_vs_nginx.sh  tracing's cost where the host drifts: a second
+#   agentgate tracing at that ratio beside one without, and SLICES (10) loaded slices of SLICE (3s)
+#   alternating between them; prints on / off throughput and each one's CPU per turn
 #   TURN_ONLY=1 bash bench/turn_vs_nginx.sh  only the loaded turn and its baseline (with agentgate's
 #   CPU time per turn under that load): quick runs to alternate, e.g. with and without TRACING
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
@@ -132,29 +135,39 @@ input_per_mtok = 0.15
 output_per_mtok = 0.60
 TOML
 admin="bench-admin-$RANDOM$RANDOM$RANDOM"
-(cd "$work" && BENCH_LLM_KEY=sk-bench AGENTGATE_CRM_ALLOW_HTTP=true AGENTGATE_ADMIN_TOKEN=$admin AGENTGATE_MASTER_KEY=$("$BIN" gen-master-key) \
-  AGENTGATE_SERVER_LISTEN=127.0.0.1:$gate AGENTGATE_STORE_URL=sqlite:$work/db/agentgate.db \
-  exec "$BIN" serve --config "$work/agentgate.toml" >"$work/server.log" 2>&1) &
-gate_pid=$!
-pids+=($gate_pid)
-wait_ready "http://127.0.0.1:$gate/healthz" "$work/server.log"
-api() { curl -sf -X "$1" "http://127.0.0.1:$gate/admin/v1$2" -H "authorization: Bearer $admin" -d "$3"; }
-api POST /orgs '{"id":"acme","name":"Acme","monthly_spend_limit_usd":1000000}' >/dev/null
-api POST /orgs/acme/environments '{"name":"prod"}' >/dev/null
-token_json=$(api POST /orgs/acme/tokens '{"name":"bench"}')
-token=$(echo "$token_json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-token_id=$(echo "$token_json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-api POST /orgs/acme/agents '{"id":"bench","config":{"name":"Bench","instructions":"Answer briefly.",
-  "model":{"provider":"bench","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
-api PUT /orgs/acme/agents/bench/deployments/prod '{"version":1}' >/dev/null
-api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench\",\"permissions\":[\"chat\"]}" >/dev/null
-# The same agent on a provider that streams (STREAMED=1).
-api POST /orgs/acme/agents '{"id":"bench-sse","config":{"name":"Bench","instructions":"Answer briefly.",
-  "model":{"provider":"bench-sse","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
-api PUT /orgs/acme/agents/bench-sse/deployments/prod '{"version":1}' >/dev/null
-api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench-sse\",\"permissions\":[\"chat\"]}" >/dev/null
-api PUT /orgs/acme/environments/prod/crm \
-  "{\"instance_url\":\"http://127.0.0.1:$upstream\",\"access_token\":\"00D000000000001!bench\"}" >/dev/null
+# start_gate DIR PORT [VAR=value ...]: an agentgate on PORT with the config above (and the
+# variables given), its SQLite store and log under DIR, set up as the bench needs: an organization
+# and its token, the agents and their grants, a CRM session. Sets gate_pid and token.
+start_gate() {
+  local dir=$1 port=$2; shift 2
+  mkdir -p "$dir/db"
+  (cd "$work" && exec env "$@" BENCH_LLM_KEY=sk-bench AGENTGATE_CRM_ALLOW_HTTP=true \
+    AGENTGATE_ADMIN_TOKEN=$admin AGENTGATE_MASTER_KEY=$("$BIN" gen-master-key) \
+    AGENTGATE_SERVER_LISTEN=127.0.0.1:$port AGENTGATE_STORE_URL=sqlite:$dir/db/agentgate.db \
+    "$BIN" serve --config "$work/agentgate.toml" >"$dir/server.log" 2>&1) &
+  gate_pid=$!
+  pids+=($gate_pid)
+  wait_ready "http://127.0.0.1:$port/healthz" "$dir/server.log"
+  api() { curl -sf -X "$1" "http://127.0.0.1:$port/admin/v1$2" -H "authorization: Bearer $admin" -d "$3"; }
+  api POST /orgs '{"id":"acme","name":"Acme","monthly_spend_limit_usd":1000000}' >/dev/null
+  api POST /orgs/acme/environments '{"name":"prod"}' >/dev/null
+  local token_json token_id
+  token_json=$(api POST /orgs/acme/tokens '{"name":"bench"}')
+  token=$(echo "$token_json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+  token_id=$(echo "$token_json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  api POST /orgs/acme/agents '{"id":"bench","config":{"name":"Bench","instructions":"Answer briefly.",
+    "model":{"provider":"bench","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
+  api PUT /orgs/acme/agents/bench/deployments/prod '{"version":1}' >/dev/null
+  api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench\",\"permissions\":[\"chat\"]}" >/dev/null
+  # The same agent on a provider that streams (STREAMED=1).
+  api POST /orgs/acme/agents '{"id":"bench-sse","config":{"name":"Bench","instructions":"Answer briefly.",
+    "model":{"provider":"bench-sse","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
+  api PUT /orgs/acme/agents/bench-sse/deployments/prod '{"version":1}' >/dev/null
+  api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench-sse\",\"permissions\":[\"chat\"]}" >/dev/null
+  api PUT /orgs/acme/environments/prod/crm \
+    "{\"instance_url\":\"http://127.0.0.1:$upstream\",\"access_token\":\"00D000000000001!bench\"}" >/dev/null
+}
+start_gate "$work" "$gate"
 
 cat >"$work/proxy.lua" <<'LUA'
 wrk.method = "POST"
@@ -167,23 +180,20 @@ case "${TURN:-stateless}" in
   stateful) invoke_body='{"message":"hi","stateful":true}' ;;
   *) echo "TURN is stateless or stateful" >&2; exit 2 ;;
 esac
-cat >"$work/invoke.lua" <<LUA
+# turn_script FILE TOKEN [ACCEPT]: a wrk script that runs one turn of the bench agent.
+turn_script() {
+  cat >"$1" <<LUA
 wrk.method = "POST"
 wrk.body = '$invoke_body'
 wrk.headers["content-type"] = "application/json"
 wrk.headers["fl-api-org"] = "acme"
 wrk.headers["fl-api-env"] = "prod"
-wrk.headers["fl-api-token"] = "$token"
+wrk.headers["fl-api-token"] = "$2"
 LUA
-cat >"$work/streamed.lua" <<LUA
-wrk.method = "POST"
-wrk.body = '$invoke_body'
-wrk.headers["content-type"] = "application/json"
-wrk.headers["accept"] = "text/event-stream"
-wrk.headers["fl-api-org"] = "acme"
-wrk.headers["fl-api-env"] = "prod"
-wrk.headers["fl-api-token"] = "$token"
-LUA
+  [ -z "${3:-}" ] || echo "wrk.headers[\"accept\"] = \"$3\"" >>"$1"
+}
+turn_script "$work/invoke.lua" "$token"
+turn_script "$work/streamed.lua" "$token" text/event-stream
 cat >"$work/sobjects.lua" <<'LUA'
 wrk.headers["authorization"] = "Bearer 00D000000000001!bench"
 LUA
@@ -229,20 +239,56 @@ profiled() {
 }
 single() { wrk -t1 -c1 -d${C1_DURATION:-4s} --latency -s "$1" "$2"; }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 
 # agentgate's CPU time (all its threads, from /proc: user + system ticks) per request of a run.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$gate_pid/stat"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/${1:-$gate_pid}/stat"; }
 cpu_per_request() {  # ticks spent, wrk's output
   awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$(echo "$2" | awk '/requests in/ {print $1}')" \
     'BEGIN {printf "%.0f", t / hz * 1e6 / n}'
 }
 
+if [ -n "${TRACING_AB:-}" ]; then
+  # Tracing's cost where this host's speed drifts by more than the cost itself: a second server,
+  # the same but tracing at ratio $TRACING_AB, and short loaded slices alternating between the two
+  # (ABBA, so that a drift favours neither). The figure is the traced server's turns over the
+  # other's, with each one's CPU per turn.
+  plain_pid=$gate_pid
+  traced=$(free_port)
+  start_gate "$work/traced" "$traced" AGENTGATE_TRACING_ENDPOINT="http://127.0.0.1:$upstream/v1/traces" \
+    AGENTGATE_TRACING_SAMPLE_RATIO="$TRACING_AB"
+  traced_pid=$gate_pid
+  turn_script "$work/traced.lua" "$token"
+  slice() {  # slice PID SCRIPT PORT: one loaded slice; prints its requests and agentgate's ticks
+    local before out
+    before=$(cpu_ticks "$1")
+    out=$(wrk -t$THREADS -c$CONNECTIONS -d${SLICE:-3s} -s "$2" "http://127.0.0.1:$3/api/agents/bench/invoke")
+    echo "$(echo "$out" | awk '/requests in/ {print $1}') $(($(cpu_ticks "$1") - before))"
+  }
+  off_n=0; off_t=0; on_n=0; on_t=0; ratios=""
+  for i in $(seq "${SLICES:-10}"); do
+    if [ $((i % 2)) -eq 1 ]; then
+      read -r n1 t1 < <(slice "$plain_pid" "$work/invoke.lua" "$gate")
+      read -r n2 t2 < <(slice "$traced_pid" "$work/traced.lua" "$traced")
+    else
+      read -r n2 t2 < <(slice "$traced_pid" "$work/traced.lua" "$traced")
+      read -r n1 t1 < <(slice "$plain_pid" "$work/invoke.lua" "$gate")
+    fi
+    off_n=$((off_n + n1)); off_t=$((off_t + t1)); on_n=$((on_n + n2)); on_t=$((on_t + t2))
+    ratios="$ratios $(ratio "$n2" "$n1")"
+  done
+  hz=$(getconf CLK_TCK)
+  echo "command: TRACING_AB=$TRACING_AB SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
+  echo "agentgate stateless turns, tracing off: $off_n, CPU per turn $(awk -v t=$off_t -v h=$hz -v n=$off_n 'BEGIN {printf "%.0f", t / h * 1e6 / n}') us"
+  echo "agentgate stateless turns, tracing at $TRACING_AB: $on_n, CPU per turn $(awk -v t=$on_t -v h=$hz -v n=$on_n 'BEGIN {printf "%.0f", t / h * 1e6 / n}') us"
+  echo "throughput, tracing on / off: $(ratio "$on_n" "$off_n")x   (slices:$ratios; median $(echo "$ratios" | median)x)"
+  exit 0
+fi
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
 base_own=$(load "$work/proxy.lua" "http://127.0.0.1:$own_process/v1/chat/completions")
 ticks=$(cpu_ticks)
 turn=$(profiled turn "$work/invoke.lua" "http://127.0.0.1:$gate/api/agents/bench/invoke")
 loaded_cpu=$(cpu_per_request $(($(cpu_ticks) - ticks)) "$turn")
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 if [ -n "${TURN_ONLY:-}" ]; then  # the loaded turn alone: quick runs to alternate (tracing's cost)
   b=$(echo "$base" | rps); t=$(echo "$turn" | rps)
   echo "command: TURN_ONLY=1 TRACING=${TRACING:-} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS -d$DURATION; $(nproc) cores)"
