@@ -101,7 +101,9 @@ TEST_F(OtlpExporterTest, ABatchArrivesGzippedWithTheOperatorsHeadersAfterA503) {
   collector.refusals = 1;
   std::vector<tracing::SpanRecord> spans{SpanNamed("chat m1", 1), SpanNamed("execute_tool t", 2)};
   {
-    otlp::Exporter exporter(Options(collector.url), metrics_, HttpClientOptions{});
+    auto options = Options(collector.url);
+    options.gzip = true;
+    otlp::Exporter exporter(options, metrics_, HttpClientOptions{});
     for (const auto& span : spans) exporter.Submit(span);
     exporter.Shutdown(5s);  // the queued batch goes before it stops
   }
@@ -153,6 +155,40 @@ TEST_F(OtlpExporterTest, AFullBatchGoesAtOnceAndAFullQueueDropsAndCounts) {
   for (std::uint8_t i = 1; i <= 5; ++i) small.Submit(SpanNamed("s", i));
   EXPECT_EQ(small.Queued(), 2u);
   EXPECT_EQ(Counter(metrics_, "agentgate_trace_spans_dropped_total{reason=\"queue_full\"}"), 3);
+}
+
+// The spans wait in one buffer: a batch taken from a longer queue is its oldest spans, whole, and
+// the rest go in the next, in order.
+TEST_F(OtlpExporterTest, AQueueLongerThanABatchGoesInOrderedBatchesOfWholeSpans) {
+  Collector collector;
+  auto options = Options(collector.url);
+  options.interval = 1h;
+  options.max_batch = 2;
+  std::vector<tracing::SpanRecord> spans;
+  for (std::uint8_t i = 1; i <= 7; ++i) spans.push_back(SpanNamed("span " + std::to_string(i), i));
+  {
+    otlp::Exporter exporter(options, metrics_, HttpClientOptions{});
+    for (const auto& span : spans) exporter.Submit(span);
+    exporter.Shutdown(5s);
+  }
+  ASSERT_GE(collector.Requests(), 4u);  // seven spans, at most two a request
+  std::size_t next = 0;
+  for (const auto& body : collector.bodies) {
+    const std::size_t rest = spans.size() - next;
+    const auto batch_of = [&](std::size_t n) {
+      return otlp::EncodeTraces(options.scope,
+                                {spans.begin() + static_cast<std::ptrdiff_t>(next),
+                                 spans.begin() + static_cast<std::ptrdiff_t>(next + n)});
+    };
+    if (rest >= 2 && body == batch_of(2)) {
+      next += 2;
+    } else {
+      ASSERT_EQ(body, batch_of(1)) << "request " << next;
+      next += 1;
+    }
+  }
+  EXPECT_EQ(next, spans.size());
+  EXPECT_EQ(Counter(metrics_, "agentgate_trace_spans_exported_total"), 7);
 }
 
 TEST_F(OtlpExporterTest, ACollectorThatIsDownHoldsNobodyUpAndItsSpansAreCounted) {

@@ -185,7 +185,7 @@ std::size_t StatusSize(const tracing::SpanRecord& span) {
 
 }  // namespace
 
-std::string EncodeSpan(const tracing::SpanRecord& span) {
+std::size_t AppendSpan(std::string& spans, const tracing::SpanRecord& span) {
   std::size_t size =
       LenFieldSize(field::kTraceId, 16) + LenFieldSize(field::kSpanId, 8) +
       (span.parent ? LenFieldSize(field::kParentSpanId, 8) : 0) +
@@ -201,8 +201,11 @@ std::string EncodeSpan(const tracing::SpanRecord& span) {
                                                  LenFieldSize(field::kValue, value_size));
   }
   if (span.error) size += LenFieldSize(field::kStatus, StatusSize(span));
-  std::string encoded(size, '\0');
-  Out out(encoded.data());
+  const std::size_t framed = LenFieldSize(field::kScopeSpansSpans, size);
+  const std::size_t at = spans.size();
+  spans.resize(at + framed);
+  Out out(spans.data() + at);
+  PutLength(out, field::kScopeSpansSpans, size);
   PutBytes(out, field::kTraceId, View(span.trace_id));
   PutBytes(out, field::kSpanId, View(span.span_id));
   if (!span.trace_state.empty()) PutBytes(out, field::kTraceState, span.trace_state);
@@ -224,11 +227,11 @@ std::string EncodeSpan(const tracing::SpanRecord& span) {
   }
   PutTag(out, field::kFlags, kFixed32);
   PutLittleEndian(out, kSampledFlag);
-  assert(out.at() == encoded.data() + encoded.size());
-  return encoded;
+  assert(out.at() == spans.data() + spans.size());
+  return framed;
 }
 
-std::string EncodeRequest(const ExportScope& scope, const std::vector<std::string>& spans) {
+void EncodeRequest(std::string& out, const ExportScope& scope, std::string_view spans) {
   std::size_t resource = 0;
   for (const auto& attribute : scope.resource)
     resource += LenFieldSize(field::kResourceAttributes, KeyValueSize(attribute));
@@ -238,30 +241,30 @@ std::string EncodeRequest(const ExportScope& scope, const std::vector<std::strin
   };
   const std::size_t instrumentation = optional_size(field::kScopeName, scope.scope_name) +
                                       optional_size(field::kScopeVersion, scope.scope_version);
-  std::size_t scope_spans = LenFieldSize(field::kScopeSpansScope, instrumentation);
-  for (const auto& span : spans) scope_spans += LenFieldSize(field::kScopeSpansSpans, span.size());
+  const std::size_t scope_spans =
+      LenFieldSize(field::kScopeSpansScope, instrumentation) + spans.size();
   const std::size_t resource_spans = LenFieldSize(field::kResourceSpansResource, resource) +
                                      LenFieldSize(field::kResourceSpansScopeSpans, scope_spans);
-  std::string encoded(LenFieldSize(field::kRequestResourceSpans, resource_spans), '\0');
-  Out out(encoded.data());
-  PutLength(out, field::kRequestResourceSpans, resource_spans);
-  PutLength(out, field::kResourceSpansResource, resource);
+  out.resize(LenFieldSize(field::kRequestResourceSpans, resource_spans));
+  Out at(out.data());
+  PutLength(at, field::kRequestResourceSpans, resource_spans);
+  PutLength(at, field::kResourceSpansResource, resource);
   for (const auto& attribute : scope.resource)
-    PutKeyValue(out, field::kResourceAttributes, attribute);
-  PutLength(out, field::kResourceSpansScopeSpans, scope_spans);
-  PutLength(out, field::kScopeSpansScope, instrumentation);
-  if (!scope.scope_name.empty()) PutBytes(out, field::kScopeName, scope.scope_name);
-  if (!scope.scope_version.empty()) PutBytes(out, field::kScopeVersion, scope.scope_version);
-  for (const auto& span : spans) PutBytes(out, field::kScopeSpansSpans, span);
-  assert(out.at() == encoded.data() + encoded.size());
-  return encoded;
+    PutKeyValue(at, field::kResourceAttributes, attribute);
+  PutLength(at, field::kResourceSpansScopeSpans, scope_spans);
+  PutLength(at, field::kScopeSpansScope, instrumentation);
+  if (!scope.scope_name.empty()) PutBytes(at, field::kScopeName, scope.scope_name);
+  if (!scope.scope_version.empty()) PutBytes(at, field::kScopeVersion, scope.scope_version);
+  at.Append(spans);  // each already framed as a ScopeSpans field
+  assert(at.at() == out.data() + out.size());
 }
 
 std::string EncodeTraces(const ExportScope& scope, const std::vector<tracing::SpanRecord>& spans) {
-  std::vector<std::string> encoded;
-  encoded.reserve(spans.size());
-  for (const auto& span : spans) encoded.push_back(EncodeSpan(span));
-  return EncodeRequest(scope, encoded);
+  std::string framed;
+  for (const auto& span : spans) AppendSpan(framed, span);
+  std::string request;
+  EncodeRequest(request, scope, framed);
+  return request;
 }
 
 }  // namespace agentgate::otlp

@@ -2,9 +2,10 @@
 // Spans as an OTLP/HTTP export body: an ExportTraceServiceRequest in binary protobuf. The encoder
 // writes protobuf's wire format itself, for the few OTLP messages agentgate sends (field numbers
 // from the message definitions in proto/, written from the specification): each span is encoded
-// once, where it ends, into one string, and a request is those strings framed by its resource and
-// scope. Tests read its output back with libprotobuf (the same definitions) and with the official
-// OpenTelemetry decoder (docs/decisions.md says why it is not built with libprotobuf).
+// once, where it ends, onto the end of the spans waiting, and a request is those bytes framed by
+// its resource and scope. Tests read its output back with libprotobuf (the same definitions) and
+// with the official OpenTelemetry decoder (docs/decisions.md says why it is not built with
+// libprotobuf).
 
 #include "domain/tracing/span.hpp"
 
@@ -20,10 +21,12 @@ struct ExportScope {
   std::string scope_version;
 };
 
-// One Span message's bytes (without the field tag that puts it in its ScopeSpans).
-std::string EncodeSpan(const tracing::SpanRecord& span);
-// One request holding `spans` (each as EncodeSpan made it), in one resource and one scope.
-std::string EncodeRequest(const ExportScope& scope, const std::vector<std::string>& spans);
+// Appends one span to `spans` as a ScopeSpans message's `spans` field (its tag, its length and the
+// Span message): a batch is such fields back to back. Returns the bytes it appended.
+std::size_t AppendSpan(std::string& spans, const tracing::SpanRecord& span);
+// Writes into `out` (replacing what it held, keeping its capacity) one request holding `spans`, as
+// AppendSpan wrote them, in one resource and one scope.
+void EncodeRequest(std::string& out, const ExportScope& scope, std::string_view spans);
 // Both steps at once.
 std::string EncodeTraces(const ExportScope& scope, const std::vector<tracing::SpanRecord>& spans);
 

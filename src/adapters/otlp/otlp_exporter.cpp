@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -37,6 +36,9 @@ std::optional<milliseconds> RetryAfter(const HttpClientResponse& response) {
   return milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
 }
 
+// An I/O thread keeps this much room for encoding its spans; a larger span's is given back.
+constexpr std::size_t kKeptScratch = 64 * 1024;
+
 bool Retryable(int status) {
   return status == 429 || status == 502 || status == 503 || status == 504;
 }
@@ -57,9 +59,14 @@ struct Exporter::Impl {
   GzipCompressor gzip;              // used on the exporter's thread only
   std::thread thread;
 
+  // The spans waiting, each encoded where it ended and appended here (AppendSpan), and each one's
+  // size. One buffer, not a string a span: an I/O thread allocates nothing the exporter's thread
+  // frees, and the buffers keep their room from batch to batch.
   mutable std::mutex mutex;
-  std::deque<std::string> queue;  // spans, each encoded where it ended
+  std::string queued;
+  std::vector<std::uint32_t> queued_sizes;
   bool stopping = false;
+  std::string batch;  // the exporter's thread's: the spans it sends now
   Clock::time_point stop_by = Clock::time_point::max();
 
   void Drop(std::size_t count, const char* reason) {
@@ -67,13 +74,21 @@ struct Exporter::Impl {
                 static_cast<double>(count));
   }
 
-  std::vector<std::string> TakeBatch() {
+  // Moves up to a batch of the oldest spans into `batch`; how many.
+  std::size_t TakeBatch() {
+    batch.clear();
     std::lock_guard lock(mutex);
-    const std::size_t n = std::min(queue.size(), options.max_batch);
-    std::vector<std::string> batch(std::make_move_iterator(queue.begin()),
-                                   std::make_move_iterator(queue.begin() + n));
-    queue.erase(queue.begin(), queue.begin() + n);
-    return batch;
+    const std::size_t n = std::min(queued_sizes.size(), options.max_batch);
+    if (n == queued_sizes.size()) {
+      batch.swap(queued);  // all of them: `queued` goes on in the room `batch` had
+    } else {
+      std::size_t bytes = 0;
+      for (std::size_t i = 0; i < n; ++i) bytes += queued_sizes[i];
+      batch.assign(queued, 0, bytes);
+      queued.erase(0, bytes);
+    }
+    queued_sizes.erase(queued_sizes.begin(), queued_sizes.begin() + static_cast<std::ptrdiff_t>(n));
+    return n;
   }
 
   asio::steady_timer& backoff_timer() { return backoff; }
@@ -88,20 +103,19 @@ struct Exporter::Impl {
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 
-  // One batch, tried until it is accepted, refused, out of attempts, or out of shutdown time.
-  asio::awaitable<void> Export(std::vector<std::string> batch) {
-    const std::size_t count = batch.size();
-    std::string body = EncodeRequest(options.scope, batch);
-    if (options.gzip) body = gzip.Compress(body);
+  // `batch`'s `count` spans, tried until they are accepted, refused, out of attempts, or out of
+  // shutdown time. Each attempt frames them anew: the client takes its body.
+  asio::awaitable<void> Export(std::size_t count) {
     milliseconds delay = options.first_backoff;
     for (int attempt = 1;; ++attempt) {
       HttpClientRequest request;
+      EncodeRequest(request.body, options.scope, batch);
+      if (options.gzip) request.body = gzip.Compress(request.body);
       request.method = "POST";
       request.url = options.endpoint;
       request.headers = options.headers;
       request.headers.emplace_back("content-type", "application/x-protobuf");
       if (options.gzip) request.headers.emplace_back("content-encoding", "gzip");
-      request.body = body;
       request.timeout = options.request_timeout;
       if (Stopping()) {
         const auto left = std::chrono::duration_cast<milliseconds>(stop_by - Clock::now());
@@ -137,12 +151,11 @@ struct Exporter::Impl {
       bool full = false;
       {
         std::lock_guard lock(mutex);
-        full = queue.size() >= options.max_batch;
+        full = queued_sizes.size() >= options.max_batch;
       }
       if (!full && !Stopping()) co_await Pause(wake, options.interval);
-      auto batch = TakeBatch();
-      if (!batch.empty()) {
-        co_await Export(std::move(batch));
+      if (const std::size_t count = TakeBatch(); count > 0) {
+        co_await Export(count);
         continue;
       }
       if (Stopping()) co_return;
@@ -166,19 +179,24 @@ Exporter::~Exporter() {
 }
 
 void Exporter::Submit(const tracing::SpanRecord& span) {
-  // Encoded here, on the thread that ended the span: what it allocated is freed where it was
-  // made, and the exporter's thread gets one string (docs/performance.md).
-  std::string encoded = EncodeSpan(span);
+  // Encoded here, on the thread that ended the span, into that thread's own buffer (its room kept
+  // from span to span), then copied to the queue's: the lock is held for a copy, not an encoding
+  // (docs/performance.md).
+  thread_local std::string encoded;
+  encoded.clear();
+  AppendSpan(encoded, span);
   bool wake = false;
   {
     std::lock_guard lock(impl_->mutex);
-    if (impl_->stopping || impl_->queue.size() >= impl_->options.max_queue) {
+    if (impl_->stopping || impl_->queued_sizes.size() >= impl_->options.max_queue) {
       impl_->Drop(1, "queue_full");
       return;
     }
-    impl_->queue.push_back(std::move(encoded));
-    wake = impl_->queue.size() == impl_->options.max_batch;  // a full batch goes at once
+    impl_->queued.append(encoded);
+    impl_->queued_sizes.push_back(static_cast<std::uint32_t>(encoded.size()));
+    wake = impl_->queued_sizes.size() == impl_->options.max_batch;  // a full batch goes at once
   }
+  if (encoded.capacity() > kKeptScratch) std::string().swap(encoded);  // a rare large span's room
   if (wake) asio::post(impl_->io, [impl = impl_.get()] { impl->wake.cancel(); });
 }
 
@@ -201,7 +219,7 @@ void Exporter::Shutdown(milliseconds within) {
 
 std::size_t Exporter::Queued() const {
   std::lock_guard lock(impl_->mutex);
-  return impl_->queue.size();
+  return impl_->queued_sizes.size();
 }
 
 }  // namespace agentgate::otlp

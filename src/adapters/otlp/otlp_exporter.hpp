@@ -1,10 +1,10 @@
 #pragma once
 // The batching OTLP/HTTP exporter (docs/tracing.md): each span is encoded as it is submitted and
 // queues in memory (bounded: past it they are dropped and counted), and a thread of its own, never
-// an I/O thread, frames them in batches, gzips them and POSTs them to the collector through an
-// HttpClient on its own event loop. A
-// collector's 429 or 5xx is retried with backoff, honouring Retry-After; a turn never waits for
-// any of it. Shutdown exports what is queued, within a deadline.
+// an I/O thread, frames them in batches, gzips them if asked and POSTs them to the collector
+// through an HttpClient on its own event loop. A collector's 429 or 5xx is retried with backoff,
+// honouring Retry-After; a turn never waits for any of it. Shutdown exports what is queued, within
+// a deadline.
 
 #include "adapters/http_client/http_client.hpp"
 #include "adapters/otlp/otlp_encoding.hpp"
@@ -22,7 +22,7 @@ struct ExporterOptions {
   std::string endpoint;  // the traces URL
   HeaderList headers;    // the operator's (credentials), sent with each request
   ExportScope scope;
-  bool gzip = true;                          // bodies sent with Content-Encoding: gzip
+  bool gzip = false;                         // bodies sent with Content-Encoding: gzip
   std::size_t max_queue = 4096;              // spans waiting; past it new ones are dropped
   std::size_t max_batch = 512;               // spans per request
   std::chrono::milliseconds interval{1000};  // a partial batch waits at most this long
