@@ -107,8 +107,9 @@ struct TracingConfig {
   bool parent_based = true;   // a caller's sampled flag decides for its own trace
   std::string service_name = "agentgate";
   std::vector<std::pair<std::string, std::string>> resource_attributes;  // "key=value,..."
-  bool capture_content = false;      // prompt and reply text on spans (withheld text never)
-  std::string compression = "gzip";  // of export bodies: gzip | none
+  bool capture_content = false;  // prompt and reply text on spans (withheld text never)
+  std::string compression =
+      "none";  // of export bodies: none | gzip (the OpenTelemetry SDKs' default)
 
   bool Enabled() const { return !endpoint.empty(); }
 };

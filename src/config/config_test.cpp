@@ -291,13 +291,14 @@ TEST(TracingConfig, TheStandardVariablesFillWhatTheConfigLeavesUnset) {
   EXPECT_FALSE(disabled->tracing.Enabled());
 }
 
-TEST(TracingConfig, CompressionIsGzipUnlessTheConfigOrTheStandardVariableSaysNone) {
+// None by default, as the OpenTelemetry SDKs' exporters (docs/decisions.md).
+TEST(TracingConfig, CompressionIsNoneUnlessTheConfigOrTheStandardVariableSaysGzip) {
   auto defaults = LoadConfig("", FakeEnv({}));
   ASSERT_TRUE(defaults) << defaults.error().message;
-  EXPECT_EQ(defaults->tracing.compression, "gzip");
-  auto from_env = LoadConfig("", FakeEnv({{"OTEL_EXPORTER_OTLP_COMPRESSION", "none"}}));
+  EXPECT_EQ(defaults->tracing.compression, "none");
+  auto from_env = LoadConfig("", FakeEnv({{"OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"}}));
   ASSERT_TRUE(from_env) << from_env.error().message;
-  EXPECT_EQ(from_env->tracing.compression, "none");
+  EXPECT_EQ(from_env->tracing.compression, "gzip");
   // The traces variable wins over the general one, and the config's key over both.
   auto traces = LoadConfig("", FakeEnv({{"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "gzip"},
                                         {"OTEL_EXPORTER_OTLP_COMPRESSION", "none"}}));

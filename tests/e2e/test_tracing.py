@@ -89,7 +89,7 @@ def test_a_turns_spans_follow_the_callers_trace_with_the_genai_conventions(start
     collector = receiver()
     tools = FakeToolServer()
     try:
-        tenant = traced(start_server, llm, collector.endpoint)
+        tenant = traced(start_server, llm, collector.endpoint, 'compression = "gzip"\n')
         tenant.agent("shop", tools=[{"type": "http", "name": "track", "description": "Track",
                                      "parameters": {"type": "object"},
                                      "url": f"http://127.0.0.1:{tools.port}/track", "method": "POST"}])
@@ -161,9 +161,9 @@ def test_a_turns_spans_follow_the_callers_trace_with_the_genai_conventions(start
     assert f'gen_ai_client_token_usage_bucket{{{labels},gen_ai_token_type="output",le="16"}} 2' in metrics
 
 
-def test_compression_none_sends_the_plain_protobuf_the_official_decoder_reads(start_server, llm, receiver):
+def test_by_default_exports_are_the_plain_protobuf_the_official_decoder_reads(start_server, llm, receiver):
     collector = receiver()
-    tenant = traced(start_server, llm, collector.endpoint, 'compression = "none"\n')
+    tenant = traced(start_server, llm, collector.endpoint)  # compression none, as the SDKs default
     tenant.agent("bot")
     llm.push(openai_text("Hello."))
     status, _, _ = tenant.invoke("bot", {"message": "hi"})
