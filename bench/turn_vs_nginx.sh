@@ -30,6 +30,8 @@
 #   TRACING_AB=1.0 bash bench/turn_vs_nginx.sh  tracing's cost where the host drifts: a second
 #   agentgate tracing at that ratio beside one without, and SLICES (10) loaded slices of SLICE (3s)
 #   alternating between them; prints on / off throughput and each one's CPU per turn
+#   STREAMED_AB=1 bash bench/turn_vs_nginx.sh  the streamed turn against the plain one the same way:
+#   alternating slices on one server
 #   TURN_ONLY=1 bash bench/turn_vs_nginx.sh  only the loaded turn and its baseline (with agentgate's
 #   CPU time per turn under that load): quick runs to alternate, e.g. with and without TRACING
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
@@ -248,6 +250,39 @@ cpu_per_request() {  # ticks spent, wrk's output
     'BEGIN {printf "%.0f", t / hz * 1e6 / n}'
 }
 
+# slice PID SCRIPT PORT [AGENT]: one loaded slice of turns; prints its requests and PID's CPU ticks.
+slice() {
+  local before out
+  before=$(cpu_ticks "$1")
+  out=$(wrk -t$THREADS -c$CONNECTIONS -d${SLICE:-3s} -s "$2" "http://127.0.0.1:$3/api/agents/${4:-bench}/invoke")
+  echo "$(echo "$out" | awk '/requests in/ {print $1}') $(($(cpu_ticks "$1") - before))"
+}
+# alternate NAME_A PID_A SCRIPT_A PORT_A NAME_B PID_B SCRIPT_B PORT_B: SLICES slices of each, ABBA,
+# then B's throughput over A's with each one's CPU per turn.
+alternate() {
+  local a_n=0 a_t=0 b_n=0 b_t=0 ratios="" n1 t1 n2 t2 hz
+  for i in $(seq "${SLICES:-10}"); do
+    if [ $((i % 2)) -eq 1 ]; then
+      read -r n1 t1 < <(slice "$2" "$3" "$4")
+      read -r n2 t2 < <(slice "$6" "$7" "$8")
+    else
+      read -r n2 t2 < <(slice "$6" "$7" "$8")
+      read -r n1 t1 < <(slice "$2" "$3" "$4")
+    fi
+    a_n=$((a_n + n1)); a_t=$((a_t + t1)); b_n=$((b_n + n2)); b_t=$((b_t + t2))
+    ratios="$ratios $(ratio "$n2" "$n1")"
+  done
+  hz=$(getconf CLK_TCK)
+  echo "$1: $a_n turns, agentgate CPU per turn $(awk -v t=$a_t -v h=$hz -v n=$a_n 'BEGIN {printf "%.0f", t / h * 1e6 / n}') us"
+  echo "$5: $b_n turns, agentgate CPU per turn $(awk -v t=$b_t -v h=$hz -v n=$b_n 'BEGIN {printf "%.0f", t / h * 1e6 / n}') us"
+  echo "throughput, $5 / $1: $(ratio "$b_n" "$a_n")x   (slices:$ratios; median $(echo "$ratios" | median)x)"
+}
+if [ -n "${STREAMED_AB:-}" ]; then
+  # The streamed turn against the plain one on the same server, in alternating slices.
+  echo "command: STREAMED_AB=1 SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
+  alternate "plain turn" "$gate_pid" "$work/invoke.lua" "$gate" "streamed turn" "$gate_pid" "$work/streamed.lua" "$gate"
+  exit 0
+fi
 if [ -n "${TRACING_AB:-}" ]; then
   # Tracing's cost where this host's speed drifts by more than the cost itself: a second server,
   # the same but tracing at ratio $TRACING_AB, and short loaded slices alternating between the two
@@ -259,29 +294,8 @@ if [ -n "${TRACING_AB:-}" ]; then
     AGENTGATE_TRACING_SAMPLE_RATIO="$TRACING_AB"
   traced_pid=$gate_pid
   turn_script "$work/traced.lua" "$token"
-  slice() {  # slice PID SCRIPT PORT: one loaded slice; prints its requests and agentgate's ticks
-    local before out
-    before=$(cpu_ticks "$1")
-    out=$(wrk -t$THREADS -c$CONNECTIONS -d${SLICE:-3s} -s "$2" "http://127.0.0.1:$3/api/agents/bench/invoke")
-    echo "$(echo "$out" | awk '/requests in/ {print $1}') $(($(cpu_ticks "$1") - before))"
-  }
-  off_n=0; off_t=0; on_n=0; on_t=0; ratios=""
-  for i in $(seq "${SLICES:-10}"); do
-    if [ $((i % 2)) -eq 1 ]; then
-      read -r n1 t1 < <(slice "$plain_pid" "$work/invoke.lua" "$gate")
-      read -r n2 t2 < <(slice "$traced_pid" "$work/traced.lua" "$traced")
-    else
-      read -r n2 t2 < <(slice "$traced_pid" "$work/traced.lua" "$traced")
-      read -r n1 t1 < <(slice "$plain_pid" "$work/invoke.lua" "$gate")
-    fi
-    off_n=$((off_n + n1)); off_t=$((off_t + t1)); on_n=$((on_n + n2)); on_t=$((on_t + t2))
-    ratios="$ratios $(ratio "$n2" "$n1")"
-  done
-  hz=$(getconf CLK_TCK)
   echo "command: TRACING_AB=$TRACING_AB SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
-  echo "agentgate stateless turns, tracing off: $off_n, CPU per turn $(awk -v t=$off_t -v h=$hz -v n=$off_n 'BEGIN {printf "%.0f", t / h * 1e6 / n}') us"
-  echo "agentgate stateless turns, tracing at $TRACING_AB: $on_n, CPU per turn $(awk -v t=$on_t -v h=$hz -v n=$on_n 'BEGIN {printf "%.0f", t / h * 1e6 / n}') us"
-  echo "throughput, tracing on / off: $(ratio "$on_n" "$off_n")x   (slices:$ratios; median $(echo "$ratios" | median)x)"
+  alternate "tracing off" "$plain_pid" "$work/invoke.lua" "$gate" "tracing at $TRACING_AB" "$traced_pid" "$work/traced.lua" "$traced"
   exit 0
 fi
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")
