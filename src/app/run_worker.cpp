@@ -26,6 +26,24 @@ StoredResponse PlainAnswer(const InvokeResult& result) {
 }
 const AnswerRenderer kPlainAnswer = PlainAnswer;
 
+// The trace a queued run's request was in (kept with it: its turn continues it).
+std::optional<SpanContext> QueuedTrace(const boost::json::object& request) {
+  const auto* traceparent = request.if_contains(kRunTraceKey);
+  if (traceparent == nullptr || !traceparent->is_string()) return std::nullopt;
+  auto context = tracing::ParseTraceparent(traceparent->get_string());
+  if (!context) return std::nullopt;
+  return SpanContext::From(*context);
+}
+
+// The trace a run's log lines name: its streamed call's span, or its queued request's.
+std::optional<SpanContext> TraceOfRun(const RunRecord& run, const StreamedTurn* streamed) {
+  if (streamed != nullptr) return streamed->trace;
+  boost::system::error_code ec;
+  const auto request = boost::json::parse(run.request_json, ec);
+  if (ec || !request.is_object()) return std::nullopt;
+  return QueuedTrace(request.get_object());
+}
+
 }  // namespace
 
 // The claim loop's timer, and whether a wake-up came while it was not waiting on it.
@@ -170,6 +188,10 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
                                                         std::shared_ptr<RunChannel> channel) {
   const auto executor = co_await asio::this_coro::executor;
   const auto& resumption = start.resumption;
+  // Its log lines join its trace (a paused run's resumption has none to name).
+  const std::optional<SpanContext> trace =
+      resumption ? std::nullopt : TraceOfRun(run, start.streamed.get());
+  const SpanContext* const traced = trace ? &*trace : nullptr;
   RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events, executor,
                        resumption ? resumption->after_seq : 0, start.unwritten, d_.write_behind);
   if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
@@ -178,8 +200,9 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     result = co_await Execute(run, start, cancel, recorder);
   } catch (const std::exception& e) {
     // The run still ends, and says so, rather than staying running.
-    log::Error("run_failed",
-               {{"run_id", std::string_view(run.id)}, {"error", std::string_view(e.what())}});
+    LogTraced("error", "run_failed",
+              {{"run_id", std::string_view(run.id)}, {"error", std::string_view(e.what())}},
+              traced);
     result = Error(ErrorCode::kInternal, "internal error (run " + run.id + ")");
   }
 
@@ -187,8 +210,10 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     // Its turn's commit left it requires_action: its followers are told, and it waits.
     const auto told = co_await recorder.Pause(run_events::RequiresAction(InvokeBodyText(*result)));
     if (!told) {
-      log::Warn("run_pause_not_told", {{"run_id", std::string_view(run.id)},
-                                       {"error", std::string_view(told.error().message)}});
+      LogTraced(
+          "warn", "run_pause_not_told",
+          {{"run_id", std::string_view(run.id)}, {"error", std::string_view(told.error().message)}},
+          traced);
     }
     d_.metrics.Add("agentgate_runs_paused_total", {});
     Ended(run.id);
@@ -216,10 +241,11 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
     if (!finished || !*finished) {
       // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
-      log::Warn(
-          "run_not_finished",
+      LogTraced(
+          "warn", "run_not_finished",
           {{"run_id", std::string_view(run_id)},
-           {"error", std::string_view(finished ? "no longer running" : finished.error().message)}});
+           {"error", std::string_view(finished ? "no longer running" : finished.error().message)}},
+          traced);
     }
   }
   d_.metrics.Add("agentgate_runs_ended_total", {{"status", std::string(RunStatusName(status))}});
@@ -310,11 +336,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
   // The trace the run's request was in, kept with the queued request: the turn continues it.
   std::optional<SpanContext> trace;
   if (auto* object = ec ? nullptr : body.if_object()) {
-    if (const auto* traceparent = object->if_contains(kRunTraceKey);
-        traceparent != nullptr && traceparent->is_string()) {
-      if (auto context = tracing::ParseTraceparent(traceparent->get_string()))
-        trace = SpanContext::From(*context);
-    }
+    trace = QueuedTrace(*object);
     object->erase(kRunTraceKey);
   }
   auto request = ec ? Result<InvokeRequest>(Error(ErrorCode::kInternal, "unreadable run request"))

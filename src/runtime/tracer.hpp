@@ -4,6 +4,8 @@
 // and goes to the sink when it ends, if sampled. With tracing off (no sink) a span is an empty
 // object that records nothing and costs a branch.
 
+#include "domain/tracing/trace_context.hpp"
+#include "observability/log.hpp"
 #include "ports/span_sink.hpp"
 
 #include <memory>
@@ -55,6 +57,28 @@ class Span {
 
 // A client span's `server.address` and `server.port`, read from the URL it calls.
 void DescribeServer(Span& span, std::string_view url);
+
+// Calls `write` with a log line's `trace_id` and `span_id` fields for `trace` (none without one),
+// so that the line joins the trace (docs/tracing.md).
+template <class Write>
+void WithTraceFields(const SpanContext* trace, const Write& write) {
+  char trace_id[32];
+  char span_id[16];
+  if (trace == nullptr) {
+    write(std::initializer_list<log::Field>{});
+    return;
+  }
+  tracing::WriteHex(trace->trace_id.data(), trace->trace_id.size(), trace_id);
+  tracing::WriteHex(trace->span_id.data(), trace->span_id.size(), span_id);
+  write(std::initializer_list<log::Field>{{"trace_id", std::string_view(trace_id, sizeof trace_id)},
+                                          {"span_id", std::string_view(span_id, sizeof span_id)}});
+}
+// A log line of a request's or a run's, naming its trace and span when it has one.
+inline void LogTraced(std::string_view level, std::string_view event,
+                      std::initializer_list<log::Field> fields, const SpanContext* trace) {
+  WithTraceFields(
+      trace, [&](std::initializer_list<log::Field> ids) { log::Write(level, event, fields, ids); });
+}
 
 class Tracer {
  public:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace agentgate {
@@ -12,6 +13,26 @@ class Recorded final : public SpanSink {
   void Submit(const tracing::SpanRecord& span) override { spans.push_back(span); }
   std::vector<tracing::SpanRecord> spans;
 };
+
+// A request's or a run's log line names its trace and span, in the hex the traceparent has.
+TEST(Tracer, ALogLineOfATracedRunNamesItsTraceAndSpan) {
+  Recorded sink;
+  const Tracer tracer(&sink, 1.0, true);
+  const Span span = tracer.Start("invoke_agent bot", tracing::SpanKind::kInternal, std::nullopt);
+  std::string line;
+  WithTraceFields(span.context_ptr(), [&](std::initializer_list<log::Field> ids) {
+    line = log::Line(0, "warn", "run_not_finished", {{"run_id", std::string_view("run_1")}}, ids);
+  });
+  const std::string traceparent = span.context()->Traceparent();  // 00-<trace>-<span>-01
+  EXPECT_NE(line.find("\"trace_id\":\"" + traceparent.substr(3, 32) + "\""), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("\"span_id\":\"" + traceparent.substr(36, 16) + "\""), std::string::npos)
+      << line;
+  WithTraceFields(nullptr, [&](std::initializer_list<log::Field> ids) {
+    line = log::Line(0, "warn", "run_not_finished", {}, ids);
+  });
+  EXPECT_EQ(line.find("trace_id"), std::string::npos);  // untraced: no empty ids
+}
 
 TEST(Tracer, OffRecordsNothingAndGivesNoContext) {
   const Tracer off;

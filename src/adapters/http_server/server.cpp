@@ -389,31 +389,15 @@ struct Server::Impl {
     const bool answered_keep_alive =
         read.keep_alive && !draining && !(response.stream && read.version == 10);
     const bool written =
-        response.stream
-            ? co_await WriteStream(c, std::move(response), read.version, answered_keep_alive)
-            : co_await Write(c, std::move(response), read.version, answered_keep_alive);
+        response.stream ? co_await WriteStream(c, std::move(response), read.version,
+                                               answered_keep_alive, span.context_ptr())
+                        : co_await Write(c, std::move(response), read.version, answered_keep_alive);
     // Logged once the answer is on its way (the log is written asynchronously either way): the
     // caller does not wait for the line to be formatted.
     LogRequest(request, route_name, status, seconds, span.context_ptr());
     --active_requests;
     c.busy = false;
     co_return written&& answered_keep_alive ? Next::kKeepAlive : Next::kClose;
-  }
-
-  // A request's log line; with tracing on it names the request's trace and span, so logs and
-  // traces join.
-  static void LogTraced(std::string_view level, std::string_view event,
-                        std::initializer_list<log::Field> fields, const SpanContext* trace) {
-    char trace_id[32];
-    char span_id[16];
-    if (trace != nullptr) {
-      tracing::WriteHex(trace->trace_id.data(), trace->trace_id.size(), trace_id);
-      tracing::WriteHex(trace->span_id.data(), trace->span_id.size(), span_id);
-    }
-    const std::initializer_list<log::Field> ids{
-        {"trace_id", std::string_view(trace_id, sizeof trace_id)},
-        {"span_id", std::string_view(span_id, sizeof span_id)}};
-    log::Write(level, event, fields, trace != nullptr ? ids : std::initializer_list<log::Field>{});
   }
 
   // One line per request.
@@ -543,7 +527,7 @@ struct Server::Impl {
   };
 
   asio::awaitable<bool> WriteStream(Connection& c, Response response, unsigned version,
-                                    bool keep_alive) {
+                                    bool keep_alive, const SpanContext* trace) {
     ChunkWriter writer(c, ResponseHead(response, version, keep_alive), options.read_timeout,
                        version != 10);
     try {
@@ -551,7 +535,7 @@ struct Server::Impl {
     } catch (const std::exception& e) {
       // The head may be out: the stream can only end, without its last chunk, so the client sees
       // it cut rather than complete.
-      log::Error("stream_failed", {{"error", std::string_view(e.what())}});
+      LogTraced("error", "stream_failed", {{"error", std::string_view(e.what())}}, trace);
       co_return false;
     }
     co_return co_await writer.End();
