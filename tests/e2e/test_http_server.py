@@ -282,6 +282,8 @@ def test_an_answer_still_being_written_when_sigterm_arrives_keeps_its_connection
     # The answer was sent with keep-alive before draining began, so the client may send its next
     # request on that connection; the server must answer it (with Connection: close), not drop it.
     # A reply bigger than the socket buffers, read only after SIGTERM, makes the timing certain.
+    # Read later than the drain grace (1 s from SIGTERM): a slow reader's grace counts from the end
+    # of its answer, not from when draining began.
     server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     tenant = Tenant(server)
     tenant.agent("big")
@@ -297,7 +299,7 @@ def test_an_answer_still_being_written_when_sigterm_arrives_keeps_its_connection
     assert select.select([sock], [], [], 20)[0], "no answer began"
     time.sleep(0.2)  # the server is now blocked writing the rest
     server.proc.send_signal(signal.SIGTERM)
-    time.sleep(0.2)
+    time.sleep(1.5)
     head, rest = read_head(sock)
     assert head.startswith(b"HTTP/1.1 200") and b"connection: close" not in head.lower(), head
     length = int(next(line.split(b":")[1] for line in head.lower().split(b"\r\n")

@@ -126,8 +126,8 @@ struct Server::Impl {
   ServerOptions options;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
   std::atomic<bool> draining{false};
-  // When idle connections close once draining began; written before `draining` is set.
-  std::atomic<std::chrono::steady_clock::time_point> idle_close_at{};
+  // When draining began; written before `draining` is set.
+  std::atomic<std::chrono::steady_clock::time_point> drain_began{};
   std::atomic<std::size_t> active_requests{0};
   asio::steady_timer drain_grace;
 
@@ -140,8 +140,10 @@ struct Server::Impl {
     std::lock_guard lock(connections_mutex);
     for (auto& [id, weak] : connections) {
       if (auto c = weak.lock()) {
-        asio::post(c->stream.get_executor(), [weak = weak] {
-          if (auto conn = weak.lock(); conn && !conn->busy) conn->stream.cancel();
+        // One that began waiting after draining began keeps its own grace (AwaitRequestStart).
+        asio::post(c->stream.get_executor(), [weak = weak, began = Ticks(drain_began.load())] {
+          auto conn = weak.lock();
+          if (conn && !conn->busy && conn->idle_since < began) conn->stream.cancel();
         });
       }
     }
@@ -255,14 +257,18 @@ struct Server::Impl {
   }
 
   // Waits for the first bytes of the connection's next request. A fresh connection owes its
-  // request within the header timeout; a kept-alive one may idle for idle_timeout, and no later
-  // than the end of the drain grace. False when the connection should close.
+  // request within the header timeout; a kept-alive one may idle for idle_timeout, and while the
+  // server drains only for the drain grace, counted from when draining began or, if later, from
+  // the end of the keep-alive answer it waits after (a slow reader of a long answer still gets
+  // its next request answered with Connection: close). False when the connection should close.
   asio::awaitable<bool> AwaitRequestStart(Connection& c, beast::flat_buffer& buffer, bool fresh) {
-    auto until =
-        std::chrono::steady_clock::now() + (fresh ? options.header_timeout : options.idle_timeout);
-    if (draining) until = std::min(until, idle_close_at.load());
+    const auto now = std::chrono::steady_clock::now();
+    auto until = now + (fresh ? options.header_timeout : options.idle_timeout);
+    if (draining) {
+      until = std::min(until, std::max(drain_began.load(), now) + kDrainIdleGrace);
+    }
     c.stream.expires_at(until);
-    c.idle_since = fresh ? 0 : Ticks(std::chrono::steady_clock::now());
+    c.idle_since = fresh ? 0 : Ticks(now);
     auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
     c.idle_since = 0;
     if (ec == beast::error::timeout) {
@@ -591,7 +597,7 @@ void Server::Start() {
 
 void Server::BeginShutdown() {
   if (impl_->draining) return;
-  impl_->idle_close_at = std::chrono::steady_clock::now() + kDrainIdleGrace;
+  impl_->drain_began = std::chrono::steady_clock::now();
   if (impl_->draining.exchange(true)) return;
   for (auto& acceptor : impl_->acceptors) {
     asio::post(acceptor->get_executor(), [a = acceptor.get()] {
