@@ -35,16 +35,23 @@ std::optional<SpanContext> QueuedTrace(const boost::json::object& request) {
   return SpanContext::From(*context);
 }
 
-// The trace a run's log lines name: its streamed call's span, or its queued request's.
-std::optional<SpanContext> TraceOfRun(const RunRecord& run, const StreamedTurn* streamed) {
-  if (streamed != nullptr) return streamed->trace;
-  boost::system::error_code ec;
-  const auto request = boost::json::parse(run.request_json, ec);
-  if (ec || !request.is_object()) return std::nullopt;
-  return QueuedTrace(request.get_object());
-}
-
 }  // namespace
+
+// A queued run's request, read once from its row: the turn's request, and the trace it was in
+// (which its turn continues and its log lines name).
+struct RunWorker::QueuedRequest {
+  explicit QueuedRequest(const std::string& request_json) {
+    boost::system::error_code ec;
+    auto body = boost::json::parse(request_json, ec);
+    auto* object = ec ? nullptr : body.if_object();
+    if (object == nullptr) return;
+    trace = QueuedTrace(*object);
+    object->erase(kRunTraceKey);
+    request = ParseInvokeRequest(body);
+  }
+  Result<InvokeRequest> request = Error(ErrorCode::kInternal, "unreadable run request");
+  std::optional<SpanContext> trace;
+};
 
 // The claim loop's timer, and whether a wake-up came while it was not waiting on it.
 struct RunWorker::Loop {
@@ -188,16 +195,19 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
                                                         std::shared_ptr<RunChannel> channel) {
   const auto executor = co_await asio::this_coro::executor;
   const auto& resumption = start.resumption;
+  std::optional<QueuedRequest> queued;
+  if (!resumption && !start.streamed) queued.emplace(run.request_json);
   // Its log lines join its trace (a paused run's resumption has none to name).
-  const std::optional<SpanContext> trace =
-      resumption ? std::nullopt : TraceOfRun(run, start.streamed.get());
-  const SpanContext* const traced = trace ? &*trace : nullptr;
+  const std::optional<SpanContext>* trace = start.streamed ? &start.streamed->trace
+                                            : queued       ? &queued->trace
+                                                           : nullptr;
+  const SpanContext* const traced = trace != nullptr && *trace ? &**trace : nullptr;
   RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events, executor,
                        resumption ? resumption->after_seq : 0, start.unwritten, d_.write_behind);
   if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {
-    result = co_await Execute(run, start, cancel, recorder);
+    result = co_await Execute(run, start, queued ? &*queued : nullptr, cancel, recorder);
   } catch (const std::exception& e) {
     // The run still ends, and says so, rather than staying running.
     LogTraced("error", "run_failed",
@@ -271,6 +281,7 @@ void RunWorker::Ended(const std::string& run_id) {
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
                                                          const RunStart& start,
+                                                         const QueuedRequest* queued,
                                                          std::shared_ptr<TurnCancel> cancel,
                                                          TurnObserver& observer) {
   if (start.resumption)
@@ -278,8 +289,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run did not start");
   if (start.streamed) {
     result = co_await ExecuteStreamed(*start.streamed, run, start.key, std::move(cancel), observer);
-  } else {
-    result = co_await ExecuteTurn(run, start.key, std::move(cancel), observer);
+  } else if (queued != nullptr) {
+    result = co_await ExecuteTurn(run, *queued, start.key, std::move(cancel), observer);
   }
   if (start.key && !result) co_await d_.idempotency.Release(*start.key);
   co_return result;
@@ -328,19 +339,11 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& run,
+                                                             const QueuedRequest& queued,
                                                              const std::optional<ClaimedKey>& key,
                                                              std::shared_ptr<TurnCancel> cancel,
                                                              TurnObserver& observer) {
-  boost::system::error_code ec;
-  auto body = boost::json::parse(run.request_json, ec);
-  // The trace the run's request was in, kept with the queued request: the turn continues it.
-  std::optional<SpanContext> trace;
-  if (auto* object = ec ? nullptr : body.if_object()) {
-    trace = QueuedTrace(*object);
-    object->erase(kRunTraceKey);
-  }
-  auto request = ec ? Result<InvokeRequest>(Error(ErrorCode::kInternal, "unreadable run request"))
-                    : ParseInvokeRequest(body);
+  const auto& request = queued.request;
   if (!request) co_return Error(ErrorCode::kInternal, "the run's request could not be read");
   // The run runs as the caller that queued it, with its grants as they are now.
   const Caller caller{run.org_id, run.env, run.token_id};
@@ -360,7 +363,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
       &observer,
       run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
       !run.conversation_id.empty() && !run.creates_conversation,
-      trace};
+      queued.trace};
   co_return co_await d_.invoke.Invoke(command);
 }
 

@@ -102,12 +102,14 @@ class RunWorker {
     std::shared_ptr<const Resumption> resumption{};
     std::shared_ptr<const RunRecord> unwritten{};  // not in the store yet: as it started
   };
+  struct QueuedRequest;
   void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
   // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
   boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, RunStart start,
                                                       std::shared_ptr<TurnCancel> cancel,
                                                       std::shared_ptr<RunChannel> channel);
   boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run, const RunStart& start,
+                                                       const QueuedRequest* queued,
                                                        std::shared_ptr<TurnCancel> cancel,
                                                        TurnObserver& observer);
   boost::asio::awaitable<Result<InvokeResult>> ResumeTurn(const RunRecord& run,
@@ -115,6 +117,7 @@ class RunWorker {
                                                           std::shared_ptr<TurnCancel> cancel,
                                                           TurnObserver& observer);
   boost::asio::awaitable<Result<InvokeResult>> ExecuteTurn(const RunRecord& run,
+                                                           const QueuedRequest& queued,
                                                            const std::optional<ClaimedKey>& key,
                                                            std::shared_ptr<TurnCancel> cancel,
                                                            TurnObserver& observer);
