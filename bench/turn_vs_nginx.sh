@@ -32,6 +32,9 @@
 #   alternating between them; prints on / off throughput and each one's CPU per turn
 #   STREAMED_AB=1 bash bench/turn_vs_nginx.sh  the streamed turn against the plain one the same way:
 #   alternating slices on one server
+#   BINARY_AB=/tmp/agentgate-before bash bench/turn_vs_nginx.sh  a change's before and after the
+#   same way: the plain turn on a second server running that binary (a copy of the build before
+#   the change) against this build's, alternating slices; prints after / before
 #   TURN_ONLY=1 bash bench/turn_vs_nginx.sh  only the loaded turn and its baseline (with agentgate's
 #   CPU time per turn under that load): quick runs to alternate, e.g. with and without TRACING
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
@@ -296,6 +299,20 @@ if [ -n "${TRACING_AB:-}" ]; then
   turn_script "$work/traced.lua" "$token"
   echo "command: TRACING_AB=$TRACING_AB SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
   alternate "tracing off" "$plain_pid" "$work/invoke.lua" "$gate" "tracing at $TRACING_AB" "$traced_pid" "$work/traced.lua" "$traced"
+  exit 0
+fi
+if [ -n "${BINARY_AB:-}" ]; then
+  # A hot-path change's effect where the host drifts by more than the effect: the build before
+  # the change on a second server, the same in everything else, in alternating slices.
+  after_pid=$gate_pid
+  after_token=$token
+  before=$(free_port)
+  BIN=$BINARY_AB start_gate "$work/before" "$before"
+  before_pid=$gate_pid
+  turn_script "$work/before.lua" "$token"
+  turn_script "$work/after.lua" "$after_token"
+  echo "command: BINARY_AB=$BINARY_AB SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
+  alternate "before ($BINARY_AB)" "$before_pid" "$work/before.lua" "$before" "after ($BIN)" "$after_pid" "$work/after.lua" "$gate"
   exit 0
 fi
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")

@@ -11,9 +11,9 @@
 
 namespace agentgate {
 
-// `sp`: where its values are made (a caller that only writes it out passes a buffer's).
-boost::json::object InvokeBody(const InvokeResult& result, boost::json::storage_ptr sp = {});
-// The body as JSON text, its values made in a buffer on the stack (each plain turn writes one).
+// The body as JSON text.
 std::string InvokeBodyText(const InvokeResult& result);
+// The same body as a JSON object (MCP's structured content): the text, read back.
+boost::json::object InvokeBody(const InvokeResult& result);
 
 }  // namespace agentgate

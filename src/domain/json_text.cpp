@@ -263,12 +263,58 @@ ObjectWriter::ObjectWriter(std::size_t reserve) {
   out_ += '{';
 }
 
+void ObjectWriter::Separate() {
+  if (!first_) out_ += ',';
+  first_ = false;
+}
+
 // Keys are this program's own names, which need no escaping: written as they are.
 void ObjectWriter::Key(std::string_view key) {
-  if (out_.size() > 1) out_ += ',';
+  Separate();
   out_ += '"';
   out_ += key;
   out_ += "\":";
+}
+
+void ObjectWriter::Open(char bracket) {
+  out_ += bracket;
+  if (bracket == '[' && depth_ < 64) arrays_ |= std::uint64_t{1} << depth_;
+  ++depth_;
+  first_ = true;
+}
+
+ObjectWriter& ObjectWriter::Object(std::string_view key) {
+  Key(key);
+  Open('{');
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::Array(std::string_view key) {
+  Key(key);
+  Open('[');
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::Object() {
+  Separate();
+  Open('{');
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::String(std::string_view value) {
+  Separate();
+  AppendString(out_, boost::json::string_view(value.data(), value.size()));
+  return *this;
+}
+
+ObjectWriter& ObjectWriter::End() {
+  if (depth_ == 0) return *this;  // nothing open but the outermost object, which Finish closes
+  --depth_;
+  const std::uint64_t bit = depth_ < 64 ? std::uint64_t{1} << depth_ : 0;
+  out_ += (arrays_ & bit) != 0 ? ']' : '}';
+  arrays_ &= ~bit;
+  first_ = false;
+  return *this;
 }
 
 ObjectWriter& ObjectWriter::String(std::string_view key, std::string_view value) {

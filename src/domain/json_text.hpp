@@ -24,9 +24,11 @@ std::string Write(const boost::json::array& array);
 // As Write, with object keys sorted so equal values compare equal as text.
 std::string WriteCanonical(const boost::json::value& value);
 
-// A small object written member by member straight to text, as Write would write it, with no
-// json::object built first (a run's events, several a model call). Keys are written as given:
-// names of this program's own that need no escaping.
+// An object written member by member straight to text, as Write would write the same tree, with
+// no json::object built first (a run's events, a turn's transcript, an invoke's body). A member
+// may be an object or an array, opened with Object(key) or Array(key) and closed with End(); an
+// array's elements are added with the calls that take no key. Keys are written as given: names of
+// this program's own that need no escaping. Nesting goes at most 63 deep.
 class ObjectWriter {
  public:
   explicit ObjectWriter(std::size_t reserve = 128);
@@ -36,11 +38,23 @@ class ObjectWriter {
   ObjectWriter& Bool(std::string_view key, bool value);
   ObjectWriter& Null(std::string_view key);
   ObjectWriter& Value(std::string_view key, const boost::json::value& value);
+  ObjectWriter& Object(std::string_view key);
+  ObjectWriter& Array(std::string_view key);
+  // An array's elements.
+  ObjectWriter& Object();
+  ObjectWriter& String(std::string_view value);
+  // Closes the innermost open object or array.
+  ObjectWriter& End();
   std::string Finish();  // the text: the writer is spent
 
  private:
+  void Separate();
   void Key(std::string_view key);
+  void Open(char bracket);
   std::string out_;
+  bool first_ = true;         // the innermost open object or array has nothing in it yet
+  int depth_ = 0;             // objects and arrays open inside the outermost object
+  std::uint64_t arrays_ = 0;  // bit d: the one open at depth d + 1 is an array
 };
 
 }  // namespace agentgate::json_text

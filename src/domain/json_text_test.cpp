@@ -136,4 +136,22 @@ TEST(JsonText, AnObjectWrittenMemberByMemberIsTheTextWriteGivesTheSameObject) {
   EXPECT_EQ(ObjectWriter().Finish(), "{}");
 }
 
+TEST(JsonText, NestedObjectsAndArraysWrittenInPlaceAreTheTextWriteGivesTheSameTree) {
+  ObjectWriter writer;
+  writer.String("first", "a").Array("items");
+  writer.Object().Int("n", 1).Array("tags").String("x").String("y\n").End().End();
+  writer.Object().End();
+  writer.String("loose");
+  writer.Object().Object("inner").Null("nothing").End().Bool("ok", true).End();
+  writer.End().Array("empty").End().Object("after").Number("cost_usd", 1.5).End();
+  writer.Int("last", 7);
+  const std::string written = writer.Finish();
+  const auto same = boost::json::parse(
+      R"({"first":"a","items":[{"n":1,"tags":["x","y\n"]},{},"loose",)"
+      R"({"inner":{"nothing":null},"ok":true}],"empty":[],"after":{"cost_usd":1.5},"last":7})");
+  EXPECT_EQ(written, Write(same));
+  // An End with nothing open is ignored: the outermost object is Finish's to close.
+  EXPECT_EQ(ObjectWriter().Int("a", 1).End().Int("b", 2).Finish(), R"({"a":1,"b":2})");
+}
+
 }  // namespace agentgate::json_text

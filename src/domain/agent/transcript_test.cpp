@@ -1,5 +1,9 @@
 #include "domain/agent/transcript.hpp"
 
+#include "domain/json_text.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -60,6 +64,70 @@ TEST(Transcript, TheTextKeepsItsFieldOrder) {
       R"("tool_calls":[{"id":"c1","name":"lookup","arguments":"{\"card\":\"4111\"}"}]},)"
       R"({"role":"tool","content":"found","tool_call_id":"c1"})"))
       << tools;
+}
+
+// Every field, against the text Write gives for the same tree built member by member.
+TEST(Transcript, EveryFieldIsWrittenAsWriteWritesTheSameTree) {
+  ModelCallRecord answered{0.125, 30, 4, "", "openai", "gpt-4o", 2, 10, 5};
+  ModelCallRecord failed{2.5, 0, 0, "HTTP 503", "anthropic", "claude", 0};
+  SummaryRecord summary;
+  summary.through_seq = 12;
+  summary.messages_folded = 9;
+  summary.text = "They asked about \"refunds\".";
+  summary.called = true;
+  summary.call = answered;
+  TurnOutcome outcome;
+  outcome.failure = "cut";
+  const std::string text = TranscriptJson("sys\tem", Conversation(), 1, {answered, failed}, outcome,
+                                          false, {"n1", "n2"}, summary);
+
+  auto call = [](const ModelCallRecord& c) {
+    boost::json::object o;
+    o["provider"] = c.provider;
+    o["model"] = c.model;
+    o["key"] = c.key;
+    o["seconds"] = c.seconds;
+    if (!c.failure.empty()) {
+      o["failure"] = c.failure;
+      return o;
+    }
+    o["input_tokens"] = c.input_tokens;
+    if (c.cached_input_tokens > 0) o["cached_input_tokens"] = c.cached_input_tokens;
+    if (c.cache_write_tokens > 0) o["cache_write_tokens"] = c.cache_write_tokens;
+    o["output_tokens"] = c.output_tokens;
+    return o;
+  };
+  boost::json::object same;
+  same["system"] = "sys\tem";
+  same["history_messages"] = 1;
+  boost::json::array messages;
+  messages.push_back(boost::json::object{
+      {"role", "assistant"},
+      {"content", ""},
+      {"tool_calls", boost::json::array{boost::json::object{
+                         {"id", "c1"}, {"name", "lookup"}, {"arguments", R"({"card":"4111"})"}}}}});
+  messages.push_back(
+      boost::json::object{{"role", "tool"}, {"content", "found"}, {"tool_call_id", "c1"}});
+  messages.push_back(
+      boost::json::object{{"role", "assistant"}, {"content", "Your card is 4111 1111 1111 1111"}});
+  same["messages"] = std::move(messages);
+  same["model_calls"] = boost::json::array{call(answered), call(failed)};
+  same["failure"] = "cut";
+  same["notes"] = boost::json::array{"n1", "n2"};
+  boost::json::object point;
+  point["messages_folded"] = 9;
+  point["model_call"] = call(answered);
+  point["through_seq"] = 12;
+  point["text"] = summary.text;
+  same["history_summary"] = std::move(point);
+  EXPECT_EQ(text, json_text::Write(same));
+
+  summary.text.clear();
+  summary.skipped = "spend limit";
+  summary.called = false;
+  EXPECT_TRUE(TranscriptJson("s", {}, 0, {}, TurnOutcome{}, false, {}, summary)
+                  .ends_with(R"("model_calls":[],"history_summary":{"messages_folded":9,)"
+                             R"("skipped":"spend limit"}})"));
 }
 
 TEST(Transcript, AWithheldReplyWithholdsEveryModelWrittenText) {
