@@ -35,6 +35,7 @@
 #   BINARY_AB=/tmp/agentgate-before bash bench/turn_vs_nginx.sh  a change's before and after the
 #   same way: the plain turn on a second server running that binary (a copy of the build before
 #   the change) against this build's, alternating slices; prints after / before
+#   (BINARY_AB_STREAMED=1: the streamed turn instead)
 #   TURN_ONLY=1 bash bench/turn_vs_nginx.sh  only the loaded turn and its baseline (with agentgate's
 #   CPU time per turn under that load): quick runs to alternate, e.g. with and without TRACING
 #   PHASES=1 bash bench/turn_vs_nginx.sh    also splits a one-connection turn's server time into
@@ -309,9 +310,9 @@ if [ -n "${BINARY_AB:-}" ]; then
   before=$(free_port)
   BIN=$BINARY_AB start_gate "$work/before" "$before"
   before_pid=$gate_pid
-  turn_script "$work/before.lua" "$token"
-  turn_script "$work/after.lua" "$after_token"
-  echo "command: BINARY_AB=$BINARY_AB SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
+  turn_script "$work/before.lua" "$token" ${BINARY_AB_STREAMED:+text/event-stream}
+  turn_script "$work/after.lua" "$after_token" ${BINARY_AB_STREAMED:+text/event-stream}
+  echo "command: BINARY_AB=$BINARY_AB BINARY_AB_STREAMED=${BINARY_AB_STREAMED:-} SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
   alternate "before ($BINARY_AB)" "$before_pid" "$work/before.lua" "$before" "after ($BIN)" "$after_pid" "$work/after.lua" "$gate"
   exit 0
 fi

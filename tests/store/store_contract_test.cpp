@@ -995,6 +995,32 @@ TYPED_TEST(StoreContract, EndedRunsArePurgedWithTheirEventsAndQueuedOnesNever) {
   EXPECT_TRUE(s.GetRun("waiting").value());
 }
 
+// Runs it keeps (one waiting from long ago, one ended after the cutoff) do not stop a purge; it
+// takes at most its limit a call, the oldest first, and runs many at a time.
+TYPED_TEST(StoreContract, APurgePassesTheRunsItKeepsAndTakesAtMostItsLimit) {
+  auto& s = *this->store_;
+  const RunEvent canceled = run_events::Failed(Error(ErrorCode::kCanceled, "x"));
+  ASSERT_TRUE(s.CreateRun(Queued("waiting", 100), 1000, std::nullopt));
+  ASSERT_TRUE(s.CreateRun(Queued("lately", 150), 1000, std::nullopt));
+  ASSERT_TRUE(s.CancelRun("lately", 2500, canceled));
+  for (int i = 0; i < 300; ++i) {
+    const std::string id = "ended" + std::to_string(i);
+    ASSERT_TRUE(s.CreateRun(Queued(id, 200 + i), 1000, std::nullopt));
+    ASSERT_TRUE(s.CancelRun(id, 1000 + i, canceled));
+  }
+  ASSERT_TRUE(s.CreateRun(Queued("young", 5000), 1000, std::nullopt));
+  ASSERT_TRUE(s.CancelRun("young", 5001, canceled));
+
+  EXPECT_EQ(s.PurgeRuns(2000, 280).value(), 280);
+  EXPECT_FALSE(s.GetRun("ended279").value());
+  EXPECT_TRUE(s.GetRun("ended280").value());
+  EXPECT_EQ(s.PurgeRuns(2000, 500).value(), 20);
+  EXPECT_EQ(s.PurgeRuns(2000, 500).value(), 0);
+  for (const char* kept : {"waiting", "lately", "young"}) EXPECT_TRUE(s.GetRun(kept).value());
+  EXPECT_EQ(s.PurgeRuns(6000, 500).value(), 2);  // lately, young
+  EXPECT_TRUE(s.GetRun("waiting").value());
+}
+
 TYPED_TEST(StoreContract, AQueuedRunIsTheAnswerOfItsIdempotencyKey) {
   auto& s = *this->store_;
   const IdempotencyScope key{"acme", "prod", "k"};

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <utility>
+#include <vector>
 
 namespace agentgate {
 
@@ -307,17 +310,53 @@ Result<bool> SqliteStore::ConversationBusy(const std::string& conversation_id,
   });
 }
 
+namespace {
+
+// No index on ended_at_ms serves this (one cost each quick streamed run's commit 17,000
+// instructions, docs/performance.md): runs are walked in rowid order, the order they were written,
+// from the oldest, and the walk stops at the first run created at or after the cutoff, since no
+// later one can have ended before it. Runs it must keep (paused, or ended lately) are passed, and
+// passed again next time. A run written late (a streamed run, at its end) may outlive its
+// retention by as long as it ran.
+std::vector<std::pair<std::int64_t, std::string>> EndedRunsBefore(Connection& c,
+                                                                  std::int64_t ended_before_ms,
+                                                                  int limit) {
+  constexpr int kPage = 256;
+  std::vector<std::pair<std::int64_t, std::string>> ended;
+  std::int64_t after = std::numeric_limits<std::int64_t>::min();
+  for (bool more = true; more && std::ssize(ended) < limit;) {
+    auto page = c.Prepare(
+        "SELECT rowid, id, created_at_ms, ended_at_ms FROM runs WHERE rowid > ? ORDER BY rowid "
+        "LIMIT ?");
+    page.Bind(after, kPage);
+    int rows = 0;
+    while (page.Step()) {
+      ++rows;
+      after = page.Int(0);
+      if (page.Int(2) >= ended_before_ms) {
+        more = false;
+        break;
+      }
+      const std::int64_t ended_at = page.Int(3);
+      if (ended_at > 0 && ended_at < ended_before_ms) {
+        ended.emplace_back(after, page.Text(1));
+        if (std::ssize(ended) == limit) break;
+      }
+    }
+    if (rows < kPage) more = false;
+  }
+  return ended;
+}
+
+}  // namespace
+
 Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
     sqlite::WriteTransaction tx(c);
-    const auto ids = c.Prepare(
-                          "SELECT id FROM runs WHERE ended_at_ms > 0 AND ended_at_ms < ? ORDER BY "
-                          "ended_at_ms LIMIT ?")
-                         .Bind(ended_before_ms, limit)
-                         .All([](const RowView& row) { return row.Text(0); });
-    for (const auto& id : ids) {
+    const auto ended = EndedRunsBefore(c, ended_before_ms, limit);
+    for (const auto& [rowid, id] : ended) {
       c.Prepare("DELETE FROM run_events WHERE run_id = ?").Bind(id).Run();
-      c.Prepare("DELETE FROM runs WHERE id = ?").Bind(id).Run();
+      c.Prepare("DELETE FROM runs WHERE rowid = ?").Bind(rowid).Run();
     }
     c.Prepare(
          "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE "
@@ -325,7 +364,7 @@ Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int li
         .Bind(ended_before_ms, limit)
         .Run();
     tx.Commit();
-    return static_cast<std::int64_t>(ids.size());
+    return static_cast<std::int64_t>(ended.size());
   });
 }
 
