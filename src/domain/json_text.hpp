@@ -28,7 +28,7 @@ std::string WriteCanonical(const boost::json::value& value);
 // no json::object built first (a run's events, a turn's transcript, an invoke's body). A member
 // may be an object or an array, opened with Object(key) or Array(key) and closed with End(); an
 // array's elements are added with the calls that take no key. Keys are written as given: names of
-// this program's own that need no escaping. Nesting goes at most 63 deep.
+// this program's own that need no escaping. Nesting goes at most 64 deep.
 class ObjectWriter {
  public:
   explicit ObjectWriter(std::size_t reserve = 128);

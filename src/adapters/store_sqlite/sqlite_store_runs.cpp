@@ -312,7 +312,7 @@ Result<bool> SqliteStore::ConversationBusy(const std::string& conversation_id,
 
 namespace {
 
-// No index on ended_at_ms serves this (one cost each quick streamed run's commit 17,000
+// No index on ended_at_ms serves this (one cost each quick streamed run's commit 10,000-17,000
 // instructions, docs/performance.md): runs are walked in rowid order, the order they were written,
 // from the oldest, and the walk stops at the first run created at or after the cutoff, since no
 // later one can have ended before it. Runs it must keep (paused, or ended lately) are passed, and
