@@ -147,11 +147,14 @@ std::uintmax_t WalAfterBusyWriter(const std::filesystem::path& path, int checkpo
 
 // Commits do not checkpoint (SQLite's automatic checkpoint would, inside the commit that crosses
 // its threshold); the checkpointer thread copies the WAL beside the writer, and a WAL copied whole
-// is started over by the next write, so it does not grow with what was written.
+// is started over by the next write, so it does not grow with what was written. How far it grows
+// meanwhile depends on when the machine runs the checkpointer's thread: about 1,000 frames on a
+// quiet one, 2,835 once under the black-box suites' load. A WAL never started over holds all
+// ~6,000 (the control below).
 TEST_F(SqliteConnection, TheWalIsCheckpointedBesideABusyWriterAndStartedOver) {
   const auto other = path_.string() + "-busy";
   const auto frames = WalAfterBusyWriter(other, 64);
-  EXPECT_LT(frames, 2400u) << "about 6,000 frames were written";
+  EXPECT_LT(frames, 4000u) << "about 6,000 frames were written";
   // The control: a threshold never reached leaves every frame in the WAL. SQLite's own automatic
   // checkpoint is off, or it would have copied and restarted it past 1,000 pages.
   const auto never = path_.string() + "-never";
