@@ -281,9 +281,13 @@ alternate() {
   echo "$5: $b_n turns, agentgate CPU per turn $(awk -v t=$b_t -v h=$hz -v n=$b_n 'BEGIN {printf "%.0f", t / h * 1e6 / n}') us"
   echo "throughput, $5 / $1: $(ratio "$b_n" "$a_n")x   (slices:$ratios; median $(echo "$ratios" | median)x)"
 }
+# ab_command MODE: the command line an A/B mode prints before its slices.
+ab_command() {
+  echo "command: $1 SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
+}
 if [ -n "${STREAMED_AB:-}" ]; then
   # The streamed turn against the plain one on the same server, in alternating slices.
-  echo "command: STREAMED_AB=1 SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
+  ab_command "STREAMED_AB=1"
   alternate "plain turn" "$gate_pid" "$work/invoke.lua" "$gate" "streamed turn" "$gate_pid" "$work/streamed.lua" "$gate"
   exit 0
 fi
@@ -298,7 +302,7 @@ if [ -n "${TRACING_AB:-}" ]; then
     AGENTGATE_TRACING_SAMPLE_RATIO="$TRACING_AB"
   traced_pid=$gate_pid
   turn_script "$work/traced.lua" "$token"
-  echo "command: TRACING_AB=$TRACING_AB SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
+  ab_command "TRACING_AB=$TRACING_AB"
   alternate "tracing off" "$plain_pid" "$work/invoke.lua" "$gate" "tracing at $TRACING_AB" "$traced_pid" "$work/traced.lua" "$traced"
   exit 0
 fi
@@ -306,14 +310,14 @@ if [ -n "${BINARY_AB:-}" ]; then
   # A hot-path change's effect where the host drifts by more than the effect: the build before
   # the change on a second server, the same in everything else, in alternating slices.
   after_pid=$gate_pid
-  after_token=$token
+  after_script=$work/invoke.lua
+  [ -z "${BINARY_AB_STREAMED:-}" ] || after_script=$work/streamed.lua
   before=$(free_port)
   BIN=$BINARY_AB start_gate "$work/before" "$before"
   before_pid=$gate_pid
   turn_script "$work/before.lua" "$token" ${BINARY_AB_STREAMED:+text/event-stream}
-  turn_script "$work/after.lua" "$after_token" ${BINARY_AB_STREAMED:+text/event-stream}
-  echo "command: BINARY_AB=$BINARY_AB BINARY_AB_STREAMED=${BINARY_AB_STREAMED:-} SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
-  alternate "before ($BINARY_AB)" "$before_pid" "$work/before.lua" "$before" "after ($BIN)" "$after_pid" "$work/after.lua" "$gate"
+  ab_command "BINARY_AB=$BINARY_AB BINARY_AB_STREAMED=${BINARY_AB_STREAMED:-}"
+  alternate "before ($BINARY_AB)" "$before_pid" "$work/before.lua" "$before" "after ($BIN)" "$after_pid" "$after_script" "$gate"
   exit 0
 fi
 base=$(load "$work/proxy.lua" "http://127.0.0.1:$proxy/v1/chat/completions")

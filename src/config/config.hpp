@@ -108,8 +108,8 @@ struct TracingConfig {
   std::string service_name = "agentgate";
   std::vector<std::pair<std::string, std::string>> resource_attributes;  // "key=value,..."
   bool capture_content = false;  // prompt and reply text on spans (withheld text never)
-  std::string compression =
-      "none";  // of export bodies: none | gzip (the OpenTelemetry SDKs' default)
+  // Of export bodies: none | gzip. None is the OpenTelemetry SDKs' exporters' default.
+  std::string compression = "none";
 
   bool Enabled() const { return !endpoint.empty(); }
 };
