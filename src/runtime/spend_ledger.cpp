@@ -71,8 +71,11 @@ bool SpendLedger::LeaseHasRoom(const SpendReservationRequest& request) const {
   const auto it = current_.find(KeyOf(request));
   if (it == current_.end()) return false;
   const Lease& lease = *it->second;
+  // A lease for free calls (a model with no price) holds nothing, yet serves every call like its
+  // own: the store granted it, so no limit was reached then.
+  const bool free_calls = lease.per_call <= kRounding;
   return lease.agent_limit_usd == request.agent_limit_usd && !Expired(lease, options_.clock()) &&
-         lease.granted - lease.held > kRounding;
+         (lease.granted - lease.held > kRounding || free_calls);
 }
 
 SpendLedger::Taken SpendLedger::TakeFromLease(const std::string& key,

@@ -66,7 +66,8 @@ class SpendLedger {
   boost::asio::awaitable<Result<SpendDecision>> Reserve(const SpendReservationRequest& request);
   // Whether this server holds a live lease for the key of `request` (its org, agent, month and
   // agent limit) with room left: a limit that leaves room for the lease is not reached, as sure as
-  // a call served from it, so a check before a turn needs no store read then.
+  // a call served from it, so a check before a turn needs no store read then. A live lease for
+  // free calls always has room.
   bool LeaseHasRoom(const SpendReservationRequest& request) const;
   void Release(const SpendPart& part);  // its turn will not commit
   void Settled(const SpendPart& part);  // its turn's commit took it off the reservation

@@ -170,6 +170,20 @@ TYPED_TEST(SpendLedgerTest, ALeaseHasRoomOnlyWhileLiveUnderTheSameLimitAndNotFul
   EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.1)));  // expired
 }
 
+TYPED_TEST(SpendLedgerTest, ALeaseForFreeCallsHasRoomWhileLiveAndNotPastALimitReached) {
+  // A model with no price: each call's worst case is 0, and so is its lease.
+  SpendLedger ledger(*this->runner_, this->Options(30ms, 10s, 32, 32768));
+  EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.0)));
+  ASSERT_TRUE(this->Reserve(ledger, this->Call(0.0)).reserved);
+  EXPECT_TRUE(ledger.LeaseHasRoom(this->Call(0.0)));  // no store read before the next turn
+  this->Advance(40ms);
+  EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.0)));  // expired: the check reads the store
+  // Once a limit is reached the store grants no lease, free or not, so none has room.
+  ASSERT_TRUE(this->store_->SetOrgSpendLimit("acme", 0.0).value());
+  EXPECT_FALSE(this->Reserve(ledger, this->Call(0.0)).reserved);
+  EXPECT_FALSE(ledger.LeaseHasRoom(this->Call(0.0)));
+}
+
 TYPED_TEST(SpendLedgerTest, ARetiredLeaseGivesBackWhatIsUnusedAndIsDeletedAfterItsLastCall) {
   SpendLedger ledger(*this->runner_, this->Options(30ms, 10s, 10, 32768));
   auto held = this->Reserve(ledger, this->Call(0.1));
