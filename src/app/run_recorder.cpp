@@ -23,17 +23,15 @@ RunRecorder::RunRecorder(TurnCommitter& writer, std::shared_ptr<RunChannel> chan
       unwritten_run_(std::move(unwritten)),
       write_behind_(write_behind),
       last_seq_(after_seq),
+      written_seq_(after_seq),
       gathering_(executor_),
-      written_(executor_) {
-  unwritten_.reserve(16);  // a quick run's events, written once
-}
+      written_(executor_) {}
 
 void RunRecorder::Report(RunEvent event) {
   // Room is kept for the terminal event.
   if (static_cast<std::size_t>(last_seq_) + 1 >= max_events_) return;
   event.seq = ++last_seq_;
-  channel_->Add(event);
-  unwritten_.push_back(std::move(event));
+  channel_->Add(std::move(event));
   if (!writing_) {
     writing_ = true;
     asio::co_spawn(executor_, WriteBehind(), asio::detached);
@@ -44,24 +42,21 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
   while (!finishing_) {
     gathering_.expires_after(write_behind_);
     co_await gathering_.async_wait(asio::as_tuple(asio::use_awaitable));
-    if (finishing_ || unwritten_.empty()) break;  // the end writes them
+    if (finishing_) break;  // the end writes them
+    auto events = channel_->After(written_seq_);
+    if (events.empty()) break;
     // A run not in the store yet is created with them.
     const bool create = unwritten_run_ != nullptr;
     RunWrite append{create ? RunWrite::Kind::kCreate : RunWrite::Kind::kAppend,
-                    create ? *unwritten_run_ : RunRecord{}, std::move(unwritten_), 0, std::nullopt};
+                    create ? *unwritten_run_ : RunRecord{}, std::move(events), 0, std::nullopt};
     append.run.id = run_id_;
-    unwritten_.clear();
+    const std::int64_t through = append.events.back().seq;
     in_flight_ = true;
     const auto written = co_await writer_.Write(append);
     in_flight_ = false;
-    if (written && create) unwritten_run_.reset();
-    if (!written) {
-      // Kept for the run's end, which writes them with its outcome.
-      append.events.insert(append.events.end(), std::make_move_iterator(unwritten_.begin()),
-                           std::make_move_iterator(unwritten_.end()));
-      unwritten_ = std::move(append.events);
-      break;
-    }
+    if (!written) break;  // the run's end writes them with its outcome
+    written_seq_ = through;
+    if (create) unwritten_run_.reset();
   }
   writing_ = false;
   written_.cancel();
@@ -72,9 +67,8 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
   if (!unwritten_run_ || in_flight_) return std::nullopt;
   finishing_ = true;  // a write-behind gathering meanwhile stops without writing
   gathering_.cancel();
-  RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, std::move(unwritten_), 0,
+  RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, channel_->After(written_seq_), 0,
                  std::nullopt};
-  unwritten_.clear();
   ended.run.status = RunStatus::kCompleted;
   ended.run.ended_at_ms = now_ms;
   ended.run.result_json = InvokeBodyText(result);
@@ -85,18 +79,13 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
 }
 
 void RunRecorder::TurnCommitted(bool written, RunWrite ended) {
-  if (written) {
-    unwritten_run_.reset();
-    ended_with_turn_ = true;
-    last_seq_ = ended.events.back().seq;
-    channel_->Add(std::move(ended.events.back()));
-    return;
-  }
-  // Its events are still to be written, by the run's own end (Finish, which follows at once).
-  ended.events.pop_back();
-  ended.events.insert(ended.events.end(), std::make_move_iterator(unwritten_.begin()),
-                      std::make_move_iterator(unwritten_.end()));
-  unwritten_ = std::move(ended.events);
+  // Not written: its events are still to be written, by the run's own end (Finish, which follows
+  // at once).
+  if (!written) return;
+  unwritten_run_.reset();
+  ended_with_turn_ = true;
+  last_seq_ = written_seq_ = ended.events.back().seq;
+  channel_->Add(std::move(ended.events.back()));
 }
 
 asio::awaitable<void> RunRecorder::Drain() {
@@ -121,12 +110,10 @@ asio::awaitable<Result<bool>> RunRecorder::Pause(RunEvent paused) {
 asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, RunRecord run, RunEvent last) {
   co_await Drain();
   last.seq = ++last_seq_;
-  channel_->Add(last);
-  unwritten_.push_back(std::move(last));
+  channel_->Add(std::move(last));
   // A run ended before it was written is written once (a pause's commit has written it).
   if (kind == RunWrite::Kind::kFinish && unwritten_run_) kind = RunWrite::Kind::kCreateEnded;
-  const RunWrite write{kind, std::move(run), std::move(unwritten_), 0, std::nullopt};
-  unwritten_.clear();
+  const RunWrite write{kind, std::move(run), channel_->After(written_seq_), 0, std::nullopt};
   co_return co_await writer_.Write(write);
 }
 

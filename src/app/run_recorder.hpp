@@ -1,7 +1,8 @@
 #pragma once
 // A run's events on their way to its followers (docs/runs.md): numbered from 1, handed at once to
-// the run's channel (followers on this server), and written to the store behind the run, one write
-// in flight at a time, so a run never waits on the store for an event. An event is written within
+// the run's channel (followers on this server), which keeps them, and written from it to the store
+// behind the run, one write in flight at a time, so a run never waits on the store for an event.
+// An event is written within
 // kWriteBehind of happening (those that came meanwhile with it), and the run's end writes what is
 // left, its terminal event and its outcome in one transaction: a quick run writes its events once.
 // The writes go through the store's group commit, batched with turns' commits and other runs'.
@@ -72,9 +73,9 @@ class RunRecorder final : public TurnObserver {
   std::shared_ptr<const RunRecord> unwritten_run_;  // until its create is written
   const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
-  std::vector<RunEvent> unwritten_;
-  bool writing_ = false;    // a write-behind is gathering or writing
-  bool in_flight_ = false;  // its write is with the store
+  std::int64_t written_seq_ = 0;  // the channel's events up to this one are in the store
+  bool writing_ = false;          // a write-behind is gathering or writing
+  bool in_flight_ = false;        // its write is with the store
   bool finishing_ = false;
   bool ended_with_turn_ = false;
   boost::asio::steady_timer gathering_;  // the wait before a write; Finish cuts it short

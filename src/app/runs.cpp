@@ -195,28 +195,29 @@ asio::awaitable<Result<RunRecord>> Runs::CancelFound(RunRecord run) {
   co_return std::move(*marked);
 }
 
-asio::awaitable<Result<RunEventBatch>> Runs::NextEvents(RunCursor& cursor, milliseconds wait) {
+asio::awaitable<Result<RunEventsRead>> Runs::NextEvents(RunCursor& cursor, milliseconds wait,
+                                                        const RunEventSink& each, bool until_end) {
   const auto until = clock_.SteadyNow() + wait;
-  const auto moved = [&cursor](RunEventBatch batch) {
-    if (!batch.events.empty()) cursor.after_seq = batch.events.back().seq;
-    return batch;
+  RunEventsRead read;
+  const auto give = [&](const RunEvent& event) {
+    each(event);
+    cursor.after_seq = event.seq;
+    read.ended = run_events::IsTerminal(event.type);
+    ++read.events;
   };
   for (;;) {
     const auto left = std::chrono::duration_cast<milliseconds>(until - clock_.SteadyNow());
     if (!cursor.channel) cursor.channel = hub_.Find(cursor.run_id);
     if (const auto& channel = cursor.channel) {
       // Running here: its events from memory, as they happen.
-      RunEventBatch batch{channel->After(cursor.after_seq), false};
-      if (!batch.events.empty()) {
-        batch.ended = run_events::IsTerminal(batch.events.back().type);
-        co_return moved(std::move(batch));
-      }
+      channel->ForEachAfter(cursor.after_seq, give);
+      if ((read.events > 0 && !until_end) || read.ended) co_return read;
       if (channel->Ended()) {
-        batch.ended = true;
-        co_return batch;
+        read.ended = true;  // over, with nothing after the cursor's
+        co_return read;
       }
-      if (left <= milliseconds(0)) co_return batch;
-      co_await channel->WaitBeyond(cursor.after_seq, left);
+      if (left <= milliseconds(0)) co_return read;
+      co_await channel->WaitBeyond(cursor.after_seq, left, until_end);
       continue;
     }
     // Queued, ended, or running on another server: from the store. The run is read first: when it
@@ -226,12 +227,13 @@ asio::awaitable<Result<RunEventBatch>> Runs::NextEvents(RunCursor& cursor, milli
     AG_CO_TRY(auto events, co_await store_.Run([&](Store& s) {
       return s.ListRunEvents(cursor.run_id, cursor.after_seq, kEventsPerRead);
     }));
-    if (!events.empty()) {
-      const bool ended = run_events::IsTerminal(events.back().type);
-      co_return moved(RunEventBatch{std::move(events), ended});
+    for (const auto& event : events) give(event);
+    if (read.events > 0) co_return read;
+    if (HasEnded(run->status)) {
+      read.ended = true;
+      co_return read;
     }
-    if (HasEnded(run->status)) co_return RunEventBatch{{}, true};
-    if (left <= milliseconds(0)) co_return RunEventBatch{};
+    if (left <= milliseconds(0)) co_return read;
     co_await Sleep(std::min(left, options_.poll));
   }
 }

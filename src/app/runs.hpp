@@ -6,6 +6,7 @@
 #include "app/run_worker.hpp"
 
 #include <chrono>
+#include <functional>
 #include <variant>
 
 namespace agentgate {
@@ -24,11 +25,15 @@ struct RunsOptions {
 // first, or the run it started, or why not.
 using QueueAnswer = std::variant<StoredResponse, Result<RunRecord>>;
 
-// A follower's next events; `ended` once the run's terminal event is among those it has.
-struct RunEventBatch {
-  std::vector<RunEvent> events;
+// What a follower's look found: how many events it was given, and whether the run's terminal
+// event is among those it has.
+struct RunEventsRead {
+  std::size_t events = 0;
   bool ended = false;
 };
+// Each event a look finds, in order. A run's events running here are given where they are, under
+// its channel's lock: the sink must not block.
+using RunEventSink = std::function<void(const RunEvent&)>;
 
 // Where a follower of one run is: the last event it has, and the run's channel here once found,
 // kept to the run's end (its last events may reach the follower after the channel left the hub).
@@ -99,10 +104,13 @@ class Runs {
   boost::asio::awaitable<Result<std::int64_t>> ExpirePaused();
   // A streamed run whose caller hung up asking for it ("on_disconnect": "cancel"): it runs here.
   void CancelStreamed(const std::string& run_id) { worker_.CancelHere(run_id); }
-  // The events after the cursor's, waiting up to `wait` for some (an empty batch then); the
-  // cursor moves past those returned.
-  boost::asio::awaitable<Result<RunEventBatch>> NextEvents(RunCursor& cursor,
-                                                           std::chrono::milliseconds wait);
+  // Gives `each` the events after the cursor's, waiting up to `wait` for some (none then); the
+  // cursor moves past them. `until_end`: a run running here is waited for until it ends or `wait`
+  // passes, not until its next event (all of a quick run's events at once).
+  boost::asio::awaitable<Result<RunEventsRead>> NextEvents(RunCursor& cursor,
+                                                           std::chrono::milliseconds wait,
+                                                           const RunEventSink& each,
+                                                           bool until_end = false);
 
  private:
   boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,

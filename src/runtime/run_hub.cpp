@@ -13,10 +13,13 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
-// One follower's wait: its timer, cancelled on its own executor when an event arrives.
+// One follower's wait: its timer, cancelled on its own executor when an event it waits for
+// arrives.
 struct RunChannel::Waiter {
-  explicit Waiter(const asio::any_io_executor& executor) : timer(executor) {}
+  Waiter(const asio::any_io_executor& executor, bool only_the_end)
+      : timer(executor), until_end(only_the_end) {}
   asio::steady_timer timer;
+  const bool until_end;
 };
 
 void RunChannel::Add(RunEvent event) {
@@ -26,20 +29,26 @@ void RunChannel::Add(RunEvent event) {
     const bool terminal = run_events::IsTerminal(event.type);
     if (events_.size() + 1 < max_events_ || terminal) events_.push_back(std::move(event));
     ended_ = ended_ || terminal;
-    for (auto& weak : waiters_) {
-      if (auto waiter = weak.lock()) wake.push_back(std::move(waiter));
-    }
-    waiters_.clear();
+    std::erase_if(waiters_, [&](const std::weak_ptr<Waiter>& weak) {
+      auto waiter = weak.lock();
+      if (!waiter) return true;
+      if (waiter->until_end && !terminal) return false;  // it waits on
+      wake.push_back(std::move(waiter));
+      return true;
+    });
   }
   for (auto& waiter : wake)
     asio::post(waiter->timer.get_executor(), [waiter] { waiter->timer.cancel(); });
 }
 
+std::vector<RunEvent>::const_iterator RunChannel::FirstAfter(std::int64_t after_seq) const {
+  return std::upper_bound(events_.begin(), events_.end(), after_seq,
+                          [](std::int64_t seq, const RunEvent& e) { return seq < e.seq; });
+}
+
 std::vector<RunEvent> RunChannel::After(std::int64_t after_seq) const {
   std::lock_guard lock(mutex_);
-  auto first = std::upper_bound(events_.begin(), events_.end(), after_seq,
-                                [](std::int64_t seq, const RunEvent& e) { return seq < e.seq; });
-  return std::vector<RunEvent>(first, events_.end());
+  return std::vector<RunEvent>(FirstAfter(after_seq), events_.cend());
 }
 
 bool RunChannel::Ended() const {
@@ -47,12 +56,12 @@ bool RunChannel::Ended() const {
   return ended_;
 }
 
-asio::awaitable<void> RunChannel::WaitBeyond(std::int64_t after_seq,
-                                             std::chrono::milliseconds wait) {
-  auto waiter = std::make_shared<Waiter>(co_await asio::this_coro::executor);
+asio::awaitable<void> RunChannel::WaitBeyond(std::int64_t after_seq, std::chrono::milliseconds wait,
+                                             bool until_end) {
+  auto waiter = std::make_shared<Waiter>(co_await asio::this_coro::executor, until_end);
   {
     std::lock_guard lock(mutex_);
-    if (ended_ || (!events_.empty() && events_.back().seq > after_seq)) co_return;
+    if (ended_ || (!until_end && !events_.empty() && events_.back().seq > after_seq)) co_return;
     waiters_.push_back(waiter);
   }
   waiter->timer.expires_after(wait);

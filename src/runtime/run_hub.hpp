@@ -27,15 +27,28 @@ class RunChannel {
 
   // Any thread. A run's events beyond `max_events` are dropped, but for its terminal one.
   void Add(RunEvent event);
-  // The events numbered above `after_seq`.
+  // The events numbered above `after_seq`, copied.
   std::vector<RunEvent> After(std::int64_t after_seq) const;
+  // Calls `each` with the events numbered above `after_seq`, in order, under the channel's lock (a
+  // follower frames them where they are: it must not block, nor touch the channel); how many.
+  template <class Each>
+  std::size_t ForEachAfter(std::int64_t after_seq, Each&& each) const {
+    std::lock_guard lock(mutex_);
+    const auto first = FirstAfter(after_seq);
+    for (auto it = first; it != events_.end(); ++it) each(*it);
+    return static_cast<std::size_t>(events_.end() - first);
+  }
   bool Ended() const;  // its terminal event was added
-  // Returns when events numbered above `after_seq` are there, the run ended, or `wait` passed.
-  boost::asio::awaitable<void> WaitBeyond(std::int64_t after_seq, std::chrono::milliseconds wait);
+  // Returns when events numbered above `after_seq` are there, the run ended, or `wait` passed;
+  // `until_end`: only once the run ended or `wait` passed (a follower gathering a quick run's
+  // events for one send is not woken by each).
+  boost::asio::awaitable<void> WaitBeyond(std::int64_t after_seq, std::chrono::milliseconds wait,
+                                          bool until_end = false);
 
  private:
   struct Waiter;
   static constexpr std::size_t kFirstRoom = 16;
+  std::vector<RunEvent>::const_iterator FirstAfter(std::int64_t after_seq) const;
   const std::size_t max_events_;
   mutable std::mutex mutex_;
   std::vector<RunEvent> events_;

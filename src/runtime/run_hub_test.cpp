@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 
@@ -59,6 +60,38 @@ TEST(RunChannel, AWaitEndsAtOnceWhenEventsAreThereAndAfterItsTimeOtherwise) {
   io.run();
   at_once.get();
   timed_out.get();
+}
+
+TEST(RunChannel, AFollowerWaitingForTheEndIsWokenByTheTerminalEventAlone) {
+  RunChannel channel(100);
+  channel.Add(Event(1, "run.started"));
+  asio::io_context io;
+  // Events there already do not end a wait for the end.
+  auto waited =
+      asio::co_spawn(io, channel.WaitBeyond(0, 10s, /*until_end=*/true), asio::use_future);
+  bool woken = false;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        co_await channel.WaitBeyond(1, 10s);  // a follower of every event, beside it
+        woken = true;
+      },
+      asio::detached);
+  io.run_for(30ms);
+  channel.Add(Event(2));
+  io.run_for(30ms);
+  EXPECT_TRUE(woken);
+  EXPECT_NE(waited.wait_for(0s), std::future_status::ready);
+  const auto started = std::chrono::steady_clock::now();
+  channel.Add(Event(3, "run.completed"));
+  io.restart();
+  io.run();
+  waited.get();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);  // woken, not timed out
+  // Framed where they are: each event after the given one, in order.
+  std::vector<std::int64_t> seen;
+  EXPECT_EQ(channel.ForEachAfter(1, [&](const RunEvent& e) { seen.push_back(e.seq); }), 2u);
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{2, 3}));
 }
 
 TEST(RunHub, AChannelIsFoundWhileItsRunRunsHereAndIsGoneOnceClosed) {

@@ -67,6 +67,20 @@ class RunsTest : public InvokeAgentTest {
     })) << run_id;
     return Stored(run_id);
   }
+  // A follower's look: the events it was given, and whether the run's end is among them.
+  struct Look {
+    std::vector<RunEvent> events;
+    bool ended = false;
+  };
+  Result<Look> NextEvents(Runs& runs, RunCursor& cursor, std::chrono::milliseconds wait,
+                          bool until_end = false) {
+    Look look;
+    const RunEventSink keep = [&look](const RunEvent& e) { look.events.push_back(e); };
+    AG_TRY(const auto read, Await(runs.NextEvents(cursor, wait, keep, until_end)));
+    EXPECT_EQ(read.events, look.events.size());
+    look.ended = read.ended;
+    return look;
+  }
   std::vector<std::string> EventTypes(const std::string& run_id) {
     std::vector<std::string> types;
     std::int64_t seq = 0;
@@ -269,7 +283,7 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   std::vector<RunEvent> seen;
   RunCursor cursor{run.id, 0, nullptr};
   for (bool ended = false; !ended;) {
-    auto batch = Await(runs_.NextEvents(cursor, 1000ms));
+    auto batch = NextEvents(runs_, cursor, 1000ms);
     ASSERT_TRUE(batch) << batch.error().message;
     seen.insert(seen.end(), batch->events.begin(), batch->events.end());
     ended = batch->ended;
@@ -287,11 +301,24 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   // From the store once it ended, and after a Last-Event-ID.
   EXPECT_EQ(cursor.after_seq, seen.back().seq);
   RunCursor resumed{run.id, 2, nullptr};
-  auto rest = Await(runs_.NextEvents(resumed, 0ms));
+  auto rest = NextEvents(runs_, resumed, 0ms);
   ASSERT_TRUE(rest);
   EXPECT_EQ(rest->events.size(), seen.size() - 2);
   EXPECT_TRUE(rest->ended);
   EXPECT_EQ(resumed.after_seq, seen.back().seq);
+}
+
+TEST_F(RunsTest, AFollowerWaitingForTheEndHasAQuickRunsEveryEventInOneLook) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Quick."); });
+  const RunRecord run = std::get<Result<RunRecord>>(Begin(Asking("Hi"), true)).value();
+  RunCursor cursor{run.id, 0, nullptr};
+  auto look = NextEvents(runs_, cursor, 10s, /*until_end=*/true);
+  ASSERT_TRUE(look) << look.error().message;
+  EXPECT_TRUE(look->ended);
+  ASSERT_GE(look->events.size(), 3u);
+  EXPECT_EQ(look->events.front().type, "run.started");
+  EXPECT_EQ(look->events.back().type, "run.completed");
+  EXPECT_EQ(cursor.after_seq, look->events.back().seq);
 }
 
 TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
@@ -397,7 +424,7 @@ TEST_F(UnwrittenRunsTest, AShortStreamedRunIsWrittenOnceAtItsEndWithEveryEvent) 
                                       "model.finished", "text.delta", "run.completed"}));
   // Read as any ended run: after a Last-Event-ID, from the store.
   RunCursor resumed{run.id, 7, nullptr};
-  auto rest = Await(later_runs_.NextEvents(resumed, 0ms));
+  auto rest = NextEvents(later_runs_, resumed, 0ms);
   ASSERT_TRUE(rest) << rest.error().message;
   ASSERT_EQ(rest->events.size(), 2u);
   EXPECT_EQ(rest->events[1].data, ended.result_json);
@@ -495,7 +522,7 @@ TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {
             ErrorCode::kRunNotFound);
   // A follower has its events so far from this server.
   RunCursor cursor{run.id, 0, nullptr};
-  auto so_far = Await(later_runs_.NextEvents(cursor, 0ms));
+  auto so_far = NextEvents(later_runs_, cursor, 0ms);
   ASSERT_TRUE(so_far) << so_far.error().message;
   ASSERT_FALSE(so_far->events.empty());
   EXPECT_EQ(so_far->events[0].type, "run.started");

@@ -135,7 +135,8 @@ def test_canceling_while_the_model_streams_stores_and_spends_nothing(start_serve
 
 
 def stream_chunks(tenant, body):
-    """The data chunks of a streamed invoke's chunked response, read to its end."""
+    """A streamed invoke's response read to its end: its chunks and False, or its whole body and
+    True when it came with a length (all of it ready with its head: one send, docs/runs.md)."""
     sock = socket.create_connection((tenant.server.host, tenant.server.port), timeout=20)
     payload = json.dumps(body).encode()
     head = "".join(f"{k}: {v}\r\n" for k, v in headers(tenant).items())
@@ -146,30 +147,38 @@ def stream_chunks(tenant, body):
         raw += chunk
     sock.close()
     head_end = raw.index(b"\r\n\r\n")
-    assert b"transfer-encoding: chunked" in raw[:head_end].lower(), raw[:head_end]
+    head = raw[:head_end].lower()
+    assert b"content-type: text/event-stream" in head, head
+    if b"content-length: " in head:
+        assert b"transfer-encoding" not in head, head
+        length = int(head.split(b"content-length: ")[1].split(b"\r\n")[0])
+        assert len(raw) == head_end + 4 + length, (len(raw), head)
+        return [raw[head_end + 4:].decode()], True
+    assert b"transfer-encoding: chunked" in head, head
     rest, chunks = raw[head_end + 4:], []
     while True:
         size_end = rest.index(b"\r\n")
         size = int(rest[:size_end], 16)
         if size == 0:
-            return chunks
+            return chunks, False
         chunks.append(rest[size_end + 2:size_end + 2 + size].decode())
         rest = rest[size_end + 2 + size + 2:]
 
 
 def test_a_quick_streamed_turn_is_one_send_and_a_slow_one_shows_its_events_as_they_happen(start_server, llm):
     """The head goes out with the events of the stream's first 50 ms (docs/runs.md): a turn that
-    ends by then is the head, every event and the end in one send; a slower one's first events are
-    sent before its end."""
+    ends by then is the head and every event in one send, a plain body with its length; a slower
+    one's first events are sent, chunked, before its end."""
     tenant = start(start_server, llm)
     whole = []
     for _ in range(5):  # on a loaded machine one turn may pass 50 ms; not all five
         llm.push(openai_text("Quick."))
-        chunks = stream_chunks(tenant, {"message": "hi"})
+        chunks, with_length = stream_chunks(tenant, {"message": "hi"})
         assert "event: run.completed" in chunks[-1], chunks
-        whole.append(len(chunks) == 1)
+        assert chunks[0].startswith("id: 1\nevent: run.started\n"), chunks
+        whole.append(with_length)
     assert any(whole), whole
     llm.push(dict(openai_text("Slow."), delay=0.4))
-    chunks = stream_chunks(tenant, {"message": "hi"})
-    assert len(chunks) >= 2 and "event: run.started" in chunks[0], chunks
+    chunks, with_length = stream_chunks(tenant, {"message": "hi"})
+    assert not with_length and len(chunks) >= 2 and "event: run.started" in chunks[0], chunks
     assert "run.completed" not in chunks[0] and "event: run.completed" in chunks[-1], chunks

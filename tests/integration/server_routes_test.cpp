@@ -281,6 +281,45 @@ TEST_F(ServerRoutesTest, AStreamsHeadGoesWithItsFirstChunkAndItsEndWithItsLast) 
   EXPECT_EQ(read_once().rfind("HTTP/1.1 200", 0), 0u);
 }
 
+// A stream whose first write is its last (a quick run's every event) is one plain response with
+// its length: nothing to unchunk, and the connection stays usable after it.
+TEST_F(ServerRoutesTest, AStreamWrittenWhollyAtOnceIsOnePlainResponseWithItsLength) {
+  router_.Add("GET", "/whole", [&](http::Request&) -> asio::awaitable<http::Response> {
+    http::Response r;
+    r.content_type = "text/event-stream";
+    r.stream = [&](http::ResponseStream& out) -> asio::awaitable<void> {
+      co_await out.WriteLast("data: all\n\n");
+      EXPECT_FALSE(co_await out.Write("data: late\n\n"));  // nothing after the last
+    };
+    co_return r;
+  });
+  router_.Add("GET", "/empty", [&](http::Request&) -> asio::awaitable<http::Response> {
+    http::Response r;
+    r.content_type = "text/event-stream";
+    r.stream = [&](http::ResponseStream&) -> asio::awaitable<void> { co_return; };
+    co_return r;
+  });
+  StartServer();
+  asio::io_context client_io;
+  asio::ip::tcp::socket raw(client_io);
+  const auto colon = base_.rfind(':');
+  raw.connect({asio::ip::make_address("127.0.0.1"),
+               static_cast<unsigned short>(std::stoi(base_.substr(colon + 1)))});
+  auto exchange = [&raw](const std::string& path) {
+    asio::write(raw, asio::buffer("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+    char buffer[1024];
+    return std::string(buffer, raw.read_some(asio::buffer(buffer)));
+  };
+  const std::string whole = exchange("/whole");
+  EXPECT_EQ(whole.rfind("HTTP/1.1 200", 0), 0u) << whole;
+  EXPECT_NE(whole.find("\r\nContent-Length: 11\r\n"), std::string::npos) << whole;
+  EXPECT_EQ(whole.find("Transfer-Encoding"), std::string::npos) << whole;
+  EXPECT_TRUE(whole.ends_with("\r\n\r\ndata: all\n\n")) << whole;
+  const std::string empty = exchange("/empty");  // on the same connection
+  EXPECT_NE(empty.find("\r\nContent-Length: 0\r\n"), std::string::npos) << empty;
+  EXPECT_TRUE(empty.ends_with("\r\n\r\n")) << empty;
+}
+
 TEST_F(ServerRoutesTest, ReadinessFollowsTheStore) {
   StartServer();
   http::Request probe;

@@ -24,7 +24,8 @@ bool MayHaveLength(int status) {
 
 }  // namespace
 
-std::string ResponseHead(const Response& response, unsigned version, bool keep_alive) {
+std::string ResponseHead(const Response& response, unsigned version, bool keep_alive,
+                         std::optional<std::size_t> whole_stream) {
   std::string head;
   head.reserve(192);
   head += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
@@ -35,7 +36,9 @@ std::string ResponseHead(const Response& response, unsigned version, bool keep_a
   http_fields::AppendFields(
       head, {{"Server", "agentgate"}, {"Content-Type", response.content_type}}, response.headers,
       {"Content-Length", "Connection", "Transfer-Encoding"});
-  if (response.stream) {
+  if (whole_stream) {
+    http_fields::Append(head, "Content-Length", std::to_string(*whole_stream));
+  } else if (response.stream) {
     // HTTP/1.0 has no chunks: the body ends with the connection (the server closes it).
     if (version != 10) http_fields::Append(head, "Transfer-Encoding", "chunked");
   } else if (MayHaveLength(response.status)) {

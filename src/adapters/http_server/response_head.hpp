@@ -5,6 +5,8 @@
 
 #include "adapters/http_server/http_types.hpp"
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
 namespace agentgate::http {
@@ -12,7 +14,9 @@ namespace agentgate::http {
 // Ends with the blank line; the body follows as it is. A header of the response's own list
 // replaces Server, Content-Type or an earlier one of the same name (as Beast's `set` did);
 // Content-Length, Transfer-Encoding and Connection are the server's alone; a streamed response is
-// chunked (HTTP/1.1) or ends with its connection (HTTP/1.0).
-std::string ResponseHead(const Response& response, unsigned version, bool keep_alive);
+// chunked (HTTP/1.1) or ends with its connection (HTTP/1.0), unless its whole body is ready when
+// its head goes out (`whole_stream`: its length): it is then sent as a plain body of that length.
+std::string ResponseHead(const Response& response, unsigned version, bool keep_alive,
+                         std::optional<std::size_t> whole_stream = std::nullopt);
 
 }  // namespace agentgate::http

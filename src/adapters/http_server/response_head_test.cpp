@@ -30,6 +30,18 @@ TEST(ResponseHead, AStreamedResponseIsChunkedWithNoLength) {
             "HTTP/1.0 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n\r\n");
 }
 
+TEST(ResponseHead, AStreamWhoseWholeBodyIsReadyWithItsHeadHasALengthAndNoChunks) {
+  Response r;
+  r.content_type = "text/event-stream";
+  r.stream = [](ResponseStream&) -> boost::asio::awaitable<void> { co_return; };
+  EXPECT_EQ(ResponseHead(r, 11, true, 42),
+            "HTTP/1.1 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
+            "Content-Length: 42\r\n\r\n");
+  EXPECT_EQ(ResponseHead(r, 10, false, 0),
+            "HTTP/1.0 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
+            "Content-Length: 0\r\n\r\n");
+}
+
 TEST(ResponseHead, ConnectionFollowsTheVersionsDefault) {
   const auto r = Json(404, "{}");
   EXPECT_NE(ResponseHead(r, 11, false).find("\r\nConnection: close\r\n"), std::string::npos);

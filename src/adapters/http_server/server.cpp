@@ -484,11 +484,19 @@ struct Server::Impl {
     co_return !ec;
   }
 
-  // A streamed body: each write one chunk (HTTP/1.1) with its own write timeout.
+  // A streamed body: each write one chunk (HTTP/1.1) with its own write timeout. The head waits
+  // for the first write: a stream whose first write is its last (a quick run's every event) goes
+  // out as one plain response with its length, which no client has to unchunk.
   class ChunkWriter final : public ResponseStream {
    public:
-    ChunkWriter(Connection& c, std::string head, std::chrono::seconds timeout, bool chunked)
-        : c_(c), unsent_(std::move(head)), timeout_(timeout), chunked_(chunked) {}
+    ChunkWriter(Connection& c, const Response& response, unsigned version, bool keep_alive,
+                std::chrono::seconds timeout)
+        : c_(c),
+          response_(response),
+          version_(version),
+          keep_alive_(keep_alive),
+          timeout_(timeout),
+          chunked_(version != 10) {}
     asio::awaitable<bool> Write(std::string data) override {
       if (!ok_ || ended_ || data.empty()) co_return ok_ && !ended_;
       Frame(data);
@@ -496,11 +504,13 @@ struct Server::Impl {
     }
     asio::awaitable<bool> WriteLast(std::string data) override {
       if (!ok_ || ended_) co_return ok_ && !ended_;
+      if (!head_sent_) co_return co_await SendWhole(std::move(data));
       if (!data.empty()) Frame(data);
       co_return co_await End();
     }
     asio::awaitable<bool> End() {
       if (!ok_ || ended_) co_return ok_;
+      if (!head_sent_) co_return co_await SendWhole({});
       ended_ = true;
       if (chunked_) unsent_.append("0\r\n\r\n");
       co_return co_await Send();
@@ -508,6 +518,8 @@ struct Server::Impl {
 
    private:
     void Frame(const std::string& data) {
+      if (!head_sent_) unsent_ = ResponseHead(response_, version_, keep_alive_);
+      head_sent_ = true;
       if (chunked_) {
         char size[20];
         const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
@@ -515,6 +527,12 @@ struct Server::Impl {
       }
       unsent_ += data;
       if (chunked_) unsent_ += "\r\n";
+    }
+    asio::awaitable<bool> SendWhole(std::string body) {
+      head_sent_ = ended_ = true;
+      unsent_ = ResponseHead(response_, version_, keep_alive_, body.size());
+      unsent_ += body;
+      co_return co_await Send();
     }
     asio::awaitable<bool> Send() {
       if (unsent_.empty()) co_return ok_;
@@ -525,17 +543,20 @@ struct Server::Impl {
       co_return ok_;
     }
     Connection& c_;
-    std::string unsent_;  // the head until the first send, then each send's bytes
+    const Response& response_;  // its head's status and fields
+    const unsigned version_;
+    const bool keep_alive_;
+    std::string unsent_;  // each send's bytes, the head with the first
     const std::chrono::seconds timeout_;
     const bool chunked_;
+    bool head_sent_ = false;
     bool ok_ = true;
     bool ended_ = false;
   };
 
   asio::awaitable<bool> WriteStream(Connection& c, Response response, unsigned version,
                                     bool keep_alive, const SpanContext* trace) {
-    ChunkWriter writer(c, ResponseHead(response, version, keep_alive), options.read_timeout,
-                       version != 10);
+    ChunkWriter writer(c, response, version, keep_alive, options.read_timeout);
     try {
       co_await response.stream(writer);
     } catch (const std::exception& e) {

@@ -123,22 +123,11 @@ RunEvent Failed(const Error& error) {
 
 }  // namespace run_events
 
-namespace {
-
 void AppendSseFrame(std::string& out, const RunEvent& event) {
   char seq[24];
   out.append("id: ").append(seq, std::to_chars(seq, seq + sizeof seq, event.seq).ptr);
   out.append("\nevent: ").append(event.type);
   out.append("\ndata: ").append(event.data).append("\n\n");
-}
-
-}  // namespace
-
-void AppendSseFrames(std::string& out, const std::vector<RunEvent>& events) {
-  std::size_t size = out.size();
-  for (const auto& e : events) size += e.type.size() + e.data.size() + 48;
-  out.reserve(size);
-  for (const auto& e : events) AppendSseFrame(out, e);
 }
 
 Result<std::int64_t> ParseLastEventId(std::string_view text) {

@@ -59,9 +59,9 @@ inline bool IsTerminal(std::string_view type) {
 
 }  // namespace run_events
 
-// Each event as "id: <seq>\nevent: <type>\ndata: <data>\n\n", appended to `out` (a follower
+// The event as "id: <seq>\nevent: <type>\ndata: <data>\n\n", appended to `out` (a follower
 // sends several at once).
-void AppendSseFrames(std::string& out, const std::vector<RunEvent>& events);
+void AppendSseFrame(std::string& out, const RunEvent& event);
 // A comment line that keeps proxies from closing a quiet stream.
 inline constexpr std::string_view kSseKeepAlive = ": keep-alive\n\n";
 

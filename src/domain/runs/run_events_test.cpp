@@ -8,7 +8,7 @@ TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
   RunEvent started = run_events::Started("run_1", "", "bot");
   started.seq = 1;
   std::string frame;
-  AppendSseFrames(frame, {started});
+  AppendSseFrame(frame, started);
   EXPECT_EQ(frame,
             "id: 1\nevent: run.started\ndata: "
             "{\"run_id\":\"run_1\",\"conversation_id\":null,\"agent_id\":\"bot\"}\n\n");
@@ -23,7 +23,8 @@ TEST(RunEvents, AreOneLineOfJsonEachAndFramedAsServerSentEvents) {
   // Several frames sent at once are the frames one after another, after what was there.
   delta.seq = 12345678901;
   std::string frames = ": keep-alive\n\n";
-  AppendSseFrames(frames, {started, delta});
+  AppendSseFrame(frames, started);
+  AppendSseFrame(frames, delta);
   EXPECT_EQ(frames, ": keep-alive\n\n" + frame +
                         "id: 12345678901\nevent: text.delta\ndata: " + delta.data + "\n\n");
 }

@@ -34,40 +34,44 @@ constexpr std::chrono::seconds kKeepAliveEvery{15};
 // fails or the server drains (the client then resumes from its Last-Event-ID, here or elsewhere).
 asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_t after,
                                 ResponseStream& out) {
-  auto quiet_since = std::chrono::steady_clock::now();
-  const auto head_by = quiet_since + kFirstLook;
+  using Clock = std::chrono::steady_clock;
+  const auto head_by = Clock::now() + kFirstLook;
   RunCursor cursor{std::move(run_id), after, nullptr};
-  bool sent = false;  // the head, with events or a comment
+  std::string frames;
+  const RunEventSink frame = [&frames](const RunEvent& event) { AppendSseFrame(frames, event); };
+  if (deps.draining()) co_return;
+  // The head's events: those until kFirstLook, gathered, not woken for one by one.
+  bool ended = false;
+  for (auto now = Clock::now(); !ended && now < head_by; now = Clock::now()) {
+    const auto left = std::chrono::ceil<milliseconds>(head_by - now);
+    auto read = co_await deps.runs.NextEvents(cursor, left, frame, /*until_end=*/true);
+    if (!read) co_return;
+    ended = read->ended;
+    if (read->events == 0) break;
+  }
+  if (ended) {
+    co_await out.WriteLast(std::move(frames));
+    co_return;
+  }
+  if (frames.empty()) frames = kSseKeepAlive;
+  if (!co_await out.Write(std::move(frames))) co_return;
+  auto quiet_since = Clock::now();
   while (!deps.draining()) {
-    auto batch = co_await deps.runs.NextEvents(cursor, sent ? kLookEvery : kFirstLook);
-    if (!batch) co_return;
-    auto now = std::chrono::steady_clock::now();
-    if (!batch->events.empty()) {
-      std::string frames;
-      AppendSseFrames(frames, batch->events);
-      // Before the head: the events until kFirstLook go with it.
-      while (!sent && !batch->ended && now < head_by) {
-        auto more = co_await deps.runs.NextEvents(
-            cursor, std::chrono::duration_cast<milliseconds>(head_by - now) + milliseconds(1));
-        if (!more) co_return;
-        now = std::chrono::steady_clock::now();
-        if (more->events.empty()) break;
-        AppendSseFrames(frames, more->events);
-        batch->ended = more->ended;
-      }
-      if (batch->ended) {
-        co_await out.WriteLast(std::move(frames));
-        co_return;
-      }
+    frames.clear();
+    auto read = co_await deps.runs.NextEvents(cursor, kLookEvery, frame);
+    if (!read) co_return;
+    const auto now = Clock::now();
+    if (read->ended) {
+      co_await out.WriteLast(std::move(frames));
+      co_return;
+    }
+    if (!frames.empty()) {
       if (!co_await out.Write(std::move(frames))) co_return;
       quiet_since = now;
-      sent = true;
-    } else if (now - quiet_since >= kKeepAliveEvery || !sent) {
+    } else if (now - quiet_since >= kKeepAliveEvery) {
       if (!co_await out.Write(std::string(kSseKeepAlive))) co_return;
       quiet_since = now;
-      sent = true;
     }
-    if (batch->ended) co_return;
   }
 }
 
