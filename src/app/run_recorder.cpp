@@ -32,17 +32,27 @@ void RunRecorder::Report(RunEvent event) {
   if (static_cast<std::size_t>(last_seq_) + 1 >= max_events_) return;
   event.seq = ++last_seq_;
   channel_->Add(std::move(event));
-  if (!writing_) {
-    writing_ = true;
+  if (writing_) return;
+  // The first wait is a plain timer: a quick run ends before it, and needs no coroutine for it.
+  writing_ = true;
+  gathering_.expires_after(write_behind_);
+  gathering_.async_wait([this](boost::system::error_code) {
+    if (finishing_) {
+      WriteBehindEnded();
+      return;
+    }
     asio::co_spawn(executor_, WriteBehind(), asio::detached);
-  }
+  });
+}
+
+void RunRecorder::WriteBehindEnded() {
+  writing_ = false;
+  written_.cancel();
 }
 
 asio::awaitable<void> RunRecorder::WriteBehind() {
+  // Its first wait was Report's; once finishing, the end writes what is left.
   while (!finishing_) {
-    gathering_.expires_after(write_behind_);
-    co_await gathering_.async_wait(asio::as_tuple(asio::use_awaitable));
-    if (finishing_) break;  // the end writes them
     auto events = channel_->After(written_seq_);
     if (events.empty()) break;
     // A run not in the store yet is created with them.
@@ -57,9 +67,10 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
     if (!written) break;  // the run's end writes them with its outcome
     written_seq_ = through;
     if (create) unwritten_run_.reset();
+    gathering_.expires_after(write_behind_);
+    co_await gathering_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
-  writing_ = false;
-  written_.cancel();
+  WriteBehindEnded();
 }
 
 std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std::int64_t now_ms) {

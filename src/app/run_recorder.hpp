@@ -61,7 +61,9 @@ class RunRecorder final : public TurnObserver {
   std::int64_t last_seq() const { return last_seq_; }
 
  private:
+  // Writes what came during the first wait, then waits and writes until nothing more comes.
   boost::asio::awaitable<void> WriteBehind();
+  void WriteBehindEnded();  // wakes a Drain
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.
   boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, RunRecord run, RunEvent last);
 

@@ -103,17 +103,22 @@ std::string NewConversationId(std::int64_t now_ms) {
   return "conv_" + crypto::TimeOrderedHex(now_ms, 8);
 }
 
-// 402 once a monthly limit of the caller's organization or of the agent is reached (settled plus
-// reserved spend), the same rule a turn's first reservation meets.
-asio::awaitable<Result<void>> CheckSpendLimits(InvokeDeps& d, const InvokeCommand& command) {
-  const std::int64_t now = d.clock.NowMs();
-  const auto agent_limit = command.agent.loaded()->config.monthly_spend_limit_usd;
+// Whether this server's spend lease for the command's agent has room: the limits are not reached
+// then, as sure as a call served from it (SpendLedger::LeaseHasRoom), with no store read.
+bool LeaseVouches(InvokeDeps& d, const InvokeCommand& command, std::int64_t now) {
   SpendReservationRequest key;
   key.org_id = command.caller.org_id;
   key.agent_id = command.agent_id;
   key.month = governance::MonthOf(now);
-  key.agent_limit_usd = agent_limit;
-  if (d.spend.LeaseHasRoom(key)) co_return Result<void>{};
+  key.agent_limit_usd = command.agent.loaded()->config.monthly_spend_limit_usd;
+  return d.spend.LeaseHasRoom(key);
+}
+
+// 402 once a monthly limit of the caller's organization or of the agent is reached (settled plus
+// reserved spend), the same rule a turn's first reservation meets, read from the store.
+asio::awaitable<Result<void>> CheckSpendLimits(InvokeDeps& d, const InvokeCommand& command,
+                                               std::int64_t now) {
+  const auto agent_limit = command.agent.loaded()->config.monthly_spend_limit_usd;
   AG_CO_TRY(const auto reached,
             co_await d.store.Run([&](Store& s) -> Result<std::optional<governance::LimitReached>> {
               AG_TRY(const auto org, s.GetOrg(command.caller.org_id));
@@ -203,7 +208,9 @@ asio::awaitable<Result<QueuedPlace>> InvokeAgent::AdmitAhead(const InvokeCommand
     place.conversation_id = NewConversationId(d_.clock.NowMs());
     place.creates_conversation = true;
   }
-  AG_CO_TRYV(co_await CheckSpendLimits(d_, command));
+  // A coroutine of its own only when it reads the store.
+  if (const std::int64_t now = d_.clock.NowMs(); !LeaseVouches(d_, command, now))
+    AG_CO_TRYV(co_await CheckSpendLimits(d_, command, now));
   co_return place;
 }
 

@@ -29,6 +29,8 @@ constexpr milliseconds kLookEvery{1000};
 // client learns at once that its stream is open.
 constexpr milliseconds kFirstLook{50};
 constexpr std::chrono::seconds kKeepAliveEvery{15};
+// Room for a quick run's frames from the start: they are not copied as they grow.
+constexpr std::size_t kFramesRoom = 4096;
 
 // The run's events after `after` until its terminal one, or until the client leaves, the store
 // fails or the server drains (the client then resumes from its Last-Event-ID, here or elsewhere).
@@ -38,6 +40,7 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_
   const auto head_by = Clock::now() + kFirstLook;
   RunCursor cursor{std::move(run_id), after, nullptr};
   std::string frames;
+  frames.reserve(kFramesRoom);
   const RunEventSink frame = [&frames](const RunEvent& event) { AppendSseFrame(frames, event); };
   if (deps.draining()) co_return;
   // The head's events: those until kFirstLook, gathered, not woken for one by one.
@@ -57,7 +60,8 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_
   if (!co_await out.Write(std::move(frames))) co_return;
   auto quiet_since = Clock::now();
   while (!deps.draining()) {
-    frames.clear();
+    frames.clear();  // moved from: its room went with the send
+
     auto read = co_await deps.runs.NextEvents(cursor, kLookEvery, frame);
     if (!read) co_return;
     const auto now = Clock::now();
