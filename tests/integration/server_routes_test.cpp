@@ -43,6 +43,14 @@ class ServerRoutesTest : public ::testing::Test {
     base_ = "http://" + server_->Listen("127.0.0.1:0").value();
     server_->Start();
   }
+  // A plain socket to the started server, for what the HTTP client would hide (sends, framing).
+  asio::ip::tcp::socket ConnectRaw(asio::io_context& io) const {
+    asio::ip::tcp::socket raw(io);
+    const auto colon = base_.rfind(':');
+    raw.connect({asio::ip::make_address("127.0.0.1"),
+                 static_cast<unsigned short>(std::stoi(base_.substr(colon + 1)))});
+    return raw;
+  }
 
   void TearDown() override {
     loop_.Stop();
@@ -229,10 +237,7 @@ TEST_F(ServerRoutesTest, AStreamedResponseIsChunkedAndItsWriterLearnsTheClientLe
     EXPECT_EQ(response->body, "data: one\n\ndata: two\n\n");
   }
 
-  asio::ip::tcp::socket raw(client_io);
-  const auto colon = base_.rfind(':');
-  raw.connect({asio::ip::make_address("127.0.0.1"),
-               static_cast<unsigned short>(std::stoi(base_.substr(colon + 1)))});
+  asio::ip::tcp::socket raw = ConnectRaw(client_io);
   const std::string request = "GET /forever HTTP/1.1\r\nHost: x\r\n\r\n";
   asio::write(raw, asio::buffer(request));
   char head[256];
@@ -261,10 +266,7 @@ TEST_F(ServerRoutesTest, AStreamsHeadGoesWithItsFirstChunkAndItsEndWithItsLast) 
   });
   StartServer();
   asio::io_context client_io;
-  asio::ip::tcp::socket raw(client_io);
-  const auto colon = base_.rfind(':');
-  raw.connect({asio::ip::make_address("127.0.0.1"),
-               static_cast<unsigned short>(std::stoi(base_.substr(colon + 1)))});
+  asio::ip::tcp::socket raw = ConnectRaw(client_io);
   const std::string request = "GET /two HTTP/1.1\r\nHost: x\r\n\r\n";
   auto read_once = [&raw] {
     char buffer[1024];
@@ -301,10 +303,7 @@ TEST_F(ServerRoutesTest, AStreamWrittenWhollyAtOnceIsOnePlainResponseWithItsLeng
   });
   StartServer();
   asio::io_context client_io;
-  asio::ip::tcp::socket raw(client_io);
-  const auto colon = base_.rfind(':');
-  raw.connect({asio::ip::make_address("127.0.0.1"),
-               static_cast<unsigned short>(std::stoi(base_.substr(colon + 1)))});
+  asio::ip::tcp::socket raw = ConnectRaw(client_io);
   auto exchange = [&raw](const std::string& path) {
     asio::write(raw, asio::buffer("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
     char buffer[1024];

@@ -61,7 +61,6 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_
   auto quiet_since = Clock::now();
   while (!deps.draining()) {
     frames.clear();  // moved from: its room went with the send
-
     auto read = co_await deps.runs.NextEvents(cursor, kLookEvery, frame);
     if (!read) co_return;
     const auto now = Clock::now();
