@@ -2,9 +2,9 @@
 // A run's events on their way to its followers (docs/runs.md): numbered from 1, handed at once to
 // the run's channel (followers on this server), which keeps them, and written from it to the store
 // behind the run, one write in flight at a time, so a run never waits on the store for an event.
-// An event is written within
-// kWriteBehind of happening (those that came meanwhile with it), and the run's end writes what is
-// left, its terminal event and its outcome in one transaction: a quick run writes its events once.
+// An event is written within kWriteBehind of happening (those that came meanwhile with it), and
+// the run's end writes what is left, its terminal event and its outcome in one transaction: a
+// quick run writes its events once.
 // The writes go through the store's group commit, batched with turns' commits and other runs'.
 //
 // A run not in the store yet (a short streamed run, docs/runs.md) is written with its first

@@ -510,8 +510,10 @@ struct Server::Impl {
     }
     asio::awaitable<bool> End() {
       if (!ok_ || ended_) co_return ok_;
-      std::string nothing;  // not a temporary across the co_await (GCC 12)
-      if (!head_sent_) co_return co_await SendWhole(std::move(nothing));
+      if (!head_sent_) {
+        std::string nothing;  // not a temporary across the co_await (GCC 12)
+        co_return co_await SendWhole(std::move(nothing));
+      }
       ended_ = true;
       if (chunked_) unsent_.append("0\r\n\r\n");
       co_return co_await Send();

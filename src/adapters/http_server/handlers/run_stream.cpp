@@ -39,10 +39,10 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_
   using Clock = std::chrono::steady_clock;
   const auto head_by = Clock::now() + kFirstLook;
   RunCursor cursor{std::move(run_id), after, nullptr};
+  if (deps.draining()) co_return;
   std::string frames;
   frames.reserve(kFramesRoom);
   const RunEventSink frame = [&frames](const RunEvent& event) { AppendSseFrame(frames, event); };
-  if (deps.draining()) co_return;
   // The head's events: those until kFirstLook, gathered, not woken for one by one.
   bool ended = false;
   for (auto now = Clock::now(); !ended && now < head_by; now = Clock::now()) {
