@@ -26,6 +26,7 @@ void TurnCommitter::Enqueue(Pending pending) {
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(std::move(pending));
+    ++unfinished_;
     queued_.store(queue_.size(), std::memory_order_release);
   }
   wake_.notify_one();
@@ -55,9 +56,12 @@ void TurnCommitter::SpinForWork() {
 void TurnCommitter::Write() {
   NameThisThread("ag-commit");
   std::vector<Pending> batch;
+  std::size_t handed_back = 0;  // the last batch, all of whose callers have their result
   for (;;) {
     {
       std::unique_lock lock(mutex_);
+      unfinished_ -= handed_back;
+      handed_back = 0;
       if (queue_.empty() && !stopping_) {
         // The gap is counted from the last moment any writer found nothing to do: with two
         // writers, the one woken may have been idle long before the other.
@@ -78,6 +82,7 @@ void TurnCommitter::Write() {
       queued_.store(queue_.size(), std::memory_order_release);
     }
     WriteBatch(batch);
+    handed_back = batch.size();
     batch.clear();
   }
 }
@@ -117,6 +122,11 @@ std::size_t TurnCommitter::batches() const {
 std::size_t TurnCommitter::committed() const {
   std::lock_guard lock(mutex_);
   return committed_;
+}
+
+std::size_t TurnCommitter::unfinished() const {
+  std::lock_guard lock(mutex_);
+  return unfinished_;
 }
 
 }  // namespace agentgate

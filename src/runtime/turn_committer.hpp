@@ -77,6 +77,9 @@ class TurnCommitter {
   // Batches committed so far, and the turns committed in them (the tests read these).
   std::size_t batches() const;
   std::size_t committed() const;
+  // Commits and writes queued or being written whose callers have not yet been handed their
+  // result: an event loop must outlive these (a test's loop waits for none before it ends).
+  std::size_t unfinished() const;
 
  private:
   // Hands a result to a waiting caller on its own executor (handlers are move-only).
@@ -122,6 +125,7 @@ class TurnCommitter {
   bool stopping_ = false;
   std::size_t batches_ = 0;
   std::size_t committed_ = 0;
+  std::size_t unfinished_ = 0;  // enqueued, and not yet handed back by a writer
   std::vector<std::thread> writers_;
 };
 

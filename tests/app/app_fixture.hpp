@@ -16,9 +16,11 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <thread>
 
 namespace agentgate::testing {
 
@@ -113,8 +115,16 @@ constexpr const char* kAgentConfig = R"({
 class InvokeAgentTest : public ::testing::Test {
  protected:
   // The blocking pool's threads end before the event loop does: a store call still running (a run
-  // worker's look) then never completes onto a destroyed loop.
-  void TearDown() override { pool_.join(); }
+  // worker's look) then never completes onto a destroyed loop. Nor does a commit or a run's write
+  // still queued: its writer hands its caller the result on the loop, so that is waited for (the
+  // loop is not run: what it holds then is destroyed with it, unrun, as the test left it).
+  void TearDown() override {
+    pool_.join();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (committer_.unfinished() > 0 && std::chrono::steady_clock::now() < until) {
+      std::this_thread::yield();
+    }
+  }
 
   void SetUp() override {
     log::SetEnabled(false);

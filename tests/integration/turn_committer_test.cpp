@@ -52,8 +52,15 @@ TEST(TurnCommitter, TurnsThatWaitForTheWriterAreCommittedTogether) {
           boost::asio::detached);
     }
     io.poll();  // each coroutine runs up to its commit, which is queued
+    EXPECT_EQ(committer.unfinished(), commits.size());  // queued, or being written
   }
   io.run();
+  // Once a writer is back from handing every caller its result, nothing is unfinished.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (committer.unfinished() > 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(committer.unfinished(), 0u);
 
   for (std::size_t i = 0; i < 40; ++i) {
     ASSERT_TRUE(outcomes[i]) << i;
