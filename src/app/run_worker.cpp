@@ -154,11 +154,20 @@ void RunWorker::StartStreamed(RunRecord run, std::shared_ptr<const StreamedTurn>
   Launch(std::move(run), std::move(start), executor);
 }
 
-std::optional<RunRecord> RunWorker::Unwritten(const std::string& run_id) const {
+std::optional<RunRecord> RunWorker::Ahead(const std::string& run_id) const {
   std::lock_guard lock(mutex_);
   auto it = running_.find(run_id);
-  if (it == running_.end() || !it->second.unwritten) return std::nullopt;
-  return *it->second.unwritten;
+  if (it == running_.end()) return std::nullopt;
+  if (it->second.ending) return *it->second.ending;
+  if (it->second.unwritten) return *it->second.unwritten;
+  return std::nullopt;
+}
+
+void RunWorker::Ending(const RunRecord& ended) {
+  auto record = std::make_shared<const RunRecord>(ended);
+  std::lock_guard lock(mutex_);
+  auto it = running_.find(ended.id);
+  if (it != running_.end()) it->second.ending = std::move(record);
 }
 
 void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
@@ -248,6 +257,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
       ended.error_json = terminal.data;
     }
     status = ended.status;
+    // Its readers see it ended from the moment its followers may have its terminal event.
+    Ending(ended);
     const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
     if (!finished || !*finished) {
       // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.

@@ -69,12 +69,14 @@ class RunWorker {
   // call's 200 body; any other end releases it. Its events' channel is open on return. It runs
   // on `executor`, its follower's, so that its events reach the follower without a thread hop.
   // `written`: created in the store already; else it is written with its first events' write or
-  // once at its end (docs/runs.md), and Unwritten() has it meanwhile.
+  // once at its end (docs/runs.md), and Ahead() has it meanwhile.
   void StartStreamed(RunRecord run, std::shared_ptr<const StreamedTurn> turn,
                      std::optional<ClaimedKey> key, const boost::asio::any_io_executor& executor,
                      bool written = true);
-  // Any thread. The run, as it started, when it runs here and was started unwritten.
-  std::optional<RunRecord> Unwritten(const std::string& run_id) const;
+  // Any thread. The run as this server has it ahead of the store: ended, while its end's write is
+  // on its way (its followers may have its terminal event already); else as it started, when it
+  // runs here and was started unwritten.
+  std::optional<RunRecord> Ahead(const std::string& run_id) const;
   // A paused run claimed on this server (now running) goes on where it paused, on the caller's
   // event loop, as a run its followers see: its result, once it completed, failed or paused again.
   boost::asio::awaitable<Result<InvokeResult>> Continue(RunRecord run, Resumption resumption);
@@ -90,6 +92,7 @@ class RunWorker {
     std::shared_ptr<TurnCancel> cancel;
     bool background = true;
     std::shared_ptr<const RunRecord> unwritten{};  // started before the store had it
+    std::shared_ptr<const RunRecord> ending{};     // ended, before the store has its end
   };
   struct Loop;
   boost::asio::awaitable<void> ClaimLoop();
@@ -127,6 +130,8 @@ class RunWorker {
                                                                std::shared_ptr<TurnCancel> cancel,
                                                                TurnObserver& observer);
 
+  // The run ended as `ended` says: Ahead() has that until Ended().
+  void Ending(const RunRecord& ended);
   // The run ended or paused: it no longer runs here.
   void Ended(const std::string& run_id);
 

@@ -124,8 +124,10 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
 
 asio::awaitable<Result<std::optional<RunRecord>>> Runs::Find(const std::string& run_id) {
   AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
+  if (run && HasEnded(run->status)) co_return std::move(run);
+  // Running here and ended, its end not yet in the store; or not written yet.
+  if (auto ahead = worker_.Ahead(run_id)) co_return std::move(ahead);
   if (run) co_return std::move(run);
-  if (auto unwritten = worker_.Unwritten(run_id)) co_return std::move(unwritten);
   // Written, and ended, between the two looks.
   co_return co_await store_.Run([&](Store& s) { return s.GetRun(run_id); });
 }

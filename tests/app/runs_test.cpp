@@ -2,6 +2,7 @@
 // RunWorker over the same InvokeAgent as the plain call (app_fixture.hpp), one event loop, a real
 // SQLite store. Each test states one rule of a run.
 #include "app/runs.hpp"
+#include "adapters/store_sqlite/sqlite_db.hpp"
 #include "app/app_fixture.hpp"
 #include "app/invoke_body.hpp"
 #include "app/run_recorder.hpp"
@@ -321,6 +322,35 @@ TEST_F(RunsTest, AFollowerWaitingForTheEndHasAQuickRunsEveryEventInOneLook) {
   EXPECT_EQ(cursor.after_seq, look->events.back().seq);
 }
 
+// A run's end reaches its followers before its write is durable; a reader who has its terminal
+// event sees it ended all the same (docs/runs.md): this server answers from the end on its way.
+// Once its turn is committed, the store's write lock is held, so the end's write waits.
+TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Held."); });
+  const RunRecord queued = Queued(Asking("Hi"));
+  ASSERT_TRUE(RunUntil([&] { return committer_.committed() >= 1; }));
+  sqlite::Connection other(backend_.path());
+  std::optional<sqlite::WriteTransaction> busy(std::in_place, other);
+
+  RunCursor cursor{queued.id, 0, nullptr};
+  bool ended = false;
+  for (int look = 0; look < 20 && !ended; ++look) {
+    auto read = NextEvents(runs_, cursor, 2s);
+    ASSERT_TRUE(read) << read.error().message;
+    ended = read->ended;
+  }
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(Stored(queued.id).status, RunStatus::kRunning);  // its end's write waits
+  const auto seen = Await(runs_.Get(caller_, queued.id));
+  ASSERT_TRUE(seen) << seen.error().message;
+  EXPECT_EQ(seen->status, RunStatus::kCompleted);
+  EXPECT_EQ(boost::json::parse(seen->result_json).at("response"), "Held.");
+
+  busy.reset();
+  EXPECT_EQ(Ended(queued.id).status, RunStatus::kCompleted);
+  EXPECT_EQ(Await(runs_.Get(caller_, queued.id))->status, RunStatus::kCompleted);
+}
+
 TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
   model_.script.push_back([](const ModelRequest&) { return Reply("Mine."); });
   const RunRecord run = Ended(Queued(Asking("Hi")).id);
@@ -437,7 +467,7 @@ TEST_F(UnwrittenRunsTest, AQuickStreamedRunEndsInItsTurnsCommit) {
   const std::size_t before = committer_.batches();
   const RunRecord run = Streamed(Asking("Quick"));
   const RunRecord ended = Ended(run.id);
-  ASSERT_TRUE(RunUntil([&] { return !later_worker_.Unwritten(run.id); }));
+  ASSERT_TRUE(RunUntil([&] { return !later_worker_.Ahead(run.id); }));
   EXPECT_EQ(committer_.batches() - before, 1u);  // the turn and its run: one write
   EXPECT_EQ(ended.status, RunStatus::kCompleted);
   EXPECT_EQ(boost::json::parse(ended.result_json).at("response"), "Done.");
@@ -538,7 +568,7 @@ TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {
   EXPECT_TRUE(store_->CountTurnsPerDay(0).value().empty());
   for (const auto& row : store_->GetUsage("acme", "2026-11").value()) EXPECT_EQ(row.spent_usd, 0.0);
   EXPECT_EQ(Await(later_runs_.Cancel(caller_, run.id))->status, RunStatus::kCanceled);  // twice
-  EXPECT_FALSE(later_worker_.Unwritten(run.id));
+  EXPECT_FALSE(later_worker_.Ahead(run.id));
 }
 
 TEST_F(UnwrittenRunsTest, ARunThatIsNotShortIsWrittenRunningWithItsFirstEvents) {
