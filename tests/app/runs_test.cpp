@@ -324,10 +324,22 @@ TEST_F(RunsTest, AFollowerWaitingForTheEndHasAQuickRunsEveryEventInOneLook) {
 
 // A run's end reaches its followers before its write is durable; a reader who has its terminal
 // event sees it ended all the same (docs/runs.md): this server answers from the end on its way.
-// Once its turn is committed, the store's write lock is held, so the end's write waits.
+// Once its turn is committed, the store's write lock is held, so the end's write waits. Its events
+// wait for its end (no write of their own meanwhile), so the end's write is never out before.
 TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
+  worker_.Stop();
+  RunWorkerDeps deps = WorkerDeps();
+  deps.write_behind = 10min;
+  RunWorker worker{deps};
+  Runs runs{invoke_, idempotency_, tenants_,
+            runner_, committer_,   worker,
+            hub_,    clock_,       RunsOptions{3, 20ms, 5000ms}};
+  worker.Start(io_.get_executor());
   model_.script.push_back([](const ModelRequest&) { return Reply("Held."); });
-  const RunRecord queued = Queued(Asking("Hi"));
+  const InvokeCall call{caller_, "bot", Asking("Hi"), std::nullopt, "", answer_, nullptr};
+  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
+  RunAsync(io_, runs.Queue(call, answer));
+  const RunRecord queued = std::get<Result<RunRecord>>(answer).value();
   ASSERT_TRUE(RunUntil([&] { return committer_.committed() >= 1; }));
   sqlite::Connection other(backend_.path());
   std::optional<sqlite::WriteTransaction> busy(std::in_place, other);
@@ -335,20 +347,22 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   RunCursor cursor{queued.id, 0, nullptr};
   bool ended = false;
   for (int look = 0; look < 20 && !ended; ++look) {
-    auto read = NextEvents(runs_, cursor, 2s);
+    auto read = NextEvents(runs, cursor, 2s);
     ASSERT_TRUE(read) << read.error().message;
     ended = read->ended;
   }
   ASSERT_TRUE(ended);
   EXPECT_EQ(Stored(queued.id).status, RunStatus::kRunning);  // its end's write waits
-  const auto seen = Await(runs_.Get(caller_, queued.id));
+  const auto seen = Await(runs.Get(caller_, queued.id));
   ASSERT_TRUE(seen) << seen.error().message;
   EXPECT_EQ(seen->status, RunStatus::kCompleted);
   EXPECT_EQ(boost::json::parse(seen->result_json).at("response"), "Held.");
 
   busy.reset();
   EXPECT_EQ(Ended(queued.id).status, RunStatus::kCompleted);
-  EXPECT_EQ(Await(runs_.Get(caller_, queued.id))->status, RunStatus::kCompleted);
+  EXPECT_EQ(Await(runs.Get(caller_, queued.id))->status, RunStatus::kCompleted);
+  worker.Stop();
+  EXPECT_TRUE(RunUntil([&] { return worker.Running() == 0; }));
 }
 
 TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
