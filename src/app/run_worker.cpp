@@ -35,6 +35,27 @@ std::optional<SpanContext> QueuedTrace(const boost::json::object& request) {
   return SpanContext::From(*context);
 }
 
+// A run's turn as `caller`, admitted to `agent`: the place its run was admitted to, and its key's
+// completion with the plain call's 200 body.
+InvokeCommand RunCommand(const Caller& caller, const RunRecord& run, AdmittedAgent agent,
+                         const InvokeRequest& request, const std::optional<ClaimedKey>& key,
+                         std::shared_ptr<TurnCancel> cancel, TurnObserver& observer,
+                         const std::optional<SpanContext>& trace) {
+  std::optional<IdempotentCall> idempotency;
+  if (key) idempotency.emplace(IdempotentCall{*key, kPlainAnswer});
+  return InvokeCommand{
+      caller,
+      run.agent_id,
+      std::move(agent),
+      request,
+      std::move(idempotency),
+      std::move(cancel),
+      &observer,
+      run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
+      !run.conversation_id.empty() && !run.creates_conversation,
+      trace};
+}
+
 }  // namespace
 
 // A queued run's request, read once from its row: the turn's request, and the trace it was in
@@ -146,14 +167,6 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
   }
 }
 
-void RunWorker::StartStreamed(RunRecord run, std::shared_ptr<const StreamedTurn> turn,
-                              std::optional<ClaimedKey> key, const asio::any_io_executor& executor,
-                              bool written) {
-  RunStart start{std::move(key), std::move(turn), nullptr, nullptr};
-  if (!written) start.unwritten = std::make_shared<const RunRecord>(run);
-  Launch(std::move(run), std::move(start), executor);
-}
-
 std::optional<RunRecord> RunWorker::Ahead(const std::string& run_id) const {
   std::lock_guard lock(mutex_);
   auto it = running_.find(run_id);
@@ -170,7 +183,8 @@ void RunWorker::Ending(const RunRecord& ended) {
   if (it != running_.end()) it->second.ending = std::move(record);
 }
 
-void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
+std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> RunWorker::Register(
+    const RunRecord& run, const RunStart& start, const asio::any_io_executor& executor) {
   auto cancel = std::make_shared<TurnCancel>(executor);
   const bool background = start.streamed == nullptr;
   {
@@ -178,12 +192,61 @@ void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executo
     running_.emplace(run.id, Started{cancel, background, start.unwritten});
     if (background) ++background_running_;
   }
-  // Open before the run starts, so its follower finds its events here from the first.
-  auto channel = d_.hub.Open(run.id);
   d_.metrics.Add("agentgate_runs_started_total", {});
+  // Open before the run starts, so its followers find its events here from the first.
+  return {std::move(cancel), d_.hub.Open(run.id)};
+}
+
+void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
+  auto [cancel, channel] = Register(run, start, executor);
   asio::co_spawn(executor,
                  RunOne(std::move(run), std::move(start), std::move(cancel), std::move(channel)),
                  asio::detached);
+}
+
+// What a streamed run needs to run, until it does.
+struct StreamedRun::Parts {
+  RunRecord run;
+  RunWorker::RunStart start;
+  std::shared_ptr<TurnCancel> cancel;
+  asio::any_io_executor executor;
+};
+
+StreamedRun::StreamedRun(RunWorker& worker, std::unique_ptr<Parts> parts,
+                         std::shared_ptr<RunChannel> channel)
+    : worker_(worker),
+      parts_(std::move(parts)),
+      run_id_(parts_->run.id),
+      channel_(std::move(channel)) {}
+
+StreamedRun::~StreamedRun() {
+  if (!parts_) return;
+  // Never run by its caller (its response was never written): it runs beside it, as any run.
+  Parts& p = *parts_;
+  asio::co_spawn(
+      p.executor,
+      worker_.RunOne(std::move(p.run), std::move(p.start), std::move(p.cancel), channel_),
+      asio::detached);
+}
+
+asio::awaitable<Result<InvokeResult>> StreamedRun::Run() {
+  // Not a coroutine itself: the caller's frame awaits the run's own, with none between.
+  auto parts = std::move(parts_);
+  return worker_.RunOne(std::move(parts->run), std::move(parts->start), std::move(parts->cancel),
+                        channel_);
+}
+
+std::unique_ptr<StreamedRun> RunWorker::PrepareStreamed(RunRecord run,
+                                                        std::shared_ptr<const StreamedTurn> turn,
+                                                        std::optional<ClaimedKey> key,
+                                                        const asio::any_io_executor& executor,
+                                                        bool written) {
+  RunStart start{std::move(key), std::move(turn), nullptr, nullptr};
+  if (!written) start.unwritten = std::make_shared<const RunRecord>(run);
+  auto [cancel, channel] = Register(run, start, executor);
+  auto parts = std::make_unique<StreamedRun::Parts>(
+      StreamedRun::Parts{std::move(run), std::move(start), std::move(cancel), executor});
+  return std::unique_ptr<StreamedRun>(new StreamedRun(*this, std::move(parts), std::move(channel)));
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
@@ -216,7 +279,17 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
   if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {
-    result = co_await Execute(run, start, queued ? &*queued : nullptr, cancel, recorder);
+    if (start.streamed) {
+      // Invoked from this frame, with no coroutine between: a streamed turn's run is on its
+      // caller's hot path, and each frame of this size costs it a large allocation.
+      // Admitted a moment ago by its call, on this server: it starts from what the call admitted.
+      const StreamedTurn& turn = *start.streamed;
+      const InvokeCommand command = RunCommand(turn.caller, run, turn.agent, turn.request,
+                                               start.key, cancel, recorder, turn.trace);
+      result = co_await d_.invoke.Invoke(command);
+    } else {
+      result = co_await Execute(run, start, queued ? &*queued : nullptr, cancel, recorder);
+    }
   } catch (const std::exception& e) {
     // The run still ends, and says so, rather than staying running.
     LogTraced("error", "run_failed",
@@ -224,6 +297,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
               traced);
     result = Error(ErrorCode::kInternal, "internal error (run " + run.id + ")");
   }
+  if (start.key && !result) co_await d_.idempotency.Release(*start.key);
 
   if (result && result->stop_reason == StopReason::kApprovalRequired) {
     // Its turn's commit left it requires_action: its followers are told, and it waits.
@@ -297,34 +371,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
                                                          TurnObserver& observer) {
   if (start.resumption)
     co_return co_await ResumeTurn(run, *start.resumption, std::move(cancel), observer);
-  Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run did not start");
-  if (start.streamed) {
-    result = co_await ExecuteStreamed(*start.streamed, run, start.key, std::move(cancel), observer);
-  } else if (queued != nullptr) {
-    result = co_await ExecuteTurn(run, *queued, start.key, std::move(cancel), observer);
-  }
-  if (start.key && !result) co_await d_.idempotency.Release(*start.key);
-  co_return result;
-}
-
-// Admitted a moment ago by its call, on this server: it starts from what the call admitted.
-asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteStreamed(
-    const StreamedTurn& turn, const RunRecord& run, const std::optional<ClaimedKey>& key,
-    std::shared_ptr<TurnCancel> cancel, TurnObserver& observer) {
-  std::optional<IdempotentCall> idempotency;
-  if (key) idempotency.emplace(IdempotentCall{*key, kPlainAnswer});
-  const InvokeCommand command{
-      turn.caller,
-      run.agent_id,
-      turn.agent,
-      turn.request,
-      std::move(idempotency),
-      std::move(cancel),
-      &observer,
-      run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
-      !run.conversation_id.empty() && !run.creates_conversation,
-      turn.trace};
-  co_return co_await d_.invoke.Invoke(command);
+  if (queued == nullptr) co_return Error(ErrorCode::kInternal, "the run did not start");
+  co_return co_await ExecuteTurn(run, *queued, start.key, std::move(cancel), observer);
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run,
@@ -362,19 +410,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
   if (!token || token->revoked)
     co_return Error(ErrorCode::kUnauthenticated, "the token that queued the run was revoked");
   AG_CO_TRY(auto admitted, co_await d_.invoke.Admit(caller, run.agent_id));
-  std::optional<IdempotentCall> idempotency;
-  if (key) idempotency.emplace(IdempotentCall{*key, kPlainAnswer});
-  const InvokeCommand command{
-      caller,
-      run.agent_id,
-      std::move(admitted),
-      *request,
-      std::move(idempotency),
-      std::move(cancel),
-      &observer,
-      run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
-      !run.conversation_id.empty() && !run.creates_conversation,
-      queued.trace};
+  const InvokeCommand command = RunCommand(caller, run, std::move(admitted), *request, key,
+                                           std::move(cancel), observer, queued.trace);
   co_return co_await d_.invoke.Invoke(command);
 }
 

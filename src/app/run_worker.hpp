@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace agentgate {
@@ -47,6 +48,33 @@ struct StreamedTurn {
   std::optional<SpanContext> trace;  // the call's span: the turn's spans go under it
 };
 
+class RunWorker;
+
+// A streamed turn's run, registered on this server (its cancel, its readers and other followers
+// find it) and ready to run in its caller's own coroutine: a streamed invoke runs its turn in its
+// response's coroutine, with no run coroutine beside it (docs/runs.md). One never run starts
+// beside its caller when it goes.
+class StreamedRun {
+ public:
+  StreamedRun(const StreamedRun&) = delete;
+  StreamedRun& operator=(const StreamedRun&) = delete;
+  ~StreamedRun();
+  // Runs it to its end (once), on the executor it was prepared for; its result.
+  boost::asio::awaitable<Result<InvokeResult>> Run();
+  const std::string& run_id() const { return run_id_; }
+  // Its events here, the terminal one too once Run returned.
+  const std::shared_ptr<RunChannel>& channel() const { return channel_; }
+
+ private:
+  friend class RunWorker;
+  struct Parts;
+  StreamedRun(RunWorker& worker, std::unique_ptr<Parts> parts, std::shared_ptr<RunChannel> channel);
+  RunWorker& worker_;
+  std::unique_ptr<Parts> parts_;  // until it runs
+  const std::string run_id_;
+  const std::shared_ptr<RunChannel> channel_;
+};
+
 // A paused run a person decided (docs/daemon.md, Tool approvals): where it paused, the decisions,
 // and its last event so far.
 struct Resumption {
@@ -64,15 +92,18 @@ class RunWorker {
   void Start(const boost::asio::any_io_executor& executor);
   // Any thread. A run was queued, or one ended: look for work now, not at the next poll.
   void Wake();
-  // A streamed turn's run, running on this server: runs at once, not counted against
-  // max_concurrent. With `key`, its commit completes the call's Idempotency-Key with the plain
-  // call's 200 body; any other end releases it. Its events' channel is open on return. It runs
-  // on `executor`, its follower's, so that its events reach the follower without a thread hop.
+  // A streamed turn's run, on this server: registered at once (its channel open on return), run
+  // by the caller in its own coroutine (StreamedRun::Run), or beside it, at once, once the caller
+  // drops it unrun. Not counted against max_concurrent. With `key`, its commit completes the
+  // call's Idempotency-Key with the plain call's 200 body; any other end releases it. It runs on
+  // `executor`, its follower's, so that its events reach the follower without a thread hop.
   // `written`: created in the store already; else it is written with its first events' write or
   // once at its end (docs/runs.md), and Ahead() has it meanwhile.
-  void StartStreamed(RunRecord run, std::shared_ptr<const StreamedTurn> turn,
-                     std::optional<ClaimedKey> key, const boost::asio::any_io_executor& executor,
-                     bool written = true);
+  std::unique_ptr<StreamedRun> PrepareStreamed(RunRecord run,
+                                               std::shared_ptr<const StreamedTurn> turn,
+                                               std::optional<ClaimedKey> key,
+                                               const boost::asio::any_io_executor& executor,
+                                               bool written = true);
   // Any thread. The run as this server has it ahead of the store: ended, while its end's write is
   // on its way (its followers may have its terminal event already); else as it started, when it
   // runs here and was started unwritten.
@@ -88,6 +119,7 @@ class RunWorker {
   const std::string& server_id() const { return d_.server.id(); }
 
  private:
+  friend class StreamedRun;
   struct Started {
     std::shared_ptr<TurnCancel> cancel;
     bool background = true;
@@ -106,6 +138,9 @@ class RunWorker {
     std::shared_ptr<const RunRecord> unwritten{};  // not in the store yet: as it started
   };
   struct QueuedRequest;
+  // Enters the run in the registry and opens its channel: its cancel and its channel.
+  std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> Register(
+      const RunRecord& run, const RunStart& start, const boost::asio::any_io_executor& executor);
   void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
   // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
   boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, RunStart start,
@@ -124,11 +159,6 @@ class RunWorker {
                                                            const std::optional<ClaimedKey>& key,
                                                            std::shared_ptr<TurnCancel> cancel,
                                                            TurnObserver& observer);
-  boost::asio::awaitable<Result<InvokeResult>> ExecuteStreamed(const StreamedTurn& turn,
-                                                               const RunRecord& run,
-                                                               const std::optional<ClaimedKey>& key,
-                                                               std::shared_ptr<TurnCancel> cancel,
-                                                               TurnObserver& observer);
 
   // The run ended as `ended` says: Ahead() has that until Ended().
   void Ending(const RunRecord& ended);

@@ -29,8 +29,10 @@ Error RunNotFound(const std::string& run_id) {
 
 }  // namespace
 
-asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,
-                                  bool notify) {
+// One coroutine from the call to its run (no frame per step: a streamed turn's start is on its hot
+// path, and each frame of this size costs it a large allocation).
+asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, bool notify,
+                                  BeginAs as) {
   auto admitted = co_await invoke_.Admit(call.caller, call.agent_id);
   if (!admitted) {
     answer = Result<RunRecord>(admitted.error());
@@ -52,14 +54,41 @@ asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, b
   InvokeCommand command{call.caller,  call.agent_id, std::move(*admitted),
                         call.request, std::nullopt,  nullptr};
   if (call.trace != nullptr) command.trace = *call.trace;
-  answer = co_await BeginAdmitted(command, key, streamed, notify);
-  if (key && !std::get<Result<RunRecord>>(answer)) co_await idempotency_.Release(*key);
+  const auto place = co_await invoke_.AdmitAhead(command, !as.streamed);
+  Result<RunRecord> run = place ? Result<RunRecord>(NewRun(command, *place, as.streamed, notify))
+                                : Result<RunRecord>(place.error());
+  // Nothing but this server looks for such a run before its first events are written.
+  const bool written_later = as.streamed && options_.write_short_streamed_runs_at_end && run &&
+                             run->conversation_id.empty() && !notify;
+  if (run && !written_later) {
+    std::optional<IdempotencyCompletion> completion;
+    if (key && !as.streamed) {
+      completion = IdempotencyCompletion{key->scope, key->claimed_at_ms, 202,
+                                         json_text::Write(QueuedRunBody(*run)),
+                                         Idempotency::ReplayUntil(run->created_at_ms)};
+    }
+    const int max_queued = options_.max_queued_per_org;
+    const RunWrite create{RunWrite::Kind::kCreate, *run, {}, max_queued, std::move(completion)};
+    const auto created = co_await writer_.Write(create);
+    if (auto refused = Refusal(created, max_queued)) run = std::move(*refused);
+  }
+  if (run && as.streamed) {
+    // It starts from what its call admitted, continuing the call's trace.
+    auto turn = std::make_shared<const StreamedTurn>(
+        StreamedTurn{command.caller, command.request, command.agent, command.trace});
+    const auto executor = co_await asio::this_coro::executor;
+    auto ready = worker_.PrepareStreamed(*run, std::move(turn), key, executor, !written_later);
+    // Not handed to the caller: it starts beside it as `ready` goes.
+    if (as.own != nullptr) *as.own = std::move(ready);
+  } else if (run) {
+    worker_.Wake();
+  }
+  if (key && !run) co_await idempotency_.Release(*key);
+  answer = std::move(run);
 }
 
-asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& command,
-                                                       const std::optional<ClaimedKey>& key,
-                                                       bool streamed, bool notify) {
-  AG_CO_TRY(const QueuedPlace place, co_await invoke_.AdmitAhead(command, !streamed));
+RunRecord Runs::NewRun(const InvokeCommand& command, const QueuedPlace& place, bool streamed,
+                       bool notify) const {
   const std::int64_t now = clock_.NowMs();
   RunRecord run;
   run.id = "run_" + crypto::TimeOrderedHex(now, 8);
@@ -82,44 +111,23 @@ asio::awaitable<Result<RunRecord>> Runs::BeginAdmitted(const InvokeCommand& comm
     run.started_at_ms = now;
     run.server_id = worker_.server_id();
   }
-  std::optional<IdempotencyCompletion> completion;
-  if (key && !streamed) {
-    completion =
-        IdempotencyCompletion{key->scope, key->claimed_at_ms, 202,
-                              json_text::Write(QueuedRunBody(run)), Idempotency::ReplayUntil(now)};
-  }
-  // Nothing but this server looks for such a run before its first events are written.
-  const bool written_later = streamed && options_.write_short_streamed_runs_at_end &&
-                             run.conversation_id.empty() && !notify;
-  const int max_queued = options_.max_queued_per_org;
-  if (!written_later) {
-    const RunWrite create{RunWrite::Kind::kCreate, run, {}, max_queued, std::move(completion)};
-    auto created = co_await writer_.Write(create);
-    if (!created) {
-      if (created.error().code == ErrorCode::kConflict) {
-        co_return Error(ErrorCode::kIdempotencyKeyInUse,
-                        "the Idempotency-Key's claim expired and another call took it");
-      }
-      co_return created.error();
+  return run;
+}
+
+std::optional<Error> Runs::Refusal(const Result<bool>& created, int max_queued) {
+  if (!created) {
+    if (created.error().code == ErrorCode::kConflict) {
+      return Error(ErrorCode::kIdempotencyKeyInUse,
+                   "the Idempotency-Key's claim expired and another call took it");
     }
-    if (!*created) {
-      Error full(ErrorCode::kQueueFull, "the organization has " + std::to_string(max_queued) +
-                                            " runs queued ([runs] max_queued_per_org); retry once "
-                                            "some have started");
-      full.retry_after_seconds = 1;
-      co_return full;
-    }
+    return created.error();
   }
-  if (streamed) {
-    // It starts from what its call admitted, continuing the call's trace.
-    auto turn = std::make_shared<const StreamedTurn>(
-        StreamedTurn{command.caller, command.request, command.agent, command.trace});
-    const auto executor = co_await asio::this_coro::executor;
-    worker_.StartStreamed(run, std::move(turn), key, executor, !written_later);
-  } else {
-    worker_.Wake();
-  }
-  co_return run;
+  if (*created) return std::nullopt;
+  Error full(ErrorCode::kQueueFull, "the organization has " + std::to_string(max_queued) +
+                                        " runs queued ([runs] max_queued_per_org); retry once "
+                                        "some have started");
+  full.retry_after_seconds = 1;
+  return full;
 }
 
 asio::awaitable<Result<std::optional<RunRecord>>> Runs::Find(const std::string& run_id) {

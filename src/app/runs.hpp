@@ -64,14 +64,17 @@ class Runs {
   // `notify`: its end is delivered to its environment's webhooks (docs/webhooks.md).
   boost::asio::awaitable<void> Queue(const InvokeCall& call, QueueAnswer& answer,
                                      bool notify = true) {
-    return Begin(call, answer, false, notify);
+    return Begin(call, answer, notify, BeginAs{false, nullptr});
   }
   // A streamed turn (Accept: text/event-stream or "stream": true): admitted as Queue admits, but
   // waiting its turn on a busy conversation like a plain call, then started here at once as a run
   // its caller follows. With a key, the turn's commit stores the plain call's 200 body for it.
+  // With `own`, the run is registered but handed to the caller to run in its own coroutine
+  // (StreamedRun::Run); one the caller drops unrun starts beside it.
   boost::asio::awaitable<void> Stream(const InvokeCall& call, QueueAnswer& answer,
-                                      bool notify = false) {
-    return Begin(call, answer, true, notify);
+                                      bool notify = false,
+                                      std::unique_ptr<StreamedRun>* own = nullptr) {
+    return Begin(call, answer, notify, BeginAs{true, own});
   }
   // The run, if the caller may see it: 404 run_not_found for none or another organization's or
   // environment's, 403 without chat on its agent.
@@ -113,16 +116,23 @@ class Runs {
                                                            bool until_end = false);
 
  private:
-  boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool streamed,
-                                     bool notify);
+  // Queued (not streamed), or streamed: started here, or handed to `own`'s holder to run.
+  struct BeginAs {
+    bool streamed = false;
+    std::unique_ptr<StreamedRun>* own = nullptr;
+  };
+  boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool notify,
+                                     BeginAs as);
   boost::asio::awaitable<Result<RunRecord>> CancelFound(RunRecord run);
   // The run from the store, or as it started when it runs here unwritten.
   boost::asio::awaitable<Result<std::optional<RunRecord>>> Find(const std::string& run_id);
   boost::asio::awaitable<Result<DecideAnswer>> DecideFound(RunRecord found,
                                                            ApprovalRequest request);
-  boost::asio::awaitable<Result<RunRecord>> BeginAdmitted(const InvokeCommand& command,
-                                                          const std::optional<ClaimedKey>& key,
-                                                          bool streamed, bool notify);
+  // A new run's record, for a command admitted to `place`.
+  RunRecord NewRun(const InvokeCommand& command, const QueuedPlace& place, bool streamed,
+                   bool notify) const;
+  // Why a run's create was refused, if it was: its key taken meanwhile, or the queue full.
+  static std::optional<Error> Refusal(const Result<bool>& created, int max_queued);
 
   InvokeAgent& invoke_;
   Idempotency& idempotency_;

@@ -36,6 +36,15 @@ class RunsTest : public InvokeAgentTest {
     RunAsync(io_, streamed ? runs_.Stream(call, answer) : runs_.Queue(call, answer));
     return answer;
   }
+  // A streamed turn's run handed to its caller (`own`) to run.
+  RunRecord HandedOver(const InvokeRequest& request, std::unique_ptr<StreamedRun>& own) {
+    const InvokeCall call{caller_, "bot", request, std::nullopt, "", answer_, nullptr};
+    QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
+    RunAsync(io_, runs_.Stream(call, answer, false, &own));
+    const auto& run = std::get<Result<RunRecord>>(answer);
+    EXPECT_TRUE(run) << run.error().message;
+    return run ? *run : RunRecord{};
+  }
   RunRecord Queued(const InvokeRequest& request) {
     auto answer = Begin(request, false);
     const auto& run = std::get<Result<RunRecord>>(answer);
@@ -307,6 +316,49 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   EXPECT_EQ(rest->events.size(), seen.size() - 2);
   EXPECT_TRUE(rest->ended);
   EXPECT_EQ(resumed.after_seq, seen.back().seq);
+}
+
+// A streamed invoke runs its own run in its response's coroutine (docs/runs.md): handed over
+// registered, so a cancel, a reader and other followers find it before it runs; it runs only when
+// its caller runs it, and leaves every event in its channel.
+TEST_F(RunsTest, AStreamedRunHandedToItsCallerIsFoundAtOnceAndRunsInTheCallersCoroutine) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Mine."); });
+  std::unique_ptr<StreamedRun> own;
+  const RunRecord run = HandedOver(Asking("Hi"), own);
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own->run_id(), run.id);
+  RunUntil([] { return false; }, 50ms);
+  EXPECT_TRUE(model_.seen.empty());  // not run until its caller runs it
+  EXPECT_EQ(worker_.Running(), 1u);
+  EXPECT_EQ(hub_.Find(run.id), own->channel());
+  EXPECT_EQ(Await(runs_.Get(caller_, run.id))->status, RunStatus::kRunning);
+
+  const auto result = Await(own->Run());
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->response, "Mine.");
+  EXPECT_EQ(worker_.Running(), 0u);
+  EXPECT_EQ(hub_.Find(run.id), nullptr);
+  std::vector<std::string> types;
+  own->channel()->ForEachAfter(0, [&](const RunEvent& e) { types.push_back(e.type); });
+  ASSERT_FALSE(types.empty());
+  EXPECT_EQ(types.front(), "run.started");
+  EXPECT_EQ(types.back(), "run.completed");
+  EXPECT_EQ(Ended(run.id).status, RunStatus::kCompleted);
+  EXPECT_EQ(model_.seen.size(), 1u);
+}
+
+// One its caller drops unrun (its response was never written) runs beside it all the same.
+TEST_F(RunsTest, AStreamedRunItsCallerDropsUnrunStillRunsToItsEnd) {
+  model_.script.push_back([](const ModelRequest&) { return Reply("Anyway."); });
+  std::unique_ptr<StreamedRun> own;
+  const RunRecord run = HandedOver(Asking("Hi"), own);
+  ASSERT_NE(own, nullptr);
+  own.reset();
+  const RunRecord ended = Ended(run.id);
+  EXPECT_EQ(ended.status, RunStatus::kCompleted);
+  EXPECT_EQ(boost::json::parse(ended.result_json).at("response"), "Anyway.");
+  EXPECT_TRUE(RunUntil([&] { return worker_.Running() == 0; }));
+  EXPECT_EQ(model_.seen.size(), 1u);
 }
 
 TEST_F(RunsTest, AFollowerWaitingForTheEndHasAQuickRunsEveryEventInOneLook) {

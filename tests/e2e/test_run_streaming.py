@@ -3,6 +3,7 @@ a stream"), read by the WhatWG `eventsource` client: both providers' stream form
 in pieces, a stream cut halfway (retried, its text taken back), a secret and a card number split
 across many deltas never shown, and cancel while the model streams."""
 import json
+import signal
 import socket
 
 import pytest
@@ -182,3 +183,30 @@ def test_a_quick_streamed_turn_is_one_send_and_a_slow_one_shows_its_events_as_th
     chunks, with_length = stream_chunks(tenant, {"message": "hi"})
     assert not with_length and len(chunks) >= 2 and "event: run.started" in chunks[0], chunks
     assert "run.completed" not in chunks[0] and "event: run.completed" in chunks[-1], chunks
+
+
+def test_a_streamed_turn_runs_to_its_end_on_its_stream_while_the_server_drains(start_server, llm):
+    """The run of a streamed invoke runs in its stream (docs/runs.md): a server told to stop lets
+    it finish within the drain, and its client gets all of it, its end too, not a stream cut."""
+    tenant = start(start_server, llm)
+    llm.push(dict(openai_text("Finished while the server stopped."), delay=1.0))
+    sock = socket.create_connection((tenant.server.host, tenant.server.port), timeout=20)
+    payload = json.dumps({"message": "hi"}).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers(tenant).items())
+    sock.sendall(f"POST /api/agents/bot/invoke HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{head}"
+                 f"accept: text/event-stream\r\ncontent-length: {len(payload)}\r\n\r\n".encode() + payload)
+    got = b""
+    while b"event: model.started" not in got:
+        chunk = sock.recv(65536)
+        assert chunk, got
+        got += chunk
+    tenant.server.proc.send_signal(signal.SIGTERM)  # while the model is still writing
+    while chunk := sock.recv(65536):
+        got += chunk
+    sock.close()
+    text = got.decode()
+    assert "event: run.completed" in text, text
+    completed = text.split("event: run.completed\ndata: ", 1)[1].split("\n", 1)[0]
+    assert json.loads(completed)["response"] == "Finished while the server stopped."
+    assert text.endswith("0\r\n\r\n"), text[-200:]  # the chunked body ended, not cut
+    assert tenant.server.proc.wait(15) == 0

@@ -41,6 +41,11 @@ std::string ResponseHead(const Response& response, unsigned version, bool keep_a
   } else if (response.stream) {
     // HTTP/1.0 has no chunks: the body ends with the connection (the server closes it).
     if (version != 10) http_fields::Append(head, "Transfer-Encoding", "chunked");
+  }
+  // A stream is live: neither cached nor held back by a proxy (nginx buffers unless told).
+  if (response.stream) {
+    http_fields::Append(head, "Cache-Control", "no-cache");
+    http_fields::Append(head, "X-Accel-Buffering", "no");
   } else if (MayHaveLength(response.status)) {
     http_fields::Append(head, "Content-Length", std::to_string(response.body.size()));
   }

@@ -18,28 +18,39 @@ TEST(ResponseHead, StatusLineFieldsLengthAndTheBlankLine) {
             "Content-Length: 11\r\n\r\n");
 }
 
+// Every stream is live: no cache, and no proxy buffering (nginx holds a body back unless told).
+constexpr const char* kLive = "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\n";
+
 TEST(ResponseHead, AStreamedResponseIsChunkedWithNoLength) {
   Response r;
   r.content_type = "text/event-stream";
   r.stream = [](ResponseStream&) -> boost::asio::awaitable<void> { co_return; };
-  EXPECT_EQ(ResponseHead(r, 11, true),
-            "HTTP/1.1 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
-            "Transfer-Encoding: chunked\r\n\r\n");
+  EXPECT_EQ(
+      ResponseHead(r, 11, true),
+      std::string("HTTP/1.1 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
+                  "Transfer-Encoding: chunked\r\n") +
+          kLive + "\r\n");
   // HTTP/1.0 knows no chunks: no length, and the server closes the connection at the end.
-  EXPECT_EQ(ResponseHead(r, 10, false),
-            "HTTP/1.0 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n\r\n");
+  EXPECT_EQ(
+      ResponseHead(r, 10, false),
+      std::string("HTTP/1.0 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n") +
+          kLive + "\r\n");
 }
 
 TEST(ResponseHead, AStreamWhoseWholeBodyIsReadyWithItsHeadHasALengthAndNoChunks) {
   Response r;
   r.content_type = "text/event-stream";
   r.stream = [](ResponseStream&) -> boost::asio::awaitable<void> { co_return; };
-  EXPECT_EQ(ResponseHead(r, 11, true, 42),
-            "HTTP/1.1 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
-            "Content-Length: 42\r\n\r\n");
-  EXPECT_EQ(ResponseHead(r, 10, false, 0),
-            "HTTP/1.0 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
-            "Content-Length: 0\r\n\r\n");
+  EXPECT_EQ(
+      ResponseHead(r, 11, true, 42),
+      std::string("HTTP/1.1 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
+                  "Content-Length: 42\r\n") +
+          kLive + "\r\n");
+  EXPECT_EQ(
+      ResponseHead(r, 10, false, 0),
+      std::string("HTTP/1.0 200 OK\r\nServer: agentgate\r\nContent-Type: text/event-stream\r\n"
+                  "Content-Length: 0\r\n") +
+          kLive + "\r\n");
 }
 
 TEST(ResponseHead, ConnectionFollowsTheVersionsDefault) {

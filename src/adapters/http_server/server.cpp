@@ -531,11 +531,16 @@ struct Server::Impl {
       unsent_ += data;
       if (chunked_) unsent_ += "\r\n";
     }
+    // The head and the body in one send, as two buffers: the body is not copied after the head.
     asio::awaitable<bool> SendWhole(std::string body) {
       head_sent_ = ended_ = true;
       unsent_ = ResponseHead(response_, version_, keep_alive_, body.size());
-      unsent_ += body;
-      co_return co_await Send();
+      c_.stream.expires_after(timeout_);
+      const std::array<asio::const_buffer, 2> both{asio::buffer(unsent_), asio::buffer(body)};
+      auto [ec, n] = co_await asio::async_write(c_.stream, both, kTuple);
+      unsent_.clear();
+      ok_ = !ec;
+      co_return ok_;
     }
     asio::awaitable<bool> Send() {
       if (unsent_.empty()) co_return ok_;

@@ -77,9 +77,14 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
       ok.caller,      ok.call.agent_id, ok.call.request, ok.call.key, ok.call.fingerprint,
       kRunsOwnAnswer, nullptr,          nullptr,         trace};
   QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "no answer"));
+  // Its stream runs its turn, unless a hang-up cancels it: its run then runs beside the stream,
+  // which is raced with the hang-up.
+  const bool hang_up_cancels = ok.call.delivery.cancel_on_disconnect;
+  std::unique_ptr<StreamedRun> own;
   // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
   if (stream) {
-    co_await deps.runs.Stream(call, answer, ok.call.delivery.Notifies());
+    co_await deps.runs.Stream(call, answer, ok.call.delivery.Notifies(),
+                              hang_up_cancels ? nullptr : &own);
   } else {
     co_await deps.runs.Queue(call, answer, ok.call.delivery.Notifies());
   }
@@ -87,8 +92,8 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
   const auto& run = std::get<Result<RunRecord>>(answer);
   if (!run) co_return ErrorResponse(run.error());
   if (!stream) co_return Accepted(202, json_text::Write(QueuedRunBody(*run)), run->id);
-  Response response =
-      RunEventStream(deps, run->id, 0, ok.call.delivery.cancel_on_disconnect ? stream : nullptr);
+  Response response = own ? OwnRunStream(deps, std::move(own))
+                          : RunEventStream(deps, run->id, 0, hang_up_cancels ? stream : nullptr);
   response.headers.emplace_back("Location", RunLocation(run->id));
   co_return response;
 }

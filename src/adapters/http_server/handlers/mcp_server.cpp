@@ -247,7 +247,6 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   // The stream's head goes out with the first step; the turn runs inside the stream.
   Response streamed;
   streamed.content_type = "text/event-stream";
-  streamed.headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   // Its own copies of what the turn and its answer need: the call's frame is gone by then (the
   // span too: it ends with the stream).
   auto call_span = std::make_shared<Span>(std::move(span));

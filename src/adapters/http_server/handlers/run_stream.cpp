@@ -5,8 +5,10 @@
 #include "app/run_body.hpp"
 
 #include "domain/runs/run_events.hpp"
+#include "observability/log.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -32,25 +34,27 @@ constexpr std::chrono::seconds kKeepAliveEvery{15};
 // Room for a quick run's frames from the start: they are not copied as they grow.
 constexpr std::size_t kFramesRoom = 4096;
 
-// The run's events after `after` until its terminal one, or until the client leaves, the store
-// fails or the server drains (the client then resumes from its Last-Event-ID, here or elsewhere).
-asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_t after,
-                                ResponseStream& out) {
-  using Clock = std::chrono::steady_clock;
-  const auto head_by = Clock::now() + kFirstLook;
-  RunCursor cursor{std::move(run_id), after, nullptr};
-  if (deps.draining()) co_return;
+using Clock = std::chrono::steady_clock;
+
+// A follower's events from its cursor until the run's terminal one, or until the client leaves,
+// the store fails or, `drain_ends` it, the server drains (the client then resumes from its
+// Last-Event-ID, here or elsewhere). The head goes out at `head_by` with the events until then.
+asio::awaitable<void> FollowRun(RouteDeps& deps, RunCursor cursor, Clock::time_point head_by,
+                                bool drain_ends, ResponseStream& out) {
+  const auto drained = [&] { return drain_ends && deps.draining(); };
+  if (drained()) co_return;
   std::string frames;
   frames.reserve(kFramesRoom);
   const RunEventSink frame = [&frames](const RunEvent& event) { AppendSseFrame(frames, event); };
-  // The head's events: those until kFirstLook, gathered, not woken for one by one.
+  // The head's events: those until head_by, gathered, not woken for one by one (at least one look).
   bool ended = false;
-  for (auto now = Clock::now(); !ended && now < head_by; now = Clock::now()) {
-    const auto left = std::chrono::ceil<milliseconds>(head_by - now);
-    auto read = co_await deps.runs.NextEvents(cursor, left, frame, /*until_end=*/true);
+  for (;;) {
+    const auto left = std::chrono::ceil<milliseconds>(head_by - Clock::now());
+    auto read = co_await deps.runs.NextEvents(cursor, std::max(left, milliseconds(0)), frame,
+                                              /*until_end=*/true);
     if (!read) co_return;
     ended = read->ended;
-    if (read->events == 0) break;
+    if (ended || read->events == 0 || Clock::now() >= head_by) break;
   }
   if (ended) {
     co_await out.WriteLast(std::move(frames));
@@ -59,7 +63,7 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_
   if (frames.empty()) frames = kSseKeepAlive;
   if (!co_await out.Write(std::move(frames))) co_return;
   auto quiet_since = Clock::now();
-  while (!deps.draining()) {
+  while (!drained()) {
     frames.clear();  // moved from: its room went with the send
     auto read = co_await deps.runs.NextEvents(cursor, kLookEvery, frame);
     if (!read) co_return;
@@ -78,6 +82,72 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, std::string run_id, std::int64_
   }
 }
 
+// A streamed invoke's own run, run here in its response's coroutine. One that ends within
+// kFirstLook is framed from its channel and sent whole, with its end; a longer one gets a follower
+// at kFirstLook, which sends its events from then on. That follower does not stop at a drain:
+// the run finishes here within the drain, and its client gets all of it.
+struct LateFollower {
+  explicit LateFollower(const asio::any_io_executor& executor) : timer(executor, kFirstLook) {}
+  // Until kFirstLook, when the follower starts; then until the follower returned (canceled).
+  asio::steady_timer timer;
+  bool run_over = false;  // the run ended first: no follower
+  bool started = false;
+  bool returned = false;
+};
+
+// Every event of a run that ended, framed for one send.
+std::string AllFrames(const RunChannel& channel) {
+  std::size_t size = 0;
+  channel.ForEachAfter(0, [&size](const RunEvent& event) {
+    size += event.type.size() + event.data.size() + 40;  // the frame's fixed parts, and the id
+  });
+  std::string frames;
+  frames.reserve(size);
+  channel.ForEachAfter(0, [&frames](const RunEvent& event) { AppendSseFrame(frames, event); });
+  return frames;
+}
+
+asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
+                                   ResponseStream& out) {
+  const auto executor = co_await asio::this_coro::executor;
+  // Shared with the handlers, which may run after this coroutine: they check run_over first.
+  auto follower = std::make_shared<LateFollower>(executor);
+  follower->timer.async_wait([&deps, &out, follower, run](const boost::system::error_code& ec) {
+    if (ec || follower->run_over) return;
+    follower->started = true;
+    asio::co_spawn(
+        follower->timer.get_executor(),
+        FollowRun(deps, RunCursor{run->run_id(), 0, run->channel()}, Clock::now(),
+                  /*drain_ends=*/false, out),
+        [follower, run](std::exception_ptr failed) {
+          if (failed)
+            log::Error("run_follower_failed", {{"run_id", std::string_view(run->run_id())}});
+          follower->returned = true;
+          follower->timer.cancel();
+        });
+  });
+  try {
+    co_await run->Run();
+  } catch (const std::exception& e) {
+    // Its follower, if it has one, must be done with `out` before this returns.
+    log::Error("run_failed", {{"run_id", std::string_view(run->run_id())},
+                              {"error", std::string_view(e.what())}});
+  }
+  follower->run_over = true;
+  if (!follower->started) {
+    follower->timer.cancel();
+    std::string frames =
+        AllFrames(*run->channel());  // not a temporary across the co_await (GCC 12)
+    co_await out.WriteLast(std::move(frames));
+    co_return;
+  }
+  // The follower has the run's terminal event in its channel: it ends, or has.
+  while (!follower->returned) {
+    follower->timer.expires_at(asio::steady_timer::time_point::max());
+    co_await follower->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
 // Cancels the run when the client hangs up; the stream's end wins the race otherwise.
 asio::awaitable<void> CancelOnHangUp(RouteDeps& deps, Request& request, std::string run_id) {
   co_await request.client_closed();
@@ -90,20 +160,38 @@ asio::awaitable<void> CancelOnHangUp(RouteDeps& deps, Request& request, std::str
 asio::awaitable<void> FollowOrCancel(RouteDeps& deps, std::string run_id, std::int64_t after,
                                      Request& request, ResponseStream& out) {
   using namespace asio::experimental::awaitable_operators;
-  co_await (FollowRun(deps, run_id, after, out) || CancelOnHangUp(deps, request, run_id));
+  // A named cursor: GCC 12 destroys a class temporary of a co_await's expression twice.
+  RunCursor cursor{run_id, after, nullptr};
+  co_await (
+      FollowRun(deps, std::move(cursor), Clock::now() + kFirstLook, /*drain_ends=*/true, out) ||
+      CancelOnHangUp(deps, request, run_id));
+}
+
+// Its head says it is not to be cached or held back (ResponseHead, for every stream).
+Response EventStreamResponse() {
+  Response response;
+  response.content_type = "text/event-stream";
+  return response;
 }
 
 }  // namespace
 
 Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
                         Request* hang_up_cancels) {
-  Response response;
-  response.content_type = "text/event-stream";
-  response.headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+  Response response = EventStreamResponse();
   response.stream = [&deps, run_id = std::move(run_id), after,
                      hang_up_cancels](ResponseStream& out) {
     if (hang_up_cancels) return FollowOrCancel(deps, run_id, after, *hang_up_cancels, out);
-    return FollowRun(deps, run_id, after, out);
+    return FollowRun(deps, RunCursor{run_id, after, nullptr}, Clock::now() + kFirstLook,
+                     /*drain_ends=*/true, out);
+  };
+  return response;
+}
+
+Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run) {
+  Response response = EventStreamResponse();
+  response.stream = [&deps, run = std::move(run)](ResponseStream& out) {
+    return RunAndFollow(deps, run, out);
   };
   return response;
 }

@@ -5,6 +5,7 @@
 #include "adapters/http_server/handlers/route_deps.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace agentgate::http {
@@ -13,6 +14,10 @@ namespace agentgate::http {
 // connection cancels the run; `request` is the one this response answers.
 Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
                         Request* hang_up_cancels = nullptr);
+
+// A streamed invoke's own run, run in its response's coroutine (docs/runs.md): its events from the
+// first, live to its terminal one. The run starts beside the response if it is never written.
+Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run);
 
 // A decision's answer (docs/daemon.md, Tool approvals): the continued turn's plain body (200), or
 // the run going on in the background (202, Location the run).
