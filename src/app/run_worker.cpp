@@ -204,16 +204,7 @@ void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executo
                  asio::detached);
 }
 
-// What a streamed run needs to run, until it does.
-struct StreamedRun::Parts {
-  RunRecord run;
-  RunWorker::RunStart start;
-  std::shared_ptr<TurnCancel> cancel;
-  asio::any_io_executor executor;
-};
-
-StreamedRun::StreamedRun(RunWorker& worker, std::unique_ptr<Parts> parts,
-                         std::shared_ptr<RunChannel> channel)
+StreamedRun::StreamedRun(Key, RunWorker& worker, Parts parts, std::shared_ptr<RunChannel> channel)
     : worker_(worker),
       parts_(std::move(parts)),
       run_id_(parts_->run.id),
@@ -222,21 +213,21 @@ StreamedRun::StreamedRun(RunWorker& worker, std::unique_ptr<Parts> parts,
 StreamedRun::~StreamedRun() {
   if (!parts_) return;
   // Never run by its caller (its response was never written): it runs beside it, as any run.
-  Parts& p = *parts_;
-  asio::co_spawn(
-      p.executor,
-      worker_.RunOne(std::move(p.run), std::move(p.start), std::move(p.cancel), channel_),
-      asio::detached);
+  asio::co_spawn(parts_->executor,
+                 worker_.RunOne(std::move(parts_->run), std::move(parts_->start),
+                                std::move(parts_->cancel), channel_),
+                 asio::detached);
 }
 
 asio::awaitable<Result<InvokeResult>> StreamedRun::Run() {
   // Not a coroutine itself: the caller's frame awaits the run's own, with none between.
-  auto parts = std::move(parts_);
-  return worker_.RunOne(std::move(parts->run), std::move(parts->start), std::move(parts->cancel),
-                        channel_);
+  auto awaitable = worker_.RunOne(std::move(parts_->run), std::move(parts_->start),
+                                  std::move(parts_->cancel), channel_);
+  parts_.reset();
+  return awaitable;
 }
 
-std::unique_ptr<StreamedRun> RunWorker::PrepareStreamed(RunRecord run,
+std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(RunRecord run,
                                                         std::shared_ptr<const StreamedTurn> turn,
                                                         std::optional<ClaimedKey> key,
                                                         const asio::any_io_executor& executor,
@@ -244,9 +235,10 @@ std::unique_ptr<StreamedRun> RunWorker::PrepareStreamed(RunRecord run,
   RunStart start{std::move(key), std::move(turn), nullptr, nullptr};
   if (!written) start.unwritten = std::make_shared<const RunRecord>(run);
   auto [cancel, channel] = Register(run, start, executor);
-  auto parts = std::make_unique<StreamedRun::Parts>(
-      StreamedRun::Parts{std::move(run), std::move(start), std::move(cancel), executor});
-  return std::unique_ptr<StreamedRun>(new StreamedRun(*this, std::move(parts), std::move(channel)));
+  return std::make_shared<StreamedRun>(
+      StreamedRun::Key(), *this,
+      StreamedRun::Parts{std::move(run), std::move(start), std::move(cancel), executor},
+      std::move(channel));
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {

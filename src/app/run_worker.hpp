@@ -48,32 +48,7 @@ struct StreamedTurn {
   std::optional<SpanContext> trace;  // the call's span: the turn's spans go under it
 };
 
-class RunWorker;
-
-// A streamed turn's run, registered on this server (its cancel, its readers and other followers
-// find it) and ready to run in its caller's own coroutine: a streamed invoke runs its turn in its
-// response's coroutine, with no run coroutine beside it (docs/runs.md). One never run starts
-// beside its caller when it goes.
-class StreamedRun {
- public:
-  StreamedRun(const StreamedRun&) = delete;
-  StreamedRun& operator=(const StreamedRun&) = delete;
-  ~StreamedRun();
-  // Runs it to its end (once), on the executor it was prepared for; its result.
-  boost::asio::awaitable<Result<InvokeResult>> Run();
-  const std::string& run_id() const { return run_id_; }
-  // Its events here, the terminal one too once Run returned.
-  const std::shared_ptr<RunChannel>& channel() const { return channel_; }
-
- private:
-  friend class RunWorker;
-  struct Parts;
-  StreamedRun(RunWorker& worker, std::unique_ptr<Parts> parts, std::shared_ptr<RunChannel> channel);
-  RunWorker& worker_;
-  std::unique_ptr<Parts> parts_;  // until it runs
-  const std::string run_id_;
-  const std::shared_ptr<RunChannel> channel_;
-};
+class StreamedRun;
 
 // A paused run a person decided (docs/daemon.md, Tool approvals): where it paused, the decisions,
 // and its last event so far.
@@ -99,7 +74,7 @@ class RunWorker {
   // `executor`, its follower's, so that its events reach the follower without a thread hop.
   // `written`: created in the store already; else it is written with its first events' write or
   // once at its end (docs/runs.md), and Ahead() has it meanwhile.
-  std::unique_ptr<StreamedRun> PrepareStreamed(RunRecord run,
+  std::shared_ptr<StreamedRun> PrepareStreamed(RunRecord run,
                                                std::shared_ptr<const StreamedTurn> turn,
                                                std::optional<ClaimedKey> key,
                                                const boost::asio::any_io_executor& executor,
@@ -172,6 +147,42 @@ class RunWorker {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Started> running_;
   int background_running_ = 0;  // under mutex_
+};
+
+// A streamed turn's run, registered on this server (its cancel, its readers and other followers
+// find it) and ready to run in its caller's own coroutine: a streamed invoke runs its turn in its
+// response's coroutine, with no run coroutine beside it (docs/runs.md). One never run starts
+// beside its caller when it goes.
+class StreamedRun {
+  struct Parts {  // what it needs to run, until it does
+    RunRecord run;
+    RunWorker::RunStart start;
+    std::shared_ptr<TurnCancel> cancel;
+    boost::asio::any_io_executor executor;
+  };
+
+ public:
+  // Only RunWorker makes one (PrepareStreamed).
+  class Key {
+    friend class RunWorker;
+    Key() = default;
+  };
+  StreamedRun(Key, RunWorker& worker, Parts parts, std::shared_ptr<RunChannel> channel);
+  StreamedRun(const StreamedRun&) = delete;
+  StreamedRun& operator=(const StreamedRun&) = delete;
+  ~StreamedRun();
+  // Runs it to its end (once), on the executor it was prepared for; its result.
+  boost::asio::awaitable<Result<InvokeResult>> Run();
+  const std::string& run_id() const { return run_id_; }
+  // Its events here, the terminal one too once Run returned.
+  const std::shared_ptr<RunChannel>& channel() const { return channel_; }
+
+ private:
+  friend class RunWorker;
+  RunWorker& worker_;
+  std::optional<Parts> parts_;  // until it runs
+  const std::string run_id_;
+  const std::shared_ptr<RunChannel> channel_;
 };
 
 }  // namespace agentgate

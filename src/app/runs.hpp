@@ -73,7 +73,7 @@ class Runs {
   // (StreamedRun::Run); one the caller drops unrun starts beside it.
   boost::asio::awaitable<void> Stream(const InvokeCall& call, QueueAnswer& answer,
                                       bool notify = false,
-                                      std::unique_ptr<StreamedRun>* own = nullptr) {
+                                      std::shared_ptr<StreamedRun>* own = nullptr) {
     return Begin(call, answer, notify, BeginAs{true, own});
   }
   // The run, if the caller may see it: 404 run_not_found for none or another organization's or
@@ -119,7 +119,7 @@ class Runs {
   // Queued (not streamed), or streamed: started here, or handed to `own`'s holder to run.
   struct BeginAs {
     bool streamed = false;
-    std::unique_ptr<StreamedRun>* own = nullptr;
+    std::shared_ptr<StreamedRun>* own = nullptr;
   };
   boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool notify,
                                      BeginAs as);

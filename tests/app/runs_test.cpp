@@ -37,7 +37,7 @@ class RunsTest : public InvokeAgentTest {
     return answer;
   }
   // A streamed turn's run handed to its caller (`own`) to run.
-  RunRecord HandedOver(const InvokeRequest& request, std::unique_ptr<StreamedRun>& own) {
+  RunRecord HandedOver(const InvokeRequest& request, std::shared_ptr<StreamedRun>& own) {
     const InvokeCall call{caller_, "bot", request, std::nullopt, "", answer_, nullptr};
     QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
     RunAsync(io_, runs_.Stream(call, answer, false, &own));
@@ -323,7 +323,7 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
 // its caller runs it, and leaves every event in its channel.
 TEST_F(RunsTest, AStreamedRunHandedToItsCallerIsFoundAtOnceAndRunsInTheCallersCoroutine) {
   model_.script.push_back([](const ModelRequest&) { return Reply("Mine."); });
-  std::unique_ptr<StreamedRun> own;
+  std::shared_ptr<StreamedRun> own;
   const RunRecord run = HandedOver(Asking("Hi"), own);
   ASSERT_NE(own, nullptr);
   EXPECT_EQ(own->run_id(), run.id);
@@ -350,7 +350,7 @@ TEST_F(RunsTest, AStreamedRunHandedToItsCallerIsFoundAtOnceAndRunsInTheCallersCo
 // One its caller drops unrun (its response was never written) runs beside it all the same.
 TEST_F(RunsTest, AStreamedRunItsCallerDropsUnrunStillRunsToItsEnd) {
   model_.script.push_back([](const ModelRequest&) { return Reply("Anyway."); });
-  std::unique_ptr<StreamedRun> own;
+  std::shared_ptr<StreamedRun> own;
   const RunRecord run = HandedOver(Asking("Hi"), own);
   ASSERT_NE(own, nullptr);
   own.reset();

@@ -80,7 +80,7 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
   // Its stream runs its turn, unless a hang-up cancels it: its run then runs beside the stream,
   // which is raced with the hang-up.
   const bool hang_up_cancels = ok.call.delivery.cancel_on_disconnect;
-  std::unique_ptr<StreamedRun> own;
+  std::shared_ptr<StreamedRun> own;
   // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
   if (stream) {
     co_await deps.runs.Stream(call, answer, ok.call.delivery.Notifies(),
