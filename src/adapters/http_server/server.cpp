@@ -531,21 +531,17 @@ struct Server::Impl {
       unsent_ += data;
       if (chunked_) unsent_ += "\r\n";
     }
-    // The head and the body in one send, as two buffers: the body is not copied after the head.
     asio::awaitable<bool> SendWhole(std::string body) {
       head_sent_ = ended_ = true;
       unsent_ = ResponseHead(response_, version_, keep_alive_, body.size());
-      c_.stream.expires_after(timeout_);
-      const std::array<asio::const_buffer, 2> both{asio::buffer(unsent_), asio::buffer(body)};
-      auto [ec, n] = co_await asio::async_write(c_.stream, both, kTuple);
-      unsent_.clear();
-      ok_ = !ec;
-      co_return ok_;
+      co_return co_await Send(body);
     }
-    asio::awaitable<bool> Send() {
-      if (unsent_.empty()) co_return ok_;
+    // What is unsent, then `tail`, in one send: a whole stream's body is not copied after its head.
+    asio::awaitable<bool> Send(std::string_view tail = {}) {
+      if (unsent_.empty() && tail.empty()) co_return ok_;
       c_.stream.expires_after(timeout_);
-      auto [ec, n] = co_await asio::async_write(c_.stream, asio::buffer(unsent_), kTuple);
+      const std::array<asio::const_buffer, 2> both{asio::buffer(unsent_), asio::buffer(tail)};
+      auto [ec, n] = co_await asio::async_write(c_.stream, both, kTuple);
       unsent_.clear();
       ok_ = !ec;
       co_return ok_;

@@ -136,8 +136,8 @@ asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun>
   follower->run_over = true;
   if (!follower->started) {
     follower->timer.cancel();
-    std::string frames =
-        AllFrames(*run->channel());  // not a temporary across the co_await (GCC 12)
+    // A named string, not a temporary across the co_await (GCC 12).
+    std::string frames = AllFrames(*run->channel());
     co_await out.WriteLast(std::move(frames));
     co_return;
   }

@@ -1,6 +1,7 @@
 #pragma once
-// A run's events as a text/event-stream response (docs/runs.md), for GET /api/runs/{id}/events and
-// for a streamed invoke: the events after `after`, live until the terminal one.
+// A run's events as a text/event-stream response (docs/runs.md): a follower's, for GET
+// /api/runs/{id}/events and a streamed invoke that cancels on hang-up (the events after `after`,
+// live until the terminal one), and a streamed invoke's own run, run in its response.
 
 #include "adapters/http_server/handlers/route_deps.hpp"
 
