@@ -154,7 +154,16 @@ asio::awaitable<Result<RunRecord>> Runs::Cancel(const Caller& caller, const std:
 
 asio::awaitable<Result<std::vector<RunRecord>>> Runs::List(const std::string& org_id,
                                                            const std::string& env, int limit) {
-  co_return co_await store_.Run([&](Store& s) { return s.ListRuns(org_id, env, limit); });
+  AG_CO_TRY(auto runs,
+            co_await store_.Run([&](Store& s) { return s.ListRuns(org_id, env, limit); }));
+  // A run whose end this server is writing is listed ended, as Find reads it: a cancel's answer
+  // may already have said so.
+  for (auto& run : runs) {
+    if (HasEnded(run.status)) continue;
+    if (auto ahead = worker_.Ahead(run.id); ahead && HasEnded(ahead->status))
+      run = std::move(*ahead);
+  }
+  co_return runs;
 }
 
 asio::awaitable<Result<RunRecord>> Runs::CancelAsOperator(const std::string& org_id,

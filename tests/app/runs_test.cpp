@@ -409,6 +409,12 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   ASSERT_TRUE(seen) << seen.error().message;
   EXPECT_EQ(seen->status, RunStatus::kCompleted);
   EXPECT_EQ(boost::json::parse(seen->result_json).at("response"), "Held.");
+  // The operator's list agrees (the console lists runs again after a cancel's answer).
+  const auto listed = Await(runs.List("acme", "prod", 10));
+  ASSERT_TRUE(listed) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().id, queued.id);
+  EXPECT_EQ(listed->front().status, RunStatus::kCompleted);
 
   busy.reset();
   EXPECT_EQ(Ended(queued.id).status, RunStatus::kCompleted);
