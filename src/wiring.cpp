@@ -277,14 +277,12 @@ struct UseCases {
                           settings.config.prices, rt.clock, rt.metrics, timing, &tracing.tracer,
                           std::chrono::seconds(settings.config.runs.approval_timeout_seconds)}),
         console(rt.clock, ConsoleSessions::Limits{}),
-        run_hub(static_cast<std::size_t>(settings.config.runs.max_events)),
         run_worker(RunWorkerDeps{invoke, idempotency, rt.tenants, rt.runner, rt.committer, rt.lease,
-                                 run_hub, rt.clock, rt.metrics, loops.executors,
+                                 rt.clock, rt.metrics, loops.executors,
                                  settings.config.runs.max_concurrent,
                                  std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
                                  static_cast<std::size_t>(settings.config.runs.max_events)}),
-        runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, run_hub,
-             rt.clock,
+        runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, rt.clock,
              RunsOptions{.max_queued_per_org = settings.config.runs.max_queued_per_org,
                          .poll = std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
                          // a server alone on its store: nobody else asks it for a run
@@ -309,7 +307,6 @@ struct UseCases {
   Idempotency idempotency;
   InvokeAgent invoke;
   ConsoleSessions console;
-  RunHub run_hub;
   RunWorker run_worker;
   Runs runs;
   WebhookSender webhooks;

@@ -5,6 +5,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 namespace agentgate {
@@ -35,14 +36,32 @@ void RunRecorder::Report(RunEvent event) {
   if (writing_) return;
   // The first wait is a plain timer: a quick run ends before it, and needs no coroutine for it.
   writing_ = true;
+  first_wait_ = true;
   gathering_.expires_after(write_behind_);
-  gathering_.async_wait([this](boost::system::error_code) {
+  gathering_.async_wait([this](boost::system::error_code ec) {
+    // Cut short before it expired (CutWaitShort): the recorder may be gone already.
+    if (ec == asio::error::operation_aborted) return;
+    first_wait_ = false;
     if (finishing_) {
       WriteBehindEnded();
       return;
     }
     asio::co_spawn(executor_, WriteBehind(), asio::detached);
   });
+}
+
+void RunRecorder::CutWaitShort() {
+  if (!first_wait_) {
+    gathering_.cancel();  // a write-behind's later wait: it ends on its own, and says so
+    return;
+  }
+  // The first wait, canceled before it expired, writes nothing: the run is done with it at once,
+  // with no wait for its handler (a quick run's end does not suspend). Expired already, its
+  // handler is on its way and ends the write-behind itself.
+  if (gathering_.cancel() > 0) {
+    first_wait_ = false;
+    writing_ = false;
+  }
 }
 
 void RunRecorder::WriteBehindEnded() {
@@ -77,7 +96,7 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
   // A create on its way would race the ended row's insert: the run then ends on its own.
   if (!unwritten_run_ || in_flight_) return std::nullopt;
   finishing_ = true;  // a write-behind gathering meanwhile stops without writing
-  gathering_.cancel();
+  CutWaitShort();
   RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, channel_->After(written_seq_), 0,
                  std::nullopt};
   ended.run.status = RunStatus::kCompleted;
@@ -101,7 +120,7 @@ void RunRecorder::TurnCommitted(bool written, RunWrite ended) {
 
 asio::awaitable<void> RunRecorder::Drain() {
   finishing_ = true;  // a gathering write-behind stops without writing
-  gathering_.cancel();
+  CutWaitShort();
   while (writing_) {
     written_.expires_at(asio::steady_timer::time_point::max());
     co_await written_.async_wait(asio::as_tuple(asio::use_awaitable));

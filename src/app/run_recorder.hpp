@@ -13,7 +13,7 @@
 // Bounded: past `max_events` a run's events are dropped, all but its terminal one.
 
 #include "app/turn_observer.hpp"
-#include "runtime/run_hub.hpp"
+#include "runtime/run_channel.hpp"
 #include "runtime/turn_committer.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -64,6 +64,8 @@ class RunRecorder final : public TurnObserver {
   // Writes what came during the first wait, then waits and writes until nothing more comes.
   boost::asio::awaitable<void> WriteBehind();
   void WriteBehindEnded();  // wakes a Drain
+  // Once finishing: a write-behind's wait ends now (what is left is the end's to write).
+  void CutWaitShort();
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.
   boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, RunRecord run, RunEvent last);
 
@@ -77,6 +79,7 @@ class RunRecorder final : public TurnObserver {
   std::int64_t last_seq_ = 0;
   std::int64_t written_seq_ = 0;  // the channel's events up to this one are in the store
   bool writing_ = false;          // a write-behind is gathering or writing
+  bool first_wait_ = false;       // its first wait (Report's timer) is pending
   bool in_flight_ = false;        // its write is with the store
   bool finishing_ = false;
   bool ended_with_turn_ = false;

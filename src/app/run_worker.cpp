@@ -96,6 +96,12 @@ void RunWorker::Wake() {
   asio::post(loop_->timer.get_executor(), [this] { loop_->timer.cancel(); });
 }
 
+std::shared_ptr<RunChannel> RunWorker::Channel(const std::string& run_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = running_.find(run_id);
+  return it == running_.end() ? nullptr : it->second.channel;
+}
+
 bool RunWorker::CancelHere(const std::string& run_id) {
   std::shared_ptr<TurnCancel> cancel;
   {
@@ -184,21 +190,21 @@ void RunWorker::Ending(const RunRecord& ended) {
 }
 
 std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> RunWorker::Register(
-    const RunRecord& run, const RunStart& start, const asio::any_io_executor& executor) {
+    const std::string& run_id, bool background, std::shared_ptr<const RunRecord> unwritten,
+    const asio::any_io_executor& executor) {
   auto cancel = std::make_shared<TurnCancel>(executor);
-  const bool background = start.streamed == nullptr;
+  auto channel = std::make_shared<RunChannel>(d_.max_events);
   {
     std::lock_guard lock(mutex_);
-    running_.emplace(run.id, Started{cancel, background, start.unwritten});
+    running_.emplace(run_id, Started{cancel, channel, background, std::move(unwritten)});
     if (background) ++background_running_;
   }
-  d_.metrics.Add("agentgate_runs_started_total", {});
-  // Open before the run starts, so its followers find its events here from the first.
-  return {std::move(cancel), d_.hub.Open(run.id)};
+  return {std::move(cancel), std::move(channel)};
 }
 
 void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
-  auto [cancel, channel] = Register(run, start, executor);
+  auto [cancel, channel] = Register(run.id, /*background=*/true, nullptr, executor);
+  d_.metrics.Add("agentgate_runs_started_total", {});
   asio::co_spawn(executor,
                  RunOne(std::move(run), std::move(start), std::move(cancel), std::move(channel)),
                  asio::detached);
@@ -234,7 +240,8 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(RunRecord run,
                                                         bool written) {
   RunStart start{std::move(key), std::move(turn), nullptr, nullptr};
   if (!written) start.unwritten = std::make_shared<const RunRecord>(run);
-  auto [cancel, channel] = Register(run, start, executor);
+  auto [cancel, channel] = Register(run.id, /*background=*/false, start.unwritten, executor);
+  d_.metrics.Add("agentgate_runs_started_total", {});
   return std::make_shared<StreamedRun>(
       StreamedRun::Key(), *this,
       StreamedRun::Parts{std::move(run), std::move(start), std::move(cancel), executor},
@@ -242,12 +249,8 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(RunRecord run,
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
-  auto cancel = std::make_shared<TurnCancel>(co_await asio::this_coro::executor);
-  {
-    std::lock_guard lock(mutex_);
-    running_.emplace(run.id, Started{cancel, false});
-  }
-  auto channel = d_.hub.Open(run.id);
+  auto [cancel, channel] =
+      Register(run.id, /*background=*/false, nullptr, co_await asio::this_coro::executor);
   RunStart start;
   start.resumption = std::make_shared<const Resumption>(std::move(resumption));
   co_return co_await RunOne(std::move(run), std::move(start), std::move(cancel),
@@ -341,7 +344,6 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
 }
 
 void RunWorker::Ended(const std::string& run_id) {
-  d_.hub.Close(run_id);
   bool background = false;
   {
     std::lock_guard lock(mutex_);

@@ -7,7 +7,7 @@
 // for a cancel asked of another server.
 
 #include "app/invoke_agent.hpp"
-#include "runtime/run_hub.hpp"
+#include "runtime/run_channel.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -30,13 +30,12 @@ struct RunWorkerDeps {
   StoreRunner& store;
   TurnCommitter& writer;  // the runs' events and ends, in the store's group commit
   ServerLease& server;    // names the runs this server claims
-  RunHub& hub;
   const Clock& clock;
   Metrics& metrics;
   std::vector<boost::asio::any_io_executor> loops;  // runs go to them in turn
   int max_concurrent = 64;
   std::chrono::milliseconds poll{200};
-  std::size_t max_events = 2000;
+  std::size_t max_events = 2000;                // a run's channel keeps at most these
   std::chrono::milliseconds write_behind{100};  // an event's wait for others to share its write
 };
 
@@ -86,6 +85,9 @@ class RunWorker {
   // A paused run claimed on this server (now running) goes on where it paused, on the caller's
   // event loop, as a run its followers see: its result, once it completed, failed or paused again.
   boost::asio::awaitable<Result<InvokeResult>> Continue(RunRecord run, Resumption resumption);
+  // Any thread. The run's channel while it runs here (its followers here read its events from it,
+  // as they happen); null when it does not.
+  std::shared_ptr<RunChannel> Channel(const std::string& run_id) const;
   // Any thread. Cancels the run if it runs here; false when it does not.
   bool CancelHere(const std::string& run_id);
   // Any thread. Claims no more runs; those running finish.
@@ -97,6 +99,7 @@ class RunWorker {
   friend class StreamedRun;
   struct Started {
     std::shared_ptr<TurnCancel> cancel;
+    std::shared_ptr<RunChannel> channel;
     bool background = true;
     std::shared_ptr<const RunRecord> unwritten{};  // started before the store had it
     std::shared_ptr<const RunRecord> ending{};     // ended, before the store has its end
@@ -113,9 +116,11 @@ class RunWorker {
     std::shared_ptr<const RunRecord> unwritten{};  // not in the store yet: as it started
   };
   struct QueuedRequest;
-  // Enters the run in the registry and opens its channel: its cancel and its channel.
+  // Enters the run in the registry with a new channel, open before the run starts, so its
+  // followers find its events from the first: its cancel and its channel.
   std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> Register(
-      const RunRecord& run, const RunStart& start, const boost::asio::any_io_executor& executor);
+      const std::string& run_id, bool background, std::shared_ptr<const RunRecord> unwritten,
+      const boost::asio::any_io_executor& executor);
   void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
   // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
   boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, RunStart start,

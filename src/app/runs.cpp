@@ -226,7 +226,7 @@ asio::awaitable<Result<RunEventsRead>> Runs::NextEvents(RunCursor& cursor, milli
   };
   for (;;) {
     const auto left = std::chrono::duration_cast<milliseconds>(until - clock_.SteadyNow());
-    if (!cursor.channel) cursor.channel = hub_.Find(cursor.run_id);
+    if (!cursor.channel) cursor.channel = worker_.Channel(cursor.run_id);
     if (const auto& channel = cursor.channel) {
       // Running here: its events from memory, as they happen.
       channel->ForEachAfter(cursor.after_seq, give);

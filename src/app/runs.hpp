@@ -36,7 +36,7 @@ struct RunEventsRead {
 using RunEventSink = std::function<void(const RunEvent&)>;
 
 // Where a follower of one run is: the last event it has, and the run's channel here once found,
-// kept to the run's end (its last events may reach the follower after the channel left the hub).
+// kept to the run's end (its last events may reach the follower after the run left the worker).
 struct RunCursor {
   std::string run_id;
   std::int64_t after_seq = 0;
@@ -46,15 +46,13 @@ struct RunCursor {
 class Runs {
  public:
   Runs(InvokeAgent& invoke, Idempotency& idempotency, TenantDirectory& tenants, StoreRunner& store,
-       TurnCommitter& writer, RunWorker& worker, RunHub& hub, const Clock& clock,
-       RunsOptions options)
+       TurnCommitter& writer, RunWorker& worker, const Clock& clock, RunsOptions options)
       : invoke_(invoke),
         idempotency_(idempotency),
         tenants_(tenants),
         store_(store),
         writer_(writer),
         worker_(worker),
-        hub_(hub),
         clock_(clock),
         options_(options) {}
 
@@ -140,7 +138,6 @@ class Runs {
   StoreRunner& store_;
   TurnCommitter& writer_;  // creates runs in the store's group commit
   RunWorker& worker_;
-  RunHub& hub_;
   const Clock& clock_;
   const RunsOptions options_;
 };

@@ -107,16 +107,14 @@ class RunsTest : public InvokeAgentTest {
 
   // At most 2 runs at once, looking for queued ones every 20 ms, 100 events a run.
   RunWorkerDeps WorkerDeps() {
-    return RunWorkerDeps{invoke_, idempotency_, tenants_, runner_,  committer_,
-                         lease_,  hub_,         clock_,   metrics_, {io_.get_executor()},
-                         2,       20ms,         100};
+    return RunWorkerDeps{
+        invoke_,  idempotency_,         tenants_, runner_, committer_, lease_, clock_,
+        metrics_, {io_.get_executor()}, 2,        20ms,    100};
   }
 
-  RunHub hub_{100};
   RunWorker worker_{WorkerDeps()};
-  Runs runs_{invoke_, idempotency_, tenants_,
-             runner_, committer_,   worker_,
-             hub_,    clock_,       RunsOptions{3, 20ms, 5000ms}};
+  Runs runs_{invoke_,    idempotency_, tenants_, runner_,
+             committer_, worker_,      clock_,   RunsOptions{3, 20ms, 5000ms}};
 };
 
 TEST_F(RunsTest, ABackgroundRunEndsWithExactlyThePlainCallsBodyAfterItsSteps) {
@@ -330,14 +328,14 @@ TEST_F(RunsTest, AStreamedRunHandedToItsCallerIsFoundAtOnceAndRunsInTheCallersCo
   RunUntil([] { return false; }, 50ms);
   EXPECT_TRUE(model_.seen.empty());  // not run until its caller runs it
   EXPECT_EQ(worker_.Running(), 1u);
-  EXPECT_EQ(hub_.Find(run.id), own->channel());
+  EXPECT_EQ(worker_.Channel(run.id), own->channel());
   EXPECT_EQ(Await(runs_.Get(caller_, run.id))->status, RunStatus::kRunning);
 
   const auto result = Await(own->Run());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->response, "Mine.");
   EXPECT_EQ(worker_.Running(), 0u);
-  EXPECT_EQ(hub_.Find(run.id), nullptr);
+  EXPECT_EQ(worker_.Channel(run.id), nullptr);
   std::vector<std::string> types;
   own->channel()->ForEachAfter(0, [&](const RunEvent& e) { types.push_back(e.type); });
   ASSERT_FALSE(types.empty());
@@ -383,16 +381,21 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   RunWorkerDeps deps = WorkerDeps();
   deps.write_behind = 10min;
   RunWorker worker{deps};
-  Runs runs{invoke_, idempotency_, tenants_,
-            runner_, committer_,   worker,
-            hub_,    clock_,       RunsOptions{3, 20ms, 5000ms}};
+  Runs runs{invoke_,    idempotency_, tenants_, runner_,
+            committer_, worker,       clock_,   RunsOptions{3, 20ms, 5000ms}};
   worker.Start(io_.get_executor());
   model_.script.push_back([](const ModelRequest&) { return Reply("Held."); });
   const InvokeCall call{caller_, "bot", Asking("Hi"), std::nullopt, "", answer_, nullptr};
   QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
   RunAsync(io_, runs.Queue(call, answer));
   const RunRecord queued = std::get<Result<RunRecord>>(answer).value();
-  ASSERT_TRUE(RunUntil([&] { return committer_.committed() >= 1; }));
+  // The turn's commit is on its way. Its caller resumes only once this loop runs again, and the
+  // run's end is written only then: the store is locked first.
+  ASSERT_TRUE(RunUntil([&] { return committer_.unfinished() > 0; }));
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (committer_.committed() < 1 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(committer_.committed(), 1u);
   sqlite::Connection other(backend_.path());
   std::optional<sqlite::WriteTransaction> busy(std::in_place, other);
 
@@ -442,9 +445,8 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
   deps.max_concurrent = 1;
   deps.poll = 60s;  // no look but the ones a run's end or queueing asks for, in this test
   RunWorker worker{deps};
-  Runs runs{invoke_, idempotency_, tenants_,
-            runner_, committer_,   worker,
-            hub_,    clock_,       RunsOptions{3, 20ms, 5000ms}};
+  Runs runs{invoke_,    idempotency_, tenants_, runner_,
+            committer_, worker,       clock_,   RunsOptions{3, 20ms, 5000ms}};
   worker.Start(io_.get_executor());
   RunUntil([&] { return false; }, 50ms);  // its first look found nothing
   const auto queue_directly = [&](const std::string& id) {
@@ -504,9 +506,8 @@ class UnwrittenRunsTest : public RunsTest {
   }
 
   RunWorker later_worker_{LaterDeps()};
-  Runs later_runs_{invoke_, idempotency_, tenants_,
-                   runner_, committer_,   later_worker_,
-                   hub_,    clock_,       RunsOptions{3, 20ms, 5000ms, true}};
+  Runs later_runs_{invoke_,    idempotency_,  tenants_, runner_,
+                   committer_, later_worker_, clock_,   RunsOptions{3, 20ms, 5000ms, true}};
 };
 
 TEST_F(UnwrittenRunsTest, AShortStreamedRunIsWrittenOnceAtItsEndWithEveryEvent) {
@@ -560,7 +561,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   running.token_id = "tok";
   running.status = RunStatus::kRunning;
   running.created_at_ms = running.started_at_ms = 1000;
-  auto channel = hub_.Open(running.id);
+  auto channel = std::make_shared<RunChannel>(100);
   RunRecorder recorder(committer_, channel, running.id, 100, io_.get_executor(), 0,
                        std::make_shared<const RunRecord>(running), 10s);
   recorder.Report(run_events::Started(running.id, "", "bot"));
@@ -591,7 +592,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
 
   // Written with its turn: the followers get its end, and its drain writes nothing more.
   running.id = "run_y";
-  auto written_channel = hub_.Open(running.id);
+  auto written_channel = std::make_shared<RunChannel>(100);
   RunRecorder written(committer_, written_channel, running.id, 100, io_.get_executor(), 0,
                       std::make_shared<const RunRecord>(running), 10s);
   written.Report(run_events::Started(running.id, "", "bot"));
@@ -647,9 +648,8 @@ TEST_F(UnwrittenRunsTest, ARunThatIsNotShortIsWrittenRunningWithItsFirstEvents) 
   RunWorkerDeps deps = WorkerDeps();
   deps.write_behind = 20ms;
   RunWorker worker{deps};
-  Runs runs{invoke_, idempotency_, tenants_,
-            runner_, committer_,   worker,
-            hub_,    clock_,       RunsOptions{3, 20ms, 5000ms, true}};
+  Runs runs{invoke_,    idempotency_, tenants_, runner_,
+            committer_, worker,       clock_,   RunsOptions{3, 20ms, 5000ms, true}};
   model_.thinking = 2s;
   model_.script.push_back([](const ModelRequest&) { return Reply("Slow."); });
   const InvokeCall call{caller_, "bot", Asking("Slowly"), std::nullopt, "", answer_, nullptr};

@@ -105,19 +105,17 @@ class ServerRoutesTest : public ::testing::Test {
                                  TurnTiming{}}};
   ConsoleSessions console_{clock_, ConsoleSessions::Limits{}};
   GatewayCallTally gateway_calls_;
-  RunHub run_hub_{100};
   RunWorker run_worker_{RunWorkerDeps{invoke_,
                                       idempotency_,
                                       tenants_,
                                       runner_,
                                       committer_,
                                       lease_,
-                                      run_hub_,
                                       clock_,
                                       metrics_,
                                       {http_io_.get_executor()}}};
-  Runs runs_{invoke_,     idempotency_, tenants_, runner_,      committer_,
-             run_worker_, run_hub_,     clock_,   RunsOptions{}};
+  Runs runs_{invoke_,    idempotency_, tenants_, runner_,
+             committer_, run_worker_,  clock_,   RunsOptions{}};
   http::RouteDeps deps_{admin_,
                         invoke_,
                         runs_,

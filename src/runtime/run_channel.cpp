@@ -1,4 +1,4 @@
-#include "runtime/run_hub.hpp"
+#include "runtime/run_channel.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
@@ -66,29 +66,6 @@ asio::awaitable<void> RunChannel::WaitBeyond(std::int64_t after_seq, std::chrono
   }
   waiter->timer.expires_after(wait);
   co_await waiter->timer.async_wait(asio::as_tuple(asio::use_awaitable));
-}
-
-std::shared_ptr<RunChannel> RunHub::Open(const std::string& run_id) {
-  auto channel = std::make_shared<RunChannel>(max_events_);
-  std::lock_guard lock(mutex_);
-  channels_[run_id] = channel;
-  return channel;
-}
-
-std::shared_ptr<RunChannel> RunHub::Find(const std::string& run_id) const {
-  std::lock_guard lock(mutex_);
-  auto it = channels_.find(run_id);
-  return it == channels_.end() ? nullptr : it->second;
-}
-
-void RunHub::Close(const std::string& run_id) {
-  std::lock_guard lock(mutex_);
-  channels_.erase(run_id);
-}
-
-std::size_t RunHub::OpenChannels() const {
-  std::lock_guard lock(mutex_);
-  return channels_.size();
 }
 
 }  // namespace agentgate

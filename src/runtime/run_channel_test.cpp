@@ -1,4 +1,4 @@
-#include "runtime/run_hub.hpp"
+#include "runtime/run_channel.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
@@ -92,17 +92,6 @@ TEST(RunChannel, AFollowerWaitingForTheEndIsWokenByTheTerminalEventAlone) {
   std::vector<std::int64_t> seen;
   EXPECT_EQ(channel.ForEachAfter(1, [&](const RunEvent& e) { seen.push_back(e.seq); }), 2u);
   EXPECT_EQ(seen, (std::vector<std::int64_t>{2, 3}));
-}
-
-TEST(RunHub, AChannelIsFoundWhileItsRunRunsHereAndIsGoneOnceClosed) {
-  RunHub hub(10);
-  EXPECT_EQ(hub.Find("run_1"), nullptr);
-  auto channel = hub.Open("run_1");
-  EXPECT_EQ(hub.Find("run_1"), channel);
-  EXPECT_EQ(hub.OpenChannels(), 1u);
-  hub.Close("run_1");
-  EXPECT_EQ(hub.Find("run_1"), nullptr);
-  EXPECT_EQ(hub.OpenChannels(), 0u);
 }
 
 }  // namespace

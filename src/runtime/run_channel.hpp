@@ -3,6 +3,7 @@
 // run's recorder adds each event as it happens, and a follower on any I/O thread reads the events
 // after the last it has and waits for more. A run's channel lives from its start until its last
 // event is in the store; followers of runs running elsewhere, or ended, read the store instead.
+// The run worker keeps each running run's channel with the rest of its entry (RunWorker::Channel).
 
 #include "ports/store_records.hpp"
 
@@ -13,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace agentgate {
@@ -56,23 +56,6 @@ class RunChannel {
   std::vector<RunEvent> events_;
   bool ended_ = false;
   std::vector<std::weak_ptr<Waiter>> waiters_;
-};
-
-class RunHub {
- public:
-  explicit RunHub(std::size_t max_events) : max_events_(max_events) {}
-
-  std::shared_ptr<RunChannel> Open(const std::string& run_id);
-  // Null when the run is not running on this server.
-  std::shared_ptr<RunChannel> Find(const std::string& run_id) const;
-  // Once the run's events are all in the store: its followers turn to the store.
-  void Close(const std::string& run_id);
-  std::size_t OpenChannels() const;  // one per run running here
-
- private:
-  const std::size_t max_events_;
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<RunChannel>> channels_;
 };
 
 }  // namespace agentgate
