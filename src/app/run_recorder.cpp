@@ -1,6 +1,7 @@
 #include "app/run_recorder.hpp"
 
 #include "app/invoke_body.hpp"
+#include "domain/runs/run_event_log.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -97,25 +98,39 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
   if (!unwritten_run_ || in_flight_) return std::nullopt;
   finishing_ = true;  // a write-behind gathering meanwhile stops without writing
   CutWaitShort();
-  RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, channel_->After(written_seq_), 0,
-                 std::nullopt};
+  RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, {}, 0, std::nullopt};
   ended.run.status = RunStatus::kCompleted;
   ended.run.ended_at_ms = now_ms;
   ended.run.result_json = InvokeBodyText(result);
   RunEvent terminal = run_events::Completed(ended.run.result_json);
   terminal.seq = last_seq_ + 1;
-  ended.events.push_back(std::move(terminal));
+  ended.packed_events = PackedAfter(written_seq_, &terminal, ended.run.result_json);
+  ending_ = std::move(terminal);  // its followers get it once the commit is written
   return ended;
 }
 
-void RunRecorder::TurnCommitted(bool written, RunWrite ended) {
+void RunRecorder::TurnCommitted(bool written, RunWrite /*ended*/) {
+  auto terminal = std::move(ending_);
+  ending_.reset();
   // Not written: its events are still to be written, by the run's own end (Finish, which follows
   // at once).
-  if (!written) return;
+  if (!written || !terminal) return;
   unwritten_run_.reset();
   ended_with_turn_ = true;
-  last_seq_ = written_seq_ = ended.events.back().seq;
-  channel_->Add(std::move(ended.events.back()));
+  last_seq_ = written_seq_ = terminal->seq;
+  channel_->Add(std::move(*terminal));
+}
+
+std::string RunRecorder::PackedAfter(std::int64_t after_seq, const RunEvent* last,
+                                     std::string_view outcome) const {
+  // Packed where they are, under the channel's lock: the events are not copied for the store.
+  std::size_t size = last != nullptr ? RunEventPacker::RoomFor(*last) : 0;
+  channel_->ForEachAfter(after_seq,
+                         [&size](const RunEvent& e) { size += RunEventPacker::RoomFor(e); });
+  RunEventPacker packer(outcome, size);
+  channel_->ForEachAfter(after_seq, [&packer](const RunEvent& e) { packer.Add(e); });
+  if (last != nullptr) packer.Add(*last);
+  return packer.Take();
 }
 
 asio::awaitable<void> RunRecorder::Drain() {
@@ -142,7 +157,12 @@ asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, RunRecord ru
   last.seq = ++last_seq_;
   channel_->Add(std::move(last));
   // A run ended before it was written is written once (a pause's commit has written it).
-  if (kind == RunWrite::Kind::kFinish && unwritten_run_) kind = RunWrite::Kind::kCreateEnded;
+  if (kind == RunWrite::Kind::kFinish && unwritten_run_) {
+    RunWrite once{RunWrite::Kind::kCreateEnded, std::move(run), {}, 0, std::nullopt};
+    once.packed_events =
+        PackedAfter(written_seq_, nullptr, RunOutcome(once.run.result_json, once.run.error_json));
+    co_return co_await writer_.Write(once);
+  }
   const RunWrite write{kind, std::move(run), channel_->After(written_seq_), 0, std::nullopt};
   co_return co_await writer_.Write(write);
 }

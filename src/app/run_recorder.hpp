@@ -66,6 +66,10 @@ class RunRecorder final : public TurnObserver {
   void WriteBehindEnded();  // wakes a Drain
   // Once finishing: a write-behind's wait ends now (what is left is the end's to write).
   void CutWaitShort();
+  // The channel's events after `after_seq`, then `last` if given, packed as a run's row keeps
+  // them.
+  std::string PackedAfter(std::int64_t after_seq, const RunEvent* last,
+                          std::string_view outcome) const;
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.
   boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, RunRecord run, RunEvent last);
 
@@ -83,6 +87,7 @@ class RunRecorder final : public TurnObserver {
   bool in_flight_ = false;        // its write is with the store
   bool finishing_ = false;
   bool ended_with_turn_ = false;
+  std::optional<RunEvent> ending_;  // the terminal event of an end in its turn's commit, meanwhile
   boost::asio::steady_timer gathering_;  // the wait before a write; Finish cuts it short
   boost::asio::steady_timer written_;    // canceled when a write ends: Finish waits on it
 };

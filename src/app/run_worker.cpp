@@ -206,14 +206,15 @@ void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executo
   auto [cancel, channel] = Register(run.id, /*background=*/true, nullptr, executor);
   d_.metrics.Add("agentgate_runs_started_total", {});
   asio::co_spawn(executor,
-                 RunOne(std::move(run), std::move(start), std::move(cancel), std::move(channel)),
+                 RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
+                        std::move(cancel), std::move(channel)),
                  asio::detached);
 }
 
 StreamedRun::StreamedRun(Key, RunWorker& worker, Parts parts, std::shared_ptr<RunChannel> channel)
     : worker_(worker),
       parts_(std::move(parts)),
-      run_id_(parts_->run.id),
+      run_id_(parts_->run->id),
       channel_(std::move(channel)) {}
 
 StreamedRun::~StreamedRun() {
@@ -233,18 +234,18 @@ asio::awaitable<Result<InvokeResult>> StreamedRun::Run() {
   return awaitable;
 }
 
-std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(RunRecord run,
+std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
                                                         std::shared_ptr<const StreamedTurn> turn,
                                                         std::optional<ClaimedKey> key,
                                                         const asio::any_io_executor& executor,
                                                         bool written) {
-  RunStart start{std::move(key), std::move(turn), nullptr, nullptr};
-  if (!written) start.unwritten = std::make_shared<const RunRecord>(run);
+  auto shared = std::make_shared<const RunRecord>(run);
+  RunStart start{std::move(key), std::move(turn), nullptr, written ? nullptr : shared};
   auto [cancel, channel] = Register(run.id, /*background=*/false, start.unwritten, executor);
   d_.metrics.Add("agentgate_runs_started_total", {});
   return std::make_shared<StreamedRun>(
       StreamedRun::Key(), *this,
-      StreamedRun::Parts{std::move(run), std::move(start), std::move(cancel), executor},
+      StreamedRun::Parts{std::move(shared), std::move(start), std::move(cancel), executor},
       std::move(channel));
 }
 
@@ -253,13 +254,15 @@ asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumpt
       Register(run.id, /*background=*/false, nullptr, co_await asio::this_coro::executor);
   RunStart start;
   start.resumption = std::make_shared<const Resumption>(std::move(resumption));
-  co_return co_await RunOne(std::move(run), std::move(start), std::move(cancel),
-                            std::move(channel));
+  co_return co_await RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
+                            std::move(cancel), std::move(channel));
 }
 
-asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart start,
+asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const RunRecord> shared,
+                                                        RunStart start,
                                                         std::shared_ptr<TurnCancel> cancel,
                                                         std::shared_ptr<RunChannel> channel) {
+  const RunRecord& run = *shared;
   const auto executor = co_await asio::this_coro::executor;
   const auto& resumption = start.resumption;
   std::optional<QueuedRequest> queued;
@@ -307,12 +310,11 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
     Ended(run.id);
     co_return result;
   }
-  const std::string run_id = run.id;
   RunStatus status = RunStatus::kCompleted;
   if (recorder.ended_with_turn()) {
     co_await recorder.Drain();  // completed, in its turn's commit: nothing left to write
   } else {
-    RunRecord ended = std::move(run);
+    RunRecord ended = run;
     ended.ended_at_ms = d_.clock.NowMs();
     RunEvent terminal;
     if (result) {
@@ -333,13 +335,13 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(RunRecord run, RunStart 
       // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
       LogTraced(
           "warn", "run_not_finished",
-          {{"run_id", std::string_view(run_id)},
+          {{"run_id", std::string_view(run.id)},
            {"error", std::string_view(finished ? "no longer running" : finished.error().message)}},
           traced);
     }
   }
   d_.metrics.Add("agentgate_runs_ended_total", {{"status", std::string(RunStatusName(status))}});
-  Ended(run_id);
+  Ended(run.id);
   co_return result;
 }
 

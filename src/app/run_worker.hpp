@@ -73,7 +73,7 @@ class RunWorker {
   // `executor`, its follower's, so that its events reach the follower without a thread hop.
   // `written`: created in the store already; else it is written with its first events' write or
   // once at its end (docs/runs.md), and Ahead() has it meanwhile.
-  std::shared_ptr<StreamedRun> PrepareStreamed(RunRecord run,
+  std::shared_ptr<StreamedRun> PrepareStreamed(const RunRecord& run,
                                                std::shared_ptr<const StreamedTurn> turn,
                                                std::optional<ClaimedKey> key,
                                                const boost::asio::any_io_executor& executor,
@@ -123,7 +123,9 @@ class RunWorker {
       const boost::asio::any_io_executor& executor);
   void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
   // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
-  boost::asio::awaitable<Result<InvokeResult>> RunOne(RunRecord run, RunStart start,
+  // `run` as it started: one record, shared with the registry while it is unwritten.
+  boost::asio::awaitable<Result<InvokeResult>> RunOne(std::shared_ptr<const RunRecord> run,
+                                                      RunStart start,
                                                       std::shared_ptr<TurnCancel> cancel,
                                                       std::shared_ptr<RunChannel> channel);
   boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run, const RunStart& start,
@@ -160,7 +162,7 @@ class RunWorker {
 // beside its caller when it goes.
 class StreamedRun {
   struct Parts {  // what it needs to run, until it does
-    RunRecord run;
+    std::shared_ptr<const RunRecord> run;
     RunWorker::RunStart start;
     std::shared_ptr<TurnCancel> cancel;
     boost::asio::any_io_executor executor;

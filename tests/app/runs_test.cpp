@@ -7,6 +7,7 @@
 #include "app/invoke_body.hpp"
 #include "app/run_recorder.hpp"
 #include "domain/json_text.hpp"
+#include "domain/runs/run_event_log.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -573,9 +574,15 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_EQ(ended->kind, RunWrite::Kind::kCreateEnded);
   EXPECT_EQ(ended->run.status, RunStatus::kCompleted);
   EXPECT_EQ(ended->run.ended_at_ms, 2000);
-  ASSERT_EQ(ended->events.size(), 3u);
-  EXPECT_EQ(ended->events.back().seq, 3);
-  EXPECT_EQ(ended->events.back().data, ended->run.result_json);
+  // Its events packed for its row, the terminal one as a reference to its result.
+  const auto packed = UnpackRunEvents(ended->packed_events, 0, 10, ended->run.result_json);
+  ASSERT_EQ(packed.size(), 3u);
+  EXPECT_EQ(packed[0].type, "run.started");
+  EXPECT_EQ(packed[1].data, R"({"text":"Hi"})");
+  EXPECT_EQ(packed.back().seq, 3);
+  EXPECT_EQ(packed.back().type, "run.completed");
+  EXPECT_EQ(packed.back().data, ended->run.result_json);
+  EXPECT_NE(ended->packed_events.find("\trun.completed\t=\t"), std::string::npos);
   recorder.TurnCommitted(false, std::move(*ended));
   EXPECT_FALSE(recorder.ended_with_turn());
   EXPECT_FALSE(channel->Ended());  // its followers saw no end

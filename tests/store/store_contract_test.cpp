@@ -1,6 +1,8 @@
 // One store suite, every backend: each test states a store operation's meaning.
 #include "store/store_backends.hpp"
 
+#include "domain/runs/run_event_log.hpp"
+
 #include <gtest/gtest.h>
 
 #include <tuple>
@@ -530,6 +532,13 @@ RunEvent Numbered(RunEvent event, std::int64_t seq) {
   return event;
 }
 
+// A run written once, as it ended, with these events in its row, packed as its recorder packs them.
+RunWrite EndedOnce(const RunRecord& run, const std::vector<RunEvent>& events) {
+  RunWrite once{RunWrite::Kind::kCreateEnded, run, {}, 0, std::nullopt};
+  once.packed_events = PackRunEvents(events, RunOutcome(run.result_json, run.error_json));
+  return once;
+}
+
 TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
   auto& s = *this->store_;
   EXPECT_TRUE(s.CreateRun(Queued("r1", 100), 2, std::nullopt).value());
@@ -823,7 +832,7 @@ TYPED_TEST(StoreContract, AStreamedRunWrittenOnceAtItsEndKeepsItsEventsAndWebhoo
   events.push_back(Numbered(run_events::Started("short", "", "bot"), 1));
   events.push_back(Numbered(run_events::TextDelta("line\n\ttab"), 2));
   events.push_back(Numbered(run_events::Completed(done.result_json), 3));
-  const RunWrite once{RunWrite::Kind::kCreateEnded, done, events, 0, std::nullopt};
+  const RunWrite once = EndedOnce(done, events);
   ASSERT_TRUE(s.WriteRuns({&once}).front().value());
   const auto stored = s.GetRun("short").value();
   ASSERT_TRUE(stored);
@@ -886,11 +895,7 @@ TYPED_TEST(StoreContract, ABatchOfTurnsAndRunsKeepsEachOnesOutcome) {
   done.status = RunStatus::kCompleted;
   done.started_at_ms = 100;
   done.ended_at_ms = 200;
-  const RunWrite once{RunWrite::Kind::kCreateEnded,
-                      done,
-                      {Numbered(run_events::Completed("{}"), 1)},
-                      0,
-                      std::nullopt};
+  const RunWrite once = EndedOnce(done, {Numbered(run_events::Completed("{}"), 1)});
   const auto results = s.CommitBatch({&again}, {&once});
   ASSERT_EQ(results.turns.size(), 1u);
   ASSERT_FALSE(results.turns[0]);
@@ -913,12 +918,8 @@ TYPED_TEST(StoreContract, ATurnsEndedRunIsWrittenWithItsTurnOnly) {
   auto& s = *this->store_;
   const RunRecord done = Completed("rides", 150);
   TurnCommit turn = Appending("t1", "c1", 1000, true);
-  turn.ended_run = RunWrite{RunWrite::Kind::kCreateEnded,
-                            done,
-                            {Numbered(run_events::Started("rides", "", "bot"), 1),
-                             Numbered(run_events::Completed(done.result_json), 2)},
-                            0,
-                            std::nullopt};
+  turn.ended_run = EndedOnce(done, {Numbered(run_events::Started("rides", "", "bot"), 1),
+                                    Numbered(run_events::Completed(done.result_json), 2)});
   const auto results = s.CommitBatch({&turn}, {});
   ASSERT_EQ(results.turns.size(), 1u);
   ASSERT_TRUE(results.turns[0]);

@@ -1,8 +1,8 @@
 // Runs and their events (docs/runs.md): the queue, each decision in one write transaction.
 #include "adapters/store_common/row_readers.hpp"
-#include "adapters/store_common/run_event_log.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
+#include "domain/runs/run_event_log.hpp"
 
 #include <algorithm>
 #include <array>
@@ -132,7 +132,7 @@ void InsertEndedRunIn(Connection& c, const RunWrite& write) {
       .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
             run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
             run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
-            PackRunEvents(write.events, RunOutcome(run.result_json, run.error_json)))
+            write.packed_events)
       .Run();
   EnqueueEndWebhooks(c, run);
 }

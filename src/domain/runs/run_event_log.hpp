@@ -3,15 +3,34 @@
 // both engines: a run written once, at its end, keeps its events in one column rather than a row
 // each. Each event is "<seq>\t<type>\t<length of data>\t<data>\n", so data may hold any byte; an
 // event whose data is the run's outcome (its terminal one: the result or the error, kept in their
-// own columns) is "<seq>\t<type>\t=\t\n", so the row holds it once.
+// own columns) is "<seq>\t<type>\t=\t\n", so the row holds it once. A run ending in its turn's
+// commit packs its events on its own thread, where they are (RunWrite::packed_events).
 
-#include "ports/store_records.hpp"
+#include "domain/runs/run_events.hpp"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace agentgate {
+
+// Packs a run's events one at a time, in order, into its row's log.
+class RunEventPacker {
+ public:
+  // `outcome`: the run's result or error (kept in its row); an event whose data it is, is packed
+  // as a reference to it. Room for `size_hint` bytes from the start.
+  explicit RunEventPacker(std::string_view outcome = {}, std::size_t size_hint = 0);
+  void Add(const RunEvent& event);
+  std::string Take() { return std::move(log_); }
+  // Room an event takes in the log, at most (a size hint's share).
+  static std::size_t RoomFor(const RunEvent& event) {
+    return event.type.size() + event.data.size() + 32;
+  }
+
+ private:
+  std::string_view outcome_;
+  std::string log_;
+};
 
 std::string PackRunEvents(const std::vector<RunEvent>& events, std::string_view outcome = {});
 // Those after `after_seq`, at most `limit`; a log cut short or garbled ends where it stops making

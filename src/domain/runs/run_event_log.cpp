@@ -1,30 +1,36 @@
-#include "adapters/store_common/run_event_log.hpp"
+#include "domain/runs/run_event_log.hpp"
 
 #include <charconv>
 
 namespace agentgate {
 
+RunEventPacker::RunEventPacker(std::string_view outcome, std::size_t size_hint)
+    : outcome_(outcome) {
+  log_.reserve(size_hint);
+}
+
+void RunEventPacker::Add(const RunEvent& e) {
+  char digits[24];
+  log_.append(digits, std::to_chars(digits, digits + sizeof digits, e.seq).ptr);
+  log_ += '\t';
+  log_ += e.type;
+  if (!outcome_.empty() && e.data == outcome_) {
+    log_ += "\t=\t\n";
+    return;
+  }
+  log_ += '\t';
+  log_.append(digits, std::to_chars(digits, digits + sizeof digits, e.data.size()).ptr);
+  log_ += '\t';
+  log_ += e.data;
+  log_ += '\n';
+}
+
 std::string PackRunEvents(const std::vector<RunEvent>& events, std::string_view outcome) {
   std::size_t size = 0;
-  for (const auto& e : events) size += e.type.size() + e.data.size() + 32;
-  std::string log;
-  log.reserve(size);
-  char digits[24];
-  for (const auto& e : events) {
-    log.append(digits, std::to_chars(digits, digits + sizeof digits, e.seq).ptr);
-    log += '\t';
-    log += e.type;
-    if (!outcome.empty() && e.data == outcome) {
-      log += "\t=\t\n";
-      continue;
-    }
-    log += '\t';
-    log.append(digits, std::to_chars(digits, digits + sizeof digits, e.data.size()).ptr);
-    log += '\t';
-    log += e.data;
-    log += '\n';
-  }
-  return log;
+  for (const auto& e : events) size += RunEventPacker::RoomFor(e);
+  RunEventPacker packer(outcome, size);
+  for (const auto& e : events) packer.Add(e);
+  return packer.Take();
 }
 
 namespace {
