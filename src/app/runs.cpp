@@ -75,7 +75,7 @@ asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, b
   if (run && as.streamed) {
     // It starts from what its call admitted, continuing the call's trace.
     auto turn = std::make_shared<const StreamedTurn>(
-        StreamedTurn{command.caller, command.request, command.agent, command.trace});
+        StreamedTurn{command.caller, command.request, std::move(command.agent), command.trace});
     const auto executor = co_await asio::this_coro::executor;
     auto ready = worker_.PrepareStreamed(*run, std::move(turn), key, executor, !written_later);
     // Not handed to the caller: it starts beside it as `ready` goes.

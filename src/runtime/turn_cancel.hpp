@@ -6,14 +6,16 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include <functional>
-#include <memory>
+#include <mutex>
+#include <utility>
 
 namespace agentgate {
 
 class TurnCancel {
  public:
-  explicit TurnCancel(boost::asio::any_io_executor executor);
-  ~TurnCancel();
+  explicit TurnCancel(boost::asio::any_io_executor executor) : executor_(std::move(executor)) {}
+  TurnCancel(const TurnCancel&) = delete;
+  TurnCancel& operator=(const TurnCancel&) = delete;
 
   void Cancel();  // any thread, any number of times
   // `callback` runs once, on the executor given at construction, when Cancel() is called (at once
@@ -21,8 +23,10 @@ class TurnCancel {
   void OnCancel(std::function<void()> callback);
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  boost::asio::any_io_executor executor_;
+  std::mutex mutex_;
+  bool canceled_ = false;  // under mutex_
+  std::function<void()> on_cancel_;
 };
 
 }  // namespace agentgate
