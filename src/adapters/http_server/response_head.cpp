@@ -26,8 +26,12 @@ bool MayHaveLength(int status) {
 
 std::string ResponseHead(const Response& response, unsigned version, bool keep_alive,
                          std::optional<std::size_t> whole_stream) {
+  // Room for it all from the start (a stream's head, with its own fields and its run's Location,
+  // outgrew a fixed guess and was copied).
+  std::size_t size = 192 + response.content_type.size();
+  for (const auto& [name, value] : response.headers) size += name.size() + value.size() + 4;
   std::string head;
-  head.reserve(192);
+  head.reserve(size);
   head += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
   head += std::to_string(response.status);
   head += ' ';

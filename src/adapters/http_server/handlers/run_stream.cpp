@@ -171,6 +171,7 @@ asio::awaitable<void> FollowOrCancel(RouteDeps& deps, std::string run_id, std::i
 Response EventStreamResponse() {
   Response response;
   response.content_type = "text/event-stream";
+  response.headers.reserve(2);  // its run's Location, then the server's X-Request-Id
   return response;
 }
 
