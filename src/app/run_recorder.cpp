@@ -109,7 +109,7 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
   return ended;
 }
 
-void RunRecorder::TurnCommitted(bool written, RunWrite /*ended*/) {
+void RunRecorder::TurnCommitted(bool written) {
   auto terminal = std::move(ending_);
   ending_.reset();
   // Not written: its events are still to be written, by the run's own end (Finish, which follows

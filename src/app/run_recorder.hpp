@@ -45,7 +45,7 @@ class RunRecorder final : public TurnObserver {
   // An unwritten run with no write on its way ends in its turn's commit (docs/runs.md): its
   // terminal event goes to its followers once that commit is written.
   std::optional<RunWrite> EndWithTurn(const InvokeResult& result, std::int64_t now_ms) override;
-  void TurnCommitted(bool written, RunWrite ended) override;
+  void TurnCommitted(bool written) override;
   // It ended so, completed: only Drain is left, not Finish.
   bool ended_with_turn() const { return ended_with_turn_; }
   // Returns once no write-behind refers to the recorder: every end awaits it before the recorder

@@ -33,9 +33,8 @@ class TurnObserver {
                                               std::int64_t /*now_ms*/) {
     return std::nullopt;
   }
-  // That commit's outcome: written, the run has ended; refused or failed, `ended` comes back and
-  // the run ends on its own.
-  virtual void TurnCommitted(bool /*written*/, RunWrite /*ended*/) {}
+  // That commit's outcome: written, the run has ended; refused or failed, the run ends on its own.
+  virtual void TurnCommitted(bool /*written*/) {}
 };
 
 }  // namespace agentgate

@@ -216,8 +216,7 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
   Span span =
       run.StartChild([] { return std::string("commit_turn"); }, tracing::SpanKind::kInternal);
   const Result<void> committed = co_await d_.committer.Commit(commit);
-  if (commit.ended_run)
-    observer->TurnCommitted(committed.has_value(), std::move(*commit.ended_run));
+  if (commit.ended_run) observer->TurnCommitted(committed.has_value());
   if (span.recording()) {
     span.Set("db.operation.name", std::string("commit_turn"));
     if (!committed) {

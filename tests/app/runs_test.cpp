@@ -583,7 +583,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_EQ(packed.back().type, "run.completed");
   EXPECT_EQ(packed.back().data, ended->run.result_json);
   EXPECT_NE(ended->packed_events.find("\trun.completed\t=\t"), std::string::npos);
-  recorder.TurnCommitted(false, std::move(*ended));
+  recorder.TurnCommitted(false);
   EXPECT_FALSE(recorder.ended_with_turn());
   EXPECT_FALSE(channel->Ended());  // its followers saw no end
 
@@ -605,7 +605,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   written.Report(run_events::Started(running.id, "", "bot"));
   auto rode = written.EndWithTurn(result, 2000);
   ASSERT_TRUE(rode);
-  written.TurnCommitted(true, std::move(*rode));
+  written.TurnCommitted(true);
   EXPECT_TRUE(written.ended_with_turn());
   EXPECT_TRUE(written.RunStored());
   const auto seen = written_channel->After(0);
