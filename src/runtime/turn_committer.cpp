@@ -27,6 +27,7 @@ void TurnCommitter::Enqueue(Pending pending) {
     std::lock_guard lock(mutex_);
     queue_.push_back(std::move(pending));
     ++unfinished_;
+    ++enqueued_;
     queued_.store(queue_.size(), std::memory_order_release);
   }
   wake_.notify_one();
@@ -122,6 +123,11 @@ std::size_t TurnCommitter::batches() const {
 std::size_t TurnCommitter::committed() const {
   std::lock_guard lock(mutex_);
   return committed_;
+}
+
+std::size_t TurnCommitter::enqueued() const {
+  std::lock_guard lock(mutex_);
+  return enqueued_;
 }
 
 std::size_t TurnCommitter::unfinished() const {

@@ -74,9 +74,11 @@ class TurnCommitter {
         boost::asio::use_awaitable, &write);
   }
 
-  // Batches committed so far, and the turns committed in them (the tests read these).
+  // Batches committed so far, the turns committed in them, and the commits and writes ever
+  // queued (the tests read these).
   std::size_t batches() const;
   std::size_t committed() const;
+  std::size_t enqueued() const;
   // Commits and writes queued or being written whose callers have not yet been handed their
   // result: an event loop must outlive these (a test's loop waits for none before it ends).
   std::size_t unfinished() const;
@@ -126,6 +128,7 @@ class TurnCommitter {
   std::size_t batches_ = 0;
   std::size_t committed_ = 0;
   std::size_t unfinished_ = 0;  // enqueued, and not yet handed back by a writer
+  std::size_t enqueued_ = 0;
   std::vector<std::thread> writers_;
 };
 

@@ -381,6 +381,7 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   worker_.Stop();
   RunWorkerDeps deps = WorkerDeps();
   deps.write_behind = 10min;
+  deps.poll = 10min;  // it claims the run when its queueing wakes it, after the run's create
   RunWorker worker{deps};
   Runs runs{invoke_,    idempotency_, tenants_, runner_,
             committer_, worker,       clock_,   RunsOptions{3, 20ms, 5000ms}};
@@ -390,10 +391,11 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
   RunAsync(io_, runs.Queue(call, answer));
   const RunRecord queued = std::get<Result<RunRecord>>(answer).value();
-  // The turn's commit is on its way, or done (its writer may be quicker than this check). Either
-  // way its caller resumes only once this loop runs again, and the run's end is written only
-  // then: the store is locked first.
-  ASSERT_TRUE(RunUntil([&] { return committer_.unfinished() > 0 || committer_.committed() >= 1; }));
+  // The turn's commit is the next write queued after the run's create. Once it is, its caller
+  // resumes only when this loop runs again, and the run's end is written only then: the store is
+  // locked first.
+  const std::size_t created = committer_.enqueued();
+  ASSERT_TRUE(RunUntil([&] { return committer_.enqueued() > created; }));
   const auto until = std::chrono::steady_clock::now() + 10s;
   while (committer_.committed() < 1 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(1ms);

@@ -164,7 +164,8 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
 
     # An agent, created, deployed to prod and granted to that token in the console, answers it.
     browser.find_element(By.ID, "agents-link").click()
-    assert "No agents yet" in wait_for(browser, "main").text
+    # The organization's page is still up until the agents' page replaces it: wait for its text.
+    wait_text(browser, "main", "No agents yet")
     agent_form = wait_for(browser, "#agent-form")
     fill(agent_form, "id", "support")
     template = json.loads(agent_form.find_element(By.NAME, "config").get_attribute("value"))
