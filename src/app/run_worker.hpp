@@ -3,8 +3,9 @@
 // worker claims the oldest queued runs whenever it has room (at most `max_concurrent` running
 // here), at once when a run was queued through this server and every `poll` for runs queued
 // through others, and runs each as a turn on the event loops in turn. A streamed turn's run is
-// started here at once, beside them. A run's cancel reaches it here directly, or through the store
-// for a cancel asked of another server.
+// registered here at once and run in its response's own coroutine (StreamedRun). The worker keeps
+// every run running here (its cancel, its channel, its record ahead of the store): a run's cancel
+// reaches it here directly, or through the store for a cancel asked of another server.
 
 #include "app/invoke_agent.hpp"
 #include "runtime/run_channel.hpp"

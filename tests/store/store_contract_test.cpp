@@ -535,7 +535,9 @@ RunEvent Numbered(RunEvent event, std::int64_t seq) {
 // A run written once, as it ended, with these events in its row, packed as its recorder packs them.
 RunWrite EndedOnce(const RunRecord& run, const std::vector<RunEvent>& events) {
   RunWrite once{RunWrite::Kind::kCreateEnded, run, {}, 0, std::nullopt};
-  once.packed_events = PackRunEvents(events, RunOutcome(run.result_json, run.error_json));
+  RunEventPacker packer(RunOutcome(run.result_json, run.error_json));
+  for (const auto& event : events) packer.Add(event);
+  once.packed_events = packer.Take();
   return once;
 }
 

@@ -25,14 +25,6 @@ void RunEventPacker::Add(const RunEvent& e) {
   log_ += '\n';
 }
 
-std::string PackRunEvents(const std::vector<RunEvent>& events, std::string_view outcome) {
-  std::size_t size = 0;
-  for (const auto& e : events) size += RunEventPacker::RoomFor(e);
-  RunEventPacker packer(outcome, size);
-  for (const auto& e : events) packer.Add(e);
-  return packer.Take();
-}
-
 namespace {
 
 // The field up to the next tab, moving `rest` past it; false when there is no tab.

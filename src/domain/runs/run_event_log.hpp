@@ -32,7 +32,6 @@ class RunEventPacker {
   std::string log_;
 };
 
-std::string PackRunEvents(const std::vector<RunEvent>& events, std::string_view outcome = {});
 // Those after `after_seq`, at most `limit`; a log cut short or garbled ends where it stops making
 // sense (what came before is returned).
 std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,

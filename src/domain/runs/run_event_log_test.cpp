@@ -12,6 +12,13 @@ std::vector<RunEvent> Sample() {
           {4, "run.completed", R"({"response":"ok"})"}};
 }
 
+// The events packed one after another, as a run's recorder packs them.
+std::string Pack(const std::vector<RunEvent>& events, std::string_view outcome = {}) {
+  RunEventPacker packer(outcome);
+  for (const auto& e : events) packer.Add(e);
+  return packer.Take();
+}
+
 void ExpectSame(const std::vector<RunEvent>& got, const std::vector<RunEvent>& want) {
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -23,13 +30,13 @@ void ExpectSame(const std::vector<RunEvent>& got, const std::vector<RunEvent>& w
 
 TEST(RunEventLog, EventsComeBackAsTheyWentInWhateverTheirDataHolds) {
   const auto events = Sample();
-  ExpectSame(UnpackRunEvents(PackRunEvents(events), 0, 100), events);
-  EXPECT_TRUE(UnpackRunEvents(PackRunEvents({}), 0, 100).empty());
+  ExpectSame(UnpackRunEvents(Pack(events), 0, 100), events);
+  EXPECT_TRUE(UnpackRunEvents(Pack({}), 0, 100).empty());
 }
 
 TEST(RunEventLog, OnlyThoseAfterTheSequenceAndAtMostTheLimitAreRead) {
   const auto events = Sample();
-  const std::string log = PackRunEvents(events);
+  const std::string log = Pack(events);
   ExpectSame(UnpackRunEvents(log, 2, 100), {events[2], events[3]});
   ExpectSame(UnpackRunEvents(log, 0, 2), {events[0], events[1]});
   ExpectSame(UnpackRunEvents(log, 1, 1), {events[1]});
@@ -39,22 +46,21 @@ TEST(RunEventLog, OnlyThoseAfterTheSequenceAndAtMostTheLimitAreRead) {
 TEST(RunEventLog, TheTerminalEventsDataIsKeptOnceAsTheRunsOutcome) {
   const auto events = Sample();
   const std::string outcome = events[3].data;
-  const std::string log = PackRunEvents(events, outcome);
+  const std::string log = Pack(events, outcome);
   EXPECT_EQ(log.find(outcome), std::string::npos);  // only in the row's result column
-  EXPECT_LT(log.size(), PackRunEvents(events).size());
+  EXPECT_LT(log.size(), Pack(events).size());
   ExpectSame(UnpackRunEvents(log, 0, 100, outcome), events);
   ExpectSame(UnpackRunEvents(log, 3, 100, outcome), {events[3]});
-  ExpectSame(UnpackRunEvents(PackRunEvents(events, ""), 0, 100, ""), events);  // no outcome
+  ExpectSame(UnpackRunEvents(Pack(events, ""), 0, 100, ""), events);  // no outcome
   EXPECT_TRUE(UnpackRunEvents("1\trun.failed\t=\tx\n", 0, 100, "{}").empty());
 }
 
 TEST(RunEventLog, ALogCutShortOrGarbledEndsWhereItStopsMakingSense) {
   const auto events = Sample();
-  const std::string log = PackRunEvents(events);
+  const std::string log = Pack(events);
   ExpectSame(UnpackRunEvents(log.substr(0, log.size() - 3), 0, 100),
              {events[0], events[1], events[2]});
-  ExpectSame(UnpackRunEvents(PackRunEvents({events[0]}) + "x\tbad\t9\tshort\n", 0, 100),
-             {events[0]});
+  ExpectSame(UnpackRunEvents(Pack({events[0]}) + "x\tbad\t9\tshort\n", 0, 100), {events[0]});
   EXPECT_TRUE(UnpackRunEvents("1\trun.started\t-1\t\n", 0, 100).empty());
   EXPECT_TRUE(UnpackRunEvents("1\trun.started\t2\tabc\n", 0, 100).empty());  // no newline at 2
 }
