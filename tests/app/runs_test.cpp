@@ -8,6 +8,7 @@
 #include "app/run_recorder.hpp"
 #include "domain/json_text.hpp"
 #include "domain/runs/run_event_log.hpp"
+#include "domain/runs/run_ids.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -552,6 +553,9 @@ TEST_F(UnwrittenRunsTest, AQuickStreamedRunEndsInItsTurnsCommit) {
             (std::vector<std::string>{"run.started", "model.started", "model.finished",
                                       "text.delta", "run.completed"}));
   EXPECT_EQ(store_->ListRunEvents(run.id, 0, 10).value().back().data, ended.result_json);
+  // The run lent its stateless turn its id: the store may keep it in the turn's row (docs/runs.md,
+  // "Where a run is kept").
+  EXPECT_TRUE(store_->GetTurn(TurnIdOfRun(run.id)).value());
 }
 
 // The recorder's side of a run ending in its turn's commit (RunRecorder::EndWithTurn): a refused

@@ -10,7 +10,7 @@ import pytest
 
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, anthropic_text, anthropic_tools, openai_text
-from test_runs import assert_whole, cancel_run, follow, headers, start, wait_for, wait_status
+from test_runs import assert_whole, cancel_run, follow, get_run, headers, start, wait_for, wait_status
 
 LONG = ("Your order left the warehouse on Monday morning and is now with the carrier, who scanned it at "
         "the regional hub last night. It should reach you by Thursday at the latest; I will tell you at once "
@@ -40,6 +40,14 @@ def test_an_openai_reply_streams_as_the_model_writes_it_and_costs_what_a_plain_o
     status, _, plain = tenant.invoke("bot", {"message": "where is it?"})
     assert status == 200 and "stream" not in llm.requests[1]["body"]
     assert plain["usage"] == done["usage"] and plain["response"] == LONG
+    # Ended, the run reads back whole from the store and is listed with the environment's runs.
+    run_id = events[0]["data"]["run_id"]
+    status, _, run = get_run(tenant, run_id)
+    assert status == 200 and run["status"] == "completed" and run["result"] == done, run
+    status, _, raw = tenant.server.request("GET", f"/api/runs/{run_id}/events", headers=headers(tenant))
+    assert status == 200 and raw.count("event: run.completed") == 1 and LONG in raw
+    status, _, listed = tenant.server.admin("GET", f"/orgs/{tenant.org}/environments/prod/runs")
+    assert status == 200 and [r["run_id"] for r in listed["runs"]] == [run_id]
 
 
 def test_an_anthropic_stream_carries_tool_input_in_pieces_then_the_reply(start_server, llm):

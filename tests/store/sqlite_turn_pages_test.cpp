@@ -2,6 +2,9 @@
 // page, two writes), so the pages a common turn touches are its commit's price on the hot path.
 #include "store/store_backends.hpp"
 
+#include "domain/runs/run_event_log.hpp"
+#include "domain/runs/run_ids.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -51,6 +54,51 @@ TEST(SqliteTurnPages, AStatelessTurnsCommitWritesFivePages) {
   const auto frames = (std::filesystem::file_size(wal) - before) / kFrameBytes;
   EXPECT_LE(frames, 10u * 5 + 2) << "ten commits wrote " << frames << " pages";  // + a page split
   EXPECT_GE(frames, 10u * 5);
+}
+
+// A stateless streamed turn whose quick run its row keeps (docs/runs.md, "Where a run is kept"):
+// its commit writes one page more than a plain turn's, the index that lists runs. A row of the
+// run's own would add three (the runs table, its id index and runs_by_env).
+TurnCommit EndingItsRun(int n, const std::string& lease) {
+  TurnCommit commit = StatelessTurn(n, lease);
+  RunRecord run;
+  run.id = "run_" + std::to_string(1000 + n);
+  commit.turn.id = TurnIdOfRun(run.id);
+  run.org_id = "acme";
+  run.env = "prod";
+  run.agent_id = "bot";
+  run.token_id = "tok";
+  run.status = RunStatus::kCompleted;
+  run.created_at_ms = run.started_at_ms = 1000 + n;
+  run.ended_at_ms = 1003 + n;
+  run.server_id = "server-a";
+  run.result_json = R"({"response":"All good.","blocked":false})";
+  RunWrite ended{RunWrite::Kind::kCreateEnded, run, {}, 0, std::nullopt};
+  RunEventPacker packer(run.result_json);
+  packer.Add(RunEvent{1, "run.started", R"({"run_id":"x"})"});
+  packer.Add(RunEvent{2, "run.completed", run.result_json});
+  ended.packed_events = packer.Take();
+  commit.ended_run = std::move(ended);
+  return commit;
+}
+
+TEST(SqliteTurnPages, AStatelessTurnKeepingItsStreamedRunWritesOnePageMore) {
+  SqliteBackend backend;
+  auto store = backend.Open();
+  ASSERT_TRUE(store->CreateOrg(OrgRecord{"acme", "Acme", 100.0, 1}));
+  ASSERT_TRUE(store->CreateEnvironment("acme", "prod"));
+  const auto lease = store->ReserveSpend({"acme", "bot", "2026-11", 0.01, 100.0, 1, 1.0}).value();
+  ASSERT_TRUE(lease.reserved);
+  for (int n = 0; n < 3; ++n) ASSERT_TRUE(store->CommitTurn(EndingItsRun(n, lease.reservation_id)));
+
+  const std::string wal = backend.path() + "-wal";
+  const auto before = std::filesystem::file_size(wal);
+  for (int n = 3; n < 13; ++n)
+    ASSERT_TRUE(store->CommitTurn(EndingItsRun(n, lease.reservation_id)));
+  const auto frames = (std::filesystem::file_size(wal) - before) / kFrameBytes;
+  EXPECT_LE(frames, 10u * 6 + 2) << "ten commits wrote " << frames << " pages";
+  EXPECT_GE(frames, 10u * 6);
+  EXPECT_TRUE(store->GetRun("run_1012").value());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "store/store_backends.hpp"
 
 #include "domain/runs/run_event_log.hpp"
+#include "domain/runs/run_ids.hpp"
 
 #include <gtest/gtest.h>
 
@@ -947,6 +948,93 @@ TYPED_TEST(StoreContract, ATurnsEndedRunIsWrittenWithItsTurnOnly) {
       EXPECT_TRUE(refused.turns[1]);
     }
   }
+}
+
+// A quick stateless streamed run ends in its turn's commit, the turn taking its id (docs/runs.md,
+// "Where a run is kept"): however the store keeps it, it reads, lists, cancels, notifies and is
+// purged as any ended run, and its turn stays for its own retention.
+TYPED_TEST(StoreContract, AStatelessTurnsQuickRunReadsListsAndIsPurgedAsAnyEndedRun) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateWebhook(WebhookRecord{
+      "wh", "acme", "prod", "https://hooks.example/a", {"run.completed"}, "sealed", 10}));
+  // Quick runs created at 150 and 450, around a run of its own created at 300.
+  auto quick = [&](const std::string& hex, std::int64_t created_at_ms) {
+    RunRecord run = Completed("run_" + hex, created_at_ms + 50);
+    run.created_at_ms = run.started_at_ms = created_at_ms;
+    run.token_id = "tok_" + hex;
+    run.notify = true;
+    TurnCommit commit;
+    commit.turn = Turn(TurnIdOfRun(run.id), "", created_at_ms);
+    commit.ended_run = EndedOnce(run, {Numbered(run_events::Started(run.id, "", "bot"), 1),
+                                       Numbered(run_events::TextDelta("Hi"), 2),
+                                       Numbered(run_events::Completed(run.result_json), 3)});
+    return commit;
+  };
+  const TurnCommit first = quick("00a1", 150), second = quick("00a2", 450);
+  ASSERT_TRUE(s.CommitTurn(first));
+  ASSERT_TRUE(s.CreateRun(Queued("run_own", 300), 10, std::nullopt));
+  ASSERT_TRUE(s.CommitTurn(second));
+
+  const auto stored = s.GetRun("run_00a1").value();
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->org_id, "acme");
+  EXPECT_EQ(stored->env, "prod");
+  EXPECT_EQ(stored->agent_id, "bot");
+  EXPECT_EQ(stored->token_id, "tok_00a1");
+  EXPECT_EQ(stored->status, RunStatus::kCompleted);
+  EXPECT_EQ(stored->conversation_id, "");
+  EXPECT_EQ(stored->created_at_ms, 150);
+  EXPECT_EQ(stored->started_at_ms, 150);
+  EXPECT_EQ(stored->ended_at_ms, 200);
+  EXPECT_EQ(stored->server_id, "server-a");
+  EXPECT_TRUE(stored->notify);
+  EXPECT_EQ(stored->result_json, R"({"response":"Hi"})");
+  EXPECT_FALSE(s.GetRun("run_00a9").value());
+  EXPECT_FALSE(s.GetRun("turn_00a1").value());  // a turn's id is not its run's
+
+  const auto events = s.ListRunEvents("run_00a1", 1, 10).value();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].type, "text.delta");
+  EXPECT_EQ(events[1].seq, 3);
+  EXPECT_EQ(events[1].data, R"({"response":"Hi"})");
+
+  // Listed with the runs of their own, newest first.
+  const auto listed = s.ListRuns("acme", "prod", 10).value();
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0].id, "run_00a2");
+  EXPECT_EQ(listed[1].id, "run_own");
+  EXPECT_EQ(listed[2].id, "run_00a1");
+  const auto newest = s.ListRuns("acme", "prod", 2).value();
+  ASSERT_EQ(newest.size(), 2u);
+  EXPECT_EQ(newest[1].id, "run_own");
+  EXPECT_TRUE(s.ListRuns("acme", "staging", 10).value().empty());
+
+  // Canceling an ended run changes nothing.
+  const auto canceled =
+      s.CancelRun("run_00a1", 900, run_events::Failed(Error(ErrorCode::kCanceled, "x"))).value();
+  ASSERT_TRUE(canceled);
+  EXPECT_EQ(canceled->status, RunStatus::kCompleted);
+  EXPECT_EQ(s.GetRun("run_00a1").value()->status, RunStatus::kCompleted);
+
+  // Its end goes to the environment's webhook, claimed with the run.
+  const auto jobs = s.ClaimWebhookDeliveries(1'000'000, 1'005'000, 10).value();
+  ASSERT_EQ(jobs.size(), 2u);
+  for (const auto& job : jobs) {
+    ASSERT_TRUE(job.run.has_value()) << job.delivery.run_id;
+    EXPECT_EQ(job.run->id, job.delivery.run_id);
+    EXPECT_EQ(job.run->result_json, R"({"response":"Hi"})");
+  }
+
+  // Purged once it ended before the cutoff; the turn stays.
+  EXPECT_EQ(s.PurgeRuns(300, 10).value(), 1);
+  EXPECT_FALSE(s.GetRun("run_00a1").value());
+  EXPECT_TRUE(s.ListRunEvents("run_00a1", 0, 10).value().empty());
+  EXPECT_TRUE(s.GetTurn("turn_00a1").value());
+  EXPECT_TRUE(s.GetRun("run_00a2").value());
+  EXPECT_EQ(s.ListRuns("acme", "prod", 10).value().size(), 2u);
+  EXPECT_EQ(s.PurgeRuns(1'000'000, 10).value(), 1);  // the queued one stays
+  EXPECT_FALSE(s.GetRun("run_00a2").value());
+  EXPECT_TRUE(s.GetTurn("turn_00a2").value());
 }
 
 TYPED_TEST(StoreContract, ARunOfALapsedServerEndsInterruptedWithOneTerminalEvent) {

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 19> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 20> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -344,6 +344,16 @@ ALTER TABLE runs ADD COLUMN events TEXT NOT NULL DEFAULT '';
 -- Retention walks runs in the order they were written (rowid): an index on their end cost each
 -- quick streamed run's commit a fifth of its row (docs/performance.md).
 DROP INDEX runs_by_end;
+)sql",
+                                                          R"sql(
+-- A quick stateless streamed run is kept in its turn's row (docs/runs.md, "Where a run is
+-- kept"): a row of its own, its indexes and its pages were a tenth of such a turn's cost.
+ALTER TABLE turns ADD COLUMN run_created_at_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN run TEXT NOT NULL DEFAULT '';
+ALTER TABLE turns ADD COLUMN run_result TEXT NOT NULL DEFAULT '';
+ALTER TABLE turns ADD COLUMN run_events TEXT NOT NULL DEFAULT '';
+CREATE INDEX turns_runs_by_env ON turns(org_id, env, run_created_at_ms)
+  WHERE run_created_at_ms > 0;
 )sql"};
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "adapters/store_common/recent_messages.hpp"
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_in_turn.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_common/turn_write.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
@@ -167,6 +168,20 @@ class SqliteTurnRows final : public TurnRowWriter {
         .Run();
   }
   void InsertTurn(const TurnRecord& t) override {
+    if (kept_run_ != nullptr) {
+      const RunRecord& run = kept_run_->run;
+      c_.Prepare(
+            "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, "
+            "started_at_ms, duration_ms, stop_reason, blocked, model_calls, input_tokens, "
+            "output_tokens, cost_usd, transcript, run_created_at_ms, run, run_result, run_events) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+          .Bind(t.id, t.conversation_id, t.org_id, t.env, t.agent_id, t.version, t.started_at_ms,
+                t.duration_ms, t.stop_reason, t.blocked, t.model_calls, t.input_tokens,
+                t.output_tokens, t.cost_usd, t.transcript_json, run.created_at_ms,
+                PackRunInTurn(run), run.result_json, kept_run_->packed_events)
+          .Run();
+      return;
+    }
     c_.Prepare(
           "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
           "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
@@ -204,8 +219,12 @@ class SqliteTurnRows final : public TurnRowWriter {
     return true;
   }
 
+  // The run the next turn's row keeps (RunKeptInTurn), or none.
+  void KeepRun(const RunWrite* run) { kept_run_ = run; }
+
  private:
   Connection& c_;
+  const RunWrite* kept_run_ = nullptr;
 };
 
 }  // namespace
@@ -219,6 +238,7 @@ bool CommitTurnsIn(Connection& c, const std::vector<const TurnCommit*>& commits,
   for (const TurnCommit* commit : commits) {
     if (!alone) c.Prepare("SAVEPOINT turn").Run();
     Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
+    rows.KeepRun(RunKeptInTurn(*commit));
     try {
       written = WriteTurn(rows, *commit);
     } catch (const sqlite::SqliteError& e) {
@@ -236,7 +256,15 @@ bool CommitTurnsIn(Connection& c, const std::vector<const TurnCommit*>& commits,
     results.push_back(std::move(written));
   }
   SettleSpendIn(c, SettlementsOfWritten(commits, results));
-  for (const RunWrite* ended : EndedRunsOfWritten(commits, results)) InsertEndedRunIn(c, *ended);
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    if (!results[i] || !commits[i]->ended_run) continue;
+    const RunWrite& ended = *commits[i]->ended_run;
+    if (RunKeptInTurn(*commits[i]) != nullptr) {
+      EnqueueEndWebhooksIn(c, ended.run);  // the run is in its turn's row
+    } else {
+      InsertEndedRunIn(c, ended);
+    }
+  }
   return true;
 }
 

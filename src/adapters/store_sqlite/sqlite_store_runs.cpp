@@ -1,12 +1,15 @@
 // Runs and their events (docs/runs.md): the queue, each decision in one write transaction.
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_in_turn.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "domain/runs/run_event_log.hpp"
+#include "domain/runs/run_ids.hpp"
 
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -54,13 +57,28 @@ std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
   return s.Int(0);
 }
 
-void EnqueueEndWebhooks(Connection& c, const RunRecord& run) {
-  if (!run.notify) return;
-  const std::string type = RunEndEvent(run.status);
-  c.Prepare(kEnqueueRunWebhooks)
-      .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
-      .Run();
+// A run kept in its turn's row (adapters/store_common/run_in_turn): the turn's columns it reads.
+constexpr const char* kRunInTurnColumns =
+    "id, org_id, env, agent_id, run_created_at_ms, run, run_result";
+
+std::optional<RunRecord> ReadRunInTurn(const RowView& row) {
+  return RunInTurn(row.Text(0), row.Text(1), row.Text(2), row.Text(3), row.Int(4), row.Text(5),
+                   row.Text(6));
 }
+
+}  // namespace
+
+std::optional<RunRecord> FindRunIn(Connection& c, const std::string& run_id) {
+  static const std::string own = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
+  if (auto run = c.Prepare(own).Bind(run_id).One(ReadRun)) return run;
+  const std::string turn_id = TurnIdOfRun(run_id);
+  if (turn_id.empty()) return std::nullopt;
+  static const std::string in_turn = std::string("SELECT ") + kRunInTurnColumns +
+                                     " FROM turns WHERE id = ? AND run_created_at_ms > 0";
+  return c.Prepare(in_turn).Bind(turn_id).One(ReadRunInTurn).value_or(std::nullopt);
+}
+
+namespace {
 
 // Ends a queued or running run (`run` carries its status, result or error and end); its events.
 void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
@@ -70,7 +88,7 @@ void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& ev
       .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
       .Run();
   InsertEvents(c, run.id, events);
-  EnqueueEndWebhooks(c, run);
+  EnqueueEndWebhooksIn(c, run);
 }
 
 // A run queued, or created running (RunWrite::kCreate); false when its organization's queue is
@@ -125,6 +143,14 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
 
 }  // namespace
 
+void EnqueueEndWebhooksIn(Connection& c, const RunRecord& run) {
+  if (!run.notify) return;
+  const std::string type = RunEndEvent(run.status);
+  c.Prepare(kEnqueueRunWebhooks)
+      .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
+      .Run();
+}
+
 // A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
 void InsertEndedRunIn(Connection& c, const RunWrite& write) {
   const RunRecord& run = write.run;
@@ -134,7 +160,7 @@ void InsertEndedRunIn(Connection& c, const RunWrite& write) {
             run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
             write.packed_events)
       .Run();
-  EnqueueEndWebhooks(c, run);
+  EnqueueEndWebhooksIn(c, run);
 }
 
 void WriteRunsIn(Connection& c, const std::vector<const RunWrite*>& writes,
@@ -158,18 +184,30 @@ std::vector<Result<bool>> SqliteStore::WriteRuns(const std::vector<const RunWrit
 
 Result<std::optional<RunRecord>> SqliteStore::GetRun(const std::string& run_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
-    static const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
-    return c.Prepare(sql).Bind(run_id).One(ReadRun);
+    return FindRunIn(c, run_id);
   });
 }
 
 Result<std::vector<RunRecord>> SqliteStore::ListRuns(const std::string& org_id,
                                                      const std::string& env, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
-    static const std::string sql = std::string("SELECT ") + kRunColumns +
+    static const std::string own = std::string("SELECT ") + kRunColumns +
                                    " FROM runs WHERE org_id = ? AND env = ? ORDER BY created_at_ms "
                                    "DESC, id DESC LIMIT ?";
-    return c.Prepare(sql).Bind(org_id, env, limit).All(ReadRun);
+    auto runs = c.Prepare(own).Bind(org_id, env, limit).All(ReadRun);
+    // And those kept in their turns' rows, newest first too: the two lists merged.
+    static const std::string in_turns =
+        std::string("SELECT ") + kRunInTurnColumns +
+        " FROM turns WHERE org_id = ? AND env = ? AND run_created_at_ms > 0 ORDER BY "
+        "run_created_at_ms DESC, id DESC LIMIT ?";
+    for (auto& kept : c.Prepare(in_turns).Bind(org_id, env, limit).All(ReadRunInTurn)) {
+      if (kept) runs.push_back(std::move(*kept));
+    }
+    std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) {
+      return std::tie(a.created_at_ms, a.id) > std::tie(b.created_at_ms, b.id);
+    });
+    if (std::ssize(runs) > limit) runs.resize(static_cast<std::size_t>(std::max(limit, 0)));
+    return runs;
   });
 }
 
@@ -204,13 +242,21 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
 Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_id,
                                                          std::int64_t after_seq, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
-    // A run written once, at its end, has them in its row; any other in rows of their own.
+    // A run written once, at its end, has them in its row, or in its turn's; any other in rows
+    // of their own.
     auto folded = c.Prepare("SELECT events, result, error FROM runs WHERE id = ?");
     if (folded.Bind(run_id).Step()) {
       const std::string log = folded.Text(0);
       if (!log.empty()) {
         const std::string result = folded.Text(1), error = folded.Text(2);
         return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error));
+      }
+    } else if (const std::string turn_id = TurnIdOfRun(run_id); !turn_id.empty()) {
+      auto in_turn = c.Prepare(
+          "SELECT run_events, run_result FROM turns WHERE id = ? AND run_created_at_ms > 0");
+      if (in_turn.Bind(turn_id).Step()) {
+        const std::string log = in_turn.Text(0), result = in_turn.Text(1);
+        return UnpackRunEvents(log, after_seq, limit, result);
       }
     }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
@@ -225,9 +271,7 @@ Result<std::optional<RunRecord>> SqliteStore::CancelRun(const std::string& run_i
                                                         const RunEvent& canceled) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
     sqlite::WriteTransaction tx(c);
-    static const std::string read =
-        std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
-    auto run = c.Prepare(read).Bind(run_id).One(ReadRun);
+    auto run = FindRunIn(c, run_id);  // one kept in its turn's row has ended: nothing to write
     if (!run) return run;
     if (run->status == RunStatus::kQueued || run->status == RunStatus::kRequiresAction) {
       CancelQueued(*run, now_ms, canceled);
@@ -348,6 +392,35 @@ std::vector<std::pair<std::int64_t, std::string>> EndedRunsBefore(Connection& c,
   return ended;
 }
 
+// Runs kept in their turns' rows (docs/runs.md, "Where a run is kept") that ended before
+// `ended_before_ms`: their columns cleared, the turns kept for their own retention. Walked one
+// environment at a time along turns_runs_by_env, so a pass reads what it clears and an entry an
+// environment. A turn ends as its run does: the turn's end stands for the run's.
+std::int64_t ClearRunsKeptInTurns(Connection& c, std::int64_t ended_before_ms, int limit) {
+  std::int64_t cleared = 0;
+  std::optional<std::pair<std::string, std::string>> last;  // the environment looked at last
+  while (cleared < limit) {
+    auto next = last ? c.Prepare(
+                           "SELECT org_id, env FROM turns WHERE run_created_at_ms > 0 AND "
+                           "(org_id, env) > (?, ?) ORDER BY org_id, env LIMIT 1")
+                     : c.Prepare(
+                           "SELECT org_id, env FROM turns WHERE run_created_at_ms > 0 ORDER BY "
+                           "org_id, env LIMIT 1");
+    if (last) next.Bind(last->first, last->second);
+    if (!next.Step()) break;
+    last.emplace(next.Text(0), next.Text(1));
+    c.Prepare(
+         "UPDATE turns SET run_created_at_ms = 0, run = '', run_result = '', run_events = '' "
+         "WHERE rowid IN (SELECT rowid FROM turns WHERE org_id = ? AND env = ? AND "
+         "run_created_at_ms > 0 AND run_created_at_ms < ?3 AND started_at_ms + duration_ms < ?3 "
+         "LIMIT ?)")
+        .Bind(last->first, last->second, ended_before_ms, limit - cleared)
+        .Run();
+    cleared += c.Changes();
+  }
+  return cleared;
+}
+
 }  // namespace
 
 Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int limit) {
@@ -358,102 +431,15 @@ Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int li
       c.Prepare("DELETE FROM run_events WHERE run_id = ?").Bind(id).Run();
       c.Prepare("DELETE FROM runs WHERE rowid = ?").Bind(rowid).Run();
     }
+    const std::int64_t cleared =
+        ClearRunsKeptInTurns(c, ended_before_ms, limit - static_cast<int>(ended.size()));
     c.Prepare(
          "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE "
          "status <> 'pending' AND created_at_ms < ? ORDER BY created_at_ms LIMIT ?)")
         .Bind(ended_before_ms, limit)
         .Run();
     tx.Commit();
-    return static_cast<std::int64_t>(ended.size());
-  });
-}
-
-Result<void> SqliteStore::CreateWebhook(const WebhookRecord& w) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare(
-         "INSERT INTO webhooks(id, org_id, env, url, events, secret, created_at_ms) VALUES (?, ?, "
-         "?, ?, ?, ?, ?)")
-        .Bind(w.id, w.org_id, w.env, w.url, WebhookEventsColumn(w.events),
-              sqlite::AsBlob(w.sealed_secret), w.created_at_ms)
-        .Run();
-    return {};
-  });
-}
-
-Result<std::vector<WebhookRecord>> SqliteStore::ListWebhooks(const std::string& org_id,
-                                                             const std::string& env) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookRecord>> {
-    static const std::string sql = std::string("SELECT ") + kWebhookColumns +
-                                   " FROM webhooks WHERE org_id = ? AND env = ? ORDER BY "
-                                   "created_at_ms, id";
-    return c.Prepare(sql).Bind(org_id, env).All(ReadWebhook);
-  });
-}
-
-Result<bool> SqliteStore::DeleteWebhook(const std::string& org_id, const std::string& env,
-                                        const std::string& webhook_id) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
-    sqlite::WriteTransaction tx(c);
-    c.Prepare("DELETE FROM webhooks WHERE id = ? AND org_id = ? AND env = ?")
-        .Bind(webhook_id, org_id, env)
-        .Run();
-    if (c.Changes() == 0) return false;
-    c.Prepare("DELETE FROM webhook_deliveries WHERE webhook_id = ?").Bind(webhook_id).Run();
-    tx.Commit();
-    return true;
-  });
-}
-
-Result<std::vector<WebhookDelivery>> SqliteStore::ListWebhookDeliveries(
-    const std::string& webhook_id, int limit) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookDelivery>> {
-    static const std::string sql = std::string("SELECT ") + kWebhookDeliveryColumns +
-                                   " FROM webhook_deliveries WHERE webhook_id = ? ORDER BY "
-                                   "created_at_ms DESC, id DESC LIMIT ?";
-    return c.Prepare(sql).Bind(webhook_id, limit).All(ReadWebhookDelivery);
-  });
-}
-
-Result<std::vector<WebhookJob>> SqliteStore::ClaimWebhookDeliveries(std::int64_t now_ms,
-                                                                    std::int64_t hold_until_ms,
-                                                                    int limit) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookJob>> {
-    static const std::string due = std::string("SELECT ") + kWebhookDeliveryColumns +
-                                   " FROM webhook_deliveries WHERE status = 'pending' AND "
-                                   "next_attempt_at_ms <= ?1 AND held_until_ms <= ?1 ORDER BY "
-                                   "next_attempt_at_ms LIMIT ?2";
-    {
-      // Most looks find none: a read first, so they take no write lock.
-      auto any = c.Prepare(due);
-      if (!any.Bind(now_ms, 1).Step()) return std::vector<WebhookJob>{};
-    }
-    sqlite::WriteTransaction tx(c);
-    std::vector<WebhookJob> jobs;
-    static const std::string webhook =
-        std::string("SELECT ") + kWebhookColumns + " FROM webhooks WHERE id = ?";
-    static const std::string run = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
-    for (auto& delivery : c.Prepare(due).Bind(now_ms, limit).All(ReadWebhookDelivery)) {
-      c.Prepare("UPDATE webhook_deliveries SET held_until_ms = ? WHERE id = ?")
-          .Bind(hold_until_ms, delivery.id)
-          .Run();
-      auto hook = c.Prepare(webhook).Bind(delivery.webhook_id).One(ReadWebhook);
-      if (!hook) continue;
-      auto ended = c.Prepare(run).Bind(delivery.run_id).One(ReadRun);
-      jobs.push_back(WebhookJob{std::move(delivery), std::move(*hook), std::move(ended)});
-    }
-    tx.Commit();
-    return jobs;
-  });
-}
-
-Result<void> SqliteStore::RecordWebhookAttempt(const WebhookDelivery& d) {
-  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
-    c.Prepare(
-         "UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, "
-         "held_until_ms = 0, log = ? WHERE id = ?")
-        .Bind(d.status, d.attempts, d.next_attempt_at_ms, d.attempts_json, d.id)
-        .Run();
-    return {};
+    return static_cast<std::int64_t>(ended.size()) + cleared;
   });
 }
 

@@ -1,0 +1,98 @@
+// Webhook endpoints and their deliveries (docs/webhooks.md): each run end's delivery claimed,
+// held while it is sent, and its attempts recorded.
+#include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_sqlite/sqlite_store.hpp"
+
+namespace agentgate {
+
+using sqlite::Connection;
+
+Result<void> SqliteStore::CreateWebhook(const WebhookRecord& w) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare(
+         "INSERT INTO webhooks(id, org_id, env, url, events, secret, created_at_ms) VALUES (?, ?, "
+         "?, ?, ?, ?, ?)")
+        .Bind(w.id, w.org_id, w.env, w.url, WebhookEventsColumn(w.events),
+              sqlite::AsBlob(w.sealed_secret), w.created_at_ms)
+        .Run();
+    return {};
+  });
+}
+
+Result<std::vector<WebhookRecord>> SqliteStore::ListWebhooks(const std::string& org_id,
+                                                             const std::string& env) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookRecord>> {
+    static const std::string sql = std::string("SELECT ") + kWebhookColumns +
+                                   " FROM webhooks WHERE org_id = ? AND env = ? ORDER BY "
+                                   "created_at_ms, id";
+    return c.Prepare(sql).Bind(org_id, env).All(ReadWebhook);
+  });
+}
+
+Result<bool> SqliteStore::DeleteWebhook(const std::string& org_id, const std::string& env,
+                                        const std::string& webhook_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    sqlite::WriteTransaction tx(c);
+    c.Prepare("DELETE FROM webhooks WHERE id = ? AND org_id = ? AND env = ?")
+        .Bind(webhook_id, org_id, env)
+        .Run();
+    if (c.Changes() == 0) return false;
+    c.Prepare("DELETE FROM webhook_deliveries WHERE webhook_id = ?").Bind(webhook_id).Run();
+    tx.Commit();
+    return true;
+  });
+}
+
+Result<std::vector<WebhookDelivery>> SqliteStore::ListWebhookDeliveries(
+    const std::string& webhook_id, int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookDelivery>> {
+    static const std::string sql = std::string("SELECT ") + kWebhookDeliveryColumns +
+                                   " FROM webhook_deliveries WHERE webhook_id = ? ORDER BY "
+                                   "created_at_ms DESC, id DESC LIMIT ?";
+    return c.Prepare(sql).Bind(webhook_id, limit).All(ReadWebhookDelivery);
+  });
+}
+
+Result<std::vector<WebhookJob>> SqliteStore::ClaimWebhookDeliveries(std::int64_t now_ms,
+                                                                    std::int64_t hold_until_ms,
+                                                                    int limit) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookJob>> {
+    static const std::string due = std::string("SELECT ") + kWebhookDeliveryColumns +
+                                   " FROM webhook_deliveries WHERE status = 'pending' AND "
+                                   "next_attempt_at_ms <= ?1 AND held_until_ms <= ?1 ORDER BY "
+                                   "next_attempt_at_ms LIMIT ?2";
+    {
+      // Most looks find none: a read first, so they take no write lock.
+      auto any = c.Prepare(due);
+      if (!any.Bind(now_ms, 1).Step()) return std::vector<WebhookJob>{};
+    }
+    sqlite::WriteTransaction tx(c);
+    std::vector<WebhookJob> jobs;
+    static const std::string webhook =
+        std::string("SELECT ") + kWebhookColumns + " FROM webhooks WHERE id = ?";
+    for (auto& delivery : c.Prepare(due).Bind(now_ms, limit).All(ReadWebhookDelivery)) {
+      c.Prepare("UPDATE webhook_deliveries SET held_until_ms = ? WHERE id = ?")
+          .Bind(hold_until_ms, delivery.id)
+          .Run();
+      auto hook = c.Prepare(webhook).Bind(delivery.webhook_id).One(ReadWebhook);
+      if (!hook) continue;
+      auto ended = FindRunIn(c, delivery.run_id);
+      jobs.push_back(WebhookJob{std::move(delivery), std::move(*hook), std::move(ended)});
+    }
+    tx.Commit();
+    return jobs;
+  });
+}
+
+Result<void> SqliteStore::RecordWebhookAttempt(const WebhookDelivery& d) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare(
+         "UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, "
+         "held_until_ms = 0, log = ? WHERE id = ?")
+        .Bind(d.status, d.attempts, d.next_attempt_at_ms, d.attempts_json, d.id)
+        .Run();
+    return {};
+  });
+}
+
+}  // namespace agentgate
