@@ -127,7 +127,10 @@ std::string RunRecorder::PackedAfter(std::int64_t after_seq, const RunEvent* las
   std::size_t size = last != nullptr ? RunEventPacker::RoomFor(*last) : 0;
   channel_->ForEachAfter(after_seq,
                          [&size](const RunEvent& e) { size += RunEventPacker::RoomFor(e); });
-  RunEventPacker packer(outcome, size);
+  // Its start too is made again from its row (the run is not written yet: its record is here).
+  const std::string started =
+      RunStartedData(run_id_, unwritten_run_->conversation_id, unwritten_run_->agent_id);
+  RunEventPacker packer(outcome, started, size);
   channel_->ForEachAfter(after_seq, [&packer](const RunEvent& e) { packer.Add(e); });
   if (last != nullptr) packer.Add(*last);
   return packer.Take();

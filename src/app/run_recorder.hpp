@@ -67,7 +67,7 @@ class RunRecorder final : public TurnObserver {
   // Once finishing: a write-behind's wait ends now (what is left is the end's to write).
   void CutWaitShort();
   // The channel's events after `after_seq`, then `last` if given, packed as a run's row keeps
-  // them.
+  // them (a run not written yet: its start is made again from its record).
   std::string PackedAfter(std::int64_t after_seq, const RunEvent* last,
                           std::string_view outcome) const;
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.

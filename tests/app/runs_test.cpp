@@ -581,10 +581,14 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_EQ(ended->kind, RunWrite::Kind::kCreateEnded);
   EXPECT_EQ(ended->run.status, RunStatus::kCompleted);
   EXPECT_EQ(ended->run.ended_at_ms, 2000);
-  // Its events packed for its row, the terminal one as a reference to its result.
-  const auto packed = UnpackRunEvents(ended->packed_events, 0, 10, ended->run.result_json);
+  // Its events packed for its row, the terminal one as a reference to its result, its start as
+  // one to what the row makes it again from.
+  const std::string started = RunStartedData(running.id, "", "bot");
+  const auto packed = UnpackRunEvents(ended->packed_events, 0, 10, ended->run.result_json, started);
   ASSERT_EQ(packed.size(), 3u);
   EXPECT_EQ(packed[0].type, "run.started");
+  EXPECT_EQ(packed[0].data, started);
+  EXPECT_NE(ended->packed_events.find("\trun.started\t@\t"), std::string::npos);
   EXPECT_EQ(packed[1].data, R"({"text":"Hi"})");
   EXPECT_EQ(packed.back().seq, 3);
   EXPECT_EQ(packed.back().type, "run.completed");

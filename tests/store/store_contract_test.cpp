@@ -533,10 +533,12 @@ RunEvent Numbered(RunEvent event, std::int64_t seq) {
   return event;
 }
 
-// A run written once, as it ended, with these events in its row, packed as its recorder packs them.
+// A run written once, as it ended, with these events in its row, packed as its recorder packs them
+// (its outcome and its start as references to what its row has).
 RunWrite EndedOnce(const RunRecord& run, const std::vector<RunEvent>& events) {
   RunWrite once{RunWrite::Kind::kCreateEnded, run, {}, 0, std::nullopt};
-  RunEventPacker packer(RunOutcome(run.result_json, run.error_json));
+  RunEventPacker packer(RunOutcome(run.result_json, run.error_json),
+                        RunStartedData(run.id, run.conversation_id, run.agent_id));
   for (const auto& event : events) packer.Add(event);
   once.packed_events = packer.Take();
   return once;
@@ -932,6 +934,7 @@ TYPED_TEST(StoreContract, ATurnsEndedRunIsWrittenWithItsTurnOnly) {
   EXPECT_EQ(stored->ended_at_ms, 150);
   const auto events = s.ListRunEvents("rides", 0, 10).value();
   ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].data, run_events::Started("rides", "", "bot").data);
   EXPECT_EQ(events[1].type, "run.completed");
   EXPECT_EQ(events[1].data, done.result_json);
 
@@ -992,6 +995,8 @@ TYPED_TEST(StoreContract, AStatelessTurnsQuickRunReadsListsAndIsPurgedAsAnyEnded
   EXPECT_FALSE(s.GetRun("run_00a9").value());
   EXPECT_FALSE(s.GetRun("turn_00a1").value());  // a turn's id is not its run's
 
+  EXPECT_EQ(s.ListRunEvents("run_00a1", 0, 1).value().at(0).data,
+            run_events::Started("run_00a1", "", "bot").data);
   const auto events = s.ListRunEvents("run_00a1", 1, 10).value();
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].type, "text.delta");

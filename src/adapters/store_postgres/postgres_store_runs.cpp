@@ -186,12 +186,15 @@ Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& ru
                                                            std::int64_t after_seq, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
     // A run written once, at its end, has them in its row; any other in rows of their own.
-    const auto folded = c.Exec("SELECT events, result, error FROM runs WHERE id = $1", {P(run_id)});
+    const auto folded =
+        c.Exec("SELECT events, result, error, conversation_id, agent_id FROM runs WHERE id = $1",
+               {P(run_id)});
     if (!folded.empty()) {
       const std::string log = folded.Text(0, 0);
       if (!log.empty()) {
         const std::string result = folded.Text(0, 1), error = folded.Text(0, 2);
-        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error));
+        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error),
+                               RunStartedData(run_id, folded.Text(0, 3), folded.Text(0, 4)));
       }
     }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +

@@ -244,19 +244,23 @@ Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
     // A run written once, at its end, has them in its row, or in its turn's; any other in rows
     // of their own.
-    auto folded = c.Prepare("SELECT events, result, error FROM runs WHERE id = ?");
+    auto folded =
+        c.Prepare("SELECT events, result, error, conversation_id, agent_id FROM runs WHERE id = ?");
     if (folded.Bind(run_id).Step()) {
       const std::string log = folded.Text(0);
       if (!log.empty()) {
         const std::string result = folded.Text(1), error = folded.Text(2);
-        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error));
+        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error),
+                               RunStartedData(run_id, folded.Text(3), folded.Text(4)));
       }
     } else if (const std::string turn_id = TurnIdOfRun(run_id); !turn_id.empty()) {
       auto in_turn = c.Prepare(
-          "SELECT run_events, run_result FROM turns WHERE id = ? AND run_created_at_ms > 0");
+          "SELECT run_events, run_result, agent_id FROM turns WHERE id = ? AND "
+          "run_created_at_ms > 0");
       if (in_turn.Bind(turn_id).Step()) {
         const std::string log = in_turn.Text(0), result = in_turn.Text(1);
-        return UnpackRunEvents(log, after_seq, limit, result);
+        return UnpackRunEvents(log, after_seq, limit, result,
+                               RunStartedData(run_id, "", in_turn.Text(2)));
       }
     }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +

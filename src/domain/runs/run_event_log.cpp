@@ -4,8 +4,9 @@
 
 namespace agentgate {
 
-RunEventPacker::RunEventPacker(std::string_view outcome, std::size_t size_hint)
-    : outcome_(outcome) {
+RunEventPacker::RunEventPacker(std::string_view outcome, std::string_view started,
+                               std::size_t size_hint)
+    : outcome_(outcome), started_(started) {
   log_.reserve(size_hint);
 }
 
@@ -16,6 +17,10 @@ void RunEventPacker::Add(const RunEvent& e) {
   log_ += e.type;
   if (!outcome_.empty() && e.data == outcome_) {
     log_ += "\t=\t\n";
+    return;
+  }
+  if (!started_.empty() && e.data == started_) {
+    log_ += "\t@\t\n";
     return;
   }
   log_ += '\t';
@@ -45,7 +50,7 @@ bool Number(std::string_view text, Int& value) {
 }  // namespace
 
 std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
-                                      std::string_view outcome) {
+                                      std::string_view outcome, std::string_view started) {
   std::vector<RunEvent> events;
   std::string_view rest = log;
   while (!rest.empty() && static_cast<int>(events.size()) < limit) {
@@ -55,9 +60,9 @@ std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_s
         !Number(seq_text, seq))
       break;
     std::string_view data;
-    if (length_text == "=") {  // the run's outcome
-      if (rest.empty() || rest[0] != '\n') break;
-      data = outcome;
+    if (length_text == "=" || length_text == "@") {  // the run's outcome, or its start
+      data = length_text == "=" ? outcome : started;
+      if (rest.empty() || rest[0] != '\n' || (length_text == "@" && started.empty())) break;
       rest.remove_prefix(1);
     } else {
       std::size_t length = 0;

@@ -3,8 +3,10 @@
 // both engines: a run written once, at its end, keeps its events in one column rather than a row
 // each. Each event is "<seq>\t<type>\t<length of data>\t<data>\n", so data may hold any byte; an
 // event whose data is the run's outcome (its terminal one: the result or the error, kept in their
-// own columns) is "<seq>\t<type>\t=\t\n", so the row holds it once. A run ending in its turn's
-// commit packs its events on its own thread, where they are (RunWrite::packed_events).
+// own columns) is "<seq>\t<type>\t=\t\n", so the row holds it once, and one whose data is the
+// run's start (run.started's, made again from the run's id, conversation and agent, which the row
+// has) is "<seq>\t<type>\t@\t\n". A run ending in its turn's commit packs its events on its own
+// thread, where they are (RunWrite::packed_events).
 
 #include "domain/runs/run_events.hpp"
 
@@ -17,9 +19,11 @@ namespace agentgate {
 // Packs a run's events one at a time, in order, into its row's log.
 class RunEventPacker {
  public:
-  // `outcome`: the run's result or error (kept in its row); an event whose data it is, is packed
-  // as a reference to it. Room for `size_hint` bytes from the start.
-  explicit RunEventPacker(std::string_view outcome = {}, std::size_t size_hint = 0);
+  // `outcome`: the run's result or error (kept in its row); `started`: its run.started's data
+  // (RunStartedData). An event whose data is either is packed as a reference to it. Room for
+  // `size_hint` bytes from the start.
+  explicit RunEventPacker(std::string_view outcome = {}, std::string_view started = {},
+                          std::size_t size_hint = 0);
   void Add(const RunEvent& event);
   std::string Take() { return std::move(log_); }
   // Room an event takes in the log, at most (a size hint's share).
@@ -29,13 +33,19 @@ class RunEventPacker {
 
  private:
   std::string_view outcome_;
+  std::string_view started_;
   std::string log_;
 };
 
 // Those after `after_seq`, at most `limit`; a log cut short or garbled ends where it stops making
 // sense (what came before is returned).
 std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
-                                      std::string_view outcome = {});
+                                      std::string_view outcome = {}, std::string_view started = {});
+// A run's run.started data, as its row can make it again.
+inline std::string RunStartedData(std::string_view run_id, std::string_view conversation_id,
+                                  std::string_view agent_id) {
+  return run_events::Started(run_id, conversation_id, agent_id).data;
+}
 // The outcome a run's row keeps: its result, else its error.
 inline std::string_view RunOutcome(const std::string& result, const std::string& error) {
   return result.empty() ? std::string_view(error) : std::string_view(result);

@@ -55,6 +55,26 @@ TEST(RunEventLog, TheTerminalEventsDataIsKeptOnceAsTheRunsOutcome) {
   EXPECT_TRUE(UnpackRunEvents("1\trun.failed\t=\tx\n", 0, 100, "{}").empty());
 }
 
+TEST(RunEventLog, TheStartsDataIsKeptOnceAsTheRowMakesItAgain) {
+  const std::string started = RunStartedData("run_1", "", "bot");
+  EXPECT_EQ(started, R"({"run_id":"run_1","conversation_id":null,"agent_id":"bot"})");
+  std::vector<RunEvent> events = Sample();
+  events[0].data = started;
+  RunEventPacker packer(events[3].data, started);
+  for (const auto& e : events) packer.Add(e);
+  const std::string log = packer.Take();
+  EXPECT_EQ(log.find("run_1"), std::string::npos);  // made again from the row's id
+  EXPECT_EQ(log.rfind("1\trun.started\t@\t\n", 0), 0u);
+  ExpectSame(UnpackRunEvents(log, 0, 100, events[3].data, started), events);
+  // A reader that cannot make the start again reads nothing from it on.
+  EXPECT_TRUE(UnpackRunEvents(log, 0, 100, events[3].data).empty());
+  // Another run's start is packed whole.
+  events[0].data = RunStartedData("run_2", "", "bot");
+  RunEventPacker other(events[3].data, started);
+  other.Add(events[0]);
+  ExpectSame(UnpackRunEvents(other.Take(), 0, 100, events[3].data, started), {events[0]});
+}
+
 TEST(RunEventLog, ALogCutShortOrGarbledEndsWhereItStopsMakingSense) {
   const auto events = Sample();
   const std::string log = Pack(events);
