@@ -129,7 +129,9 @@ std::string RunRecorder::PackedAfter(std::int64_t after_seq, const RunEvent* las
                          [&size](const RunEvent& e) { size += RunEventPacker::RoomFor(e); });
   // Its start too is made again from its row (the run is not written yet: its record is here).
   const std::string started =
-      RunStartedData(run_id_, unwritten_run_->conversation_id, unwritten_run_->agent_id);
+      unwritten_run_ != nullptr
+          ? RunStartedData(run_id_, unwritten_run_->conversation_id, unwritten_run_->agent_id)
+          : std::string();
   RunEventPacker packer(outcome, started, size);
   channel_->ForEachAfter(after_seq, [&packer](const RunEvent& e) { packer.Add(e); });
   if (last != nullptr) packer.Add(*last);
