@@ -537,8 +537,8 @@ RunEvent Numbered(RunEvent event, std::int64_t seq) {
 // (its outcome and its start as references to what its row has).
 RunWrite EndedOnce(const RunRecord& run, const std::vector<RunEvent>& events) {
   RunWrite once{RunWrite::Kind::kCreateEnded, run, {}, 0, std::nullopt};
-  RunEventPacker packer(RunOutcome(run.result_json, run.error_json),
-                        RunStartedData(run.id, run.conversation_id, run.agent_id));
+  const std::string started = RunStartedData(run.id, run.conversation_id, run.agent_id);
+  RunEventPacker packer(RunOutcome(run.result_json, run.error_json), started);
   for (const auto& event : events) packer.Add(event);
   once.packed_events = packer.Take();
   return once;

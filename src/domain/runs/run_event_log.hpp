@@ -20,8 +20,8 @@ namespace agentgate {
 class RunEventPacker {
  public:
   // `outcome`: the run's result or error (kept in its row); `started`: its run.started's data
-  // (RunStartedData). An event whose data is either is packed as a reference to it. Room for
-  // `size_hint` bytes from the start.
+  // (RunStartedData). An event whose data is either is packed as a reference to it. Both are
+  // viewed, not copied: they outlive the packer. Room for `size_hint` bytes from the start.
   explicit RunEventPacker(std::string_view outcome = {}, std::string_view started = {},
                           std::size_t size_hint = 0);
   void Add(const RunEvent& event);
