@@ -1042,6 +1042,45 @@ TYPED_TEST(StoreContract, AStatelessTurnsQuickRunReadsListsAndIsPurgedAsAnyEnded
   EXPECT_TRUE(s.GetTurn("turn_00a2").value());
 }
 
+// Retention reaches the quick runs of every organization and environment, at most its limit a
+// pass, and only those that ended before its cutoff.
+TYPED_TEST(StoreContract, QuickRunsArePurgedInEveryEnvironmentWithinTheLimit) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateEnvironment("acme", "staging"));
+  ASSERT_TRUE(s.CreateOrg(OrgRecord{"beta", "Beta", std::nullopt, 1}));
+  ASSERT_TRUE(s.CreateEnvironment("beta", "prod"));
+  auto quick = [&](const std::string& hex, const std::string& org, const std::string& env,
+                   std::int64_t created_at_ms) {
+    RunRecord run = Completed("run_" + hex, created_at_ms + 10);
+    run.org_id = org;
+    run.env = env;
+    run.created_at_ms = run.started_at_ms = created_at_ms;
+    TurnCommit commit;
+    commit.turn = Turn(TurnIdOfRun(run.id), "", created_at_ms);
+    commit.turn.org_id = org;
+    commit.turn.env = env;
+    commit.ended_run = EndedOnce(run, {Numbered(run_events::Started(run.id, "", "bot"), 1),
+                                       Numbered(run_events::Completed(run.result_json), 2)});
+    return commit;
+  };
+  const std::vector<TurnCommit> commits = {
+      quick("0b01", "acme", "prod", 100), quick("0b02", "acme", "staging", 110),
+      quick("0b03", "beta", "prod", 120), quick("0b04", "beta", "prod", 130),
+      quick("0b05", "acme", "staging", 5000)};
+  for (const auto& commit : commits) ASSERT_TRUE(s.CommitTurn(commit));
+  EXPECT_EQ(s.ListRuns("acme", "staging", 10).value().size(), 2u);
+  EXPECT_EQ(s.ListRuns("beta", "prod", 10).value().size(), 2u);
+
+  EXPECT_EQ(s.PurgeRuns(1000, 3).value(), 3);  // at most the limit
+  EXPECT_EQ(s.PurgeRuns(1000, 3).value(), 1);  // the rest that ended before the cutoff
+  EXPECT_EQ(s.PurgeRuns(1000, 3).value(), 0);
+  for (const char* gone : {"run_0b01", "run_0b02", "run_0b03", "run_0b04"})
+    EXPECT_FALSE(s.GetRun(gone).value()) << gone;
+  EXPECT_TRUE(s.GetRun("run_0b05").value());  // ended after the cutoff
+  EXPECT_TRUE(s.ListRuns("beta", "prod", 10).value().empty());
+  ASSERT_EQ(s.ListRuns("acme", "staging", 10).value().size(), 1u);
+}
+
 TYPED_TEST(StoreContract, ARunOfALapsedServerEndsInterruptedWithOneTerminalEvent) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.RenewServerLease("server-a", 1000, 5000));
