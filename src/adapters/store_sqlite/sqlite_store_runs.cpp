@@ -66,20 +66,6 @@ std::optional<RunRecord> ReadRunInTurn(const RowView& row) {
                    row.Text(6));
 }
 
-}  // namespace
-
-std::optional<RunRecord> FindRunIn(Connection& c, const std::string& run_id) {
-  static const std::string own = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
-  if (auto run = c.Prepare(own).Bind(run_id).One(ReadRun)) return run;
-  const std::string turn_id = TurnIdOfRun(run_id);
-  if (turn_id.empty()) return std::nullopt;
-  static const std::string in_turn = std::string("SELECT ") + kRunInTurnColumns +
-                                     " FROM turns WHERE id = ? AND run_created_at_ms > 0";
-  return c.Prepare(in_turn).Bind(turn_id).One(ReadRunInTurn).value_or(std::nullopt);
-}
-
-namespace {
-
 // Ends a queued or running run (`run` carries its status, result or error and end); its events.
 void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
   c.Prepare(
@@ -142,6 +128,16 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
 }
 
 }  // namespace
+
+std::optional<RunRecord> FindRunIn(Connection& c, const std::string& run_id) {
+  static const std::string own = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
+  if (auto run = c.Prepare(own).Bind(run_id).One(ReadRun)) return run;
+  const std::string turn_id = TurnIdOfRun(run_id);
+  if (turn_id.empty()) return std::nullopt;
+  static const std::string in_turn = std::string("SELECT ") + kRunInTurnColumns +
+                                     " FROM turns WHERE id = ? AND run_created_at_ms > 0";
+  return c.Prepare(in_turn).Bind(turn_id).One(ReadRunInTurn).value_or(std::nullopt);
+}
 
 void EnqueueEndWebhooksIn(Connection& c, const RunRecord& run) {
   if (!run.notify) return;
