@@ -11,6 +11,7 @@
 #include "app/tool_runner.hpp"
 #include "app/turn_observer.hpp"
 #include "config/config.hpp"
+#include "domain/agent/invoke_body.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/runs/paused_turn.hpp"
 #include "observability/metrics.hpp"
@@ -34,22 +35,6 @@ namespace agentgate {
 struct TurnOutcome;
 struct TurnPlace;  // app/turn_place.hpp
 struct TurnRun;    // app/turn_run.hpp
-
-struct InvokeResult {
-  std::string response;
-  std::optional<std::string> conversation_id;
-  std::optional<StopReason> stop_reason;
-  bool blocked = false;
-  TokenUsage usage;
-  double cost_usd = 0;
-  int model_calls = 0;
-  std::vector<ModelUsage> models;  // usage.models: each model's share
-  std::string turn_id;             // GET /admin/v1/orgs/{org}/turns/{id} shows its transcript
-  // Paused for approval (terminated_reason approval_required): the run a person decides, and the
-  // calls that wait for the decision.
-  std::string run_id = {};
-  std::vector<ToolCall> pending_actions = {};
-};
 
 // The way in's own 200 body for a result: what a commit stores for its Idempotency-Key to replay.
 using AnswerRenderer = std::function<StoredResponse(const InvokeResult&)>;

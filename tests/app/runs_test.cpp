@@ -4,8 +4,8 @@
 #include "app/runs.hpp"
 #include "adapters/store_sqlite/sqlite_db.hpp"
 #include "app/app_fixture.hpp"
-#include "app/invoke_body.hpp"
 #include "app/run_recorder.hpp"
+#include "domain/agent/invoke_body.hpp"
 #include "domain/json_text.hpp"
 #include "domain/runs/run_event_log.hpp"
 #include "domain/runs/run_ids.hpp"
@@ -627,6 +627,40 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   RunAsync(io_, written.Drain());
   EXPECT_EQ(committer_.batches(), batches);
   EXPECT_FALSE(store_->GetRun(running.id).value());  // this test wrote no commit for it
+}
+
+// A quick run (domain/runs/quick_run) ending in its turn's commit is packed as its facts; one whose
+// events its facts do not make again is packed whole.
+TEST_F(UnwrittenRunsTest, AQuickRunEndingWithItsTurnIsPackedAsItsFacts) {
+  RunRecord running;
+  running.org_id = "acme";
+  running.env = "prod";
+  running.agent_id = "bot";
+  running.status = RunStatus::kRunning;
+  const QuickRun facts{"openai", "gpt-4o", 20, 4, 0.0003, "Done."};
+  const InvokeResult result = QuickRunResult(facts);
+  const auto ended_with = [&](const std::string& id, const RunEvent& delta) {
+    running.id = id;
+    auto channel = std::make_shared<RunChannel>(100);
+    RunRecorder recorder(committer_, channel, id, 100, io_.get_executor(), 0,
+                         std::make_shared<const RunRecord>(running), 10s);
+    recorder.Report(run_events::Started(id, "", "bot"));
+    const auto between = QuickRunEvents(facts);
+    recorder.Report(between[0]);
+    recorder.Report(between[1]);
+    recorder.Report(delta);
+    auto ended = recorder.EndWithTurn(result, 2000);
+    recorder.TurnCommitted(false);
+    RunAsync(io_, recorder.Drain());
+    return ended.value().packed_events;
+  };
+  EXPECT_EQ(ended_with("run_q1", QuickRunEvents(facts)[2]), PackQuickRun(facts));
+  const std::string whole = ended_with("run_q2", run_events::TextDelta("Done.", std::nullopt));
+  EXPECT_FALSE(IsQuickRunLog(whole));
+  const auto events =
+      UnpackRunEvents(whole, 0, 10, InvokeBodyText(result), RunStartedData("run_q2", "", "bot"));
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[3].data, R"({"text":"Done."})");
 }
 
 TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {

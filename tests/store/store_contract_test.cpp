@@ -1,6 +1,7 @@
 // One store suite, every backend: each test states a store operation's meaning.
 #include "store/store_backends.hpp"
 
+#include "domain/runs/quick_run.hpp"
 #include "domain/runs/run_event_log.hpp"
 #include "domain/runs/run_ids.hpp"
 
@@ -1040,6 +1041,55 @@ TYPED_TEST(StoreContract, AStatelessTurnsQuickRunReadsListsAndIsPurgedAsAnyEnded
   EXPECT_EQ(s.PurgeRuns(1'000'000, 10).value(), 1);  // the queued one stays
   EXPECT_FALSE(s.GetRun("run_00a2").value());
   EXPECT_TRUE(s.GetTurn("turn_00a2").value());
+}
+
+// A quick run (domain/runs/quick_run) is written as its facts, as its recorder packs it: it reads
+// back with the result and every event it had, made again from them. SQLite's turn row keeps only
+// the facts (about 50 bytes here), not its result and its events.
+TYPED_TEST(StoreContract, AQuickRunWrittenAsItsFactsReadsAsTheRunItWas) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateWebhook(WebhookRecord{
+      "wh", "acme", "prod", "https://hooks.example/a", {"run.completed"}, "sealed", 10}));
+  const QuickRun facts{"openai", "gpt-4o", 20, 4, 0.1 + 0.2, "All\tgood.\n"};
+  RunRecord run = Completed("run_00b1", 200);
+  run.created_at_ms = run.started_at_ms = 150;
+  run.notify = true;
+  run.result_json = InvokeBodyText(QuickRunResult(facts));
+  std::vector<RunEvent> had{Numbered(run_events::Started(run.id, "", "bot"), 1)};
+  for (const auto& event : QuickRunEvents(facts)) had.push_back(event);
+  had.push_back(Numbered(run_events::Completed(run.result_json), 5));
+  TurnCommit commit;
+  commit.turn = Turn(TurnIdOfRun(run.id), "", 150);
+  commit.ended_run = RunWrite{RunWrite::Kind::kCreateEnded, run, {}, 0, std::nullopt};
+  commit.ended_run->packed_events = PackQuickRun(facts);
+  ASSERT_TRUE(s.CommitTurn(commit));
+
+  const auto stored = s.GetRun(run.id).value();
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->status, RunStatus::kCompleted);
+  EXPECT_EQ(stored->result_json, run.result_json);
+  const auto events = s.ListRunEvents(run.id, 0, 10).value();
+  ASSERT_EQ(events.size(), had.size());
+  for (std::size_t i = 0; i < had.size(); ++i) {
+    EXPECT_EQ(events[i].seq, had[i].seq);
+    EXPECT_EQ(events[i].type, had[i].type);
+    EXPECT_EQ(events[i].data, had[i].data);
+  }
+  const auto later = s.ListRunEvents(run.id, 3, 1).value();
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].type, "text.delta");
+  const auto listed = s.ListRuns("acme", "prod", 10).value();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].result_json, run.result_json);
+  const auto jobs = s.ClaimWebhookDeliveries(1'000'000, 1'005'000, 10).value();
+  ASSERT_EQ(jobs.size(), 1u);
+  ASSERT_TRUE(jobs[0].run.has_value());
+  EXPECT_EQ(jobs[0].run->result_json, run.result_json);
+  if constexpr (std::is_same_v<TypeParam, SqliteBackend>) {
+    EXPECT_EQ(this->backend_.Count("SELECT COUNT(*) FROM turns WHERE run_result = '' AND "
+                                   "run_events LIKE '~%' AND length(run_events) < 64"),
+              1);
+  }
 }
 
 // Retention reaches the quick runs of every organization and environment, at most its limit a

@@ -46,7 +46,8 @@ bool ReadMs(std::string_view text, std::int64_t& ms) {
 
 std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id, std::string env,
                                    std::string agent_id, std::int64_t created_at_ms,
-                                   std::string_view packed, std::string result_json) {
+                                   std::string_view packed, std::string result_json,
+                                   std::string_view log) {
   std::array<std::string_view, kPackedFields> fields;
   for (std::size_t i = 0; i < kPackedFields; ++i) {
     const auto tab = packed.find('\t');
@@ -54,6 +55,11 @@ std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id,
     if (last != (tab == std::string_view::npos)) return std::nullopt;
     fields[i] = packed.substr(0, tab);
     if (!last) packed.remove_prefix(tab + 1);
+  }
+  if (result_json.empty()) {
+    auto made = QuickRunResultText(log);
+    if (!made) return std::nullopt;
+    result_json = std::move(*made);
   }
   RunRecord run;
   run.id = RunIdOfTurn(turn_id);

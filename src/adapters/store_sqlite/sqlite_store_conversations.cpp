@@ -189,7 +189,7 @@ class SqliteTurnRows final : public TurnRowWriter {
       const RunRecord& run = kept_run_->run;
       insert.BindAt(16, run.created_at_ms)
           .BindAt(17, PackRunInTurn(run))
-          .BindAt(18, std::string_view(run.result_json))
+          .BindAt(18, ResultKeptInTurn(*kept_run_))
           .BindAt(19, std::string_view(kept_run_->packed_events));
     }
     insert.Run();

@@ -57,13 +57,15 @@ std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
   return s.Int(0);
 }
 
-// A run kept in its turn's row (adapters/store_common/run_in_turn): the turn's columns it reads.
+// A run kept in its turn's row (adapters/store_common/run_in_turn): the turn's columns it reads,
+// its log only where it keeps no result (a quick run's: its facts).
 constexpr const char* kRunInTurnColumns =
-    "id, org_id, env, agent_id, run_created_at_ms, run, run_result";
+    "id, org_id, env, agent_id, run_created_at_ms, run, run_result, "
+    "IIF(run_result = '', run_events, '')";
 
 std::optional<RunRecord> ReadRunInTurn(const RowView& row) {
   return RunInTurn(row.Text(0), row.Text(1), row.Text(2), row.Text(3), row.Int(4), row.Text(5),
-                   row.Text(6));
+                   row.Text(6), row.Text(7));
 }
 
 // Ends a queued or running run (`run` carries its status, result or error and end); its events.

@@ -17,6 +17,7 @@ struct ToolCall {
   std::string id;
   std::string name;
   std::string arguments_json;  // as the model sent it
+  bool operator==(const ToolCall&) const = default;
 };
 
 enum class Role { kUser, kAssistant, kTool };
@@ -74,6 +75,7 @@ struct TokenUsage {
   std::int64_t output_tokens = 0;
   std::int64_t cached_input_tokens = 0;  // read from the provider's prompt cache
   std::int64_t cache_write_tokens = 0;   // written to it (Anthropic's cache_creation_input_tokens)
+  bool operator==(const TokenUsage&) const = default;
 };
 
 // One model's share of a turn's usage (usage.models).
@@ -84,6 +86,7 @@ struct ModelUsage {
   int failed_calls = 0;  // failed (they cost nothing)
   TokenUsage tokens;
   double cost_usd = 0;
+  bool operator==(const ModelUsage&) const = default;
 };
 
 struct ModelReply {
