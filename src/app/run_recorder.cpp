@@ -1,6 +1,7 @@
 #include "app/run_recorder.hpp"
 
 #include "domain/agent/invoke_body.hpp"
+#include "domain/runs/quick_run.hpp"
 #include "domain/runs/run_event_log.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -104,10 +105,9 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
   ended.run.result_json = InvokeBodyText(result);
   RunEvent terminal = run_events::Completed(ended.run.result_json);
   terminal.seq = last_seq_ + 1;
-  // A quick run's row keeps its facts instead (domain/runs/quick_run).
-  auto quick = QuickRunLog(result);
-  ended.packed_events =
-      quick ? std::move(*quick) : PackedAfter(written_seq_, &terminal, ended.run.result_json);
+  ended.packed_events = PackedAfter(written_seq_, &terminal, ended.run.result_json);
+  // A quick run's row may keep the facts that make its result instead (domain/runs/quick_run).
+  if (const auto quick = QuickRunOf(result)) ended.quick_result = PackQuickRun(*quick);
   ending_ = std::move(terminal);  // its followers get it once the commit is written
   return ended;
 }
@@ -139,20 +139,6 @@ std::string RunRecorder::PackedAfter(std::int64_t after_seq, const RunEvent* las
   channel_->ForEachAfter(after_seq, [&packer](const RunEvent& e) { packer.Add(e); });
   if (last != nullptr) packer.Add(*last);
   return packer.Take();
-}
-
-std::optional<std::string> RunRecorder::QuickRunLog(const InvokeResult& result) const {
-  // All of its events are here, from its start (never written), and its end is not among them.
-  if (written_seq_ != 0 || last_seq_ != 4 || !unwritten_run_) return std::nullopt;
-  const auto quick = QuickRunOf(result);
-  if (!quick) return std::nullopt;
-  const auto between = QuickRunEvents(*quick);
-  const std::string started =
-      RunStartedData(run_id_, unwritten_run_->conversation_id, unwritten_run_->agent_id);
-  QuickRunCheck check(between, started);
-  channel_->ForEachAfter(0, [&check](const RunEvent& e) { check.Add(e); });
-  if (!check.Same()) return std::nullopt;
-  return PackQuickRun(*quick);
 }
 
 asio::awaitable<void> RunRecorder::Drain() {

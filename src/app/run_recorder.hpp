@@ -70,8 +70,6 @@ class RunRecorder final : public TurnObserver {
   // them (a run not written yet: its start is made again from its record).
   std::string PackedAfter(std::int64_t after_seq, const RunEvent* last,
                           std::string_view outcome) const;
-  // Its facts as its log, when it is a quick run that answered `result` (domain/runs/quick_run).
-  std::optional<std::string> QuickRunLog(const InvokeResult& result) const;
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.
   boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, RunRecord run, RunEvent last);
 

@@ -226,6 +226,9 @@ struct RunWrite {
   // kCreateEnded: its events as its row keeps them (domain/runs/run_event_log), packed by the run
   // where they are rather than copied for the store to pack.
   std::string packed_events{};
+  // kCreateEnded of a quick run (domain/runs/quick_run): its result as the facts that make it,
+  // which a store may keep instead of `run.result_json`.
+  std::string quick_result{};
 };
 
 struct TurnCommit {

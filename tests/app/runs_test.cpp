@@ -7,6 +7,7 @@
 #include "app/run_recorder.hpp"
 #include "domain/agent/invoke_body.hpp"
 #include "domain/json_text.hpp"
+#include "domain/runs/quick_run.hpp"
 #include "domain/runs/run_event_log.hpp"
 #include "domain/runs/run_ids.hpp"
 
@@ -629,38 +630,35 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_FALSE(store_->GetRun(running.id).value());  // this test wrote no commit for it
 }
 
-// A quick run (domain/runs/quick_run) ending in its turn's commit is packed as its facts; one whose
-// events its facts do not make again is packed whole.
-TEST_F(UnwrittenRunsTest, AQuickRunEndingWithItsTurnIsPackedAsItsFacts) {
+// A quick run (domain/runs/quick_run) ending in its turn's commit offers its result as its facts;
+// another keeps its result whole.
+TEST_F(UnwrittenRunsTest, AQuickRunEndingWithItsTurnOffersItsResultAsItsFacts) {
   RunRecord running;
   running.org_id = "acme";
   running.env = "prod";
   running.agent_id = "bot";
   running.status = RunStatus::kRunning;
   const QuickRun facts{"openai", "gpt-4o", 20, 4, 0.0003, "Done."};
-  const InvokeResult result = QuickRunResult(facts);
-  const auto ended_with = [&](const std::string& id, const RunEvent& delta) {
+  const auto ended_with = [&](const std::string& id, const InvokeResult& result) {
     running.id = id;
     auto channel = std::make_shared<RunChannel>(100);
     RunRecorder recorder(committer_, channel, id, 100, io_.get_executor(), 0,
                          std::make_shared<const RunRecord>(running), 10s);
     recorder.Report(run_events::Started(id, "", "bot"));
-    const auto between = QuickRunEvents(facts);
-    recorder.Report(between[0]);
-    recorder.Report(between[1]);
-    recorder.Report(delta);
+    recorder.Report(run_events::TextDelta(result.response, 1));
     auto ended = recorder.EndWithTurn(result, 2000);
     recorder.TurnCommitted(false);
     RunAsync(io_, recorder.Drain());
-    return ended.value().packed_events;
+    return std::move(ended).value();
   };
-  EXPECT_EQ(ended_with("run_q1", QuickRunEvents(facts)[2]), PackQuickRun(facts));
-  const std::string whole = ended_with("run_q2", run_events::TextDelta("Done.", std::nullopt));
-  EXPECT_FALSE(IsQuickRunLog(whole));
-  const auto events =
-      UnpackRunEvents(whole, 0, 10, InvokeBodyText(result), RunStartedData("run_q2", "", "bot"));
-  ASSERT_EQ(events.size(), 5u);
-  EXPECT_EQ(events[3].data, R"({"text":"Done."})");
+  const RunWrite quick = ended_with("run_q1", QuickRunResult(facts));
+  EXPECT_EQ(quick.quick_result, PackQuickRun(facts));
+  EXPECT_EQ(quick.run.result_json, InvokeBodyText(QuickRunResult(facts)));
+  InvokeResult blocked = QuickRunResult(facts);
+  blocked.blocked = true;
+  const RunWrite whole = ended_with("run_q2", blocked);
+  EXPECT_TRUE(whole.quick_result.empty());
+  EXPECT_EQ(whole.run.result_json, InvokeBodyText(blocked));
 }
 
 TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {

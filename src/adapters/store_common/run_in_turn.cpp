@@ -1,5 +1,6 @@
 #include "adapters/store_common/run_in_turn.hpp"
 
+#include "domain/runs/quick_run.hpp"
 #include "domain/runs/run_ids.hpp"
 
 #include <array>
@@ -46,8 +47,7 @@ bool ReadMs(std::string_view text, std::int64_t& ms) {
 
 std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id, std::string env,
                                    std::string agent_id, std::int64_t created_at_ms,
-                                   std::string_view packed, std::string result_json,
-                                   std::string_view log) {
+                                   std::string_view packed, std::string kept_result) {
   std::array<std::string_view, kPackedFields> fields;
   for (std::size_t i = 0; i < kPackedFields; ++i) {
     const auto tab = packed.find('\t');
@@ -56,11 +56,8 @@ std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id,
     fields[i] = packed.substr(0, tab);
     if (!last) packed.remove_prefix(tab + 1);
   }
-  if (result_json.empty()) {
-    auto made = QuickRunResultText(log);
-    if (!made) return std::nullopt;
-    result_json = std::move(*made);
-  }
+  auto result = KeptResultText(std::move(kept_result));
+  if (!result) return std::nullopt;
   RunRecord run;
   run.id = RunIdOfTurn(turn_id);
   const auto status = ParseRunStatus(fields[0]);
@@ -75,7 +72,7 @@ std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id,
   run.server_id = std::string(fields[2]);
   run.notify = fields[3] == "1";
   run.created_at_ms = created_at_ms;
-  run.result_json = std::move(result_json);
+  run.result_json = std::move(*result);
   return run;
 }
 

@@ -5,7 +5,6 @@
 // second row, its indexes and its pages were a tenth of such a turn's cost (docs/performance.md).
 // The turn's row has its organization, environment, agent and id; this is the rest.
 
-#include "domain/runs/run_event_log.hpp"
 #include "ports/store_records.hpp"
 
 #include <optional>
@@ -22,19 +21,14 @@ const RunWrite* RunKeptInTurn(const TurnCommit& commit);
 std::string PackRunInTurn(const RunRecord& run);
 
 // The run back from its turn's row: the turn's id, organization, environment and agent, the run's
-// creation, the packed column and its result, or, for a quick run whose row keeps none, its log
-// (its facts, which make it: domain/runs/quick_run). nullopt for a column that does not read back.
+// creation, the packed column and its result as kept (ResultKeptInTurn). nullopt for a column
+// that does not read back.
 std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id, std::string env,
                                    std::string agent_id, std::int64_t created_at_ms,
-                                   std::string_view packed, std::string result_json,
-                                   std::string_view log = {});
+                                   std::string_view packed, std::string kept_result);
 
-// What the turn's row keeps as the run's result: none for a quick run, whose log (its facts)
-// makes it.
+// What the turn's row keeps as the run's result: a quick run's facts, else the result itself.
 inline std::string_view ResultKeptInTurn(const RunWrite& run) {
-  // Empty, not null (a null view binds SQL NULL, and the column is NOT NULL).
-  return IsQuickRunLog(run.packed_events) ? std::string_view("")
-                                          : std::string_view(run.run.result_json);
+  return run.quick_result.empty() ? run.run.result_json : run.quick_result;
 }
-
 }  // namespace agentgate

@@ -3,6 +3,7 @@
 #include "adapters/store_common/run_in_turn.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
+#include "domain/runs/quick_run.hpp"
 #include "domain/runs/run_event_log.hpp"
 #include "domain/runs/run_ids.hpp"
 
@@ -57,15 +58,13 @@ std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
   return s.Int(0);
 }
 
-// A run kept in its turn's row (adapters/store_common/run_in_turn): the turn's columns it reads,
-// its log only where it keeps no result (a quick run's: its facts).
+// A run kept in its turn's row (adapters/store_common/run_in_turn): the turn's columns it reads.
 constexpr const char* kRunInTurnColumns =
-    "id, org_id, env, agent_id, run_created_at_ms, run, run_result, "
-    "IIF(run_result = '', run_events, '')";
+    "id, org_id, env, agent_id, run_created_at_ms, run, run_result";
 
 std::optional<RunRecord> ReadRunInTurn(const RowView& row) {
   return RunInTurn(row.Text(0), row.Text(1), row.Text(2), row.Text(3), row.Int(4), row.Text(5),
-                   row.Text(6), row.Text(7));
+                   row.Text(6));
 }
 
 // Ends a queued or running run (`run` carries its status, result or error and end); its events.
@@ -256,8 +255,10 @@ Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_
           "SELECT run_events, run_result, agent_id FROM turns WHERE id = ? AND "
           "run_created_at_ms > 0");
       if (in_turn.Bind(turn_id).Step()) {
-        const std::string log = in_turn.Text(0), result = in_turn.Text(1);
-        return UnpackRunEvents(log, after_seq, limit, result,
+        const std::string log = in_turn.Text(0);
+        const auto result = KeptResultText(in_turn.Text(1));
+        if (!result) return std::vector<RunEvent>{};
+        return UnpackRunEvents(log, after_seq, limit, *result,
                                RunStartedData(run_id, "", in_turn.Text(2)));
       }
     }

@@ -1,5 +1,7 @@
 #include "domain/runs/quick_run.hpp"
 
+#include <charconv>
+
 namespace agentgate {
 
 std::optional<QuickRun> QuickRunOf(const InvokeResult& result) {
@@ -27,25 +29,65 @@ InvokeResult QuickRunResult(const QuickRun& run) {
   return result;
 }
 
-std::array<RunEvent, 3> QuickRunEvents(const QuickRun& run) {
-  std::array<RunEvent, 3> events{
-      run_events::ModelStarted(1, run.provider, run.model),
-      run_events::ModelFinished(1, run.input_tokens, run.output_tokens, run.cost_usd),
-      run_events::TextDelta(run.response, 1)};
-  for (std::size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<std::int64_t>(i) + 2;
-  return events;
+std::string PackQuickRun(const QuickRun& run) {
+  std::string kept;
+  kept.reserve(run.provider.size() + run.model.size() + run.response.size() + 64);
+  kept += '~';
+  kept += run.provider;
+  kept += '\t';
+  kept += run.model;
+  char digits[32];
+  for (const std::int64_t tokens : {run.input_tokens, run.output_tokens}) {
+    kept += '\t';
+    kept.append(digits, std::to_chars(digits, digits + sizeof digits, tokens).ptr);
+  }
+  kept += '\t';
+  // The shortest text that reads back as the same double.
+  kept.append(digits, std::to_chars(digits, digits + sizeof digits, run.cost_usd).ptr);
+  kept += '\t';
+  kept += run.response;
+  return kept;
 }
 
-void QuickRunCheck::Add(const RunEvent& event) {
-  const std::size_t at = seen_++;
-  if (!same_) return;
-  if (at == 0) {
-    same_ = event.seq == 1 && event.type == "run.started" && event.data == started_;
-    return;
-  }
-  const RunEvent* expected = at <= between_.size() ? &between_[at - 1] : nullptr;
-  same_ = expected != nullptr && event.seq == expected->seq && event.type == expected->type &&
-          event.data == expected->data;
+namespace {
+
+// The field up to the next tab, moving `rest` past it; false when there is no tab.
+bool NextField(std::string_view& rest, std::string_view& field) {
+  const auto tab = rest.find('\t');
+  if (tab == std::string_view::npos) return false;
+  field = rest.substr(0, tab);
+  rest.remove_prefix(tab + 1);
+  return true;
+}
+
+template <class Value>
+bool ReadWhole(std::string_view text, Value& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+}  // namespace
+
+std::optional<QuickRun> UnpackQuickRun(std::string_view kept) {
+  if (!IsQuickRun(kept)) return std::nullopt;
+  kept.remove_prefix(1);
+  std::string_view provider, model, input, output, cost;
+  QuickRun run;
+  if (!NextField(kept, provider) || !NextField(kept, model) || !NextField(kept, input) ||
+      !NextField(kept, output) || !NextField(kept, cost) || !ReadWhole(input, run.input_tokens) ||
+      !ReadWhole(output, run.output_tokens) || !ReadWhole(cost, run.cost_usd))
+    return std::nullopt;
+  run.provider = std::string(provider);
+  run.model = std::string(model);
+  run.response = std::string(kept);
+  return run;
+}
+
+std::optional<std::string> KeptResultText(std::string kept) {
+  if (!IsQuickRun(kept)) return kept;
+  const auto quick = UnpackQuickRun(kept);
+  if (!quick) return std::nullopt;
+  return InvokeBodyText(QuickRunResult(*quick));
 }
 
 }  // namespace agentgate

@@ -1,14 +1,11 @@
 #pragma once
-// A quick run (docs/runs.md, "Where a run is kept"): one model call, answered whole, its reply sent
-// in one delta, completed with nothing blocked or left to decide. Its result and its events between
-// its start and its end are made again from a few facts (the model, the tokens, the cost, the
-// reply), so its row keeps those instead of them: about 80 bytes and the reply, not 600. A run is
-// packed so only when what its facts make is exactly what it had, byte for byte.
+// A quick run (docs/runs.md, "Where a run is kept"): one model call, answered whole, completed
+// with nothing blocked or left to decide. Its result, the plain call's body, is made again from a
+// few facts (the model, the tokens, the cost, the reply), so its row may keep those instead: about
+// 50 bytes and the reply, not 350. A result is kept so only when its facts make it exactly again.
 
 #include "domain/agent/invoke_body.hpp"
-#include "domain/runs/run_events.hpp"
 
-#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,28 +21,22 @@ struct QuickRun {
   std::string response;
 };
 
-// The facts of a turn that answered `result` as a quick run does; nullopt when it did not (its
-// events are still to be checked: QuickRunCheck).
+// The facts of a turn that answered `result` as a quick run does: every field of the answer is
+// what they make again (the turn's id aside: the row has it). nullopt when it did not.
 std::optional<QuickRun> QuickRunOf(const InvokeResult& result);
-// The answer its facts make (no turn id: the run's row has it).
+// The answer its facts make (no turn id).
 InvokeResult QuickRunResult(const QuickRun& run);
-// Its events between its start (1) and its end (5), numbered.
-std::array<RunEvent, 3> QuickRunEvents(const QuickRun& run);
 
-// Checks a run's events, one at a time in order, against what its facts make of them: its start's
-// data as `started` (RunStartedData), then QuickRunEvents. Both are viewed: they outlive the check.
-class QuickRunCheck {
- public:
-  QuickRunCheck(const std::array<RunEvent, 3>& between, std::string_view started)
-      : between_(between), started_(started) {}
-  void Add(const RunEvent& event);
-  bool Same() const { return same_ && seen_ == between_.size() + 1; }
-
- private:
-  const std::array<RunEvent, 3>& between_;
-  std::string_view started_;
-  std::size_t seen_ = 0;
-  bool same_ = true;
-};
+// As its row keeps them: "~<provider>\t<model>\t<input>\t<output>\t<cost>\t<response>", the
+// response last, with any byte. A result kept whole is JSON, which never starts with '~'.
+std::string PackQuickRun(const QuickRun& run);
+inline bool IsQuickRun(std::string_view kept) {
+  return kept.starts_with('~');
+}
+// nullopt for a text that is not a quick run's facts, or does not read back.
+std::optional<QuickRun> UnpackQuickRun(std::string_view kept);
+// The result a row keeps, as the API shows it: its body, made from its facts for a quick run's;
+// nullopt for facts that do not read back.
+std::optional<std::string> KeptResultText(std::string kept);
 
 }  // namespace agentgate

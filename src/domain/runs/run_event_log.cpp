@@ -41,84 +41,16 @@ bool Field(std::string_view& rest, std::string_view& field) {
   return true;
 }
 
-template <class Value>
-bool Number(std::string_view text, Value& value) {
+template <class Int>
+bool Number(std::string_view text, Int& value) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
 }  // namespace
 
-std::string PackQuickRun(const QuickRun& run) {
-  std::string log;
-  log.reserve(run.provider.size() + run.model.size() + run.response.size() + 64);
-  log += '~';
-  log += run.provider;
-  log += '\t';
-  log += run.model;
-  char digits[32];
-  for (const std::int64_t tokens : {run.input_tokens, run.output_tokens}) {
-    log += '\t';
-    log.append(digits, std::to_chars(digits, digits + sizeof digits, tokens).ptr);
-  }
-  log += '\t';
-  // The shortest text that reads back as the same double.
-  log.append(digits, std::to_chars(digits, digits + sizeof digits, run.cost_usd).ptr);
-  log += '\t';
-  log += run.response;
-  return log;
-}
-
-std::optional<QuickRun> UnpackQuickRun(std::string_view log) {
-  if (!IsQuickRunLog(log)) return std::nullopt;
-  log.remove_prefix(1);
-  std::string_view provider, model, input, output, cost;
-  QuickRun run;
-  if (!Field(log, provider) || !Field(log, model) || !Field(log, input) || !Field(log, output) ||
-      !Field(log, cost) || !Number(input, run.input_tokens) || !Number(output, run.output_tokens) ||
-      !Number(cost, run.cost_usd))
-    return std::nullopt;
-  run.provider = std::string(provider);
-  run.model = std::string(model);
-  run.response = std::string(log);
-  return run;
-}
-
-std::optional<std::string> QuickRunResultText(std::string_view log) {
-  const auto quick = UnpackQuickRun(log);
-  if (!quick) return std::nullopt;
-  return InvokeBodyText(QuickRunResult(*quick));
-}
-
-namespace {
-
-// A quick run's events after `after_seq`, at most `limit`: its start, its facts' events, its end.
-std::vector<RunEvent> QuickRunEventsAfter(const QuickRun& run, std::int64_t after_seq, int limit,
-                                          std::string_view outcome, std::string_view started) {
-  std::vector<RunEvent> events;
-  if (started.empty()) return events;
-  const auto keep = [&](RunEvent event) {
-    if (event.seq > after_seq && static_cast<int>(events.size()) < limit)
-      events.push_back(std::move(event));
-  };
-  keep(RunEvent{1, "run.started", std::string(started)});
-  for (auto& event : QuickRunEvents(run)) keep(std::move(event));
-  RunEvent end = run_events::Completed(outcome.empty() ? InvokeBodyText(QuickRunResult(run))
-                                                       : std::string(outcome));
-  end.seq = 5;
-  keep(std::move(end));
-  return events;
-}
-
-}  // namespace
-
 std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
                                       std::string_view outcome, std::string_view started) {
-  if (IsQuickRunLog(log)) {
-    const auto quick = UnpackQuickRun(log);
-    if (!quick) return {};
-    return QuickRunEventsAfter(*quick, after_seq, limit, outcome, started);
-  }
   std::vector<RunEvent> events;
   std::string_view rest = log;
   while (!rest.empty() && static_cast<int>(events.size()) < limit) {

@@ -6,14 +6,10 @@
 // own columns) is "<seq>\t<type>\t=\t\n", so the row holds it once, and one whose data is the
 // run's start (run.started's, made again from the run's id, conversation and agent, which the row
 // has) is "<seq>\t<type>\t@\t\n". A run ending in its turn's commit packs its events on its own
-// thread, where they are (RunWrite::packed_events). A quick run's log is its facts instead
-// (domain/runs/quick_run): "~<provider>\t<model>\t<input>\t<output>\t<cost>\t<response>", the
-// response last, with any byte; its events are made again from them.
+// thread, where they are (RunWrite::packed_events).
 
-#include "domain/runs/quick_run.hpp"
 #include "domain/runs/run_events.hpp"
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,17 +37,8 @@ class RunEventPacker {
   std::string log_;
 };
 
-// A quick run's log: its facts.
-std::string PackQuickRun(const QuickRun& run);
-inline bool IsQuickRunLog(std::string_view log) {
-  return log.starts_with('~');
-}
-// nullopt for a log that is not a quick run's, or does not read back.
-std::optional<QuickRun> UnpackQuickRun(std::string_view log);
-
 // Those after `after_seq`, at most `limit`; a log cut short or garbled ends where it stops making
-// sense (what came before is returned). A quick run's are made from its facts, its result too
-// when `outcome` is empty (a row that keeps the facts keeps no result: QuickRunResultText).
+// sense (what came before is returned).
 std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
                                       std::string_view outcome = {}, std::string_view started = {});
 // A run's run.started data, as its row can make it again.
@@ -59,8 +46,6 @@ inline std::string RunStartedData(std::string_view run_id, std::string_view conv
                                   std::string_view agent_id) {
   return run_events::Started(run_id, conversation_id, agent_id).data;
 }
-// A quick run's result, as its turn's body: from its log's facts; nullopt for another log.
-std::optional<std::string> QuickRunResultText(std::string_view log);
 // The outcome a run's row keeps: its result, else its error.
 inline std::string_view RunOutcome(const std::string& result, const std::string& error) {
   return result.empty() ? std::string_view(error) : std::string_view(result);
