@@ -52,6 +52,12 @@ void RunRecorder::Report(RunEvent event) {
   });
 }
 
+void RunRecorder::ReportStarted(std::string_view conversation_id, std::string_view agent_id) {
+  RunEvent started = run_events::Started(run_id_, conversation_id, agent_id);
+  started_data_ = started.data;
+  Report(std::move(started));
+}
+
 void RunRecorder::CutWaitShort() {
   if (!first_wait_) {
     gathering_.cancel();  // a write-behind's later wait: it ends on its own, and says so
@@ -131,11 +137,9 @@ std::string RunRecorder::PackedAfter(std::int64_t after_seq, const RunEvent* las
   channel_->ForEachAfter(after_seq,
                          [&size](const RunEvent& e) { size += RunEventPacker::RoomFor(e); });
   // Its start too is made again from its row (the run is not written yet: its record is here).
-  const std::string started =
-      unwritten_run_ != nullptr
-          ? RunStartedData(run_id_, unwritten_run_->conversation_id, unwritten_run_->agent_id)
-          : std::string();
-  RunEventPacker packer(outcome, started, size);
+  RunEventPacker packer(
+      outcome, unwritten_run_ != nullptr ? std::string_view(started_data_) : std::string_view(),
+      size);
   channel_->ForEachAfter(after_seq, [&packer](const RunEvent& e) { packer.Add(e); });
   if (last != nullptr) packer.Add(*last);
   return packer.Take();

@@ -39,6 +39,9 @@ class RunRecorder final : public TurnObserver {
               std::chrono::milliseconds write_behind = std::chrono::milliseconds(100));
 
   void Report(RunEvent event) override;
+  // Its run.started, its first event: made from the run's id, conversation and agent, which its
+  // row keeps (its packed events refer to it rather than repeat it).
+  void ReportStarted(std::string_view conversation_id, std::string_view agent_id);
   bool FollowsText() const override { return true; }  // a run's followers watch its reply form
   std::string_view RunId() const override { return run_id_; }
   bool RunStored() const override { return !unwritten_run_; }
@@ -79,6 +82,7 @@ class RunRecorder final : public TurnObserver {
   const std::size_t max_events_;
   boost::asio::any_io_executor executor_;
   std::shared_ptr<const RunRecord> unwritten_run_;  // until its create is written
+  std::string started_data_;                        // its run.started's, once reported
   const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
   std::int64_t written_seq_ = 0;  // the channel's events up to this one are in the store

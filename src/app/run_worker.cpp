@@ -274,7 +274,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
   const SpanContext* const traced = trace != nullptr && *trace ? &**trace : nullptr;
   RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events, executor,
                        resumption ? resumption->after_seq : 0, start.unwritten, d_.write_behind);
-  if (!resumption) recorder.Report(run_events::Started(run.id, run.conversation_id, run.agent_id));
+  if (!resumption) recorder.ReportStarted(run.conversation_id, run.agent_id);
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {
     if (start.streamed) {

@@ -573,7 +573,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   auto channel = std::make_shared<RunChannel>(100);
   RunRecorder recorder(committer_, channel, running.id, 100, io_.get_executor(), 0,
                        std::make_shared<const RunRecord>(running), 10s);
-  recorder.Report(run_events::Started(running.id, "", "bot"));
+  recorder.ReportStarted("", "bot");
   recorder.Report(run_events::TextDelta("Hi"));
   InvokeResult result;
   result.response = "Hi";
@@ -614,7 +614,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   auto written_channel = std::make_shared<RunChannel>(100);
   RunRecorder written(committer_, written_channel, running.id, 100, io_.get_executor(), 0,
                       std::make_shared<const RunRecord>(running), 10s);
-  written.Report(run_events::Started(running.id, "", "bot"));
+  written.ReportStarted("", "bot");
   auto rode = written.EndWithTurn(result, 2000);
   ASSERT_TRUE(rode);
   written.TurnCommitted(true);
@@ -644,7 +644,7 @@ TEST_F(UnwrittenRunsTest, AQuickRunEndingWithItsTurnOffersItsResultAsItsFacts) {
     auto channel = std::make_shared<RunChannel>(100);
     RunRecorder recorder(committer_, channel, id, 100, io_.get_executor(), 0,
                          std::make_shared<const RunRecord>(running), 10s);
-    recorder.Report(run_events::Started(id, "", "bot"));
+    recorder.ReportStarted("", "bot");
     recorder.Report(run_events::TextDelta(result.response, 1));
     auto ended = recorder.EndWithTurn(result, 2000);
     recorder.TurnCommitted(false);

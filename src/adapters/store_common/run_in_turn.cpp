@@ -16,7 +16,7 @@ const RunWrite* RunKeptInTurn(const TurnCommit& commit) {
                     run.status == RunStatus::kCompleted && run.error_json.empty() &&
                     run.conversation_id.empty() && commit.turn.conversation_id.empty() &&
                     run.org_id == commit.turn.org_id && run.env == commit.turn.env &&
-                    run.agent_id == commit.turn.agent_id && commit.turn.id == TurnIdOfRun(run.id);
+                    run.agent_id == commit.turn.agent_id && IsTurnOfRun(commit.turn.id, run.id);
   return kept ? &write : nullptr;
 }
 

@@ -13,6 +13,11 @@ TEST(RunIds, ARunAndItsTurnShareTheirIdsTail) {
   EXPECT_EQ(TurnIdOfRun("turn_0190abcd"), "");  // not a run's id
   EXPECT_EQ(TurnIdOfRun("run_"), "");
   EXPECT_EQ(RunIdOfTurn("t1"), "");
+  EXPECT_TRUE(IsTurnOfRun("turn_0190abcd", "run_0190abcd"));
+  EXPECT_FALSE(IsTurnOfRun("turn_0190abce", "run_0190abcd"));
+  EXPECT_FALSE(IsTurnOfRun("turn_0190abcd", "turn_0190abcd"));
+  EXPECT_FALSE(IsTurnOfRun("turn_", "run_"));
+  EXPECT_FALSE(IsTurnOfRun("run_0190abcd", "run_0190abcd"));
 }
 
 RunRecord QuickRun() {

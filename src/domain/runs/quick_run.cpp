@@ -1,5 +1,6 @@
 #include "domain/runs/quick_run.hpp"
 
+#include <bit>
 #include <charconv>
 
 namespace agentgate {
@@ -42,8 +43,9 @@ std::string PackQuickRun(const QuickRun& run) {
     kept.append(digits, std::to_chars(digits, digits + sizeof digits, tokens).ptr);
   }
   kept += '\t';
-  // The shortest text that reads back as the same double.
-  kept.append(digits, std::to_chars(digits, digits + sizeof digits, run.cost_usd).ptr);
+  // Its bits, in hex: exact, and a fifth of the work of its shortest decimal.
+  const auto bits = std::bit_cast<std::uint64_t>(run.cost_usd);
+  kept.append(digits, std::to_chars(digits, digits + sizeof digits, bits, 16).ptr);
   kept += '\t';
   kept += run.response;
   return kept;
@@ -60,9 +62,9 @@ bool NextField(std::string_view& rest, std::string_view& field) {
   return true;
 }
 
-template <class Value>
-bool ReadWhole(std::string_view text, Value& value) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+template <class Int>
+bool ReadWhole(std::string_view text, Int& value, int base = 10) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
@@ -73,10 +75,12 @@ std::optional<QuickRun> UnpackQuickRun(std::string_view kept) {
   kept.remove_prefix(1);
   std::string_view provider, model, input, output, cost;
   QuickRun run;
+  std::uint64_t cost_bits = 0;
   if (!NextField(kept, provider) || !NextField(kept, model) || !NextField(kept, input) ||
       !NextField(kept, output) || !NextField(kept, cost) || !ReadWhole(input, run.input_tokens) ||
-      !ReadWhole(output, run.output_tokens) || !ReadWhole(cost, run.cost_usd))
+      !ReadWhole(output, run.output_tokens) || !ReadWhole(cost, cost_bits, 16))
     return std::nullopt;
+  run.cost_usd = std::bit_cast<double>(cost_bits);
   run.provider = std::string(provider);
   run.model = std::string(model);
   run.response = std::string(kept);

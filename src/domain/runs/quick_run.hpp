@@ -28,7 +28,8 @@ std::optional<QuickRun> QuickRunOf(const InvokeResult& result);
 InvokeResult QuickRunResult(const QuickRun& run);
 
 // As its row keeps them: "~<provider>\t<model>\t<input>\t<output>\t<cost>\t<response>", the
-// response last, with any byte. A result kept whole is JSON, which never starts with '~'.
+// cost as its bits in hex, the response last, with any byte. A result kept whole is JSON, which
+// never starts with '~'.
 std::string PackQuickRun(const QuickRun& run);
 inline bool IsQuickRun(std::string_view kept) {
   return kept.starts_with('~');

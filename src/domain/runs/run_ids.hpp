@@ -27,4 +27,11 @@ inline std::string RunIdOfTurn(std::string_view turn_id) {
   return id;
 }
 
+// Whether `turn_id` is `run_id`'s turn's (TurnIdOfRun), with no id made for the question.
+inline bool IsTurnOfRun(std::string_view turn_id, std::string_view run_id) {
+  return run_id.starts_with(kRunIdPrefix) && run_id.size() > kRunIdPrefix.size() &&
+         turn_id.starts_with(kTurnIdPrefix) &&
+         turn_id.substr(kTurnIdPrefix.size()) == run_id.substr(kRunIdPrefix.size());
+}
+
 }  // namespace agentgate
