@@ -31,4 +31,5 @@ std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id,
 inline std::string_view ResultKeptInTurn(const RunWrite& run) {
   return run.quick_result.empty() ? run.run.result_json : run.quick_result;
 }
+
 }  // namespace agentgate

@@ -1,5 +1,7 @@
 #include "domain/runs/quick_run.hpp"
 
+#include "domain/tab_fields.hpp"
+
 #include <bit>
 #include <charconv>
 
@@ -51,24 +53,8 @@ std::string PackQuickRun(const QuickRun& run) {
   return kept;
 }
 
-namespace {
-
-// The field up to the next tab, moving `rest` past it; false when there is no tab.
-bool NextField(std::string_view& rest, std::string_view& field) {
-  const auto tab = rest.find('\t');
-  if (tab == std::string_view::npos) return false;
-  field = rest.substr(0, tab);
-  rest.remove_prefix(tab + 1);
-  return true;
-}
-
-template <class Int>
-bool ReadWhole(std::string_view text, Int& value, int base = 10) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
-  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
-
-}  // namespace
+using tab_fields::Integer;
+using tab_fields::Next;
 
 std::optional<QuickRun> UnpackQuickRun(std::string_view kept) {
   if (!IsQuickRun(kept)) return std::nullopt;
@@ -76,9 +62,9 @@ std::optional<QuickRun> UnpackQuickRun(std::string_view kept) {
   std::string_view provider, model, input, output, cost;
   QuickRun run;
   std::uint64_t cost_bits = 0;
-  if (!NextField(kept, provider) || !NextField(kept, model) || !NextField(kept, input) ||
-      !NextField(kept, output) || !NextField(kept, cost) || !ReadWhole(input, run.input_tokens) ||
-      !ReadWhole(output, run.output_tokens) || !ReadWhole(cost, cost_bits, 16))
+  if (!Next(kept, provider) || !Next(kept, model) || !Next(kept, input) || !Next(kept, output) ||
+      !Next(kept, cost) || !Integer(input, run.input_tokens) ||
+      !Integer(output, run.output_tokens) || !Integer(cost, cost_bits, 16))
     return std::nullopt;
   run.cost_usd = std::bit_cast<double>(cost_bits);
   run.provider = std::string(provider);

@@ -1,5 +1,7 @@
 #include "domain/runs/run_event_log.hpp"
 
+#include "domain/tab_fields.hpp"
+
 #include <charconv>
 
 namespace agentgate {
@@ -30,24 +32,8 @@ void RunEventPacker::Add(const RunEvent& e) {
   log_ += '\n';
 }
 
-namespace {
-
-// The field up to the next tab, moving `rest` past it; false when there is no tab.
-bool Field(std::string_view& rest, std::string_view& field) {
-  const auto tab = rest.find('\t');
-  if (tab == std::string_view::npos) return false;
-  field = rest.substr(0, tab);
-  rest.remove_prefix(tab + 1);
-  return true;
-}
-
-template <class Int>
-bool Number(std::string_view text, Int& value) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
-
-}  // namespace
+using tab_fields::Integer;
+using tab_fields::Next;
 
 std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
                                       std::string_view outcome, std::string_view started) {
@@ -56,8 +42,8 @@ std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_s
   while (!rest.empty() && static_cast<int>(events.size()) < limit) {
     std::string_view seq_text, type, length_text;
     std::int64_t seq = 0;
-    if (!Field(rest, seq_text) || !Field(rest, type) || !Field(rest, length_text) ||
-        !Number(seq_text, seq))
+    if (!Next(rest, seq_text) || !Next(rest, type) || !Next(rest, length_text) ||
+        !Integer(seq_text, seq))
       break;
     std::string_view data;
     if (length_text == "=" || length_text == "@") {  // the run's outcome, or its start
@@ -66,7 +52,7 @@ std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_s
       rest.remove_prefix(1);
     } else {
       std::size_t length = 0;
-      if (!Number(length_text, length) || rest.size() < length + 1 || rest[length] != '\n') break;
+      if (!Integer(length_text, length) || rest.size() < length + 1 || rest[length] != '\n') break;
       data = rest.substr(0, length);
       rest.remove_prefix(length + 1);
     }
