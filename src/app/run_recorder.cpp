@@ -136,7 +136,8 @@ std::string RunRecorder::PackedAfter(std::int64_t after_seq, const RunEvent* las
   std::size_t size = last != nullptr ? RunEventPacker::RoomFor(*last) : 0;
   channel_->ForEachAfter(after_seq,
                          [&size](const RunEvent& e) { size += RunEventPacker::RoomFor(e); });
-  // Its start too is made again from its row (the run is not written yet: its record is here).
+  // Its start too, as reported, is a reference: the row makes it again (the run is not written
+  // yet: its record, which the row keeps, is here).
   RunEventPacker packer(
       outcome, unwritten_run_ != nullptr ? std::string_view(started_data_) : std::string_view(),
       size);

@@ -70,7 +70,7 @@ class RunRecorder final : public TurnObserver {
   // Once finishing: a write-behind's wait ends now (what is left is the end's to write).
   void CutWaitShort();
   // The channel's events after `after_seq`, then `last` if given, packed as a run's row keeps
-  // them (a run not written yet: its start is made again from its record).
+  // them (a run not written yet: its start, as ReportStarted reported it, packed as a reference).
   std::string PackedAfter(std::int64_t after_seq, const RunEvent* last,
                           std::string_view outcome) const;
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.

@@ -2,9 +2,9 @@
 
 #include "domain/runs/quick_run.hpp"
 #include "domain/runs/run_ids.hpp"
+#include "domain/tab_fields.hpp"
 
 #include <array>
-#include <charconv>
 
 namespace agentgate {
 
@@ -38,11 +38,6 @@ namespace {
 
 constexpr std::size_t kPackedFields = 6;
 
-bool ReadMs(std::string_view text, std::int64_t& ms) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
-  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
-
 }  // namespace
 
 std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id, std::string env,
@@ -62,7 +57,8 @@ std::optional<RunRecord> RunInTurn(std::string_view turn_id, std::string org_id,
   run.id = RunIdOfTurn(turn_id);
   const auto status = ParseRunStatus(fields[0]);
   if (run.id.empty() || !status || (fields[3] != "0" && fields[3] != "1") ||
-      !ReadMs(fields[4], run.started_at_ms) || !ReadMs(fields[5], run.ended_at_ms))
+      !tab_fields::Integer(fields[4], run.started_at_ms) ||
+      !tab_fields::Integer(fields[5], run.ended_at_ms))
     return std::nullopt;
   run.status = *status;
   run.org_id = std::move(org_id);
