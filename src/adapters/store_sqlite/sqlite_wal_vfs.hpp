@@ -15,7 +15,8 @@
 
 namespace agentgate::sqlite {
 
-// Registers the VFS once per process and returns its name for sqlite3_open_v2.
+// Registers the VFS once per process and returns its name for sqlite3_open_v2. The first call
+// also sets SQLite up, before its first use: no memory statistics (a mutex per allocation).
 const char* FrameJoiningVfs();
 
 // Writes issued to WAL files since the process started (for tests and profiles).
