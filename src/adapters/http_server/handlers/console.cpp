@@ -37,7 +37,7 @@ Result<Response> ServeFile(std::string_view name) {
   for (const auto& file : ConsoleAssets()) {
     if (file.name != name) continue;
     Response r;
-    r.content_type = std::string(ContentTypeOf(name));
+    r.content_type = ContentTypeOf(name);
     r.body = std::string(file.bytes);
     AddPageHeaders(r);
     return r;
