@@ -30,6 +30,10 @@
 #   TRACING_AB=1.0 bash bench/turn_vs_nginx.sh  tracing's cost where the host drifts: a second
 #   agentgate tracing at that ratio beside one without, and SLICES (10) loaded slices of SLICE (3s)
 #   alternating between them; prints on / off throughput and each one's CPU per turn
+#   COUNTED=1 bash bench/turn_vs_nginx.sh  the same two turns counted rather than timed: a second
+#   server of this build under valgrind's callgrind (handoff spin off: a spin counts waiting, not
+#   work), 200 turns of each to warm it, then 300 plain and 300 streamed on one connection, each
+#   batch's instructions dumped apart; the same on a noisy host as on a quiet one
 #   STREAMED_AB=1 bash bench/turn_vs_nginx.sh  the streamed turn against the plain one the same way:
 #   alternating slices on one server
 #   BINARY_AB=/tmp/agentgate-before bash bench/turn_vs_nginx.sh  a change's before and after the
@@ -285,6 +289,42 @@ alternate() {
 ab_command() {
   echo "command: $1 SLICES=${SLICES:-10} SLICE=${SLICE:-3s} bash bench/turn_vs_nginx.sh $BUILD  (wrk -t$THREADS -c$CONNECTIONS; $(nproc) cores)"
 }
+if [ -n "${COUNTED:-}" ]; then
+  command -v callgrind_control >/dev/null || apt-get install -y -q valgrind >/dev/null
+  cat >"$work/counted.sh" <<SH
+#!/bin/sh
+exec valgrind -q --tool=callgrind --callgrind-out-file=$work/counted.out $BIN "\$@"
+SH
+  chmod +x "$work/counted.sh"
+  counted=$(free_port)
+  BIN=$work/counted.sh start_gate "$work/counted" "$counted" AGENTGATE_SERVER_HANDOFF_SPIN_MICROSECONDS=0
+  python3 - "$counted" "$token" "$gate_pid" <<'PY'
+import http.client, subprocess, sys
+port, token, pid = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def turns(n, streamed):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    h = {"content-type": "application/json", "fl-api-org": "acme", "fl-api-env": "prod", "fl-api-token": token}
+    if streamed:
+        h["accept"] = "text/event-stream"
+    for _ in range(n):
+        c.request("POST", "/api/agents/bench/invoke", '{"message":"hi"}', h)
+        r = c.getresponse(); body = r.read()
+        assert r.status == 200 and (b"run.completed" in body) == streamed, (r.status, body)
+    c.close()
+turns(200, False); turns(200, True)
+subprocess.run(["callgrind_control", "-z", pid], check=True, capture_output=True)
+turns(300, False)
+subprocess.run(["callgrind_control", "-d", "plain", pid], check=True, capture_output=True)
+turns(300, True)
+subprocess.run(["callgrind_control", "-d", "streamed", pid], check=True, capture_output=True)
+PY
+  per_turn() { awk '/^summary:/ {printf "%.0f", $2 / 300}' "$1"; }
+  plain_count=$(per_turn "$(grep -l '^desc: Trigger: .*plain' "$work"/counted.out.*)")
+  streamed_count=$(per_turn "$(grep -l '^desc: Trigger: .*streamed' "$work"/counted.out.*)")
+  echo "command: COUNTED=1 bash bench/turn_vs_nginx.sh $BUILD  (callgrind; 300 turns of each on one connection)"
+  echo "instructions per turn: plain $plain_count, streamed $streamed_count; plain / streamed: $(awk -v p="$plain_count" -v s="$streamed_count" 'BEGIN {printf "%.3f", p / s}')"
+  exit 0
+fi
 if [ -n "${STREAMED_AB:-}" ]; then
   # The streamed turn against the plain one on the same server, in alternating slices.
   ab_command "STREAMED_AB=1"
