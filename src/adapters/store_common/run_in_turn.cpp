@@ -5,7 +5,6 @@
 #include "domain/tab_fields.hpp"
 
 #include <array>
-#include <charconv>
 
 namespace agentgate {
 
@@ -32,10 +31,9 @@ std::string PackRunInTurn(const RunRecord& run) {
     packed += *text;
   }
   packed += run.notify ? "\t1" : "\t0";
-  char digits[24];
   for (const std::int64_t ms : {run.started_at_ms, run.ended_at_ms}) {
     packed += '\t';
-    packed.append(digits, std::to_chars(digits, digits + sizeof digits, ms).ptr);
+    tab_fields::AppendInteger(packed, ms);
   }
   return packed;
 }

@@ -3,7 +3,6 @@
 #include "domain/tab_fields.hpp"
 
 #include <bit>
-#include <charconv>
 
 namespace agentgate {
 
@@ -39,15 +38,13 @@ std::string PackQuickRun(const QuickRun& run) {
   kept += run.provider;
   kept += '\t';
   kept += run.model;
-  char digits[32];
   for (const std::int64_t tokens : {run.input_tokens, run.output_tokens}) {
     kept += '\t';
-    kept.append(digits, std::to_chars(digits, digits + sizeof digits, tokens).ptr);
+    tab_fields::AppendInteger(kept, tokens);
   }
   kept += '\t';
   // Its bits, in hex: exact, and a fifth of the work of its shortest decimal.
-  const auto bits = std::bit_cast<std::uint64_t>(run.cost_usd);
-  kept.append(digits, std::to_chars(digits, digits + sizeof digits, bits, 16).ptr);
+  tab_fields::AppendInteger(kept, std::bit_cast<std::uint64_t>(run.cost_usd), 16);
   kept += '\t';
   kept += run.response;
   return kept;

@@ -2,8 +2,6 @@
 
 #include "domain/tab_fields.hpp"
 
-#include <charconv>
-
 namespace agentgate {
 
 RunEventPacker::RunEventPacker(std::string_view outcome, std::string_view started,
@@ -13,8 +11,7 @@ RunEventPacker::RunEventPacker(std::string_view outcome, std::string_view starte
 }
 
 void RunEventPacker::Add(const RunEvent& e) {
-  char digits[24];
-  log_.append(digits, std::to_chars(digits, digits + sizeof digits, e.seq).ptr);
+  tab_fields::AppendInteger(log_, e.seq);
   log_ += '\t';
   log_ += e.type;
   if (!outcome_.empty() && e.data == outcome_) {
@@ -26,7 +23,7 @@ void RunEventPacker::Add(const RunEvent& e) {
     return;
   }
   log_ += '\t';
-  log_.append(digits, std::to_chars(digits, digits + sizeof digits, e.data.size()).ptr);
+  tab_fields::AppendInteger(log_, e.data.size());
   log_ += '\t';
   log_ += e.data;
   log_ += '\n';
