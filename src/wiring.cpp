@@ -102,8 +102,11 @@ Result<std::unique_ptr<Store>> OpenStore(const Config& config) {
 }
 
 // What a store must hold to be served: no sealed secret without the master key, no deployed agent
-// whose model has no price.
+// whose model has no price or whose tool headers read agentgate's own secrets. A deployed header
+// whose variable [tools] header_env does not list is logged: its tool calls fail naming it, and
+// the upgrade that brought the rule stops no deployment (docs/daemon.md "Tool headers").
 Result<void> CheckStore(Store& store, const Settings& settings, const ProviderCatalog& providers) {
+  const HeaderEnvPolicy header_envs = HeaderEnvPolicyOf(settings.config);
   AG_TRY(const bool sealed, store.HasAnySealedSecret());
   if (sealed && !settings.master_key) {
     return Error(ErrorCode::kInvalidRequest,
@@ -115,10 +118,19 @@ Result<void> CheckStore(Store& store, const Settings& settings, const ProviderCa
     boost::system::error_code ec;
     auto config = ParseAgentConfig(boost::json::parse(v.config_json, ec));
     if (ec || !config) continue;  // validated when created
-    if (auto ok = providers.Check(config->model); !ok) {
-      return Error(ErrorCode::kInvalidRequest, "agent '" + v.agent_id + "' (org '" + v.org_id +
-                                                   "', version " + std::to_string(v.version) +
-                                                   "): " + ok.error().message);
+    const std::string which = "agent '" + v.agent_id + "' (org '" + v.org_id + "', version " +
+                              std::to_string(v.version) + ")";
+    if (auto ok = providers.Check(config->model); !ok)
+      return Error(ErrorCode::kInvalidRequest, which + ": " + ok.error().message);
+    for (const auto& refused : RefusedHeaderEnvs(*config, header_envs)) {
+      if (refused.verdict == HeaderEnvVerdict::kForbidden)
+        return Error(ErrorCode::kInvalidRequest,
+                     which + ": " + refused.field + " " + HeaderEnvProblem(refused));
+      log::Warn("tool_header_env_unlisted", {{"org_id", v.org_id},
+                                             {"agent_id", v.agent_id},
+                                             {"version", static_cast<std::int64_t>(v.version)},
+                                             {"field", refused.field},
+                                             {"variable", refused.variable}});
     }
   }
   return {};
@@ -263,12 +275,13 @@ struct UseCases {
       : timing{std::chrono::seconds(settings.config.server.answer_early_seconds),
                std::chrono::seconds(settings.config.server.turn_timeout_seconds)},
         admin(rt.runner, rt.tenants, rt.spend, rt.clock, providers, settings.master_key,
-              settings.config.crm.allow_http, settings.config.webhooks.allow_private),
+              settings.config.crm.allow_http, settings.config.webhooks.allow_private,
+              HeaderEnvPolicyOf(settings.config)),
         catalog(rt.runner, rt.tenants),
         gateway(rt.runner, rt.tenants, up.http, settings.master_key, rt.clock, rt.metrics,
                 GatewayOptions{std::chrono::seconds(settings.config.crm.call_timeout_seconds),
                                settings.config.crm.allow_http, &tracing.tracer}),
-        tool_headers(&rt.runner, settings.master_key),
+        tool_headers(&rt.runner, settings.master_key, HeaderEnvPolicyOf(settings.config)),
         mcp_tools(up.mcp, tool_headers, rt.clock),
         tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers),
         idempotency(rt.runner, rt.lease, rt.clock, rt.metrics, timing.hard_cap),

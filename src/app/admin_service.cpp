@@ -83,8 +83,9 @@ Result<void> ProviderCatalog::Check(const ModelSettings& model) const {
   return {};
 }
 
-Result<void> AdminService::CheckProvider(const AgentConfig& config) const {
-  return providers_.Check(config.model);
+Result<void> AdminService::CheckServable(const AgentConfig& config) const {
+  AG_TRYV(providers_.Check(config.model));
+  return CheckHeaderEnvs(config, header_envs_);
 }
 
 asio::awaitable<Result<OrgRecord>> AdminService::CreateOrg(CreateOrgCommand cmd) {
@@ -148,7 +149,7 @@ asio::awaitable<Result<void>> AdminService::RevokeToken(std::string org_id, std:
 
 asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_id,
                                                                CreateAgentCommand cmd) {
-  if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
+  if (auto ok = CheckServable(cmd.config); !ok) co_return ok.error();
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
   AgentVersionRecord v{org_id, cmd.id.value_or("agent_" + crypto::RandomHex(6)), 1,
                        json_text::Write(cmd.config_json), clock_.NowMs()};
@@ -163,7 +164,7 @@ asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_i
 
 asio::awaitable<Result<int>> AdminService::AddAgentVersion(std::string org_id, std::string agent_id,
                                                            CreateAgentCommand cmd) {
-  if (auto ok = CheckProvider(cmd.config); !ok) co_return ok.error();
+  if (auto ok = CheckServable(cmd.config); !ok) co_return ok.error();
   const std::string config = json_text::Write(cmd.config_json);
   const std::int64_t now = clock_.NowMs();
   auto version = co_await store_.Run(

@@ -49,15 +49,18 @@ struct ConversationTranscript {
 class AdminService {
  public:
   // `crm_allow_http`: [crm] allow_http, plain-http CRM URLs (test orgs only). `tenants` is told
-  // of every write, so this server sees a revoked token or grant at once.
+  // of every write, so this server sees a revoked token or grant at once. `header_envs`: the
+  // variables an agent's tool headers may read (none by default).
   AdminService(StoreRunner& store, TenantDirectory& tenants, SpendLedger& spend, const Clock& clock,
                ProviderCatalog providers, std::optional<crypto::MasterKey> master_key,
-               bool crm_allow_http, bool webhooks_allow_private = false)
+               bool crm_allow_http, bool webhooks_allow_private = false,
+               HeaderEnvPolicy header_envs = {})
       : store_(store),
         tenants_(tenants),
         spend_(spend),
         clock_(clock),
         providers_(std::move(providers)),
+        header_envs_(std::move(header_envs)),
         master_key_(master_key),
         crm_allow_http_(crm_allow_http),
         webhooks_allow_private_(webhooks_allow_private) {}
@@ -171,13 +174,16 @@ class AdminService {
                                                           const std::string& env);
   boost::asio::awaitable<Result<void>> RequireAgent(const std::string& org_id,
                                                     const std::string& agent_id);
-  Result<void> CheckProvider(const AgentConfig& config) const;
+  // What a new version may not name: a model without a price, a header reading a variable the
+  // policy refuses.
+  Result<void> CheckServable(const AgentConfig& config) const;
 
   StoreRunner& store_;
   TenantDirectory& tenants_;
   SpendLedger& spend_;
   const Clock& clock_;
   ProviderCatalog providers_;
+  HeaderEnvPolicy header_envs_;
   std::optional<crypto::MasterKey> master_key_;
   bool crm_allow_http_;
   bool webhooks_allow_private_;

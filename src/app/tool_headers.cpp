@@ -11,6 +11,10 @@ boost::asio::awaitable<Result<HeaderList>> ToolHeaders::Resolve(
   HeaderList out;
   for (const auto& [name, value] : headers) {
     if (!value.env.empty()) {
+      if (JudgeHeaderEnv(env_policy_, value.env) != HeaderEnvVerdict::kAllowed)
+        co_return Error(ErrorCode::kForbidden, "header '" + name + "' names environment variable " +
+                                                   value.env +
+                                                   ", which this server does not let tools read");
       const char* set = std::getenv(value.env.c_str());
       if (set == nullptr)
         co_return Error(

@@ -5,6 +5,7 @@
 
 #include "crypto/crypto.hpp"
 #include "domain/admin/agent_config.hpp"
+#include "domain/admin/header_env.hpp"
 #include "ports/http_caller.hpp"
 #include "runtime/store_runner.hpp"
 
@@ -21,16 +22,21 @@ namespace agentgate {
 class ToolHeaders {
  public:
   // Without a store (tests of tools that name no secrets) or a master key, secrets are unset.
-  ToolHeaders(StoreRunner* store, std::optional<crypto::MasterKey> master_key)
-      : store_(store), master_key_(std::move(master_key)) {}
+  // `env_policy`: the variables a header may read (domain/admin/header_env; none by default).
+  ToolHeaders(StoreRunner* store, std::optional<crypto::MasterKey> master_key,
+              HeaderEnvPolicy env_policy = {})
+      : store_(store), master_key_(std::move(master_key)), env_policy_(std::move(env_policy)) {}
 
-  // kUnavailable naming the header and the variable or secret that is not set (never a value).
+  // kUnavailable naming the header and the variable or secret that is not set (never a value);
+  // kForbidden naming the header whose variable the policy refuses (a version deployed before
+  // the policy: the admin API refuses new ones).
   boost::asio::awaitable<Result<HeaderList>> Resolve(
       const std::string& org_id, const std::map<std::string, HeaderValue>& headers);
 
  private:
   StoreRunner* store_;
   std::optional<crypto::MasterKey> master_key_;
+  HeaderEnvPolicy env_policy_;
 };
 
 }  // namespace agentgate

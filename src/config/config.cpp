@@ -125,6 +125,35 @@ class SectionReader {
     return {};
   }
 
+  // A TOML array of non-empty strings; its variable holds them comma-separated.
+  Result<void> Strings(const std::string& key, std::vector<std::string>& out) {
+    seen_.insert(key);
+    if (table_ != nullptr) {
+      if (const auto* node = table_->get(key)) {
+        const auto* arr = node->as_array();
+        if (arr == nullptr) return ConfigError(Name(key), "must be an array of strings");
+        out.clear();
+        for (std::size_t i = 0; i < arr->size(); ++i) {
+          const auto s = arr->get(i)->value<std::string>();
+          if (!s || s->empty() || !arr->get(i)->is_string())
+            return ConfigError(Name(key) + "[" + std::to_string(i) + "]",
+                               "must be a non-empty string");
+          out.push_back(*s);
+        }
+      }
+    }
+    if (auto e = env_(EnvName(section_, key))) {
+      out.clear();
+      std::size_t start = 0;
+      while (start <= e->size()) {
+        const std::size_t comma = std::min(e->find(',', start), e->size());
+        if (comma > start) out.push_back(e->substr(start, comma - start));
+        start = comma + 1;
+      }
+    }
+    return {};
+  }
+
   Result<void> RejectUnknown() const {
     if (table_ == nullptr) return {};
     for (const auto& [k, v] : *table_) {
@@ -293,9 +322,9 @@ Result<void> ReadTracing(const toml::table* table, const EnvLookup& env, Tracing
 }
 
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
-  static const std::set<std::string> kTopLevel{"server",   "store",    "admin",     "secrets",
-                                               "crm",      "upstream", "retention", "runs",
-                                               "webhooks", "tracing",  "providers", "prices"};
+  static const std::set<std::string> kTopLevel{
+      "server", "store",    "admin",   "secrets",   "crm",    "upstream", "retention",
+      "runs",   "webhooks", "tracing", "providers", "prices", "tools"};
   for (const auto& [k, v] : root) {
     if (!kTopLevel.contains(std::string(k.str())))
       return ConfigError(std::string(k.str()), "unknown section");
@@ -364,6 +393,9 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(webhooks.Integer("first_retry_milliseconds", c.webhooks.first_retry_milliseconds, 100,
                            10000));
   AG_TRYV(webhooks.RejectUnknown());
+  SectionReader tools(root["tools"].as_table(), "tools", env);
+  AG_TRYV(tools.Strings("header_env", c.tools.header_env));
+  AG_TRYV(tools.RejectUnknown());
   AG_TRYV(ReadTracing(root["tracing"].as_table(), env, c.tracing));
 
   AG_TRYV(ReadProviders(root, c));
@@ -461,6 +493,26 @@ Result<std::optional<std::string>> ResolveSecret(const std::string& env_name,
     return std::optional<std::string>(line);
   }
   return std::optional<std::string>{};
+}
+
+}  // namespace agentgate
+
+namespace agentgate {
+
+HeaderEnvPolicy HeaderEnvPolicyOf(const Config& config) {
+  HeaderEnvPolicy policy;
+  policy.allowed = config.tools.header_env;
+  auto reserve = [&](const std::string& name) {
+    if (!name.empty()) policy.reserved.insert(name);
+  };
+  reserve(config.admin.token_env);
+  reserve(config.secrets.master_key_env);
+  reserve(config.tracing.headers_env);
+  for (const auto& provider : config.providers) {
+    reserve(provider.api_key_env);
+    for (const auto& name : provider.api_key_envs) reserve(name);
+  }
+  return policy;
 }
 
 }  // namespace agentgate

@@ -3,6 +3,7 @@
 // validated at start-up. Secrets are never read from the TOML itself, only from the environment
 // variables or files it names.
 
+#include "domain/admin/header_env.hpp"
 #include "domain/error.hpp"
 #include "domain/governance/price.hpp"
 
@@ -69,6 +70,13 @@ struct WebhooksConfig {
   bool allow_private = false;
   // The first retry of a failed delivery; the later ones grow from it (webhooks::RetryDelayMs).
   int first_retry_milliseconds = 5000;
+};
+
+// Agents' tools (docs/daemon.md "Tool headers").
+struct ToolsConfig {
+  // Globs of the environment variables a tool or MCP header may read ({"env": NAME}); agentgate's
+  // own variables are refused whatever this lists (HeaderEnvPolicyOf).
+  std::vector<std::string> header_env;
 };
 
 struct UpstreamConfig {
@@ -141,10 +149,15 @@ struct Config {
   RetentionConfig retention;
   RunsConfig runs;
   WebhooksConfig webhooks;
+  ToolsConfig tools;
   TracingConfig tracing;
   std::vector<ProviderConfig> providers;
   std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens
 };
+
+// Which variables tool headers may read: [tools] header_env, less every variable this
+// configuration names for agentgate's own secrets.
+HeaderEnvPolicy HeaderEnvPolicyOf(const Config& config);
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 

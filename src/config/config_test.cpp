@@ -402,3 +402,43 @@ TEST(Prices, CachedAndCacheWritePricesAreOptional) {
 }
 
 }  // namespace agentgate
+
+namespace agentgate {
+
+TEST(Config, ToolHeadersReadOnlyListedVariablesAndNeverTheServersOwn) {
+  auto none = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->tools.header_env.empty());
+
+  auto c = LoadConfig(R"([admin]
+token_env = "OPS_ADMIN_TOKEN"
+[tools]
+header_env = ["DOCS_TOKEN", "CRM_TOOL_*"]
+[[providers]]
+name = "openai"
+kind = "openai"
+base_url = "https://api.openai.com/v1"
+api_key_env = "OPENAI_API_KEY"
+api_key_envs = ["OPENAI_KEY_2"]
+)",
+                      FakeEnv({}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->tools.header_env, (std::vector<std::string>{"DOCS_TOKEN", "CRM_TOOL_*"}));
+  const HeaderEnvPolicy policy = HeaderEnvPolicyOf(*c);
+  EXPECT_EQ(JudgeHeaderEnv(policy, "DOCS_TOKEN"), HeaderEnvVerdict::kAllowed);
+  EXPECT_EQ(JudgeHeaderEnv(policy, "HOME"), HeaderEnvVerdict::kUnlisted);
+  for (const char* name :
+       {"OPS_ADMIN_TOKEN", "AGENTGATE_MASTER_KEY", "OPENAI_API_KEY", "OPENAI_KEY_2"})
+    EXPECT_EQ(JudgeHeaderEnv(policy, name), HeaderEnvVerdict::kForbidden) << name;
+
+  auto overridden = LoadConfig("", FakeEnv({{"AGENTGATE_TOOLS_HEADER_ENV", "A_*,B"}}));
+  ASSERT_TRUE(overridden) << overridden.error().message;
+  EXPECT_EQ(overridden->tools.header_env, (std::vector<std::string>{"A_*", "B"}));
+
+  auto bad = LoadConfig("[tools]\nheader_env = \"DOCS_TOKEN\"\n", FakeEnv({}));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("tools.header_env"), std::string::npos);
+  EXPECT_FALSE(LoadConfig("[tools]\nheader_envs = []\n", FakeEnv({})));
+}
+
+}  // namespace agentgate

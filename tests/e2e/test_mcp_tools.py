@@ -14,7 +14,9 @@ from counterparts import EverythingServer, SdkServer, free_port
 @pytest.fixture
 def daemon(llm, start_server):
     llm.reset()
-    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "DOCS_TOKEN": "Bearer docs-secret"})
+    # The variables its MCP servers' headers read are listed (docs/daemon.md "Tool headers").
+    server = start_server(config_for(llm) + '\n[tools]\nheader_env = ["DOCS_TOKEN", "NOT_SET_*"]\n',
+                          env={"FAKE_LLM_KEY": API_KEY, "DOCS_TOKEN": "Bearer docs-secret"})
     return Tenant(server)
 
 

@@ -163,6 +163,7 @@ Result<std::map<std::string, HeaderValue>> ParseHeaders(const object& o, const s
       return InvalidField(field, "is not a valid header name");
     }
     HeaderValue value;
+    value.field = field;
     if (kv.value().is_string()) {
       value.literal = std::string(kv.value().get_string());
       if (value.literal.find_first_of("\r\n") != std::string::npos)

@@ -53,8 +53,9 @@ struct HistorySettings {
 // when the tool is called, so a key need not sit in a stored config.
 struct HeaderValue {
   std::string literal;
-  std::string env;     // when set, the value is this variable's
-  std::string secret;  // when set, the value is this tool secret's (PUT .../secrets/{name})
+  std::string env;         // when set, the value is this variable's
+  std::string secret;      // when set, the value is this tool secret's (PUT .../secrets/{name})
+  std::string field = {};  // where the config set it: config.tools[i].headers.<name>
 };
 
 // Whether a person approves a tool's calls before they run (docs/daemon.md "Tool approvals"):
