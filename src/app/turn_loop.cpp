@@ -10,6 +10,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+
 namespace agentgate {
 namespace {
 
@@ -61,8 +63,11 @@ asio::awaitable<std::vector<ToolResult>> RunToolCalls(ToolRunner& runner,
     }
     results.push_back(co_await runner.Run(call, run.tools, span.context_ptr(), approved));
     if (span.recording() && run.CapturesContent()) {
-      span.Set("gen_ai.tool.call.arguments", call.arguments_json);
-      span.Set("gen_ai.tool.call.result", results.back().content);
+      const tracing::ContentRules rules = ContentRulesOf(run);
+      span.Set("gen_ai.tool.call.arguments",
+               rules.withheld(call.arguments_json) ? rules.placeholder : call.arguments_json);
+      span.Set("gen_ai.tool.call.result",
+               rules.withheld(results.back().content) ? rules.placeholder : results.back().content);
     }
     if (ToolFailed(results.back())) span.Fail("the tool could not answer");
     span.End();
@@ -121,6 +126,11 @@ void DescribeOnSpan(Span& span, const MeteredCall& call, const TurnRun& run) {
   }
 }
 
+bool NeedsApproval(const TurnRun& run, const std::string& call_id) {
+  return std::find(run.needs_approval.begin(), run.needs_approval.end(), call_id) !=
+         run.needs_approval.end();
+}
+
 // 402 for a turn that cannot reserve its first model call.
 Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
   return governance::SpendLimitError(
@@ -151,6 +161,17 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       for (const auto& call : tools->calls)
         if (d_.tools.NeedsApproval(call, run.tools)) run.needs_approval.push_back(call.id);
       if (!run.needs_approval.empty()) {
+        // Arguments the safety policy blocks are never shown to the person asked to approve, nor
+        // anywhere a paused call is shown: such a step ends the turn blocked.
+        const bool withheld =
+            std::any_of(tools->calls.begin(), tools->calls.end(), [&](const ToolCall& call) {
+              return NeedsApproval(run, call.id) && run.agent.safety.Blocks(call.arguments_json);
+            });
+        if (withheld) {
+          run.needs_approval.clear();
+          step = turn.OnApprovalWithheld();
+          continue;
+        }
         run.paused_calls = tools->calls;
         step = turn.OnApprovalNeeded();
         continue;

@@ -163,7 +163,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   result.model_calls = run.turn->model_calls() - earlier_steps + (run.SummaryCalled() ? 1 : 0);
   result.models = run.metered.TakeUsageByModel();
   result.response = RenderResponse(outcome);
-  result.blocked = run.agent.safety.Blocks(result.response);
+  result.blocked = outcome.approval_withheld || run.agent.safety.Blocks(result.response);
   // The withheld text is never stored, logged or answered.
   if (result.blocked) result.response = run.agent.config.safety.placeholder;
 

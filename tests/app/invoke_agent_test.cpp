@@ -204,3 +204,63 @@ TEST_F(InvokeAgentTest, AWatchedReplyThatTheVerdictWithholdsIsTakenBack) {
 }
 
 }  // namespace agentgate::testing
+
+namespace agentgate::testing {
+
+// A call that needs approval and whose arguments the safety policy blocks ends the turn blocked:
+// nothing is offered for approval, no tool runs, and nothing of the arguments is answered or
+// stored.
+TEST_F(InvokeAgentTest, ACallAwaitingApprovalWhoseArgumentsThePolicyBlocksEndsTheTurnBlocked) {
+  ASSERT_TRUE(store_->AddAgentVersion("acme", "bot", R"({
+    "name": "Bot", "model": {"provider": "fake", "name": "m1", "max_output_tokens": 100},
+    "tools": [{"type": "http", "name": "refund", "description": "Refunds",
+               "parameters": {"type": "object"}, "url": "http://tools.test/refund",
+               "method": "POST", "approval": "always"}],
+    "safety": {"detect": ["credit_card"], "placeholder": "withheld"}})",
+                                      2));
+  ASSERT_TRUE(store_->SetDeployment("acme", "bot", "prod", 2));
+  model_.script.push_back([](const ModelRequest&) {
+    return CallsTool("refund", R"({"card":"4111 1111 1111 1111","amount":10})");
+  });
+  const auto result = Invoke(Asking("Refund my card 4111 1111 1111 1111", /*stateful=*/true));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->blocked);
+  EXPECT_EQ(result->response, "withheld");
+  EXPECT_EQ(result->stop_reason, std::nullopt);
+  EXPECT_TRUE(result->pending_actions.empty());
+  EXPECT_TRUE(result->run_id.empty());
+  EXPECT_TRUE(http_.sent.empty());
+  EXPECT_EQ(model_.seen.size(), 1u);
+  const auto turn = store_->GetTurn(result->turn_id).value();
+  ASSERT_TRUE(turn);
+  EXPECT_EQ(turn->transcript_json.find("4111 1111 1111 1111\",\"amount"), std::string::npos);
+  EXPECT_NE(turn->transcript_json.find("arguments of a call that needed approval"),
+            std::string::npos)
+      << turn->transcript_json;
+  const auto messages = store_->LoadMessages(*result->conversation_id).value();
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[1].content, "withheld");
+}
+
+// A call whose arguments the policy blocks but that needs no approval runs as before: the policy
+// judges what is answered (docs/daemon.md "Safety").
+TEST_F(InvokeAgentTest, ACallThatNeedsNoApprovalRunsWhateverItsArguments) {
+  ASSERT_TRUE(store_->AddAgentVersion("acme", "bot", R"({
+    "name": "Bot", "model": {"provider": "fake", "name": "m1", "max_output_tokens": 100},
+    "tools": [{"type": "http", "name": "lookup", "description": "Looks up",
+               "parameters": {"type": "object"}, "url": "http://tools.test/lookup",
+               "method": "POST"}],
+    "safety": {"detect": ["credit_card"], "placeholder": "withheld"}})",
+                                      2));
+  ASSERT_TRUE(store_->SetDeployment("acme", "bot", "prod", 2));
+  model_.script.push_back(
+      [](const ModelRequest&) { return CallsTool("lookup", R"({"card":"4111 1111 1111 1111"})"); });
+  model_.script.push_back([](const ModelRequest&) { return Reply("Found it."); });
+  const auto result = Invoke(Asking("Look my card up"));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_FALSE(result->blocked);
+  EXPECT_EQ(result->response, "Found it.");
+  EXPECT_EQ(http_.sent, std::vector<std::string>{"http://tools.test/lookup"});
+}
+
+}  // namespace agentgate::testing

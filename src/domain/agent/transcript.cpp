@@ -61,6 +61,11 @@ std::string TranscriptJson(const std::string& system, const std::vector<ChatMess
   for (const auto& call : calls) WriteCall(out.Object(), call);
   out.End();
   if (!outcome.failure.empty()) out.String("failure", outcome.failure);
+  if (blocked)
+    out.String("withheld", outcome.approval_withheld
+                               ? "the safety policy blocks the arguments of a call that needed "
+                                 "approval: none was offered for approval or run"
+                               : "the safety policy blocks the reply");
   if (!notes.empty()) {
     out.Array("notes");
     for (const auto& note : notes) out.String(note);

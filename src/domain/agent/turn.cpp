@@ -139,6 +139,13 @@ Turn::Step Turn::OnApprovalNeeded() {
   return Finish{TurnOutcome{reply_text_, actions_, StopReason::kApprovalRequired, ""}};
 }
 
+Turn::Step Turn::OnApprovalWithheld() {
+  state_ = State::kFinished;
+  TurnOutcome outcome{reply_text_, actions_, std::nullopt, ""};
+  outcome.approval_withheld = true;
+  return Finish{std::move(outcome)};
+}
+
 std::string RenderResponse(const TurnOutcome& outcome) {
   std::string out = outcome.reply_text;
   for (const auto& action : outcome.actions) {

@@ -37,6 +37,9 @@ struct TurnOutcome {
   std::vector<RecordedAction> actions;  // in call order
   std::optional<StopReason> stop_reason;
   std::string failure;  // for llm_error / provider_error: what failed
+  // The safety policy blocks the arguments of a call that needed approval: the turn ends blocked
+  // instead of offering them to a person (docs/daemon.md "Safety").
+  bool approval_withheld = false;
 };
 
 // What a turn has done besides its messages, kept while it waits for a person's approval
@@ -84,6 +87,9 @@ class Turn {
   // Some of the calls RunTools asked for need a person's approval: the turn pauses before any of
   // them runs (its progress is what it goes on from).
   Step OnApprovalNeeded();
+  // Some of those calls' arguments are what the safety policy blocks: the turn ends, blocked,
+  // with nothing offered for approval and none of the step's calls run.
+  Step OnApprovalWithheld();
 
   State state() const { return state_; }
   int model_calls() const { return model_calls_; }

@@ -199,3 +199,25 @@ TEST(TurnApprovals, APausedTurnGoesOnFromItsProgressWhereItStopped) {
 }
 
 }  // namespace agentgate
+
+namespace agentgate {
+
+TEST(TurnApprovals, AStepWhoseArgumentsAreWithheldEndsTheTurnWithoutAPause) {
+  ModelRequest request;
+  request.messages.push_back(ChatMessage{Role::kUser, "refund my card", {}, "", ""});
+  Turn turn(request, {}, 5);
+  turn.Start();
+  ModelReply reply;
+  reply.text = "Refunding.";
+  reply.tool_calls = {{"c1", "refund", R"({"card":"4111 1111 1111 1111"})"}};
+  ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(turn.OnModelReply(reply)));
+  const auto step = turn.OnApprovalWithheld();
+  ASSERT_TRUE(std::holds_alternative<Turn::Finish>(step));
+  const auto& outcome = std::get<Turn::Finish>(step).outcome;
+  EXPECT_TRUE(outcome.approval_withheld);
+  EXPECT_EQ(outcome.stop_reason, std::nullopt);
+  EXPECT_EQ(outcome.reply_text, "Refunding.");
+  EXPECT_EQ(turn.state(), Turn::State::kFinished);
+}
+
+}  // namespace agentgate

@@ -23,22 +23,29 @@ json::value Arguments(const std::string& arguments_json) {
   return json::value(arguments_json);
 }
 
-json::object ToolCallPart(const ToolCall& call) {
-  return json::object{{"type", "tool_call"},
-                      {"id", call.id},
-                      {"name", call.name},
-                      {"arguments", Arguments(call.arguments_json)}};
+bool Withheld(const std::string& text, const ContentRules& rules) {
+  return rules.withheld && rules.withheld(text);
 }
 
 std::string Checked(const std::string& text, const ContentRules& rules) {
-  return rules.withheld && rules.withheld(text) ? rules.placeholder : text;
+  return Withheld(text, rules) ? rules.placeholder : text;
+}
+
+// A call whose arguments the policy blocks shows the placeholder in their place.
+json::object ToolCallPart(const ToolCall& call, const ContentRules& rules) {
+  return json::object{
+      {"type", "tool_call"},
+      {"id", call.id},
+      {"name", call.name},
+      {"arguments", Withheld(call.arguments_json, rules) ? json::value(rules.placeholder)
+                                                         : Arguments(call.arguments_json)}};
 }
 
 json::object AssistantMessage(const std::string& text, const std::vector<ToolCall>& calls,
                               const ContentRules& rules) {
   json::array parts;
   if (!text.empty()) parts.push_back(TextPart(Checked(text, rules)));
-  for (const auto& call : calls) parts.push_back(ToolCallPart(call));
+  for (const auto& call : calls) parts.push_back(ToolCallPart(call, rules));
   return json::object{{"role", "assistant"}, {"parts", std::move(parts)}};
 }
 

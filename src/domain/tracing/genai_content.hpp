@@ -20,7 +20,8 @@ struct ContentRules {
 };
 
 std::string SystemInstructionsJson(const std::string& system);
-// The messages a model call sends; assistant text that `rules` withhold is the placeholder.
+// The messages a model call sends; assistant text and tool-call arguments that `rules` withhold
+// are the placeholder.
 std::string InputMessagesJson(const std::vector<ChatMessage>& messages, const ContentRules& rules);
 // A model's reply: its text (the placeholder if withheld) and tool calls, with the finish reason.
 std::string OutputMessagesJson(const ModelReply& reply, const ContentRules& rules);

@@ -43,6 +43,18 @@ TEST(GenAiContent, WithheldAssistantTextIsNeverWritten) {
                              "finish_reason":"stop"}])"));
 }
 
+TEST(GenAiContent, ToolCallArgumentsThePolicyBlocksAreNeverWritten) {
+  ModelReply reply;
+  reply.tool_calls = {{"c1", "refund", R"({"card":"SECRET-4111"})"}, {"c2", "status", "{}"}};
+  const std::string output = OutputMessagesJson(reply, WithholdingSecrets());
+  EXPECT_EQ(output.find("SECRET"), std::string::npos);
+  const auto v = json::parse(output);
+  EXPECT_EQ(v.at(0).at("parts").at(0).at("arguments"), json::value("Withheld."));
+  EXPECT_EQ(v.at(0).at("parts").at(1).at("arguments"), json::parse("{}"));
+  std::vector<ChatMessage> messages{ChatMessage{Role::kAssistant, "", reply.tool_calls, "", ""}};
+  EXPECT_EQ(InputMessagesJson(messages, WithholdingSecrets()).find("SECRET"), std::string::npos);
+}
+
 TEST(GenAiContent, ArgumentsThatAreNotJsonStayText) {
   ModelReply reply;
   reply.tool_calls = {{"c1", "f", "{broken"}};
