@@ -826,6 +826,54 @@ TYPED_TEST(StoreContract, APausedRunNobodyDecidesEndsFailedAndACanceledOneEndsAt
   EXPECT_EQ(s.ExpirePausedRuns(9000, 10, expired).value(), 0);
 }
 
+// What a paused run held (its system prompt with the call's host context, its tool results, its
+// request) is cleared by the write that ends it, however it ends: the row is read back after each.
+TYPED_TEST(StoreContract, AnEndedRunKeepsNothingOfWhatItHeldWhilePaused) {
+  auto& s = *this->store_;
+  const std::string held = R"({"version":1,"system":"host context: account 42"})";
+  auto pause = [&](const std::string& turn_id, const std::string& run_id) {
+    TurnCommit commit = Pausing(turn_id, run_id, true, 5000);
+    commit.pause->run.paused_json = held;
+    ASSERT_TRUE(s.CommitTurn(commit));
+    ASSERT_EQ(s.GetRun(run_id).value()->paused_json, held);
+  };
+  auto expect_nothing_held = [&](const std::string& run_id, RunStatus status) {
+    const auto row = s.GetRun(run_id).value();
+    ASSERT_TRUE(row) << run_id;
+    EXPECT_EQ(row->status, status) << run_id;
+    EXPECT_EQ(row->paused_json, "") << run_id;
+    EXPECT_EQ(row->request_json, "") << run_id;
+  };
+
+  pause("t1", "canceled");
+  const RunEvent canceled = run_events::Failed(Error(ErrorCode::kCanceled, "canceled"));
+  const auto answered = s.CancelRun("canceled", 1500, canceled).value();
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(answered->paused_json, "");  // the record the cancel answers with holds none either
+  expect_nothing_held("canceled", RunStatus::kCanceled);
+
+  pause("t2", "expired");
+  const RunEvent expired = run_events::Failed(Error(ErrorCode::kApprovalExpired, "too late"));
+  ASSERT_EQ(s.ExpirePausedRuns(5000, 10, expired).value(), 1);
+  expect_nothing_held("expired", RunStatus::kFailed);
+
+  pause("t3", "completed");
+  const auto claimed = s.ClaimPausedRun("completed", "server-a", 4000).value();
+  ASSERT_TRUE(claimed);
+  EXPECT_EQ(claimed->paused_json, held);  // the decision goes on from it
+  RunRecord done = *claimed;
+  done.status = RunStatus::kCompleted;
+  done.ended_at_ms = 4100;
+  done.result_json = R"({"response":"Refunded."})";
+  const RunWrite finish{RunWrite::Kind::kFinish,
+                        done,
+                        {Numbered(run_events::Completed(done.result_json), 1)},
+                        0,
+                        std::nullopt};
+  ASSERT_TRUE(s.WriteRuns({&finish}).front().value());
+  expect_nothing_held("completed", RunStatus::kCompleted);
+}
+
 // A short streamed run is written once, as it ended, its events folded into its row; one that
 // ran longer was created running with its events so far, and a pause may have written it first.
 TYPED_TEST(StoreContract, AStreamedRunWrittenOnceAtItsEndKeepsItsEventsAndWebhooks) {

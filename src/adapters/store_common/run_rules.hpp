@@ -7,10 +7,19 @@
 namespace agentgate {
 
 // A queued run canceled at `now_ms`; `canceled` is its terminal event (its data is the error).
+// An ended run keeps nothing of what it held to go on: its request, and where a pause stopped
+// (the system prompt with the call's host context, the tool results). Each engine's end clears
+// both columns in the same write.
+inline void DropWhatItHeld(RunRecord& run) {
+  run.request_json.clear();
+  run.paused_json.clear();
+}
+
 inline void CancelQueued(RunRecord& run, std::int64_t now_ms, const RunEvent& canceled) {
   run.status = RunStatus::kCanceled;
   run.ended_at_ms = now_ms;
   run.error_json = canceled.data;
+  DropWhatItHeld(run);
 }
 
 // A paused run nobody decided in time: failed; `expired` is its terminal event.
@@ -18,6 +27,7 @@ inline void ExpirePaused(RunRecord& run, std::int64_t now_ms, const RunEvent& ex
   run.status = RunStatus::kFailed;
   run.ended_at_ms = now_ms;
   run.error_json = expired.data;
+  DropWhatItHeld(run);
 }
 
 // A running run whose server's lease lapsed: failed, `interrupted`, never re-run. Its terminal
@@ -30,6 +40,7 @@ inline RunEvent Interrupt(RunRecord& run, std::int64_t now_ms) {
   run.status = RunStatus::kFailed;
   run.ended_at_ms = now_ms;
   run.error_json = terminal.data;
+  DropWhatItHeld(run);
   return terminal;
 }
 

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 18> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 19> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -165,6 +165,11 @@ CREATE INDEX runs_paused_by_expiry ON runs(expires_at_ms) WHERE status = 'requir
                                                           R"sql(
 -- A short streamed run written once, at its end, keeps its events in its row (docs/runs.md).
 ALTER TABLE runs ADD COLUMN events TEXT NOT NULL DEFAULT '';
+)sql",
+                                                          R"sql(
+-- A run that has ended keeps nothing of what it held while paused (its system prompt with the
+-- call's host context, its request, its tool results): docs/runs.md.
+UPDATE runs SET paused = '', request = '' WHERE status IN ('completed', 'failed', 'canceled');
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

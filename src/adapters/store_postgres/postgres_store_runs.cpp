@@ -44,8 +44,8 @@ void EnqueueEndWebhooks(Connection& c, const RunRecord& run) {
 
 void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
   c.Exec(
-      "UPDATE runs SET status = $1, result = $2, error = $3, ended_at_ms = $4, request = '' WHERE "
-      "id = $5",
+      "UPDATE runs SET status = $1, result = $2, error = $3, ended_at_ms = $4, request = '', "
+      "paused = '' WHERE id = $5",
       {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
        P(run.ended_at_ms), P(run.id)});
   InsertEvents(c, run.id, events);

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 20> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 21> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -354,6 +354,11 @@ ALTER TABLE turns ADD COLUMN run_result TEXT NOT NULL DEFAULT '';
 ALTER TABLE turns ADD COLUMN run_events TEXT NOT NULL DEFAULT '';
 CREATE INDEX turns_runs_by_env ON turns(org_id, env, run_created_at_ms)
   WHERE run_created_at_ms > 0;
+)sql",
+                                                          R"sql(
+-- A run that has ended keeps nothing of what it held while paused (its system prompt with the
+-- call's host context, its request, its tool results): docs/runs.md.
+UPDATE runs SET paused = '', request = '' WHERE status IN ('completed', 'failed', 'canceled');
 )sql"};
 
 }  // namespace

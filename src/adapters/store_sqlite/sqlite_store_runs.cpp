@@ -70,8 +70,8 @@ std::optional<RunRecord> ReadRunInTurn(const RowView& row) {
 // Ends a queued or running run (`run` carries its status, result or error and end); its events.
 void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
   c.Prepare(
-       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at_ms = ?, request = '' WHERE "
-       "id = ?")
+       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at_ms = ?, request = '', paused = "
+       "'' WHERE id = ?")
       .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
       .Run();
   InsertEvents(c, run.id, events);
