@@ -2,6 +2,7 @@
 
 #include "adapters/providers/provider_wire.hpp"
 #include "adapters/providers/stream_wire.hpp"
+#include "domain/credential_redaction.hpp"
 
 #include <memory>
 
@@ -16,6 +17,16 @@ HttpModelClient::HttpModelClient(Dialect dialect, HttpCaller& http, std::string 
 }
 
 asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request,
+                                                       std::chrono::milliseconds timeout,
+                                                       const ModelCallOptions& options) {
+  ModelResult result = co_await Exchange(request, timeout, options);
+  // What failed is kept (transcripts, logs, spans, run events): never with the key it was sent.
+  if (auto* failure = std::get_if<ModelFailure>(&result); failure != nullptr && api_key_)
+    failure->message = RedactCredentials(failure->message, {*api_key_});
+  co_return result;
+}
+
+asio::awaitable<ModelResult> HttpModelClient::Exchange(const ModelRequest& request,
                                                        std::chrono::milliseconds timeout,
                                                        const ModelCallOptions& options) {
   const TextSink* on_text = options.on_text;

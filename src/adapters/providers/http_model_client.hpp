@@ -22,6 +22,11 @@ class HttpModelClient final : public ModelClient {
                                                const ModelCallOptions& options) override;
 
  private:
+  // One HTTP exchange and its reading, before what failed is redacted.
+  boost::asio::awaitable<ModelResult> Exchange(const ModelRequest& request,
+                                               std::chrono::milliseconds timeout,
+                                               const ModelCallOptions& options);
+
   Dialect dialect_;
   HttpCaller& http_;
   std::string base_url_;

@@ -1,6 +1,7 @@
 #include "adapters/providers/provider_wire.hpp"
 
 #include "domain/agent/prompt.hpp"
+#include "domain/credential_redaction.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
@@ -195,7 +196,9 @@ ModelFailure OpenAiClassifyError(int status, const std::string& body,
   const std::string code = StringAt(v, {"error", "code"});
   const std::string type = StringAt(v, {"error", "type"});
   const std::string detail = StringAt(v, {"error", "message"});
-  const std::string what = Describe(status, code.empty() ? detail : code + ": " + detail);
+  // The provider's words may quote the key, masked or not: never kept as written.
+  const std::string what =
+      RedactCredentials(Describe(status, code.empty() ? detail : code + ": " + detail));
   const bool billing = code == "insufficient_quota" || type == "insufficient_quota" ||
                        code.starts_with("billing") || type.starts_with("billing");
   if (status == 402 || billing) return ModelFailure{Kind::kRefused, what, std::nullopt, true};
@@ -337,7 +340,8 @@ ModelFailure AnthropicClassifyError(int status, const std::string& body,
   const auto v = ParseJson(body).value_or(json::value());
   const std::string type = StringAt(v, {"error", "type"});
   const std::string detail = StringAt(v, {"error", "message"});
-  const std::string what = Describe(status, type.empty() ? detail : type + ": " + detail);
+  const std::string what =
+      RedactCredentials(Describe(status, type.empty() ? detail : type + ": " + detail));
   const bool billing = type == "enforced_spend_limit_reached" ||
                        body.find("enforced_spend_limit_reached") != std::string::npos ||
                        detail.find("credit balance") != std::string::npos ||

@@ -281,3 +281,24 @@ TEST(ProviderUsage, CachedTokensAreReadAsPartOfTheInput) {
 }
 
 }  // namespace agentgate::wire
+
+namespace agentgate::wire {
+
+TEST(ProviderErrors, AKeyQuotedInAProvidersErrorIsNeverKept) {
+  const auto openai = OpenAiClassifyError(
+      401,
+      R"({"error":{"message":"Incorrect API key provided: sk-proj-********************wxyz. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}})",
+      {}, {});
+  EXPECT_EQ(openai.kind, ModelFailure::Kind::kRefused);
+  EXPECT_EQ(openai.message.find("wxyz"), std::string::npos) << openai.message;
+  EXPECT_NE(openai.message.find("invalid_api_key: Incorrect API key provided: [redacted]."),
+            std::string::npos)
+      << openai.message;
+  const auto anthropic = AnthropicClassifyError(
+      401,
+      R"({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-api03-secretvalue"}})",
+      {});
+  EXPECT_EQ(anthropic.message.find("secretvalue"), std::string::npos) << anthropic.message;
+}
+
+}  // namespace agentgate::wire
