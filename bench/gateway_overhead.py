@@ -60,7 +60,11 @@ try:
         gw.request(method, path, json.dumps(body), a)
         gw.getresponse().read()
     gw.request("POST", "/admin/v1/orgs/acme/tokens", json.dumps({"name": "bench"}), a)
-    token = json.loads(gw.getresponse().read())["token"]
+    issued = json.loads(gw.getresponse().read())
+    token = issued["token"]
+    gw.request("PUT", "/admin/v1/orgs/acme/environments/prod/grants",
+               json.dumps({"token_id": issued["id"], "permissions": ["metadata_read"]}), a)
+    gw.getresponse().read()
     gw.request("PUT", "/admin/v1/orgs/acme/environments/prod/crm", json.dumps(
         {"login_url": org.url, "client_id": org.client_id, "client_secret": org.client_secret,
          "refresh_token": next(iter(org.refresh_tokens))}), a)

@@ -1,4 +1,5 @@
-// Organization pages (#/orgs, #/orgs/<id>): orgs, environments, tokens, spend limits.
+// Organization pages (#/orgs, #/orgs/<id>): orgs, environments, tokens, metadata gateway grants,
+// spend limits.
 import { api, confirmButton, date, field, form, h, money, show, table } from "./ui.js";
 
 export async function showOrgs() {
@@ -31,6 +32,8 @@ export async function showOrg(orgId) {
     api("GET", base), api("GET", base + "/tokens"), api("GET", base + "/secrets")]);
   const crm = await Promise.all(org.environments.map((e) =>
     api("GET", base + "/environments/" + encodeURIComponent(e) + "/crm")));
+  const grants = (await Promise.all(org.environments.map((e) =>
+    api("GET", base + "/environments/" + encodeURIComponent(e) + "/grants")))).flatMap((g) => g.grants);
   const issued = h("div", { id: "issued-token", "aria-live": "polite" });
 
   const envList = org.environments.length
@@ -92,7 +95,40 @@ export async function showOrg(orgId) {
         await showOrg(orgId);
         showIssuedToken(created);
       })),
+    org.environments.length && tokens.length
+      ? gatewaySection(base, org.environments, tokens, grants, () => showOrg(orgId)) : null,
     secretsSection(base, secrets, () => showOrg(orgId)));
+}
+
+// Which tokens may use the metadata gateway in which environment (metadata_write implies
+// metadata_read); a new token has no access until granted here (docs/gateway.md).
+function gatewaySection(base, environments, tokens, grants, again) {
+  const names = Object.fromEntries(tokens.map((t) => [t.id, t.name]));
+  const grantsPath = (env) => base + "/environments/" + encodeURIComponent(env) + "/grants";
+  const list = grants.length
+    ? table("gateway-grant-list", ["Token", "Environment", "Permissions", ""], grants, (g) => [
+      h("span", {}, names[g.token_id] || "", " ", h("code", {}, g.token_id)), g.env, g.permissions.join(", "),
+      confirmButton({ "data-grant": g.token_id + "@" + g.env }, "Revoke",
+        "Revoke " + g.token_id + "'s gateway access in " + g.env + "? Its calls get 403 FL07 at once.", async () => {
+          await api("DELETE", grantsPath(g.env) + "/" + encodeURIComponent(g.token_id));
+          await again();
+        })])
+    : h("p", { class: "muted" }, "No token may use the metadata gateway yet — grant one below.");
+  const live = tokens.filter((t) => !t.revoked);
+  const f = form({ id: "gateway-grant-form" }, [
+    h("label", {}, "Token", h("select", { name: "token_id" },
+      live.map((t) => h("option", { value: t.id }, t.name + " (" + t.id + ")")))),
+    h("label", {}, "Environment", h("select", { name: "env" }, environments.map((e) => h("option", { value: e }, e)))),
+    h("label", {}, "Permission", h("select", { name: "permission" },
+      h("option", { value: "metadata_read" }, "read (GET)"),
+      h("option", { value: "metadata_write" }, "write (every method; implies read)"))),
+  ], "Grant", async (values) => {
+    await api("PUT", grantsPath(values.get("env")),
+      { token_id: values.get("token_id"), permissions: [values.get("permission")] });
+    await again();
+  });
+  return h("section", { class: "card", "aria-labelledby": "gateway-title" },
+    h("h2", { id: "gateway-title" }, "Metadata gateway access"), list, f);
 }
 
 // A new token is shown once, here, with a copy button; it is never fetched again.

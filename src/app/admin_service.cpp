@@ -214,6 +214,26 @@ asio::awaitable<Result<void>> AdminService::PutGrant(std::string org_id, PutGran
   co_return put;
 }
 
+asio::awaitable<Result<void>> AdminService::PutEnvironmentGrant(std::string org_id, std::string env,
+                                                                PutEnvironmentGrantCommand cmd) {
+  AG_CO_TRYV(co_await RequireEnvironment(org_id, env));
+  auto token = co_await store_.Run([&](Store& s) { return s.GetToken(cmd.token_id); });
+  if (!token) co_return token.error();
+  if (!*token || (*token)->org_id != org_id)
+    co_return InvalidField("token_id", "no such token in this organization");
+  auto put = co_await store_.Run(
+      [&](Store& s) { return s.PutEnvironmentGrant(org_id, env, cmd.token_id, cmd.permissions); });
+  tenants_.Invalidate();
+  co_return put;
+}
+
+asio::awaitable<Result<std::vector<EnvironmentGrantRecord>>> AdminService::ListEnvironmentGrants(
+    std::string org_id, std::string env) {
+  AG_CO_TRYV(co_await RequireEnvironment(org_id, env));
+  co_return co_await store_.Run(
+      [&](Store& s) { return s.ListEnvironmentGrants(org_id, env, kMaxListedEnvironmentGrants); });
+}
+
 asio::awaitable<Result<void>> AdminService::PutCrmCredentials(std::string org_id, std::string env,
                                                               CrmCredentials creds) {
   AG_CO_TRYV(CheckCrmUrls(creds, crm_allow_http_));

@@ -128,6 +128,12 @@ class AdminService {
   boost::asio::awaitable<Result<void>> CreateInstance(std::string org_id, std::string agent_id,
                                                       CreateInstanceCommand cmd);
   boost::asio::awaitable<Result<void>> PutGrant(std::string org_id, PutGrantCommand cmd);
+  // The metadata gateway's grants on an environment (docs/gateway.md "Permissions").
+  boost::asio::awaitable<Result<void>> PutEnvironmentGrant(std::string org_id, std::string env,
+                                                           PutEnvironmentGrantCommand cmd);
+  boost::asio::awaitable<Result<std::vector<EnvironmentGrantRecord>>> ListEnvironmentGrants(
+      std::string org_id, std::string env);
+  static constexpr int kMaxListedEnvironmentGrants = 1000;
   boost::asio::awaitable<Result<void>> PutCrmCredentials(std::string org_id, std::string env,
                                                          CrmCredentials creds);
   // Tool secrets: sealed under the master key (503 without one), named by tool headers as

@@ -1,5 +1,7 @@
 #include "app/authenticate.hpp"
 
+#include "domain/gateway/metadata_grant.hpp"
+
 #include "crypto/crypto.hpp"
 #include "domain/auth/api_token.hpp"
 
@@ -53,6 +55,19 @@ boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const C
   if (std::find(grant->begin(), grant->end(), permission) == grant->end()) {
     co_return Error{ErrorCode::kForbidden,
                     "this token has no '" + permission + "' grant on agent '" + agent_id + "'"};
+  }
+  co_return Result<void>{};
+}
+
+boost::asio::awaitable<Result<void>> AuthorizeMetadataCall(TenantDirectory& tenants,
+                                                           const Caller& caller,
+                                                           const GatewayCall& call) {
+  auto grant = co_await tenants.EnvironmentGrant(caller.token_id, caller.env);
+  if (!grant) co_return grant.error();
+  if (auto missing = gateway::MissingMetadataPermission(*grant, call)) {
+    co_return Error{ErrorCode::kForbidden,
+                    "this token has no '" + *missing + "' grant on environment '" + caller.env +
+                        "' (PUT /admin/v1/orgs/{org}/environments/{env}/grants)"};
   }
   co_return Result<void>{};
 }

@@ -3,6 +3,7 @@
 
 #include "app/tenant_directory.hpp"
 #include "domain/error.hpp"
+#include "domain/gateway/gateway_request.hpp"
 
 #include <optional>
 #include <string>
@@ -31,5 +32,11 @@ boost::asio::awaitable<Result<Caller>> Authenticate(TenantDirectory& tenants,
 boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const Caller& caller,
                                                const std::string& agent_id,
                                                const std::string& permission);
+
+// 403 unless the caller's token holds the permission `call` needs on its environment
+// (domain/gateway/metadata_grant), naming the permission.
+boost::asio::awaitable<Result<void>> AuthorizeMetadataCall(TenantDirectory& tenants,
+                                                           const Caller& caller,
+                                                           const GatewayCall& call);
 
 }  // namespace agentgate

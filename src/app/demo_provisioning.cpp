@@ -46,6 +46,9 @@ asio::awaitable<Result<std::optional<DemoCredentials>>> ProvisionDemo(AdminServi
   AG_CO_TRYV(co_await admin.SetDeployment(demo.org_id, demo.agent_id, demo.env, first_version));
   PutGrantCommand grant{issued.record.id, demo.agent_id, std::vector<std::string>{"chat"}};
   AG_CO_TRYV(co_await admin.PutGrant(demo.org_id, std::move(grant)));
+  // The README's metadata gateway example works with the demo token.
+  PutEnvironmentGrantCommand gateway{issued.record.id, {"metadata_write"}};
+  AG_CO_TRYV(co_await admin.PutEnvironmentGrant(demo.org_id, demo.env, std::move(gateway)));
   co_return std::optional<DemoCredentials>(demo);
 }
 

@@ -51,6 +51,13 @@ asio::awaitable<Result<std::vector<std::string>>> TenantDirectory::Grant(
                                  [&](Store& s) { return s.GetGrant(token_id, agent_id); });
 }
 
+asio::awaitable<Result<std::vector<std::string>>> TenantDirectory::EnvironmentGrant(
+    const std::string& token_id, const std::string& env) {
+  const std::string key = Key(token_id, env);
+  co_return co_await ReadThrough(environment_grants_, key,
+                                 [&](Store& s) { return s.GetEnvironmentGrant(token_id, env); });
+}
+
 asio::awaitable<Result<std::optional<int>>> TenantDirectory::Deployment(const std::string& org_id,
                                                                         const std::string& agent_id,
                                                                         const std::string& env) {
@@ -70,6 +77,7 @@ void TenantDirectory::Invalidate() {
   tokens_.InvalidateAll();
   environments_.InvalidateAll();
   grants_.InvalidateAll();
+  environment_grants_.InvalidateAll();
   deployments_.InvalidateAll();
   crm_versions_.InvalidateAll();
 }

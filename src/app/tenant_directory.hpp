@@ -1,11 +1,11 @@
 #pragma once
-// The tenant reads every call makes (a token, an environment, a grant, a deployment, the version of
-// an environment's CRM credentials), served from
-// memory instead of the store (spend limits are not among them: an org's limit is read where
-// spend is reserved, in the store's transaction). A value is used for at most kFreshForMs after
-// the store read that produced it began, so a change made through another server (a revoked token
-// or grant) is seen within 1 s; the admin operations of this server call Invalidate(), so a change
-// made here is seen at once (SPEC §5).
+// The tenant reads every call makes (a token, an environment, a grant on an agent or an
+// environment, a deployment, the version of an environment's CRM credentials), served from memory
+// instead of the store (spend limits are not among them: an org's limit is read where spend is
+// reserved, in the store's transaction). A value is used for at most kFreshForMs after the store
+// read that produced it began, so a change made through another server (a revoked token or grant)
+// is seen within 1 s; the admin operations of this server call Invalidate(), so a change made here
+// is seen at once (SPEC §5).
 
 #include "ports/clock.hpp"
 #include "runtime/read_cache.hpp"
@@ -29,6 +29,9 @@ class TenantDirectory {
                                                       const std::string& env);
   boost::asio::awaitable<Result<std::vector<std::string>>> Grant(const std::string& token_id,
                                                                  const std::string& agent_id);
+  // The token's permissions on a whole environment (the metadata gateway's).
+  boost::asio::awaitable<Result<std::vector<std::string>>> EnvironmentGrant(
+      const std::string& token_id, const std::string& env);
   boost::asio::awaitable<Result<std::optional<int>>> Deployment(const std::string& org_id,
                                                                 const std::string& agent_id,
                                                                 const std::string& env);
@@ -49,6 +52,7 @@ class TenantDirectory {
   ReadCache<std::optional<TokenRecord>> tokens_{kFreshForMs, kCapacity};
   ReadCache<bool> environments_{kFreshForMs, kCapacity};
   ReadCache<std::vector<std::string>> grants_{kFreshForMs, kCapacity};
+  ReadCache<std::vector<std::string>> environment_grants_{kFreshForMs, kCapacity};
   ReadCache<std::optional<int>> deployments_{kFreshForMs, kCapacity};
   ReadCache<std::optional<std::int64_t>> crm_versions_{kFreshForMs, kCapacity};
 };

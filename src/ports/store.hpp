@@ -60,6 +60,16 @@ class TenantStore {
                                 const std::vector<std::string>& permissions) = 0;
   virtual Result<std::vector<std::string>> GetGrant(const std::string& token_id,
                                                     const std::string& agent_id) = 0;
+  // A token's permissions on an environment (metadata_read, metadata_write: docs/gateway.md); an
+  // empty list removes the grant.
+  virtual Result<void> PutEnvironmentGrant(const std::string& org_id, const std::string& env,
+                                           const std::string& token_id,
+                                           const std::vector<std::string>& permissions) = 0;
+  virtual Result<std::vector<std::string>> GetEnvironmentGrant(const std::string& token_id,
+                                                               const std::string& env) = 0;
+  // An environment's grants, by token id, at most `limit`.
+  virtual Result<std::vector<EnvironmentGrantRecord>> ListEnvironmentGrants(
+      const std::string& org_id, const std::string& env, int limit) = 0;
 
   // Creates the agent with version 1; kConflict if the id exists in the org.
   virtual Result<void> CreateAgent(const AgentVersionRecord& first_version) = 0;

@@ -57,6 +57,13 @@ struct GrantRecord {
   std::vector<std::string> permissions;
 };
 
+// What a token may do on a whole environment (the metadata gateway's permissions).
+struct EnvironmentGrantRecord {
+  std::string token_id;
+  std::string env;
+  std::vector<std::string> permissions;
+};
+
 struct ToolSecretRecord {
   std::string org_id;
   std::string name;

@@ -10,7 +10,10 @@ class Gateway:
         server.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
         server.admin("POST", "/orgs/acme/environments", {"name": "prod"})
         _, _, tok = server.admin("POST", "/orgs/acme/tokens", {"name": "automation"})
-        self.token = tok["token"]
+        self.token, self.token_id = tok["token"], tok["id"]
+        # The gateway needs a grant on the environment (docs/gateway.md "Permissions").
+        assert server.admin("PUT", "/orgs/acme/environments/prod/grants",
+                            {"token_id": self.token_id, "permissions": ["metadata_write"]})[0] == 200
         if static:
             token = "00D5g0000012345!STATIC"
             org_fake.access_tokens.add(token)

@@ -421,3 +421,35 @@ def test_an_operator_sees_a_pending_action_with_its_arguments_and_approves_it(st
         assert not browser.find_elements(By.ID, "pending-list")
     finally:
         tools.close()
+
+
+def test_an_operator_grants_and_revokes_a_tokens_metadata_gateway_access(server, browser):
+    tenant = Tenant(server, org="gateway-org")
+    gateway = {"content-type": "application/json", "fl-api-org": "gateway-org", "fl-api-env": "prod",
+               "fl-api-token": tenant.token}
+
+    def gateway_code():
+        return server.request("POST", "/api/metadata-gateway", {"method": "GET", "path": "sobjects"}, gateway)[2]["error"]["code"]
+
+    assert gateway_code() == "FL07"  # a new token has no access
+    browser.get(f"http://{server.host}:{server.port}/console/")
+    signin = wait_for(browser, "#signin-form")
+    fill(signin, "admin_token", ADMIN_TOKEN)
+    signin.submit()
+    wait_for(browser, "#spend-list")
+    browser.get(f"http://{server.host}:{server.port}/console/#/orgs/gateway-org")
+    wait_text(browser, "#gateway-title", "Metadata gateway access")
+    grant_form = wait_for(browser, "#gateway-grant-form")
+    from selenium.webdriver.support.ui import Select
+    Select(grant_form.find_element(By.NAME, "token_id")).select_by_value(tenant.token_id)
+    Select(grant_form.find_element(By.NAME, "permission")).select_by_value("metadata_read")
+    grant_form.submit()
+    row = wait_text(browser, "#gateway-grant-list", "metadata_read")
+    assert tenant.token_id in row.text and "prod" in row.text
+    assert gateway_code() == "FL05"  # granted: what stops it now is that prod has no CRM credentials
+    browser.execute_script("document.getElementById('gateway-title').scrollIntoView()")
+    shot(browser, "14-gateway-grants")
+    browser.find_element(By.CSS_SELECTOR, f"button[data-grant='{tenant.token_id}@prod']").click()
+    browser.switch_to.alert.accept()
+    wait_text(browser, "#gateway-title + p", "No token may use the metadata gateway yet")
+    assert gateway_code() == "FL07"

@@ -167,6 +167,7 @@ def test_gateway_errors(gw, org, start_server):
     for headers in ({"fl-api-token": None}, {"fl-api-org": None}, {"fl-api-env": None}, {"fl-api-token": "agt_nope"}):
         gateway_error(gw.call({"method": "GET", "path": "sobjects"}, headers), 400, "FL04")
     gw.server.admin("POST", "/orgs/acme/environments", {"name": "dev"})
+    gw.server.admin("PUT", "/orgs/acme/environments/dev/grants", {"token_id": gw.token_id, "permissions": ["metadata_read"]})
     gateway_error(gw.call({"method": "GET", "path": "sobjects"}, {"fl-api-env": "dev"}), 400, "FL05")
     gateway_error(gw.call({"method": "TRACE", "path": "sobjects"}), 400, "INVALID_REQUEST")
     gateway_error(gw.call({"method": "GET"}), 400, "INVALID_REQUEST")
@@ -177,7 +178,9 @@ def test_gateway_errors(gw, org, start_server):
     dead.server = other
     other.admin("POST", "/orgs", {"id": "acme", "name": "Acme"})
     other.admin("POST", "/orgs/acme/environments", {"name": "prod"})
-    dead.token = other.admin("POST", "/orgs/acme/tokens", {"name": "t"})[2]["token"]
+    issued = other.admin("POST", "/orgs/acme/tokens", {"name": "t"})[2]
+    dead.token = issued["token"]
+    other.admin("PUT", "/orgs/acme/environments/prod/grants", {"token_id": issued["id"], "permissions": ["metadata_read"]})
     other.admin("PUT", "/orgs/acme/environments/prod/crm", {"instance_url": "http://127.0.0.1:1", "access_token": "00D!x"})
     gateway_error(dead.call({"method": "GET", "path": "sobjects"}), 502, "UPSTREAM_UNAVAILABLE")
 

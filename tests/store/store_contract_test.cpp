@@ -170,6 +170,32 @@ TYPED_TEST(StoreContract, GrantsAreReplacedAndAnEmptyListRemovesThem) {
   EXPECT_TRUE(s.GetGrant("t1", "bot").value().empty());
 }
 
+TYPED_TEST(StoreContract, EnvironmentGrantsAreReplacedListedAndAnEmptyListRemovesThem) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateEnvironment("acme", "dev"));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t1", "acme", "b", "h", {}, 1, false}));
+  ASSERT_TRUE(s.CreateToken(TokenRecord{"t2", "acme", "c", "h", {}, 1, false}));
+  EXPECT_TRUE(s.GetEnvironmentGrant("t1", "prod").value().empty());
+  ASSERT_TRUE(s.PutEnvironmentGrant("acme", "prod", "t1", {"metadata_read"}));
+  ASSERT_TRUE(s.PutEnvironmentGrant("acme", "prod", "t1", {"metadata_read", "metadata_write"}));
+  ASSERT_TRUE(s.PutEnvironmentGrant("acme", "prod", "t2", {"metadata_read"}));
+  ASSERT_TRUE(s.PutEnvironmentGrant("acme", "dev", "t2", {"metadata_write"}));
+  EXPECT_EQ(s.GetEnvironmentGrant("t1", "prod").value(),
+            (std::vector<std::string>{"metadata_read", "metadata_write"}));
+  EXPECT_TRUE(s.GetEnvironmentGrant("t1", "dev").value().empty());  // per environment
+  const auto prod = s.ListEnvironmentGrants("acme", "prod", 10).value();
+  ASSERT_EQ(prod.size(), 2u);
+  EXPECT_EQ(prod[0].token_id, "t1");
+  EXPECT_EQ(prod[0].env, "prod");
+  EXPECT_EQ(prod[1].token_id, "t2");
+  EXPECT_EQ(prod[1].permissions, std::vector<std::string>{"metadata_read"});
+  EXPECT_EQ(s.ListEnvironmentGrants("acme", "prod", 1).value().size(), 1u);  // bounded
+  ASSERT_TRUE(s.PutEnvironmentGrant("acme", "prod", "t1", {}));
+  EXPECT_TRUE(s.GetEnvironmentGrant("t1", "prod").value().empty());
+  EXPECT_EQ(s.ListEnvironmentGrants("acme", "prod", 10).value().size(), 1u);
+  EXPECT_EQ(s.GetEnvironmentGrant("t2", "dev").value(), std::vector<std::string>{"metadata_write"});
+}
+
 TYPED_TEST(StoreContract, AgentVersionsAreNumberedAndDeploymentsPointAtThem) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, R"({"v":1})", 1}));

@@ -26,6 +26,10 @@ GrantRecord ReadGrant(const RowView& row) {
   return GrantRecord{row.Text(0), row.Text(1), SplitList(row.Text(2))};
 }
 
+EnvironmentGrantRecord ReadEnvironmentGrant(const RowView& row) {
+  return EnvironmentGrantRecord{row.Text(0), row.Text(1), SplitList(row.Text(2))};
+}
+
 CrmCredentialRecord ReadCrmCredential(const RowView& row) {
   return CrmCredentialRecord{row.Text(0), row.Text(1), row.Bytes(2), row.Int(3), row.Int(4)};
 }

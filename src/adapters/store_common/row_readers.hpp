@@ -30,6 +30,9 @@ InstanceRecord ReadInstance(const RowView& row);
 inline constexpr const char* kGrantColumns = "token_id, agent_id, permissions";
 GrantRecord ReadGrant(const RowView& row);
 
+inline constexpr const char* kEnvironmentGrantColumns = "token_id, env, permissions";
+EnvironmentGrantRecord ReadEnvironmentGrant(const RowView& row);
+
 inline constexpr const char* kCrmCredentialColumns = "org_id, env, sealed, updated_at_ms, version";
 CrmCredentialRecord ReadCrmCredential(const RowView& row);
 

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 19> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 20> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -170,6 +170,16 @@ ALTER TABLE runs ADD COLUMN events TEXT NOT NULL DEFAULT '';
 -- A run that has ended keeps nothing of what it held while paused (its system prompt with the
 -- call's host context, its request, its tool results): docs/runs.md.
 UPDATE runs SET paused = '', request = '' WHERE status IN ('completed', 'failed', 'canceled');
+)sql",
+                                                          R"sql(
+-- The metadata gateway needs a grant on the environment (docs/gateway.md). Every live token keeps
+-- the access it had, write on every environment of its organization; tokens made later have none.
+CREATE TABLE environment_grants (org_id TEXT NOT NULL, env TEXT NOT NULL,
+  token_id TEXT NOT NULL REFERENCES api_tokens(id), permissions TEXT NOT NULL, PRIMARY KEY (token_id, env));
+CREATE INDEX environment_grants_by_env ON environment_grants(org_id, env, token_id);
+INSERT INTO environment_grants(org_id, env, token_id, permissions)
+  SELECT t.org_id, e.name, t.id, 'metadata_write' FROM api_tokens t
+  JOIN environments e ON e.org_id = t.org_id WHERE NOT t.revoked;
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -82,6 +82,17 @@ Result<std::vector<GrantRecord>> PostgresStore::ListGrants(const std::string& or
   });
 }
 
+Result<std::vector<EnvironmentGrantRecord>> PostgresStore::ListEnvironmentGrants(
+    const std::string& org_id, const std::string& env, int limit) {
+  return pg::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<EnvironmentGrantRecord>> {
+        static const std::string sql =
+            std::string("SELECT ") + kEnvironmentGrantColumns +
+            " FROM environment_grants WHERE org_id = $1 AND env = $2 ORDER BY token_id LIMIT $3";
+        return c.Exec(sql, {P(org_id), P(env), P(limit)}).All(ReadEnvironmentGrant);
+      });
+}
+
 Result<std::vector<InstanceRecord>> PostgresStore::ListInstances(const std::string& org_id,
                                                                  const std::string& agent_id,
                                                                  int limit) {

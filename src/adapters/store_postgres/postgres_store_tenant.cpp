@@ -135,6 +135,33 @@ Result<std::vector<std::string>> PostgresStore::GetGrant(const std::string& toke
   });
 }
 
+Result<void> PostgresStore::PutEnvironmentGrant(const std::string& org_id, const std::string& env,
+                                                const std::string& token_id,
+                                                const std::vector<std::string>& permissions) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    if (permissions.empty()) {
+      c.Exec("DELETE FROM environment_grants WHERE token_id = $1 AND env = $2",
+             {P(token_id), P(env)});
+      return {};
+    }
+    c.Exec(
+        "INSERT INTO environment_grants(org_id, env, token_id, permissions) VALUES ($1, $2, $3, "
+        "$4) ON CONFLICT (token_id, env) DO UPDATE SET permissions = excluded.permissions",
+        {P(org_id), P(env), P(token_id), P(JoinList(permissions))});
+    return {};
+  });
+}
+
+Result<std::vector<std::string>> PostgresStore::GetEnvironmentGrant(const std::string& token_id,
+                                                                    const std::string& env) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::string>> {
+    auto r = c.Exec("SELECT permissions FROM environment_grants WHERE token_id = $1 AND env = $2",
+                    {P(token_id), P(env)});
+    if (r.empty()) return std::vector<std::string>{};
+    return SplitList(r.Text(0, 0));
+  });
+}
+
 Result<void> PostgresStore::CreateAgent(const AgentVersionRecord& v) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     pg::Transaction tx(c);

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 21> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 22> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -359,6 +359,21 @@ CREATE INDEX turns_runs_by_env ON turns(org_id, env, run_created_at_ms)
 -- A run that has ended keeps nothing of what it held while paused (its system prompt with the
 -- call's host context, its request, its tool results): docs/runs.md.
 UPDATE runs SET paused = '', request = '' WHERE status IN ('completed', 'failed', 'canceled');
+)sql",
+                                                          R"sql(
+-- The metadata gateway needs a grant on the environment (docs/gateway.md). Every live token keeps
+-- the access it had, write on every environment of its organization; tokens made later have none.
+CREATE TABLE environment_grants (
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  token_id TEXT NOT NULL REFERENCES api_tokens(id),
+  permissions TEXT NOT NULL,           -- comma-separated
+  PRIMARY KEY (token_id, env)
+);
+CREATE INDEX environment_grants_by_env ON environment_grants(org_id, env, token_id);
+INSERT INTO environment_grants(org_id, env, token_id, permissions)
+  SELECT t.org_id, e.name, t.id, 'metadata_write' FROM api_tokens t
+  JOIN environments e ON e.org_id = t.org_id WHERE t.revoked = 0;
 )sql"};
 
 }  // namespace

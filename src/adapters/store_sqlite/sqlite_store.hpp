@@ -47,6 +47,14 @@ class SqliteStore final : public Store {
                         const std::vector<std::string>& permissions) override;
   Result<std::vector<std::string>> GetGrant(const std::string& token_id,
                                             const std::string& agent_id) override;
+  Result<void> PutEnvironmentGrant(const std::string& org_id, const std::string& env,
+                                   const std::string& token_id,
+                                   const std::vector<std::string>& permissions) override;
+  Result<std::vector<std::string>> GetEnvironmentGrant(const std::string& token_id,
+                                                       const std::string& env) override;
+  Result<std::vector<EnvironmentGrantRecord>> ListEnvironmentGrants(const std::string& org_id,
+                                                                    const std::string& env,
+                                                                    int limit) override;
   Result<void> CreateAgent(const AgentVersionRecord& first_version) override;
   Result<std::optional<int>> AddAgentVersion(const std::string& org_id, const std::string& agent_id,
                                              const std::string& config_json,

@@ -84,6 +84,17 @@ Result<std::vector<GrantRecord>> SqliteStore::ListGrants(const std::string& org_
   });
 }
 
+Result<std::vector<EnvironmentGrantRecord>> SqliteStore::ListEnvironmentGrants(
+    const std::string& org_id, const std::string& env, int limit) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<EnvironmentGrantRecord>> {
+        static const std::string sql =
+            std::string("SELECT ") + kEnvironmentGrantColumns +
+            " FROM environment_grants WHERE org_id = ? AND env = ? ORDER BY token_id LIMIT ?";
+        return c.Prepare(sql).Bind(org_id, env, limit).All(ReadEnvironmentGrant);
+      });
+}
+
 Result<std::vector<InstanceRecord>> SqliteStore::ListInstances(const std::string& org_id,
                                                                const std::string& agent_id,
                                                                int limit) {

@@ -144,6 +144,35 @@ Result<std::vector<std::string>> SqliteStore::GetGrant(const std::string& token_
   });
 }
 
+Result<void> SqliteStore::PutEnvironmentGrant(const std::string& org_id, const std::string& env,
+                                              const std::string& token_id,
+                                              const std::vector<std::string>& permissions) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    if (permissions.empty()) {
+      c.Prepare("DELETE FROM environment_grants WHERE token_id = ? AND env = ?")
+          .Bind(token_id, env)
+          .Run();
+      return {};
+    }
+    c.Prepare(
+         "INSERT INTO environment_grants(org_id, env, token_id, permissions) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT(token_id, env) DO UPDATE SET permissions = excluded.permissions")
+        .Bind(org_id, env, token_id, JoinList(permissions))
+        .Run();
+    return {};
+  });
+}
+
+Result<std::vector<std::string>> SqliteStore::GetEnvironmentGrant(const std::string& token_id,
+                                                                  const std::string& env) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::string>> {
+    auto s = c.Prepare("SELECT permissions FROM environment_grants WHERE token_id = ? AND env = ?");
+    s.Bind(token_id, env);
+    if (!s.Step()) return std::vector<std::string>{};
+    return SplitList(s.Text(0));
+  });
+}
+
 Result<void> SqliteStore::CreateAgent(const AgentVersionRecord& v) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     sqlite::WriteTransaction tx(c);

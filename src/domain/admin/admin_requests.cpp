@@ -199,6 +199,32 @@ Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body) {
   return c;
 }
 
+Result<PutEnvironmentGrantCommand> ParsePutEnvironmentGrant(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"token_id", "permissions"}));
+  PutEnvironmentGrantCommand c;
+  AG_TRY(c.token_id, jf::RequiredString(*o, "token_id", ""));
+  const auto* perms = o->if_contains("permissions");
+  if (perms == nullptr || !perms->is_array())
+    return InvalidField("permissions", "must be an array, e.g. [\"metadata_write\"]");
+  bool read = false;
+  bool write = false;
+  for (std::size_t i = 0; i < perms->get_array().size(); ++i) {
+    const auto& p = perms->get_array()[i];
+    if (p == "metadata_read") {
+      read = true;
+    } else if (p == "metadata_write") {
+      write = true;
+    } else {
+      return InvalidField("permissions[" + std::to_string(i) + "]",
+                          "must be \"metadata_read\" or \"metadata_write\"");
+    }
+  }
+  if (read) c.permissions.emplace_back("metadata_read");
+  if (write) c.permissions.emplace_back("metadata_write");
+  return c;
+}
+
 Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
   AG_TRYV(jf::RejectUnknownKeys(*o, "",

@@ -50,6 +50,13 @@ struct PutGrantCommand {
   std::vector<std::string> permissions;
 };
 
+// PUT /admin/v1/orgs/{org}/environments/{env}/grants: what a token may do through the metadata
+// gateway in that environment (docs/gateway.md). Permissions come out in order, each once.
+struct PutEnvironmentGrantCommand {
+  std::string token_id;
+  std::vector<std::string> permissions;  // metadata_read, metadata_write; empty revokes
+};
+
 // Refresh-token credentials, or a static session (instance_url + access_token).
 struct CrmCredentials {
   std::string login_url;
@@ -76,6 +83,7 @@ Result<CreateAgentCommand> ParseAddVersion(const boost::json::value& body);  // 
 Result<SetDeploymentCommand> ParseSetDeployment(const boost::json::value& body);
 Result<CreateInstanceCommand> ParseCreateInstance(const boost::json::value& body);
 Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body);
+Result<PutEnvironmentGrantCommand> ParsePutEnvironmentGrant(const boost::json::value& body);
 Result<CrmCredentials> ParseCrmCredentials(const boost::json::value& body);
 
 // CRM URLs are https; plain http only where the operator allowed it ([crm] allow_http, for test

@@ -1,5 +1,7 @@
+#include "domain/admin/admin_requests.hpp"
 #include "domain/gateway/envelope.hpp"
 #include "domain/gateway/gateway_request.hpp"
+#include "domain/gateway/metadata_grant.hpp"
 #include "domain/gateway/soap.hpp"
 
 #include <gtest/gtest.h>
@@ -197,6 +199,51 @@ TEST(GatewayEnvelope, RendersThePlatformsAnswer) {
   EXPECT_EQ(out.at("platformRequestId"), "abc");
   e.platform_request_id.reset();
   EXPECT_FALSE(RenderEnvelope(e).contains("platformRequestId"));
+}
+
+}  // namespace agentgate
+
+namespace agentgate {
+
+TEST(MetadataGrant, ReadsNeedReadOrWriteAndEveryOtherCallNeedsWrite) {
+  auto call = [](const std::string& json) {
+    return *NormalizeGatewayRequest(boost::json::parse(json));
+  };
+  const GatewayCall get = call(R"({"method": "GET", "path": "tooling/sobjects/ValidationRule"})");
+  const GatewayCall post =
+      call(R"({"method": "POST", "path": "tooling/sobjects/ValidationRule", "metadata": {}})");
+  const GatewayCall drop =
+      call(R"({"method": "DELETE", "path": "mdapi/CustomField/Account.Legacy_Code__c"})");
+  using gateway::MissingMetadataPermission;
+  const std::vector<std::string> none, read{"metadata_read"}, write{"metadata_write"};
+  EXPECT_EQ(MissingMetadataPermission(none, get), "metadata_read");
+  EXPECT_EQ(MissingMetadataPermission(none, post), "metadata_write");
+  EXPECT_EQ(MissingMetadataPermission(read, get), std::nullopt);
+  EXPECT_EQ(MissingMetadataPermission(read, post), "metadata_write");
+  EXPECT_EQ(MissingMetadataPermission(read, drop), "metadata_write");
+  EXPECT_EQ(MissingMetadataPermission(write, get), std::nullopt);  // write implies read
+  EXPECT_EQ(MissingMetadataPermission(write, post), std::nullopt);
+  EXPECT_EQ(MissingMetadataPermission(write, drop), std::nullopt);
+  EXPECT_EQ(MissingMetadataPermission({"chat"}, get), "metadata_read");
+}
+
+TEST(AdminRequestsEnvironmentGrants, AcceptOnlyMetadataPermissionsInOrderOnce) {
+  auto parse = [](const std::string& json) {
+    return ParsePutEnvironmentGrant(boost::json::parse(json));
+  };
+  auto both = parse(
+      R"({"token_id": "t", "permissions": ["metadata_write", "metadata_read", "metadata_write"]})");
+  ASSERT_TRUE(both) << both.error().message;
+  EXPECT_EQ(both->permissions, (std::vector<std::string>{"metadata_read", "metadata_write"}));
+  auto revoke = parse(R"({"token_id": "t", "permissions": []})");
+  ASSERT_TRUE(revoke);
+  EXPECT_TRUE(revoke->permissions.empty());
+  auto chat = parse(R"({"token_id": "t", "permissions": ["chat"]})");
+  ASSERT_FALSE(chat);
+  EXPECT_NE(chat.error().message.find("'permissions[0]'"), std::string::npos);
+  EXPECT_FALSE(parse(R"({"permissions": []})"));
+  EXPECT_FALSE(parse(R"({"token_id": "t", "permissions": "metadata_read"})"));
+  EXPECT_FALSE(parse(R"({"token_id": "t", "permissions": [], "env": "prod"})"));
 }
 
 }  // namespace agentgate

@@ -1,5 +1,6 @@
 // POST /api/metadata-gateway: decode, authenticate (every failure is 400 FL04), normalise the
-// call (400 INVALID_REQUEST, before anything is sent), forward, answer the envelope. Whenever the
+// call (400 INVALID_REQUEST, before anything is sent), authorize it on the environment (403 FL07),
+// forward, answer the envelope. Whenever the
 // platform answered, the gateway's own status is 200 and the envelope carries the platform's.
 #include "app/metadata_gateway.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
@@ -47,6 +48,15 @@ Response GatewayError(const Error& error) {
   return response;
 }
 
+// 403 FL07: the token is valid but holds no grant for this call on its environment
+// (docs/gateway.md).
+Response GatewayRefusal(const std::string& message) {
+  return JsonResponse(
+      403, json::object{{"ok", false},
+                        {"status", 403},
+                        {"error", json::object{{"code", "FL07"}, {"message", message}}}});
+}
+
 // Authenticates, checks and forwards one call; every outcome is the gateway's envelope.
 asio::awaitable<Response> GatewayCall(RouteDeps& deps, Request& r) {
   auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
@@ -60,6 +70,10 @@ asio::awaitable<Response> GatewayCall(RouteDeps& deps, Request& r) {
   if (!body) co_return GatewayError(body.error());
   auto call = NormalizeGatewayRequest(*body);
   if (!call) co_return GatewayError(call.error());
+  if (auto allowed = co_await AuthorizeMetadataCall(deps.tenants, *caller, *call); !allowed) {
+    if (allowed.error().code != ErrorCode::kForbidden) co_return GatewayError(allowed.error());
+    co_return GatewayRefusal(allowed.error().message);
+  }
   auto envelope =
       co_await deps.gateway.Forward(caller->org_id, caller->env, std::move(*call), r.trace);
   if (!envelope) co_return GatewayError(envelope.error());
