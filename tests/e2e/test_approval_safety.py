@@ -4,22 +4,13 @@ nothing it blocks appears anywhere a paused call would be shown, through the bin
 stores."""
 import json
 
-import pytest
-
 from daemon_harness import API_KEY, Tenant, config_for
-from fakes.fake_llm import FakeToolServer, openai_tools
-from test_approvals import headers
+from fakes.fake_llm import openai_tools
 from test_runs import wait_status
+from test_approvals import headers, tools  # noqa: F401  (tools: a fixture)
 
 CARD = "4111 1111 1111 1111"
 PLACEHOLDER = "Withheld by policy."
-
-
-@pytest.fixture
-def tools():
-    server = FakeToolServer()
-    yield server
-    server.close()
 
 
 def shop(tenant, tools):

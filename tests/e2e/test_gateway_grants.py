@@ -1,29 +1,15 @@
 """The metadata gateway needs a grant on the environment (docs/gateway.md "Permissions"):
 metadata_read for reads, metadata_write for every other call (write implies read), 403 FL07
 without, granted and revoked by the admin API, through the binary on both stores."""
-import pytest
-
 import stores
 from daemon_harness import Tenant  # noqa: F401  (puts tests/ on the path)
-from fakes.fake_salesforce import FakeSalesforce
 from gateway_harness import Gateway
+from test_gateway import gw, org  # noqa: F401  (the fake org and a gateway on it: fixtures)
 
 GET = {"method": "GET", "path": "sobjects"}
 POST = {"method": "POST", "path": "tooling/sobjects/ValidationRule", "metadata": {"FullName": "Account.X"}}
 DELETE = {"method": "DELETE", "path": "mdapi/CustomField/Account.Legacy_Code__c"}
 GRANTS = "/orgs/acme/environments/prod/grants"
-
-
-@pytest.fixture
-def org():
-    fake = FakeSalesforce()
-    yield fake
-    fake.close()
-
-
-@pytest.fixture
-def gw(org, start_server):
-    return Gateway(start_server(), org)
 
 
 def new_token(server):

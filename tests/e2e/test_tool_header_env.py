@@ -8,18 +8,12 @@ import pytest
 import stores
 from conftest import MASTER_KEY, error_of
 from daemon_harness import API_KEY, Tenant, config_for
-from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
+from fakes.fake_llm import openai_text, openai_tools
+from test_approvals import tools  # noqa: F401  (a fixture)
 
 LISTED = '\n[tools]\nheader_env = ["TOOL_*"]\n'
 ENV = {"FAKE_LLM_KEY": API_KEY, "TOOL_KEY": "tool-key-value", "OTHER_KEY": "other-key-value",
        "PGAPPNAME_SECRET": "pg-value", "OTEL_SECRET": "otel-value"}
-
-
-@pytest.fixture
-def tools():
-    server = FakeToolServer()
-    yield server
-    server.close()
 
 
 def lookup(tools, variable):
