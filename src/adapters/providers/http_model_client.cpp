@@ -16,17 +16,13 @@ HttpModelClient::HttpModelClient(Dialect dialect, HttpCaller& http, std::string 
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
 }
 
-asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request,
-                                                       std::chrono::milliseconds timeout,
-                                                       const ModelCallOptions& options) {
-  ModelResult result = co_await Exchange(request, timeout, options);
-  // What failed is kept (transcripts, logs, spans, run events): never with the key it was sent.
+ModelResult HttpModelClient::WithoutKey(ModelResult result) const {
   if (auto* failure = std::get_if<ModelFailure>(&result); failure != nullptr && api_key_)
     failure->message = RedactCredentials(failure->message, {*api_key_});
-  co_return result;
+  return result;
 }
 
-asio::awaitable<ModelResult> HttpModelClient::Exchange(const ModelRequest& request,
+asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request,
                                                        std::chrono::milliseconds timeout,
                                                        const ModelCallOptions& options) {
   const TextSink* on_text = options.on_text;
@@ -66,15 +62,16 @@ asio::awaitable<ModelResult> HttpModelClient::Exchange(const ModelRequest& reque
     return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
   };
   if (response->status != 200) {
-    if (openai) {
-      co_return wire::OpenAiClassifyError(response->status, response->body, header("retry-after"),
-                                          header("retry-after-ms"));
-    }
-    co_return wire::AnthropicClassifyError(response->status, response->body, header("retry-after"));
+    ModelFailure failure =
+        openai
+            ? wire::OpenAiClassifyError(response->status, response->body, header("retry-after"),
+                                        header("retry-after-ms"))
+            : wire::AnthropicClassifyError(response->status, response->body, header("retry-after"));
+    co_return WithoutKey(std::move(failure));
   }
   // A provider that ignored `stream` answered with one JSON reply: read it as a plain call's.
   const bool event_stream = header("content-type").value_or("").starts_with("text/event-stream");
-  if (streamed && event_stream) co_return streamed->Finish();
+  if (streamed && event_stream) co_return WithoutKey(streamed->Finish());
   auto reply =
       openai ? wire::OpenAiParseReply(response->body) : wire::AnthropicParseReply(response->body);
   if (const auto* text = std::get_if<ModelReply>(&reply);

@@ -22,10 +22,8 @@ class HttpModelClient final : public ModelClient {
                                                const ModelCallOptions& options) override;
 
  private:
-  // One HTTP exchange and its reading, before what failed is redacted.
-  boost::asio::awaitable<ModelResult> Exchange(const ModelRequest& request,
-                                               std::chrono::milliseconds timeout,
-                                               const ModelCallOptions& options);
+  // What failed is kept (transcripts, logs, spans, run events): never with the key it was sent.
+  ModelResult WithoutKey(ModelResult result) const;
 
   Dialect dialect_;
   HttpCaller& http_;
