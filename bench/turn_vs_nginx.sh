@@ -174,7 +174,8 @@ start_gate() {
     "model":{"provider":"bench-sse","name":"gpt-bench","max_output_tokens":256},"monthly_spend_limit_usd":1000000}}' >/dev/null
   api PUT /orgs/acme/agents/bench-sse/deployments/prod '{"version":1}' >/dev/null
   api PUT /orgs/acme/grants "{\"token_id\":\"$token_id\",\"agent_id\":\"bench-sse\",\"permissions\":[\"chat\"]}" >/dev/null
-  api PUT /orgs/acme/environments/prod/grants "{\"token_id\":\"$token_id\",\"permissions\":[\"metadata_read\"]}" >/dev/null
+  # The gateway's grant (a build from before grants has no such route and needs none: BINARY_AB).
+  api PUT /orgs/acme/environments/prod/grants "{\"token_id\":\"$token_id\",\"permissions\":[\"metadata_read\"]}" >/dev/null || true
   api PUT /orgs/acme/environments/prod/crm \
     "{\"instance_url\":\"http://127.0.0.1:$upstream\",\"access_token\":\"00D000000000001!bench\"}" >/dev/null
 }
