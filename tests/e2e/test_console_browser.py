@@ -14,7 +14,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import counterparts
 import stores
@@ -307,8 +307,8 @@ def test_a_server_the_first_call_cannot_reach_is_said_so_and_can_be_tried_again(
     wait_for(browser, "#signin-form")  # tried again, it reaches the server
 
 
-def open_environment_page(browser, server, org, link):
-    """Signs in, opens the organization and follows its prod environment's `link`."""
+def open_org_page(browser, server, org):
+    """Signs in and opens the organization's page."""
     browser.get(f"http://{server.host}:{server.port}/console/")
     signin = wait_for(browser, "#signin-form")
     fill(signin, "admin_token", ADMIN_TOKEN)
@@ -316,6 +316,11 @@ def open_environment_page(browser, server, org, link):
     wait_for(browser, "#spend-list")
     browser.get(f"http://{server.host}:{server.port}/console/#/orgs/{org}")
     wait_for(browser, "#env-list")
+
+
+def open_environment_page(browser, server, org, link):
+    """Signs in, opens the organization and follows its prod environment's `link`."""
+    open_org_page(browser, server, org)
     browser.find_element(By.LINK_TEXT, link).click()
 
 
@@ -432,15 +437,9 @@ def test_an_operator_grants_and_revokes_a_tokens_metadata_gateway_access(server,
         return server.request("POST", "/api/metadata-gateway", {"method": "GET", "path": "sobjects"}, gateway)[2]["error"]["code"]
 
     assert gateway_code() == "FL07"  # a new token has no access
-    browser.get(f"http://{server.host}:{server.port}/console/")
-    signin = wait_for(browser, "#signin-form")
-    fill(signin, "admin_token", ADMIN_TOKEN)
-    signin.submit()
-    wait_for(browser, "#spend-list")
-    browser.get(f"http://{server.host}:{server.port}/console/#/orgs/gateway-org")
+    open_org_page(browser, server, "gateway-org")
     wait_text(browser, "#gateway-title", "Metadata gateway access")
     grant_form = wait_for(browser, "#gateway-grant-form")
-    from selenium.webdriver.support.ui import Select
     Select(grant_form.find_element(By.NAME, "token_id")).select_by_value(tenant.token_id)
     Select(grant_form.find_element(By.NAME, "permission")).select_by_value("metadata_read")
     grant_form.submit()

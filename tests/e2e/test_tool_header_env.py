@@ -27,6 +27,18 @@ def config(variable, tools):
             "tools": [{"type": "crm_metadata"}, lookup(tools, variable)]}
 
 
+def stored_before_the_rule(start_server, llm, tools, variable):
+    """A store whose deployed version reads `variable`, as a server before this rule let through
+    (the version rewritten in the store), and the stopped server that wrote it."""
+    first = start_server(config_for(llm) + LISTED, env=ENV, subdir="same")
+    tenant = Tenant(first)
+    tenant.agent("shop", tools=[lookup(tools, "TOOL_KEY")])
+    first.stop()
+    stored = json.dumps(config(variable, tools)).replace("'", "''")
+    stores.execute(first.store_url, f"UPDATE agent_versions SET config = '{stored}' WHERE agent_id = 'shop'")
+    return first, tenant
+
+
 @pytest.mark.parametrize("variable", ["AGENTGATE_MASTER_KEY", "AGENTGATE_ADMIN_TOKEN", "FAKE_LLM_KEY",
                                       "PGAPPNAME_SECRET", "OTEL_SECRET", "OTHER_KEY"])
 def test_the_admin_api_refuses_a_header_naming_a_variable_it_may_not_read(start_server, llm, tools, variable):
@@ -58,13 +70,7 @@ def test_a_listed_variable_is_sent_to_the_tool(start_server, llm, tools):
 def test_a_deployed_version_the_policy_no_longer_allows_warns_at_start_and_its_calls_fail(start_server, llm, tools):
     """An upgrade: a version stored by a server that accepted any variable still starts; the start
     names it in a warning, and its tool calls fail naming the header, sending nothing."""
-    first = start_server(config_for(llm) + LISTED, env=ENV, subdir="same")
-    tenant = Tenant(first)
-    tenant.agent("shop", tools=[lookup(tools, "TOOL_KEY")])
-    first.stop()
-    # What an earlier server let through: the version names a variable nothing lists.
-    stored = json.dumps(config("OTHER_KEY", tools)).replace("'", "''")
-    stores.execute(first.store_url, f"UPDATE agent_versions SET config = '{stored}' WHERE agent_id = 'shop'")
+    first, tenant = stored_before_the_rule(start_server, llm, tools, "OTHER_KEY")
 
     again = start_server(config_for(llm) + LISTED, env={**ENV, "AGENTGATE_STORE_URL": first.store_url})
     assert again.logged(lambda e: e.get("event") == "tool_header_env_unlisted"
@@ -79,12 +85,7 @@ def test_a_deployed_version_the_policy_no_longer_allows_warns_at_start_and_its_c
 
 
 def test_a_deployed_version_reading_the_servers_own_secret_stops_the_start(start_server, llm, tools):
-    first = start_server(config_for(llm) + LISTED, env=ENV, subdir="same")
-    tenant = Tenant(first)
-    tenant.agent("shop", tools=[lookup(tools, "TOOL_KEY")])
-    first.stop()
-    stored = json.dumps(config("AGENTGATE_MASTER_KEY", tools)).replace("'", "''")
-    stores.execute(first.store_url, f"UPDATE agent_versions SET config = '{stored}' WHERE agent_id = 'shop'")
+    first, _ = stored_before_the_rule(start_server, llm, tools, "AGENTGATE_MASTER_KEY")
 
     with pytest.raises(RuntimeError) as refused:
         start_server(config_for(llm) + LISTED, env={**ENV, "AGENTGATE_STORE_URL": first.store_url})
