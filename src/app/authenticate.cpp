@@ -1,9 +1,8 @@
 #include "app/authenticate.hpp"
 
-#include "domain/gateway/metadata_grant.hpp"
-
 #include "crypto/crypto.hpp"
 #include "domain/auth/api_token.hpp"
+#include "domain/gateway/metadata_grant.hpp"
 
 #include <algorithm>
 
