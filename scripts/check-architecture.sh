@@ -3,7 +3,7 @@
 # must not include Beast, libpq, sqlite3, or any outer layer; app and runtime may use Asio
 # (coroutines, timers, thread pools) only; app reads time through the Clock port.
 set -u
-cd "$(dirname "$0")/.."
+cd "${1:-$(dirname "$0")/..}"  # the tree to check: this repository unless told
 status=0
 check() {  # folder, forbidden-pattern, reason
   local hits
@@ -22,5 +22,20 @@ check src/runtime '#include [<"](boost/beast|libpq|sqlite3|adapters/|app/)' \
   "include Beast, database drivers, adapters or use cases"
 check src/app '#include [<"](boost/beast|libpq|sqlite3|adapters/)' "include Beast, database drivers or adapters"
 check src/app 'std::chrono::(steady|system)_clock::now' "read the clock directly (use the Clock port)"
+# Inside the domain, folders depend one way too: no loop (agent -> runs -> agent), however long.
+domain_edges() {
+  local folder name
+  for folder in src/domain/*/; do
+    name=$(basename "$folder")
+    echo "$name $name"  # every folder is a node, even one that includes no other
+    grep -rhoE '#include "domain/[a-z_]+/' "$folder" --include='*.cpp' --include='*.hpp' |
+      sed -E 's#.*domain/([a-z_]+)/#\1#' | sort -u | grep -vx "$name" | sed "s#^#$name #"
+  done
+}
+if ! loop=$(domain_edges | tsort 2>&1 >/dev/null) || [ -n "$loop" ]; then
+  echo "architecture: the folders of src/domain must not include each other in a loop:"
+  echo "$loop"
+  status=1
+fi
 [ $status -eq 0 ] && echo "architecture: ok"
 exit $status

@@ -1,8 +1,6 @@
 #include "app/run_recorder.hpp"
 
-#include "domain/agent/invoke_body.hpp"
-#include "domain/runs/quick_run.hpp"
-#include "domain/runs/run_event_log.hpp"
+#include "app/invoke_body.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -53,9 +51,7 @@ void RunRecorder::Report(RunEvent event) {
 }
 
 void RunRecorder::ReportStarted(std::string_view conversation_id, std::string_view agent_id) {
-  RunEvent started = run_events::Started(run_id_, conversation_id, agent_id);
-  started_data_ = started.data;
-  Report(std::move(started));
+  Report(run_events::Started(run_id_, conversation_id, agent_id));
 }
 
 void RunRecorder::CutWaitShort() {
@@ -111,9 +107,8 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
   ended.run.result_json = InvokeBodyText(result);
   RunEvent terminal = run_events::Completed(ended.run.result_json);
   terminal.seq = last_seq_ + 1;
-  ended.packed_events = PackedAfter(written_seq_, &terminal, ended.run.result_json);
-  // A quick run's row may keep the facts that make its result instead (domain/runs/quick_run).
-  if (const auto quick = QuickRunOf(result)) ended.quick_result = PackQuickRun(*quick);
+  ended.events = channel_->After(written_seq_);
+  ended.events.push_back(terminal);
   ending_ = std::move(terminal);  // its followers get it once the commit is written
   return ended;
 }
@@ -128,22 +123,6 @@ void RunRecorder::TurnCommitted(bool written) {
   ended_with_turn_ = true;
   last_seq_ = written_seq_ = terminal->seq;
   channel_->Add(std::move(*terminal));
-}
-
-std::string RunRecorder::PackedAfter(std::int64_t after_seq, const RunEvent* last,
-                                     std::string_view outcome) const {
-  // Packed where they are, under the channel's lock: the events are not copied for the store.
-  std::size_t size = last != nullptr ? RunEventPacker::RoomFor(*last) : 0;
-  channel_->ForEachAfter(after_seq,
-                         [&size](const RunEvent& e) { size += RunEventPacker::RoomFor(e); });
-  // Its start too, as reported, is a reference: the row makes it again (the run is not written
-  // yet: its record, which the row keeps, is here).
-  RunEventPacker packer(
-      outcome, unwritten_run_ != nullptr ? std::string_view(started_data_) : std::string_view(),
-      size);
-  channel_->ForEachAfter(after_seq, [&packer](const RunEvent& e) { packer.Add(e); });
-  if (last != nullptr) packer.Add(*last);
-  return packer.Take();
 }
 
 asio::awaitable<void> RunRecorder::Drain() {
@@ -171,9 +150,8 @@ asio::awaitable<Result<bool>> RunRecorder::End(RunWrite::Kind kind, RunRecord ru
   channel_->Add(std::move(last));
   // A run ended before it was written is written once (a pause's commit has written it).
   if (kind == RunWrite::Kind::kFinish && unwritten_run_) {
-    RunWrite once{RunWrite::Kind::kCreateEnded, std::move(run), {}, 0, std::nullopt};
-    once.packed_events =
-        PackedAfter(written_seq_, nullptr, RunOutcome(once.run.result_json, once.run.error_json));
+    const RunWrite once{RunWrite::Kind::kCreateEnded, std::move(run), channel_->After(written_seq_),
+                        0, std::nullopt};
     co_return co_await writer_.Write(once);
   }
   const RunWrite write{kind, std::move(run), channel_->After(written_seq_), 0, std::nullopt};

@@ -39,8 +39,7 @@ class RunRecorder final : public TurnObserver {
               std::chrono::milliseconds write_behind = std::chrono::milliseconds(100));
 
   void Report(RunEvent event) override;
-  // Its run.started, its first event: made from the run's id, conversation and agent, which its
-  // row keeps (its packed events refer to it rather than repeat it).
+  // Its run.started, its first event.
   void ReportStarted(std::string_view conversation_id, std::string_view agent_id);
   bool FollowsText() const override { return true; }  // a run's followers watch its reply form
   std::string_view RunId() const override { return run_id_; }
@@ -69,10 +68,6 @@ class RunRecorder final : public TurnObserver {
   void WriteBehindEnded();  // wakes a Drain
   // Once finishing: a write-behind's wait ends now (what is left is the end's to write).
   void CutWaitShort();
-  // The channel's events after `after_seq`, then `last` if given, packed as a run's row keeps
-  // them (a run not written yet: its start, as ReportStarted reported it, packed as a reference).
-  std::string PackedAfter(std::int64_t after_seq, const RunEvent* last,
-                          std::string_view outcome) const;
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.
   boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, RunRecord run, RunEvent last);
 
@@ -82,7 +77,6 @@ class RunRecorder final : public TurnObserver {
   const std::size_t max_events_;
   boost::asio::any_io_executor executor_;
   std::shared_ptr<const RunRecord> unwritten_run_;  // until its create is written
-  std::string started_data_;                        // its run.started's, once reported
   const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
   std::int64_t written_seq_ = 0;  // the channel's events up to this one are in the store

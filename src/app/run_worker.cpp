@@ -1,7 +1,7 @@
 #include "app/run_worker.hpp"
 
+#include "app/invoke_body.hpp"
 #include "app/run_recorder.hpp"
-#include "domain/agent/invoke_body.hpp"
 #include "domain/json_text.hpp"
 #include "observability/log.hpp"
 

@@ -131,12 +131,10 @@ std::optional<Error> Runs::Refusal(const Result<bool>& created, int max_queued) 
 }
 
 asio::awaitable<Result<std::optional<RunRecord>>> Runs::Find(const std::string& run_id) {
-  AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
-  if (run && HasEnded(run->status)) co_return std::move(run);
-  // Running here and ended, its end not yet in the store; or not written yet.
+  // The registry has a run running here that is not written yet, or whose end is being written;
+  // it leaves the registry only once its end is in the store, so the store, read once, has the
+  // rest.
   if (auto ahead = worker_.Ahead(run_id)) co_return std::move(ahead);
-  if (run) co_return std::move(run);
-  // Written, and ended, between the two looks.
   co_return co_await store_.Run([&](Store& s) { return s.GetRun(run_id); });
 }
 

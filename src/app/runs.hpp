@@ -122,7 +122,7 @@ class Runs {
   boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool notify,
                                      BeginAs as);
   boost::asio::awaitable<Result<RunRecord>> CancelFound(RunRecord run);
-  // The run from the store, or as it started when it runs here unwritten.
+  // The run as this server's registry has it, else from the store.
   boost::asio::awaitable<Result<std::optional<RunRecord>>> Find(const std::string& run_id);
   boost::asio::awaitable<Result<DecideAnswer>> DecideFound(RunRecord found,
                                                            ApprovalRequest request);

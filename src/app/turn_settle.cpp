@@ -4,7 +4,6 @@
 #include "app/turn_run.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/transcript.hpp"
-#include "domain/runs/run_ids.hpp"
 #include "domain/tracing/genai_content.hpp"
 
 #include <boost/asio/this_coro.hpp>
@@ -171,16 +170,8 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   const auto duration =
       std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.SteadyNow() - run.started);
   // Time-ordered: the store's index of turn ids then grows at its edge, one page a batch, instead
-  // of a random page per turn (docs/decisions.md). A stateless turn's streamed run not written
-  // yet lends the turn its id, so a store may keep the run in the turn's row and find it by the
-  // turn's key (docs/runs.md, "Where a run is kept").
-  const TurnObserver* observer = run.command.observer;
-  std::string run_lends =
-      observer != nullptr && !observer->RunStored() && !run.place.conversation_id
-          ? TurnIdOfRun(observer->RunId())
-          : std::string();
-  result.turn_id =
-      run_lends.empty() ? "turn_" + crypto::TimeOrderedHex(now, 8) : std::move(run_lends);
+  // of a random page per turn (docs/decisions.md).
+  result.turn_id = "turn_" + crypto::TimeOrderedHex(now, 8);
   TurnCommit commit;
   commit.turn = RecordOf(run, outcome, result.turn_id, duration.count());
   if (run.resumed != nullptr) AddEarlierParts(result, *run.resumed);

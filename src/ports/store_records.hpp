@@ -222,20 +222,14 @@ struct RunWrite {
     kAppend,  // `events` added to run `run.id`
     kFinish,  // `run` ends as it says, `events` (its terminal one last) with it; false when it was
               // not running (canceled, or interrupted, meanwhile)
-    kCreateEnded,  // `run` written once, as it ended, its events in its row, packed already
-                   // (`packed_events`): a short streamed run never written before (docs/runs.md)
+    kCreateEnded,  // `run` written once, as it ended, with its `events`: a short streamed run
+                   // never written before (docs/runs.md)
   };
   Kind kind = Kind::kAppend;
   RunRecord run{};
   std::vector<RunEvent> events{};
   int max_queued = 0;
   std::optional<IdempotencyCompletion> answer{};
-  // kCreateEnded: its events as its row keeps them (domain/runs/run_event_log), packed by the run
-  // where they are rather than copied for the store to pack.
-  std::string packed_events{};
-  // kCreateEnded of a quick run (domain/runs/quick_run): its result as the facts that make it,
-  // which a store may keep instead of `run.result_json`.
-  std::string quick_result{};
 };
 
 struct TurnCommit {

@@ -4,12 +4,9 @@
 #include "app/runs.hpp"
 #include "adapters/store_sqlite/sqlite_db.hpp"
 #include "app/app_fixture.hpp"
+#include "app/invoke_body.hpp"
 #include "app/run_recorder.hpp"
-#include "domain/agent/invoke_body.hpp"
 #include "domain/json_text.hpp"
-#include "domain/runs/quick_run.hpp"
-#include "domain/runs/run_event_log.hpp"
-#include "domain/runs/run_ids.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -554,9 +551,6 @@ TEST_F(UnwrittenRunsTest, AQuickStreamedRunEndsInItsTurnsCommit) {
             (std::vector<std::string>{"run.started", "model.started", "model.finished",
                                       "text.delta", "run.completed"}));
   EXPECT_EQ(store_->ListRunEvents(run.id, 0, 10).value().back().data, ended.result_json);
-  // The run lent its stateless turn its id: the store may keep it in the turn's row (docs/runs.md,
-  // "Where a run is kept").
-  EXPECT_TRUE(store_->GetTurn(TurnIdOfRun(run.id)).value());
 }
 
 // The recorder's side of a run ending in its turn's commit (RunRecorder::EndWithTurn): a refused
@@ -582,19 +576,15 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_EQ(ended->kind, RunWrite::Kind::kCreateEnded);
   EXPECT_EQ(ended->run.status, RunStatus::kCompleted);
   EXPECT_EQ(ended->run.ended_at_ms, 2000);
-  // Its events packed for its row, the terminal one as a reference to its result, its start as
-  // one to what the row makes it again from.
-  const std::string started = RunStartedData(running.id, "", "bot");
-  const auto packed = UnpackRunEvents(ended->packed_events, 0, 10, ended->run.result_json, started);
-  ASSERT_EQ(packed.size(), 3u);
-  EXPECT_EQ(packed[0].type, "run.started");
-  EXPECT_EQ(packed[0].data, started);
-  EXPECT_NE(ended->packed_events.find("\trun.started\t@\t"), std::string::npos);
-  EXPECT_EQ(packed[1].data, R"({"text":"Hi"})");
-  EXPECT_EQ(packed.back().seq, 3);
-  EXPECT_EQ(packed.back().type, "run.completed");
-  EXPECT_EQ(packed.back().data, ended->run.result_json);
-  EXPECT_NE(ended->packed_events.find("\trun.completed\t=\t"), std::string::npos);
+  // Its events so far, and its terminal one, for the write that ends it.
+  const auto& events = ended->events;
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].type, "run.started");
+  EXPECT_EQ(events[0].data, run_events::Started(running.id, "", "bot").data);
+  EXPECT_EQ(events[1].data, R"({"text":"Hi"})");
+  EXPECT_EQ(events.back().seq, 3);
+  EXPECT_EQ(events.back().type, "run.completed");
+  EXPECT_EQ(events.back().data, ended->run.result_json);
   recorder.TurnCommitted(false);
   EXPECT_FALSE(recorder.ended_with_turn());
   EXPECT_FALSE(channel->Ended());  // its followers saw no end
@@ -628,37 +618,6 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   RunAsync(io_, written.Drain());
   EXPECT_EQ(committer_.batches(), batches);
   EXPECT_FALSE(store_->GetRun(running.id).value());  // this test wrote no commit for it
-}
-
-// A quick run (domain/runs/quick_run) ending in its turn's commit offers its result as its facts;
-// another keeps its result whole.
-TEST_F(UnwrittenRunsTest, AQuickRunEndingWithItsTurnOffersItsResultAsItsFacts) {
-  RunRecord running;
-  running.org_id = "acme";
-  running.env = "prod";
-  running.agent_id = "bot";
-  running.status = RunStatus::kRunning;
-  const QuickRun facts{"openai", "gpt-4o", 20, 4, 0.0003, "Done."};
-  const auto ended_with = [&](const std::string& id, const InvokeResult& result) {
-    running.id = id;
-    auto channel = std::make_shared<RunChannel>(100);
-    RunRecorder recorder(committer_, channel, id, 100, io_.get_executor(), 0,
-                         std::make_shared<const RunRecord>(running), 10s);
-    recorder.ReportStarted("", "bot");
-    recorder.Report(run_events::TextDelta(result.response, 1));
-    auto ended = recorder.EndWithTurn(result, 2000);
-    recorder.TurnCommitted(false);
-    RunAsync(io_, recorder.Drain());
-    return std::move(ended).value();
-  };
-  const RunWrite quick = ended_with("run_q1", QuickRunResult(facts));
-  EXPECT_EQ(quick.quick_result, PackQuickRun(facts));
-  EXPECT_EQ(quick.run.result_json, InvokeBodyText(QuickRunResult(facts)));
-  InvokeResult blocked = QuickRunResult(facts);
-  blocked.blocked = true;
-  const RunWrite whole = ended_with("run_q2", blocked);
-  EXPECT_TRUE(whole.quick_result.empty());
-  EXPECT_EQ(whole.run.result_json, InvokeBodyText(blocked));
 }
 
 TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {

@@ -1,9 +1,7 @@
 // One store suite, every backend: each test states a store operation's meaning.
 #include "store/store_backends.hpp"
 
-#include "domain/runs/quick_run.hpp"
-#include "domain/runs/run_event_log.hpp"
-#include "domain/runs/run_ids.hpp"
+#include "adapters/store_common/run_event_log.hpp"
 
 #include <gtest/gtest.h>
 
@@ -560,15 +558,9 @@ RunEvent Numbered(RunEvent event, std::int64_t seq) {
   return event;
 }
 
-// A run written once, as it ended, with these events in its row, packed as its recorder packs them
-// (its outcome and its start as references to what its row has).
+// A run written once, as it ended, with these events.
 RunWrite EndedOnce(const RunRecord& run, const std::vector<RunEvent>& events) {
-  RunWrite once{RunWrite::Kind::kCreateEnded, run, {}, 0, std::nullopt};
-  const std::string started = RunStartedData(run.id, run.conversation_id, run.agent_id);
-  RunEventPacker packer(RunOutcome(run.result_json, run.error_json), started);
-  for (const auto& event : events) packer.Add(event);
-  once.packed_events = packer.Take();
-  return once;
+  return RunWrite{RunWrite::Kind::kCreateEnded, run, events, 0, std::nullopt};
 }
 
 TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
@@ -1028,10 +1020,10 @@ TYPED_TEST(StoreContract, ATurnsEndedRunIsWrittenWithItsTurnOnly) {
   }
 }
 
-// A quick stateless streamed run ends in its turn's commit, the turn taking its id (docs/runs.md,
-// "Where a run is kept"): however the store keeps it, it reads, lists, cancels, notifies and is
-// purged as any ended run, and its turn stays for its own retention.
-TYPED_TEST(StoreContract, AStatelessTurnsQuickRunReadsListsAndIsPurgedAsAnyEndedRun) {
+// A short stateless streamed run ends in its turn's commit, written once with its events
+// (docs/runs.md): it reads, lists, cancels, notifies and is purged as any ended run, and its turn
+// stays for its own retention.
+TYPED_TEST(StoreContract, ARunEndedInItsTurnsCommitReadsListsAndIsPurgedAsAnyEndedRun) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateWebhook(WebhookRecord{
       "wh", "acme", "prod", "https://hooks.example/a", {"run.completed"}, "sealed", 10}));
@@ -1042,7 +1034,7 @@ TYPED_TEST(StoreContract, AStatelessTurnsQuickRunReadsListsAndIsPurgedAsAnyEnded
     run.token_id = "tok_" + hex;
     run.notify = true;
     TurnCommit commit;
-    commit.turn = Turn(TurnIdOfRun(run.id), "", created_at_ms);
+    commit.turn = Turn("turn_" + hex, "", created_at_ms);
     commit.ended_run = EndedOnce(run, {Numbered(run_events::Started(run.id, "", "bot"), 1),
                                        Numbered(run_events::TextDelta("Hi"), 2),
                                        Numbered(run_events::Completed(run.result_json), 3)});
@@ -1117,52 +1109,9 @@ TYPED_TEST(StoreContract, AStatelessTurnsQuickRunReadsListsAndIsPurgedAsAnyEnded
   EXPECT_TRUE(s.GetTurn("turn_00a2").value());
 }
 
-// A quick run's result may be kept as its facts (domain/runs/quick_run), as its recorder offers
-// them: it reads back as the body they make, as the run and as its terminal event. SQLite's turn
-// row keeps only the facts (about 50 bytes here), not the result.
-TYPED_TEST(StoreContract, AQuickRunsResultKeptAsItsFactsReadsAsTheResultItWas) {
-  auto& s = *this->store_;
-  ASSERT_TRUE(s.CreateWebhook(WebhookRecord{
-      "wh", "acme", "prod", "https://hooks.example/a", {"run.completed"}, "sealed", 10}));
-  const QuickRun facts{"openai", "gpt-4o", 20, 4, 0.1 + 0.2, "All\tgood.\n"};
-  RunRecord run = Completed("run_00b1", 200);
-  run.created_at_ms = run.started_at_ms = 150;
-  run.notify = true;
-  run.result_json = InvokeBodyText(QuickRunResult(facts));
-  TurnCommit commit;
-  commit.turn = Turn(TurnIdOfRun(run.id), "", 150);
-  commit.ended_run = EndedOnce(run, {Numbered(run_events::Started(run.id, "", "bot"), 1),
-                                     Numbered(run_events::TextDelta(facts.response), 2),
-                                     Numbered(run_events::Completed(run.result_json), 3)});
-  commit.ended_run->quick_result = PackQuickRun(facts);
-  ASSERT_TRUE(s.CommitTurn(commit));
-
-  const auto stored = s.GetRun(run.id).value();
-  ASSERT_TRUE(stored);
-  EXPECT_EQ(stored->status, RunStatus::kCompleted);
-  EXPECT_EQ(stored->result_json, run.result_json);
-  const auto events = s.ListRunEvents(run.id, 1, 10).value();
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].data, run_events::TextDelta(facts.response).data);
-  EXPECT_EQ(events[1].type, "run.completed");
-  EXPECT_EQ(events[1].data, run.result_json);
-  const auto listed = s.ListRuns("acme", "prod", 10).value();
-  ASSERT_EQ(listed.size(), 1u);
-  EXPECT_EQ(listed[0].result_json, run.result_json);
-  const auto jobs = s.ClaimWebhookDeliveries(1'000'000, 1'005'000, 10).value();
-  ASSERT_EQ(jobs.size(), 1u);
-  ASSERT_TRUE(jobs[0].run.has_value());
-  EXPECT_EQ(jobs[0].run->result_json, run.result_json);
-  if constexpr (std::is_same_v<TypeParam, SqliteBackend>) {
-    EXPECT_EQ(this->backend_.Count("SELECT COUNT(*) FROM turns WHERE run_result LIKE '~%' AND "
-                                   "length(run_result) < 64"),
-              1);
-  }
-}
-
-// Retention reaches the quick runs of every organization and environment, at most its limit a
-// pass, and only those that ended before its cutoff.
-TYPED_TEST(StoreContract, QuickRunsArePurgedInEveryEnvironmentWithinTheLimit) {
+// Retention reaches the runs ended in their turns' commits in every organization and environment,
+// at most its limit a pass, and only those that ended before its cutoff.
+TYPED_TEST(StoreContract, RunsEndedWithTheirTurnsArePurgedInEveryEnvironmentWithinTheLimit) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateEnvironment("acme", "staging"));
   ASSERT_TRUE(s.CreateOrg(OrgRecord{"beta", "Beta", std::nullopt, 1}));
@@ -1174,7 +1123,7 @@ TYPED_TEST(StoreContract, QuickRunsArePurgedInEveryEnvironmentWithinTheLimit) {
     run.env = env;
     run.created_at_ms = run.started_at_ms = created_at_ms;
     TurnCommit commit;
-    commit.turn = Turn(TurnIdOfRun(run.id), "", created_at_ms);
+    commit.turn = Turn("turn_" + hex, "", created_at_ms);
     commit.turn.org_id = org;
     commit.turn.env = env;
     commit.ended_run = EndedOnce(run, {Numbered(run_events::Started(run.id, "", "bot"), 1),

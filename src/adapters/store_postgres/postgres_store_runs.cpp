@@ -1,9 +1,9 @@
 // Runs and their events (docs/runs.md): the queue, claimed with FOR UPDATE SKIP LOCKED so several
 // servers start each run once.
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_event_log.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
-#include "domain/runs/run_event_log.hpp"
 
 #include <algorithm>
 #include <set>
@@ -113,12 +113,13 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
 // A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
 void InsertEndedRunIn(Connection& c, const RunWrite& write) {
   const RunRecord& run = write.run;
-  c.Exec(kInsertEndedRun, {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
-                           P(std::string(RunStatusName(run.status))), P(run.conversation_id),
-                           P(std::string(run.creates_conversation ? "true" : "false")),
-                           P(run.created_at_ms), P(run.started_at_ms), P(run.ended_at_ms),
-                           P(run.server_id), P(std::string(run.notify ? "true" : "false")),
-                           P(run.result_json), P(run.error_json), P(write.packed_events)});
+  c.Exec(kInsertEndedRun,
+         {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+          P(std::string(RunStatusName(run.status))), P(run.conversation_id),
+          P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
+          P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
+          P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
+          P(FoldRunEvents(run, write.events))});
   EnqueueEndWebhooks(c, run);
 }
 

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 22> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 23> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -374,7 +374,23 @@ CREATE INDEX environment_grants_by_env ON environment_grants(org_id, env, token_
 INSERT INTO environment_grants(org_id, env, token_id, permissions)
   SELECT t.org_id, e.name, t.id, 'metadata_write' FROM api_tokens t
   JOIN environments e ON e.org_id = t.org_id WHERE t.revoked = 0;
+)sql",
+                                                          R"sql(
+-- Every run has one home, its `runs` row (docs/runs.md): those kept in their turns' rows were
+-- moved out first (MoveRunsOutOfTurns), and the turn's run columns go.
+DROP INDEX turns_runs_by_env;
+ALTER TABLE turns DROP COLUMN run_created_at_ms;
+ALTER TABLE turns DROP COLUMN run;
+ALTER TABLE turns DROP COLUMN run_result;
+ALTER TABLE turns DROP COLUMN run_events;
 )sql"};
+
+// Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.
+struct MigrationCode {
+  std::size_t version;
+  void (*run)(sqlite::Connection&);
+};
+constexpr std::array<MigrationCode, 1> kMigrationCode = {{{23, MoveRunsOutOfTurns}}};
 
 }  // namespace
 
@@ -388,6 +404,9 @@ void MigrateSqlite(sqlite::Connection& c) {
     applied = static_cast<std::size_t>(current.Int(0));
   }
   for (std::size_t v = applied; v < kMigrations.size(); ++v) {
+    for (const auto& code : kMigrationCode) {
+      if (code.version == v + 1) code.run(c);
+    }
     c.Exec(kMigrations[v]);
     c.Prepare("INSERT INTO schema_migrations(version) VALUES (?)")
         .Bind(static_cast<std::int64_t>(v + 1))

@@ -201,6 +201,8 @@ class SqliteStore final : public Store {
 
 // Applies pending schema migrations inside one write transaction.
 void MigrateSqlite(sqlite::Connection& connection);
+// Migration 23's code (sqlite_runs_out_of_turns.cpp): runs kept in turns' rows move to `runs`.
+void MoveRunsOutOfTurns(sqlite::Connection& connection);
 
 // Inside a caller's write transaction: completes the running claim `done` names; false when it was
 // taken over.
@@ -229,7 +231,7 @@ void InsertEndedRunIn(sqlite::Connection& c, const RunWrite& ended);
 // Inside a caller's write transaction: an ended run's deliveries to its environment's webhooks,
 // when it notifies them.
 void EnqueueEndWebhooksIn(sqlite::Connection& c, const RunRecord& run);
-// A run wherever it is kept: its own row, else its turn's (docs/runs.md, "Where a run is kept").
+// A run, from its row.
 std::optional<RunRecord> FindRunIn(sqlite::Connection& c, const std::string& run_id);
 
 }  // namespace agentgate

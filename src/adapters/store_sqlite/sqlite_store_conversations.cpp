@@ -1,6 +1,5 @@
 #include "adapters/store_common/recent_messages.hpp"
 #include "adapters/store_common/row_readers.hpp"
-#include "adapters/store_common/run_in_turn.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_common/turn_write.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
@@ -168,31 +167,14 @@ class SqliteTurnRows final : public TurnRowWriter {
         .Run();
   }
   void InsertTurn(const TurnRecord& t) override {
-    // A run the turn's row keeps fills four more columns (docs/runs.md, "Where a run is kept");
-    // another turn's insert leaves them to their defaults: binding them cost a plain turn 1 % of
-    // its counted instructions.
-    static const std::string columns =
-        "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
-        "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
-        "transcript";
-    static const std::string plain =
-        columns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    static const std::string keeping =
-        columns +
-        ", run_created_at_ms, run, run_result, run_events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    auto insert = c_.Prepare(kept_run_ != nullptr ? keeping : plain);
-    insert.Bind(t.id, t.conversation_id, t.org_id, t.env, t.agent_id, t.version, t.started_at_ms,
-                t.duration_ms, t.stop_reason, t.blocked, t.model_calls, t.input_tokens,
-                t.output_tokens, t.cost_usd, t.transcript_json);
-    if (kept_run_ != nullptr) {
-      const RunRecord& run = kept_run_->run;
-      insert.BindAt(16, run.created_at_ms)
-          .BindAt(17, PackRunInTurn(run))
-          .BindAt(18, ResultKeptInTurn(*kept_run_))
-          .BindAt(19, std::string_view(kept_run_->packed_events));
-    }
-    insert.Run();
+    c_.Prepare(
+          "INSERT INTO turns(id, conversation_id, org_id, env, agent_id, version, started_at_ms, "
+          "duration_ms, stop_reason, blocked, model_calls, input_tokens, output_tokens, cost_usd, "
+          "transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .Bind(t.id, t.conversation_id, t.org_id, t.env, t.agent_id, t.version, t.started_at_ms,
+              t.duration_ms, t.stop_reason, t.blocked, t.model_calls, t.input_tokens,
+              t.output_tokens, t.cost_usd, t.transcript_json)
+        .Run();
   }
   bool PauseRun(const RunPause& pause) override {
     const RunRecord& run = pause.run;
@@ -222,12 +204,8 @@ class SqliteTurnRows final : public TurnRowWriter {
     return true;
   }
 
-  // The run the next turn's row keeps (RunKeptInTurn), or none.
-  void KeepRun(const RunWrite* run) { kept_run_ = run; }
-
  private:
   Connection& c_;
-  const RunWrite* kept_run_ = nullptr;
 };
 
 }  // namespace
@@ -241,7 +219,6 @@ bool CommitTurnsIn(Connection& c, const std::vector<const TurnCommit*>& commits,
   for (const TurnCommit* commit : commits) {
     if (!alone) c.Prepare("SAVEPOINT turn").Run();
     Result<void> written = MakeError(ErrorCode::kConflict, "already exists");
-    rows.KeepRun(RunKeptInTurn(*commit));
     try {
       written = WriteTurn(rows, *commit);
     } catch (const sqlite::SqliteError& e) {
@@ -259,15 +236,7 @@ bool CommitTurnsIn(Connection& c, const std::vector<const TurnCommit*>& commits,
     results.push_back(std::move(written));
   }
   SettleSpendIn(c, SettlementsOfWritten(commits, results));
-  for (std::size_t i = 0; i < commits.size(); ++i) {
-    if (!results[i] || !commits[i]->ended_run) continue;
-    const RunWrite& ended = *commits[i]->ended_run;
-    if (RunKeptInTurn(*commits[i]) != nullptr) {
-      EnqueueEndWebhooksIn(c, ended.run);  // the run is in its turn's row
-    } else {
-      InsertEndedRunIn(c, ended);
-    }
-  }
+  for (const RunWrite* ended : EndedRunsOfWritten(commits, results)) InsertEndedRunIn(c, *ended);
   return true;
 }
 

@@ -1,16 +1,12 @@
 // Runs and their events (docs/runs.md): the queue, each decision in one write transaction.
 #include "adapters/store_common/row_readers.hpp"
-#include "adapters/store_common/run_in_turn.hpp"
+#include "adapters/store_common/run_event_log.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
-#include "domain/runs/quick_run.hpp"
-#include "domain/runs/run_event_log.hpp"
-#include "domain/runs/run_ids.hpp"
 
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -56,15 +52,6 @@ std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
   auto s = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?");
   s.Bind(run_id).Step();
   return s.Int(0);
-}
-
-// A run kept in its turn's row (adapters/store_common/run_in_turn): the turn's columns it reads.
-constexpr const char* kRunInTurnColumns =
-    "id, org_id, env, agent_id, run_created_at_ms, run, run_result";
-
-std::optional<RunRecord> ReadRunInTurn(const RowView& row) {
-  return RunInTurn(row.Text(0), row.Text(1), row.Text(2), row.Text(3), row.Int(4), row.Text(5),
-                   row.Text(6));
 }
 
 // Ends a queued or running run (`run` carries its status, result or error and end); its events.
@@ -132,12 +119,7 @@ Result<bool> WriteRun(Connection& c, const RunWrite& write) {
 
 std::optional<RunRecord> FindRunIn(Connection& c, const std::string& run_id) {
   static const std::string own = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
-  if (auto run = c.Prepare(own).Bind(run_id).One(ReadRun)) return run;
-  const std::string turn_id = TurnIdOfRun(run_id);
-  if (turn_id.empty()) return std::nullopt;
-  static const std::string in_turn = std::string("SELECT ") + kRunInTurnColumns +
-                                     " FROM turns WHERE id = ? AND run_created_at_ms > 0";
-  return c.Prepare(in_turn).Bind(turn_id).One(ReadRunInTurn).value_or(std::nullopt);
+  return c.Prepare(own).Bind(run_id).One(ReadRun);
 }
 
 void EnqueueEndWebhooksIn(Connection& c, const RunRecord& run) {
@@ -155,7 +137,7 @@ void InsertEndedRunIn(Connection& c, const RunWrite& write) {
       .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
             run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
             run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
-            write.packed_events)
+            FoldRunEvents(run, write.events))
       .Run();
   EnqueueEndWebhooksIn(c, run);
 }
@@ -191,20 +173,7 @@ Result<std::vector<RunRecord>> SqliteStore::ListRuns(const std::string& org_id,
     static const std::string own = std::string("SELECT ") + kRunColumns +
                                    " FROM runs WHERE org_id = ? AND env = ? ORDER BY created_at_ms "
                                    "DESC, id DESC LIMIT ?";
-    auto runs = c.Prepare(own).Bind(org_id, env, limit).All(ReadRun);
-    // And those kept in their turns' rows, newest first too: the two lists merged.
-    static const std::string in_turns =
-        std::string("SELECT ") + kRunInTurnColumns +
-        " FROM turns WHERE org_id = ? AND env = ? AND run_created_at_ms > 0 ORDER BY "
-        "run_created_at_ms DESC, id DESC LIMIT ?";
-    for (auto& kept : c.Prepare(in_turns).Bind(org_id, env, limit).All(ReadRunInTurn)) {
-      if (kept) runs.push_back(std::move(*kept));
-    }
-    std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) {
-      return std::tie(a.created_at_ms, a.id) > std::tie(b.created_at_ms, b.id);
-    });
-    if (std::ssize(runs) > limit) runs.resize(static_cast<std::size_t>(std::max(limit, 0)));
-    return runs;
+    return c.Prepare(own).Bind(org_id, env, limit).All(ReadRun);
   });
 }
 
@@ -239,8 +208,7 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
 Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_id,
                                                          std::int64_t after_seq, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
-    // A run written once, at its end, has them in its row, or in its turn's; any other in rows
-    // of their own.
+    // A run written once, at its end, has them in its row; any other in rows of their own.
     auto folded =
         c.Prepare("SELECT events, result, error, conversation_id, agent_id FROM runs WHERE id = ?");
     if (folded.Bind(run_id).Step()) {
@@ -249,17 +217,6 @@ Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_
         const std::string result = folded.Text(1), error = folded.Text(2);
         return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error),
                                RunStartedData(run_id, folded.Text(3), folded.Text(4)));
-      }
-    } else if (const std::string turn_id = TurnIdOfRun(run_id); !turn_id.empty()) {
-      auto in_turn = c.Prepare(
-          "SELECT run_events, run_result, agent_id FROM turns WHERE id = ? AND "
-          "run_created_at_ms > 0");
-      if (in_turn.Bind(turn_id).Step()) {
-        const std::string log = in_turn.Text(0);
-        const auto result = KeptResultText(in_turn.Text(1));
-        if (!result) return std::vector<RunEvent>{};
-        return UnpackRunEvents(log, after_seq, limit, *result,
-                               RunStartedData(run_id, "", in_turn.Text(2)));
       }
     }
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
@@ -274,7 +231,7 @@ Result<std::optional<RunRecord>> SqliteStore::CancelRun(const std::string& run_i
                                                         const RunEvent& canceled) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
     sqlite::WriteTransaction tx(c);
-    auto run = FindRunIn(c, run_id);  // one kept in its turn's row has ended: nothing to write
+    auto run = FindRunIn(c, run_id);
     if (!run) return run;
     if (run->status == RunStatus::kQueued || run->status == RunStatus::kRequiresAction) {
       CancelQueued(*run, now_ms, canceled);
@@ -395,35 +352,6 @@ std::vector<std::pair<std::int64_t, std::string>> EndedRunsBefore(Connection& c,
   return ended;
 }
 
-// Runs kept in their turns' rows (docs/runs.md, "Where a run is kept") that ended before
-// `ended_before_ms`: their columns cleared, the turns kept for their own retention. Walked one
-// environment at a time along turns_runs_by_env, so a pass reads what it clears and an entry an
-// environment. A turn ends as its run does: the turn's end stands for the run's.
-std::int64_t ClearRunsKeptInTurns(Connection& c, std::int64_t ended_before_ms, int limit) {
-  std::int64_t cleared = 0;
-  std::optional<std::pair<std::string, std::string>> last;  // the environment looked at last
-  while (cleared < limit) {
-    auto next = last ? c.Prepare(
-                           "SELECT org_id, env FROM turns WHERE run_created_at_ms > 0 AND "
-                           "(org_id, env) > (?, ?) ORDER BY org_id, env LIMIT 1")
-                     : c.Prepare(
-                           "SELECT org_id, env FROM turns WHERE run_created_at_ms > 0 ORDER BY "
-                           "org_id, env LIMIT 1");
-    if (last) next.Bind(last->first, last->second);
-    if (!next.Step()) break;
-    last.emplace(next.Text(0), next.Text(1));
-    c.Prepare(
-         "UPDATE turns SET run_created_at_ms = 0, run = '', run_result = '', run_events = '' "
-         "WHERE rowid IN (SELECT rowid FROM turns WHERE org_id = ? AND env = ? AND "
-         "run_created_at_ms > 0 AND run_created_at_ms < ?3 AND started_at_ms + duration_ms < ?3 "
-         "LIMIT ?)")
-        .Bind(last->first, last->second, ended_before_ms, limit - cleared)
-        .Run();
-    cleared += c.Changes();
-  }
-  return cleared;
-}
-
 }  // namespace
 
 Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int limit) {
@@ -434,15 +362,13 @@ Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int li
       c.Prepare("DELETE FROM run_events WHERE run_id = ?").Bind(id).Run();
       c.Prepare("DELETE FROM runs WHERE rowid = ?").Bind(rowid).Run();
     }
-    const std::int64_t cleared =
-        ClearRunsKeptInTurns(c, ended_before_ms, limit - static_cast<int>(ended.size()));
     c.Prepare(
          "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE "
          "status <> 'pending' AND created_at_ms < ? ORDER BY created_at_ms LIMIT ?)")
         .Bind(ended_before_ms, limit)
         .Run();
     tx.Commit();
-    return static_cast<std::int64_t>(ended.size()) + cleared;
+    return static_cast<std::int64_t>(ended.size());
   });
 }
 

@@ -1,8 +1,8 @@
 #include "adapters/http_server/handlers/run_stream.hpp"
 
 #include "adapters/http_server/responses.hpp"
+#include "app/invoke_body.hpp"
 #include "app/run_body.hpp"
-#include "domain/agent/invoke_body.hpp"
 
 #include "domain/runs/run_events.hpp"
 #include "observability/log.hpp"

@@ -1,4 +1,4 @@
-#include "domain/runs/run_event_log.hpp"
+#include "adapters/store_common/run_event_log.hpp"
 
 #include <gtest/gtest.h>
 

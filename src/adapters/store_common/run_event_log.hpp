@@ -5,10 +5,10 @@
 // event whose data is the run's outcome (its terminal one: the result or the error, kept in their
 // own columns) is "<seq>\t<type>\t=\t\n", so the row holds it once, and one whose data is the
 // run's start (run.started's, made again from the run's id, conversation and agent, which the row
-// has) is "<seq>\t<type>\t@\t\n". A run ending in its turn's commit packs its events on its own
-// thread, where they are (RunWrite::packed_events).
+// has) is "<seq>\t<type>\t@\t\n".
 
 #include "domain/runs/run_events.hpp"
+#include "ports/store_records.hpp"
 
 #include <string>
 #include <string_view>
@@ -36,6 +36,9 @@ class RunEventPacker {
   std::string_view started_;
   std::string log_;
 };
+
+// `run`'s events as its row keeps them: its result or error, and its start, referred to.
+std::string FoldRunEvents(const RunRecord& run, const std::vector<RunEvent>& events);
 
 // Those after `after_seq`, at most `limit`; a log cut short or garbled ends where it stops making
 // sense (what came before is returned).

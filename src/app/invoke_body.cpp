@@ -1,4 +1,4 @@
-#include "domain/agent/invoke_body.hpp"
+#include "app/invoke_body.hpp"
 
 #include "domain/json_text.hpp"
 #include "domain/runs/paused_turn.hpp"

@@ -1,6 +1,6 @@
-#include "domain/runs/run_event_log.hpp"
+#include "adapters/store_common/run_event_log.hpp"
 
-#include "domain/tab_fields.hpp"
+#include "adapters/store_common/tab_fields.hpp"
 
 namespace agentgate {
 
@@ -27,6 +27,15 @@ void RunEventPacker::Add(const RunEvent& e) {
   log_ += '\t';
   log_ += e.data;
   log_ += '\n';
+}
+
+std::string FoldRunEvents(const RunRecord& run, const std::vector<RunEvent>& events) {
+  const std::string started = RunStartedData(run.id, run.conversation_id, run.agent_id);
+  std::size_t size = 0;
+  for (const auto& e : events) size += RunEventPacker::RoomFor(e);
+  RunEventPacker packer(RunOutcome(run.result_json, run.error_json), started, size);
+  for (const auto& e : events) packer.Add(e);
+  return packer.Take();
 }
 
 using tab_fields::Integer;
