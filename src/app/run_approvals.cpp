@@ -2,6 +2,8 @@
 // across servers, and the run goes on here; and the paused runs nobody decided in time end.
 #include "app/runs.hpp"
 
+#include "domain/runs/run_state.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -83,9 +85,8 @@ asio::awaitable<Result<Runs::DecideAnswer>> Runs::DecideFound(RunRecord found_ru
 
 asio::awaitable<Result<std::int64_t>> Runs::ExpirePaused() {
   const std::int64_t now = clock_.NowMs();
-  const RunEvent expired = run_events::Failed(
-      Error(ErrorCode::kApprovalExpired,
-            "nobody decided the run's paused calls within approval_timeout_seconds"));
+  const RunEvent expired =
+      run_events::Failed(run_state::EndingError(RunEnding::kExpired, RunStatus::kRequiresAction));
   auto ended = co_await store_.Run(
       [&](Store& s) { return s.ExpirePausedRuns(now, kExpiredPerPass, expired); });
   co_return ended;

@@ -3,6 +3,7 @@
 #include "app/run_body.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/json_text.hpp"
+#include "domain/runs/run_state.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -181,10 +182,8 @@ asio::awaitable<Result<RunRecord>> Runs::CancelFound(RunRecord run) {
                                               "; only a queued or running run can be canceled");
   }
   const std::int64_t now = clock_.NowMs();
-  const RunEvent canceled = run_events::Failed(
-      Error(ErrorCode::kCanceled, run.status == RunStatus::kRequiresAction
-                                      ? "the run was canceled while it waited for approval"
-                                      : "the run was canceled before it started"));
+  const RunEvent canceled =
+      run_events::Failed(run_state::EndingError(RunEnding::kCanceled, run.status));
   AG_CO_TRY(auto marked,
             co_await store_.Run([&](Store& s) { return s.CancelRun(run_id, now, canceled); }));
   if (!marked) {

@@ -205,6 +205,7 @@ class PostgresTurnRows final : public TurnRowWriter {
       InsertTurns(c_, {&turn});
     }
   }
+  // run_state::Pause as one conditional write (running, its cancel not asked for).
   bool PauseRun(const RunPause& pause) override {
     const RunRecord& run = pause.run;
     if (pause.create) {

@@ -1,8 +1,8 @@
 // Runs and their events (docs/runs.md): the queue, claimed with FOR UPDATE SKIP LOCKED so several
 // servers start each run once.
 #include "adapters/store_common/row_readers.hpp"
-#include "adapters/store_common/run_event_log.hpp"
 #include "adapters/store_common/run_rules.hpp"
+#include "adapters/store_common/run_write.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 
 #include <algorithm>
@@ -30,97 +30,84 @@ void InsertEvents(Connection& c, const std::string& run_id, const std::vector<Ru
       {P(run_id), pg::ArrayOf(seqs), pg::ArrayOf(types), pg::ArrayOf(data)});
 }
 
-std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
-  return c.Exec("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = $1", {P(run_id)})
-      .Int(0, 0);
-}
-
-void EnqueueEndWebhooks(Connection& c, const RunRecord& run) {
-  if (!run.notify) return;
-  const std::string type = RunEndEvent(run.status);
-  c.Exec(kEnqueueRunWebhooks, {P(run.id), P(type), P(run.ended_at_ms), P(run.org_id), P(run.env),
-                               P("%," + type + ",%")});
-}
-
-void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
-  c.Exec(
-      "UPDATE runs SET status = $1, result = $2, error = $3, ended_at_ms = $4, request = '', "
-      "paused = '' WHERE id = $5",
-      {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
-       P(run.ended_at_ms), P(run.id)});
-  InsertEvents(c, run.id, events);
-  EnqueueEndWebhooks(c, run);
-}
-
 const std::string& SelectRun() {
   static const std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = $1";
   return sql;
 }
 
-// A run queued, or created running (RunWrite::kCreate); false when its organization's queue is
-// full. Its organization's lock is held (WriteRuns), so the bound holds across servers.
-Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
-  const RunRecord& run = write.run;
-  const bool queued = run.status == RunStatus::kQueued;
-  if (queued &&
-      c.Exec("SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status = 'queued'", {P(run.org_id)})
-              .Int(0, 0) >= write.max_queued)
-    return false;
-  if (write.answer && !CompleteIdempotencyKey(c, *write.answer))
-    return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
-  c.Exec(
-      "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
-      "creates_conversation, request, created_at_ms, started_at_ms, server_id, notify) VALUES ($1, "
-      "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING",
-      {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
-       P(std::string(queued ? "queued" : "running")), P(run.conversation_id),
-       P(std::string(run.creates_conversation ? "true" : "false")),
-       P(queued ? run.request_json : std::string()), P(run.created_at_ms),
-       P(queued ? std::int64_t{0} : run.started_at_ms), P(queued ? std::string() : run.server_id),
-       P(std::string(run.notify ? "true" : "false"))});
-  InsertEvents(c, run.id, write.events);
-  return true;
+const char* Bool(bool value) {
+  return value ? "true" : "false";
 }
 
-// A running run ended (RunWrite::kFinish); false when it was not running.
-Result<bool> FinishRunIn(Connection& c, const RunWrite& write) {
-  if (c.Exec("SELECT 1 FROM runs WHERE id = $1 AND status = 'running' FOR UPDATE",
-             {P(write.run.id)})
-          .empty())
-    return false;
-  EndRun(c, write.run, write.events);
-  return true;
-}
+// The runs' rows on PostgreSQL (adapters/store_common/run_write decides what they change). A row
+// read to change it is locked FOR UPDATE; queued runs are counted under their organization's lock
+// (WriteRuns), so the queue bound holds across servers.
+class PostgresRunRows final : public RunRowWriter {
+ public:
+  explicit PostgresRunRows(Connection& c) : c_(c) {}
 
-Result<bool> WriteRun(Connection& c, const RunWrite& write) {
-  switch (write.kind) {
-    case RunWrite::Kind::kCreate:
-      return CreateRunIn(c, write);
-    case RunWrite::Kind::kAppend:
-      InsertEvents(c, write.run.id, write.events);
-      return true;
-    case RunWrite::Kind::kFinish:
-      return FinishRunIn(c, write);
-    case RunWrite::Kind::kCreateEnded:
-      InsertEndedRunIn(c, write);
-      return true;
+  std::int64_t QueuedRunsOf(const std::string& org_id) override {
+    return c_.Exec("SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status = 'queued'", {P(org_id)})
+        .Int(0, 0);
   }
-  return true;
-}
+  bool CompleteIdempotencyKey(const IdempotencyCompletion& done) override {
+    return agentgate::CompleteIdempotencyKey(c_, done);
+  }
+  void InsertRun(const RunRecord& run) override {
+    c_.Exec(
+        "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+        "creates_conversation, request, created_at_ms, started_at_ms, server_id, notify) VALUES "
+        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING",
+        {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+         P(std::string(RunStatusName(run.status))), P(run.conversation_id),
+         P(std::string(Bool(run.creates_conversation))), P(run.request_json), P(run.created_at_ms),
+         P(run.started_at_ms), P(run.server_id), P(std::string(Bool(run.notify)))});
+  }
+  void InsertEndedRun(const RunRecord& run, const std::string& folded_events) override {
+    c_.Exec(
+        kInsertEndedRun,
+        {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+         P(std::string(RunStatusName(run.status))), P(run.conversation_id),
+         P(std::string(Bool(run.creates_conversation))), P(run.created_at_ms), P(run.started_at_ms),
+         P(run.ended_at_ms), P(run.server_id), P(std::string(Bool(run.notify))), P(run.result_json),
+         P(run.error_json), P(folded_events)});
+  }
+  void InsertEvents(const std::string& run_id, const std::vector<RunEvent>& events) override {
+    agentgate::InsertEvents(c_, run_id, events);
+  }
+  std::optional<RunStatus> StatusForUpdate(const std::string& run_id) override {
+    const auto row = c_.Exec("SELECT status FROM runs WHERE id = $1 FOR UPDATE", {P(run_id)});
+    if (row.empty()) return std::nullopt;
+    return ParseRunStatus(row.Text(0, 0));
+  }
+  std::int64_t LastEventSeq(const std::string& run_id) override {
+    return c_.Exec("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = $1", {P(run_id)})
+        .Int(0, 0);
+  }
+  void UpdateEnd(const RunRecord& run) override {
+    c_.Exec(
+        "UPDATE runs SET status = $1, result = $2, error = $3, ended_at_ms = $4, request = '', "
+        "paused = '' WHERE id = $5",
+        {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
+         P(run.ended_at_ms), P(run.id)});
+  }
+  void AskCancel(const std::string& run_id) override {
+    c_.Exec("UPDATE runs SET cancel_requested = TRUE WHERE id = $1", {P(run_id)});
+  }
+  void EnqueueEndWebhooks(const RunRecord& run, const std::string& type) override {
+    c_.Exec(kEnqueueRunWebhooks, {P(run.id), P(type), P(run.ended_at_ms), P(run.org_id), P(run.env),
+                                  P("%," + type + ",%")});
+  }
+
+ private:
+  Connection& c_;
+};
 
 }  // namespace
 
-// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
 void InsertEndedRunIn(Connection& c, const RunWrite& write) {
-  const RunRecord& run = write.run;
-  c.Exec(kInsertEndedRun,
-         {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
-          P(std::string(RunStatusName(run.status))), P(run.conversation_id),
-          P(std::string(run.creates_conversation ? "true" : "false")), P(run.created_at_ms),
-          P(run.started_at_ms), P(run.ended_at_ms), P(run.server_id),
-          P(std::string(run.notify ? "true" : "false")), P(run.result_json), P(run.error_json),
-          P(FoldRunEvents(run, write.events))});
-  EnqueueEndWebhooks(c, run);
+  PostgresRunRows rows(c);
+  InsertEndedRun(rows, write);
 }
 
 // The organizations of queued runs are locked at BEGIN, in one sorted order. A refused write wrote
@@ -137,7 +124,8 @@ std::vector<Result<bool>> PostgresStore::WriteRuns(const std::vector<const RunWr
   auto batch = pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     results.clear();
     pg::Transaction tx(c, sorted);
-    for (const RunWrite* write : writes) results.push_back(WriteRun(c, *write));
+    PostgresRunRows rows(c);
+    for (const RunWrite* write : writes) results.push_back(WriteRun(rows, *write));
     tx.Commit();
     return {};
   });
@@ -161,6 +149,7 @@ Result<std::vector<RunRecord>> PostgresStore::ListRuns(const std::string& org_id
   });
 }
 
+// run_state::Start for each claimed run, as one conditional write (status = 'queued').
 Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& server_id,
                                                         std::int64_t now_ms, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
@@ -186,18 +175,13 @@ Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& serve
 Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& run_id,
                                                            std::int64_t after_seq, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
-    // A run written once, at its end, has them in its row; any other in rows of their own.
-    const auto folded =
+    const auto row =
         c.Exec("SELECT events, result, error, conversation_id, agent_id FROM runs WHERE id = $1",
-               {P(run_id)});
-    if (!folded.empty()) {
-      const std::string log = folded.Text(0, 0);
-      if (!log.empty()) {
-        const std::string result = folded.Text(0, 1), error = folded.Text(0, 2);
-        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error),
-                               RunStartedData(run_id, folded.Text(0, 3), folded.Text(0, 4)));
-      }
-    }
+               {P(run_id)})
+            .One([](const RowView& r) {
+              return FoldedEventsRow{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4)};
+            });
+    if (auto folded = FoldedEvents(run_id, row, after_seq, limit)) return std::move(*folded);
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq "
                                    "LIMIT $3";
@@ -212,20 +196,14 @@ Result<std::optional<RunRecord>> PostgresStore::CancelRun(const std::string& run
     pg::Transaction tx(c);
     auto run = c.Exec(SelectRun() + " FOR UPDATE", {P(run_id)}).One(ReadRun);
     if (!run) return run;
-    if (run->status == RunStatus::kQueued || run->status == RunStatus::kRequiresAction) {
-      CancelQueued(*run, now_ms, canceled);
-      RunEvent terminal = canceled;
-      terminal.seq = LastEventSeq(c, run_id) + 1;
-      EndRun(c, *run, {terminal});
-    } else if (run->status == RunStatus::kRunning && !run->cancel_requested) {
-      c.Exec("UPDATE runs SET cancel_requested = TRUE WHERE id = $1", {P(run_id)});
-      run->cancel_requested = true;
-    }
+    PostgresRunRows rows(c);
+    CancelLockedRun(rows, *run, now_ms, canceled);
     tx.Commit();
     return run;
   });
 }
 
+// run_state::Resume as one conditional write (paused, and not expired at now_ms).
 Result<std::optional<RunRecord>> PostgresStore::ClaimPausedRun(const std::string& run_id,
                                                                const std::string& server_id,
                                                                std::int64_t now_ms) {
@@ -248,14 +226,10 @@ Result<std::int64_t> PostgresStore::ExpirePausedRuns(std::int64_t now_ms, int li
                                     "expires_at_ms <= $1 ORDER BY expires_at_ms LIMIT $2 FOR "
                                     "UPDATE SKIP LOCKED";
     auto runs = c.Exec(read, {P(now_ms), P(static_cast<std::int64_t>(limit))}).All(ReadRun);
-    for (auto& run : runs) {
-      ExpirePaused(run, now_ms, expired);
-      RunEvent terminal = expired;
-      terminal.seq = LastEventSeq(c, run.id) + 1;
-      EndRun(c, run, {terminal});
-    }
+    PostgresRunRows rows(c);
+    const std::int64_t ended = ExpireLockedRuns(rows, runs, now_ms, expired);
     tx.Commit();
-    return static_cast<std::int64_t>(runs.size());
+    return ended;
   });
 }
 
@@ -385,11 +359,9 @@ void InterruptRunsOf(Connection& c, const pg::Param& servers, std::int64_t now_m
   static const std::string sql = std::string("SELECT ") + kRunColumns +
                                  " FROM runs WHERE status = 'running' AND server_id = "
                                  "ANY($1::text[]) FOR UPDATE";
-  for (auto& run : c.Exec(sql, {servers}).All(ReadRun)) {
-    RunEvent terminal = Interrupt(run, now_ms);
-    terminal.seq = LastEventSeq(c, run.id) + 1;
-    EndRun(c, run, {terminal});
-  }
+  auto runs = c.Exec(sql, {servers}).All(ReadRun);
+  PostgresRunRows rows(c);
+  InterruptLockedRuns(rows, runs, now_ms);
 }
 
 }  // namespace agentgate

@@ -228,9 +228,6 @@ void WriteRunsIn(sqlite::Connection& c, const std::vector<const RunWrite*>& writ
 // Inside a caller's write transaction: a run never written before, as it ended, its events folded
 // into its row (RunWrite::kCreateEnded; also TurnCommit::ended_run).
 void InsertEndedRunIn(sqlite::Connection& c, const RunWrite& ended);
-// Inside a caller's write transaction: an ended run's deliveries to its environment's webhooks,
-// when it notifies them.
-void EnqueueEndWebhooksIn(sqlite::Connection& c, const RunRecord& run);
 // A run, from its row.
 std::optional<RunRecord> FindRunIn(sqlite::Connection& c, const std::string& run_id);
 

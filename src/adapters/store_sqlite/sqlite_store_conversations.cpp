@@ -176,6 +176,7 @@ class SqliteTurnRows final : public TurnRowWriter {
               t.output_tokens, t.cost_usd, t.transcript_json)
         .Run();
   }
+  // run_state::Pause as one conditional write (running, its cancel not asked for).
   bool PauseRun(const RunPause& pause) override {
     const RunRecord& run = pause.run;
     if (pause.create) {

@@ -1,7 +1,7 @@
 // Runs and their events (docs/runs.md): the queue, each decision in one write transaction.
 #include "adapters/store_common/row_readers.hpp"
-#include "adapters/store_common/run_event_log.hpp"
 #include "adapters/store_common/run_rules.hpp"
+#include "adapters/store_common/run_write.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
 #include <algorithm>
@@ -48,72 +48,70 @@ void InsertEvents(Connection& c, const std::string& run_id, const std::vector<Ru
   }
 }
 
-std::int64_t LastEventSeq(Connection& c, const std::string& run_id) {
-  auto s = c.Prepare("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?");
-  s.Bind(run_id).Step();
-  return s.Int(0);
-}
+// The runs' rows on SQLite (adapters/store_common/run_write decides what they change). SQLite
+// locks the whole database for a write transaction, so a row read in one is locked already.
+class SqliteRunRows final : public RunRowWriter {
+ public:
+  explicit SqliteRunRows(Connection& c) : c_(c) {}
 
-// Ends a queued or running run (`run` carries its status, result or error and end); its events.
-void EndRun(Connection& c, const RunRecord& run, const std::vector<RunEvent>& events) {
-  c.Prepare(
-       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at_ms = ?, request = '', paused = "
-       "'' WHERE id = ?")
-      .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
-      .Run();
-  InsertEvents(c, run.id, events);
-  EnqueueEndWebhooksIn(c, run);
-}
-
-// A run queued, or created running (RunWrite::kCreate); false when its organization's queue is
-// full.
-Result<bool> CreateRunIn(Connection& c, const RunWrite& write) {
-  const RunRecord& run = write.run;
-  const bool queued = run.status == RunStatus::kQueued;
-  if (queued) {
-    auto count = c.Prepare("SELECT COUNT(*) FROM runs WHERE org_id = ? AND status = 'queued'");
-    count.Bind(run.org_id).Step();
-    if (count.Int(0) >= write.max_queued) return false;
+  std::int64_t QueuedRunsOf(const std::string& org_id) override {
+    auto count = c_.Prepare("SELECT COUNT(*) FROM runs WHERE org_id = ? AND status = 'queued'");
+    count.Bind(org_id).Step();
+    return count.Int(0);
   }
-  if (write.answer && !CompleteIdempotencyKey(c, *write.answer))
-    return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
-  c.Prepare(
-       "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
-       "creates_conversation, request, created_at_ms, started_at_ms, server_id, notify) VALUES (?, "
-       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING")
-      .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, queued ? "queued" : "running",
-            run.conversation_id, run.creates_conversation,
-            queued ? run.request_json : std::string(), run.created_at_ms,
-            queued ? std::int64_t{0} : run.started_at_ms, queued ? std::string() : run.server_id,
-            run.notify)
-      .Run();
-  InsertEvents(c, run.id, write.events);
-  return true;
-}
-
-// A running run ended (RunWrite::kFinish); false when it was not running.
-Result<bool> FinishRunIn(Connection& c, const RunWrite& write) {
-  auto status = c.Prepare("SELECT status FROM runs WHERE id = ?");
-  if (!status.Bind(write.run.id).Step() || status.Text(0) != "running") return false;
-  EndRun(c, write.run, write.events);
-  return true;
-}
-
-Result<bool> WriteRun(Connection& c, const RunWrite& write) {
-  switch (write.kind) {
-    case RunWrite::Kind::kCreate:
-      return CreateRunIn(c, write);
-    case RunWrite::Kind::kAppend:
-      InsertEvents(c, write.run.id, write.events);
-      return true;
-    case RunWrite::Kind::kFinish:
-      return FinishRunIn(c, write);
-    case RunWrite::Kind::kCreateEnded:
-      InsertEndedRunIn(c, write);
-      return true;
+  bool CompleteIdempotencyKey(const IdempotencyCompletion& done) override {
+    return agentgate::CompleteIdempotencyKey(c_, done);
   }
-  return true;
-}
+  void InsertRun(const RunRecord& run) override {
+    c_.Prepare(
+          "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, conversation_id, "
+          "creates_conversation, request, created_at_ms, started_at_ms, server_id, notify) VALUES "
+          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING")
+        .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
+              run.conversation_id, run.creates_conversation, run.request_json, run.created_at_ms,
+              run.started_at_ms, run.server_id, run.notify)
+        .Run();
+  }
+  void InsertEndedRun(const RunRecord& run, const std::string& folded_events) override {
+    c_.Prepare(kInsertEndedRun)
+        .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
+              run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
+              run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
+              folded_events)
+        .Run();
+  }
+  void InsertEvents(const std::string& run_id, const std::vector<RunEvent>& events) override {
+    agentgate::InsertEvents(c_, run_id, events);
+  }
+  std::optional<RunStatus> StatusForUpdate(const std::string& run_id) override {
+    auto status = c_.Prepare("SELECT status FROM runs WHERE id = ?");
+    if (!status.Bind(run_id).Step()) return std::nullopt;
+    return ParseRunStatus(status.Text(0));
+  }
+  std::int64_t LastEventSeq(const std::string& run_id) override {
+    auto s = c_.Prepare("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?");
+    s.Bind(run_id).Step();
+    return s.Int(0);
+  }
+  void UpdateEnd(const RunRecord& run) override {
+    c_.Prepare(
+          "UPDATE runs SET status = ?, result = ?, error = ?, ended_at_ms = ?, request = '', "
+          "paused = '' WHERE id = ?")
+        .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
+        .Run();
+  }
+  void AskCancel(const std::string& run_id) override {
+    c_.Prepare("UPDATE runs SET cancel_requested = 1 WHERE id = ?").Bind(run_id).Run();
+  }
+  void EnqueueEndWebhooks(const RunRecord& run, const std::string& type) override {
+    c_.Prepare(kEnqueueRunWebhooks)
+        .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
+        .Run();
+  }
+
+ private:
+  Connection& c_;
+};
 
 }  // namespace
 
@@ -122,29 +120,15 @@ std::optional<RunRecord> FindRunIn(Connection& c, const std::string& run_id) {
   return c.Prepare(own).Bind(run_id).One(ReadRun);
 }
 
-void EnqueueEndWebhooksIn(Connection& c, const RunRecord& run) {
-  if (!run.notify) return;
-  const std::string type = RunEndEvent(run.status);
-  c.Prepare(kEnqueueRunWebhooks)
-      .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
-      .Run();
-}
-
-// A run never written before, as it ended, its events in its row (RunWrite::kCreateEnded).
 void InsertEndedRunIn(Connection& c, const RunWrite& write) {
-  const RunRecord& run = write.run;
-  c.Prepare(kInsertEndedRun)
-      .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, RunStatusName(run.status),
-            run.conversation_id, run.creates_conversation, run.created_at_ms, run.started_at_ms,
-            run.ended_at_ms, run.server_id, run.notify, run.result_json, run.error_json,
-            FoldRunEvents(run, write.events))
-      .Run();
-  EnqueueEndWebhooksIn(c, run);
+  SqliteRunRows rows(c);
+  InsertEndedRun(rows, write);
 }
 
 void WriteRunsIn(Connection& c, const std::vector<const RunWrite*>& writes,
                  std::vector<Result<bool>>& results) {
-  for (const RunWrite* write : writes) results.push_back(WriteRun(c, *write));
+  SqliteRunRows rows(c);
+  for (const RunWrite* write : writes) results.push_back(WriteRun(rows, *write));
 }
 
 // A store failure fails the whole batch.
@@ -177,6 +161,7 @@ Result<std::vector<RunRecord>> SqliteStore::ListRuns(const std::string& org_id,
   });
 }
 
+// run_state::Start for each claimed run, as one conditional write (status = 'queued').
 Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_id,
                                                       std::int64_t now_ms, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
@@ -208,17 +193,13 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
 Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_id,
                                                          std::int64_t after_seq, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunEvent>> {
-    // A run written once, at its end, has them in its row; any other in rows of their own.
-    auto folded =
-        c.Prepare("SELECT events, result, error, conversation_id, agent_id FROM runs WHERE id = ?");
-    if (folded.Bind(run_id).Step()) {
-      const std::string log = folded.Text(0);
-      if (!log.empty()) {
-        const std::string result = folded.Text(1), error = folded.Text(2);
-        return UnpackRunEvents(log, after_seq, limit, RunOutcome(result, error),
-                               RunStartedData(run_id, folded.Text(3), folded.Text(4)));
-      }
-    }
+    auto row =
+        c.Prepare("SELECT events, result, error, conversation_id, agent_id FROM runs WHERE id = ?")
+            .Bind(run_id)
+            .One([](const RowView& r) {
+              return FoldedEventsRow{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4)};
+            });
+    if (auto folded = FoldedEvents(run_id, row, after_seq, limit)) return std::move(*folded);
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq "
                                    "LIMIT ?";
@@ -233,20 +214,14 @@ Result<std::optional<RunRecord>> SqliteStore::CancelRun(const std::string& run_i
     sqlite::WriteTransaction tx(c);
     auto run = FindRunIn(c, run_id);
     if (!run) return run;
-    if (run->status == RunStatus::kQueued || run->status == RunStatus::kRequiresAction) {
-      CancelQueued(*run, now_ms, canceled);
-      RunEvent terminal = canceled;
-      terminal.seq = LastEventSeq(c, run_id) + 1;
-      EndRun(c, *run, {terminal});
-    } else if (run->status == RunStatus::kRunning && !run->cancel_requested) {
-      c.Prepare("UPDATE runs SET cancel_requested = 1 WHERE id = ?").Bind(run_id).Run();
-      run->cancel_requested = true;
-    }
+    SqliteRunRows rows(c);
+    CancelLockedRun(rows, *run, now_ms, canceled);
     tx.Commit();
     return run;
   });
 }
 
+// run_state::Resume as one conditional write (paused, and not expired at now_ms).
 Result<std::optional<RunRecord>> SqliteStore::ClaimPausedRun(const std::string& run_id,
                                                              const std::string& server_id,
                                                              std::int64_t now_ms) {
@@ -280,14 +255,10 @@ Result<std::int64_t> SqliteStore::ExpirePausedRuns(std::int64_t now_ms, int limi
                                     " FROM runs WHERE status = 'requires_action' AND "
                                     "expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?";
     auto runs = c.Prepare(read).Bind(now_ms, limit).All(ReadRun);
-    for (auto& run : runs) {
-      ExpirePaused(run, now_ms, expired);
-      RunEvent terminal = expired;
-      terminal.seq = LastEventSeq(c, run.id) + 1;
-      EndRun(c, run, {terminal});
-    }
+    SqliteRunRows rows(c);
+    const std::int64_t ended = ExpireLockedRuns(rows, runs, now_ms, expired);
     tx.Commit();
-    return static_cast<std::int64_t>(runs.size());
+    return ended;
   });
 }
 
@@ -378,11 +349,9 @@ void InterruptRunsOfLapsedServers(Connection& c, std::int64_t lapsed_before_ms,
       std::string("SELECT ") + kRunColumns +
       " FROM runs WHERE status = 'running' AND server_id IN (SELECT id FROM servers WHERE "
       "lease_until_ms < ?)";
-  for (auto& run : c.Prepare(sql).Bind(lapsed_before_ms).All(ReadRun)) {
-    RunEvent terminal = Interrupt(run, now_ms);
-    terminal.seq = LastEventSeq(c, run.id) + 1;
-    EndRun(c, run, {terminal});
-  }
+  auto runs = c.Prepare(sql).Bind(lapsed_before_ms).All(ReadRun);
+  SqliteRunRows rows(c);
+  InterruptLockedRuns(rows, runs, now_ms);
 }
 
 }  // namespace agentgate

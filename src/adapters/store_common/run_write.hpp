@@ -1,0 +1,76 @@
+#pragma once
+// What each run write changes, and when it is refused, once for both engines (docs/runs.md, "A
+// run's states"). The decisions are the run's state machine's (domain/runs/run_state); an engine
+// supplies each step's SQL as a RunRowWriter, inside the transaction it opened, and does its own
+// locking (the rows these functions take as "locked" were read so, where the engine locks rows).
+
+#include "domain/error.hpp"
+#include "ports/store_records.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentgate {
+
+class RunRowWriter {
+ public:
+  virtual std::int64_t QueuedRunsOf(const std::string& org_id) = 0;
+  // Completes the running claim `done` names; false when it was taken over since.
+  virtual bool CompleteIdempotencyKey(const IdempotencyCompletion& done) = 0;
+  // The run as it starts: queued with its request, or running on its server. A run already there
+  // (its turn's pause wrote it first) is left as it is.
+  virtual void InsertRun(const RunRecord& run) = 0;
+  // The run as it ended, its events folded into its row (run_event_log).
+  virtual void InsertEndedRun(const RunRecord& run, const std::string& folded_events) = 0;
+  virtual void InsertEvents(const std::string& run_id, const std::vector<RunEvent>& events) = 0;
+  // The run's state, its row locked to the transaction's end where the engine locks rows; none
+  // for no such run.
+  virtual std::optional<RunStatus> StatusForUpdate(const std::string& run_id) = 0;
+  virtual std::int64_t LastEventSeq(const std::string& run_id) = 0;
+  // The run's end as `run` has it (status, result, error, end), and what it held to go on gone.
+  virtual void UpdateEnd(const RunRecord& run) = 0;
+  // Marks a running run for its server to cancel.
+  virtual void AskCancel(const std::string& run_id) = 0;
+  // A delivery of the run's end (`type`: run.completed, ...) per webhook of its environment that
+  // wants it (kEnqueueRunWebhooks).
+  virtual void EnqueueEndWebhooks(const RunRecord& run, const std::string& type) = 0;
+
+ protected:
+  ~RunRowWriter() = default;
+};
+
+// One of RunWrite's writes, as its kind says; false for a refused one (nothing written).
+Result<bool> WriteRun(RunRowWriter& rows, const RunWrite& write);
+// A run never written before, as it ended, with its events (RunWrite::kCreateEnded, and a turn's
+// TurnCommit::ended_run): one row, and its end's webhook deliveries.
+void InsertEndedRun(RunRowWriter& rows, const RunWrite& ended);
+// A cancel of `run`, read locked: a queued or paused run ends canceled at once (`canceled` its
+// terminal event), a running one is marked for its server, an ended one is left. `run` as it
+// stands after.
+void CancelLockedRun(RunRowWriter& rows, RunRecord& run, std::int64_t now_ms,
+                     const RunEvent& canceled);
+// Paused runs whose expiry passed, read locked: each ends failed, `expired` its terminal event.
+// How many ended.
+std::int64_t ExpireLockedRuns(RunRowWriter& rows, std::vector<RunRecord>& runs, std::int64_t now_ms,
+                              const RunEvent& expired);
+// Running runs of servers whose lease lapsed, read locked: each ends failed, interrupted, never
+// run again.
+void InterruptLockedRuns(RunRowWriter& rows, std::vector<RunRecord>& runs, std::int64_t now_ms);
+
+// The columns of a run's row that its folded events refer to, as read for ListRunEvents.
+struct FoldedEventsRow {
+  std::string events;
+  std::string result;
+  std::string error;
+  std::string conversation_id;
+  std::string agent_id;
+};
+// Where a run's events are read from: its row's folded column (the events after `after_seq`, at
+// most `limit`), or, for a run written before it ended or with no row, nullopt: its event rows.
+std::optional<std::vector<RunEvent>> FoldedEvents(const std::string& run_id,
+                                                  const std::optional<FoldedEventsRow>& row,
+                                                  std::int64_t after_seq, int limit);
+
+}  // namespace agentgate
