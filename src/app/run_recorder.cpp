@@ -33,19 +33,18 @@ void RunRecorder::Report(RunEvent event) {
   if (static_cast<std::size_t>(last_seq_) + 1 >= max_events_) return;
   event.seq = ++last_seq_;
   channel_->Add(std::move(event));
-  if (writing_) return;
+  if (write_behind_state_ != WriteBehindState::kIdle) return;
   // The first wait is a plain timer: a quick run ends before it, and needs no coroutine for it.
-  writing_ = true;
-  first_wait_ = true;
+  write_behind_state_ = WriteBehindState::kFirstWait;
   gathering_.expires_after(write_behind_);
   gathering_.async_wait([this](boost::system::error_code ec) {
     // Cut short before it expired (CutWaitShort): the recorder may be gone already.
     if (ec == asio::error::operation_aborted) return;
-    first_wait_ = false;
-    if (finishing_) {
+    if (end_state_ != EndState::kRunning) {
       WriteBehindEnded();
       return;
     }
+    write_behind_state_ = WriteBehindState::kGathering;
     asio::co_spawn(executor_, WriteBehind(), asio::detached);
   });
 }
@@ -55,27 +54,30 @@ void RunRecorder::ReportStarted(std::string_view conversation_id, std::string_vi
 }
 
 void RunRecorder::CutWaitShort() {
-  if (!first_wait_) {
+  if (write_behind_state_ != WriteBehindState::kFirstWait) {
     gathering_.cancel();  // a write-behind's later wait: it ends on its own, and says so
     return;
   }
   // The first wait, canceled before it expired, writes nothing: the run is done with it at once,
   // with no wait for its handler (a quick run's end does not suspend). Expired already, its
   // handler is on its way and ends the write-behind itself.
-  if (gathering_.cancel() > 0) {
-    first_wait_ = false;
-    writing_ = false;
-  }
+  if (gathering_.cancel() > 0) write_behind_state_ = WriteBehindState::kIdle;
 }
 
 void RunRecorder::WriteBehindEnded() {
-  writing_ = false;
+  write_behind_state_ = WriteBehindState::kIdle;
   written_.cancel();
 }
 
+void RunRecorder::BeginEnd() {
+  // A write-behind gathering meanwhile stops without writing: the end writes what is left.
+  if (end_state_ == EndState::kRunning) end_state_ = EndState::kEnding;
+  CutWaitShort();
+}
+
 asio::awaitable<void> RunRecorder::WriteBehind() {
-  // Its first wait was Report's; once finishing, the end writes what is left.
-  while (!finishing_) {
+  // Its first wait was Report's; once ending, the end writes what is left.
+  while (end_state_ == EndState::kRunning) {
     auto events = channel_->After(written_seq_);
     if (events.empty()) break;
     // A run not in the store yet is created with them.
@@ -84,9 +86,9 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
                     create ? *unwritten_run_ : RunRecord{}, std::move(events), 0, std::nullopt};
     append.run.id = run_id_;
     const std::int64_t through = append.events.back().seq;
-    in_flight_ = true;
+    write_behind_state_ = WriteBehindState::kWriting;
     const auto written = co_await writer_.Write(append);
-    in_flight_ = false;
+    write_behind_state_ = WriteBehindState::kGathering;
     if (!written) break;  // the run's end writes them with its outcome
     written_seq_ = through;
     if (create) unwritten_run_.reset();
@@ -98,9 +100,8 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
 
 std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std::int64_t now_ms) {
   // A create on its way would race the ended row's insert: the run then ends on its own.
-  if (!unwritten_run_ || in_flight_) return std::nullopt;
-  finishing_ = true;  // a write-behind gathering meanwhile stops without writing
-  CutWaitShort();
+  if (!unwritten_run_ || write_behind_state_ == WriteBehindState::kWriting) return std::nullopt;
+  BeginEnd();
   RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, {}, 0, std::nullopt};
   ended.run.status = RunStatus::kCompleted;
   ended.run.ended_at_ms = now_ms;
@@ -110,25 +111,29 @@ std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std
   ended.events = channel_->After(written_seq_);
   ended.events.push_back(terminal);
   ending_ = std::move(terminal);  // its followers get it once the commit is written
+  end_state_ = EndState::kEndingWithTurn;
   return ended;
 }
 
 void RunRecorder::TurnCommitted(bool written) {
-  auto terminal = std::move(ending_);
+  if (end_state_ != EndState::kEndingWithTurn) return;
+  RunEvent terminal = std::move(*ending_);
   ending_.reset();
   // Not written: its events are still to be written, by the run's own end (Finish, which follows
   // at once).
-  if (!written || !terminal) return;
+  if (!written) {
+    end_state_ = EndState::kEnding;
+    return;
+  }
   unwritten_run_.reset();
-  ended_with_turn_ = true;
-  last_seq_ = written_seq_ = terminal->seq;
-  channel_->Add(std::move(*terminal));
+  end_state_ = EndState::kEndedWithTurn;
+  last_seq_ = written_seq_ = terminal.seq;
+  channel_->Add(std::move(terminal));
 }
 
 asio::awaitable<void> RunRecorder::Drain() {
-  finishing_ = true;  // a gathering write-behind stops without writing
-  CutWaitShort();
-  while (writing_) {
+  BeginEnd();
+  while (write_behind_state_ != WriteBehindState::kIdle) {
     written_.expires_at(asio::steady_timer::time_point::max());
     co_await written_.async_wait(asio::as_tuple(asio::use_awaitable));
   }

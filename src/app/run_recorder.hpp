@@ -49,7 +49,7 @@ class RunRecorder final : public TurnObserver {
   std::optional<RunWrite> EndWithTurn(const InvokeResult& result, std::int64_t now_ms) override;
   void TurnCommitted(bool written) override;
   // It ended so, completed: only Drain is left, not Finish.
-  bool ended_with_turn() const { return ended_with_turn_; }
+  bool ended_with_turn() const { return end_state_ == EndState::kEndedWithTurn; }
   // Returns once no write-behind refers to the recorder: every end awaits it before the recorder
   // goes (Finish and Pause do; a run ended in its turn's commit awaits it alone).
   boost::asio::awaitable<void> Drain();
@@ -66,8 +66,10 @@ class RunRecorder final : public TurnObserver {
   // Writes what came during the first wait, then waits and writes until nothing more comes.
   boost::asio::awaitable<void> WriteBehind();
   void WriteBehindEnded();  // wakes a Drain
-  // Once finishing: a write-behind's wait ends now (what is left is the end's to write).
+  // A write-behind's wait ends now (what is left is the end's to write).
   void CutWaitShort();
+  // The run's end has begun (Drain, or its end in its turn's commit): no write-behind writes more.
+  void BeginEnd();
   // Waits for the write in flight, then writes what is left with `last` as `kind` says.
   boost::asio::awaitable<Result<bool>> End(RunWrite::Kind kind, RunRecord run, RunEvent last);
 
@@ -80,12 +82,16 @@ class RunRecorder final : public TurnObserver {
   const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
   std::int64_t written_seq_ = 0;  // the channel's events up to this one are in the store
-  bool writing_ = false;          // a write-behind is gathering or writing
-  bool first_wait_ = false;       // its first wait (Report's timer) is pending
-  bool in_flight_ = false;        // its write is with the store
-  bool finishing_ = false;
-  bool ended_with_turn_ = false;
-  std::optional<RunEvent> ending_;  // the terminal event of an end in its turn's commit, meanwhile
+
+  // Where the write-behind is: none; Report's first timer pending; waiting for more events to
+  // share a write; or a write with the store.
+  enum class WriteBehindState { kIdle, kFirstWait, kGathering, kWriting };
+  // Where the run is in its end: running; its end begun (what is left is the end's to write);
+  // ending in its turn's commit, its terminal event held until that commit's outcome; or ended so.
+  enum class EndState { kRunning, kEnding, kEndingWithTurn, kEndedWithTurn };
+  WriteBehindState write_behind_state_ = WriteBehindState::kIdle;
+  EndState end_state_ = EndState::kRunning;
+  std::optional<RunEvent> ending_;  // kEndingWithTurn: the terminal event the commit will write
   boost::asio::steady_timer gathering_;  // the wait before a write; Finish cuts it short
   boost::asio::steady_timer written_;    // canceled when a write ends: Finish waits on it
 };

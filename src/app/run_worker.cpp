@@ -177,33 +177,37 @@ std::optional<RunRecord> RunWorker::Ahead(const std::string& run_id) const {
   std::lock_guard lock(mutex_);
   auto it = running_.find(run_id);
   if (it == running_.end()) return std::nullopt;
-  if (it->second.ending) return *it->second.ending;
-  if (it->second.unwritten) return *it->second.unwritten;
-  return std::nullopt;
+  if (it->second.ahead == Registered::Ahead::kNothing) return std::nullopt;
+  return *it->second.record;
 }
 
 void RunWorker::Ending(const RunRecord& ended) {
   auto record = std::make_shared<const RunRecord>(ended);
   std::lock_guard lock(mutex_);
   auto it = running_.find(ended.id);
-  if (it != running_.end()) it->second.ending = std::move(record);
+  if (it != running_.end()) {
+    it->second.ahead = Registered::Ahead::kEnding;
+    it->second.record = std::move(record);
+  }
 }
 
 std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> RunWorker::Register(
-    const std::string& run_id, bool background, std::shared_ptr<const RunRecord> unwritten,
+    const std::string& run_id, RunKind kind, std::shared_ptr<const RunRecord> unwritten,
     const asio::any_io_executor& executor) {
   auto cancel = std::make_shared<TurnCancel>(executor);
   auto channel = std::make_shared<RunChannel>(d_.max_events);
   {
     std::lock_guard lock(mutex_);
-    running_.emplace(run_id, Started{cancel, channel, background, std::move(unwritten)});
-    if (background) ++background_running_;
+    const auto ahead =
+        unwritten != nullptr ? Registered::Ahead::kUnwritten : Registered::Ahead::kNothing;
+    running_.emplace(run_id, Registered{cancel, channel, kind, ahead, std::move(unwritten)});
+    if (kind == RunKind::kBackground) ++background_running_;
   }
   return {std::move(cancel), std::move(channel)};
 }
 
 void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
-  auto [cancel, channel] = Register(run.id, /*background=*/true, nullptr, executor);
+  auto [cancel, channel] = Register(run.id, RunKind::kBackground, nullptr, executor);
   d_.metrics.Add("agentgate_runs_started_total", {});
   asio::co_spawn(executor,
                  RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
@@ -241,7 +245,7 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
                                                         bool written) {
   auto shared = std::make_shared<const RunRecord>(run);
   RunStart start{std::move(key), std::move(turn), nullptr, written ? nullptr : shared};
-  auto [cancel, channel] = Register(run.id, /*background=*/false, start.unwritten, executor);
+  auto [cancel, channel] = Register(run.id, RunKind::kStreamed, start.unwritten, executor);
   d_.metrics.Add("agentgate_runs_started_total", {});
   return std::make_shared<StreamedRun>(
       StreamedRun::Key(), *this,
@@ -251,7 +255,7 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
   auto [cancel, channel] =
-      Register(run.id, /*background=*/false, nullptr, co_await asio::this_coro::executor);
+      Register(run.id, RunKind::kResumed, nullptr, co_await asio::this_coro::executor);
   RunStart start;
   start.resumption = std::make_shared<const Resumption>(std::move(resumption));
   co_return co_await RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
@@ -351,7 +355,7 @@ void RunWorker::Ended(const std::string& run_id) {
     std::lock_guard lock(mutex_);
     auto it = running_.find(run_id);
     if (it != running_.end()) {
-      background = it->second.background;
+      background = it->second.kind == RunKind::kBackground;
       running_.erase(it);
     }
     if (background) --background_running_;

@@ -98,12 +98,19 @@ class RunWorker {
 
  private:
   friend class StreamedRun;
-  struct Started {
+  // How a run came to run here: claimed from the queue (it counts against max_concurrent), a
+  // streamed turn's, or a paused run going on once decided.
+  enum class RunKind { kBackground, kStreamed, kResumed };
+  // A run running here, as the registry keeps it.
+  struct Registered {
     std::shared_ptr<TurnCancel> cancel;
     std::shared_ptr<RunChannel> channel;
-    bool background = true;
-    std::shared_ptr<const RunRecord> unwritten{};  // started before the store had it
-    std::shared_ptr<const RunRecord> ending{};     // ended, before the store has its end
+    RunKind kind = RunKind::kBackground;
+    // What this server knows of it ahead of the store: nothing (the store has it as it is), the
+    // run as it started (not written yet), or as it ended (its end's write on its way).
+    enum class Ahead { kNothing, kUnwritten, kEnding };
+    Ahead ahead = Ahead::kNothing;
+    std::shared_ptr<const RunRecord> record{};  // kUnwritten: as it started; kEnding: as it ended
   };
   struct Loop;
   boost::asio::awaitable<void> ClaimLoop();
@@ -120,7 +127,7 @@ class RunWorker {
   // Enters the run in the registry with a new channel, open before the run starts, so its
   // followers find its events from the first: its cancel and its channel.
   std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> Register(
-      const std::string& run_id, bool background, std::shared_ptr<const RunRecord> unwritten,
+      const std::string& run_id, RunKind kind, std::shared_ptr<const RunRecord> unwritten,
       const boost::asio::any_io_executor& executor);
   void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
   // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
@@ -153,7 +160,7 @@ class RunWorker {
   std::atomic<bool> stopping_{false};
   std::atomic<std::size_t> next_loop_{0};
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, Started> running_;
+  std::unordered_map<std::string, Registered> running_;
   int background_running_ = 0;  // under mutex_
 };
 

@@ -103,7 +103,8 @@ def test_fault_statuses(flow, llm):
 
 def test_idempotency_key_409_and_replay(flow, llm):
     flow.agent("bot")
-    llm.push(dict(openai_text("once"), delay=1.0))
+    # Long enough that the other two arrive while it runs, well inside answer_early_seconds (1 s).
+    llm.push(dict(openai_text("once"), delay=0.5))
     body = {"agentExternalId": "bot", "message": "pay", "idempotencyKey": "flow-1"}
     results = []
     threads = [threading.Thread(target=lambda: results.append(call(flow, body))) for _ in range(3)]

@@ -1,5 +1,7 @@
 #include "adapters/http_server/server.hpp"
 
+#include "adapters/http_server/chunk_writer.hpp"
+#include "adapters/http_server/connection_registry.hpp"
 #include "adapters/http_server/response_head.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "crypto/crypto.hpp"
@@ -12,7 +14,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -25,9 +26,6 @@
 #include <sys/socket.h>
 
 #include <array>
-#include <cstdio>
-#include <mutex>
-#include <unordered_map>
 
 namespace agentgate::http {
 namespace {
@@ -36,16 +34,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-
-struct Connection {
-  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
-  beast::tcp_stream stream;
-  bool busy = false;  // touched only on the connection's loop
-  // Since when it has been kept alive waiting for its next request (0: it is not); one idle for
-  // long may be reclaimed.
-  std::atomic<std::int64_t> idle_since{0};
-};
+constexpr auto kTuple = kAsTuple;
 
 // Completes when the peer closes the connection; when it sends data instead (a pipelined
 // request), it waits until canceled, since readable then says nothing more.
@@ -74,10 +63,6 @@ constexpr std::size_t kReclaimPerCheck = 16;
 // A client between two requests of a busy keep-alive connection is idle only for an instant; it
 // is not reclaimed (it would meet a closed connection with its next request already written).
 constexpr auto kReclaimableAfter = std::chrono::seconds(1);
-
-std::int64_t Ticks(std::chrono::steady_clock::time_point t) {
-  return t.time_since_epoch().count();
-}
 
 bool IsValidRequestId(std::string_view id) {
   if (id.empty() || id.size() > 128) return false;
@@ -131,59 +116,26 @@ struct Server::Impl {
   std::atomic<std::size_t> active_requests{0};
   asio::steady_timer drain_grace;
 
-  std::mutex connections_mutex;
-  std::uint64_t next_connection_id = 0;
-  std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> connections;
+  ConnectionRegistry connections;
 
   // Closes the connections that wait for a request; busy ones close after their answer.
-  void CloseIdle() {
-    std::lock_guard lock(connections_mutex);
-    for (auto& [id, weak] : connections) {
-      if (auto c = weak.lock()) {
-        // One that began waiting after draining began keeps its own grace (AwaitRequestStart).
-        asio::post(c->stream.get_executor(), [weak = weak, began = Ticks(drain_began.load())] {
-          auto conn = weak.lock();
-          if (conn && !conn->busy && conn->idle_since < began) conn->stream.cancel();
-        });
-      }
-    }
-  }
+  void CloseIdle() { connections.CloseIdle(SteadyTicks(drain_began.load())); }
 
   // The server is full: closes a few kept-alive connections that wait for a next request, so a
-  // new client gets a slot sooner. A connection reading a request is never touched.
+  // new client gets a slot sooner (as nginx reuses its idle connections).
   void ReclaimIdle() {
-    const auto idle_before = Ticks(std::chrono::steady_clock::now() - kReclaimableAfter);
-    const auto reclaimable = [idle_before](const Connection& c) {
-      const auto since = c.idle_since.load();
-      return since != 0 && since <= idle_before;
-    };
-    std::size_t asked = 0;
-    std::lock_guard lock(connections_mutex);
-    for (auto& [id, weak] : connections) {
-      if (asked == kReclaimPerCheck) break;
-      auto c = weak.lock();
-      if (!c || !reclaimable(*c)) continue;
-      ++asked;
-      asio::post(c->stream.get_executor(), [this, weak = weak, reclaimable] {
-        auto conn = weak.lock();
-        if (!conn || !reclaimable(*conn)) return;
-        conn->idle_since = 0;
-        metrics.Add("agentgate_http_connections_closed_total", {{"reason", "reclaimed"}});
-        conn->stream.cancel();
-      });
-    }
-  }
-
-  std::size_t OpenConnections() {
-    std::lock_guard lock(connections_mutex);
-    return connections.size();
+    connections.ReclaimIdle(
+        SteadyTicks(std::chrono::steady_clock::now() - kReclaimableAfter), kReclaimPerCheck,
+        [this] {
+          metrics.Add("agentgate_http_connections_closed_total", {{"reason", "reclaimed"}});
+        });
   }
 
   asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor) {
     asio::steady_timer pause(acceptor.get_executor());
     for (;;) {
       // At max_connections new clients wait in the listen backlog instead of taking descriptors.
-      while (OpenConnections() >= options.max_connections && !draining) {
+      while (connections.Size() >= options.max_connections && !draining) {
         ReclaimIdle();
         pause.expires_after(kFullRecheck);
         co_await pause.async_wait(kTuple);
@@ -203,12 +155,7 @@ struct Server::Impl {
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       auto connection = std::make_shared<Connection>(std::move(socket));
-      std::uint64_t id = 0;
-      {
-        std::lock_guard lock(connections_mutex);
-        id = next_connection_id++;
-        connections.emplace(id, connection);
-      }
+      const std::uint64_t id = connections.Add(connection);
       metrics.AddGauge("agentgate_http_connections_open", {}, 1);
       asio::co_spawn(connection->stream.get_executor(), Serve(connection, id), asio::detached);
     }
@@ -237,8 +184,7 @@ struct Server::Impl {
     c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
     c->stream.socket().close(ignored);
     metrics.AddGauge("agentgate_http_connections_open", {}, -1);
-    std::lock_guard lock(connections_mutex);
-    connections.erase(id);
+    connections.Remove(id);
   }
 
   // After answering a request early (413, 431, 400) its body may still be arriving; closing now
@@ -268,7 +214,7 @@ struct Server::Impl {
       until = std::min(until, std::max(drain_began.load(), now) + kDrainIdleGrace);
     }
     c.stream.expires_at(until);
-    c.idle_since = fresh ? 0 : Ticks(now);
+    c.idle_since = fresh ? 0 : SteadyTicks(now);
     auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
     c.idle_since = 0;
     if (ec == beast::error::timeout) {
@@ -484,80 +430,6 @@ struct Server::Impl {
     co_return !ec;
   }
 
-  // A streamed body: each write one chunk (HTTP/1.1) with its own write timeout. The head waits
-  // for the first write: a stream whose first write is its last (a quick run's every event) goes
-  // out as one plain response with its length, which no client has to unchunk.
-  class ChunkWriter final : public ResponseStream {
-   public:
-    ChunkWriter(Connection& c, const Response& response, unsigned version, bool keep_alive,
-                std::chrono::seconds timeout)
-        : c_(c),
-          response_(response),
-          version_(version),
-          keep_alive_(keep_alive),
-          timeout_(timeout),
-          chunked_(version != 10) {}
-    asio::awaitable<bool> Write(std::string data) override {
-      if (!ok_ || ended_ || data.empty()) co_return ok_ && !ended_;
-      Frame(data);
-      co_return co_await Send();
-    }
-    asio::awaitable<bool> WriteLast(std::string data) override {
-      if (!ok_ || ended_) co_return ok_ && !ended_;
-      if (!head_sent_) co_return co_await SendWhole(std::move(data));
-      if (!data.empty()) Frame(data);
-      co_return co_await End();
-    }
-    asio::awaitable<bool> End() {
-      if (!ok_ || ended_) co_return ok_;
-      if (!head_sent_) {
-        std::string nothing;  // not a temporary across the co_await (GCC 12)
-        co_return co_await SendWhole(std::move(nothing));
-      }
-      ended_ = true;
-      if (chunked_) unsent_.append("0\r\n\r\n");
-      co_return co_await Send();
-    }
-
-   private:
-    void Frame(const std::string& data) {
-      if (!head_sent_) unsent_ = ResponseHead(response_, version_, keep_alive_);
-      head_sent_ = true;
-      if (chunked_) {
-        char size[20];
-        const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
-        unsent_.append(size, static_cast<std::size_t>(n));
-      }
-      unsent_ += data;
-      if (chunked_) unsent_ += "\r\n";
-    }
-    asio::awaitable<bool> SendWhole(std::string body) {
-      head_sent_ = ended_ = true;
-      unsent_ = ResponseHead(response_, version_, keep_alive_, body.size());
-      co_return co_await Send(body);
-    }
-    // What is unsent, then `tail`, in one send: a whole stream's body is not copied after its head.
-    asio::awaitable<bool> Send(std::string_view tail = {}) {
-      if (unsent_.empty() && tail.empty()) co_return ok_;
-      c_.stream.expires_after(timeout_);
-      const std::array<asio::const_buffer, 2> both{asio::buffer(unsent_), asio::buffer(tail)};
-      auto [ec, n] = co_await asio::async_write(c_.stream, both, kTuple);
-      unsent_.clear();
-      ok_ = !ec;
-      co_return ok_;
-    }
-    Connection& c_;
-    const Response& response_;  // its head's status and fields
-    const unsigned version_;
-    const bool keep_alive_;
-    std::string unsent_;  // each send's bytes, the head with the first
-    const std::chrono::seconds timeout_;
-    const bool chunked_;
-    bool head_sent_ = false;
-    bool ok_ = true;
-    bool ended_ = false;
-  };
-
   asio::awaitable<bool> WriteStream(Connection& c, Response response, unsigned version,
                                     bool keep_alive, const SpanContext* trace) {
     ChunkWriter writer(c, response, version, keep_alive, options.read_timeout);
@@ -643,7 +515,7 @@ std::size_t Server::ActiveRequests() const {
   return impl_->active_requests;
 }
 std::size_t Server::OpenConnections() const {
-  return impl_->OpenConnections();
+  return impl_->connections.Size();
 }
 
 }  // namespace agentgate::http

@@ -90,9 +90,10 @@ struct LateFollower {
   explicit LateFollower(const asio::any_io_executor& executor) : timer(executor, kFirstLook) {}
   // Until kFirstLook, when the follower starts; then until the follower returned (canceled).
   asio::steady_timer timer;
-  bool run_over = false;  // the run ended first: no follower
-  bool started = false;
-  bool returned = false;
+  // Waiting for kFirstLook; the run ended first (it is sent whole, with no follower); or the
+  // follower started, and then returned.
+  enum class Stage { kWaiting, kRunEndedFirst, kFollowing, kFollowerReturned };
+  Stage stage = Stage::kWaiting;
 };
 
 // Every event of a run that ended, framed for one send.
@@ -110,11 +111,11 @@ std::string AllFrames(const RunChannel& channel) {
 asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
                                    ResponseStream& out) {
   const auto executor = co_await asio::this_coro::executor;
-  // Shared with the handlers, which may run after this coroutine: they check run_over first.
+  // Shared with the handlers, which may run after this coroutine: they check its stage first.
   auto follower = std::make_shared<LateFollower>(executor);
   follower->timer.async_wait([&deps, &out, follower, run](const boost::system::error_code& ec) {
-    if (ec || follower->run_over) return;
-    follower->started = true;
+    if (ec || follower->stage != LateFollower::Stage::kWaiting) return;
+    follower->stage = LateFollower::Stage::kFollowing;
     asio::co_spawn(
         follower->timer.get_executor(),
         FollowRun(deps, RunCursor{run->run_id(), 0, run->channel()}, Clock::now(),
@@ -122,7 +123,7 @@ asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun>
         [follower, run](std::exception_ptr failed) {
           if (failed)
             log::Error("run_follower_failed", {{"run_id", std::string_view(run->run_id())}});
-          follower->returned = true;
+          follower->stage = LateFollower::Stage::kFollowerReturned;
           follower->timer.cancel();
         });
   });
@@ -133,8 +134,8 @@ asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun>
     log::Error("run_failed", {{"run_id", std::string_view(run->run_id())},
                               {"error", std::string_view(e.what())}});
   }
-  follower->run_over = true;
-  if (!follower->started) {
+  if (follower->stage == LateFollower::Stage::kWaiting) {
+    follower->stage = LateFollower::Stage::kRunEndedFirst;
     follower->timer.cancel();
     // A named string, not a temporary across the co_await (GCC 12).
     std::string frames = AllFrames(*run->channel());
@@ -142,7 +143,7 @@ asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun>
     co_return;
   }
   // The follower has the run's terminal event in its channel: it ends, or has.
-  while (!follower->returned) {
+  while (follower->stage != LateFollower::Stage::kFollowerReturned) {
     follower->timer.expires_at(asio::steady_timer::time_point::max());
     co_await follower->timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }

@@ -1,0 +1,75 @@
+#include "adapters/http_server/chunk_writer.hpp"
+
+#include "adapters/http_server/response_head.hpp"
+
+#include <boost/asio/write.hpp>
+
+#include <array>
+#include <cstdio>
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+
+ChunkWriter::ChunkWriter(Connection& c, const Response& response, unsigned version, bool keep_alive,
+                         std::chrono::seconds timeout)
+    : c_(c),
+      response_(response),
+      version_(version),
+      keep_alive_(keep_alive),
+      timeout_(timeout),
+      chunked_(version != 10) {}
+
+asio::awaitable<bool> ChunkWriter::Write(std::string data) {
+  if (!ok_ || ended_ || data.empty()) co_return ok_ && !ended_;
+  Frame(data);
+  co_return co_await Send();
+}
+
+asio::awaitable<bool> ChunkWriter::WriteLast(std::string data) {
+  if (!ok_ || ended_) co_return ok_ && !ended_;
+  if (!head_sent_) co_return co_await SendWhole(std::move(data));
+  if (!data.empty()) Frame(data);
+  co_return co_await End();
+}
+
+asio::awaitable<bool> ChunkWriter::End() {
+  if (!ok_ || ended_) co_return ok_;
+  if (!head_sent_) {
+    std::string nothing;  // not a temporary across the co_await (GCC 12)
+    co_return co_await SendWhole(std::move(nothing));
+  }
+  ended_ = true;
+  if (chunked_) unsent_.append("0\r\n\r\n");
+  co_return co_await Send();
+}
+
+void ChunkWriter::Frame(const std::string& data) {
+  if (!head_sent_) unsent_ = ResponseHead(response_, version_, keep_alive_);
+  head_sent_ = true;
+  if (chunked_) {
+    char size[20];
+    const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    unsent_.append(size, static_cast<std::size_t>(n));
+  }
+  unsent_ += data;
+  if (chunked_) unsent_ += "\r\n";
+}
+
+asio::awaitable<bool> ChunkWriter::SendWhole(std::string body) {
+  head_sent_ = ended_ = true;
+  unsent_ = ResponseHead(response_, version_, keep_alive_, body.size());
+  co_return co_await Send(body);
+}
+
+asio::awaitable<bool> ChunkWriter::Send(std::string_view tail) {
+  if (unsent_.empty() && tail.empty()) co_return ok_;
+  c_.stream.expires_after(timeout_);
+  const std::array<asio::const_buffer, 2> both{asio::buffer(unsent_), asio::buffer(tail)};
+  auto [ec, n] = co_await asio::async_write(c_.stream, both, kAsTuple);
+  unsent_.clear();
+  ok_ = !ec;
+  co_return ok_;
+}
+
+}  // namespace agentgate::http
