@@ -168,9 +168,8 @@ struct Runtime {
         runner(store, blocking),
         tenants(runner, clock),
         // One writer for SQLite (its writes are serial anyway); two for PostgreSQL, so one batch's
-        // round trips overlap the other's (more writers contend for the same spend locks:
-        // bench/store_backends.sh measured 0.37x of SQLite with one, 0.42-0.54x with two,
-        // 0.39-0.44x with four).
+        // round trips overlap the other's (more writers contend for the same spend locks;
+        // docs/performance.md).
         committer(store, config.store.kind == StoreKind::kSqlite ? 1 : 2, 128, handoff_spin,
                   &metrics),
         lease(runner, clock),

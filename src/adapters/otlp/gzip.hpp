@@ -1,8 +1,7 @@
 #pragma once
 // gzip (RFC 1952) by libdeflate, for export bodies (a collector takes Content-Encoding: gzip).
-// libdeflate, not zlib: a whole batch is compressed at once, which is what it is built for; at its
-// fastest level it takes little more than half of zlib's instructions for about the same size
-// (docs/decisions.md, Tracing).
+// libdeflate, not zlib: a whole batch is compressed at once, which is what it is built for, and
+// it is the cheaper of the two for that (docs/decisions.md, Tracing).
 
 #include <string>
 #include <string_view>

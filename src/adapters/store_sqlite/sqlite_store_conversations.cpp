@@ -216,7 +216,7 @@ bool CommitTurnsIn(Connection& c, const std::vector<const TurnCommit*>& commits,
   SqliteTurnRows rows(c);
   // Each turn of a group runs in a savepoint, so one refused turn does not undo the others. A
   // turn alone needs none (its refusal rolls the transaction back), and a savepoint copies every
-  // page it changes into its journal: seven pages and about forty allocations a turn.
+  // page it changes into its journal.
   for (const TurnCommit* commit : commits) {
     if (!alone) c.Prepare("SAVEPOINT turn").Run();
     Result<void> written = MakeError(ErrorCode::kConflict, "already exists");

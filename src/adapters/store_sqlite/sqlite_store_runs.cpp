@@ -287,12 +287,12 @@ Result<bool> SqliteStore::ConversationBusy(const std::string& conversation_id,
 
 namespace {
 
-// No index on ended_at_ms serves this (one cost each quick streamed run's commit 10,000-17,000
-// instructions, docs/performance.md): runs are walked in rowid order, the order they were written,
-// from the oldest, and the walk stops at the first run created at or after the cutoff, since no
-// later one can have ended before it. Runs it must keep (paused, or ended lately) are passed, and
-// passed again next time. A run written late (a streamed run, at its end) may outlive its
-// retention by as long as it ran.
+// No index on ended_at_ms serves this (every run's commit would pay for an index the maintenance
+// loop reads once a minute, docs/decisions.md): runs are walked in rowid order, the order they were
+// written, from the oldest, and the walk stops at the first run created at or after the cutoff,
+// since no later one can have ended before it. Runs it must keep (paused, or ended lately) are
+// passed, and passed again next time. A run written late (a streamed run, at its end) may outlive
+// its retention by as long as it ran.
 std::vector<std::pair<std::int64_t, std::string>> EndedRunsBefore(Connection& c,
                                                                   std::int64_t ended_before_ms,
                                                                   int limit) {

@@ -48,8 +48,7 @@ struct ToolSpec {
   std::string description;
   boost::json::value parameters;  // JSON Schema
   // The schema's estimated tokens once a turn's prompt counted them (-1: not yet): every model
-  // call of the turn estimates its request, and writing each schema out to count it was a
-  // twentieth of a demo turn's instructions.
+  // call of the turn estimates its request, and the schema does not change within a turn.
   std::int64_t schema_tokens = -1;
 };
 
