@@ -198,6 +198,9 @@ class InvokeAgent {
   boost::asio::awaitable<Result<void>> Restore(TurnRun& run);
   // Leaves how the turn finished in run.outcome.
   boost::asio::awaitable<Result<void>> RunModelAndTools(TurnRun& run);
+  // One model step: the call, and its retries and fallbacks until one answers or the chain says
+  // stop; the turn's next step.
+  boost::asio::awaitable<Result<Turn::Step>> CallModel(TurnRun& run, const ModelRequest& request);
   // What the turn answers (stop reason, safety, usage) and the record it stores.
   TurnCommit Settle(TurnRun& run, const TurnOutcome& outcome);
   boost::asio::awaitable<Result<InvokeResult>> Commit(TurnRun& run, CommitOutcome& commit_outcome);

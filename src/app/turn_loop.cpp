@@ -140,11 +140,7 @@ Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
 }  // namespace
 
 asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
-  // One frame for the whole loop (each waiting turn keeps it): a step's call and its retries are
-  // written out here rather than in a coroutine of their own.
   Turn& turn = *run.turn;
-  MeteredCall answer;        // each model call's outcome, in turn
-  ModelCallOptions options;  // how each is made
   auto step = run.first_step ? std::move(*run.first_step) : turn.Start();
   run.first_step.reset();
   while (!std::holds_alternative<Turn::Finish>(step)) {
@@ -181,57 +177,63 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       continue;
     }
     const ModelRequest& request = *std::get<Turn::CallModel>(step).request;
-    ModelChain& chain = run.metered.chain();
-    chain.StartStep();
-    for (;;) {
-      const milliseconds call_deadline = Until(run.deadlines.hard, d_.clock) + kPastTheCap;
-      const int call = ++run.model_calls_started;
-      run.Report([&] {
-        return run_events::ModelStarted(call, chain.entry().provider, chain.entry().model);
-      });
-      if (run.reply_stream) run.reply_stream->CallStarted(call);
-      Span span = StartChatSpan(run, chain.entry(), request);
-      options.on_text = run.TextSinkOrNull();
-      if (const auto* context = span.context_ptr()) options.traceparent = context->Traceparent();
-      const SpanContext* trace = span.context_ptr();
-      AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer, options, trace));
-      if (span.recording()) DescribeOnSpan(span, answer, run);
-      span.End();
-      if (answer.refused) {
-        run.Report([&] { return run_events::ModelFailed(call, "spend_limit_reached"); });
-        // A turn that cannot pay for its first call is refused, as is one whose calls so far all
-        // failed (it has nothing to answer with: a fallback's dearer call, say); a later one
-        // answers with what it has (a summary's call made first counts as one).
-        if (!run.metered.AnyAnswered() && !run.SummaryCalled())
-          co_return SpendLimitReached(*answer.refused, d_.clock.NowMs());
-        step = turn.OnSpendExhausted();
-        break;
-      }
-      run.call_log.push_back(answer.record);
-      if (const auto* reply = std::get_if<ModelReply>(&answer.result)) {
-        run.Report([&] {
-          return run_events::ModelFinished(call, reply->usage.input_tokens,
-                                           reply->usage.output_tokens, answer.cost_usd);
-        });
-        CountUsage(run, *reply, answer.cost_usd);
-        if (run.reply_stream)
-          run.ReportAll(run.reply_stream->CallEnded(true, !reply->tool_calls.empty()));
-        step = turn.OnModelReply(*reply);
-        break;
-      }
-      const auto& failure = std::get<ModelFailure>(answer.result);
-      run.Report([&] { return run_events::ModelFailed(call, FailureKindName(failure.kind)); });
-      if (run.reply_stream) run.ReportAll(run.reply_stream->CallEnded(false, false));
-      const auto decision = chain.AfterFailure(failure, Until(run.deadlines.soft, d_.clock));
-      if (decision.move == fallback::Move::kStop) {
-        step = turn.OnModelFailed(decision.stop, failure.message);
-        break;
-      }
-      if (decision.wait.count() > 0) co_await Pause(decision.wait);
-    }
+    AG_CO_TRY(auto next, co_await CallModel(run, request));
+    step = std::move(next);
   }
   run.outcome = std::move(std::get<Turn::Finish>(step).outcome);
   co_return Result<void>{};
+}
+
+asio::awaitable<Result<Turn::Step>> InvokeAgent::CallModel(TurnRun& run,
+                                                           const ModelRequest& request) {
+  Turn& turn = *run.turn;
+  MeteredCall answer;        // each call's outcome, in turn
+  ModelCallOptions options;  // how each is made
+  ModelChain& chain = run.metered.chain();
+  chain.StartStep();
+  for (;;) {
+    const milliseconds call_deadline = Until(run.deadlines.hard, d_.clock) + kPastTheCap;
+    const int call = ++run.model_calls_started;
+    run.Report([&] {
+      return run_events::ModelStarted(call, chain.entry().provider, chain.entry().model);
+    });
+    if (run.reply_stream) run.reply_stream->CallStarted(call);
+    Span span = StartChatSpan(run, chain.entry(), request);
+    options.on_text = run.TextSinkOrNull();
+    if (const auto* context = span.context_ptr()) options.traceparent = context->Traceparent();
+    const SpanContext* trace = span.context_ptr();
+    AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer, options, trace));
+    if (span.recording()) DescribeOnSpan(span, answer, run);
+    span.End();
+    if (answer.refused) {
+      run.Report([&] { return run_events::ModelFailed(call, "spend_limit_reached"); });
+      // A turn that cannot pay for its first call is refused, as is one whose calls so far all
+      // failed (it has nothing to answer with: a fallback's dearer call, say); a later one
+      // answers with what it has (a summary's call made first counts as one).
+      if (!run.metered.AnyAnswered() && !run.SummaryCalled())
+        co_return SpendLimitReached(*answer.refused, d_.clock.NowMs());
+      co_return turn.OnSpendExhausted();
+    }
+    run.call_log.push_back(answer.record);
+    if (const auto* reply = std::get_if<ModelReply>(&answer.result)) {
+      run.Report([&] {
+        return run_events::ModelFinished(call, reply->usage.input_tokens,
+                                         reply->usage.output_tokens, answer.cost_usd);
+      });
+      CountUsage(run, *reply, answer.cost_usd);
+      if (run.reply_stream)
+        run.ReportAll(run.reply_stream->CallEnded(true, !reply->tool_calls.empty()));
+      co_return turn.OnModelReply(*reply);
+    }
+    const auto& failure = std::get<ModelFailure>(answer.result);
+    run.Report([&] { return run_events::ModelFailed(call, FailureKindName(failure.kind)); });
+    if (run.reply_stream) run.ReportAll(run.reply_stream->CallEnded(false, false));
+    // Retried, or on the chain's next model, or the turn stops (fallback::Move).
+    const auto decision = chain.AfterFailure(failure, Until(run.deadlines.soft, d_.clock));
+    if (decision.move == fallback::Move::kStop)
+      co_return turn.OnModelFailed(decision.stop, failure.message);
+    if (decision.wait.count() > 0) co_await Pause(decision.wait);
+  }
 }
 
 }  // namespace agentgate

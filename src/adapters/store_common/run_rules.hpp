@@ -1,8 +1,6 @@
 #pragma once
 // The SQL both engines share for runs (their rules are store_common/run_write's).
 
-#include <cstdint>
-
 namespace agentgate {
 
 // What a run's end adds for its webhooks, in the end's transaction (both engines bind $1..$6 in
