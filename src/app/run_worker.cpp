@@ -156,7 +156,7 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
       if (claimed) {
         more_queued = static_cast<int>(claimed->size()) == room;
         for (auto& run : *claimed) {
-          Launch(std::move(run), RunStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
+          Launch(std::move(run), QueuedStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
         }
       } else {
         log::Warn("runs_claim_failed", {{"error", std::string_view(claimed.error().message)}});
@@ -244,8 +244,9 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
                                                         const asio::any_io_executor& executor,
                                                         bool written) {
   auto shared = std::make_shared<const RunRecord>(run);
-  RunStart start{std::move(key), std::move(turn), nullptr, written ? nullptr : shared};
-  auto [cancel, channel] = Register(run.id, RunKind::kStreamed, start.unwritten, executor);
+  StreamedStart streamed{std::move(turn), std::move(key), written ? nullptr : shared};
+  auto [cancel, channel] = Register(run.id, RunKind::kStreamed, streamed.unwritten, executor);
+  RunStart start = std::move(streamed);
   d_.metrics.Add("agentgate_runs_started_total", {});
   return std::make_shared<StreamedRun>(
       StreamedRun::Key(), *this,
@@ -256,8 +257,7 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
   auto [cancel, channel] =
       Register(run.id, RunKind::kResumed, nullptr, co_await asio::this_coro::executor);
-  RunStart start;
-  start.resumption = std::make_shared<const Resumption>(std::move(resumption));
+  RunStart start = ResumedStart{std::make_shared<const Resumption>(std::move(resumption))};
   co_return co_await RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
                             std::move(cancel), std::move(channel));
 }
@@ -268,29 +268,29 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
                                                         std::shared_ptr<RunChannel> channel) {
   const RunRecord& run = *shared;
   const auto executor = co_await asio::this_coro::executor;
-  const auto& resumption = start.resumption;
+  const auto* streamed = std::get_if<StreamedStart>(&start);
+  const auto* resumed = std::get_if<ResumedStart>(&start);
   std::optional<QueuedRequest> queued;
-  if (!resumption && !start.streamed) queued.emplace(run.request_json);
+  if (std::holds_alternative<QueuedStart>(start)) queued.emplace(run.request_json);
   // Its log lines join its trace (a paused run's resumption has none to name).
-  const std::optional<SpanContext>* trace = start.streamed ? &start.streamed->trace
-                                            : queued       ? &queued->trace
-                                                           : nullptr;
+  const std::optional<SpanContext>* trace = streamed != nullptr ? &streamed->turn->trace
+                                            : queued            ? &queued->trace
+                                                                : nullptr;
   const SpanContext* const traced = trace != nullptr && *trace ? &**trace : nullptr;
   RunRecorder recorder(d_.writer, std::move(channel), run.id, d_.max_events, executor,
-                       resumption ? resumption->after_seq : 0, start.unwritten, d_.write_behind);
-  if (!resumption) recorder.ReportStarted(run.conversation_id, run.agent_id);
+                       resumed != nullptr ? resumed->resumption->after_seq : 0,
+                       streamed != nullptr ? streamed->unwritten : nullptr, d_.write_behind);
+  if (resumed == nullptr) recorder.ReportStarted(run.conversation_id, run.agent_id);
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   try {
-    if (start.streamed) {
-      // Invoked from this frame, with no coroutine between: a streamed turn's run is on its
-      // caller's hot path, and each frame of this size costs it a large allocation.
+    if (streamed != nullptr) {
       // Admitted a moment ago by its call, on this server: it starts from what the call admitted.
-      const StreamedTurn& turn = *start.streamed;
+      const StreamedTurn& turn = *streamed->turn;
       const InvokeCommand command = RunCommand(turn.caller, run, turn.agent, turn.request,
-                                               start.key, cancel, recorder, turn.trace);
+                                               streamed->key, cancel, recorder, turn.trace);
       result = co_await d_.invoke.Invoke(command);
     } else {
-      result = co_await Execute(run, start, queued ? &*queued : nullptr, cancel, recorder);
+      result = co_await Execute(run, resumed, queued ? &*queued : nullptr, cancel, recorder);
     }
   } catch (const std::exception& e) {
     // The run still ends, and says so, rather than staying running.
@@ -299,7 +299,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
               traced);
     result = Error(ErrorCode::kInternal, "internal error (run " + run.id + ")");
   }
-  if (start.key && !result) co_await d_.idempotency.Release(*start.key);
+  if (streamed != nullptr && streamed->key && !result)
+    co_await d_.idempotency.Release(*streamed->key);
 
   if (result && result->stop_reason == StopReason::kApprovalRequired) {
     // Its turn's commit left it requires_action: its followers are told, and it waits.
@@ -365,14 +366,14 @@ void RunWorker::Ended(const std::string& run_id) {
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
-                                                         const RunStart& start,
+                                                         const ResumedStart* resumed,
                                                          const QueuedRequest* queued,
                                                          std::shared_ptr<TurnCancel> cancel,
                                                          TurnObserver& observer) {
-  if (start.resumption)
-    co_return co_await ResumeTurn(run, *start.resumption, std::move(cancel), observer);
+  if (resumed != nullptr)
+    co_return co_await ResumeTurn(run, *resumed->resumption, std::move(cancel), observer);
   if (queued == nullptr) co_return Error(ErrorCode::kInternal, "the run did not start");
-  co_return co_await ExecuteTurn(run, *queued, start.key, std::move(cancel), observer);
+  co_return co_await ExecuteTurn(run, *queued, std::move(cancel), observer);
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run,
@@ -399,7 +400,6 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& run,
                                                              const QueuedRequest& queued,
-                                                             const std::optional<ClaimedKey>& key,
                                                              std::shared_ptr<TurnCancel> cancel,
                                                              TurnObserver& observer) {
   const auto& request = queued.request;
@@ -410,7 +410,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
   if (!token || token->revoked)
     co_return Error(ErrorCode::kUnauthenticated, "the token that queued the run was revoked");
   AG_CO_TRY(auto admitted, co_await d_.invoke.Admit(caller, run.agent_id));
-  const InvokeCommand command = RunCommand(caller, run, std::move(admitted), *request, key,
+  // Its Idempotency-Key was completed when it was queued: nothing for its commit to complete.
+  const InvokeCommand command = RunCommand(caller, run, std::move(admitted), *request, std::nullopt,
                                            std::move(cancel), observer, queued.trace);
   co_return co_await d_.invoke.Invoke(command);
 }

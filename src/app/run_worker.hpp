@@ -20,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace agentgate {
@@ -116,13 +117,18 @@ class RunWorker {
   boost::asio::awaitable<void> ClaimLoop();
   // Claims while runs are queued and there is room; cancels what was asked of other servers.
   boost::asio::awaitable<void> ClaimOnce();
-  // A background run (no `streamed`), or a streamed turn's.
-  struct RunStart {
-    std::optional<ClaimedKey> key{};
-    std::shared_ptr<const StreamedTurn> streamed{};
-    std::shared_ptr<const Resumption> resumption{};
-    std::shared_ptr<const RunRecord> unwritten{};  // not in the store yet: as it started
+  // How a run starts here: claimed from the queue (its request is in its record), a streamed
+  // turn's (as its call admitted it, with the call's key), or a paused run going on.
+  struct QueuedStart {};
+  struct StreamedStart {
+    std::shared_ptr<const StreamedTurn> turn;
+    std::optional<ClaimedKey> key;
+    std::shared_ptr<const RunRecord> unwritten;  // not in the store yet: as it started
   };
+  struct ResumedStart {
+    std::shared_ptr<const Resumption> resumption;
+  };
+  using RunStart = std::variant<QueuedStart, StreamedStart, ResumedStart>;
   struct QueuedRequest;
   // Enters the run in the registry with a new channel, open before the run starts, so its
   // followers find its events from the first: its cancel and its channel.
@@ -136,7 +142,8 @@ class RunWorker {
                                                       RunStart start,
                                                       std::shared_ptr<TurnCancel> cancel,
                                                       std::shared_ptr<RunChannel> channel);
-  boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run, const RunStart& start,
+  boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run,
+                                                       const ResumedStart* resumed,
                                                        const QueuedRequest* queued,
                                                        std::shared_ptr<TurnCancel> cancel,
                                                        TurnObserver& observer);
@@ -146,7 +153,6 @@ class RunWorker {
                                                           TurnObserver& observer);
   boost::asio::awaitable<Result<InvokeResult>> ExecuteTurn(const RunRecord& run,
                                                            const QueuedRequest& queued,
-                                                           const std::optional<ClaimedKey>& key,
                                                            std::shared_ptr<TurnCancel> cancel,
                                                            TurnObserver& observer);
 
