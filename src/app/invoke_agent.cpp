@@ -21,7 +21,7 @@ namespace asio = boost::asio;
 // Their handlers hold it, as they may run after the turn has returned; all of them run on the
 // turn's own event loop.
 struct TurnStop {
-  enum class Reason { kNone, kHardCap, kCanceled };
+  using Reason = TurnStopReason;
   void Fire(Reason why) {
     if (finished || reason != Reason::kNone) return;
     reason = why;
@@ -66,40 +66,68 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(const InvokeCommand& c
     if (!ec) stop->Fire(TurnStop::Reason::kHardCap);
   });
   if (command.cancel) command.cancel->OnCancel([stop] { stop->Fire(TurnStop::Reason::kCanceled); });
-  CommitOutcome outcome;
+  const auto state = std::make_unique<TurnState>();
   auto ended = co_await asio::co_spawn(
-      executor, Body(command, deadlines, outcome),
+      executor, RunTurn(command, deadlines, *state),
       asio::bind_cancellation_slot(stop->signal.slot(), asio::as_tuple(asio::use_awaitable)));
   stop->finished = true;
   cap.cancel();
   d_.metrics.Observe("agentgate_turn_duration_seconds", {},
                      std::chrono::duration<double>(d_.clock.SteadyNow() - started).count());
-  if (stop->reason == TurnStop::Reason::kNone) {
-    if (std::get<0>(ended)) std::rethrow_exception(std::get<0>(ended));
-    co_return std::move(std::get<1>(ended));
+  if (std::get<0>(ended) && stop->reason == TurnStop::Reason::kNone)
+    std::rethrow_exception(std::get<0>(ended));
+  // A turn answers with its result only once committed; any other answer frees its key.
+  const bool committed = state->committed && state->committed->has_value();
+  if (!committed && command.idempotency) co_await d_.idempotency.Release(command.idempotency->key);
+  co_return AnswerOf(stop->reason, std::get<1>(ended), *state);
+}
+
+Result<InvokeResult> InvokeAgent::AnswerOf(TurnStopReason stopped, const Result<void>& body,
+                                           TurnState& state) {
+  if (stopped == TurnStopReason::kNone) {
+    if (!body) return body.error();
+    if (!state.committed) return Error(ErrorCode::kInternal, "the turn ended without a commit");
   }
   // Stopped: what the body returned, or threw, as its operations were canceled is not the answer,
   // unless its commit had an outcome.
-  if (outcome) co_return std::move(*outcome);
-  if (stop->reason == TurnStop::Reason::kCanceled) {
+  if (state.committed) {
+    if (!*state.committed) return state.committed->error();
+    return std::move(state.run->result);
+  }
+  if (stopped == TurnStopReason::kCanceled) {
     d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "canceled"}});
-    co_return Error(ErrorCode::kCanceled, "the caller canceled the turn");
+    return Error(ErrorCode::kCanceled, "the caller canceled the turn");
   }
   d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "hard_cap"}});
-  co_return Error(ErrorCode::kTurnTimeout,
-                  "the turn passed turn_timeout_seconds (" +
-                      std::to_string(d_.timing.hard_cap.count() / 1000) +
-                      " s) and was canceled; split the work into smaller calls");
+  return Error(ErrorCode::kTurnTimeout, "the turn passed turn_timeout_seconds (" +
+                                            std::to_string(d_.timing.hard_cap.count() / 1000) +
+                                            " s) and was canceled; split the work into smaller "
+                                            "calls");
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::Body(const InvokeCommand& command,
-                                                        TurnDeadlines deadlines,
-                                                        CommitOutcome& outcome) {
-  // Held for the turn's whole life, by reference in every phase: each by-value argument would take
-  // its own room in this frame for as long as the turn runs.
-  TurnPlace place;
-  AG_CO_TRYV(co_await TakePlace(d_, command, deadlines.hard, place));
-  co_return co_await RunTurn(command, place, deadlines, outcome);
+asio::awaitable<Result<void>> InvokeAgent::RunTurn(const InvokeCommand& command,
+                                                   TurnDeadlines deadlines, TurnState& state) {
+  AG_CO_TRYV(co_await TakePlace(d_, command, deadlines.hard, state.place));
+  AG_CO_TRYV(StartRun(command, deadlines, state));
+  TurnRun& run = *state.run;
+  Span span = StartTurnSpan(command);
+  run.span = &span;
+  if (command.resume != nullptr) {
+    AG_CO_TRYV(co_await Restore(run));
+  } else {
+    AG_CO_TRYV(co_await Prepare(run, state.place.instance_instructions));
+  }
+  AG_CO_TRYV(co_await RunModelAndTools(run));
+  // Settled in Commit's frame, which exists only once the model is done.
+  co_return co_await Commit(run, state);
+}
+
+Result<void> InvokeAgent::StartRun(const InvokeCommand& command, TurnDeadlines deadlines,
+                                   TurnState& state) {
+  AG_TRY(auto chain, ChainOf(command.agent.loaded()->config.model));
+  state.run.emplace(d_, command, state.place, deadlines, std::move(chain));
+  state.run->tracer = d_.tracer;
+  return {};
 }
 
 // The turn's `invoke_agent` span (the GenAI conventions' agent invocation), under the request's.
@@ -135,28 +163,6 @@ Result<ModelChain> InvokeAgent::ChainOf(const ModelSettings& model) const {
   AG_TRYV(add(model.provider, model.name));
   for (const auto& fallback : model.fallbacks) AG_TRYV(add(fallback.provider, fallback.name));
   return ModelChain(std::move(entries), &d_.metrics);
-}
-
-asio::awaitable<Result<InvokeResult>> InvokeAgent::RunTurn(const InvokeCommand& command,
-                                                           TurnPlace& place,
-                                                           TurnDeadlines deadlines,
-                                                           CommitOutcome& commit_outcome) {
-  AG_CO_TRY(auto chain, ChainOf(command.agent.loaded()->config.model));
-  TurnRun run(d_, command, place, deadlines, std::move(chain));
-  Span span = StartTurnSpan(command);
-  run.tracer = d_.tracer;
-  run.span = &span;
-
-  // Prepare the prompt, run the model and tools until the turn finishes, then settle what it
-  // answers and commit it (Commit settles first: the record is built in Commit's frame, which
-  // exists only once the model is done).
-  if (command.resume != nullptr) {
-    AG_CO_TRYV(co_await Restore(run));
-  } else {
-    AG_CO_TRYV(co_await Prepare(run, place.instance_instructions));
-  }
-  AG_CO_TRYV(co_await RunModelAndTools(run));
-  co_return co_await Commit(run, commit_outcome);
 }
 
 }  // namespace agentgate

@@ -10,7 +10,6 @@
 #include "app/idempotency.hpp"
 #include "app/invoke_body.hpp"
 #include "app/tool_runner.hpp"
-#include "app/turn_observer.hpp"
 #include "config/config.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/runs/paused_turn.hpp"
@@ -19,6 +18,7 @@
 #include "ports/model_client.hpp"
 #include "runtime/conversation_queue.hpp"
 #include "runtime/provider_pool.hpp"
+#include "runtime/runs/turn_observer.hpp"
 #include "runtime/server_lease.hpp"
 #include "runtime/spend_ledger.hpp"
 #include "runtime/tracer.hpp"
@@ -35,6 +35,7 @@ namespace agentgate {
 struct TurnOutcome;
 struct TurnPlace;  // app/turn_place.hpp
 struct TurnRun;    // app/turn_run.hpp
+struct TurnState;  // app/turn_run.hpp
 
 // The way in's own 200 body for a result: what a commit stores for its Idempotency-Key to replay.
 using AnswerRenderer = std::function<StoredResponse(const InvokeResult&)>;
@@ -54,16 +55,10 @@ struct InvokeCall {
   const SpanContext* trace = nullptr;     // the request's span: the turn's spans go under it
 };
 
-// What a call gets: the stored answer of the call that used its key first, replayed as stored, or
-// its own turn's result.
-using InvokeAnswer = std::variant<StoredResponse, Result<InvokeResult>>;
-
-// The Idempotency-Key a turn runs under: its commit completes the claim with `answer`'s rendering
-// of the result, in the same transaction.
-struct IdempotentCall {
-  ClaimedKey key;
-  const AnswerRenderer& answer;
-};
+// Why a call is not run, in the contract's terms: its code (and so its HTTP status), a message
+// naming the field at fault, and the details and Retry-After the contract gives it. Each way in
+// renders it in its own shape: a JSON error, the flow action's fault, MCP's isError result.
+using Refusal = Error;
 
 // A caller admitted to chat with an agent deployed in its environment: only InvokeAgent::Admit
 // makes one, so no turn runs, and no stored answer is replayed, for a caller that was not checked.
@@ -77,11 +72,18 @@ class AdmittedAgent {
   std::shared_ptr<const LoadedAgent> loaded_;
 };
 
-// One admitted turn. Refers to the caller's own objects, which outlive the turn: no copy of them
-// is kept for the turn's whole life.
+// The Idempotency-Key a turn runs under: its commit completes the claim with `answer`'s rendering
+// of the result, in the same transaction; a turn that does not commit releases it.
+struct IdempotentCall {
+  ClaimedKey key;
+  const AnswerRenderer& answer;
+};
+
+// One admitted turn: its caller, agent and Idempotency-Key are its own; its request is the way
+// in's, which keeps it for the turn's whole life (the largest part of a call, copied nowhere).
 struct InvokeCommand {
-  const Caller& caller;
-  const std::string& agent_id;
+  Caller caller;
+  std::string agent_id;
   AdmittedAgent agent;
   const InvokeRequest& request;
   std::optional<IdempotentCall> idempotency;
@@ -99,6 +101,12 @@ struct InvokeCommand {
   const std::vector<ApprovalDecision>* decisions = nullptr;
 };
 
+// What a call's admission decides (InvokeAgent::AdmitCall), the same for every way in (the plain
+// call, the flow action, MCP, a background or streamed run): refused, the stored answer of the
+// call that used its key first (replayed as stored), or the turn to run, its key claimed when the
+// call carries one.
+using Admission = std::variant<Refusal, StoredResponse, InvokeCommand>;
+
 // The key under which a queued run's request keeps the traceparent of the request that queued it.
 inline constexpr std::string_view kRunTraceKey = "_agentgate_traceparent";
 
@@ -107,6 +115,9 @@ struct QueuedPlace {
   std::string conversation_id;  // "" for a stateless turn
   bool creates_conversation = false;
 };
+
+// What ended a turn before its body did, if anything.
+enum class TurnStopReason { kNone, kHardCap, kCanceled };
 
 // A turn's soft deadline (answer early) and hard cap, on the Clock's steady time.
 struct TurnDeadlines {
@@ -147,12 +158,9 @@ class InvokeAgent {
  public:
   explicit InvokeAgent(InvokeDeps deps) : d_(std::move(deps)) {}
 
-  // Admits the caller to the agent (404, 403), claims the call's key when it has one (409, 422,
-  // or the stored answer), runs the turn, and releases the key unless the turn committed
-  // (invoke_call.cpp). The answer goes into the caller's `answer`, which outlives the call: this
-  // coroutine's frame, alive for the turn's whole life, keeps no answer of its own.
-  boost::asio::awaitable<void> Call(const InvokeCall& call, InvokeAnswer& answer);
-
+  // Admits the caller to the agent (404, 403) and claims the call's key when it has one (409,
+  // 422, or the stored answer): every way in's first step (invoke_call.cpp).
+  boost::asio::awaitable<Admission> AdmitCall(const InvokeCall& call);
   // A paused run's caller again, with the agent version its run began with, when it goes on: the
   // caller must still have its chat grant.
   boost::asio::awaitable<Result<AdmittedAgent>> AdmitVersion(const Caller& caller,
@@ -162,8 +170,9 @@ class InvokeAgent {
   // same check for a fresh turn and for an idempotent replay (SPEC §5).
   boost::asio::awaitable<Result<AdmittedAgent>> Admit(const Caller& caller,
                                                       const std::string& agent_id);
-  // One turn under the hard cap and the caller's cancellation. `command` must outlive the call:
-  // every coroutine of the turn refers to it.
+  // One turn under the hard cap and the caller's cancellation: its answer. A turn that does not
+  // commit releases the command's Idempotency-Key, so the caller may retry. `command` must outlive
+  // the call: every phase of the turn refers to it.
   boost::asio::awaitable<Result<InvokeResult>> Invoke(const InvokeCommand& command);
   // A run's admission before it starts (docs/runs.md): every check a turn makes before it runs,
   // without waiting for anything: the instance, the conversation (the caller's; for a background
@@ -179,17 +188,16 @@ class InvokeAgent {
   }
 
  private:
-  // Set by the turn as soon as its commit has an outcome: what the caller gets, even when the hard
-  // cap passed while the commit ran (a committed turn is never answered 504).
-  using CommitOutcome = std::optional<Result<InvokeResult>>;
-
-  boost::asio::awaitable<Result<InvokeResult>> Body(const InvokeCommand& command,
-                                                    TurnDeadlines deadlines,
-                                                    CommitOutcome& outcome);
-  // The turn's phases, in order, on the place Body found for it.
-  boost::asio::awaitable<Result<InvokeResult>> RunTurn(const InvokeCommand& command,
-                                                       TurnPlace& place, TurnDeadlines deadlines,
-                                                       CommitOutcome& commit_outcome);
+  // The turn's phases, in order, on its state (turn_run.hpp): its place, then the prompt, the
+  // model and its tools, and the commit. An error is a failure before the commit; the commit's own
+  // outcome is in the state.
+  // What the turn answers once its body has ended, stopped by the hard cap or its caller or not.
+  Result<InvokeResult> AnswerOf(TurnStopReason stopped, const Result<void>& body, TurnState& state);
+  boost::asio::awaitable<Result<void>> RunTurn(const InvokeCommand& command,
+                                               TurnDeadlines deadlines, TurnState& state);
+  // What the turn carries from its prompt to its commit, made once its place is taken: 500 for a
+  // model chain naming a provider this server lacks.
+  Result<void> StartRun(const InvokeCommand& command, TurnDeadlines deadlines, TurnState& state);
   Span StartTurnSpan(const InvokeCommand& command) const;
   Result<ModelChain> ChainOf(const ModelSettings& model) const;
   boost::asio::awaitable<Result<void>> Prepare(TurnRun& run, std::string& instance_instructions);
@@ -203,7 +211,9 @@ class InvokeAgent {
   boost::asio::awaitable<Result<Turn::Step>> CallModel(TurnRun& run, const ModelRequest& request);
   // What the turn answers (stop reason, safety, usage) and the record it stores.
   TurnCommit Settle(TurnRun& run, const TurnOutcome& outcome);
-  boost::asio::awaitable<Result<InvokeResult>> Commit(TurnRun& run, CommitOutcome& commit_outcome);
+  // Stores the turn all or nothing; the store's outcome goes into `state.committed` as soon as it
+  // has one. An error: the turn reached its commit past the hard cap, and stores nothing.
+  boost::asio::awaitable<Result<void>> Commit(TurnRun& run, TurnState& state);
 
   InvokeDeps d_;
 };

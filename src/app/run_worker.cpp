@@ -1,9 +1,9 @@
 #include "app/run_worker.hpp"
 
 #include "app/invoke_body.hpp"
-#include "app/run_recorder.hpp"
 #include "domain/json_text.hpp"
 #include "observability/log.hpp"
+#include "runtime/runs/run_recorder.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -81,7 +81,7 @@ struct RunWorker::Loop {
   std::atomic<bool> woken{false};
 };
 
-RunWorker::RunWorker(RunWorkerDeps deps) : d_(std::move(deps)) {}
+RunWorker::RunWorker(RunWorkerDeps deps) : d_(std::move(deps)), registry_(d_.max_events) {}
 
 RunWorker::~RunWorker() = default;
 
@@ -96,32 +96,9 @@ void RunWorker::Wake() {
   asio::post(loop_->timer.get_executor(), [this] { loop_->timer.cancel(); });
 }
 
-std::shared_ptr<RunChannel> RunWorker::Channel(const std::string& run_id) const {
-  std::lock_guard lock(mutex_);
-  auto it = running_.find(run_id);
-  return it == running_.end() ? nullptr : it->second.channel;
-}
-
-bool RunWorker::CancelHere(const std::string& run_id) {
-  std::shared_ptr<TurnCancel> cancel;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = running_.find(run_id);
-    if (it == running_.end()) return false;
-    cancel = it->second.cancel;
-  }
-  cancel->Cancel();
-  return true;
-}
-
 void RunWorker::Stop() {
   stopping_ = true;
   Wake();
-}
-
-std::size_t RunWorker::Running() const {
-  std::lock_guard lock(mutex_);
-  return running_.size();
 }
 
 asio::awaitable<void> RunWorker::ClaimLoop() {
@@ -143,11 +120,7 @@ asio::awaitable<void> RunWorker::ClaimLoop() {
 asio::awaitable<void> RunWorker::ClaimOnce() {
   for (bool more_queued = true; more_queued && !stopping_;) {
     loop_->woken = false;
-    int room = 0;
-    {
-      std::lock_guard lock(mutex_);
-      room = d_.max_concurrent - background_running_;
-    }
+    const int room = d_.max_concurrent - registry_.RunningBackground();
     more_queued = false;
     if (room > 0) {
       const std::int64_t now = d_.clock.NowMs();
@@ -163,51 +136,18 @@ asio::awaitable<void> RunWorker::ClaimOnce() {
       }
     }
     // A cancel asked of another server reaches its run here.
-    if (Running() > 0) {
+    if (registry_.Running() > 0) {
       auto to_cancel =
           co_await d_.store.Run([&](Store& s) { return s.RunsToCancel(d_.server.id()); });
       if (to_cancel) {
-        for (const auto& id : *to_cancel) CancelHere(id);
+        for (const auto& id : *to_cancel) registry_.Cancel(id);
       }
     }
   }
 }
 
-std::optional<RunRecord> RunWorker::Ahead(const std::string& run_id) const {
-  std::lock_guard lock(mutex_);
-  auto it = running_.find(run_id);
-  if (it == running_.end()) return std::nullopt;
-  if (it->second.ahead == Registered::Ahead::kNothing) return std::nullopt;
-  return *it->second.record;
-}
-
-void RunWorker::Ending(const RunRecord& ended) {
-  auto record = std::make_shared<const RunRecord>(ended);
-  std::lock_guard lock(mutex_);
-  auto it = running_.find(ended.id);
-  if (it != running_.end()) {
-    it->second.ahead = Registered::Ahead::kEnding;
-    it->second.record = std::move(record);
-  }
-}
-
-std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> RunWorker::Register(
-    const std::string& run_id, RunKind kind, std::shared_ptr<const RunRecord> unwritten,
-    const asio::any_io_executor& executor) {
-  auto cancel = std::make_shared<TurnCancel>(executor);
-  auto channel = std::make_shared<RunChannel>(d_.max_events);
-  {
-    std::lock_guard lock(mutex_);
-    const auto ahead =
-        unwritten != nullptr ? Registered::Ahead::kUnwritten : Registered::Ahead::kNothing;
-    running_.emplace(run_id, Registered{cancel, channel, kind, ahead, std::move(unwritten)});
-    if (kind == RunKind::kBackground) ++background_running_;
-  }
-  return {std::move(cancel), std::move(channel)};
-}
-
 void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
-  auto [cancel, channel] = Register(run.id, RunKind::kBackground, nullptr, executor);
+  auto [cancel, channel] = registry_.Register(run.id, RunKind::kBackground, nullptr, executor);
   d_.metrics.Add("agentgate_runs_started_total", {});
   asio::co_spawn(executor,
                  RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
@@ -245,7 +185,8 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
                                                         bool written) {
   auto shared = std::make_shared<const RunRecord>(run);
   StreamedStart streamed{std::move(turn), std::move(key), written ? nullptr : shared};
-  auto [cancel, channel] = Register(run.id, RunKind::kStreamed, streamed.unwritten, executor);
+  auto [cancel, channel] =
+      registry_.Register(run.id, RunKind::kStreamed, streamed.unwritten, executor);
   RunStart start = std::move(streamed);
   d_.metrics.Add("agentgate_runs_started_total", {});
   return std::make_shared<StreamedRun>(
@@ -256,7 +197,7 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
   auto [cancel, channel] =
-      Register(run.id, RunKind::kResumed, nullptr, co_await asio::this_coro::executor);
+      registry_.Register(run.id, RunKind::kResumed, nullptr, co_await asio::this_coro::executor);
   RunStart start = ResumedStart{std::make_shared<const Resumption>(std::move(resumption))};
   co_return co_await RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
                             std::move(cancel), std::move(channel));
@@ -282,6 +223,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
                        streamed != nullptr ? streamed->unwritten : nullptr, d_.write_behind);
   if (resumed == nullptr) recorder.ReportStarted(run.conversation_id, run.agent_id);
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
+  bool threw = false;  // a turn that returns releases its key itself when it does not commit
   try {
     if (streamed != nullptr) {
       // Admitted a moment ago by its call, on this server: it starts from what the call admitted.
@@ -298,8 +240,9 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
               {{"run_id", std::string_view(run.id)}, {"error", std::string_view(e.what())}},
               traced);
     result = Error(ErrorCode::kInternal, "internal error (run " + run.id + ")");
+    threw = true;
   }
-  if (streamed != nullptr && streamed->key && !result)
+  if (streamed != nullptr && streamed->key && threw)
     co_await d_.idempotency.Release(*streamed->key);
 
   if (result && result->stop_reason == StopReason::kApprovalRequired) {
@@ -334,7 +277,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
     }
     status = ended.status;
     // Its readers see it ended from the moment its followers may have its terminal event.
-    Ending(ended);
+    registry_.Ending(ended);
     const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
     if (!finished || !*finished) {
       // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
@@ -351,18 +294,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
 }
 
 void RunWorker::Ended(const std::string& run_id) {
-  bool background = false;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = running_.find(run_id);
-    if (it != running_.end()) {
-      background = it->second.kind == RunKind::kBackground;
-      running_.erase(it);
-    }
-    if (background) --background_running_;
-  }
   // Room for the next queued run; a streamed run took none (a look would cost two store reads).
-  if (background) Wake();
+  if (registry_.Ended(run_id) == RunKind::kBackground) Wake();
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,

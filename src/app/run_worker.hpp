@@ -3,22 +3,20 @@
 // worker claims the oldest queued runs whenever it has room (at most `max_concurrent` running
 // here), at once when a run was queued through this server and every `poll` for runs queued
 // through others, and runs each as a turn on the event loops in turn. A streamed turn's run is
-// registered here at once and run in its response's own coroutine (StreamedRun). The worker keeps
-// every run running here (its cancel, its channel, its record ahead of the store): a run's cancel
-// reaches it here directly, or through the store for a cancel asked of another server.
+// registered here at once and run in its response's own coroutine (StreamedRun). Every run running
+// here is in the worker's registry (runtime/runs/run_registry): a run's cancel reaches it there
+// directly, or through the store for a cancel asked of another server.
 
 #include "app/invoke_agent.hpp"
-#include "runtime/run_channel.hpp"
+#include "runtime/runs/run_registry.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -80,39 +78,27 @@ class RunWorker {
                                                std::optional<ClaimedKey> key,
                                                const boost::asio::any_io_executor& executor,
                                                bool written = true);
-  // Any thread. The run as this server has it ahead of the store: ended, while its end's write is
-  // on its way (its followers may have its terminal event already); else as it started, when it
-  // runs here and was started unwritten.
-  std::optional<RunRecord> Ahead(const std::string& run_id) const;
+  // Any thread. The run as this server has it ahead of the store (RunRegistry::Ahead).
+  std::optional<RunRecord> Ahead(const std::string& run_id) const {
+    return registry_.Ahead(run_id);
+  }
   // A paused run claimed on this server (now running) goes on where it paused, on the caller's
   // event loop, as a run its followers see: its result, once it completed, failed or paused again.
   boost::asio::awaitable<Result<InvokeResult>> Continue(RunRecord run, Resumption resumption);
   // Any thread. The run's channel while it runs here (its followers here read its events from it,
   // as they happen); null when it does not.
-  std::shared_ptr<RunChannel> Channel(const std::string& run_id) const;
+  std::shared_ptr<RunChannel> Channel(const std::string& run_id) const {
+    return registry_.Channel(run_id);
+  }
   // Any thread. Cancels the run if it runs here; false when it does not.
-  bool CancelHere(const std::string& run_id);
+  bool CancelHere(const std::string& run_id) { return registry_.Cancel(run_id); }
   // Any thread. Claims no more runs; those running finish.
   void Stop();
-  std::size_t Running() const;  // background and streamed
+  std::size_t Running() const { return registry_.Running(); }  // every kind
   const std::string& server_id() const { return d_.server.id(); }
 
  private:
   friend class StreamedRun;
-  // How a run came to run here: claimed from the queue (it counts against max_concurrent), a
-  // streamed turn's, or a paused run going on once decided.
-  enum class RunKind { kBackground, kStreamed, kResumed };
-  // A run running here, as the registry keeps it.
-  struct Registered {
-    std::shared_ptr<TurnCancel> cancel;
-    std::shared_ptr<RunChannel> channel;
-    RunKind kind = RunKind::kBackground;
-    // What this server knows of it ahead of the store: nothing (the store has it as it is), the
-    // run as it started (not written yet), or as it ended (its end's write on its way).
-    enum class Ahead { kNothing, kUnwritten, kEnding };
-    Ahead ahead = Ahead::kNothing;
-    std::shared_ptr<const RunRecord> record{};  // kUnwritten: as it started; kEnding: as it ended
-  };
   struct Loop;
   boost::asio::awaitable<void> ClaimLoop();
   // Claims while runs are queued and there is room; cancels what was asked of other servers.
@@ -130,11 +116,6 @@ class RunWorker {
   };
   using RunStart = std::variant<QueuedStart, StreamedStart, ResumedStart>;
   struct QueuedRequest;
-  // Enters the run in the registry with a new channel, open before the run starts, so its
-  // followers find its events from the first: its cancel and its channel.
-  std::pair<std::shared_ptr<TurnCancel>, std::shared_ptr<RunChannel>> Register(
-      const std::string& run_id, RunKind kind, std::shared_ptr<const RunRecord> unwritten,
-      const boost::asio::any_io_executor& executor);
   void Launch(RunRecord run, RunStart start, const boost::asio::any_io_executor& executor);
   // Runs the run to its end or its pause; its result. A resumed run goes on from its resumption.
   // `run` as it started: one record, shared with the registry while it is unwritten.
@@ -156,8 +137,6 @@ class RunWorker {
                                                            std::shared_ptr<TurnCancel> cancel,
                                                            TurnObserver& observer);
 
-  // The run ended as `ended` says: Ahead() has that until Ended().
-  void Ending(const RunRecord& ended);
   // The run ended or paused: it no longer runs here.
   void Ended(const std::string& run_id);
 
@@ -165,9 +144,7 @@ class RunWorker {
   std::unique_ptr<Loop> loop_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::size_t> next_loop_{0};
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, Registered> running_;
-  int background_running_ = 0;  // under mutex_
+  RunRegistry registry_;
 };
 
 // A streamed turn's run, registered on this server (its cancel, its readers and other followers

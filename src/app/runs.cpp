@@ -30,31 +30,27 @@ Error RunNotFound(const std::string& run_id) {
 
 }  // namespace
 
-// One coroutine from the call to its run (no frame per step: a streamed turn's start is on its hot
-// path, and each frame of this size costs it a large allocation).
-asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, bool notify,
-                                  BeginAs as) {
-  auto admitted = co_await invoke_.Admit(call.caller, call.agent_id);
-  if (!admitted) {
-    answer = Result<RunRecord>(admitted.error());
-    co_return;
+asio::awaitable<QueueAnswer> Runs::Queue(const InvokeCall& call, bool notify) {
+  auto begun = co_await Begin(call, notify, BeginAs{false, false});
+  co_return std::move(begun.answer);
+}
+
+asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, BeginAs as) {
+  auto admission = co_await invoke_.AdmitCall(call);
+  StreamAnswer answer;  // named, not braced in a co_return: GCC 12 destroys that twice
+  if (auto* refusal = std::get_if<Refusal>(&admission)) {
+    answer.answer = Result<RunRecord>(std::move(*refusal));
+    co_return answer;
   }
+  if (auto* replay = std::get_if<StoredResponse>(&admission)) {
+    answer.answer = std::move(*replay);
+    co_return answer;
+  }
+  InvokeCommand& command = std::get<InvokeCommand>(admission);
+  // The run's key is completed with the run (its 202) or by its turn's commit, not the command's.
   std::optional<ClaimedKey> key;
-  if (call.key) {
-    auto claim = co_await idempotency_.Claim(call.caller, *call.key, call.fingerprint);
-    if (!claim) {
-      answer = Result<RunRecord>(claim.error());
-      co_return;
-    }
-    if (claim->replay) {
-      answer = std::move(*claim->replay);
-      co_return;
-    }
-    key = claim->claimed;
-  }
-  InvokeCommand command{call.caller,  call.agent_id, std::move(*admitted),
-                        call.request, std::nullopt,  nullptr};
-  if (call.trace != nullptr) command.trace = *call.trace;
+  if (command.idempotency) key = command.idempotency->key;
+  command.idempotency.reset();
   const auto place = co_await invoke_.AdmitAhead(command, !as.streamed);
   Result<RunRecord> run = place ? Result<RunRecord>(NewRun(command, *place, as.streamed, notify))
                                 : Result<RunRecord>(place.error());
@@ -71,7 +67,7 @@ asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, b
     const int max_queued = options_.max_queued_per_org;
     const RunWrite create{RunWrite::Kind::kCreate, *run, {}, max_queued, std::move(completion)};
     const auto created = co_await writer_.Write(create);
-    if (auto refused = Refusal(created, max_queued)) run = std::move(*refused);
+    if (auto refused = RefusalOfCreate(created, max_queued)) run = std::move(*refused);
   }
   if (run && as.streamed) {
     // It starts from what its call admitted, continuing the call's trace.
@@ -80,12 +76,13 @@ asio::awaitable<void> Runs::Begin(const InvokeCall& call, QueueAnswer& answer, b
     const auto executor = co_await asio::this_coro::executor;
     auto ready = worker_.PrepareStreamed(*run, std::move(turn), key, executor, !written_later);
     // Not handed to the caller: it starts beside it as `ready` goes.
-    if (as.own != nullptr) *as.own = std::move(ready);
+    if (as.hand_over) answer.handed = std::move(ready);
   } else if (run) {
     worker_.Wake();
   }
   if (key && !run) co_await idempotency_.Release(*key);
-  answer = std::move(run);
+  answer.answer = std::move(run);
+  co_return answer;
 }
 
 RunRecord Runs::NewRun(const InvokeCommand& command, const QueuedPlace& place, bool streamed,
@@ -115,7 +112,7 @@ RunRecord Runs::NewRun(const InvokeCommand& command, const QueuedPlace& place, b
   return run;
 }
 
-std::optional<Error> Runs::Refusal(const Result<bool>& created, int max_queued) {
+std::optional<Error> Runs::RefusalOfCreate(const Result<bool>& created, int max_queued) {
   if (!created) {
     if (created.error().code == ErrorCode::kConflict) {
       return Error(ErrorCode::kIdempotencyKeyInUse,

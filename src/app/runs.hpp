@@ -25,6 +25,13 @@ struct RunsOptions {
 // first, or the run it started, or why not.
 using QueueAnswer = std::variant<StoredResponse, Result<RunRecord>>;
 
+// What a streamed invoke gets: as a queued one, and the run handed to the caller to run, when it
+// asked for it and the run started.
+struct StreamAnswer {
+  QueueAnswer answer;
+  std::shared_ptr<StreamedRun> handed;
+};
+
 // What a follower's look found: how many events it was given, and whether the run's terminal
 // event is among those it has.
 struct RunEventsRead {
@@ -57,22 +64,18 @@ class Runs {
         options_(options) {}
 
   // Admits the call as a plain invoke's (404, 403), claims its key (409, 422, or the stored 202),
-  // checks where its turn will run (InvokeAgent::AdmitToQueue) and queues it (429 queue_full past
+  // checks where its turn will run (InvokeAgent::AdmitAhead) and queues it (429 queue_full past
   // the organization's bound); the 202 is its key's stored answer, written with the run.
   // `notify`: its end is delivered to its environment's webhooks (docs/webhooks.md).
-  boost::asio::awaitable<void> Queue(const InvokeCall& call, QueueAnswer& answer,
-                                     bool notify = true) {
-    return Begin(call, answer, notify, BeginAs{false, nullptr});
-  }
+  boost::asio::awaitable<QueueAnswer> Queue(const InvokeCall& call, bool notify = true);
   // A streamed turn (Accept: text/event-stream or "stream": true): admitted as Queue admits, but
   // waiting its turn on a busy conversation like a plain call, then started here at once as a run
   // its caller follows. With a key, the turn's commit stores the plain call's 200 body for it.
-  // With `own`, the run is registered but handed to the caller to run in its own coroutine
-  // (StreamedRun::Run); one the caller drops unrun starts beside it.
-  boost::asio::awaitable<void> Stream(const InvokeCall& call, QueueAnswer& answer,
-                                      bool notify = false,
-                                      std::shared_ptr<StreamedRun>* own = nullptr) {
-    return Begin(call, answer, notify, BeginAs{true, own});
+  // With `hand_over`, the run is registered but handed to the caller in the answer, to run in its
+  // own coroutine (StreamedRun::Run); one the caller drops unrun starts beside it.
+  boost::asio::awaitable<StreamAnswer> Stream(const InvokeCall& call, bool notify = false,
+                                              bool hand_over = false) {
+    return Begin(call, notify, BeginAs{true, hand_over});
   }
   // The run, if the caller may see it: 404 run_not_found for none or another organization's or
   // environment's, 403 without chat on its agent.
@@ -114,13 +117,12 @@ class Runs {
                                                            bool until_end = false);
 
  private:
-  // Queued (not streamed), or streamed: started here, or handed to `own`'s holder to run.
+  // Queued (not streamed), or streamed: started here, or handed to the caller to run.
   struct BeginAs {
     bool streamed = false;
-    std::shared_ptr<StreamedRun>* own = nullptr;
+    bool hand_over = false;
   };
-  boost::asio::awaitable<void> Begin(const InvokeCall& call, QueueAnswer& answer, bool notify,
-                                     BeginAs as);
+  boost::asio::awaitable<StreamAnswer> Begin(const InvokeCall& call, bool notify, BeginAs as);
   boost::asio::awaitable<Result<RunRecord>> CancelFound(RunRecord run);
   // The run as this server's registry has it, else from the store.
   boost::asio::awaitable<Result<std::optional<RunRecord>>> Find(const std::string& run_id);
@@ -130,7 +132,7 @@ class Runs {
   RunRecord NewRun(const InvokeCommand& command, const QueuedPlace& place, bool streamed,
                    bool notify) const;
   // Why a run's create was refused, if it was: its key taken meanwhile, or the queue full.
-  static std::optional<Error> Refusal(const Result<bool>& created, int max_queued);
+  static std::optional<Error> RefusalOfCreate(const Result<bool>& created, int max_queued);
 
   InvokeAgent& invoke_;
   Idempotency& idempotency_;

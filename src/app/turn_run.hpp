@@ -1,8 +1,9 @@
 #pragma once
-// What a turn carries from its prompt to its commit. It lives in RunTurn's frame, and each phase
-// runs as a coroutine of its own: a coroutine's frame keeps room for every local of its body for
-// as long as it runs, so the locals of the phases before the first model call and after the last
-// would otherwise sit in memory while the turn waits on its model, most of a turn's life.
+// A turn's state: where it runs, what it carries from its prompt to its commit, and the commit's
+// outcome. It is held once, on the heap, for the turn's whole life, and each phase is a coroutine
+// of its own that refers to it: no frame in the chain from the caller to the model call keeps a
+// copy of the turn's parts, and the phases before the first model call and after the last hold
+// no memory while the turn waits on its model, most of its life.
 
 #include "app/history_summarizer.hpp"
 #include "app/invoke_agent.hpp"
@@ -113,6 +114,20 @@ struct TurnRun {
   void Report(const Make& make) const {
     if (command.observer != nullptr) command.observer->Report(make());
   }
+};
+
+// One turn's state from its place to its answer (InvokeAgent::Invoke holds it). Not movable: the
+// run refers to the place.
+struct TurnState {
+  TurnState() = default;
+  TurnState(const TurnState&) = delete;
+  TurnState& operator=(const TurnState&) = delete;
+
+  TurnPlace place;
+  std::optional<TurnRun> run;  // made once the place is taken
+  // Set as soon as the commit has an outcome: then the answer is `run->result` or this error, even
+  // when the hard cap passed while the commit ran (a committed turn is never answered 504).
+  std::optional<Result<void>> committed;
 };
 
 }  // namespace agentgate

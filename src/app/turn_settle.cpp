@@ -196,8 +196,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   return commit;
 }
 
-asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
-                                                          CommitOutcome& commit_outcome) {
+asio::awaitable<Result<void>> InvokeAgent::Commit(TurnRun& run, TurnState& state) {
   TurnCommit commit = Settle(run, *run.outcome);
   ReportReply(run, *run.outcome);
   if (run.span != nullptr && run.span->recording()) DescribeOnSpan(*run.span, run);
@@ -211,8 +210,8 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
     co_return Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and was canceled");
   TurnObserver* observer = run.command.observer;
-  if (observer != nullptr && !commit.pause)
-    commit.ended_run = observer->EndWithTurn(run.result, d_.clock.NowMs());
+  if (observer != nullptr && !commit.pause && !observer->RunStored())
+    commit.ended_run = observer->EndWithTurn(InvokeBodyText(run.result), d_.clock.NowMs());
   Span span =
       run.StartChild([] { return std::string("commit_turn"); }, tracing::SpanKind::kInternal);
   const Result<void> committed = co_await d_.committer.Commit(commit);
@@ -229,21 +228,21 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Commit(TurnRun& run,
   if (!committed) {
     // Only a turn that outlived its cap can lose its claim or its reservations. A conversation
     // purged as idle while its turn ran is 404, like one never found (docs/decisions.md).
-    commit_outcome =
+    state.committed =
         committed.error().code == ErrorCode::kConflict
             ? Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and its idempotency key or spend "
                     "reservation was taken over")
             : committed.error();
-    co_return *commit_outcome;
+    co_return Result<void>();
   }
   run.metered.Committed();
   if (run.place.ticket_guard) run.place.ticket_guard->GivenUp();  // the commit removed it
   d_.metrics.Add(
       "agentgate_turn_stops_total",
       {{"reason", std::string(StopReasonName(run.result.stop_reason).value_or("none"))}});
-  commit_outcome = run.result;
-  co_return run.result;
+  state.committed.emplace();
+  co_return Result<void>();
 }
 
 }  // namespace agentgate

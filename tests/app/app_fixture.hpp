@@ -141,12 +141,25 @@ class InvokeAgentTest : public ::testing::Test {
     return std::get<Result<InvokeResult>>(Call(request, std::nullopt, ""));
   }
 
-  InvokeAnswer Call(const InvokeRequest& request, const std::optional<std::string>& key,
-                    const std::string& fingerprint, TurnObserver* observer = nullptr) {
+  // What a call gets: the stored answer of the call that used its key first, or its turn's.
+  using CallAnswer = std::variant<StoredResponse, Result<InvokeResult>>;
+
+  // A call as every way in makes it: admitted (its key claimed), then its turn.
+  CallAnswer Call(const InvokeRequest& request, const std::optional<std::string>& key,
+                  const std::string& fingerprint, TurnObserver* observer = nullptr) {
     const std::string agent = "bot";
     const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr, observer};
-    InvokeAnswer answer = Result<InvokeResult>(Error(ErrorCode::kInternal, "not answered"));
-    RunAsync(io_, invoke_.Call(call, answer));
+    CallAnswer answer = Result<InvokeResult>(Error(ErrorCode::kInternal, "not answered"));
+    RunAsync(io_, [&]() -> asio::awaitable<void> {
+      auto admission = co_await invoke_.AdmitCall(call);
+      if (auto* refusal = std::get_if<Refusal>(&admission)) {
+        answer = Result<InvokeResult>(*refusal);
+      } else if (auto* replay = std::get_if<StoredResponse>(&admission)) {
+        answer = std::move(*replay);
+      } else {
+        answer = co_await invoke_.Invoke(std::get<InvokeCommand>(admission));
+      }
+    }());
     return answer;
   }
 

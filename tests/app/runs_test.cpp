@@ -5,8 +5,8 @@
 #include "adapters/store_sqlite/sqlite_db.hpp"
 #include "app/app_fixture.hpp"
 #include "app/invoke_body.hpp"
-#include "app/run_recorder.hpp"
 #include "domain/json_text.hpp"
+#include "runtime/runs/run_recorder.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -32,15 +32,15 @@ class RunsTest : public InvokeAgentTest {
                     const std::string& fingerprint = "") {
     const std::string agent = "bot";
     const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr};
-    QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
-    RunAsync(io_, streamed ? runs_.Stream(call, answer) : runs_.Queue(call, answer));
-    return answer;
+    if (streamed) return RunAsync(io_, runs_.Stream(call)).answer;
+    return RunAsync(io_, runs_.Queue(call));
   }
   // A streamed turn's run handed to its caller (`own`) to run.
   RunRecord HandedOver(const InvokeRequest& request, std::shared_ptr<StreamedRun>& own) {
     const InvokeCall call{caller_, "bot", request, std::nullopt, "", answer_, nullptr};
-    QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
-    RunAsync(io_, runs_.Stream(call, answer, false, &own));
+    auto begun = RunAsync(io_, runs_.Stream(call, false, true));
+    own = std::move(begun.handed);
+    const auto& answer = begun.answer;
     const auto& run = std::get<Result<RunRecord>>(answer);
     EXPECT_TRUE(run) << run.error().message;
     return run ? *run : RunRecord{};
@@ -387,8 +387,7 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   worker.Start(io_.get_executor());
   model_.script.push_back([](const ModelRequest&) { return Reply("Held."); });
   const InvokeCall call{caller_, "bot", Asking("Hi"), std::nullopt, "", answer_, nullptr};
-  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
-  RunAsync(io_, runs.Queue(call, answer));
+  QueueAnswer answer = RunAsync(io_, runs.Queue(call));
   const RunRecord queued = std::get<Result<RunRecord>>(answer).value();
   // The turn's commit is the next write queued after the run's create. Once it is, its caller
   // resumes only when this loop runs again, and the run's end is written only then: the store is
@@ -468,8 +467,7 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
   model_.script.push_back([](const ModelRequest&) { return Reply("Streamed."); });
   queue_directly("run_waiting_1");
   const InvokeCall call{caller_, "bot", Asking("Hi"), std::nullopt, "", answer_, nullptr};
-  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
-  RunAsync(io_, runs.Stream(call, answer));
+  QueueAnswer answer = RunAsync(io_, runs.Stream(call)).answer;
   const RunRecord streamed = std::get<Result<RunRecord>>(answer).value();
   EXPECT_EQ(Ended(streamed.id).status, RunStatus::kCompleted);
   RunUntil([&] { return false; }, 300ms);
@@ -482,8 +480,7 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
     model_.script.push_back([](const ModelRequest&) { return Reply("Done."); });
   const InvokeCall queued_call{caller_, "bot",   Asking("Queued"), std::nullopt,
                                "",      answer_, nullptr};
-  QueueAnswer queued = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
-  RunAsync(io_, runs.Queue(queued_call, queued));
+  QueueAnswer queued = RunAsync(io_, runs.Queue(queued_call));
   ASSERT_TRUE(std::get<Result<RunRecord>>(queued));
   queue_directly("run_waiting_2");
   for (const char* id : {"run_waiting_1", "run_waiting_2"})
@@ -503,8 +500,7 @@ class UnwrittenRunsTest : public RunsTest {
   }
   RunRecord Streamed(const InvokeRequest& request) {
     const InvokeCall call{caller_, "bot", request, std::nullopt, "", answer_, nullptr};
-    QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
-    RunAsync(io_, later_runs_.Stream(call, answer));
+    QueueAnswer answer = RunAsync(io_, later_runs_.Stream(call)).answer;
     return std::get<Result<RunRecord>>(answer).value();
   }
 
@@ -571,7 +567,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   recorder.Report(run_events::TextDelta("Hi"));
   InvokeResult result;
   result.response = "Hi";
-  auto ended = recorder.EndWithTurn(result, 2000);
+  auto ended = recorder.EndWithTurn(InvokeBodyText(result), 2000);
   ASSERT_TRUE(ended);
   EXPECT_EQ(ended->kind, RunWrite::Kind::kCreateEnded);
   EXPECT_EQ(ended->run.status, RunStatus::kCompleted);
@@ -605,7 +601,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   RunRecorder written(committer_, written_channel, running.id, 100, io_.get_executor(), 0,
                       std::make_shared<const RunRecord>(running), 10s);
   written.ReportStarted("", "bot");
-  auto rode = written.EndWithTurn(result, 2000);
+  auto rode = written.EndWithTurn(InvokeBodyText(result), 2000);
   ASSERT_TRUE(rode);
   written.TurnCommitted(true);
   EXPECT_TRUE(written.ended_with_turn());
@@ -662,8 +658,7 @@ TEST_F(UnwrittenRunsTest, ARunThatIsNotShortIsWrittenRunningWithItsFirstEvents) 
   model_.thinking = 2s;
   model_.script.push_back([](const ModelRequest&) { return Reply("Slow."); });
   const InvokeCall call{caller_, "bot", Asking("Slowly"), std::nullopt, "", answer_, nullptr};
-  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "not answered"));
-  RunAsync(io_, runs.Stream(call, answer));
+  QueueAnswer answer = RunAsync(io_, runs.Stream(call)).answer;
   const RunRecord run = std::get<Result<RunRecord>>(answer).value();
   ASSERT_TRUE(RunUntil([&] { return store_->GetRun(run.id).value().has_value(); }));
   const auto written = store_->GetRun(run.id).value();

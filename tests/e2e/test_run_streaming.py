@@ -22,6 +22,15 @@ def texts(events, call=None):
                    if e["type"] == "text.delta" and (call is None or e["data"].get("call") == call))
 
 
+def without_ids(value):
+    """The events as shown, less their ids: random hex ids may hold any four digits."""
+    if isinstance(value, dict):
+        return {k: without_ids(v) for k, v in value.items() if k != "id" and not k.endswith("_id")}
+    if isinstance(value, list):
+        return [without_ids(v) for v in value]
+    return value
+
+
 def test_an_openai_reply_streams_as_the_model_writes_it_and_costs_what_a_plain_one_does(start_server, llm):
     tenant = start(start_server, llm)
     llm.push(dict(openai_text(LONG, input_tokens=120, output_tokens=40), piece=3, event_delay=0.005))
@@ -106,7 +115,7 @@ def test_a_secret_and_a_card_number_split_across_deltas_never_reach_the_stream(s
         seen = follow(tenant, "/api/agents/bot/invoke", body={"message": "tell me everything"})
         events = seen["events"]
         assert_whole(events)
-        shown = json.dumps(events)
+        shown = json.dumps(without_ids(events))
         for leak in ("4111", "1111 1111", "sk-proj", "ABCDEFGHIJ"):
             assert leak not in shown, (piece, leak)
         assert texts(events), "the text before them streamed"

@@ -76,23 +76,23 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
   const InvokeCall call{
       ok.caller,      ok.call.agent_id, ok.call.request, ok.call.key, ok.call.fingerprint,
       kRunsOwnAnswer, nullptr,          nullptr,         trace};
-  QueueAnswer answer = Result<RunRecord>(Error(ErrorCode::kInternal, "no answer"));
   // Its stream runs its turn, unless a hang-up cancels it: its run then runs beside the stream,
   // which is raced with the hang-up.
   const bool hang_up_cancels = ok.call.delivery.cancel_on_disconnect;
-  std::shared_ptr<StreamedRun> own;
   // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
+  StreamAnswer begun;
   if (stream) {
-    co_await deps.runs.Stream(call, answer, ok.call.delivery.Notifies(),
-                              hang_up_cancels ? nullptr : &own);
+    begun = co_await deps.runs.Stream(call, ok.call.delivery.Notifies(), !hang_up_cancels);
   } else {
-    co_await deps.runs.Queue(call, answer, ok.call.delivery.Notifies());
+    begun.answer = co_await deps.runs.Queue(call, ok.call.delivery.Notifies());
   }
+  auto& answer = begun.answer;
   if (auto* replay = std::get_if<StoredResponse>(&answer)) co_return Replayed(*replay);
   const auto& run = std::get<Result<RunRecord>>(answer);
   if (!run) co_return ErrorResponse(run.error());
   if (!stream) co_return Accepted(202, json_text::Write(QueuedRunBody(*run)), run->id);
-  Response response = own ? OwnRunStream(deps, std::move(own))
+  Response response = begun.handed
+                          ? OwnRunStream(deps, std::move(begun.handed))
                           : RunEventStream(deps, run->id, 0, hang_up_cancels ? stream : nullptr);
   response.headers.emplace_back("Location", RunLocation(run->id));
   co_return response;
@@ -103,8 +103,8 @@ asio::awaitable<Response> Invoke(RouteDeps& deps, Request& r) {
   auto read = co_await AuthenticateAndRead(deps, r, ReadInvokeCall, ErrorResponse);
   if (auto* refused = std::get_if<Response>(&read)) co_return std::move(*refused);
   const AuthenticatedCall& ok = std::get<AuthenticatedCall>(read);
-  if (ok.call.delivery.background) co_return co_await BeginRun(deps, ok, nullptr, r.trace);
-  if (ok.call.delivery.stream) co_return co_await BeginRun(deps, ok, &r, r.trace);
+  if (ok.call.delivery.background || ok.call.delivery.stream)
+    co_return co_await BeginRun(deps, ok, ok.call.delivery.stream ? &r : nullptr, r.trace);
   co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
                                 ok.call.fingerprint, render, nullptr, nullptr, r.trace);
 }

@@ -31,6 +31,29 @@ std::string RunLocation(const std::string& run_id) {
   return "/api/runs/" + run_id;
 }
 
+namespace {
+
+// The answer of a call not run: its refusal rendered, or the stored answer of the call that used
+// its key first, as stored. Plain functions: the coroutine that awaits the turn keeps no room for
+// the answers it has not given yet.
+Response NotRun(Admission& admission, const InvokeRenderer& render) {
+  if (auto* refusal = std::get_if<Refusal>(&admission)) return render(*refusal);
+  auto& replay = std::get<StoredResponse>(admission);
+  Response replayed;
+  replayed.status = replay.status;
+  replayed.body = std::move(replay.body);
+  replayed.headers.emplace_back("Idempotent-Replayed", "true");
+  return replayed;
+}
+
+Response Answered(const Result<InvokeResult>& result, const InvokeRenderer& render) {
+  Response response = render(result);
+  if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
+  return response;
+}
+
+}  // namespace
+
 asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
                                      const std::string& agent_id, const InvokeRequest& request,
                                      const std::optional<std::string>& key,
@@ -43,19 +66,10 @@ asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
   };
   const InvokeCall call{caller, agent_id,          request,  key,  fingerprint,
                         answer, std::move(cancel), observer, trace};
-  InvokeAnswer outcome = Result<InvokeResult>(Error(ErrorCode::kInternal, "no answer"));
-  co_await deps.invoke.Call(call, outcome);
-  if (auto* replay = std::get_if<StoredResponse>(&outcome)) {
-    Response replayed;
-    replayed.status = replay->status;
-    replayed.body = std::move(replay->body);
-    replayed.headers.emplace_back("Idempotent-Replayed", "true");
-    co_return replayed;
-  }
-  const auto& result = std::get<Result<InvokeResult>>(outcome);
-  Response response = render(result);
-  if (result) response.headers.emplace_back("X-Agentgate-Turn-Id", result->turn_id);
-  co_return response;
+  auto admission = co_await deps.invoke.AdmitCall(call);
+  auto* command = std::get_if<InvokeCommand>(&admission);
+  if (command == nullptr) co_return NotRun(admission, render);
+  co_return Answered(co_await deps.invoke.Invoke(*command), render);
 }
 
 asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,

@@ -1,6 +1,6 @@
 #pragma once
 // What the Daemon's ways in share (the HTTP invoke, the flow action, MCP's tools/call): reading
-// an invoke from a request and answering InvokeAgent::Call's outcome, each route rendering results
+// an invoke from a request, admitting it and answering its turn, each route rendering results
 // and errors its own way.
 
 #include "adapters/http_server/handlers/route_deps.hpp"
@@ -52,7 +52,7 @@ boost::asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
                                                    Response (*refuse)(const Error&),
                                                    const InvokeRenderer& render);
 
-// Runs one call (InvokeAgent::Call: admission, Idempotency-Key, turn) and answers it: a replay is
+// Runs one call (its admission and Idempotency-Key, then its turn) and answers it: a replay is
 // the stored response with `Idempotent-Replayed: true`; a result is `render`ed, which is also
 // what a commit stores for the call's key.
 boost::asio::awaitable<Response> InvokeOnce(

@@ -8,10 +8,10 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/invoke_body.hpp"
-#include "app/turn_observer.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
+#include "runtime/runs/turn_observer.hpp"
 #include "runtime/tracer.hpp"
 #include "runtime/turn_cancel.hpp"
 

@@ -12,8 +12,8 @@
 //
 // Bounded: past `max_events` a run's events are dropped, all but its terminal one.
 
-#include "app/turn_observer.hpp"
-#include "runtime/run_channel.hpp"
+#include "runtime/runs/run_channel.hpp"
+#include "runtime/runs/turn_observer.hpp"
 #include "runtime/turn_committer.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -46,7 +46,7 @@ class RunRecorder final : public TurnObserver {
   bool RunStored() const override { return !unwritten_run_; }
   // An unwritten run with no write on its way ends in its turn's commit (docs/runs.md): its
   // terminal event goes to its followers once that commit is written.
-  std::optional<RunWrite> EndWithTurn(const InvokeResult& result, std::int64_t now_ms) override;
+  std::optional<RunWrite> EndWithTurn(std::string result_json, std::int64_t now_ms) override;
   void TurnCommitted(bool written) override;
   // It ended so, completed: only Drain is left, not Finish.
   bool ended_with_turn() const { return end_state_ == EndState::kEndedWithTurn; }

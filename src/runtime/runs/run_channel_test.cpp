@@ -1,4 +1,4 @@
-#include "runtime/run_channel.hpp"
+#include "runtime/runs/run_channel.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>

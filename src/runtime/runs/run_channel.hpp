@@ -3,7 +3,7 @@
 // run's recorder adds each event as it happens, and a follower on any I/O thread reads the events
 // after the last it has and waits for more. A run's channel lives from its start until its last
 // event is in the store; followers of runs running elsewhere, or ended, read the store instead.
-// The run worker keeps each running run's channel with the rest of its entry (RunWorker::Channel).
+// The registry keeps each running run's channel with the rest of its entry (RunRegistry).
 
 #include "ports/store_records.hpp"
 

@@ -1,4 +1,4 @@
-#include "runtime/run_channel.hpp"
+#include "runtime/runs/run_channel.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>

@@ -1,6 +1,4 @@
-#include "app/run_recorder.hpp"
-
-#include "app/invoke_body.hpp"
+#include "runtime/runs/run_recorder.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -98,14 +96,14 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
   WriteBehindEnded();
 }
 
-std::optional<RunWrite> RunRecorder::EndWithTurn(const InvokeResult& result, std::int64_t now_ms) {
+std::optional<RunWrite> RunRecorder::EndWithTurn(std::string result_json, std::int64_t now_ms) {
   // A create on its way would race the ended row's insert: the run then ends on its own.
   if (!unwritten_run_ || write_behind_state_ == WriteBehindState::kWriting) return std::nullopt;
   BeginEnd();
   RunWrite ended{RunWrite::Kind::kCreateEnded, *unwritten_run_, {}, 0, std::nullopt};
   ended.run.status = RunStatus::kCompleted;
   ended.run.ended_at_ms = now_ms;
-  ended.run.result_json = InvokeBodyText(result);
+  ended.run.result_json = std::move(result_json);
   RunEvent terminal = run_events::Completed(ended.run.result_json);
   terminal.seq = last_seq_ + 1;
   ended.events = channel_->After(written_seq_);

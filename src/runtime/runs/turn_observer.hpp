@@ -7,11 +7,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace agentgate {
-
-struct InvokeResult;
 
 class TurnObserver {
  public:
@@ -27,9 +26,10 @@ class TurnObserver {
   // docs/runs.md): a pause then writes it.
   virtual bool RunStored() const { return true; }
   // A run the store does not have yet ends with its turn, in the turn's commit (one write for
-  // both, docs/runs.md): the write that ends it completed with `result`, or none when it ends on
-  // its own afterwards. Asked only of a turn that completes (not a pause) and is about to commit.
-  virtual std::optional<RunWrite> EndWithTurn(const InvokeResult& /*result*/,
+  // both, docs/runs.md): the write that ends it completed with `result_json` (the invoke's 200
+  // body), or none when it ends on its own afterwards. Asked only of a turn that completes (not a
+  // pause) and is about to commit, and only when RunStored() is false.
+  virtual std::optional<RunWrite> EndWithTurn(std::string /*result_json*/,
                                               std::int64_t /*now_ms*/) {
     return std::nullopt;
   }
