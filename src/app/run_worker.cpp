@@ -74,77 +74,15 @@ struct RunWorker::QueuedRequest {
   std::optional<SpanContext> trace;
 };
 
-// The claim loop's timer, and whether a wake-up came while it was not waiting on it.
-struct RunWorker::Loop {
-  explicit Loop(const asio::any_io_executor& executor) : timer(executor) {}
-  asio::steady_timer timer;
-  std::atomic<bool> woken{false};
-};
-
-RunWorker::RunWorker(RunWorkerDeps deps) : d_(std::move(deps)), registry_(d_.max_events) {}
+RunWorker::RunWorker(RunWorkerDeps deps)
+    : d_(std::move(deps)),
+      registry_(d_.max_events),
+      claimer_(d_.store, d_.server, registry_, d_.clock,
+               RunClaimerOptions{d_.max_concurrent, d_.poll}, [this](RunRecord run) {
+                 Launch(std::move(run), QueuedStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
+               }) {}
 
 RunWorker::~RunWorker() = default;
-
-void RunWorker::Start(const asio::any_io_executor& executor) {
-  loop_ = std::make_unique<Loop>(executor);
-  asio::co_spawn(executor, ClaimLoop(), asio::detached);
-}
-
-void RunWorker::Wake() {
-  if (!loop_) return;
-  loop_->woken = true;
-  asio::post(loop_->timer.get_executor(), [this] { loop_->timer.cancel(); });
-}
-
-void RunWorker::Stop() {
-  stopping_ = true;
-  Wake();
-}
-
-asio::awaitable<void> RunWorker::ClaimLoop() {
-  while (!stopping_) {
-    bool failed = false;
-    try {
-      co_await ClaimOnce();
-    } catch (const std::exception& e) {
-      // Never silently: a worker that stopped would leave every queued run queued.
-      log::Error("runs_claim_loop_failed", {{"error", std::string_view(e.what())}});
-      failed = true;
-    }
-    if (loop_->woken && !failed) continue;
-    loop_->timer.expires_after(d_.poll);
-    co_await loop_->timer.async_wait(asio::as_tuple(asio::use_awaitable));
-  }
-}
-
-asio::awaitable<void> RunWorker::ClaimOnce() {
-  for (bool more_queued = true; more_queued && !stopping_;) {
-    loop_->woken = false;
-    const int room = d_.max_concurrent - registry_.RunningBackground();
-    more_queued = false;
-    if (room > 0) {
-      const std::int64_t now = d_.clock.NowMs();
-      auto claimed =
-          co_await d_.store.Run([&](Store& s) { return s.ClaimRuns(d_.server.id(), now, room); });
-      if (claimed) {
-        more_queued = static_cast<int>(claimed->size()) == room;
-        for (auto& run : *claimed) {
-          Launch(std::move(run), QueuedStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
-        }
-      } else {
-        log::Warn("runs_claim_failed", {{"error", std::string_view(claimed.error().message)}});
-      }
-    }
-    // A cancel asked of another server reaches its run here.
-    if (registry_.Running() > 0) {
-      auto to_cancel =
-          co_await d_.store.Run([&](Store& s) { return s.RunsToCancel(d_.server.id()); });
-      if (to_cancel) {
-        for (const auto& id : *to_cancel) registry_.Cancel(id);
-      }
-    }
-  }
-}
 
 void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
   auto [cancel, channel] = registry_.Register(run.id, RunKind::kBackground, nullptr, executor);

@@ -1,13 +1,14 @@
 #pragma once
 // Runs this server's share of the background runs (docs/runs.md). The store is the queue: the
-// worker claims the oldest queued runs whenever it has room (at most `max_concurrent` running
-// here), at once when a run was queued through this server and every `poll` for runs queued
-// through others, and runs each as a turn on the event loops in turn. A streamed turn's run is
+// worker's claimer (runtime/runs/run_claimer) claims the oldest queued runs whenever there is room
+// (at most `max_concurrent` running here), and the worker runs each as a turn on the event loops
+// in turn. A streamed turn's run is
 // registered here at once and run in its response's own coroutine (StreamedRun). Every run running
 // here is in the worker's registry (runtime/runs/run_registry): a run's cancel reaches it there
 // directly, or through the store for a cancel asked of another server.
 
 #include "app/invoke_agent.hpp"
+#include "runtime/runs/run_claimer.hpp"
 #include "runtime/runs/run_registry.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -63,9 +64,9 @@ class RunWorker {
   ~RunWorker();
 
   // Claims and runs queued runs on `executor` until Stop().
-  void Start(const boost::asio::any_io_executor& executor);
+  void Start(const boost::asio::any_io_executor& executor) { claimer_.Start(executor); }
   // Any thread. A run was queued, or one ended: look for work now, not at the next poll.
-  void Wake();
+  void Wake() { claimer_.Wake(); }
   // A streamed turn's run, on this server: registered at once (its channel open on return), run
   // by the caller in its own coroutine (StreamedRun::Run), or beside it, at once, once the caller
   // drops it unrun. Not counted against max_concurrent. With `key`, its commit completes the
@@ -93,16 +94,12 @@ class RunWorker {
   // Any thread. Cancels the run if it runs here; false when it does not.
   bool CancelHere(const std::string& run_id) { return registry_.Cancel(run_id); }
   // Any thread. Claims no more runs; those running finish.
-  void Stop();
+  void Stop() { claimer_.Stop(); }
   std::size_t Running() const { return registry_.Running(); }  // every kind
   const std::string& server_id() const { return d_.server.id(); }
 
  private:
   friend class StreamedRun;
-  struct Loop;
-  boost::asio::awaitable<void> ClaimLoop();
-  // Claims while runs are queued and there is room; cancels what was asked of other servers.
-  boost::asio::awaitable<void> ClaimOnce();
   // How a run starts here: claimed from the queue (its request is in its record), a streamed
   // turn's (as its call admitted it, with the call's key), or a paused run going on.
   struct QueuedStart {};
@@ -141,10 +138,9 @@ class RunWorker {
   void Ended(const std::string& run_id);
 
   RunWorkerDeps d_;
-  std::unique_ptr<Loop> loop_;
-  std::atomic<bool> stopping_{false};
   std::atomic<std::size_t> next_loop_{0};
   RunRegistry registry_;
+  RunClaimer claimer_;  // after the registry, which it reads
 };
 
 // A streamed turn's run, registered on this server (its cancel, its readers and other followers
