@@ -18,6 +18,7 @@
 #include "ports/model_client.hpp"
 #include "runtime/conversation_queue.hpp"
 #include "runtime/provider_pool.hpp"
+#include "runtime/runs/run_end_in_commit.hpp"
 #include "runtime/runs/turn_observer.hpp"
 #include "runtime/server_lease.hpp"
 #include "runtime/spend_ledger.hpp"
@@ -99,6 +100,8 @@ struct InvokeCommand {
   // person decided of its waiting calls.
   const PausedTurn* resume = nullptr;
   const std::vector<ApprovalDecision>* decisions = nullptr;
+  // The run the turn is, when it is one: its commit may write the run's end too (docs/runs.md).
+  RunEndInCommit* run_end = nullptr;
 };
 
 // What a call's admission decides (InvokeAgent::AdmitCall), the same for every way in (the plain

@@ -39,7 +39,7 @@ std::optional<SpanContext> QueuedTrace(const boost::json::object& request) {
 // completion with the plain call's 200 body.
 InvokeCommand RunCommand(const Caller& caller, const RunRecord& run, AdmittedAgent agent,
                          const InvokeRequest& request, const std::optional<ClaimedKey>& key,
-                         std::shared_ptr<TurnCancel> cancel, TurnObserver& observer,
+                         std::shared_ptr<TurnCancel> cancel, RunRecorder& recorder,
                          const std::optional<SpanContext>& trace) {
   std::optional<IdempotentCall> idempotency;
   if (key) idempotency.emplace(IdempotentCall{*key, kPlainAnswer});
@@ -50,10 +50,13 @@ InvokeCommand RunCommand(const Caller& caller, const RunRecord& run, AdmittedAge
       request,
       std::move(idempotency),
       std::move(cancel),
-      &observer,
+      &recorder,
       run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
       !run.conversation_id.empty() && !run.creates_conversation,
-      trace};
+      trace,
+      nullptr,
+      nullptr,
+      &recorder};
 }
 
 }  // namespace
@@ -240,17 +243,17 @@ asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
                                                          const ResumedStart* resumed,
                                                          const QueuedRequest* queued,
                                                          std::shared_ptr<TurnCancel> cancel,
-                                                         TurnObserver& observer) {
+                                                         RunRecorder& recorder) {
   if (resumed != nullptr)
-    co_return co_await ResumeTurn(run, *resumed->resumption, std::move(cancel), observer);
+    co_return co_await ResumeTurn(run, *resumed->resumption, std::move(cancel), recorder);
   if (queued == nullptr) co_return Error(ErrorCode::kInternal, "the run did not start");
-  co_return co_await ExecuteTurn(run, *queued, std::move(cancel), observer);
+  co_return co_await ExecuteTurn(run, *queued, std::move(cancel), recorder);
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run,
                                                             const Resumption& resumption,
                                                             std::shared_ptr<TurnCancel> cancel,
-                                                            TurnObserver& observer) {
+                                                            RunRecorder& recorder) {
   auto request = ParseInvokeRequest(resumption.paused.invoke);
   if (!request) co_return Error(ErrorCode::kInternal, "the paused run's request could not be read");
   // It goes on as the caller that started it, with the agent version it began with.
@@ -262,7 +265,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run
             co_await d_.invoke.AdmitVersion(caller, run.agent_id, resumption.paused.agent_version));
   InvokeCommand command{caller,   run.agent_id, std::move(admitted),
                         *request, std::nullopt, std::move(cancel),
-                        &observer};
+                        &recorder};
+  command.run_end = &recorder;
   command.call_counted = true;  // the call that started the run was counted then
   command.resume = &resumption.paused;
   command.decisions = &resumption.decisions;
@@ -272,7 +276,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run
 asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& run,
                                                              const QueuedRequest& queued,
                                                              std::shared_ptr<TurnCancel> cancel,
-                                                             TurnObserver& observer) {
+                                                             RunRecorder& recorder) {
   const auto& request = queued.request;
   if (!request) co_return Error(ErrorCode::kInternal, "the run's request could not be read");
   // The run runs as the caller that queued it, with its grants as they are now.
@@ -283,7 +287,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
   AG_CO_TRY(auto admitted, co_await d_.invoke.Admit(caller, run.agent_id));
   // Its Idempotency-Key was completed when it was queued: nothing for its commit to complete.
   const InvokeCommand command = RunCommand(caller, run, std::move(admitted), *request, std::nullopt,
-                                           std::move(cancel), observer, queued.trace);
+                                           std::move(cancel), recorder, queued.trace);
   co_return co_await d_.invoke.Invoke(command);
 }
 

@@ -49,6 +49,7 @@ struct StreamedTurn {
 };
 
 class StreamedRun;
+class RunRecorder;
 
 // A paused run a person decided (docs/daemon.md, Tool approvals): where it paused, the decisions,
 // and its last event so far.
@@ -124,15 +125,15 @@ class RunWorker {
                                                        const ResumedStart* resumed,
                                                        const QueuedRequest* queued,
                                                        std::shared_ptr<TurnCancel> cancel,
-                                                       TurnObserver& observer);
+                                                       RunRecorder& recorder);
   boost::asio::awaitable<Result<InvokeResult>> ResumeTurn(const RunRecord& run,
                                                           const Resumption& resumption,
                                                           std::shared_ptr<TurnCancel> cancel,
-                                                          TurnObserver& observer);
+                                                          RunRecorder& recorder);
   boost::asio::awaitable<Result<InvokeResult>> ExecuteTurn(const RunRecord& run,
                                                            const QueuedRequest& queued,
                                                            std::shared_ptr<TurnCancel> cancel,
-                                                           TurnObserver& observer);
+                                                           RunRecorder& recorder);
 
   // The run ended or paused: it no longer runs here.
   void Ended(const std::string& run_id);

@@ -129,7 +129,7 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   const std::string_view existing =
       command.observer != nullptr ? command.observer->RunId() : std::string_view();
   RunPause pause;
-  pause.create = existing.empty() || !command.observer->RunStored();
+  pause.create = existing.empty() || (command.run_end != nullptr && !command.run_end->RunStored());
   RunRecord& record = pause.run;
   record.id = existing.empty() ? "run_" + crypto::TimeOrderedHex(now, 8) : std::string(existing);
   record.org_id = command.caller.org_id;
@@ -209,13 +209,13 @@ asio::awaitable<Result<void>> InvokeAgent::Commit(TurnRun& run, TurnState& state
       cancellation.cancelled() != asio::cancellation_type::none)
     co_return Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and was canceled");
-  TurnObserver* observer = run.command.observer;
-  if (observer != nullptr && !commit.pause && !observer->RunStored())
-    commit.ended_run = observer->EndWithTurn(InvokeBodyText(run.result), d_.clock.NowMs());
+  RunEndInCommit* run_end = run.command.run_end;
+  if (run_end != nullptr && !commit.pause && !run_end->RunStored())
+    commit.ended_run = run_end->EndWithTurn(InvokeBodyText(run.result), d_.clock.NowMs());
   Span span =
       run.StartChild([] { return std::string("commit_turn"); }, tracing::SpanKind::kInternal);
   const Result<void> committed = co_await d_.committer.Commit(commit);
-  if (commit.ended_run) observer->TurnCommitted(committed.has_value());
+  if (commit.ended_run) run_end->TurnCommitted(committed.has_value());
   if (span.recording()) {
     span.Set("db.operation.name", std::string("commit_turn"));
     if (!committed) {

@@ -13,6 +13,7 @@
 // Bounded: past `max_events` a run's events are dropped, all but its terminal one.
 
 #include "runtime/runs/run_channel.hpp"
+#include "runtime/runs/run_end_in_commit.hpp"
 #include "runtime/runs/turn_observer.hpp"
 #include "runtime/turn_committer.hpp"
 
@@ -27,7 +28,7 @@
 
 namespace agentgate {
 
-class RunRecorder final : public TurnObserver {
+class RunRecorder final : public TurnObserver, public RunEndInCommit {
  public:
   // Lives on `executor`, the run's event loop: every call is made there. `after_seq`: the run's
   // last event so far (a run going on from a pause numbers its events after it). `unwritten`:

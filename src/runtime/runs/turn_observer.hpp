@@ -1,13 +1,10 @@
 #pragma once
-// Whoever follows a turn as it happens (a run's recorder, docs/runs.md): the turn's phases report
-// its steps to it. A plain turn has none and builds no event.
+// Whoever follows a turn as it happens (a run's recorder, docs/runs.md; MCP progress): the turn's
+// phases report its steps to it, and that is all it hears. A plain turn has none and builds no
+// event.
 
 #include "domain/runs/run_events.hpp"
-#include "ports/store_records.hpp"
 
-#include <cstdint>
-#include <optional>
-#include <string>
 #include <string_view>
 
 namespace agentgate {
@@ -22,19 +19,6 @@ class TurnObserver {
   virtual bool FollowsText() const { return false; }
   // The run the turn is, if it is one (its id goes on the turn's span).
   virtual std::string_view RunId() const { return {}; }
-  // False while that run is not in the store yet (a short streamed run is written at its end,
-  // docs/runs.md): a pause then writes it.
-  virtual bool RunStored() const { return true; }
-  // A run the store does not have yet ends with its turn, in the turn's commit (one write for
-  // both, docs/runs.md): the write that ends it completed with `result_json` (the invoke's 200
-  // body), or none when it ends on its own afterwards. Asked only of a turn that completes (not a
-  // pause) and is about to commit, and only when RunStored() is false.
-  virtual std::optional<RunWrite> EndWithTurn(std::string /*result_json*/,
-                                              std::int64_t /*now_ms*/) {
-    return std::nullopt;
-  }
-  // That commit's outcome: written, the run has ended; refused or failed, the run ends on its own.
-  virtual void TurnCommitted(bool /*written*/) {}
 };
 
 }  // namespace agentgate
