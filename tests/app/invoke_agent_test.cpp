@@ -141,6 +141,44 @@ TEST_F(InvokeAgentTest, AKeyReplaysItsCommittedAnswerAndIsReleasedByATurnThatFai
   }
 }
 
+// Admission is one step for every way in: a refusal in the contract's terms (its code, and the
+// field at fault when there is one), the stored answer to replay, or the turn's command.
+TEST_F(InvokeAgentTest, AdmissionAnswersARefusalAReplayOrTheTurnsCommand) {
+  const auto admit = [&](const std::string& agent, const std::optional<std::string>& key,
+                         const std::string& fingerprint) {
+    const InvokeRequest request = Asking("Hi");
+    const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr};
+    auto admission = RunAsync(io_, invoke_.AdmitCall(call));
+    // The admitted command refers to the request, which goes now: keep only what it decided.
+    if (auto* command = std::get_if<InvokeCommand>(&admission)) {
+      EXPECT_EQ(command->agent_id, agent);
+      EXPECT_EQ(command->caller.token_id, caller_.token_id);  // its own copies
+      return Admission(Refusal(ErrorCode::kInternal, "admitted"));
+    }
+    return admission;
+  };
+  const auto refusal = [](const Admission& admission) {
+    return std::holds_alternative<Refusal>(admission) ? std::get<Refusal>(admission).code
+                                                      : ErrorCode::kInternal;
+  };
+  EXPECT_EQ(refusal(admit("nobody", std::nullopt, "")), ErrorCode::kAgentNotFound);
+  EXPECT_EQ(std::get<Refusal>(admit("bot", std::nullopt, "")).message, "admitted");
+  // A claimed key whose turn never ran is in use for the same request, and refused for another.
+  const std::optional<std::string> key = "k-1";
+  EXPECT_EQ(std::get<Refusal>(admit("bot", key, "fp-1")).message, "admitted");
+  EXPECT_EQ(refusal(admit("bot", key, "fp-1")), ErrorCode::kIdempotencyKeyInUse);
+  EXPECT_EQ(refusal(admit("bot", key, "fp-2")), ErrorCode::kIdempotencyKeyReused);
+
+  // A refusal names the field at fault for a way in whose error shape has a place for it.
+  InvokeRequest unknown = Asking("Where?", /*stateful=*/true);
+  unknown.conversation_id = "conv_unknown";
+  const auto refused = std::get<Result<InvokeResult>>(Call(unknown, std::nullopt, ""));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConversationNotFound);
+  EXPECT_EQ(refused.error().field, "conversation_id");
+  EXPECT_EQ(InvalidField("message", "must be a string").field, "message");
+}
+
 // A follower that watches the reply form, as a run's recorder does.
 class Watcher final : public TurnObserver {
  public:
