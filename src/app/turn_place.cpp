@@ -30,8 +30,7 @@ asio::awaitable<Result<std::string>> InstanceInstructions(InvokeDeps& d,
     return s.GetInstance(command.caller.org_id, command.agent_id, instance_id);
   }));
   if (!instance)
-    co_return Error(ErrorCode::kInstanceNotFound, "instance '" + instance_id + "' not found")
-        .OnField("instance_id");
+    co_return Error(ErrorCode::kInstanceNotFound, "instance '" + instance_id + "' not found");
   co_return std::move(instance->instructions);
 }
 
@@ -43,8 +42,7 @@ asio::awaitable<Result<std::optional<std::string>>> FindConversation(
   AG_CO_TRY(auto found, co_await d.store.Run([&](Store& s) { return s.GetConversation(wanted); }));
   if (!found || found->org_id != command.caller.org_id || found->env != command.caller.env ||
       found->agent_id != command.agent_id || found->instance_id != instance_id) {
-    co_return Error(ErrorCode::kConversationNotFound, "conversation '" + wanted + "' not found")
-        .OnField("conversation_id");
+    co_return Error(ErrorCode::kConversationNotFound, "conversation '" + wanted + "' not found");
   }
   co_return std::optional<std::string>(std::move(found->id));
 }
@@ -203,8 +201,7 @@ asio::awaitable<Result<QueuedPlace>> InvokeAgent::AdmitAhead(const InvokeCommand
     if (busy) {
       co_return Error(ErrorCode::kConversationBusy,
                       "field 'conversation_id': conversation '" + place.conversation_id +
-                          "' has a turn running or queued; queue the run once it is free")
-          .OnField("conversation_id");
+                          "' has a turn running or queued; queue the run once it is free");
     }
     AG_CO_TRYV(co_await CountCall(d_, place.conversation_id));
   } else if (request.stateful) {

@@ -132,4 +132,13 @@ void throw_exception_from_error(const Error& error, const boost::source_location
                          ": " + error.message);
 }
 
+std::optional<std::string_view> Error::field() const {
+  constexpr std::string_view kPrefix = "field '";
+  const std::string_view text = message;
+  if (text.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  const auto end = text.find("': ", kPrefix.size());
+  if (end == std::string_view::npos || end == kPrefix.size()) return std::nullopt;
+  return text.substr(kPrefix.size(), end - kPrefix.size());
+}
+
 }  // namespace agentgate

@@ -66,16 +66,13 @@ struct Error {
     return *this;
   }
 
-  // The request field at fault, when one is (InvalidField sets it, and its message names it): a
-  // way in whose error shape has a place for it (OpenAI's `param`) renders it there.
-  Error& OnField(std::string name) {
-    field = std::move(name);
-    return *this;
-  }
+  // The request field at fault, when the message names one as InvalidField writes it ("field
+  // 'x': ..."): a way in whose error shape has a place for it (OpenAI's `param`) renders it there.
+  // Read from the message, not kept beside it: an Error is in every Result a turn awaits.
+  std::optional<std::string_view> field() const;
 
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
-  std::optional<std::string> field;
   std::vector<std::pair<std::string, Detail>> details;
   std::optional<int> retry_after_seconds;  // sent as the Retry-After header
 };
@@ -86,10 +83,8 @@ inline Error MakeError(ErrorCode code, std::string message) {
 
 // A 400 naming the offending field: "field 'x': must be a string".
 inline Error InvalidField(std::string_view field, std::string_view problem) {
-  Error error{ErrorCode::kInvalidRequest,
-              "field '" + std::string(field) + "': " + std::string(problem)};
-  error.field = std::string(field);
-  return error;
+  return Error{ErrorCode::kInvalidRequest,
+               "field '" + std::string(field) + "': " + std::string(problem)};
 }
 
 template <class T>

@@ -169,14 +169,12 @@ TEST_F(InvokeAgentTest, AdmissionAnswersARefusalAReplayOrTheTurnsCommand) {
   EXPECT_EQ(refusal(admit("bot", key, "fp-1")), ErrorCode::kIdempotencyKeyInUse);
   EXPECT_EQ(refusal(admit("bot", key, "fp-2")), ErrorCode::kIdempotencyKeyReused);
 
-  // A refusal names the field at fault for a way in whose error shape has a place for it.
-  InvokeRequest unknown = Asking("Where?", /*stateful=*/true);
-  unknown.conversation_id = "conv_unknown";
-  const auto refused = std::get<Result<InvokeResult>>(Call(unknown, std::nullopt, ""));
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().code, ErrorCode::kConversationNotFound);
-  EXPECT_EQ(refused.error().field, "conversation_id");
-  EXPECT_EQ(InvalidField("message", "must be a string").field, "message");
+  // A refusal names the field at fault, when there is one, for a way in whose error shape has a
+  // place for it.
+  EXPECT_EQ(InvalidField("message", "must be a string").field(), "message");
+  EXPECT_EQ(InvalidField("tool_calls[0].id", "must be a string").field(), "tool_calls[0].id");
+  EXPECT_EQ(Error(ErrorCode::kAgentNotFound, "agent 'x' not found").field(), std::nullopt);
+  EXPECT_EQ(Error(ErrorCode::kInvalidRequest, "field '': odd").field(), std::nullopt);
 }
 
 // A follower that watches the reply form, as a run's recorder does.
