@@ -3,6 +3,8 @@
 #include "domain/agent/prompt.hpp"
 #include "domain/governance/governance.hpp"
 
+#include <boost/asio/this_coro.hpp>
+
 #include <algorithm>
 #include <memory>
 
@@ -62,7 +64,11 @@ asio::awaitable<Result<void>> MeteredModel::Complete(const ModelRequest& request
   KeyInUse in_use(*entry->pool, key);
   call.result =
       co_await entry->pool->client(key).Complete(renamed ? *renamed : request, timeout, options);
-  in_use.Report(call.result);
+  // A call its turn stopped (its caller gone, its run canceled, the hard cap) failed for the
+  // turn's reasons, not the key's: the key is left as it was (KeyInUse abandons it), since its
+  // breaker is shared by every tenant's turns.
+  const auto cancellation = co_await asio::this_coro::cancellation_state;
+  if (cancellation.cancelled() == asio::cancellation_type::none) in_use.Report(call.result);
   Settle(*part, *entry, started, call);
   CountGenAi(*entry, call);
   co_return Result<void>{};

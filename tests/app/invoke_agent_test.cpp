@@ -2,6 +2,8 @@
 // level of the use case.
 #include "app/app_fixture.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/json/parse.hpp>
 
 namespace agentgate::testing {
@@ -175,6 +177,56 @@ TEST_F(InvokeAgentTest, AdmissionAnswersARefusalAReplayOrTheTurnsCommand) {
   EXPECT_EQ(InvalidField("tool_calls[0].id", "must be a string").field(), "tool_calls[0].id");
   EXPECT_EQ(Error(ErrorCode::kAgentNotFound, "agent 'x' not found").field(), std::nullopt);
   EXPECT_EQ(Error(ErrorCode::kInvalidRequest, "field '': odd").field(), std::nullopt);
+}
+
+// A model call its turn stopped (the caller gone, the run canceled, the hard cap) says nothing of
+// the provider key it used: only the provider's own failures count toward the key's breaker,
+// which every tenant's turns share (issue 57 §3).
+TEST_F(InvokeAgentTest, ACanceledModelCallIsNotItsKeysFailure) {
+  ProviderPool& pool = *providers_.Find("fake");
+  const std::string agent = "bot";
+  const std::optional<std::string> no_key;
+  const InvokeRequest request = Asking("Hi");
+  model_.thinking = 10s;  // until canceled
+  for (int turn = 0; turn < 6; ++turn) {
+    model_.script.push_back([](const ModelRequest&) { return Reply("Never shown."); });
+    auto cancel = std::make_shared<TurnCancel>(io_.get_executor());
+    const InvokeCall call{caller_, agent, request, no_key, "", answer_, cancel};
+    Result<InvokeResult> result = Error(ErrorCode::kInternal, "not answered");
+    const std::size_t calls_before = model_.seen.size();
+    RunAsync(io_, [&]() -> asio::awaitable<void> {
+      // Canceled once its model call is under way, as a caller that hangs up mid-turn.
+      asio::co_spawn(
+          io_,
+          [&, cancel]() -> asio::awaitable<void> {
+            asio::steady_timer tick(co_await asio::this_coro::executor);
+            while (model_.seen.size() == calls_before) {
+              tick.expires_after(2ms);
+              co_await tick.async_wait(asio::use_awaitable);
+            }
+            cancel->Cancel();
+          },
+          asio::detached);
+      auto admission = co_await invoke_.AdmitCall(call);
+      result = co_await invoke_.Invoke(std::get<InvokeCommand>(admission));
+    }());
+    ASSERT_EQ(model_.seen.size(), calls_before + 1);  // the model was called, once
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().code, ErrorCode::kCanceled);
+  }
+  EXPECT_TRUE(pool.HasUsable(0));  // six canceled calls: still closed
+
+  // The provider's own refusals do count: five in a row open the key.
+  model_.thinking = 0ms;
+  for (int turn = 0; turn < 5; ++turn) {
+    model_.script.push_back([](const ModelRequest&) {
+      return ModelFailure{ModelFailure::Kind::kRefused, "invalid_api_key", {}};
+    });
+    const auto refused = Invoke(request);
+    ASSERT_TRUE(refused) << refused.error().message;
+    EXPECT_EQ(refused->stop_reason, StopReason::kProviderError);
+  }
+  EXPECT_FALSE(pool.HasUsable(0));
 }
 
 // A follower that watches the reply form, as a run's recorder does.

@@ -33,14 +33,25 @@ bool IsPublicAddress(std::string_view ip) {
   if (inet_pton(AF_INET, text.c_str(), v4) == 1) return PublicV4(v4);
   unsigned char v6[16];
   if (inet_pton(AF_INET6, text.c_str(), v6) != 1) return false;
-  static const unsigned char kMappedPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if (std::memcmp(v6, kMappedPrefix, 12) == 0) return PublicV4(v6 + 12);  // ::ffff:a.b.c.d
-  if (std::all_of(v6, v6 + 15, [](unsigned char b) { return b == 0; })) return false;  // ::, ::1
-  if ((v6[0] & 0xfe) == 0xfc) return false;                   // unique local fc00::/7
+  const auto zero = [&](int from, int to) {
+    return std::all_of(v6 + from, v6 + to, [](unsigned char b) { return b == 0; });
+  };
+  const auto starts = [&](std::initializer_list<unsigned char> prefix) {
+    return std::equal(prefix.begin(), prefix.end(), v6);
+  };
+  // Forms that carry an IPv4 address are judged by it: a private one reached through them is as
+  // private as itself.
+  if (zero(0, 10) && v6[10] == 0xff && v6[11] == 0xff) return PublicV4(v6 + 12);  // ::ffff:a.b.c.d
+  if (zero(0, 12)) return zero(12, 15) ? false : PublicV4(v6 + 12);  // ::, ::1; ::a.b.c.d
+  if (starts({0x00, 0x64, 0xff, 0x9b}) && zero(4, 12)) return PublicV4(v6 + 12);  // NAT64 /96
+  if (starts({0x00, 0x64, 0xff, 0x9b}))
+    return false;                                     // local-use NAT64 64:ff9b:1::/48 and the rest
+  if (starts({0x20, 0x02})) return PublicV4(v6 + 2);  // 6to4 2002::/16
+  if ((v6[0] & 0xfe) == 0xfc) return false;           // unique local fc00::/7
   if (v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80) return false;  // link-local fe80::/10
+  if (v6[0] == 0xfe && (v6[1] & 0xc0) == 0xc0) return false;  // site-local fec0::/10
   if (v6[0] == 0xff) return false;                            // multicast
-  if (v6[0] == 0x20 && v6[1] == 0x01 && v6[2] == 0x0d && v6[3] == 0xb8) return false;  // docs
-  if (v6[0] == 0x00 && v6[1] == 0x64 && v6[2] == 0xff && v6[3] == 0x9b) return false;  // NAT64
+  if (starts({0x20, 0x01, 0x0d, 0xb8})) return false;         // documentation
   return true;
 }
 

@@ -22,8 +22,11 @@ inline constexpr std::array<std::string_view, 4> kRunEndEvents = {
     "run.requires_action"};  // a pause for approval (docs/daemon.md), not an end
 
 // Whether `ip` (a numeric IPv4 or IPv6 address) is public: not loopback, private (RFC 1918,
-// fc00::/7), link-local, carrier-grade NAT, unspecified, multicast or reserved. Not an address:
-// false.
+// fc00::/7, site-local fec0::/10), link-local, carrier-grade NAT, unspecified, multicast or
+// reserved. An IPv6 form that carries an IPv4 address (mapped ::ffff:a.b.c.d, compatible
+// ::a.b.c.d, 6to4 2002::/16, NAT64 64:ff9b::/96) is judged by the address it carries; local-use
+// NAT64 (64:ff9b:1::/48) is private. Not an address: false. A webhook's URL is checked with it,
+// and so is each address its host resolves to when a delivery connects (adapters/http_client).
 bool IsPublicAddress(std::string_view ip);
 
 // An endpoint's URL: absolute http(s), no user info, at most 2,048 characters; https, and not a

@@ -19,6 +19,26 @@ TEST(WebhookRules, OnlyPublicAddressesArePublic) {
   }
 }
 
+// Every IPv6 form that carries an IPv4 address is judged by the address it carries (issue 57 §5).
+TEST(WebhookRules, AnIpv6FormIsJudgedByTheIpv4AddressItCarriesOrAsPrivate) {
+  for (const char* ip :
+       {"::127.0.0.1", "::10.0.0.1", "::169.254.169.254",      // IPv4-compatible
+        "2002:7f00:1::", "2002:a00:1::1", "2002:a9fe:a9fe::",  // 6to4 of 127/8, 10/8, 169.254/16
+        "fec0::1", "feff::1",                                  // site-local fec0::/10
+        "64:ff9b::127.0.0.1", "64:ff9b::a00:1", "64:ff9b::169.254.169.254",  // NAT64 /96
+        "64:ff9b:1::8.8.8.8", "64:ff9b:1:2::1",  // local-use NAT64 /48: private whatever it holds
+        "64:ff9b:2::1"}) {
+    EXPECT_FALSE(IsPublicAddress(ip)) << ip;
+  }
+  for (const char* ip : {"::8.8.8.8", "2002:808:808::1", "64:ff9b::8.8.8.8", "64:ff9b::808:404"}) {
+    EXPECT_TRUE(IsPublicAddress(ip)) << ip;
+  }
+  // A webhook's URL naming such an address is refused the same way.
+  EXPECT_FALSE(CheckUrl("https://[64:ff9b::169.254.169.254]/latest", false));
+  EXPECT_FALSE(CheckUrl("https://[2002:a00:1::1]/h", false));
+  EXPECT_TRUE(CheckUrl("https://[64:ff9b::8.8.8.8]/h", false));
+}
+
 TEST(WebhookRules, AUrlIsHttpsToAPublicHostUnlessPrivateOnesAreAllowed) {
   EXPECT_TRUE(CheckUrl("https://hooks.example.com/agentgate?x=1", false));
   EXPECT_TRUE(CheckUrl("https://[2606:4700::1111]:8443/h", false));
