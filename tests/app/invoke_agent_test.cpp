@@ -179,6 +179,18 @@ TEST_F(InvokeAgentTest, AdmissionAnswersARefusalAReplayOrTheTurnsCommand) {
   EXPECT_EQ(Error(ErrorCode::kInvalidRequest, "field '': odd").field(), std::nullopt);
 }
 
+// Cancels the turn once `model` was called past `calls_before` times. A function, not a lambda:
+// the spawned coroutine outlives the statement that spawns it.
+asio::awaitable<void> CancelOnceCalled(ScriptedModel& model, std::size_t calls_before,
+                                       std::shared_ptr<TurnCancel> cancel) {
+  asio::steady_timer tick(co_await asio::this_coro::executor);
+  while (model.seen.size() == calls_before) {
+    tick.expires_after(2ms);
+    co_await tick.async_wait(asio::use_awaitable);
+  }
+  cancel->Cancel();
+}
+
 // A model call its turn stopped (the caller gone, the run canceled, the hard cap) says nothing of
 // the provider key it used: only the provider's own failures count toward the key's breaker,
 // which every tenant's turns share (issue 57 §3).
@@ -196,17 +208,7 @@ TEST_F(InvokeAgentTest, ACanceledModelCallIsNotItsKeysFailure) {
     const std::size_t calls_before = model_.seen.size();
     RunAsync(io_, [&]() -> asio::awaitable<void> {
       // Canceled once its model call is under way, as a caller that hangs up mid-turn.
-      asio::co_spawn(
-          io_,
-          [&, cancel]() -> asio::awaitable<void> {
-            asio::steady_timer tick(co_await asio::this_coro::executor);
-            while (model_.seen.size() == calls_before) {
-              tick.expires_after(2ms);
-              co_await tick.async_wait(asio::use_awaitable);
-            }
-            cancel->Cancel();
-          },
-          asio::detached);
+      asio::co_spawn(io_, CancelOnceCalled(model_, calls_before, cancel), asio::detached);
       auto admission = co_await invoke_.AdmitCall(call);
       result = co_await invoke_.Invoke(std::get<InvokeCommand>(admission));
     }());
