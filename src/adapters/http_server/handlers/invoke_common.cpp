@@ -34,8 +34,7 @@ std::string RunLocation(const std::string& run_id) {
 namespace {
 
 // The answer of a call not run: its refusal rendered, or the stored answer of the call that used
-// its key first, as stored. Plain functions: the coroutine that awaits the turn keeps no room for
-// the answers it has not given yet.
+// its key first, as stored.
 Response NotRun(Admission& admission, const InvokeRenderer& render) {
   if (auto* refusal = std::get_if<Refusal>(&admission)) return render(*refusal);
   auto& replay = std::get<StoredResponse>(admission);
