@@ -7,6 +7,8 @@
 #include "adapters/otlp/otlp_exporter.hpp"
 #include "adapters/providers/http_model_client.hpp"
 #include "adapters/providers/offline_model.hpp"
+#include "adapters/store_common/statement_count.hpp"
+#include "adapters/store_postgres/pg_run_notices.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "app/demo_provisioning.hpp"
@@ -293,20 +295,33 @@ struct UseCases {
                                  rt.clock, rt.metrics, loops.executors,
                                  settings.config.runs.max_concurrent,
                                  std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
-                                 static_cast<std::size_t>(settings.config.runs.max_events)}),
+                                 static_cast<std::size_t>(settings.config.runs.max_events),
+                                 std::chrono::milliseconds(100),   // write-behind
+                                 std::chrono::milliseconds(1000),  // a watched run's looks
+                                 [this] { webhooks.Wake(); }}),
         runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, rt.clock,
              RunsOptions{.max_queued_per_org = settings.config.runs.max_queued_per_org,
-                         .poll = std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
                          // a server alone on its store: nobody else asks it for a run
                          .write_short_streamed_runs_at_end =
                              settings.config.store.kind == StoreKind::kSqlite}),
+        streams(rt.tenants, StreamLimits{settings.config.runs.max_followers_per_run,
+                                         settings.config.runs.max_streams_per_token}),
         webhooks(WebhookSenderDeps{rt.runner, up.http, rt.clock, rt.metrics, settings.master_key,
                                    settings.config.webhooks.allow_private,
                                    settings.config.webhooks.first_retry_milliseconds,
                                    std::chrono::milliseconds(std::min(
-                                       1000, settings.config.webhooks.first_retry_milliseconds))}) {
+                                       1000, settings.config.webhooks.first_retry_milliseconds)),
+                                   std::chrono::milliseconds(10000),
+                                   WebhookShares{settings.config.webhooks.max_in_flight_per_webhook,
+                                                 settings.config.webhooks.max_in_flight_per_org}}) {
     rt.metrics.DeclareGauge("agentgate_runs_running", "Background runs running on this server.",
                             [this] { return static_cast<double>(run_worker.Running()); });
+    rt.metrics.DeclareGauge("agentgate_event_streams_open",
+                            "Event streams open on this server (run followers, streamed invokes).",
+                            [this] { return static_cast<double>(streams.open()); });
+    rt.metrics.DeclareCounter("agentgate_store_statements_total",
+                              "SQL statements this server sent to its store.",
+                              [] { return static_cast<double>(store_statements::Run()); });
   }
 
   const TurnTiming timing;
@@ -321,6 +336,7 @@ struct UseCases {
   ConsoleSessions console;
   RunWorker run_worker;
   Runs runs;
+  StreamRoster streams;
   WebhookSender webhooks;
 };
 
@@ -412,6 +428,22 @@ asio::awaitable<void> ExpirePausedRuns(Runs& runs, std::chrono::milliseconds eve
   }
 }
 
+// Open event streams whose caller lost its token or grant end within a second of it: each check
+// reads the tenant cache, so the store once a second at most per token and agent.
+asio::awaitable<void> CheckStreamRights(StreamRoster& streams, std::chrono::milliseconds every) {
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  for (;;) {
+    timer.expires_after(every);
+    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (ec) co_return;
+    try {
+      co_await streams.CheckRights();
+    } catch (const std::exception& e) {
+      log::Error("stream_rights_check_failed", {{"error", std::string_view(e.what())}});
+    }
+  }
+}
+
 // Phase 9. The background work every server does: its liveness lease, running queued runs,
 // retention, returning unused spend leases, recording gateway calls for the overview.
 void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& rt, UseCases& app) {
@@ -429,6 +461,8 @@ void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& 
   asio::co_spawn(loop, RunSpendLeaseReturns(rt.spend, std::chrono::milliseconds(100)),
                  asio::detached);
   asio::co_spawn(loop, ExpirePausedRuns(app.runs, std::chrono::seconds(1)), asio::detached);
+  asio::co_spawn(loop, CheckStreamRights(app.streams, std::chrono::milliseconds(250)),
+                 asio::detached);
   asio::co_spawn(loop,
                  RecordGatewayCalls(rt.runner, rt.gateway_calls, rt.clock, std::chrono::seconds(5)),
                  asio::detached);
@@ -466,11 +500,18 @@ int Serve(const ServeOptions& options) {
   Tracing tracing(config, rt.metrics);
   Upstreams upstreams(config, loops, tracing.tracer, rt.clock, rt.metrics);
   UseCases app(*settings, providers, rt, upstreams, loops, tracing);
+  // On a shared store, followers here hear at once of runs other servers write.
+  std::optional<pg::RunNotices> run_notices;
+  if (config.store.kind == StoreKind::kPostgres) {
+    run_notices.emplace(config.store.url,
+                        [&app](const std::string& run_id) { app.run_worker.RunChanged(run_id); });
+  }
 
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{app.admin,
                        app.invoke,
                        app.runs,
+                       app.streams,
                        app.gateway,
                        rt.runner,
                        rt.tenants,

@@ -46,6 +46,20 @@ boost::asio::awaitable<Result<Caller>> Authenticate(TenantDirectory& tenants,
   co_return Caller{org, env, token.id};
 }
 
+boost::asio::awaitable<Result<void>> StillAdmitted(TenantDirectory& tenants, const Caller& caller) {
+  auto record = co_await tenants.Token(caller.token_id);
+  if (!record) co_return record.error();
+  if (!*record || (*record)->revoked || (*record)->org_id != caller.org_id)
+    co_return Error{ErrorCode::kUnauthenticated, "the token was revoked"};
+  const auto& environments = (*record)->environments;
+  if (!environments.empty() &&
+      std::find(environments.begin(), environments.end(), caller.env) == environments.end()) {
+    co_return Error{ErrorCode::kForbidden,
+                    "the token is no longer valid for environment '" + caller.env + "'"};
+  }
+  co_return Result<void>{};
+}
+
 boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const Caller& caller,
                                                const std::string& agent_id,
                                                const std::string& permission) {

@@ -28,6 +28,11 @@ struct Caller {
 boost::asio::awaitable<Result<Caller>> Authenticate(TenantDirectory& tenants,
                                                     const CallerHeaders& headers);
 
+// Whether a caller authenticated earlier (a stream's) is still admitted: 401 once its token was
+// revoked, 403 once it is no longer valid for its environment. From the tenant cache, as a new
+// call's check.
+boost::asio::awaitable<Result<void>> StillAdmitted(TenantDirectory& tenants, const Caller& caller);
+
 // 403 unless the caller's token holds `permission` on the agent.
 boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const Caller& caller,
                                                const std::string& agent_id,

@@ -4,9 +4,7 @@
 
 #include "domain/runs/run_state.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/this_coro.hpp>
+#include <limits>
 
 namespace agentgate {
 
@@ -58,28 +56,34 @@ asio::awaitable<Result<Runs::DecideAnswer>> Runs::DecideFound(RunRecord found_ru
   if (found->expires_at_ms <= now) co_return Expired(*found);
   AG_CO_TRY(auto paused, ParsePausedTurn(found->paused_json));
   AG_CO_TRYV(CheckDecisions(request, paused.needs_approval));
-  // One conditional write decides: a second decision, here or on another server, finds the run
-  // no longer paused.
-  AG_CO_TRY(auto claimed, co_await store_.Run([&](Store& s) {
-    return s.ClaimPausedRun(run_id, worker_.server_id(), now);
+  AG_CO_TRY(const auto events, co_await store_.Run([&](Store& s) {
+    return s.ListRunEvents(run_id, 0, std::numeric_limits<int>::max());
   }));
-  if (!claimed) {
+  const std::int64_t after_seq = events.empty() ? 0 : events.back().seq;
+  // One conditional write decides: a second decision, here or on another server, finds the run
+  // no longer paused. In the background it goes back to the queue, to start where a server has
+  // room (max_concurrent counts it as any background run); else it goes on here, for its decider.
+  std::optional<RunRecord> decided;
+  if (request.background) {
+    const std::string queued = DecidedRunJson(DecidedRun{request.decisions, after_seq});
+    AG_CO_TRY(decided, co_await store_.Run(
+                           [&](Store& s) { return s.QueueDecidedRun(run_id, queued, now); }));
+  } else {
+    AG_CO_TRY(decided, co_await store_.Run([&](Store& s) {
+      return s.ClaimPausedRun(run_id, worker_.server_id(), now);
+    }));
+  }
+  if (!decided) {
     AG_CO_TRY(auto again, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
     if (again && again->status == RunStatus::kRequiresAction) co_return Expired(*again);
     co_return NotPaused(again ? *again : *found);
   }
-  AG_CO_TRY(const auto events, co_await store_.Run([&](Store& s) {
-    return s.ListRunEvents(run_id, 0, std::numeric_limits<int>::max());
-  }));
-  Resumption resumption{std::move(paused), std::move(request.decisions),
-                        events.empty() ? 0 : events.back().seq};
   if (request.background) {
-    RunRecord running = *claimed;
-    asio::co_spawn(co_await asio::this_coro::executor,
-                   worker_.Continue(std::move(*claimed), std::move(resumption)), asio::detached);
-    co_return DecideAnswer(std::move(running));
+    worker_.Wake();
+    co_return DecideAnswer(std::move(*decided));
   }
-  AG_CO_TRY(auto result, co_await worker_.Continue(std::move(*claimed), std::move(resumption)));
+  Resumption resumption{std::move(paused), std::move(request.decisions), after_seq};
+  AG_CO_TRY(auto result, co_await worker_.Continue(std::move(*decided), std::move(resumption)));
   co_return DecideAnswer(std::move(result));
 }
 

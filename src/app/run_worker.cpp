@@ -59,6 +59,15 @@ InvokeCommand RunCommand(const Caller& caller, const RunRecord& run, AdmittedAge
       &recorder};
 }
 
+// A decided run's resumption, from its row: where it paused and the decisions it was queued with;
+// none when either is unreadable (it then fails as a queued run whose request cannot be read).
+std::optional<Resumption> DecidedResumption(const RunRecord& run) {
+  auto paused = ParsePausedTurn(run.paused_json);
+  auto decided = ParseDecidedRun(run.request_json);
+  if (!paused || !decided) return std::nullopt;
+  return Resumption{std::move(*paused), std::move(decided->decisions), decided->after_seq};
+}
+
 }  // namespace
 
 // A queued run's request, read once from its row: the turn's request, and the trace it was in
@@ -79,7 +88,8 @@ struct RunWorker::QueuedRequest {
 
 RunWorker::RunWorker(RunWorkerDeps deps)
     : d_(std::move(deps)),
-      registry_(d_.max_events),
+      watches_(d_.store, RunWatchesOptions{d_.watch_look_every, d_.max_events}),
+      registry_(d_.max_events, [this](const std::string& run_id) { watches_.Entered(run_id); }),
       claimer_(d_.store, d_.server, registry_, d_.clock,
                RunClaimerOptions{d_.max_concurrent, d_.poll}, [this](RunRecord run) {
                  Launch(std::move(run), QueuedStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
@@ -88,7 +98,17 @@ RunWorker::RunWorker(RunWorkerDeps deps)
 RunWorker::~RunWorker() = default;
 
 void RunWorker::Launch(RunRecord run, RunStart start, const asio::any_io_executor& executor) {
-  auto [cancel, channel] = registry_.Register(run.id, RunKind::kBackground, nullptr, executor);
+  // A paused run decided in the background came back through the queue: it goes on where it
+  // paused, with its decisions, and its channel starts after its events so far.
+  std::int64_t starts_after = 0;
+  if (!run.paused_json.empty()) {
+    if (auto resumption = DecidedResumption(run)) {
+      starts_after = resumption->after_seq;
+      start = ResumedStart{std::make_shared<const Resumption>(std::move(*resumption))};
+    }
+  }
+  auto [cancel, channel] =
+      registry_.Register(run.id, RunKind::kBackground, nullptr, executor, starts_after);
   d_.metrics.Add("agentgate_runs_started_total", {});
   asio::co_spawn(executor,
                  RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
@@ -137,8 +157,9 @@ std::shared_ptr<StreamedRun> RunWorker::PrepareStreamed(const RunRecord& run,
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::Continue(RunRecord run, Resumption resumption) {
+  const auto executor = co_await asio::this_coro::executor;
   auto [cancel, channel] =
-      registry_.Register(run.id, RunKind::kResumed, nullptr, co_await asio::this_coro::executor);
+      registry_.Register(run.id, RunKind::kResumed, nullptr, executor, resumption.after_seq);
   RunStart start = ResumedStart{std::make_shared<const Resumption>(std::move(resumption))};
   co_return co_await RunOne(std::make_shared<const RunRecord>(std::move(run)), std::move(start),
                             std::move(cancel), std::move(channel));
@@ -196,6 +217,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
           traced);
     }
     d_.metrics.Add("agentgate_runs_paused_total", {});
+    if (run.notify && d_.webhooks_due) d_.webhooks_due();
     Ended(run.id);
     co_return result;
   }
@@ -230,6 +252,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
     }
   }
   d_.metrics.Add("agentgate_runs_ended_total", {{"status", std::string(RunStatusName(status))}});
+  if (run.notify && d_.webhooks_due) d_.webhooks_due();
   Ended(run.id);
   co_return result;
 }

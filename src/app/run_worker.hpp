@@ -10,11 +10,13 @@
 #include "app/invoke_agent.hpp"
 #include "runtime/runs/run_claimer.hpp"
 #include "runtime/runs/run_registry.hpp"
+#include "runtime/runs/run_watches.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +40,10 @@ struct RunWorkerDeps {
   std::chrono::milliseconds poll{200};
   std::size_t max_events = 2000;                // a run's channel keeps at most these
   std::chrono::milliseconds write_behind{100};  // an event's wait for others to share its write
+  // How often a run followed here that does not run here is looked at (RunWatches).
+  std::chrono::milliseconds watch_look_every{1000};
+  // Told when a run that notifies ended or paused here: its webhooks' deliveries are due.
+  std::function<void()> webhooks_due{};
 };
 
 // A streamed turn as its call admitted it: its run starts from this, not from a stored request.
@@ -92,6 +98,17 @@ class RunWorker {
   std::shared_ptr<RunChannel> Channel(const std::string& run_id) const {
     return registry_.Channel(run_id);
   }
+  // Any thread. The watch of a run followed here that does not run here (RunWatches), begun on
+  // `executor` if it has none.
+  std::shared_ptr<RunWatch> Watch(const std::string& run_id,
+                                  const boost::asio::any_io_executor& executor) {
+    return watches_.Watch(run_id, executor);
+  }
+  // Any thread. Another server wrote the run (its events, its state; the store's notices), or
+  // perhaps any run (`run_id` empty: notices may have been lost): its watch here looks now.
+  void RunChanged(const std::string& run_id) {
+    run_id.empty() ? watches_.ChangedAll() : watches_.Changed(run_id);
+  }
   // Any thread. Cancels the run if it runs here; false when it does not.
   bool CancelHere(const std::string& run_id) { return registry_.Cancel(run_id); }
   // Any thread. Claims no more runs; those running finish.
@@ -140,6 +157,7 @@ class RunWorker {
 
   RunWorkerDeps d_;
   std::atomic<std::size_t> next_loop_{0};
+  RunWatches watches_;  // before the registry, which tells it when a watched run starts here
   RunRegistry registry_;
   RunClaimer claimer_;  // after the registry, which it reads
 };

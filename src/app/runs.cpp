@@ -16,8 +16,8 @@ using std::chrono::milliseconds;
 
 namespace {
 
-constexpr int kEventsPerRead = 500;
 constexpr milliseconds kCancelPoll{20};
+constexpr milliseconds kFirstLookWait{5000};  // a watch's first look: a store read or two
 
 asio::awaitable<void> Sleep(milliseconds wait) {
   asio::steady_timer timer(co_await asio::this_coro::executor, wait);
@@ -121,9 +121,10 @@ std::optional<Error> Runs::RefusalOfCreate(const Result<bool>& created, int max_
     return created.error();
   }
   if (*created) return std::nullopt;
-  Error full(ErrorCode::kQueueFull, "the organization has " + std::to_string(max_queued) +
-                                        " runs queued ([runs] max_queued_per_org); retry once "
-                                        "some have started");
+  Error full(ErrorCode::kQueueFull,
+             "the organization has " + std::to_string(max_queued) +
+                 " runs waiting, queued or paused for a decision ([runs] max_queued_per_org); "
+                 "retry once some have started or been decided");
   full.retry_after_seconds = 1;
   return full;
 }
@@ -209,7 +210,8 @@ asio::awaitable<Result<RunRecord>> Runs::CancelFound(RunRecord run) {
 }
 
 asio::awaitable<Result<RunEventsRead>> Runs::NextEvents(RunCursor& cursor, milliseconds wait,
-                                                        const RunEventSink& each, bool until_end) {
+                                                        const RunEventSink& each, bool until_end,
+                                                        StreamTicket* ticket) {
   const auto until = clock_.SteadyNow() + wait;
   RunEventsRead read;
   const auto give = [&](const RunEvent& event) {
@@ -219,35 +221,36 @@ asio::awaitable<Result<RunEventsRead>> Runs::NextEvents(RunCursor& cursor, milli
     ++read.events;
   };
   for (;;) {
-    const auto left = std::chrono::duration_cast<milliseconds>(until - clock_.SteadyNow());
-    if (!cursor.channel) cursor.channel = worker_.Channel(cursor.run_id);
-    if (const auto& channel = cursor.channel) {
-      // Running here: its events from memory, as they happen.
-      channel->ForEachAfter(cursor.after_seq, give);
-      if ((read.events > 0 && !until_end) || read.ended) co_return read;
-      if (channel->Ended()) {
-        read.ended = true;  // over, with nothing after the cursor's
-        co_return read;
+    if (!cursor.channel) {
+      // Running here, with every event after the cursor's in its channel: read as they happen.
+      auto here = worker_.Channel(cursor.run_id);
+      if (here && here->starts_after() <= cursor.after_seq) {
+        cursor.channel = std::move(here);
+        cursor.watch.reset();
       }
-      if (left <= milliseconds(0)) co_return read;
-      co_await channel->WaitBeyond(cursor.after_seq, left, until_end);
-      continue;
     }
-    // Queued, ended, or running on another server: from the store. The run is read first: when it
-    // had ended, its terminal event is among the events read after it.
-    AG_CO_TRY(auto run, co_await store_.Run([&](Store& s) { return s.GetRun(cursor.run_id); }));
-    if (!run) co_return RunNotFound(cursor.run_id);
-    AG_CO_TRY(auto events, co_await store_.Run([&](Store& s) {
-      return s.ListRunEvents(cursor.run_id, cursor.after_seq, kEventsPerRead);
-    }));
-    for (const auto& event : events) give(event);
-    if (read.events > 0) co_return read;
-    if (HasEnded(run->status)) {
-      read.ended = true;
+    if (!cursor.channel && !cursor.watch) {
+      const auto executor = co_await asio::this_coro::executor;
+      cursor.watch = worker_.Watch(cursor.run_id, executor);
+    }
+    // Queued, paused, ended, or running elsewhere: its watch reads the store for its followers.
+    RunChannel* from = cursor.channel ? cursor.channel.get() : &cursor.watch->events();
+    const auto wakes = from->Wakes();
+    from->ForEachAfter(cursor.after_seq, give);
+    if ((read.events > 0 && !until_end) || read.ended) co_return read;
+    if (from->Ended()) {
+      read.ended = true;  // over, with nothing after the cursor's
       co_return read;
     }
+    if (cursor.watch && cursor.watch->gone()) co_return RunNotFound(cursor.run_id);
+    if (ticket && ticket->stopped()) co_return read;
+    auto left = std::chrono::duration_cast<milliseconds>(until - clock_.SteadyNow());
+    // A new watch's first look is what the store has: waited for, however short the wait asked.
+    if (cursor.watch && !cursor.watch->looked()) left = std::max(left, kFirstLookWait);
     if (left <= milliseconds(0)) co_return read;
-    co_await Sleep(std::min(left, options_.poll));
+    // Woken by its next events, its end, or a change of where they come from (it started here).
+    const auto stop = ticket ? ticket->stop_slot() : asio::cancellation_slot();
+    co_await from->WaitBeyond(cursor.after_seq, left, until_end, wakes, stop);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "app/invoke_agent.hpp"
 #include "app/run_worker.hpp"
+#include "app/stream_roster.hpp"
 
 #include <chrono>
 #include <functional>
@@ -13,7 +14,6 @@ namespace agentgate {
 
 struct RunsOptions {
   int max_queued_per_org = 10000;
-  std::chrono::milliseconds poll{200};  // a follower of a run running elsewhere reads the store
   std::chrono::milliseconds cancel_wait{5000};  // a cancel waits this long for its run to end
   // A server alone on its store (SQLite) writes a stateless streamed run that asked for no
   // webhook when it has run for a moment or has ended, not when it starts: a short one is written
@@ -42,12 +42,14 @@ struct RunEventsRead {
 // its channel's lock: the sink must not block.
 using RunEventSink = std::function<void(const RunEvent&)>;
 
-// Where a follower of one run is: the last event it has, and the run's channel here once found,
-// kept to the run's end (its last events may reach the follower after the run left the worker).
+// Where a follower of one run is: the last event it has, and where its next ones come from: the
+// run's channel here while it runs here (kept to the run's end here: its last events may reach
+// the follower after the run left the worker), else the run's watch here (RunWatches).
 struct RunCursor {
   std::string run_id;
   std::int64_t after_seq = 0;
   std::shared_ptr<RunChannel> channel;
+  std::shared_ptr<RunWatch> watch;
 };
 
 class Runs {
@@ -110,11 +112,13 @@ class Runs {
   void CancelStreamed(const std::string& run_id) { worker_.CancelHere(run_id); }
   // Gives `each` the events after the cursor's, waiting up to `wait` for some (none then); the
   // cursor moves past them. `until_end`: a run running here is waited for until it ends or `wait`
-  // passes, not until its next event (all of a quick run's events at once).
+  // passes, not until its next event (all of a quick run's events at once). A stopped `ticket`
+  // (the stream's right to go on is gone) ends the wait at once.
   boost::asio::awaitable<Result<RunEventsRead>> NextEvents(RunCursor& cursor,
                                                            std::chrono::milliseconds wait,
                                                            const RunEventSink& each,
-                                                           bool until_end = false);
+                                                           bool until_end = false,
+                                                           StreamTicket* ticket = nullptr);
 
  private:
   // Queued (not streamed), or streamed: started here, or handed to the caller to run.

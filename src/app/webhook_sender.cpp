@@ -10,6 +10,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -18,6 +19,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <vector>
 
 namespace agentgate {
@@ -82,56 +84,79 @@ std::string WebhookBody(const WebhookDelivery& delivery, const RunRecord& run) {
                                       {"data", std::move(data)}});
 }
 
+struct WebhookSender::Timer {
+  explicit Timer(const asio::any_io_executor& executor) : timer(executor) {}
+  asio::steady_timer timer;
+};
+
+WebhookSender::WebhookSender(WebhookSenderDeps deps) : d_(std::move(deps)) {}
+WebhookSender::~WebhookSender() = default;
+
 void WebhookSender::Start(const asio::any_io_executor& executor) {
+  timer_ = std::make_unique<Timer>(executor);
   asio::co_spawn(executor, Loop(), asio::detached);
 }
 
+void WebhookSender::Stop() {
+  stopping_ = true;
+  Wake();
+}
+
+void WebhookSender::Wake() {
+  woken_ = true;  // first: a look under way when the cancel lands looks again after it
+  if (!timer_) return;
+  asio::post(timer_->timer.get_executor(), [this] { timer_->timer.cancel(); });
+}
+
 asio::awaitable<void> WebhookSender::Loop() {
-  asio::steady_timer pause(co_await asio::this_coro::executor);
   while (!stopping_) {
+    woken_ = false;
+    std::size_t started = 0;
+    std::size_t asked = 0;
     try {
-      co_await SendDue();
+      asked = static_cast<std::size_t>(
+          std::min(kClaimsPerLook, std::max(0, d_.max_in_flight - in_flight_)));
+      if (asked > 0) started = co_await ClaimAndStart();
     } catch (const std::exception& e) {
       log::Error("webhooks_look_failed", {{"error", std::string_view(e.what())}});
     }
-    pause.expires_after(d_.poll);
-    co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (stopping_) break;
+    if (asked > 0 && started == asked) continue;  // more may be due: look again at once
+    if (woken_) continue;
+    timer_->timer.expires_after(d_.poll);
+    co_await timer_->timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 
-asio::awaitable<void> WebhookSender::SendDue() {
+asio::awaitable<std::size_t> WebhookSender::ClaimAndStart() {
   const std::int64_t now = d_.clock.NowMs();
+  const int limit = std::min(kClaimsPerLook, d_.max_in_flight - in_flight_);
   auto jobs = co_await d_.store.Run(
-      [&](Store& s) { return s.ClaimWebhookDeliveries(now, now + kHoldMs, kClaimsPerLook); });
+      [&](Store& s) { return s.ClaimWebhookDeliveries(now, now + kHoldMs, limit, d_.shares); });
   if (!jobs) {
     log::Warn("webhooks_claim_failed", {{"error", std::string_view(jobs.error().message)}});
-    co_return;
+    co_return 0;
   }
-  if (jobs->empty()) co_return;
-  // The look's attempts run side by side (a slow endpoint does not hold the others back); the
-  // next look waits for all of them. All on this coroutine's event loop: no lock.
-  struct Batch {
-    std::size_t left;
-    asio::steady_timer done;
-  };
+  // Each attempt goes on by itself, on this coroutine's event loop (no lock); its end makes room.
   const auto executor = co_await asio::this_coro::executor;
-  auto batch = std::make_shared<Batch>(
-      Batch{jobs->size(), asio::steady_timer(executor, asio::steady_timer::time_point::max())});
   for (auto& job : *jobs) {
-    asio::co_spawn(
-        executor,
-        [this, batch, job = std::move(job)]() mutable -> asio::awaitable<void> {
-          try {
-            co_await Attempt(std::move(job));
-          } catch (const std::exception& e) {
-            // Tried again once its hold ends.
-            log::Error("webhook_attempt_failed", {{"error", std::string_view(e.what())}});
-          }
-          if (--batch->left == 0) batch->done.cancel();
-        },
-        asio::detached);
+    ++in_flight_;
+    asio::co_spawn(executor, Attempt(std::move(job)), [this](std::exception_ptr failed) {
+      if (failed) {
+        // Tried again once its hold ends.
+        try {
+          std::rethrow_exception(failed);
+        } catch (const std::exception& e) {
+          log::Error("webhook_attempt_failed", {{"error", std::string_view(e.what())}});
+        } catch (...) {
+          log::Error("webhook_attempt_failed", {});
+        }
+      }
+      --in_flight_;
+      Wake();  // its webhook, its organization and this server have room again
+    });
   }
-  co_await batch->done.async_wait(asio::as_tuple(asio::use_awaitable));
+  co_return jobs->size();
 }
 
 asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {

@@ -386,12 +386,17 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(runs.Integer("max_events", c.runs.max_events, 16, 1000000));
   AG_TRYV(runs.Integer("retention_hours", c.runs.retention_hours, 1, 876000));
   AG_TRYV(runs.Integer("approval_timeout_seconds", c.runs.approval_timeout_seconds, 1, 2592000));
+  AG_TRYV(runs.Integer("max_followers_per_run", c.runs.max_followers_per_run, 1, 1000000));
+  AG_TRYV(runs.Integer("max_streams_per_token", c.runs.max_streams_per_token, 1, 1000000));
   AG_TRYV(runs.RejectUnknown());
 
   SectionReader webhooks(root["webhooks"].as_table(), "webhooks", env);
   AG_TRYV(webhooks.Boolean("allow_private", c.webhooks.allow_private));
   AG_TRYV(webhooks.Integer("first_retry_milliseconds", c.webhooks.first_retry_milliseconds, 100,
                            10000));
+  AG_TRYV(
+      webhooks.Integer("max_in_flight_per_webhook", c.webhooks.max_in_flight_per_webhook, 1, 1000));
+  AG_TRYV(webhooks.Integer("max_in_flight_per_org", c.webhooks.max_in_flight_per_org, 1, 10000));
   AG_TRYV(webhooks.RejectUnknown());
   SectionReader tools(root["tools"].as_table(), "tools", env);
   AG_TRYV(tools.Strings("header_env", c.tools.header_env));

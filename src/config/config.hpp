@@ -70,6 +70,10 @@ struct WebhooksConfig {
   bool allow_private = false;
   // The first retry of a failed delivery; the later ones grow from it (webhooks::RetryDelayMs).
   int first_retry_milliseconds = 5000;
+  // Deliveries in flight at once, across the servers (docs/webhooks.md, "Sharing"): to one
+  // webhook, and to all of one organization's.
+  int max_in_flight_per_webhook = 4;
+  int max_in_flight_per_org = 16;
 };
 
 // Agents' tools (docs/daemon.md "Tool headers").
@@ -100,6 +104,10 @@ struct RunsConfig {
   // A run paused for a person's approval ends failed (approval_expired) after this
   // (docs/daemon.md).
   int approval_timeout_seconds = 86400;
+  // Open event streams on this server (docs/runs.md, "Followers"): then a new one is 429
+  // too_many_streams.
+  int max_followers_per_run = 100;
+  int max_streams_per_token = 1000;
 };
 
 // OpenTelemetry trace export (docs/tracing.md): off unless an endpoint is configured, here or by

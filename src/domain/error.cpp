@@ -44,6 +44,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "approval_expired";
     case ErrorCode::kQueueFull:
       return "queue_full";
+    case ErrorCode::kTooManyStreams:
+      return "too_many_streams";
     case ErrorCode::kPayloadTooLarge:
       return "payload_too_large";
     case ErrorCode::kHeadersTooLarge:
@@ -106,6 +108,7 @@ int HttpStatusOf(ErrorCode code) {
       return 422;
     case ErrorCode::kRateLimited:
     case ErrorCode::kQueueFull:
+    case ErrorCode::kTooManyStreams:
       return 429;
     case ErrorCode::kHeadersTooLarge:
       return 431;

@@ -33,6 +33,7 @@ enum class ErrorCode {
   kRunNotPaused,      // a decision for a run that is not waiting for one
   kApprovalExpired,   // a paused run nobody decided within approval_timeout_seconds
   kQueueFull,         // an organization's queued runs are at their bound
+  kTooManyStreams,    // a run's followers or a token's open streams here are at their bound
   kPayloadTooLarge,
   kHeadersTooLarge,
   kRateLimited,

@@ -76,6 +76,12 @@ void Metrics::DeclareGauge(const std::string& name, const std::string& help,
   families_[name] = Family{"gauge", help, {}, std::move(read)};
 }
 
+void Metrics::DeclareCounter(const std::string& name, const std::string& help,
+                             std::function<double()> read) {
+  std::lock_guard lock(mutex_);
+  families_[name] = Family{"counter", help, {}, std::move(read)};
+}
+
 void Metrics::DeclareHistogram(const std::string& name, const std::string& help,
                                std::vector<double> buckets) {
   std::lock_guard lock(mutex_);

@@ -33,6 +33,9 @@ class Metrics {
   // A gauge whose one series is read when the metrics are rendered, from a count its owner keeps
   // anyway; it takes no updates.
   void DeclareGauge(const std::string& name, const std::string& help, std::function<double()> read);
+  // The same for a counter kept elsewhere (it only grows).
+  void DeclareCounter(const std::string& name, const std::string& help,
+                      std::function<double()> read);
   void DeclareHistogram(const std::string& name, const std::string& help,
                         std::vector<double> buckets);
 
@@ -48,7 +51,7 @@ class Metrics {
     std::string type;
     std::string help;
     std::vector<double> buckets;
-    std::function<double()> read;  // set for a gauge read at render time
+    std::function<double()> read;  // set for a series read at render time
   };
   struct HistogramSeries {
     std::vector<double> bounds;  // the family's buckets, copied when the series began

@@ -329,6 +329,12 @@ class RunStore {
   virtual Result<std::optional<RunRecord>> ClaimPausedRun(const std::string& run_id,
                                                           const std::string& server_id,
                                                           std::int64_t now_ms) = 0;
+  // A paused run (requires_action, not expired at `now_ms`) decided to go on in the background:
+  // queued again with `request_json` (DecidedRunJson) for whichever server claims it. None when
+  // it is not paused, so a decision is taken once across servers.
+  virtual Result<std::optional<RunRecord>> QueueDecidedRun(const std::string& run_id,
+                                                           const std::string& request_json,
+                                                           std::int64_t now_ms) = 0;
   // At most `limit` paused runs whose expiry passed end failed (`expired` is their terminal event,
   // its data their error; webhooks as any end); how many.
   virtual Result<std::int64_t> ExpirePausedRuns(std::int64_t now_ms, int limit,
@@ -355,11 +361,14 @@ class RunStore {
   // The webhook's latest deliveries, newest first.
   virtual Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(const std::string& webhook_id,
                                                                      int limit) = 0;
-  // Up to `limit` pending deliveries due at `now_ms`, each held for `hold_until_ms` (no other
-  // claim takes it meanwhile: an attempt that dies is retried after it).
+  // Up to `limit` pending deliveries due at `now_ms`, the longest due first, each held for
+  // `hold_until_ms` (no other claim takes it meanwhile: an attempt that dies is retried after it).
+  // Held deliveries are in flight: no claim leaves a webhook more than `shares.per_webhook` of
+  // them, nor an organization more than `shares.per_org`, counting those any server holds.
   virtual Result<std::vector<WebhookJob>> ClaimWebhookDeliveries(std::int64_t now_ms,
                                                                  std::int64_t hold_until_ms,
-                                                                 int limit) = 0;
+                                                                 int limit,
+                                                                 WebhookShares shares) = 0;
   // An attempt's outcome: `delivery` carries the new status, attempts, next attempt and log.
   virtual Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) = 0;
 };

@@ -272,6 +272,13 @@ struct WebhookDelivery {
   std::string attempts_json = "[]";  // [{at, status, ms, error}], one per attempt
 };
 
+// How many deliveries may be in flight at once ([webhooks] max_in_flight_per_*): so that one
+// slow endpoint, or one tenant's many, holds back nobody else's.
+struct WebhookShares {
+  int per_webhook = 4;
+  int per_org = 16;
+};
+
 // A delivery claimed for an attempt, with what the attempt needs.
 struct WebhookJob {
   WebhookDelivery delivery;

@@ -3,8 +3,8 @@
 // SQLite store. Each test states one rule of a run.
 #include "app/runs.hpp"
 #include "adapters/store_sqlite/sqlite_db.hpp"
-#include "app/app_fixture.hpp"
 #include "app/invoke_body.hpp"
+#include "app/runs_fixture.hpp"
 #include "domain/json_text.hpp"
 #include "runtime/runs/run_recorder.hpp"
 
@@ -15,107 +15,6 @@
 
 namespace agentgate::testing {
 namespace {
-
-class RunsTest : public InvokeAgentTest {
- protected:
-  void SetUp() override {
-    InvokeAgentTest::SetUp();
-    worker_.Start(io_.get_executor());
-  }
-  void TearDown() override {
-    worker_.Stop();
-    InvokeAgentTest::TearDown();
-  }
-
-  QueueAnswer Begin(const InvokeRequest& request, bool streamed,
-                    const std::optional<std::string>& key = std::nullopt,
-                    const std::string& fingerprint = "") {
-    const std::string agent = "bot";
-    const InvokeCall call{caller_, agent, request, key, fingerprint, answer_, nullptr};
-    if (streamed) return RunAsync(io_, runs_.Stream(call)).answer;
-    return RunAsync(io_, runs_.Queue(call));
-  }
-  // A streamed turn's run handed to its caller (`own`) to run.
-  RunRecord HandedOver(const InvokeRequest& request, std::shared_ptr<StreamedRun>& own) {
-    const InvokeCall call{caller_, "bot", request, std::nullopt, "", answer_, nullptr};
-    auto begun = RunAsync(io_, runs_.Stream(call, false, true));
-    own = std::move(begun.handed);
-    const auto& answer = begun.answer;
-    const auto& run = std::get<Result<RunRecord>>(answer);
-    EXPECT_TRUE(run) << run.error().message;
-    return run ? *run : RunRecord{};
-  }
-  RunRecord Queued(const InvokeRequest& request) {
-    auto answer = Begin(request, false);
-    const auto& run = std::get<Result<RunRecord>>(answer);
-    EXPECT_TRUE(run) << run.error().message;
-    return run ? *run : RunRecord{};
-  }
-  Error Refused(const InvokeRequest& request) {
-    auto answer = Begin(request, false);
-    const auto& run = std::get<Result<RunRecord>>(answer);
-    EXPECT_FALSE(run);
-    return run ? Error(ErrorCode::kInternal, "queued") : run.error();
-  }
-
-  // Runs the loop until `done()` or 10 s of real time.
-  template <class Done>
-  bool RunUntil(const Done& done, std::chrono::milliseconds within = 10s) {
-    const auto until = std::chrono::steady_clock::now() + within;
-    io_.restart();
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > until) return false;
-      io_.run_one_for(5ms);
-    }
-    return true;
-  }
-  RunRecord Stored(const std::string& run_id) { return store_->GetRun(run_id).value().value(); }
-  RunRecord Ended(const std::string& run_id) {
-    EXPECT_TRUE(RunUntil([&] {
-      const auto run = store_->GetRun(run_id).value();  // a streamed run may be written at its end
-      return run && HasEnded(run->status);
-    })) << run_id;
-    return Stored(run_id);
-  }
-  // A follower's look: the events it was given, and whether the run's end is among them.
-  struct Look {
-    std::vector<RunEvent> events;
-    bool ended = false;
-  };
-  Result<Look> NextEvents(Runs& runs, RunCursor& cursor, std::chrono::milliseconds wait,
-                          bool until_end = false) {
-    Look look;
-    const RunEventSink keep = [&look](const RunEvent& e) { look.events.push_back(e); };
-    AG_TRY(const auto read, Await(runs.NextEvents(cursor, wait, keep, until_end)));
-    EXPECT_EQ(read.events, look.events.size());
-    look.ended = read.ended;
-    return look;
-  }
-  std::vector<std::string> EventTypes(const std::string& run_id) {
-    std::vector<std::string> types;
-    std::int64_t seq = 0;
-    for (const auto& e : store_->ListRunEvents(run_id, 0, 1000).value()) {
-      EXPECT_EQ(e.seq, ++seq);  // numbered from 1, no gap
-      types.push_back(e.type);
-    }
-    return types;
-  }
-  template <class T>
-  Result<T> Await(asio::awaitable<Result<T>> work) {
-    return RunAsync(io_, std::move(work));
-  }
-
-  // At most 2 runs at once, looking for queued ones every 20 ms, 100 events a run.
-  RunWorkerDeps WorkerDeps() {
-    return RunWorkerDeps{
-        invoke_,  idempotency_,         tenants_, runner_, committer_, lease_, clock_,
-        metrics_, {io_.get_executor()}, 2,        20ms,    100};
-  }
-
-  RunWorker worker_{WorkerDeps()};
-  Runs runs_{invoke_,    idempotency_, tenants_, runner_,
-             committer_, worker_,      clock_,   RunsOptions{3, 20ms, 5000ms}};
-};
 
 TEST_F(RunsTest, ABackgroundRunEndsWithExactlyThePlainCallsBodyAfterItsSteps) {
   model_.script.push_back([](const ModelRequest&) { return CallsTool("lookup"); });
@@ -289,7 +188,7 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   EXPECT_EQ(run.status, RunStatus::kRunning);
   // Its follower reads the events as they happen, to the terminal one.
   std::vector<RunEvent> seen;
-  RunCursor cursor{run.id, 0, nullptr};
+  RunCursor cursor{run.id, 0, nullptr, nullptr};
   for (bool ended = false; !ended;) {
     auto batch = NextEvents(runs_, cursor, 1000ms);
     ASSERT_TRUE(batch) << batch.error().message;
@@ -308,7 +207,7 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   EXPECT_EQ(model_.seen.size(), 1u);
   // From the store once it ended, and after a Last-Event-ID.
   EXPECT_EQ(cursor.after_seq, seen.back().seq);
-  RunCursor resumed{run.id, 2, nullptr};
+  RunCursor resumed{run.id, 2, nullptr, nullptr};
   auto rest = NextEvents(runs_, resumed, 0ms);
   ASSERT_TRUE(rest);
   EXPECT_EQ(rest->events.size(), seen.size() - 2);
@@ -362,7 +261,7 @@ TEST_F(RunsTest, AStreamedRunItsCallerDropsUnrunStillRunsToItsEnd) {
 TEST_F(RunsTest, AFollowerWaitingForTheEndHasAQuickRunsEveryEventInOneLook) {
   model_.script.push_back([](const ModelRequest&) { return Reply("Quick."); });
   const RunRecord run = std::get<Result<RunRecord>>(Begin(Asking("Hi"), true)).value();
-  RunCursor cursor{run.id, 0, nullptr};
+  RunCursor cursor{run.id, 0, nullptr, nullptr};
   auto look = NextEvents(runs_, cursor, 10s, /*until_end=*/true);
   ASSERT_TRUE(look) << look.error().message;
   EXPECT_TRUE(look->ended);
@@ -383,7 +282,7 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   deps.poll = 10min;  // it claims the run when its queueing wakes it, after the run's create
   RunWorker worker{deps};
   Runs runs{invoke_,    idempotency_, tenants_, runner_,
-            committer_, worker,       clock_,   RunsOptions{3, 20ms, 5000ms}};
+            committer_, worker,       clock_,   RunsOptions{3, 5000ms}};
   worker.Start(io_.get_executor());
   model_.script.push_back([](const ModelRequest&) { return Reply("Held."); });
   const InvokeCall call{caller_, "bot", Asking("Hi"), std::nullopt, "", answer_, nullptr};
@@ -401,7 +300,7 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   sqlite::Connection other(backend_.path());
   std::optional<sqlite::WriteTransaction> busy(std::in_place, other);
 
-  RunCursor cursor{queued.id, 0, nullptr};
+  RunCursor cursor{queued.id, 0, nullptr, nullptr};
   bool ended = false;
   for (int look = 0; look < 20 && !ended; ++look) {
     auto read = NextEvents(runs, cursor, 2s);
@@ -448,7 +347,7 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
   deps.poll = 60s;  // no look but the ones a run's end or queueing asks for, in this test
   RunWorker worker{deps};
   Runs runs{invoke_,    idempotency_, tenants_, runner_,
-            committer_, worker,       clock_,   RunsOptions{3, 20ms, 5000ms}};
+            committer_, worker,       clock_,   RunsOptions{3, 5000ms}};
   worker.Start(io_.get_executor());
   RunUntil([&] { return false; }, 50ms);  // its first look found nothing
   const auto queue_directly = [&](const std::string& id) {
@@ -506,7 +405,7 @@ class UnwrittenRunsTest : public RunsTest {
 
   RunWorker later_worker_{LaterDeps()};
   Runs later_runs_{invoke_,    idempotency_,  tenants_, runner_,
-                   committer_, later_worker_, clock_,   RunsOptions{3, 20ms, 5000ms, true}};
+                   committer_, later_worker_, clock_,   RunsOptions{3, 5000ms, true}};
 };
 
 TEST_F(UnwrittenRunsTest, AShortStreamedRunIsWrittenOnceAtItsEndWithEveryEvent) {
@@ -525,7 +424,7 @@ TEST_F(UnwrittenRunsTest, AShortStreamedRunIsWrittenOnceAtItsEndWithEveryEvent) 
                                       "tool.started", "tool.finished", "model.started",
                                       "model.finished", "text.delta", "run.completed"}));
   // Read as any ended run: after a Last-Event-ID, from the store.
-  RunCursor resumed{run.id, 7, nullptr};
+  RunCursor resumed{run.id, 7, nullptr, nullptr};
   auto rest = NextEvents(later_runs_, resumed, 0ms);
   ASSERT_TRUE(rest) << rest.error().message;
   ASSERT_EQ(rest->events.size(), 2u);
@@ -629,7 +528,7 @@ TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {
   EXPECT_EQ(Await(later_runs_.Get(Caller{"acme", "staging", "tok"}, run.id)).error().code,
             ErrorCode::kRunNotFound);
   // A follower has its events so far from this server.
-  RunCursor cursor{run.id, 0, nullptr};
+  RunCursor cursor{run.id, 0, nullptr, nullptr};
   auto so_far = NextEvents(later_runs_, cursor, 0ms);
   ASSERT_TRUE(so_far) << so_far.error().message;
   ASSERT_FALSE(so_far->events.empty());
@@ -654,7 +553,7 @@ TEST_F(UnwrittenRunsTest, ARunThatIsNotShortIsWrittenRunningWithItsFirstEvents) 
   deps.write_behind = 20ms;
   RunWorker worker{deps};
   Runs runs{invoke_,    idempotency_, tenants_, runner_,
-            committer_, worker,       clock_,   RunsOptions{3, 20ms, 5000ms, true}};
+            committer_, worker,       clock_,   RunsOptions{3, 5000ms, true}};
   model_.thinking = 2s;
   model_.script.push_back([](const ModelRequest&) { return Reply("Slow."); });
   const InvokeCall call{caller_, "bot", Asking("Slowly"), std::nullopt, "", answer_, nullptr};

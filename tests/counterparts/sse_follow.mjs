@@ -5,7 +5,8 @@
 // Location it answered; without, every request GETs PATH (a run's events). --cut-after N puts a
 // TCP proxy in between that cuts the first connection once N events went through it, so the
 // client reconnects on its own with Last-Event-ID. Prints {"events", "requests", "error"} as one
-// JSON line once the run's terminal event arrived (or the timeout passed).
+// JSON line once the run's terminal event arrived, or the stream's own end (stream.ended), or the
+// timeout passed. It prints "open" on stderr when the first response's head arrived.
 import { EventSource } from 'eventsource';
 import net from 'node:net';
 
@@ -19,7 +20,10 @@ const cutAfter = Number(arg('cut-after') ?? 0);
 const timeoutMs = Number(arg('timeout-ms') ?? 30000);
 const headers = { 'fl-api-org': arg('org'), 'fl-api-env': arg('env'), 'fl-api-token': arg('token') };
 const types = ['run.started', 'model.started', 'model.finished', 'tool.started', 'tool.finished',
-  'text.delta', 'action', 'text.retracted', 'run.completed', 'run.failed'];
+  'text.delta', 'action', 'text.retracted', 'run.completed', 'run.failed', 'run.requires_action',
+  'stream.ended'];
+// The stream's own last event (its token revoked, its grant removed): the run goes on.
+const ends = ['run.completed', 'run.failed', 'stream.ended'];
 
 // The proxy: the first connection is cut after `cutAfter` events went from the server to the client.
 async function proxy() {
@@ -66,6 +70,7 @@ const es = new EventSource(new URL(arg('path'), origin), {
     }
     requests.push({ method: request.method ?? 'GET', url: String(url), last_event_id: lastEventId });
     const response = await fetch(url, request);
+    if (requests.length === 1) process.stderr.write('open\n');
     if (body !== undefined && location === null) location = response.headers.get('location');
     return response;
   },
@@ -75,7 +80,7 @@ const done = new Promise((resolve) => {
   for (const type of types) {
     es.addEventListener(type, (event) => {
       events.push({ id: event.lastEventId, type, data: JSON.parse(event.data) });
-      if (type === 'run.completed' || type === 'run.failed') resolve(null);
+      if (ends.includes(type)) resolve(null);
     });
   }
   es.addEventListener('error', (event) => {

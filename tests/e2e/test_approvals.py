@@ -220,7 +220,8 @@ def test_a_background_run_pauses_and_an_approval_in_the_background_completes_it(
     llm.push(openai_text("Refunded."))
     status, head, accepted = decide(tenant, approver(tenant), run_id, [{"call_id": "call_0", "approve": True}],
                                     background=True)
-    assert status == 202 and accepted["status"] == "running" and head["location"] == f"/api/runs/{run_id}"
+    # Back in the queue, to start where a server has room (max_concurrent counts it).
+    assert status == 202 and accepted["status"] == "queued" and head["location"] == f"/api/runs/{run_id}"
     run = wait_status(tenant, run_id, {"completed"})
     assert run["result"]["response"] == "Refunded."
     _, _, raw = tenant.server.request("GET", f"/api/runs/{run_id}/events?last_event_id={len(types)}",
@@ -312,3 +313,21 @@ def test_a_background_runs_pause_and_end_are_signed_webhooks_of_their_own(start_
         assert ended["id"] != paused["id"]  # a delivery of its own
     finally:
         receiver.close()
+
+
+def test_a_paused_run_counts_toward_the_queue_bound_until_it_is_decided(start_server, llm, tools):
+    """docs/runs.md: max_queued_per_org counts runs waiting in the store, queued or paused."""
+    tenant = start(start_server, llm, "[runs]\nmax_queued_per_org = 1\n")
+    shop(tenant, tools)
+    paused = pause_a_refund(tenant, llm)
+    status, _, body = tenant.invoke("shop", {"message": "later", "background": True})
+    assert status == 429 and body["error"]["code"] == "queue_full", body
+    assert "paused" in body["error"]["message"]
+    llm.push(openai_text("Refunded."))
+    status, _, accepted = decide(tenant, approver(tenant), paused["run_id"],
+                                 [{"call_id": "call_0", "approve": True}], background=True)
+    assert status == 202 and accepted["status"] == "queued", accepted
+    assert wait_status(tenant, paused["run_id"], {"completed"})["status"] == "completed"
+    llm.push(openai_text("Later."))
+    status, _, body = tenant.invoke("shop", {"message": "later", "background": True})
+    assert status == 202, body

@@ -3,6 +3,7 @@ verifier (tests/counterparts, pinned) checks every delivery; a receiver that ans
 gets the same webhook-id three times; deliveries and their attempts are in the admin API; bad
 registrations get a 4xx naming the field; a loopback URL is refused unless allowed."""
 import json
+import socket
 import subprocess
 import threading
 import time
@@ -194,3 +195,81 @@ def test_bad_registrations_name_their_field_and_loopback_needs_allow_private(sta
     # time (checked on the addresses connected to), recorded as an attempt that failed.
     status, _, hook = register(tenant, "https://hooks.example.com/agentgate")
     assert status == 201 and hook["url"] == "https://hooks.example.com/agentgate", hook
+
+
+class Hanging:
+    """An endpoint that accepts every connection and never answers."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(512)
+        self.port = self.sock.getsockname()[1]
+        self.held = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    def close(self):
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_a_hanging_endpoint_delays_no_other_organizations_delivery(start_server, llm):
+    """Issue 57 §2: 60 deliveries due to one tenant's endpoint that never answers, and another
+    organization's delivery still arrives within 2 s of its run's end (it waited behind the
+    flood's 10 s attempts before)."""
+    tenant = start(start_server, llm, ALLOW_PRIVATE)
+    hanging = Hanging()
+    other = Tenant(tenant.server, org="beta")
+    other.agent("bot")
+    hook, receiver = registered_receiver(other)
+    try:
+        status, _, dead = register(tenant, f"http://127.0.0.1:{hanging.port}/hook")
+        assert status == 201, dead
+        for i in range(60):
+            llm.push(openai_text(f"Flood {i}."))
+            background(tenant, f"flood {i}")
+        deadline = time.monotonic() + 20
+        while True:
+            status, _, listed = tenant.server.admin(
+                "GET", f"{hooks_path(tenant)}/{dead['id']}/deliveries?limit=100")
+            if len(listed["deliveries"]) == 60 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert len(listed["deliveries"]) == 60, listed
+        wait_for_held(hanging, 1)  # the flood's attempts are under way
+
+        llm.push(openai_text("Mine."))
+        run_id = background(other, "mine")
+        deadline = time.monotonic() + 10
+        while True:
+            _, _, run = other.server.request("GET", f"/api/runs/{run_id}",
+                                             headers=api_headers(other))
+            if run["status"] == "completed" or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        assert run["status"] == "completed", run
+        seen = receiver.wait(1, within=2.0)
+        assert seen[0]["body"]["data"]["run_id"] == run_id and seen[0]["verified"]
+        # The dead endpoint's deliveries wait their turn, none given up.
+        _, _, listed = tenant.server.admin(
+            "GET", f"{hooks_path(tenant)}/{dead['id']}/deliveries?limit=100")
+        assert {d["status"] for d in listed["deliveries"]} == {"pending"}, listed
+    finally:
+        receiver.close()
+        hanging.close()
+
+
+def wait_for_held(hanging, count, within=10.0):
+    deadline = time.monotonic() + within
+    while len(hanging.held) < count:
+        assert time.monotonic() < deadline, len(hanging.held)
+        time.sleep(0.02)

@@ -116,17 +116,11 @@ class ServerRoutesTest : public ::testing::Test {
                                       {http_io_.get_executor()}}};
   Runs runs_{invoke_,    idempotency_, tenants_, runner_,
              committer_, run_worker_,  clock_,   RunsOptions{}};
-  http::RouteDeps deps_{admin_,
-                        invoke_,
-                        runs_,
-                        gateway_,
-                        runner_,
-                        tenants_,
-                        metrics_,
-                        console_,
-                        gateway_calls_,
-                        std::nullopt,
-                        [this] { return server_ && server_->Draining(); }};
+  StreamRoster streams_{tenants_, StreamLimits{}};
+  http::RouteDeps deps_{
+      admin_,   invoke_,        runs_,        streams_,
+      gateway_, runner_,        tenants_,     metrics_,
+      console_, gateway_calls_, std::nullopt, [this] { return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

@@ -630,6 +630,61 @@ TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
   EXPECT_EQ(listed[1].status, RunStatus::kRunning);
 }
 
+// One slow endpoint holds back nobody else's deliveries (docs/webhooks.md, "Sharing"): a claim
+// takes the longest due first, but leaves no webhook more than its share in flight and no
+// organization more than its own, counting what every claim holds until it is recorded or its
+// hold ends.
+TYPED_TEST(StoreContract, AWebhookClaimLeavesEachWebhookAndOrganizationItsShareInFlight) {
+  auto& s = *this->store_;
+  for (const auto& w :
+       {WebhookRecord{
+            "wh_dead", "acme", "prod", "https://dead.example/", {"run.completed"}, "sealed", 1},
+        WebhookRecord{
+            "wh_good", "acme", "prod", "https://good.example/", {"run.completed"}, "sealed", 2},
+        WebhookRecord{
+            "wh_beta", "beta", "prod", "https://beta.example/", {"run.completed"}, "sealed", 3}})
+    ASSERT_TRUE(s.CreateWebhook(w));
+  // Six of acme's runs end (each a delivery to both its webhooks), then one of beta's.
+  std::vector<RunRecord> queued;
+  for (int i = 0; i < 6; ++i) queued.push_back(Queued("run_a" + std::to_string(i), 100 + i));
+  queued.push_back(Queued("run_b", 200));
+  queued.back().org_id = "beta";
+  for (auto& run : queued) {
+    run.notify = true;
+    ASSERT_TRUE(s.CreateRun(run, 100, std::nullopt));
+  }
+  std::int64_t ended_at = 2000;
+  for (auto run : s.ClaimRuns("server-a", 1000, 10).value()) {
+    run.status = RunStatus::kCompleted;
+    run.ended_at_ms = ended_at++;
+    run.result_json = R"({"response":"ok"})";
+    ASSERT_TRUE(s.FinishRun(run, {Numbered(run_events::Completed(run.result_json), 1)}).value());
+  }
+  const WebhookShares shares{2, 3};
+  const auto ids = [](const std::vector<WebhookJob>& jobs) {
+    std::vector<std::string> out;
+    for (const auto& job : jobs) out.push_back(job.delivery.id);
+    return out;
+  };
+  // acme: two to the dead endpoint, one more for its good one (its organization's three); beta's
+  // own, though it fell due last.
+  const auto first = s.ClaimWebhookDeliveries(3000, 60'000, 32, shares).value();
+  EXPECT_EQ(ids(first),
+            (std::vector<std::string>{"msg_a0_dead", "msg_a0_good", "msg_a1_dead", "msg_b_beta"}));
+  EXPECT_TRUE(s.ClaimWebhookDeliveries(3001, 60'000, 32, shares).value().empty());  // all held
+  // A good delivery recorded makes room for acme's next to its good endpoint, none to the dead.
+  WebhookDelivery delivered = first[1].delivery;
+  delivered.status = "delivered";
+  delivered.attempts = 1;
+  ASSERT_TRUE(s.RecordWebhookAttempt(delivered));
+  EXPECT_EQ(ids(s.ClaimWebhookDeliveries(3002, 60'000, 32, shares).value()),
+            (std::vector<std::string>{"msg_a1_good"}));
+  // A hold that ended (its server died mid-attempt) counts no more, and that delivery is due.
+  const auto later = s.ClaimWebhookDeliveries(60'001, 120'000, 32, shares).value();
+  EXPECT_EQ(ids(later),
+            (std::vector<std::string>{"msg_a0_dead", "msg_a1_dead", "msg_a1_good", "msg_b_beta"}));
+}
+
 // Every end of a run that notifies (finished, canceled while queued, interrupted with its server)
 // adds one delivery per webhook of its environment that wants its type, in the same transaction;
 // claims hold a delivery from other claims; attempts are recorded; deleting a webhook takes its
@@ -686,14 +741,15 @@ TYPED_TEST(StoreContract, RunEndsAreDeliveredToTheirEnvironmentsWebhooks) {
   EXPECT_EQ(deliveries[1].status, "pending");
 
   // Due ones are claimed with their webhook and run, once until the hold ends.
-  EXPECT_TRUE(s.ClaimWebhookDeliveries(1999, 5000, 10).value().empty());  // not due yet
-  auto jobs = s.ClaimWebhookDeliveries(3000, 5000, 10).value();
+  EXPECT_TRUE(
+      s.ClaimWebhookDeliveries(1999, 5000, 10, WebhookShares{}).value().empty());  // not due yet
+  auto jobs = s.ClaimWebhookDeliveries(3000, 5000, 10, WebhookShares{}).value();
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].delivery.type, "run.completed");
   EXPECT_EQ(jobs[0].webhook.url, all.url);
   ASSERT_TRUE(jobs[0].run.has_value());
   EXPECT_EQ(jobs[0].run->result_json, R"({"response":"ok"})");
-  EXPECT_TRUE(s.ClaimWebhookDeliveries(4000, 9000, 10).value().empty());  // held
+  EXPECT_TRUE(s.ClaimWebhookDeliveries(4000, 9000, 10, WebhookShares{}).value().empty());  // held
   WebhookDelivery retried = jobs[0].delivery;
   retried.attempts = 1;
   retried.next_attempt_at_ms = 4500;
@@ -703,7 +759,8 @@ TYPED_TEST(StoreContract, RunEndsAreDeliveredToTheirEnvironmentsWebhooks) {
   delivered.status = "delivered";
   delivered.attempts = 1;
   ASSERT_TRUE(s.RecordWebhookAttempt(delivered));
-  auto again = s.ClaimWebhookDeliveries(4500, 9000, 10).value();  // the retry, not the delivered
+  auto again = s.ClaimWebhookDeliveries(4500, 9000, 10, WebhookShares{})
+                   .value();  // the retry, not the delivered
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].delivery.attempts, 1);
   EXPECT_EQ(again[0].delivery.attempts_json, R"([{"status":500}])");
@@ -816,6 +873,38 @@ TYPED_TEST(StoreContract, APausedRunIsWrittenWithItsTurnAndClaimedOnceBeforeItEx
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
   EXPECT_FALSE(s.GetTurn("t3").value());
+}
+
+// A paused run waits in the store as a queued one does: it counts toward its organization's queue
+// bound, and decided in the background it goes back to the queue, once, to start as any queued
+// run (its decisions as its request), keeping where it paused.
+TYPED_TEST(StoreContract, APausedRunCountsTowardTheQueueBoundAndADecisionQueuesItOnce) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Pausing("t1", "run_p", true, 5000)));
+  EXPECT_FALSE(s.CreateRun(Queued("run_q", 200), 1, std::nullopt).value());  // the bound is 1
+  EXPECT_TRUE(s.CreateRun(Queued("run_q", 200), 2, std::nullopt).value());
+  EXPECT_FALSE(s.CreateRun(Queued("run_r", 210), 2, std::nullopt).value());
+  RunRecord other = Queued("run_o", 220);
+  other.org_id = "beta";  // another organization's bound is its own
+  EXPECT_TRUE(s.CreateRun(other, 1, std::nullopt).value());
+  EXPECT_EQ(s.ClaimRuns("server-a", 300, 10).value().size(), 2u);  // run_q and run_o
+
+  EXPECT_FALSE(s.QueueDecidedRun("run_p", R"({"decided":1})", 5000).value());  // expired
+  const auto queued = s.QueueDecidedRun("run_p", R"({"decided":1})", 4000).value();
+  ASSERT_TRUE(queued);
+  EXPECT_EQ(queued->status, RunStatus::kQueued);
+  EXPECT_FALSE(s.QueueDecidedRun("run_p", R"({"decided":2})", 4000).value());  // decided once
+  EXPECT_FALSE(s.ClaimPausedRun("run_p", "server-b", 4000).value());
+  EXPECT_FALSE(s.CreateRun(Queued("run_s", 230), 1, std::nullopt).value());  // still waiting
+  const auto claimed = s.ClaimRuns("server-b", 4100, 10).value();
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(claimed[0].id, "run_p");
+  EXPECT_EQ(claimed[0].status, RunStatus::kRunning);
+  EXPECT_EQ(claimed[0].server_id, "server-b");
+  EXPECT_EQ(claimed[0].started_at_ms, 90);  // when it first started
+  EXPECT_EQ(claimed[0].request_json, R"({"decided":1})");
+  EXPECT_EQ(claimed[0].paused_json, R"({"version":1})");
+  EXPECT_TRUE(s.CreateRun(Queued("run_s", 230), 1, std::nullopt).value());  // it waits no more
 }
 
 TYPED_TEST(StoreContract, APausedRunNobodyDecidesEndsFailedAndACanceledOneEndsAtOnce) {
@@ -1089,7 +1178,7 @@ TYPED_TEST(StoreContract, ARunEndedInItsTurnsCommitReadsListsAndIsPurgedAsAnyEnd
   EXPECT_EQ(s.GetRun("run_00a1").value()->status, RunStatus::kCompleted);
 
   // Its end goes to the environment's webhook, claimed with the run.
-  const auto jobs = s.ClaimWebhookDeliveries(1'000'000, 1'005'000, 10).value();
+  const auto jobs = s.ClaimWebhookDeliveries(1'000'000, 1'005'000, 10, WebhookShares{}).value();
   ASSERT_EQ(jobs.size(), 2u);
   for (const auto& job : jobs) {
     ASSERT_TRUE(job.run.has_value()) << job.delivery.run_id;

@@ -3,6 +3,18 @@
 
 namespace agentgate {
 
+// An organization's runs waiting in the store, queued or paused for a decision: what
+// [runs] max_queued_per_org bounds (both engines bind $1: the organization).
+inline constexpr const char* kCountWaitingRuns =
+    "SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status IN ('queued', 'requires_action')";
+
+// A paused run decided to go on in the background goes back to the queue with what it needs
+// (run_state::Requeue, one conditional write: paused and not expired). Both engines bind $1..$3:
+// its queued request (DecidedRunJson), the run, now.
+inline constexpr const char* kRequeueDecidedRun =
+    "UPDATE runs SET status = 'queued', request = $1, server_id = '' WHERE id = $2 AND status = "
+    "'requires_action' AND expires_at_ms > $3";
+
 // What a run's end adds for its webhooks, in the end's transaction (both engines bind $1..$6 in
 // order: run id, event type, now, org, env, the LIKE pattern of the type): a pending delivery per
 // webhook of the run's environment that wants the type, its id stable across attempts.

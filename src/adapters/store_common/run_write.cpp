@@ -38,7 +38,7 @@ void EndFromOutside(RunRowWriter& rows, RunRecord& run, RunStatus status, std::i
 
 Result<bool> Create(RunRowWriter& rows, const RunWrite& write) {
   const bool queued = write.run.status == RunStatus::kQueued;
-  if (queued && rows.QueuedRunsOf(write.run.org_id) >= write.max_queued) return false;
+  if (queued && rows.WaitingRunsOf(write.run.org_id) >= write.max_queued) return false;
   if (write.answer && !rows.CompleteIdempotencyKey(*write.answer))
     return MakeError(ErrorCode::kConflict, "the idempotency claim was taken over");
   // A queued run keeps its request until a server claims it; a running one has its server.

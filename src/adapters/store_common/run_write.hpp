@@ -16,7 +16,8 @@ namespace agentgate {
 
 class RunRowWriter {
  public:
-  virtual std::int64_t QueuedRunsOf(const std::string& org_id) = 0;
+  // The organization's runs waiting in the store: queued, or paused for a decision.
+  virtual std::int64_t WaitingRunsOf(const std::string& org_id) = 0;
   // Completes the running claim `done` names; false when it was taken over since.
   virtual bool CompleteIdempotencyKey(const IdempotencyCompletion& done) = 0;
   // The run as it starts: queued with its request, or running on its server. A run already there

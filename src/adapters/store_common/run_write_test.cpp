@@ -19,10 +19,11 @@ struct Rows final : RunRowWriter {
   std::vector<std::string> deliveries;  // "<run id> <type>"
   bool key_taken_over = false;
 
-  std::int64_t QueuedRunsOf(const std::string& org_id) override {
+  std::int64_t WaitingRunsOf(const std::string& org_id) override {
     std::int64_t n = 0;
     for (const auto& [id, run] : runs)
-      n += run.org_id == org_id && run.status == RunStatus::kQueued;
+      n += run.org_id == org_id &&
+           (run.status == RunStatus::kQueued || run.status == RunStatus::kRequiresAction);
     return n;
   }
   bool CompleteIdempotencyKey(const IdempotencyCompletion&) override { return !key_taken_over; }

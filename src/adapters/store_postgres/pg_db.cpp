@@ -1,5 +1,6 @@
 #include "adapters/store_postgres/pg_db.hpp"
 
+#include "adapters/store_common/statement_count.hpp"
 #include "domain/hex.hpp"
 
 #include <libpq-fe.h>
@@ -161,6 +162,20 @@ bool Connection::EnsureOpen() {
   return true;
 }
 
+std::vector<std::string> Connection::WaitForNotices(std::chrono::milliseconds wait) {
+  std::vector<std::string> payloads;
+  pollfd readable{PQsocket(c_), POLLIN, 0};
+  const int ready = ::poll(&readable, 1, static_cast<int>(wait.count()));
+  if (ready > 0 && PQconsumeInput(c_) == 0)
+    throw PgError("postgresql: " + std::string(PQerrorMessage(c_)), "08006");
+  if (PQstatus(c_) != CONNECTION_OK) throw PgError("postgresql: the connection was lost", "08006");
+  while (PGnotify* notice = PQnotifies(c_)) {
+    payloads.emplace_back(notice->extra != nullptr ? notice->extra : "");
+    PQfreemem(notice);
+  }
+  return payloads;
+}
+
 Rows Connection::Exec(const std::string& sql, const std::vector<Param>& params) {
   return Run(PreparedName(sql, static_cast<int>(params.size())), sql, params);
 }
@@ -171,6 +186,7 @@ Rows Connection::ExecPlannedForValues(const std::string& sql, const std::vector<
 
 Rows Connection::Run(const std::string* prepared_name, const std::string& sql,
                      const std::vector<Param>& params) {
+  store_statements::Count();
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
@@ -200,6 +216,7 @@ const std::string* Connection::PreparedName(const std::string& sql, int params) 
 }
 
 void Connection::ExecScript(const std::string& sql) {
+  store_statements::Count();
   pg_result* r = PQexec(c_, sql.c_str());
   ThrowOnFailure(r, c_);
   PQclear(r);

@@ -7,6 +7,7 @@
 #include "adapters/store_common/store_errors.hpp"
 #include "domain/error.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <initializer_list>
@@ -109,6 +110,9 @@ class Connection {
   std::string Literal(const std::string& text);  // quoted and escaped for ExecScript
   // Reconnects when the server went away (a restart); true when usable.
   bool EnsureOpen();
+  // For a connection that LISTENs: the payloads of the notifications that arrive within `wait`
+  // (none when none do); throws PgError once the connection is lost.
+  std::vector<std::string> WaitForNotices(std::chrono::milliseconds wait);
 
  private:
   void ConfigureSession();

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 20> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 22> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -180,6 +180,35 @@ CREATE INDEX environment_grants_by_env ON environment_grants(org_id, env, token_
 INSERT INTO environment_grants(org_id, env, token_id, permissions)
   SELECT t.org_id, e.name, t.id, 'metadata_write' FROM api_tokens t
   JOIN environments e ON e.org_id = t.org_id WHERE NOT t.revoked;
+)sql",
+                                                          R"sql(
+-- A run's writes are told to every server (channel agentgate_runs, the run's id), so that its
+-- followers on another server read its events as they are written (docs/runs.md): once per run
+-- per statement.
+CREATE OR REPLACE FUNCTION agentgate_runs_written() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('agentgate_runs', id) FROM (SELECT DISTINCT id FROM written) AS runs;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION agentgate_run_events_written() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('agentgate_runs', run_id) FROM (SELECT DISTINCT run_id FROM written) AS runs;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER runs_inserted AFTER INSERT ON runs REFERENCING NEW TABLE AS written
+  FOR EACH STATEMENT EXECUTE FUNCTION agentgate_runs_written();
+CREATE OR REPLACE TRIGGER runs_updated AFTER UPDATE ON runs REFERENCING NEW TABLE AS written
+  FOR EACH STATEMENT EXECUTE FUNCTION agentgate_runs_written();
+CREATE OR REPLACE TRIGGER run_events_inserted AFTER INSERT ON run_events REFERENCING NEW TABLE AS written
+  FOR EACH STATEMENT EXECUTE FUNCTION agentgate_run_events_written();
+)sql",
+                                                          R"sql(
+-- A webhook claim counts the deliveries in flight (held) per webhook and per organization, and
+-- an organization's queue bound counts its paused runs with its queued ones (docs/runs.md).
+CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_until_ms)
+  WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
+  WHERE status IN ('queued', 'requires_action');
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

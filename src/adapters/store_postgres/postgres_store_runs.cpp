@@ -3,6 +3,7 @@
 #include "adapters/store_common/row_readers.hpp"
 #include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_common/run_write.hpp"
+#include "adapters/store_common/webhook_claims.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 
 #include <algorithm>
@@ -46,9 +47,8 @@ class PostgresRunRows final : public RunRowWriter {
  public:
   explicit PostgresRunRows(Connection& c) : c_(c) {}
 
-  std::int64_t QueuedRunsOf(const std::string& org_id) override {
-    return c_.Exec("SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status = 'queued'", {P(org_id)})
-        .Int(0, 0);
+  std::int64_t WaitingRunsOf(const std::string& org_id) override {
+    return c_.Exec(kCountWaitingRuns, {P(org_id)}).Int(0, 0);
   }
   bool CompleteIdempotencyKey(const IdempotencyCompletion& done) override {
     return agentgate::CompleteIdempotencyKey(c_, done);
@@ -153,13 +153,15 @@ Result<std::vector<RunRecord>> PostgresStore::ListRuns(const std::string& org_id
 Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& server_id,
                                                         std::int64_t now_ms, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
-    // The request goes with the claim and leaves the row: only the server running it reads it.
+    // The request goes with the claim and leaves the row: only the server running it reads it. A
+    // paused run decided in the background keeps the start it had.
     auto claimed =
         c.Exec(
              "WITH picked AS (SELECT id, request FROM runs WHERE status = 'queued' ORDER BY "
              "created_at_ms, id LIMIT $3 FOR UPDATE SKIP LOCKED) "
-             "UPDATE runs r SET status = 'running', server_id = $1, started_at_ms = $2, request = "
-             "'' FROM picked WHERE r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "
+             "UPDATE runs r SET status = 'running', server_id = $1, started_at_ms = CASE WHEN "
+             "r.started_at_ms > 0 THEN r.started_at_ms ELSE $2 END, request = '' FROM picked WHERE "
+             "r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "
              "r.token_id, r.status, r.conversation_id, r.creates_conversation, picked.request, "
              "r.created_at_ms, r.started_at_ms, r.ended_at_ms, r.server_id, r.cancel_requested, "
              "r.result, r.error, r.notify, r.paused, r.expires_at_ms",
@@ -214,6 +216,15 @@ Result<std::optional<RunRecord>> PostgresStore::ClaimPausedRun(const std::string
                                        "> $3 RETURNING ") +
                                    kRunColumns;
     return c.Exec(sql, {P(run_id), P(server_id), P(now_ms)}).One(ReadRun);
+  });
+}
+
+Result<std::optional<RunRecord>> PostgresStore::QueueDecidedRun(const std::string& run_id,
+                                                                const std::string& request_json,
+                                                                std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    static const std::string sql = std::string(kRequeueDecidedRun) + " RETURNING " + kRunColumns;
+    return c.Exec(sql, {P(request_json), P(run_id), P(now_ms)}).One(ReadRun);
   });
 }
 
@@ -319,21 +330,42 @@ Result<std::vector<WebhookDelivery>> PostgresStore::ListWebhookDeliveries(
 
 Result<std::vector<WebhookJob>> PostgresStore::ClaimWebhookDeliveries(std::int64_t now_ms,
                                                                       std::int64_t hold_until_ms,
-                                                                      int limit) {
+                                                                      int limit,
+                                                                      WebhookShares shares) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookJob>> {
-    pg::Transaction tx(c);
-    static const std::string due = std::string("SELECT ") + kWebhookDeliveryColumns +
-                                   " FROM webhook_deliveries WHERE status = 'pending' AND "
-                                   "next_attempt_at_ms <= $1 AND held_until_ms <= $1 ORDER BY "
-                                   "next_attempt_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED";
+    {
+      // Most looks find none: no lock for them.
+      static const std::string any =
+          "SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= $1 "
+          "AND held_until_ms <= $1 LIMIT 1";
+      if (c.Exec(any, {P(now_ms)}).empty()) return std::vector<WebhookJob>{};
+    }
+    // The claims of every server, one at a time: each counts what the others hold.
+    pg::Transaction tx(c, "webhook-claims");
+    std::vector<pg::Param> ids;
+    for (auto& id : c.Exec(kClaimableWebhookDeliveries,
+                           {P(now_ms), P(shares.per_webhook), P(shares.per_org), P(limit)})
+                        .All([](const RowView& row) { return row.Text(0); }))
+      ids.push_back(P(id));
+    std::vector<WebhookJob> jobs;
+    if (ids.empty()) return jobs;
+    static const std::string hold = std::string(
+                                        "UPDATE webhook_deliveries SET held_until_ms = $1 "
+                                        "WHERE id = ANY($2::text[]) RETURNING ") +
+                                    kWebhookDeliveryColumns;
     static const std::string webhook =
         std::string("SELECT ") + kWebhookColumns + " FROM webhooks WHERE id = $1";
     static const std::string run =
         std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = $1";
-    std::vector<WebhookJob> jobs;
-    for (auto& delivery : c.Exec(due, {P(now_ms), P(limit)}).All(ReadWebhookDelivery)) {
-      c.Exec("UPDATE webhook_deliveries SET held_until_ms = $1 WHERE id = $2",
-             {P(hold_until_ms), P(delivery.id)});
+    auto held = c.Exec(hold, {P(hold_until_ms), pg::ArrayOf(ids)}).All(ReadWebhookDelivery);
+    // Tried in the order they fell due.
+    std::sort(held.begin(), held.end(), [](const WebhookDelivery& a, const WebhookDelivery& b) {
+      return a.next_attempt_at_ms != b.next_attempt_at_ms
+                 ? a.next_attempt_at_ms < b.next_attempt_at_ms
+                 : a.id < b.id;
+    });
+    jobs.reserve(held.size());
+    for (auto& delivery : held) {
       auto hook = c.Exec(webhook, {P(delivery.webhook_id)}).One(ReadWebhook);
       if (!hook) continue;
       auto ended = c.Exec(run, {P(delivery.run_id)}).One(ReadRun);

@@ -1,5 +1,6 @@
 #include "adapters/store_sqlite/sqlite_db.hpp"
 
+#include "adapters/store_common/statement_count.hpp"
 #include "adapters/store_sqlite/sqlite_checkpointer.hpp"
 #include "adapters/store_sqlite/sqlite_wal_vfs.hpp"
 
@@ -185,6 +186,7 @@ Connection::~Connection() {
 }
 
 Statement Connection::Prepare(std::string_view sql) {
+  store_statements::Count();
   auto prepare = [&] {
     sqlite3_stmt* stmt = nullptr;
     const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
@@ -202,6 +204,7 @@ Statement Connection::Prepare(std::string_view sql) {
 }
 
 void Connection::Exec(std::string_view sql) {
+  store_statements::Count();
   char* err = nullptr;
   const int rc = sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {

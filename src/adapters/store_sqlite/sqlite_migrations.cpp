@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 23> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 24> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -383,6 +383,14 @@ ALTER TABLE turns DROP COLUMN run_created_at_ms;
 ALTER TABLE turns DROP COLUMN run;
 ALTER TABLE turns DROP COLUMN run_result;
 ALTER TABLE turns DROP COLUMN run_events;
+)sql",
+                                                          R"sql(
+-- A webhook claim counts the deliveries in flight (held) per webhook and per organization, and
+-- an organization's queue bound counts its paused runs with its queued ones (docs/runs.md).
+CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_until_ms)
+  WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
+  WHERE status IN ('queued', 'requires_action');
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -176,6 +176,9 @@ class SqliteStore final : public Store {
   Result<std::optional<RunRecord>> ClaimPausedRun(const std::string& run_id,
                                                   const std::string& server_id,
                                                   std::int64_t now_ms) override;
+  Result<std::optional<RunRecord>> QueueDecidedRun(const std::string& run_id,
+                                                   const std::string& request_json,
+                                                   std::int64_t now_ms) override;
   Result<std::int64_t> ExpirePausedRuns(std::int64_t now_ms, int limit,
                                         const RunEvent& expired) override;
   Result<std::vector<std::string>> RunsToCancel(const std::string& server_id) override;
@@ -189,8 +192,8 @@ class SqliteStore final : public Store {
   Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(const std::string& webhook_id,
                                                              int limit) override;
   Result<std::vector<WebhookJob>> ClaimWebhookDeliveries(std::int64_t now_ms,
-                                                         std::int64_t hold_until_ms,
-                                                         int limit) override;
+                                                         std::int64_t hold_until_ms, int limit,
+                                                         WebhookShares shares) override;
   Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) override;
 
  private:

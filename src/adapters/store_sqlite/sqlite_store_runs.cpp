@@ -54,8 +54,8 @@ class SqliteRunRows final : public RunRowWriter {
  public:
   explicit SqliteRunRows(Connection& c) : c_(c) {}
 
-  std::int64_t QueuedRunsOf(const std::string& org_id) override {
-    auto count = c_.Prepare("SELECT COUNT(*) FROM runs WHERE org_id = ? AND status = 'queued'");
+  std::int64_t WaitingRunsOf(const std::string& org_id) override {
+    auto count = c_.Prepare(kCountWaitingRuns);
     count.Bind(org_id).Step();
     return count.Int(0);
   }
@@ -176,14 +176,15 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
         " FROM runs WHERE status = 'queued' ORDER BY created_at_ms, id LIMIT ?";
     auto claimed = c.Prepare(sql).Bind(limit).All(ReadRun);
     for (auto& run : claimed) {
+      // A paused run decided in the background keeps the start it had.
+      if (run.started_at_ms == 0) run.started_at_ms = now_ms;
       c.Prepare(
            "UPDATE runs SET status = 'running', server_id = ?, started_at_ms = ?, request = '' "
            "WHERE id = ?")
-          .Bind(server_id, now_ms, run.id)
+          .Bind(server_id, run.started_at_ms, run.id)
           .Run();
       run.status = RunStatus::kRunning;
       run.server_id = server_id;
-      run.started_at_ms = now_ms;
     }
     tx.Commit();
     return claimed;
@@ -236,6 +237,19 @@ Result<std::optional<RunRecord>> SqliteStore::ClaimPausedRun(const std::string& 
     static const std::string read =
         std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?";
     auto run = c.Prepare(read).Bind(run_id).One(ReadRun);
+    tx.Commit();
+    return run;
+  });
+}
+
+Result<std::optional<RunRecord>> SqliteStore::QueueDecidedRun(const std::string& run_id,
+                                                              const std::string& request_json,
+                                                              std::int64_t now_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<RunRecord>> {
+    sqlite::WriteTransaction tx(c);
+    c.Prepare(kRequeueDecidedRun).Bind(request_json, run_id, now_ms).Run();
+    if (c.Changes() != 1) return std::optional<RunRecord>();
+    auto run = FindRunIn(c, run_id);
     tx.Commit();
     return run;
   });

@@ -1,6 +1,7 @@
 // Webhook endpoints and their deliveries (docs/webhooks.md): each run end's delivery claimed,
 // held while it is sent, and its attempts recorded.
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/webhook_claims.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
 namespace agentgate {
@@ -55,29 +56,36 @@ Result<std::vector<WebhookDelivery>> SqliteStore::ListWebhookDeliveries(
 
 Result<std::vector<WebhookJob>> SqliteStore::ClaimWebhookDeliveries(std::int64_t now_ms,
                                                                     std::int64_t hold_until_ms,
-                                                                    int limit) {
+                                                                    int limit,
+                                                                    WebhookShares shares) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookJob>> {
-    static const std::string due = std::string("SELECT ") + kWebhookDeliveryColumns +
-                                   " FROM webhook_deliveries WHERE status = 'pending' AND "
-                                   "next_attempt_at_ms <= ?1 AND held_until_ms <= ?1 ORDER BY "
-                                   "next_attempt_at_ms LIMIT ?2";
     {
       // Most looks find none: a read first, so they take no write lock.
-      auto any = c.Prepare(due);
-      if (!any.Bind(now_ms, 1).Step()) return std::vector<WebhookJob>{};
+      auto any = c.Prepare(
+          "SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?1 "
+          "AND held_until_ms <= ?1 LIMIT 1");
+      if (!any.Bind(now_ms).Step()) return std::vector<WebhookJob>{};
     }
     sqlite::WriteTransaction tx(c);
+    const auto ids = c.Prepare(kClaimableWebhookDeliveries)
+                         .Bind(now_ms, shares.per_webhook, shares.per_org, limit)
+                         .All([](const RowView& row) { return row.Text(0); });
     std::vector<WebhookJob> jobs;
+    jobs.reserve(ids.size());
+    static const std::string delivery =
+        std::string("SELECT ") + kWebhookDeliveryColumns + " FROM webhook_deliveries WHERE id = ?";
     static const std::string webhook =
         std::string("SELECT ") + kWebhookColumns + " FROM webhooks WHERE id = ?";
-    for (auto& delivery : c.Prepare(due).Bind(now_ms, limit).All(ReadWebhookDelivery)) {
+    for (const auto& id : ids) {
       c.Prepare("UPDATE webhook_deliveries SET held_until_ms = ? WHERE id = ?")
-          .Bind(hold_until_ms, delivery.id)
+          .Bind(hold_until_ms, id)
           .Run();
-      auto hook = c.Prepare(webhook).Bind(delivery.webhook_id).One(ReadWebhook);
+      auto claimed = c.Prepare(delivery).Bind(id).One(ReadWebhookDelivery);
+      if (!claimed) continue;
+      auto hook = c.Prepare(webhook).Bind(claimed->webhook_id).One(ReadWebhook);
       if (!hook) continue;
-      auto ended = FindRunIn(c, delivery.run_id);
-      jobs.push_back(WebhookJob{std::move(delivery), std::move(*hook), std::move(ended)});
+      auto ended = FindRunIn(c, claimed->run_id);
+      jobs.push_back(WebhookJob{std::move(*claimed), std::move(*hook), std::move(ended)});
     }
     tx.Commit();
     return jobs;

@@ -262,6 +262,30 @@ Result<ApprovalRequest> ParseApprovalRequest(const json::value& body) {
   return request;
 }
 
+std::string DecidedRunJson(const DecidedRun& decided) {
+  json::array decisions;
+  for (const auto& d : decided.decisions) {
+    json::object decision{{"call_id", d.call_id}, {"approve", d.approve}};
+    if (!d.reason.empty()) decision["reason"] = d.reason;
+    decisions.push_back(std::move(decision));
+  }
+  const json::object queued{{"decided", json::object{{"decisions", std::move(decisions)}}},
+                            {"after_seq", decided.after_seq}};
+  return json_text::Write(queued);
+}
+
+Result<DecidedRun> ParseDecidedRun(std::string_view text) {
+  boost::system::error_code ec;
+  const auto parsed = json::parse(text, ec);
+  const auto* o = ec ? nullptr : parsed.if_object();
+  const auto* after = o != nullptr ? o->if_contains("after_seq") : nullptr;
+  const auto* decided = o != nullptr ? o->if_contains("decided") : nullptr;
+  if (after == nullptr || !after->is_int64() || decided == nullptr)
+    return Error(ErrorCode::kInternal, "a decided run's queued request is unreadable");
+  AG_TRY(auto request, ParseApprovalRequest(*decided));
+  return DecidedRun{std::move(request.decisions), after->as_int64()};
+}
+
 Result<void> CheckDecisions(const ApprovalRequest& request,
                             const std::vector<std::string>& pending) {
   std::set<std::string> decided;

@@ -56,6 +56,16 @@ Result<ApprovalRequest> ParseApprovalRequest(const boost::json::value& body);
 Result<void> CheckDecisions(const ApprovalRequest& request,
                             const std::vector<std::string>& pending);
 
+// A paused run decided to go on in the background waits in the queue, as any run waits for a
+// server with room (docs/runs.md): what it needs then is kept as its queued request, the decisions
+// and the number of its last event so far (its pause's).
+struct DecidedRun {
+  std::vector<ApprovalDecision> decisions;
+  std::int64_t after_seq = 0;
+};
+std::string DecidedRunJson(const DecidedRun& decided);
+Result<DecidedRun> ParseDecidedRun(std::string_view json);
+
 // What a denied call's result tells the model.
 std::string DeniedResult(const ApprovalDecision& decision);
 

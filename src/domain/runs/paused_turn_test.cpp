@@ -142,5 +142,21 @@ TEST(ApprovalRequests, EveryPendingCallIsDecidedOnceAndNothingElse) {
             std::string::npos);
 }
 
+// A decided run waiting in the queue keeps its decisions and where its events go on.
+TEST(DecidedRuns, ReadBackAsTheyWereWrittenAndAnUnreadableOneIsAnError) {
+  const DecidedRun decided{
+      {ApprovalDecision{"call_0", true, ""}, ApprovalDecision{"call_1", false, "not this one"}}, 7};
+  const auto back = ParseDecidedRun(DecidedRunJson(decided));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->after_seq, 7);
+  ASSERT_EQ(back->decisions.size(), 2u);
+  EXPECT_EQ(back->decisions[0].call_id, "call_0");
+  EXPECT_TRUE(back->decisions[0].approve);
+  EXPECT_FALSE(back->decisions[1].approve);
+  EXPECT_EQ(back->decisions[1].reason, "not this one");
+  for (const char* bad : {"", "{}", R"({"message":"hi"})", R"({"decided":{},"after_seq":1})"})
+    EXPECT_FALSE(ParseDecidedRun(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace agentgate

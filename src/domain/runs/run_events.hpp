@@ -53,8 +53,13 @@ RunEvent Failed(const Error& error);
 // events follow it once it is decided (docs/daemon.md, Tool approvals).
 RunEvent RequiresAction(std::string body_json);
 
+// What ends a follower's stream: the run's end, or its pause.
 inline bool IsTerminal(std::string_view type) {
   return type == "run.completed" || type == "run.failed" || type == "run.requires_action";
+}
+// The run's own last event: it ended, and nothing follows.
+inline bool IsEnd(std::string_view type) {
+  return type == "run.completed" || type == "run.failed";
 }
 
 }  // namespace run_events

@@ -17,6 +17,11 @@ RunStep Resume(RunStatus from, std::int64_t expires_at_ms, std::int64_t now_ms) 
   return RunStatus::kRunning;
 }
 
+RunStep Requeue(RunStatus from, std::int64_t expires_at_ms, std::int64_t now_ms) {
+  if (!Resume(from, expires_at_ms, now_ms)) return std::nullopt;
+  return RunStatus::kQueued;
+}
+
 RunStep Finish(RunStatus from, RunStatus as) {
   if (from != RunStatus::kRunning || !HasEnded(as)) return std::nullopt;
   return as;

@@ -8,6 +8,7 @@
 //   queued ----------- start -----------> running
 //   running ---------- pause -----------> requires_action
 //   requires_action -- resume ----------> running            (before its expiry)
+//   requires_action -- requeue ---------> queued             (decided to go on in the background)
 //   running ---------- finish ----------> completed | failed | canceled   (by its own server)
 //   queued, requires_action -- cancel --> canceled           (at once)
 //   running ---------- cancel ----------> running, its server asked to cancel it
@@ -36,6 +37,9 @@ RunStep Start(RunStatus from);
 // A run whose cancel was asked for does not pause: it ends canceled.
 RunStep Pause(RunStatus from, bool cancel_requested);
 RunStep Resume(RunStatus from, std::int64_t expires_at_ms, std::int64_t now_ms);
+// Decided before its expiry to go on in the background: it waits in the queue for a server with
+// room, as a new background run does (max_concurrent counts it once it starts).
+RunStep Requeue(RunStatus from, std::int64_t expires_at_ms, std::int64_t now_ms);
 // `as`: completed, failed or canceled, as the turn ended.
 RunStep Finish(RunStatus from, RunStatus as);
 RunStep Expire(RunStatus from, std::int64_t expires_at_ms, std::int64_t now_ms);

@@ -36,6 +36,17 @@ TEST(RunState, APausedRunResumesOnlyBeforeItsExpiry) {
   }
 }
 
+TEST(RunState, APausedRunDecidedInTheBackgroundGoesBackToTheQueueBeforeItsExpiryOnly) {
+  EXPECT_EQ(Requeue(RunStatus::kRequiresAction, 1001, 1000), RunStatus::kQueued);
+  EXPECT_FALSE(Requeue(RunStatus::kRequiresAction, 1000, 1000));
+  for (const RunStatus from : kEvery) {
+    if (from == RunStatus::kRequiresAction) continue;
+    EXPECT_FALSE(Requeue(from, 5000, 1000)) << RunStatusName(from);
+  }
+  // Queued again, it starts as any queued run does.
+  EXPECT_EQ(Start(*Requeue(RunStatus::kRequiresAction, 2000, 1000)), RunStatus::kRunning);
+}
+
 TEST(RunState, ARunningRunFinishesAsItsTurnEndedAndOnlyAsAnEnd) {
   for (const RunStatus as : {RunStatus::kCompleted, RunStatus::kFailed, RunStatus::kCanceled})
     EXPECT_EQ(Finish(RunStatus::kRunning, as), as);

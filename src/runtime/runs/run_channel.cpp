@@ -1,6 +1,7 @@
 #include "runtime/runs/run_channel.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -26,8 +27,10 @@ void RunChannel::Add(RunEvent event) {
   boost::container::small_vector<std::shared_ptr<Waiter>, 2> wake;  // a follower or two
   {
     std::lock_guard lock(mutex_);
-    const bool terminal = run_events::IsTerminal(event.type);
-    if (events_.size() + 1 < max_events_ || terminal) events_.push_back(std::move(event));
+    const bool terminal = ends_at_ == EndsAt::kPauseOrEnd ? run_events::IsTerminal(event.type)
+                                                          : run_events::IsEnd(event.type);
+    if (events_.size() + 1 < max_events_ || run_events::IsTerminal(event.type))
+      events_.push_back(std::move(event));
     ended_ = ended_ || terminal;
     std::erase_if(waiters_, [&](const std::weak_ptr<Waiter>& weak) {
       auto waiter = weak.lock();
@@ -39,6 +42,25 @@ void RunChannel::Add(RunEvent event) {
   }
   for (auto& waiter : wake)
     asio::post(waiter->timer.get_executor(), [waiter] { waiter->timer.cancel(); });
+}
+
+void RunChannel::Wake() {
+  std::vector<std::shared_ptr<Waiter>> wake;
+  {
+    std::lock_guard lock(mutex_);
+    ++wakes_;
+    for (auto& weak : waiters_) {
+      if (auto waiter = weak.lock()) wake.push_back(std::move(waiter));
+    }
+    waiters_.clear();
+  }
+  for (auto& waiter : wake)
+    asio::post(waiter->timer.get_executor(), [waiter] { waiter->timer.cancel(); });
+}
+
+std::uint64_t RunChannel::Wakes() const {
+  std::lock_guard lock(mutex_);
+  return wakes_;
 }
 
 std::vector<RunEvent>::const_iterator RunChannel::FirstAfter(std::int64_t after_seq) const {
@@ -57,15 +79,22 @@ bool RunChannel::Ended() const {
 }
 
 asio::awaitable<void> RunChannel::WaitBeyond(std::int64_t after_seq, std::chrono::milliseconds wait,
-                                             bool until_end) {
+                                             bool until_end, std::optional<std::uint64_t> wakes,
+                                             asio::cancellation_slot stop) {
   auto waiter = std::make_shared<Waiter>(co_await asio::this_coro::executor, until_end);
   {
     std::lock_guard lock(mutex_);
-    if (ended_ || (!until_end && !events_.empty() && events_.back().seq > after_seq)) co_return;
+    if (ended_ || (wakes && *wakes != wakes_) ||
+        (!until_end && !events_.empty() && events_.back().seq > after_seq))
+      co_return;
     waiters_.push_back(waiter);
   }
   waiter->timer.expires_after(wait);
-  co_await waiter->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+  co_await waiter->timer.async_wait(
+      asio::bind_cancellation_slot(stop, asio::as_tuple(asio::use_awaitable)));
+  // The wait's handler stays in the slot after it completes: cleared before its timer goes, so a
+  // stop emitted later finds none.
+  if (stop.is_connected()) stop.clear();
 }
 
 }  // namespace agentgate

@@ -1,18 +1,21 @@
 #pragma once
-// The events of the runs this server is running, for whoever follows them here (docs/runs.md): a
-// run's recorder adds each event as it happens, and a follower on any I/O thread reads the events
-// after the last it has and waits for more. A run's channel lives from its start until its last
-// event is in the store; followers of runs running elsewhere, or ended, read the store instead.
-// The registry keeps each running run's channel with the rest of its entry (RunRegistry).
+// A run's events for whoever follows it on this server (docs/runs.md, "How events reach a
+// follower"): events are added as they happen or are read, and a follower on any I/O thread reads
+// the events after the last it has and waits for more. A run running here has one from its start
+// until its last event is in the store (its recorder adds to it; the registry keeps it with the
+// rest of the run's entry); a run followed here that does not run here has one its watch fills
+// from the store (RunWatches).
 
 #include "ports/store_records.hpp"
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +23,15 @@ namespace agentgate {
 
 class RunChannel {
  public:
-  // Room for a quick run's events from the start: no growth while it runs.
-  explicit RunChannel(std::size_t max_events) : max_events_(max_events) {
+  // A running run's channel ends with its run's part here, a pause included (a resumed run gets a
+  // channel of its own); a watched run's only with the run's end.
+  enum class EndsAt { kPauseOrEnd, kEnd };
+
+  // Room for a quick run's events from the start: no growth while it runs. `starts_after`: the
+  // number of the event before its first (a resumed run's last event before its pause).
+  explicit RunChannel(std::size_t max_events, std::int64_t starts_after = 0,
+                      EndsAt ends_at = EndsAt::kPauseOrEnd)
+      : max_events_(max_events), starts_after_(starts_after), ends_at_(ends_at) {
     events_.reserve(std::min<std::size_t>(max_events, kFirstRoom));
   }
 
@@ -38,12 +48,20 @@ class RunChannel {
     for (auto it = first; it != events_.end(); ++it) each(*it);
     return static_cast<std::size_t>(events_.end() - first);
   }
-  bool Ended() const;  // its terminal event was added
-  // Returns when events numbered above `after_seq` are there, the run ended, or `wait` passed;
-  // `until_end`: only once the run ended or `wait` passed (a follower gathering a quick run's
-  // events for one send is not woken by each).
+  bool Ended() const;  // its terminal event was added (a pause too, for kPauseOrEnd)
+  std::int64_t starts_after() const { return starts_after_; }
+  // Any thread: wakes every waiter without an event (what its events come from changed). Wakes()
+  // counts them, so a follower that read the count before it looked misses none.
+  void Wake();
+  std::uint64_t Wakes() const;
+  // Returns when events numbered above `after_seq` are there, the run ended, a Wake() came after
+  // the `wakes` a follower read, `wait` passed, or `stop` was emitted; `until_end`: only once the
+  // run ended (or was woken, stopped or timed out): a follower gathering a quick run's events for
+  // one send is not woken by each.
   boost::asio::awaitable<void> WaitBeyond(std::int64_t after_seq, std::chrono::milliseconds wait,
-                                          bool until_end = false);
+                                          bool until_end = false,
+                                          std::optional<std::uint64_t> wakes = std::nullopt,
+                                          boost::asio::cancellation_slot stop = {});
 
  private:
   struct Waiter;
@@ -52,9 +70,12 @@ class RunChannel {
   static constexpr std::size_t kFirstRoom = 12;
   std::vector<RunEvent>::const_iterator FirstAfter(std::int64_t after_seq) const;
   const std::size_t max_events_;
+  const std::int64_t starts_after_;
+  const EndsAt ends_at_;
   mutable std::mutex mutex_;
   std::vector<RunEvent> events_;
   bool ended_ = false;
+  std::uint64_t wakes_ = 0;
   std::vector<std::weak_ptr<Waiter>> waiters_;
 };
 

@@ -94,5 +94,70 @@ TEST(RunChannel, AFollowerWaitingForTheEndIsWokenByTheTerminalEventAlone) {
   EXPECT_EQ(seen, (std::vector<std::int64_t>{2, 3}));
 }
 
+// A running run's channel ends at its pause (a resumed run gets its own); a watched run's goes on
+// to the run's end.
+TEST(RunChannel, APauseEndsARunningRunsChannelButNotAWatchedRunsOne) {
+  RunChannel running(100);
+  RunChannel watched(100, 0, RunChannel::EndsAt::kEnd);
+  for (auto* channel : {&running, &watched}) {
+    channel->Add(Event(1, "run.started"));
+    channel->Add(Event(2, "run.requires_action"));
+  }
+  EXPECT_TRUE(running.Ended());
+  EXPECT_FALSE(watched.Ended());
+  watched.Add(Event(3, "tool.started"));
+  watched.Add(Event(4, "run.completed"));
+  EXPECT_TRUE(watched.Ended());
+  EXPECT_EQ(watched.After(2).size(), 2u);
+  // A resumed run's channel says where it starts: its followers behind it read the store.
+  EXPECT_EQ(RunChannel(100, 7).starts_after(), 7);
+  EXPECT_EQ(running.starts_after(), 0);
+}
+
+// Woken without an event when what its events come from changes: a follower that read the count
+// before it looked misses no wake-up, even one that came before it waited.
+TEST(RunChannel, AWakeEndsEveryWaitAndOneThatCameBeforeTheWaitToo) {
+  RunChannel channel(100, 0, RunChannel::EndsAt::kEnd);
+  asio::io_context io;
+  auto waiting = asio::co_spawn(io, channel.WaitBeyond(0, 10s), asio::use_future);
+  io.run_for(20ms);
+  EXPECT_NE(waiting.wait_for(0s), std::future_status::ready);
+  const std::uint64_t seen = channel.Wakes();
+  channel.Wake();
+  const auto started = std::chrono::steady_clock::now();
+  io.restart();
+  io.run();
+  waiting.get();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  EXPECT_TRUE(channel.After(0).empty());
+  // A wait given the count from before that wake returns at once.
+  auto late = asio::co_spawn(io, channel.WaitBeyond(0, 10s, false, seen), asio::use_future);
+  io.restart();
+  io.run_for(100ms);
+  EXPECT_EQ(late.wait_for(0s), std::future_status::ready);
+}
+
+TEST(RunChannel, AStopEmittedOnItsSlotEndsAWait) {
+  RunChannel channel(100);
+  asio::io_context io;
+  asio::cancellation_signal stop;
+  auto waiting = asio::co_spawn(io, channel.WaitBeyond(0, 10s, false, std::nullopt, stop.slot()),
+                                asio::use_future);
+  io.run_for(20ms);
+  EXPECT_NE(waiting.wait_for(0s), std::future_status::ready);
+  stop.emit(asio::cancellation_type::terminal);
+  io.restart();
+  io.run_for(1s);
+  EXPECT_EQ(waiting.wait_for(0s), std::future_status::ready);
+  // A wait that ended on its own leaves nothing in the slot: a stop emitted after its timer is
+  // gone touches nothing (the sanitizer pass would see it).
+  auto timed_out = asio::co_spawn(io, channel.WaitBeyond(0, 5ms, false, std::nullopt, stop.slot()),
+                                  asio::use_future);
+  io.restart();
+  io.run();
+  timed_out.get();
+  stop.emit(asio::cancellation_type::terminal);
+}
+
 }  // namespace
 }  // namespace agentgate

@@ -4,17 +4,22 @@ namespace agentgate {
 
 RunRegistry::Entered RunRegistry::Register(const std::string& run_id, RunKind kind,
                                            std::shared_ptr<const RunRecord> unwritten,
-                                           const boost::asio::any_io_executor& executor) {
+                                           const boost::asio::any_io_executor& executor,
+                                           std::int64_t starts_after) {
   Entered entered{std::make_shared<TurnCancel>(executor),
-                  std::make_shared<RunChannel>(max_events_)};
+                  std::make_shared<RunChannel>(max_events_, starts_after)};
   const auto ahead =
       unwritten != nullptr ? Registered::Ahead::kUnwritten : Registered::Ahead::kNothing;
-  std::lock_guard lock(mutex_);
-  const bool entered_now = running_
-                               .emplace(run_id, Registered{entered.cancel, entered.channel, kind,
-                                                           ahead, std::move(unwritten)})
-                               .second;
-  if (entered_now && kind == RunKind::kBackground) ++background_;
+  bool entered_now = false;
+  {
+    std::lock_guard lock(mutex_);
+    entered_now = running_
+                      .emplace(run_id, Registered{entered.cancel, entered.channel, kind, ahead,
+                                                  std::move(unwritten)})
+                      .second;
+    if (entered_now && kind == RunKind::kBackground) ++background_;
+  }
+  if (entered_now && entered_) entered_(run_id);
   return entered;
 }
 

@@ -11,6 +11,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,8 +26,12 @@ enum class RunKind { kBackground, kStreamed, kResumed };
 
 class RunRegistry {
  public:
+  // Told, with the run's id, each time a run enters (its followers here may move to its channel).
+  using EnteredHook = std::function<void(const std::string& run_id)>;
+
   // A run's channel keeps at most `max_events` of its events.
-  explicit RunRegistry(std::size_t max_events) : max_events_(max_events) {}
+  explicit RunRegistry(std::size_t max_events, EnteredHook entered = {})
+      : max_events_(max_events), entered_(std::move(entered)) {}
 
   // What a registered run is given: its cancel (on the executor it runs on) and its channel.
   struct Entered {
@@ -34,10 +39,11 @@ class RunRegistry {
     std::shared_ptr<RunChannel> channel;
   };
   // Enters the run, with a new channel open before it starts. `unwritten`: the run as it started,
-  // when the store does not have it yet (Ahead() answers with it meanwhile).
+  // when the store does not have it yet (Ahead() answers with it meanwhile). `starts_after`: the
+  // last event it had before (a resumed run's pause), which its channel's first event follows.
   Entered Register(const std::string& run_id, RunKind kind,
                    std::shared_ptr<const RunRecord> unwritten,
-                   const boost::asio::any_io_executor& executor);
+                   const boost::asio::any_io_executor& executor, std::int64_t starts_after = 0);
   // The run ended as `ended` says: Ahead() answers with that until Ended(), while its end's write
   // is on its way (its followers may have its terminal event already).
   void Ending(const RunRecord& ended);
@@ -67,6 +73,7 @@ class RunRegistry {
   };
 
   const std::size_t max_events_;
+  const EnteredHook entered_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Registered> running_;
   int background_ = 0;

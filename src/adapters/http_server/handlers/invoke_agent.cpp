@@ -12,6 +12,7 @@
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
 
+#include <boost/asio/this_coro.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
@@ -79,6 +80,14 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
   // Its stream runs its turn, unless a hang-up cancels it: its run then runs beside the stream,
   // which is raced with the hang-up.
   const bool hang_up_cancels = ok.call.delivery.cancel_on_disconnect;
+  // A stream takes its place among the streams open here before its run begins.
+  std::shared_ptr<StreamTicket> ticket;
+  if (stream) {
+    const auto executor = co_await asio::this_coro::executor;
+    auto entered = deps.streams.Enter(ok.caller, ok.call.agent_id, "", executor);
+    if (!entered) co_return ErrorResponse(entered.error());
+    ticket = std::move(*entered);
+  }
   // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
   StreamAnswer begun;
   if (stream) {
@@ -91,9 +100,9 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
   const auto& run = std::get<Result<RunRecord>>(answer);
   if (!run) co_return ErrorResponse(run.error());
   if (!stream) co_return Accepted(202, json_text::Write(QueuedRunBody(*run)), run->id);
-  Response response = begun.handed
-                          ? OwnRunStream(deps, std::move(begun.handed))
-                          : RunEventStream(deps, run->id, 0, hang_up_cancels ? stream : nullptr);
+  Response response =
+      begun.handed ? OwnRunStream(deps, std::move(begun.handed), std::move(ticket))
+                   : RunEventStream(deps, run->id, 0, std::move(ticket), *stream, hang_up_cancels);
   response.headers.emplace_back("Location", RunLocation(run->id));
   co_return response;
 }

@@ -23,6 +23,7 @@ struct RouteDeps {
   AdminService& admin;
   InvokeAgent& invoke;
   Runs& runs;
+  StreamRoster& streams;  // the event streams open here: their limits, their right to go on
   MetadataGateway& gateway;
   StoreRunner& store;
   TenantDirectory& tenants;

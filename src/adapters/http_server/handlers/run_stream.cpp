@@ -4,6 +4,7 @@
 #include "app/invoke_body.hpp"
 #include "app/run_body.hpp"
 
+#include "domain/json_text.hpp"
 #include "domain/runs/run_events.hpp"
 #include "observability/log.hpp"
 
@@ -13,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/object.hpp>
 
 #include <chrono>
 
@@ -36,11 +38,20 @@ constexpr std::size_t kFramesRoom = 4096;
 
 using Clock = std::chrono::steady_clock;
 
+// The last frame of a stream stopped before its run's end: why, with no id (the client resumes
+// from the run's last event it had).
+std::string StoppedFrame(const StreamTicket& ticket) {
+  boost::json::object data{{"reason", ticket.reason()}, {"message", ticket.message()}};
+  return "event: stream.ended\ndata: " + json_text::Write(data) + "\n\n";
+}
+
 // A follower's events from its cursor until the run's terminal one, or until the client leaves,
-// the store fails or, `drain_ends` it, the server drains (the client then resumes from its
-// Last-Event-ID, here or elsewhere). The head goes out at `head_by` with the events until then.
+// the store fails, its ticket is stopped (the caller lost its right to follow: a last event says
+// why) or, `drain_ends` it, the server drains (the client then resumes from its Last-Event-ID, here
+// or elsewhere). The head goes out at `head_by` with the events until then.
 asio::awaitable<void> FollowRun(RouteDeps& deps, RunCursor cursor, Clock::time_point head_by,
-                                bool drain_ends, ResponseStream& out) {
+                                bool drain_ends, std::shared_ptr<StreamTicket> ticket,
+                                ResponseStream& out) {
   const auto drained = [&] { return drain_ends && deps.draining(); };
   if (drained()) co_return;
   std::string frames;
@@ -51,12 +62,13 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, RunCursor cursor, Clock::time_p
   for (;;) {
     const auto left = std::chrono::ceil<milliseconds>(head_by - Clock::now());
     auto read = co_await deps.runs.NextEvents(cursor, std::max(left, milliseconds(0)), frame,
-                                              /*until_end=*/true);
+                                              /*until_end=*/true, ticket.get());
     if (!read) co_return;
     ended = read->ended;
-    if (ended || read->events == 0 || Clock::now() >= head_by) break;
+    if (ended || read->events == 0 || Clock::now() >= head_by || ticket->stopped()) break;
   }
-  if (ended) {
+  if (ended || ticket->stopped()) {
+    if (!ended) frames += StoppedFrame(*ticket);
     co_await out.WriteLast(std::move(frames));
     co_return;
   }
@@ -65,10 +77,11 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, RunCursor cursor, Clock::time_p
   auto quiet_since = Clock::now();
   while (!drained()) {
     frames.clear();  // moved from: its room went with the send
-    auto read = co_await deps.runs.NextEvents(cursor, kLookEvery, frame);
+    auto read = co_await deps.runs.NextEvents(cursor, kLookEvery, frame, false, ticket.get());
     if (!read) co_return;
     const auto now = Clock::now();
-    if (read->ended) {
+    if (read->ended || ticket->stopped()) {
+      if (!read->ended) frames += StoppedFrame(*ticket);
       co_await out.WriteLast(std::move(frames));
       co_return;
     }
@@ -109,24 +122,25 @@ std::string AllFrames(const RunChannel& channel) {
 }
 
 asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
-                                   ResponseStream& out) {
+                                   std::shared_ptr<StreamTicket> ticket, ResponseStream& out) {
   const auto executor = co_await asio::this_coro::executor;
   // Shared with the handlers, which may run after this coroutine: they check its stage first.
   auto follower = std::make_shared<LateFollower>(executor);
-  follower->timer.async_wait([&deps, &out, follower, run](const boost::system::error_code& ec) {
-    if (ec || follower->stage != LateFollower::Stage::kWaiting) return;
-    follower->stage = LateFollower::Stage::kFollowing;
-    asio::co_spawn(
-        follower->timer.get_executor(),
-        FollowRun(deps, RunCursor{run->run_id(), 0, run->channel()}, Clock::now(),
-                  /*drain_ends=*/false, out),
-        [follower, run](std::exception_ptr failed) {
-          if (failed)
-            log::Error("run_follower_failed", {{"run_id", std::string_view(run->run_id())}});
-          follower->stage = LateFollower::Stage::kFollowerReturned;
-          follower->timer.cancel();
-        });
-  });
+  follower->timer.async_wait(
+      [&deps, &out, follower, run, ticket](const boost::system::error_code& ec) {
+        if (ec || follower->stage != LateFollower::Stage::kWaiting) return;
+        follower->stage = LateFollower::Stage::kFollowing;
+        asio::co_spawn(
+            follower->timer.get_executor(),
+            FollowRun(deps, RunCursor{run->run_id(), 0, run->channel(), nullptr}, Clock::now(),
+                      /*drain_ends=*/false, ticket, out),
+            [follower, run](std::exception_ptr failed) {
+              if (failed)
+                log::Error("run_follower_failed", {{"run_id", std::string_view(run->run_id())}});
+              follower->stage = LateFollower::Stage::kFollowerReturned;
+              follower->timer.cancel();
+            });
+      });
   try {
     co_await run->Run();
   } catch (const std::exception& e) {
@@ -149,23 +163,28 @@ asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun>
   }
 }
 
-// Cancels the run when the client hangs up; the stream's end wins the race otherwise.
-asio::awaitable<void> CancelOnHangUp(RouteDeps& deps, Request& request, std::string run_id) {
+// When the client hangs up, its stream's place goes back at once (not at the stream's next write)
+// and, with `cancel_run` ("on_disconnect": "cancel"), the run is canceled. Never returns: the
+// stream's end wins the race otherwise.
+asio::awaitable<void> WatchHangUp(RouteDeps& deps, Request& request, std::string run_id,
+                                  std::shared_ptr<StreamTicket> ticket, bool cancel_run) {
   co_await request.client_closed();
-  deps.runs.CancelStreamed(run_id);
+  if (cancel_run) deps.runs.CancelStreamed(run_id);
+  ticket->Stop("client_gone", "the client closed its connection");
   asio::steady_timer forever(co_await asio::this_coro::executor,
                              asio::steady_timer::time_point::max());
   co_await forever.async_wait(asio::as_tuple(asio::use_awaitable));
 }
 
-asio::awaitable<void> FollowOrCancel(RouteDeps& deps, std::string run_id, std::int64_t after,
-                                     Request& request, ResponseStream& out) {
+asio::awaitable<void> FollowUntilHangUp(RouteDeps& deps, std::string run_id, std::int64_t after,
+                                        std::shared_ptr<StreamTicket> ticket, Request& request,
+                                        bool cancel_run, ResponseStream& out) {
   using namespace asio::experimental::awaitable_operators;
   // A named cursor: GCC 12 destroys a class temporary of a co_await's expression twice.
-  RunCursor cursor{run_id, after, nullptr};
-  co_await (
-      FollowRun(deps, std::move(cursor), Clock::now() + kFirstLook, /*drain_ends=*/true, out) ||
-      CancelOnHangUp(deps, request, run_id));
+  RunCursor cursor{run_id, after, nullptr, nullptr};
+  co_await (FollowRun(deps, std::move(cursor), Clock::now() + kFirstLook, /*drain_ends=*/true,
+                      ticket, out) ||
+            WatchHangUp(deps, request, run_id, ticket, cancel_run));
 }
 
 // Its head says it is not to be cached or held back (ResponseHead, for every stream).
@@ -179,21 +198,21 @@ Response EventStreamResponse() {
 }  // namespace
 
 Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
-                        Request* hang_up_cancels) {
+                        std::shared_ptr<StreamTicket> ticket, Request& request,
+                        bool cancel_on_hang_up) {
   Response response = EventStreamResponse();
-  response.stream = [&deps, run_id = std::move(run_id), after,
-                     hang_up_cancels](ResponseStream& out) {
-    if (hang_up_cancels) return FollowOrCancel(deps, run_id, after, *hang_up_cancels, out);
-    return FollowRun(deps, RunCursor{run_id, after, nullptr}, Clock::now() + kFirstLook,
-                     /*drain_ends=*/true, out);
+  response.stream = [&deps, run_id = std::move(run_id), after, ticket = std::move(ticket), &request,
+                     cancel_on_hang_up](ResponseStream& out) {
+    return FollowUntilHangUp(deps, run_id, after, ticket, request, cancel_on_hang_up, out);
   };
   return response;
 }
 
-Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run) {
+Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
+                      std::shared_ptr<StreamTicket> ticket) {
   Response response = EventStreamResponse();
-  response.stream = [&deps, run = std::move(run)](ResponseStream& out) {
-    return RunAndFollow(deps, run, out);
+  response.stream = [&deps, run = std::move(run), ticket = std::move(ticket)](ResponseStream& out) {
+    return RunAndFollow(deps, run, ticket, out);
   };
   return response;
 }

@@ -11,14 +11,20 @@
 
 namespace agentgate::http {
 
-// With `hang_up_cancels` (the streamed invoke's "on_disconnect": "cancel"), the client closing its
-// connection cancels the run; `request` is the one this response answers.
+// `ticket`: the stream's place among the streams open here (StreamRoster), held while it is open
+// and given back as soon as the client closes its connection; stopped (its token revoked), the
+// stream ends with a `stream.ended` event saying why. `request` is the one this response answers;
+// with `cancel_on_hang_up` (the streamed invoke's "on_disconnect": "cancel"), the client closing
+// its connection cancels the run too.
 Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
-                        Request* hang_up_cancels = nullptr);
+                        std::shared_ptr<StreamTicket> ticket, Request& request,
+                        bool cancel_on_hang_up = false);
 
 // A streamed invoke's own run, run in its response's coroutine (docs/runs.md): its events from the
-// first, live to its terminal one. The run starts beside the response if it is never written.
-Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run);
+// first, live to its terminal one (the stream may end before, its ticket stopped; the run goes on).
+// The run starts beside the response if it is never written.
+Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
+                      std::shared_ptr<StreamTicket> ticket);
 
 // A decision's answer (docs/daemon.md, Tool approvals): the continued turn's plain body (200), or
 // the run going on in the background (202, Location the run).

@@ -6,6 +6,8 @@
 #include "domain/runs/paused_turn.hpp"
 #include "domain/runs/run_events.hpp"
 
+#include <boost/asio/this_coro.hpp>
+
 namespace agentgate::http {
 
 namespace asio = boost::asio;
@@ -65,7 +67,10 @@ asio::awaitable<Response> RunEvents(RouteDeps& deps, Request& r) {
   const std::string run_id = r.Param("run_id");
   auto run = co_await deps.runs.Get(*caller, run_id);
   if (!run) co_return ErrorResponse(run.error());
-  co_return RunEventStream(deps, run_id, *after);
+  const auto executor = co_await asio::this_coro::executor;
+  auto ticket = deps.streams.Enter(*caller, run->agent_id, run_id, executor);
+  if (!ticket) co_return ErrorResponse(ticket.error());
+  co_return RunEventStream(deps, run_id, *after, std::move(*ticket), r);
 }
 
 }  // namespace

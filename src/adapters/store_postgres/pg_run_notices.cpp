@@ -1,0 +1,48 @@
+#include "adapters/store_postgres/pg_run_notices.hpp"
+
+#include "adapters/store_postgres/pg_db.hpp"
+#include "observability/log.hpp"
+#include "observability/thread_name.hpp"
+
+#include <chrono>
+#include <memory>
+
+namespace agentgate::pg {
+
+namespace {
+// How long a wait for notices lasts before the listener looks whether it should stop.
+constexpr std::chrono::milliseconds kStopLook{250};
+constexpr std::chrono::seconds kReconnectAfter{1};
+}  // namespace
+
+RunNotices::RunNotices(std::string url, Changed changed)
+    : url_(std::move(url)), changed_(std::move(changed)), thread_([this] { Listen(); }) {}
+
+RunNotices::~RunNotices() {
+  stopping_ = true;
+  thread_.join();
+}
+
+void RunNotices::Listen() {
+  NameThisThread("ag-run-notices");
+  bool lost = false;  // the previous connection went away: news may have been missed
+  while (!stopping_) {
+    try {
+      Connection connection(url_);
+      connection.Exec(std::string("LISTEN ") + kRunsChannel);
+      if (lost) changed_("");
+      lost = false;
+      while (!stopping_) {
+        for (const auto& run_id : connection.WaitForNotices(kStopLook)) changed_(run_id);
+      }
+    } catch (const PgError& e) {
+      if (!lost) log::Warn("run_notices_lost", {{"error", std::string_view(e.what())}});
+      lost = true;
+      const auto until = std::chrono::steady_clock::now() + kReconnectAfter;
+      while (!stopping_ && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(kStopLook);
+    }
+  }
+}
+
+}  // namespace agentgate::pg
