@@ -87,7 +87,11 @@ async def main():
     raise_descriptor_limit(FOLLOWERS * 2 + 256)
     upstream = await asyncio.start_server(provider, "127.0.0.1", 0)
     upstream_port = upstream.sockets[0].getsockname()[1]
-    server = BenchServer(BUILD, upstream_port, os.environ.get("BENCH_CONFIG", ""))
+    # Room for every follower (the limits' defaults are 100 a run and 1,000 a token); a build
+    # without the limits ignores these.
+    os.environ["AGENTGATE_RUNS_MAX_FOLLOWERS_PER_RUN"] = str(FOLLOWERS)
+    os.environ["AGENTGATE_RUNS_MAX_STREAMS_PER_TOKEN"] = str(FOLLOWERS)
+    server = BenchServer(BUILD, upstream_port)
     stop = asyncio.Event()
     try:
         token = server.provision()
@@ -136,6 +140,7 @@ async def main():
         stop.set()
         server.stop(signal.SIGKILL)
         upstream.close()
+        await asyncio.sleep(0.2)  # each connection's task sees its end and returns
 
 
 if __name__ == "__main__":

@@ -155,6 +155,7 @@ allow_private = true
             server_.close()
         for writer in endpoints.hung:
             writer.close()
+        await asyncio.sleep(0.2)  # each connection's task sees its end and returns
 
 
 if __name__ == "__main__":

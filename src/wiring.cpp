@@ -298,6 +298,7 @@ struct UseCases {
                                  static_cast<std::size_t>(settings.config.runs.max_events),
                                  std::chrono::milliseconds(100),   // write-behind
                                  std::chrono::milliseconds(1000),  // a watched run's looks
+                                 settings.config.store.kind == StoreKind::kPostgres,  // notices
                                  [this] { webhooks.Wake(); }}),
         runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, rt.clock,
              RunsOptions{.max_queued_per_org = settings.config.runs.max_queued_per_org,

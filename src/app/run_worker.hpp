@@ -40,8 +40,11 @@ struct RunWorkerDeps {
   std::chrono::milliseconds poll{200};
   std::size_t max_events = 2000;                // a run's channel keeps at most these
   std::chrono::milliseconds write_behind{100};  // an event's wait for others to share its write
-  // How often a run followed here that does not run here is looked at (RunWatches).
+  // How often a run followed here that does not run here is looked at (RunWatches), and whether
+  // the store tells of other servers' writes of runs (then a run running elsewhere is looked at
+  // when it is written).
   std::chrono::milliseconds watch_look_every{1000};
+  bool store_tells_of_run_writes = false;
   // Told when a run that notifies ended or paused here: its webhooks' deliveries are due.
   std::function<void()> webhooks_due{};
 };

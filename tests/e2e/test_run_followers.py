@@ -8,15 +8,19 @@ import socket
 import subprocess
 import time
 
+import pytest
+
 import counterparts
-from test_approvals import approver, decide, pause_a_refund, shop, start, tools  # noqa: F401
+import stores
+from daemon_harness import API_KEY, Tenant, config_for
+from fakes.fake_llm import openai_text, openai_tools
+from test_approvals import TOOL, approver, decide, pause_a_refund, shop, start, tools  # noqa: F401
 from test_runs import get_run, headers
 
 LIMITS = {"AGENTGATE_RUNS_MAX_FOLLOWERS_PER_RUN": "2", "AGENTGATE_RUNS_MAX_STREAMS_PER_TOKEN": "3"}
 
 
 def start_with(start_server, llm, env):
-    from daemon_harness import API_KEY, Tenant, config_for
     server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, **env})
     return Tenant(server)
 
@@ -38,6 +42,17 @@ class Stream:
         head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
         self.status = int(head.split(b" ")[1])
         self.head = head.decode()
+
+    def wait_for(self, marker, within=10.0):
+        """The stream's text once `marker` is in it."""
+        self.sock.settimeout(within)
+        deadline = time.monotonic() + within
+        while marker.encode() not in self.buffer:
+            assert time.monotonic() < deadline, self.buffer
+            chunk = self.sock.recv(65536)
+            assert chunk, self.buffer
+            self.buffer += chunk
+        return self.buffer.decode(errors="replace")
 
     def body_json(self):
         """A refusal's JSON body (Content-Length)."""
@@ -199,7 +214,6 @@ def test_a_removed_grant_ends_its_stream_and_a_decision_wakes_the_others(start_s
     assert followed["events"][0]["data"]["reason"] == "access_removed"
     assert "'chat'" in followed["events"][0]["data"]["message"]
     wait_open(tenant.server, 1)  # the owner's stream goes on
-    from fakes.fake_llm import openai_text
     llm.push(openai_text("Refunded."))
     status, _, _ = decide(tenant, approver(tenant), run_id, [{"call_id": "call_0", "approve": True}],
                           background=True)
@@ -208,3 +222,44 @@ def test_a_removed_grant_ends_its_stream_and_a_decision_wakes_the_others(start_s
     seen = ended_stream(owner)
     types = [e["type"] for e in seen["events"]]
     assert types[0] == "tool.started" and types[-1] == "run.completed", seen
+
+
+@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+def test_a_follower_on_another_server_gets_a_running_runs_events_as_they_are_written(
+        start_server, llm, tools):
+    """The run runs on the first server; its follower on the second hears of each write from the
+    database (LISTEN/NOTIFY), not at a look a second."""
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                                "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    tenant.agent("shop", tools=[{**TOOL, "name": "status", "method": "GET",
+                                 "url": f"http://127.0.0.1:{tools.port}/status"}])
+    tools.delay = 4
+    llm.push(openai_tools([("status", {"order": "A-1"})]), openai_text("It ships today."))
+    # Streamed on the first server, where it runs; its run is in the store from its start.
+    own = socket.create_connection((first.host, first.port), timeout=30)
+    body = json.dumps({"message": "where is A-1?", "stream": True})
+    lines = "".join(f"{k}: {v}\r\n" for k, v in headers(tenant).items())
+    own.sendall((f"POST /api/agents/shop/invoke HTTP/1.1\r\nHost: x\r\n{lines}"
+                 f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += own.recv(65536)
+    location = next(line.split(": ", 1)[1] for line in head.decode().split("\r\n")
+                    if line.lower().startswith("location: "))
+    run_id = location.rsplit("/", 1)[1]
+    follower = Stream(tenant.via(second), run_id, 0)
+    try:
+        assert follower.status == 200
+        started = time.monotonic()
+        text = follower.wait_for("event: tool.started", within=8.0)
+        assert "event: run.started" in text
+        # While the tool still works (4 s), not after the run.
+        _, _, run = get_run(tenant.via(second), run_id)
+        assert run["status"] == "running", run
+        follower.wait_for("event: run.completed", within=15.0)
+        assert time.monotonic() - started >= 3.0  # the tool's wait was in between
+    finally:
+        follower.close()
+        own.close()

@@ -123,7 +123,13 @@ asio::awaitable<void> RunWatches::Look(std::shared_ptr<Looker> looker) {
       if (!more) break;
     }
     if (looker->poked.exchange(false)) continue;
-    looker->timer.expires_after(options_.look_every);
+    // A run running on another server that tells of its writes is looked at when it does.
+    const bool told = options_.told_of_writes && looker->status == RunStatus::kRunning;
+    if (told) {
+      looker->timer.expires_at(asio::steady_timer::time_point::max());
+    } else {
+      looker->timer.expires_after(options_.look_every);
+    }
     co_await looker->timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
   Forget(looker);
