@@ -88,8 +88,8 @@ struct RunWorker::QueuedRequest {
 
 RunWorker::RunWorker(RunWorkerDeps deps)
     : d_(std::move(deps)),
-      watches_(d_.store, RunWatchesOptions{d_.watch_look_every, d_.max_events,
-                                           d_.store_tells_of_run_writes}),
+      watches_(d_.store,
+               RunWatchesOptions{d_.watch_look_every, d_.max_events, d_.store_tells_of_run_writes}),
       registry_(d_.max_events, [this](const std::string& run_id) { watches_.Entered(run_id); }),
       claimer_(d_.store, d_.server, registry_, d_.clock,
                RunClaimerOptions{d_.max_concurrent, d_.poll}, [this](RunRecord run) {

@@ -19,6 +19,7 @@ namespace asio = boost::asio;
 
 namespace {
 constexpr int kEventsPerRead = 500;
+constexpr int kUntoldRunningLookEvery = 10;  // looks' periods, for a run whose writes are told
 }  // namespace
 
 // What the looks of one watch keep between them, on the executor they run on.
@@ -123,13 +124,11 @@ asio::awaitable<void> RunWatches::Look(std::shared_ptr<Looker> looker) {
       if (!more) break;
     }
     if (looker->poked.exchange(false)) continue;
-    // A run running on another server that tells of its writes is looked at when it does.
+    // A run running on another server that tells of its writes is looked at when it does, and
+    // seldom besides (news lost where nothing reconnected: a pooler that drops LISTEN).
     const bool told = options_.told_of_writes && looker->status == RunStatus::kRunning;
-    if (told) {
-      looker->timer.expires_at(asio::steady_timer::time_point::max());
-    } else {
-      looker->timer.expires_after(options_.look_every);
-    }
+    looker->timer.expires_after(told ? kUntoldRunningLookEvery * options_.look_every
+                                     : options_.look_every);
     co_await looker->timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
   Forget(looker);

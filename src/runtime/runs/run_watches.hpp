@@ -3,9 +3,9 @@
 // server, or ended (docs/runs.md, "How events reach a follower"). Each has one watch here, however
 // many follow it: the watch reads the run and its new events from the store for all of them, once
 // a second while the run waits (queued, paused) or runs elsewhere unannounced, and at once when
-// told it changed (it started here, or the store said another server wrote it). Its followers read its events from its
-// channel, as a running run's followers read the run's own. A watch lives while a follower holds
-// it, and its looks end with the run's end.
+// told it changed (it started here, or the store said another server wrote it). Its followers read
+// its events from its channel, as a running run's followers read the run's own. A watch lives while
+// a follower holds it, and its looks end with the run's end.
 
 #include "runtime/runs/run_channel.hpp"
 #include "runtime/store_runner.hpp"
@@ -49,8 +49,8 @@ struct RunWatchesOptions {
   std::chrono::milliseconds look_every{1000};
   std::size_t max_events = 2000;  // as a run's own channel keeps
   // The store tells this server of every write of a run by another (PostgreSQL's notices): a run
-  // running elsewhere is then looked at only when told, its events arriving as they are written;
-  // a waiting one still once a second.
+  // running elsewhere is then looked at when told, its events arriving as they are written (and
+  // every ten seconds besides, should news be lost); a waiting one still once a second.
   bool told_of_writes = false;
 };
 
