@@ -150,6 +150,10 @@ function showIssuedToken(created) {
       },
     }, "Copy"),
     status,
+    // The same token as an OpenAI SDK's API key, one per environment (docs/openai.md).
+    ...Object.entries(created.api_keys || {}).map(([env, key]) => h("p", {},
+      "API key for " + env + " (an OpenAI SDK's apiKey): ",
+      h("code", { class: "api-key", "data-env": env }, key))),
     h("p", { class: "muted" }, "Store it now: it is shown only this once.")));
   code.scrollIntoView({ block: "center" });
 }

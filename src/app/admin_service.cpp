@@ -136,7 +136,15 @@ asio::awaitable<Result<IssuedToken>> AdminService::CreateToken(std::string org_i
   auto created = co_await store_.Run([&](Store& s) { return s.CreateToken(record); });
   tenants_.Invalidate();
   if (!created) co_return created.error();
-  co_return IssuedToken{record, FormatApiToken(parts)};
+  IssuedToken issued{record, FormatApiToken(parts), {}};
+  std::vector<std::string> environments = cmd.environments;
+  if (environments.empty()) {
+    AG_CO_TRY(environments,
+              co_await store_.Run([&](Store& s) { return s.ListEnvironments(org_id); }));
+  }
+  for (const auto& env : environments)
+    issued.api_keys.emplace_back(env, WrapApiKey(ApiKeyParts{org_id, env, issued.token}));
+  co_return issued;
 }
 
 asio::awaitable<Result<void>> AdminService::RevokeToken(std::string org_id, std::string token_id) {

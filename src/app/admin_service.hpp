@@ -32,6 +32,9 @@ struct ProviderCatalog {
 struct IssuedToken {
   TokenRecord record;
   std::string token;  // shown once
+  // The same token as an API key per environment it may use (its own, else every environment of
+  // its organization when it was made): (env, key), shown once with it.
+  std::vector<std::pair<std::string, std::string>> api_keys;
 };
 
 struct UsageReport {

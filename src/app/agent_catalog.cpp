@@ -56,7 +56,8 @@ Result<std::shared_ptr<const LoadedAgent>> AgentCatalog::Parsed(const AgentVersi
   auto config = ParseAgentConfig(json);
   if (!config)
     return Error(ErrorCode::kInternal, "stored agent config is invalid: " + config.error().message);
-  auto loaded = std::make_shared<const LoadedAgent>(record.version, std::move(*config));
+  auto loaded =
+      std::make_shared<const LoadedAgent>(record.version, std::move(*config), record.created_at_ms);
   std::lock_guard lock(mutex_);
   if (cache_.size() >= kMaxParsed) cache_.clear();
   cache_.emplace(key, loaded);

@@ -16,9 +16,14 @@
 namespace agentgate {
 
 struct LoadedAgent {
-  LoadedAgent(int v, AgentConfig c)
-      : version(v), config(std::move(c)), safety(config.safety), resources(config.resources) {}
+  LoadedAgent(int v, AgentConfig c, std::int64_t created_ms = 0)
+      : version(v),
+        created_at_ms(created_ms),
+        config(std::move(c)),
+        safety(config.safety),
+        resources(config.resources) {}
   int version;
+  std::int64_t created_at_ms;  // when the version was made
   AgentConfig config;
   SafetyChecker safety;
   ResourceIndex resources;  // points into config.resources: never moved

@@ -11,6 +11,11 @@ namespace agentgate {
 boost::asio::awaitable<Result<Caller>> Authenticate(TenantDirectory& tenants,
                                                     const CallerHeaders& h) {
   const Error unauthenticated{ErrorCode::kUnauthenticated, "the organization or token was refused"};
+  if (h.unreadable_key) {
+    co_return Error{ErrorCode::kUnauthenticated,
+                    "the Authorization header's Bearer credential is not an agentgate API key "
+                    "(agk_<org>.<env>.<token>, as token creation answers)"};
+  }
   if (!h.org || h.org->empty() || !h.token || h.token->empty()) {
     co_return Error{ErrorCode::kUnauthenticated,
                     "fl-api-org and fl-api-token headers are required"};

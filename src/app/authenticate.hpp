@@ -10,10 +10,13 @@
 
 namespace agentgate {
 
+// The caller's credentials: the three fl-api headers, or the same three out of an API key
+// (`Authorization: Bearer agk_...`, domain/auth/api_token).
 struct CallerHeaders {
   std::optional<std::string> org;
   std::optional<std::string> token;
   std::optional<std::string> env;
+  bool unreadable_key = false;  // a Bearer credential that is not an API key
 };
 
 struct Caller {
@@ -22,7 +25,8 @@ struct Caller {
   std::string token_id;
 };
 
-// 401 unauthenticated: missing org/token, unknown org, malformed, wrong or revoked token.
+// 401 unauthenticated: missing org/token, unknown org, malformed, wrong or revoked token, a
+// Bearer credential that is not an API key.
 // 400 missing_header: no env. 403 forbidden: token not valid for this env. The messages never
 // repeat the token.
 boost::asio::awaitable<Result<Caller>> Authenticate(TenantDirectory& tenants,

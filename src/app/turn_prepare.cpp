@@ -27,6 +27,7 @@ PromptInputs InputsOf(const InvokeRequest& request, std::string instance_instruc
   inputs.additional_instructions = request.additional_instructions;
   inputs.host_context = request.host_context;
   inputs.message = request.message;
+  inputs.history = request.history;  // a stateless call's own (a stored conversation's is read)
   return inputs;
 }
 
@@ -83,7 +84,9 @@ asio::awaitable<Result<void>> FoldHistory(InvokeDeps& d, TurnRun& run, PromptInp
   const auto fold = static_cast<std::ptrdiff_t>(
       std::max(prompt.history_messages_dropped, HistoryToFold(config, inputs)));
   const std::vector<ChatMessage> folded(inputs.history.begin(), inputs.history.begin() + fold);
-  const std::int64_t through_seq = stored.seqs[static_cast<std::size_t>(fold - 1)];
+  // A history the call brought has no stored numbers: its summary is this turn's alone.
+  const std::int64_t through_seq =
+      stored.seqs.empty() ? fold : stored.seqs[static_cast<std::size_t>(fold - 1)];
   const auto time_left = std::chrono::duration_cast<std::chrono::milliseconds>(run.deadlines.soft -
                                                                                d.clock.SteadyNow());
   AG_CO_TRY(auto step, co_await SummarizeHistory(run.metered, config, stored.summary, folded,

@@ -191,7 +191,9 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   commit.settlements = run.metered.Settlements();
   commit.new_conversation = std::move(run.place.new_conversation);
   commit.facts = std::move(run.remembered);
-  if (run.summary_step) commit.summary = run.summary_step->made;
+  // A summary is kept for a stored conversation's next turns; a stateless call's history (one it
+  // brought) is summarized for this turn alone.
+  if (run.summary_step && run.place.conversation_id) commit.summary = run.summary_step->made;
   if (run.place.ticket_guard) commit.queue_ticket = run.place.ticket_guard->ticket();
   return commit;
 }

@@ -146,6 +146,9 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     token_form.submit()
     token = wait_for(browser, "#new-token-value").text
     assert token.startswith("agt_")
+    # Its API key for the environment it may use, for an OpenAI SDK (docs/openai.md).
+    keys = browser.find_elements(By.CSS_SELECTOR, "#issued-token code.api-key")
+    assert [(k.get_attribute("data-env"), k.text) for k in keys] == [("prod", f"agk_browser-org.prod.{token}")]
     wait_text(browser, "#token-list", "backend")
     shot(browser, "03-organization-token-issued")
 

@@ -2,6 +2,7 @@
 // The Daemon's request body (the source's table plus group_key), validated with 400s naming
 // the field.
 
+#include "domain/agent/model_types.hpp"
 #include "domain/error.hpp"
 
 #include <boost/json/object.hpp>
@@ -9,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace agentgate {
 
@@ -20,6 +22,9 @@ struct InvokeRequest {
   std::optional<std::string> additional_instructions;
   std::optional<std::string> instance_id;
   std::optional<std::string> group_key;
+  // A stateless call's earlier messages, sent to the model as its history and stored nowhere
+  // (the OpenAI-compatible API's chat completions, docs/openai.md); the invoke body has none.
+  std::vector<ChatMessage> history = {};
 };
 
 // How the HTTP invoke's caller wants the turn delivered (docs/runs.md): as a background run, or

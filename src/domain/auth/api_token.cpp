@@ -4,6 +4,7 @@ namespace agentgate {
 namespace {
 
 constexpr std::string_view kPrefix = "agt_";
+constexpr std::string_view kKeyPrefix = "agk_";
 constexpr std::size_t kIdLength = 16;
 constexpr std::size_t kSecretLength = 43;
 
@@ -34,6 +35,24 @@ std::optional<ApiTokenParts> ParseApiToken(std::string_view token) {
     if (!IsBase64Url(c)) return std::nullopt;
   }
   return ApiTokenParts{std::string(id), std::string(secret)};
+}
+
+std::string WrapApiKey(const ApiKeyParts& parts) {
+  return std::string(kKeyPrefix) + parts.org + "." + parts.env + "." + parts.token;
+}
+
+std::optional<ApiKeyParts> UnwrapApiKey(std::string_view key) {
+  if (!key.starts_with(kKeyPrefix)) return std::nullopt;
+  key.remove_prefix(kKeyPrefix.size());
+  const auto org_end = key.find('.');
+  if (org_end == std::string_view::npos || org_end == 0) return std::nullopt;
+  const auto env_end = key.find('.', org_end + 1);
+  if (env_end == std::string_view::npos || env_end == org_end + 1) return std::nullopt;
+  const std::string_view token = key.substr(env_end + 1);
+  if (token.empty()) return std::nullopt;
+  return ApiKeyParts{std::string(key.substr(0, org_end)),
+                     std::string(key.substr(org_end + 1, env_end - org_end - 1)),
+                     std::string(token)};
 }
 
 }  // namespace agentgate

@@ -17,4 +17,17 @@ std::string FormatApiToken(const ApiTokenParts& parts);
 // nullopt for anything not shaped like a token; callers answer 401 without saying why.
 std::optional<ApiTokenParts> ParseApiToken(std::string_view token);
 
+// An API key, for clients that know only a base URL and a key (an OpenAI SDK, docs/openai.md): a
+// token wrapped with the organization and environment it is used in, nothing stored beside the
+// token (revoking the token revokes its keys): "agk_<org>.<env>.<token>". Neither an organization
+// id nor an environment name holds a '.', so the key splits at its first two.
+struct ApiKeyParts {
+  std::string org;
+  std::string env;
+  std::string token;
+};
+std::string WrapApiKey(const ApiKeyParts& parts);
+// nullopt for anything not shaped like a key; the token inside is judged as any token.
+std::optional<ApiKeyParts> UnwrapApiKey(std::string_view key);
+
 }  // namespace agentgate

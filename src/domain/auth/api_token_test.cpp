@@ -26,4 +26,18 @@ TEST(ApiToken, RejectsAnythingElse) {
   EXPECT_FALSE(ParseApiToken("agt_0123456789abcdef." + std::string(42, 'x') + "="));
 }
 
+TEST(ApiKey, WrapsATokenWithItsOrganizationAndEnvironmentAndUnwrapsAtTheFirstTwoDots) {
+  const std::string token = "agt_0123456789abcdef." + std::string(43, 'x');
+  const std::string key = WrapApiKey(ApiKeyParts{"acme-eu_1", "prod", token});
+  EXPECT_EQ(key, "agk_acme-eu_1.prod." + token);
+  const auto back = UnwrapApiKey(key);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->org, "acme-eu_1");
+  EXPECT_EQ(back->env, "prod");
+  EXPECT_EQ(back->token, token);  // its own dot stays in it
+  for (const char* bad : {"", "agk_", "agk_acme", "agk_acme.prod", "agk_acme.prod.", "agk_.prod.t",
+                          "agk_acme..t", "sk-acme.prod.t", "agt_0123456789abcdef.x"})
+    EXPECT_FALSE(UnwrapApiKey(bad)) << bad;
+}
+
 }  // namespace agentgate

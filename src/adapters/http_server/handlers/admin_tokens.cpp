@@ -28,6 +28,10 @@ void AddAdminTokenRoutes(Router& router, RouteDeps& deps) {
                          co_await deps.admin.CreateToken(r.Param("org"), std::move(cmd)));
                json::object out = TokenJson(issued.record);
                out["token"] = issued.token;  // shown this once
+               // The same token as an OpenAI SDK's API key, per environment (docs/openai.md).
+               json::object keys;
+               for (const auto& [env, key] : issued.api_keys) keys[env] = key;
+               out["api_keys"] = std::move(keys);
                // A new token may use no environment's metadata gateway until granted
                // (PUT .../environments/{env}/grants, docs/gateway.md).
                out["metadata_grants"] = json::array();

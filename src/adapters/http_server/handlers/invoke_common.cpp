@@ -1,5 +1,7 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 
+#include "domain/auth/api_token.hpp"
+
 #include <variant>
 
 namespace agentgate::http {
@@ -11,7 +13,19 @@ CallerHeaders CallerHeadersOf(const Request& r) {
     auto v = r.Header(name);
     return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
   };
-  return CallerHeaders{get("fl-api-org"), get("fl-api-token"), get("fl-api-env")};
+  CallerHeaders headers{get("fl-api-org"), get("fl-api-token"), get("fl-api-env"), false};
+  // Without the fl-api headers, an API key in the Authorization header (docs/openai.md): the
+  // credential an OpenAI SDK sends.
+  constexpr std::string_view kBearer = "Bearer ";
+  const auto authorization = r.Header("authorization");
+  if (headers.org || headers.token || !authorization || !authorization->starts_with(kBearer))
+    return headers;
+  auto key = UnwrapApiKey(authorization->substr(kBearer.size()));
+  if (!key) {
+    headers.unreadable_key = true;
+    return headers;
+  }
+  return CallerHeaders{std::move(key->org), std::move(key->token), std::move(key->env), false};
 }
 
 // A coroutine of its own: what it reads on the way is gone while the turn runs.

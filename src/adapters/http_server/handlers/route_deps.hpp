@@ -51,6 +51,7 @@ void AddRunRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 void AddMcpRoutes(Router& router, RouteDeps& deps);
+void AddOpenAiRoutes(Router& router, RouteDeps& deps);
 void AddAdminMemoryRoutes(Router& router, RouteDeps& deps);
 void AddConsoleRoutes(Router& router, RouteDeps& deps);
 

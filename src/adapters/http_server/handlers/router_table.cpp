@@ -19,6 +19,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddFlowActionRoutes(router, deps);
   AddMetadataGatewayRoutes(router, deps);
   AddMcpRoutes(router, deps);
+  AddOpenAiRoutes(router, deps);
   AddAdminMemoryRoutes(router, deps);
   AddConsoleRoutes(router, deps);
   return router;

@@ -1,0 +1,23 @@
+#pragma once
+// POST /v1/chat/completions (docs/openai.md): OpenAI's chat request read as one turn of an agent.
+// `model` names the agent (`agent_id:instance_id` for a per-instance agent); the last message is
+// the turn's own, a user's; the earlier user and assistant messages are its history (sent to the
+// model, stored nowhere); system and developer messages add to its instructions, as
+// `additional_instructions` does. Fields these clients commonly send and agentgate does not
+// use are ignored; the few it cannot honour are refused. Errors are 400s naming OpenAI's own field.
+
+#include "domain/agent/invoke_request.hpp"
+
+#include <string>
+
+namespace agentgate {
+
+struct ChatCompletionRequest {
+  std::string model;     // as sent: the answer names it
+  std::string agent_id;  // model, up to a ':'
+  InvokeRequest request;
+};
+
+Result<ChatCompletionRequest> ParseChatCompletionRequest(const boost::json::value& body);
+
+}  // namespace agentgate

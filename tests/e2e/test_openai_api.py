@@ -1,0 +1,137 @@
+"""The OpenAI-compatible API (docs/openai.md, issue 58), through the binary on both stores, spoken
+to by the official `openai` SDK (tests/counterparts, pinned) given nothing but a base URL and an API
+key, its retries at their defaults: a chat with history, the models a key may use, refusals as the
+SDK's own error classes, and the statuses that must not be paid for three times not retried."""
+import json
+import subprocess
+
+import counterparts
+from daemon_harness import API_KEY, Tenant, config_for
+from fakes.fake_llm import openai_text
+
+
+def start(start_server, llm, server_extra=""):
+    server = start_server(config_for(llm, server_extra), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("bot")
+    return tenant
+
+
+def new_key(tenant, agents=("bot",), permissions=("chat",)):
+    """A new token of the tenant's organization, granted `permissions` on `agents`: its prod key."""
+    status, _, tok = tenant.server.admin("POST", f"/orgs/{tenant.org}/tokens", {"name": "sdk"})
+    assert status == 201, tok
+    for agent in agents:
+        tenant.server.admin("PUT", f"/orgs/{tenant.org}/grants",
+                            {"token_id": tok["id"], "agent_id": agent, "permissions": list(permissions)})
+    assert set(tok["api_keys"]) == {"prod"}, tok
+    key = tok["api_keys"]["prod"]
+    assert key == f"agk_{tenant.org}.prod.{tok['token']}"
+    return key
+
+
+def sdk(tenant, key, call, **args):
+    command = ["node", "openai_client.mjs", "--base", f"http://{tenant.server.host}:{tenant.server.port}",
+               "--key", key, "--call", call]
+    for name, value in args.items():
+        command += [f"--{name.replace('_', '-')}", value if isinstance(value, str) else json.dumps(value)]
+    out = subprocess.run(command, cwd=counterparts.counterparts_dir(), capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_an_sdk_with_a_base_url_and_a_key_chats_with_an_agent_and_its_history(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("It ships today.", input_tokens=40, output_tokens=6))
+    messages = [{"role": "system", "content": "Answer in one line."},
+                {"role": "user", "content": "Hi, I ordered A-1."},
+                {"role": "assistant", "content": "Thanks, noted."},
+                {"role": "user", "content": "When does it ship?"}]
+    out = sdk(tenant, key, "chat", model="bot", messages=messages)
+    assert out["requests"] == 1, out
+    completion = out["result"]
+    assert completion["object"] == "chat.completion" and completion["model"] == "bot"
+    choice = completion["choices"][0]
+    assert choice["message"] == {"role": "assistant", "content": "It ships today.", "refusal": None}
+    assert choice["finish_reason"] == "stop"
+    assert completion["usage"] == {"prompt_tokens": 40, "completion_tokens": 6, "total_tokens": 46}
+    assert completion["agentgate"]["terminated_reason"] is None
+    assert completion["agentgate"]["conversation_id"] is None
+    # The model saw the earlier messages as real turns, the system message as instructions.
+    sent = llm.requests[-1]["body"]["messages"]
+    assert [(m["role"], m["content"]) for m in sent[1:]] == [
+        ("user", "Hi, I ordered A-1."), ("assistant", "Thanks, noted."), ("user", "When does it ship?")]
+    assert "Answer in one line." in sent[0]["content"]
+    # Stateless: no conversation was stored.
+    _, _, listed = tenant.server.admin("GET", f"/orgs/{tenant.org}/conversations")
+    assert listed["conversations"] == [], listed
+
+
+def test_models_are_the_agents_the_key_may_chat_with(start_server, llm):
+    tenant = start(start_server, llm)
+    tenant.agent("other")
+    key = new_key(tenant, agents=("bot",))
+    out = sdk(tenant, key, "models")
+    assert [(m["id"], m["object"], m["owned_by"]) for m in out["result"]] == [("bot", "model", tenant.org)]
+    assert out["result"][0]["created"] > 1_700_000_000
+
+
+def test_refusals_are_the_sdks_error_classes_naming_openais_param(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    user = [{"role": "user", "content": "hi"}]
+    refused = sdk(tenant, new_key(tenant, permissions=()), "chat", model="bot", messages=user)["error"]
+    assert refused["status"] == 403 and refused["class"] == "PermissionDeniedError", refused
+    assert refused["type"] == "permission_error" and refused["code"] == "forbidden"
+    missing = sdk(tenant, key, "chat", model="nobody", messages=user)["error"]
+    assert missing["status"] == 404 and missing["class"] == "NotFoundError", missing
+    bad = sdk(tenant, key, "chat", model="bot", messages=[{"role": "tool", "content": "x"}])["error"]
+    assert bad["status"] == 400 and bad["class"] == "BadRequestError", bad
+    assert bad["param"] == "messages[0].role" and bad["type"] == "invalid_request_error", bad
+    wrong = sdk(tenant, "agk_" + tenant.org + ".prod.agt_0000000000000000." + "x" * 43, "models")["error"]
+    assert wrong["status"] == 401 and wrong["class"] == "AuthenticationError", wrong
+    unreadable = sdk(tenant, "sk-not-ours", "models")["error"]
+    assert unreadable["status"] == 401 and "agk_" in unreadable["message"], unreadable
+    assert len(llm.requests) == 0  # no refusal reached the model
+
+
+def test_a_spend_limit_and_the_turn_cap_are_answered_once_not_retried(start_server, llm):
+    tenant = start(start_server, llm, "answer_early_seconds = 1\nturn_timeout_seconds = 2")
+    key = new_key(tenant)
+    user = [{"role": "user", "content": "hi"}]
+    # The SDK retries a 504 twice by default: x-should-retry says not to, so one turn ran.
+    llm.push(dict(openai_text("too late"), delay=30))
+    capped = sdk(tenant, key, "chat", model="bot", messages=user)
+    assert capped["error"]["status"] == 504 and capped["error"]["code"] == "turn_timeout", capped
+    assert capped["error"]["should_retry"] == "false" and capped["requests"] == 1, capped
+    assert len(llm.requests) == 1
+    tenant.server.admin("PATCH", f"/orgs/{tenant.org}", {"monthly_spend_limit_usd": 0})
+    limited = sdk(tenant, key, "chat", model="bot", messages=user)
+    assert limited["error"]["status"] == 402 and limited["error"]["code"] == "spend_limit_reached"
+    assert limited["error"]["should_retry"] == "false" and limited["requests"] == 1, limited
+    assert len(llm.requests) == 1
+
+
+def test_the_same_key_follows_and_reads_runs_and_the_fl_api_headers_still_work(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Background answer."))
+    status, _, queued = tenant.invoke("bot", {"message": "later", "background": True},
+                                      headers={"fl-api-org": "", "fl-api-token": "", "fl-api-env": "",
+                                               "authorization": f"Bearer {key}"})
+    # Empty fl-api headers are headers: the Bearer key is read only without them.
+    assert status == 401, queued
+    h = {"content-type": "application/json", "authorization": f"Bearer {key}"}
+    status, _, queued = tenant.server.request("POST", "/api/agents/bot/invoke",
+                                              {"message": "later", "background": True}, h)
+    assert status == 202, queued
+    status, _, run = tenant.server.request("GET", f"/api/runs/{queued['run_id']}", headers=h)
+    assert status == 200 and run["run_id"] == queued["run_id"], run
+    llm.push(openai_text("By headers."))
+    status, _, body = tenant.server.request(
+        "POST", "/v1/chat/completions", {"model": "bot", "messages": [{"role": "user", "content": "hi"}]},
+        {"content-type": "application/json", "fl-api-org": tenant.org, "fl-api-env": "prod",
+         "fl-api-token": tenant.token})
+    assert status == 200 and body["choices"][0]["message"]["content"], body
