@@ -130,3 +130,27 @@ def test_no_summary_is_made_when_the_spend_limit_leaves_no_budget(daemon, llm):
                                                "conversation_id": conversation})
     assert status == 402, body
     assert len(llm.requests) == before
+
+
+def test_a_chat_completions_history_is_summarized_for_that_call_and_kept_nowhere(daemon, llm):
+    """docs/openai.md: a stateless call brings its history; what does not fit a summarize agent's
+    budget is summarized for the call alone (there is no conversation to keep the summary in)."""
+    llm.default_reply = gist_model()
+    agent(daemon, "long", "summarize")
+    messages = [{"role": "user", "content": "My code word is PINEAPPLE." + PADDING}]
+    for i in range(11):
+        messages += [{"role": "assistant", "content": "ok"},
+                     {"role": "user", "content": f"Turn {i}." + PADDING}]
+    status, _, body = daemon.server.request(
+        "POST", "/v1/chat/completions", {"model": "long", "messages": messages},
+        {"content-type": "application/json", "fl-api-org": daemon.org, "fl-api-env": "prod",
+         "fl-api-token": daemon.token})
+    assert status == 200, body
+    assert body["agentgate"]["usage"]["model_calls"] == 2  # the summary's call and the turn's
+    summaries = [r["body"] for r in llm.requests if is_summary(r["body"])]
+    assert len(summaries) == 1 and "PINEAPPLE" in summaries[0]["messages"][1]["content"]
+    last = turn_requests(llm)[-1]
+    assert "PINEAPPLE" in last["messages"][0]["content"]  # the gist, in the system prompt
+    assert last["messages"][-1]["content"].startswith("Turn 10.")
+    _, _, listed = daemon.server.admin("GET", f"/orgs/{daemon.org}/conversations")
+    assert listed["conversations"] == [], listed
