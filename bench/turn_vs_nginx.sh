@@ -36,6 +36,8 @@
 #   batch's instructions dumped apart; the same on a noisy host as on a quiet one
 #   STREAMED_AB=1 bash bench/turn_vs_nginx.sh  the streamed turn against the plain one the same way:
 #   alternating slices on one server
+#   CHAT_AB=1 bash bench/turn_vs_nginx.sh  the same turn as an OpenAI chat completion (POST
+#   /v1/chat/completions with an API key, docs/openai.md) against the invoke, the same way
 #   BINARY_AB=/tmp/agentgate-before bash bench/turn_vs_nginx.sh  a change's before and after the
 #   same way: the plain turn on a second server running that binary (a copy of the build before
 #   the change) against this build's, alternating slices; prints after / before
@@ -206,6 +208,12 @@ LUA
 }
 turn_script "$work/invoke.lua" "$token"
 turn_script "$work/streamed.lua" "$token" text/event-stream
+cat >"$work/chat.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"model":"bench","messages":[{"role":"user","content":"hi"}]}'
+wrk.headers["content-type"] = "application/json"
+wrk.headers["authorization"] = "Bearer agk_acme.prod.$token"
+LUA
 cat >"$work/sobjects.lua" <<'LUA'
 wrk.headers["authorization"] = "Bearer 00D000000000001!bench"
 LUA
@@ -331,6 +339,12 @@ if [ -n "${STREAMED_AB:-}" ]; then
   # The streamed turn against the plain one on the same server, in alternating slices.
   ab_command "STREAMED_AB=1"
   alternate "plain turn" "$gate_pid" "$work/invoke.lua" "$gate" "streamed turn" "$gate_pid" "$work/streamed.lua" "$gate"
+  exit 0
+fi
+if [ -n "${CHAT_AB:-}" ]; then
+  # The same turn through the OpenAI-compatible route against the invoke, on the same server.
+  ab_command "CHAT_AB=1"
+  alternate "invoke" "$gate_pid" "$work/invoke.lua" "$gate" "chat completion" "$gate_pid" "$work/chat.lua" "$gate"
   exit 0
 fi
 if [ -n "${TRACING_AB:-}" ]; then

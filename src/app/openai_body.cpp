@@ -1,5 +1,7 @@
 #include "app/openai_body.hpp"
 
+#include "domain/openai/chat_chunks.hpp"
+
 #include <boost/json/array.hpp>
 
 namespace agentgate {
@@ -7,9 +9,7 @@ namespace agentgate {
 namespace json = boost::json;
 
 std::string_view FinishReasonOf(const InvokeResult& result) {
-  if (result.blocked) return "content_filter";
-  if (!result.stop_reason || *result.stop_reason == StopReason::kApprovalRequired) return "stop";
-  return "length";
+  return openai::FinishReason(result.blocked, StopReasonName(result.stop_reason));
 }
 
 json::object ChatCompletionBody(const InvokeResult& result, std::string_view model,

@@ -14,9 +14,7 @@
 
 namespace agentgate {
 
-// "stop" for a whole reply (and a pause for approval, whose text is whole as far as it goes),
-// "content_filter" for the safety placeholder, "length" for every other stop reason: the reply is
-// partial.
+// The answer's finish_reason (openai::FinishReason).
 std::string_view FinishReasonOf(const InvokeResult& result);
 
 // `model` as the request named it; `created_s` the answer's time (Unix seconds).

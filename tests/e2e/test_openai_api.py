@@ -135,3 +135,43 @@ def test_the_same_key_follows_and_reads_runs_and_the_fl_api_headers_still_work(s
         {"content-type": "application/json", "fl-api-org": tenant.org, "fl-api-env": "prod",
          "fl-api-token": tenant.token})
     assert status == 200 and body["choices"][0]["message"]["content"], body
+
+
+def content_of(chunks):
+    return "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+
+
+def test_a_streamed_chat_completion_is_chunks_ending_with_its_finish_reason_and_usage(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(dict(openai_text("It ships today, by courier.", input_tokens=30, output_tokens=7), piece=4))
+    out = sdk(tenant, key, "stream", model="bot", messages=[{"role": "user", "content": "When?"}])
+    chunks = out["result"]["chunks"]
+    assert "error" not in out["result"], out
+    assert all(c["object"] == "chat.completion.chunk" and c["model"] == "bot" for c in chunks)
+    assert len({c["id"] for c in chunks}) == 1 and chunks[0]["id"].startswith("chatcmpl-run_")
+    assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert content_of(chunks) == "It ships today, by courier."
+    with_text = [c for c in chunks if c["choices"] and c["choices"][0]["delta"].get("content")]
+    assert len(with_text) >= 1
+    finish = [c for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
+    assert [c["choices"][0]["finish_reason"] for c in finish] == ["stop"]
+    assert finish[0]["agentgate"]["terminated_reason"] is None
+    assert chunks[-1]["choices"] == [] and chunks[-1]["usage"] == {
+        "prompt_tokens": 30, "completion_tokens": 7, "total_tokens": 37}
+    # The run is the streamed run /api has: its id is in the chunks' id.
+    run_id = chunks[0]["id"][len("chatcmpl-"):]
+    status, _, run = tenant.server.request("GET", f"/api/runs/{run_id}",
+                                           headers={"authorization": f"Bearer {key}"})
+    assert status == 200 and run["status"] == "completed", run
+    assert run["result"]["response"] == "It ships today, by courier."
+
+
+def test_a_streamed_chat_completion_at_the_turn_cap_ends_with_an_error_the_sdk_raises(start_server, llm):
+    tenant = start(start_server, llm, "answer_early_seconds = 1\nturn_timeout_seconds = 2")
+    key = new_key(tenant)
+    llm.push(dict(openai_text("too late"), delay=30))
+    out = sdk(tenant, key, "stream", model="bot", messages=[{"role": "user", "content": "hi"}])
+    assert out["result"]["error"]["code"] == "turn_timeout", out
+    assert content_of(out["result"]["chunks"]) == ""
+    assert out["requests"] == 1

@@ -97,9 +97,9 @@ def wait_open(server, count, within=10.0):
 def test_followers_of_a_paused_run_cost_the_store_one_look_a_second(start_server, llm, tools):
     tenant = start(start_server, llm)
     run_id, last = paused_run(tenant, llm, tools)
-    time.sleep(0.5)
+    time.sleep(0.2)
 
-    def rate(seconds=3.0):
+    def rate(seconds=2.0):
         before = statements(tenant.server)
         started = time.monotonic()
         time.sleep(seconds)

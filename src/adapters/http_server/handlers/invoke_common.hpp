@@ -26,6 +26,7 @@ struct InvokeInput {
   std::optional<std::string> key;  // Idempotency-Key
   std::string fingerprint;         // of the request, for a replay's check (only with a key)
   RunOptions delivery{};           // the HTTP invoke's: background, streamed
+  bool stream_usage = false;       // an OpenAI stream's: a last chunk with the usage
 };
 
 struct AuthenticatedCall {

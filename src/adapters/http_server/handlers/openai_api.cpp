@@ -3,19 +3,21 @@
 // /v1/models lists the agents the credential may chat with. An OpenAI SDK's API key
 // (`Authorization: Bearer agk_...`) or the fl-api headers authenticate.
 #include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/idempotency.hpp"
 #include "app/openai_body.hpp"
-#include "domain/agent/openai_request.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/json_text.hpp"
+#include "domain/openai/chat_chunks.hpp"
+#include "domain/openai/chat_request.hpp"
+#include "domain/openai/error_shape.hpp"
 
+#include <boost/asio/this_coro.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include <array>
 #include <chrono>
-#include <utility>
 
 namespace agentgate::http {
 
@@ -24,64 +26,15 @@ namespace json = boost::json;
 
 namespace {
 
-// An OpenAI error's type, by status (an SDK picks its error class by the status alone).
-std::string_view TypeOf(int status) {
-  switch (status) {
-    case 401:
-      return "authentication_error";
-    case 402:
-      return "insufficient_quota";
-    case 403:
-      return "permission_error";
-    case 404:
-      return "not_found_error";
-    case 409:
-      return "conflict_error";
-    case 429:
-      return "rate_limit_error";
-    case 504:
-      return "timeout_error";
-    default:
-      return status >= 500 ? "server_error" : "invalid_request_error";
-  }
-}
-
-// The request field at fault in OpenAI's names: the invoke's own, where admission named one.
-json::value ParamOf(const Error& error) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kOpenAiNames{
-      {{"instance_id", "model"},
-       {"message", "messages"},
-       {"conversation_id", "metadata.conversation_id"},
-       {"stateful", "metadata.conversation_id"}}};
-  const auto field = error.field();
-  if (!field) return nullptr;
-  for (const auto& [ours, theirs] : kOpenAiNames) {
-    if (*field == ours) return json::string(theirs);
-  }
-  return json::string(*field);
-}
-
 // OpenAI's error shape with agentgate's status. The SDKs retry 408, 409, 429 and 5xx on their own;
 // a spend limit, a key already running and the turn cap say not to, or one call could pay for
 // three turns.
 Response OpenAiError(const Error& error) {
   const int status = HttpStatusOf(error.code);
-  json::object body{{"message", error.message},
-                    {"type", TypeOf(status)},
-                    {"code", ErrorCodeName(error.code)},
-                    {"param", ParamOf(error)}};
-  for (const auto& [key, detail] : error.details) {
-    if (const auto* text = std::get_if<std::string>(&detail)) {
-      body[key] = *text;
-    } else {
-      body[key] = std::get<double>(detail);
-    }
-  }
-  Response response = JsonResponse(status, json::object{{"error", std::move(body)}});
+  Response response = JsonResponse(status, json::object{{"error", openai::ErrorObject(error)}});
   if (error.retry_after_seconds)
     response.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_seconds));
-  if (status == 402 || status == 409 || status == 504)
-    response.headers.emplace_back("x-should-retry", "false");
+  if (openai::NotToBeRetried(status)) response.headers.emplace_back("x-should-retry", "false");
   return response;
 }
 
@@ -91,12 +44,37 @@ std::int64_t NowSeconds() {
       .count();
 }
 
+// The model as the request named it: the agent, and its instance.
+std::string ModelOf(const InvokeInput& call) {
+  return call.request.instance_id ? call.agent_id + ":" + *call.request.instance_id : call.agent_id;
+}
+
+// A run's events as OpenAI's chat.completion chunks.
+class ChatChunkFrames final : public StreamFormat {
+ public:
+  explicit ChatChunkFrames(openai::ChunkStream stream) : writer_(std::move(stream)) {}
+  void Frame(std::string& out, const RunEvent& event) override { writer_.Append(out, event); }
+  void Stopped(std::string& out, const StreamTicket& ticket) override {
+    writer_.AppendError(out, ticket.message(), ticket.reason(), 403);
+  }
+  bool Over() const override { return writer_.over(); }
+
+ private:
+  openai::ChatChunkWriter writer_;
+};
+
 // The model named after the agent, and the call's Idempotency-Key as on invoke.
 Result<InvokeInput> ReadChatCall(const Request& r) {
   AG_TRY(auto body, ParseJsonBody(r));
   AG_TRY(auto chat, ParseChatCompletionRequest(body));
   InvokeInput call{std::move(chat.agent_id), std::move(chat.request), std::nullopt, "", {}};
+  call.delivery.stream = chat.stream;
+  call.stream_usage = chat.include_usage;
   if (auto header = r.Header("idempotency-key")) {
+    // A streamed run's key keeps the invoke's answer, which is not a chunk stream.
+    if (chat.stream)
+      return InvalidField("Idempotency-Key",
+                          "is not taken with stream: true yet; stream without it");
     call.key = std::string(*header);
     AG_TRYV(governance::ValidateIdempotencyKey(*call.key));
     call.fingerprint =
@@ -105,15 +83,30 @@ Result<InvokeInput> ReadChatCall(const Request& r) {
   return call;
 }
 
-// The model as the request named it: the agent, and its instance.
-std::string ModelOf(const InvokeInput& call) {
-  return call.request.instance_id ? call.agent_id + ":" + *call.request.instance_id : call.agent_id;
+// A streamed chat completion: a streamed run (docs/runs.md), its place among the token's streams
+// taken first, its events sent as OpenAI's chunks.
+asio::awaitable<Response> StreamedChat(RouteDeps& deps, Request& r, const AuthenticatedCall& ok) {
+  const auto executor = co_await asio::this_coro::executor;
+  auto ticket = deps.streams.Enter(ok.caller, ok.call.agent_id, "", executor);
+  if (!ticket) co_return OpenAiError(ticket.error());
+  static const AnswerRenderer kRunsOwnAnswer;  // a streamed run has no key here
+  const InvokeCall call{ok.caller,      ok.call.agent_id, ok.call.request, std::nullopt, "",
+                        kRunsOwnAnswer, nullptr,          nullptr,         r.trace};
+  StreamAnswer begun = co_await deps.runs.Stream(call, /*notify=*/false, /*hand_over=*/true);
+  const auto* run = std::get_if<Result<RunRecord>>(&begun.answer);
+  if (run == nullptr) co_return OpenAiError(Error(ErrorCode::kInternal, "no run began"));
+  if (!*run) co_return OpenAiError(run->error());
+  auto format = std::make_shared<ChatChunkFrames>(openai::ChunkStream{
+      "chatcmpl-" + (*run)->id, ModelOf(ok.call), NowSeconds(), ok.call.stream_usage});
+  if (begun.handed) co_return OwnRunStream(deps, std::move(begun.handed), *ticket, format);
+  co_return RunEventStream(deps, (*run)->id, 0, *ticket, r, false, format);
 }
 
 asio::awaitable<Response> ChatCompletion(RouteDeps& deps, Request& r) {
   auto read = co_await AuthenticateAndRead(deps, r, ReadChatCall, OpenAiError);
   if (auto* refused = std::get_if<Response>(&read)) co_return std::move(*refused);
   const AuthenticatedCall& ok = std::get<AuthenticatedCall>(read);
+  if (ok.call.delivery.stream) co_return co_await StreamedChat(deps, r, ok);
   const InvokeRenderer render = [model = ModelOf(ok.call)](const Result<InvokeResult>& result) {
     if (!result) return OpenAiError(result.error());
     return JsonResponse(200, ChatCompletionBody(*result, model, NowSeconds()));

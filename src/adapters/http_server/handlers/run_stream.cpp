@@ -38,12 +38,16 @@ constexpr std::size_t kFramesRoom = 4096;
 
 using Clock = std::chrono::steady_clock;
 
-// The last frame of a stream stopped before its run's end: why, with no id (the client resumes
-// from the run's last event it had).
-std::string StoppedFrame(const StreamTicket& ticket) {
-  boost::json::object data{{"reason", ticket.reason()}, {"message", ticket.message()}};
-  return "event: stream.ended\ndata: " + json_text::Write(data) + "\n\n";
-}
+// agentgate's own events (docs/runs.md): each as `id:`, `event:` and `data:` lines.
+class RunEventFrames final : public StreamFormat {
+ public:
+  void Frame(std::string& out, const RunEvent& event) override { AppendSseFrame(out, event); }
+  // Why, with no id (the client resumes from the run's last event it had).
+  void Stopped(std::string& out, const StreamTicket& ticket) override {
+    boost::json::object data{{"reason", ticket.reason()}, {"message", ticket.message()}};
+    out.append("event: stream.ended\ndata: ").append(json_text::Write(data)).append("\n\n");
+  }
+};
 
 // A follower's events from its cursor until the run's terminal one, or until the client leaves,
 // the store fails, its ticket is stopped (the caller lost its right to follow: a last event says
@@ -51,12 +55,15 @@ std::string StoppedFrame(const StreamTicket& ticket) {
 // or elsewhere). The head goes out at `head_by` with the events until then.
 asio::awaitable<void> FollowRun(RouteDeps& deps, RunCursor cursor, Clock::time_point head_by,
                                 bool drain_ends, std::shared_ptr<StreamTicket> ticket,
-                                ResponseStream& out) {
+                                std::shared_ptr<StreamFormat> format, ResponseStream& out) {
   const auto drained = [&] { return drain_ends && deps.draining(); };
   if (drained()) co_return;
   std::string frames;
   frames.reserve(kFramesRoom);
-  const RunEventSink frame = [&frames](const RunEvent& event) { AppendSseFrame(frames, event); };
+  StreamFormat* const shape = format.get();
+  const RunEventSink frame = [&frames, shape](const RunEvent& event) {
+    shape->Frame(frames, event);
+  };
   // The head's events: those until head_by, gathered, not woken for one by one (at least one look).
   bool ended = false;
   for (;;) {
@@ -65,10 +72,11 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, RunCursor cursor, Clock::time_p
                                               /*until_end=*/true, ticket.get());
     if (!read) co_return;
     ended = read->ended;
+    ended = ended || format->Over();
     if (ended || read->events == 0 || Clock::now() >= head_by || ticket->stopped()) break;
   }
   if (ended || ticket->stopped()) {
-    if (!ended) frames += StoppedFrame(*ticket);
+    if (!ended) format->Stopped(frames, *ticket);
     co_await out.WriteLast(std::move(frames));
     co_return;
   }
@@ -80,8 +88,9 @@ asio::awaitable<void> FollowRun(RouteDeps& deps, RunCursor cursor, Clock::time_p
     auto read = co_await deps.runs.NextEvents(cursor, kLookEvery, frame, false, ticket.get());
     if (!read) co_return;
     const auto now = Clock::now();
-    if (read->ended || ticket->stopped()) {
-      if (!read->ended) frames += StoppedFrame(*ticket);
+    const bool over = read->ended || format->Over();
+    if (over || ticket->stopped()) {
+      if (!over) format->Stopped(frames, *ticket);
       co_await out.WriteLast(std::move(frames));
       co_return;
     }
@@ -110,30 +119,32 @@ struct LateFollower {
 };
 
 // Every event of a run that ended, framed for one send.
-std::string AllFrames(const RunChannel& channel) {
+std::string AllFrames(const RunChannel& channel, StreamFormat& format) {
   std::size_t size = 0;
   channel.ForEachAfter(0, [&size](const RunEvent& event) {
     size += event.type.size() + event.data.size() + 40;  // the frame's fixed parts, and the id
   });
   std::string frames;
   frames.reserve(size);
-  channel.ForEachAfter(0, [&frames](const RunEvent& event) { AppendSseFrame(frames, event); });
+  channel.ForEachAfter(0,
+                       [&frames, &format](const RunEvent& event) { format.Frame(frames, event); });
   return frames;
 }
 
 asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
-                                   std::shared_ptr<StreamTicket> ticket, ResponseStream& out) {
+                                   std::shared_ptr<StreamTicket> ticket,
+                                   std::shared_ptr<StreamFormat> format, ResponseStream& out) {
   const auto executor = co_await asio::this_coro::executor;
   // Shared with the handlers, which may run after this coroutine: they check its stage first.
   auto follower = std::make_shared<LateFollower>(executor);
   follower->timer.async_wait(
-      [&deps, &out, follower, run, ticket](const boost::system::error_code& ec) {
+      [&deps, &out, follower, run, ticket, format](const boost::system::error_code& ec) {
         if (ec || follower->stage != LateFollower::Stage::kWaiting) return;
         follower->stage = LateFollower::Stage::kFollowing;
         asio::co_spawn(
             follower->timer.get_executor(),
             FollowRun(deps, RunCursor{run->run_id(), 0, run->channel(), nullptr}, Clock::now(),
-                      /*drain_ends=*/false, ticket, out),
+                      /*drain_ends=*/false, ticket, format, out),
             [follower, run](std::exception_ptr failed) {
               if (failed)
                 log::Error("run_follower_failed", {{"run_id", std::string_view(run->run_id())}});
@@ -152,7 +163,7 @@ asio::awaitable<void> RunAndFollow(RouteDeps& deps, std::shared_ptr<StreamedRun>
     follower->stage = LateFollower::Stage::kRunEndedFirst;
     follower->timer.cancel();
     // A named string, not a temporary across the co_await (GCC 12).
-    std::string frames = AllFrames(*run->channel());
+    std::string frames = AllFrames(*run->channel(), *format);
     co_await out.WriteLast(std::move(frames));
     co_return;
   }
@@ -177,13 +188,14 @@ asio::awaitable<void> WatchHangUp(RouteDeps& deps, Request& request, std::string
 }
 
 asio::awaitable<void> FollowUntilHangUp(RouteDeps& deps, std::string run_id, std::int64_t after,
-                                        std::shared_ptr<StreamTicket> ticket, Request& request,
+                                        std::shared_ptr<StreamTicket> ticket,
+                                        std::shared_ptr<StreamFormat> format, Request& request,
                                         bool cancel_run, ResponseStream& out) {
   using namespace asio::experimental::awaitable_operators;
   // A named cursor: GCC 12 destroys a class temporary of a co_await's expression twice.
   RunCursor cursor{run_id, after, nullptr, nullptr};
   co_await (FollowRun(deps, std::move(cursor), Clock::now() + kFirstLook, /*drain_ends=*/true,
-                      ticket, out) ||
+                      ticket, std::move(format), out) ||
             WatchHangUp(deps, request, run_id, ticket, cancel_run));
 }
 
@@ -197,22 +209,29 @@ Response EventStreamResponse() {
 
 }  // namespace
 
+std::shared_ptr<StreamFormat> RunEventsFormat() {
+  return std::make_shared<RunEventFrames>();
+}
+
 Response RunEventStream(RouteDeps& deps, std::string run_id, std::int64_t after,
                         std::shared_ptr<StreamTicket> ticket, Request& request,
-                        bool cancel_on_hang_up) {
+                        bool cancel_on_hang_up, std::shared_ptr<StreamFormat> format) {
   Response response = EventStreamResponse();
+  if (!format) format = RunEventsFormat();
   response.stream = [&deps, run_id = std::move(run_id), after, ticket = std::move(ticket), &request,
-                     cancel_on_hang_up](ResponseStream& out) {
-    return FollowUntilHangUp(deps, run_id, after, ticket, request, cancel_on_hang_up, out);
+                     cancel_on_hang_up, format = std::move(format)](ResponseStream& out) {
+    return FollowUntilHangUp(deps, run_id, after, ticket, format, request, cancel_on_hang_up, out);
   };
   return response;
 }
 
 Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
-                      std::shared_ptr<StreamTicket> ticket) {
+                      std::shared_ptr<StreamTicket> ticket, std::shared_ptr<StreamFormat> format) {
   Response response = EventStreamResponse();
-  response.stream = [&deps, run = std::move(run), ticket = std::move(ticket)](ResponseStream& out) {
-    return RunAndFollow(deps, run, ticket, out);
+  if (!format) format = RunEventsFormat();
+  response.stream = [&deps, run = std::move(run), ticket = std::move(ticket),
+                     format = std::move(format)](ResponseStream& out) {
+    return RunAndFollow(deps, run, ticket, format, out);
   };
   return response;
 }

@@ -1,4 +1,4 @@
-#include "domain/agent/openai_request.hpp"
+#include "domain/openai/chat_request.hpp"
 
 #include "domain/admin/names.hpp"
 #include "domain/json_fields.hpp"
@@ -92,9 +92,6 @@ Result<void> ReadMessages(const object& o, InvokeRequest& request) {
 // What agentgate cannot honour is refused, naming the field; the rest these clients send is
 // ignored (docs/openai.md has the table).
 Result<void> RefuseWhatCannotBeHonoured(const object& o) {
-  AG_TRY(const auto stream, jf::OptionalBool(o, "stream", ""));
-  if (stream.value_or(false))
-    return InvalidField("stream", "streamed chat completions are not served yet: send false");
   AG_TRY(const auto n, jf::OptionalInteger(o, "n", ""));
   if (n && *n != 1) return InvalidField("n", "must be 1: an agent's turn has one answer");
   for (const char* field : {"tools", "functions"}) {
@@ -129,12 +126,25 @@ Result<void> ReadConversation(const object& o, InvokeRequest& request) {
   return {};
 }
 
+// `stream`, and what its stream_options ask.
+Result<void> ReadStream(const object& o, ChatCompletionRequest& out) {
+  AG_TRY(const auto stream, jf::OptionalBool(o, "stream", ""));
+  out.stream = stream.value_or(false);
+  const value* options = o.if_contains("stream_options");
+  if (!out.stream || options == nullptr || options->is_null()) return {};
+  AG_TRY(const object* opts, jf::AsObject(*options, "stream_options"));
+  AG_TRY(const auto usage, jf::OptionalBool(*opts, "include_usage", "stream_options"));
+  out.include_usage = usage.value_or(false);
+  return {};
+}
+
 }  // namespace
 
 Result<ChatCompletionRequest> ParseChatCompletionRequest(const value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
   ChatCompletionRequest out;
   AG_TRYV(ReadModel(*o, out));
+  AG_TRYV(ReadStream(*o, out));
   AG_TRYV(RefuseWhatCannotBeHonoured(*o));
   AG_TRYV(ReadMessages(*o, out.request));
   AG_TRYV(ReadConversation(*o, out.request));

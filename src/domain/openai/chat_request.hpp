@@ -16,6 +16,8 @@ struct ChatCompletionRequest {
   std::string model;     // as sent: the answer names it
   std::string agent_id;  // model, up to a ':'
   InvokeRequest request;
+  bool stream = false;         // chat.completion.chunk events (openai/chat_chunks)
+  bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
 };
 
 Result<ChatCompletionRequest> ParseChatCompletionRequest(const boost::json::value& body);

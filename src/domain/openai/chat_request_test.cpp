@@ -1,4 +1,4 @@
-#include "domain/agent/openai_request.hpp"
+#include "domain/openai/chat_request.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
@@ -45,6 +45,19 @@ TEST(ChatCompletionRequests, TheLastUserMessageIsTheTurnsAndTheEarlierOnesItsHis
   EXPECT_FALSE(parsed->request.conversation_id);
 }
 
+TEST(ChatCompletionRequests, AStreamAsksForItsUsageInStreamOptions) {
+  const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
+  auto parsed = Parse(
+      R"({"model": "a", "stream": true, "stream_options": {"include_usage": true}, )" + user + "}");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_TRUE(parsed->stream);
+  EXPECT_TRUE(parsed->include_usage);
+  parsed = Parse(R"({"model": "a", "stream_options": {"include_usage": true}, )" + user + "}");
+  ASSERT_TRUE(parsed);
+  EXPECT_FALSE(parsed->stream);
+  EXPECT_FALSE(parsed->include_usage);  // ignored without a stream
+}
+
 TEST(ChatCompletionRequests, AModelWithAnInstanceAndAConversationInMetadata) {
   const auto parsed =
       Parse(R"({"model": "concierge:hotel-7", "metadata": {"conversation_id": "c_1"},
@@ -67,7 +80,9 @@ TEST(ChatCompletionRequests, WhatCannotBeHonouredIsRefusedNamingOpenAisField) {
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a:", )" + user + "}")), "model");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": []})")), "messages");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": "hi"})")), "messages");
-  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "stream": true, )" + user + "}")), "stream");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "stream": "yes", )" + user + "}")), "stream");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "stream": true, "stream_options": 1, )" + user + "}")),
+            "stream_options");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "n": 2, )" + user + "}")), "n");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [{"type": "function"}], )" + user + "}")),
             "tools");
