@@ -68,11 +68,15 @@ class Agentgate(HttpEndpoint):
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env, cwd=tmp_path,
                                      text=True)
         self._listening = threading.Event()
+        self._output_ended = threading.Event()  # the process closed its output: it exited
         self._reader = threading.Thread(target=self._drain, daemon=True)
         self._reader.start()
-        if not self._listening.wait(20):
-            self.proc.kill()
-            raise RuntimeError("agentgate did not start:\n" + "".join(self.lines))
+        deadline = time.monotonic() + 20
+        while not self._listening.wait(0.02):
+            if self._output_ended.is_set() or time.monotonic() > deadline:
+                self.proc.kill()
+                self._reader.join(5)
+                raise RuntimeError("agentgate did not start:\n" + "".join(self.lines))
         host, port = self.address.rsplit(":", 1)
         self.host, self.port = host, int(port)
 
@@ -82,6 +86,7 @@ class Agentgate(HttpEndpoint):
             if '"event":"listening"' in line and not self._listening.is_set():
                 self.address = json.loads(line)["address"]
                 self._listening.set()
+        self._output_ended.set()
 
     def log_events(self):
         # Once the server has exited, its last lines may still sit in the pipe: read to the end

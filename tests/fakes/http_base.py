@@ -50,5 +50,7 @@ def serve(handler_class, certificate=None):
     server = (TlsServer(("127.0.0.1", 0), handler_class, certificate) if certificate
               else ThreadingHTTPServer(("127.0.0.1", 0), handler_class))
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # Its shutdown() waits for the loop's next look: a short one, or each test's teardown waits
+    # half a second for every fake it used.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     return server
