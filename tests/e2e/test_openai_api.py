@@ -175,3 +175,20 @@ def test_a_streamed_chat_completion_at_the_turn_cap_ends_with_an_error_the_sdk_r
     assert out["result"]["error"]["code"] == "turn_timeout", out
     assert content_of(out["result"]["chunks"]) == ""
     assert out["requests"] == 1
+
+
+def test_blocked_text_never_reaches_a_chunk_and_the_placeholder_is_content_filter(start_server, llm):
+    tenant = start(start_server, llm)
+    tenant.agent("guarded", safety={"block_patterns": ["(?i)internal only"], "placeholder": "Withheld."})
+    key = new_key(tenant, agents=("guarded",))
+    llm.push(dict(openai_text("The plan is INTERNAL ONLY, do not share it with anyone outside."), piece=3))
+    out = sdk(tenant, key, "stream", model="guarded", messages=[{"role": "user", "content": "plan?"}])
+    chunks = out["result"]["chunks"]
+    assert "INTERNAL" not in json.dumps(chunks).upper(), chunks
+    assert content_of(chunks) == "Withheld."
+    finish = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
+    assert finish == ["content_filter"]
+    llm.push(openai_text("Still INTERNAL ONLY."))
+    plain = sdk(tenant, key, "chat", model="guarded", messages=[{"role": "user", "content": "plan?"}])["result"]
+    assert plain["choices"][0]["message"]["content"] == "Withheld."
+    assert plain["choices"][0]["finish_reason"] == "content_filter" and plain["agentgate"]["blocked"] is True
