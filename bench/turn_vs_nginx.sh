@@ -213,6 +213,7 @@ wrk.method = "POST"
 wrk.body = '{"model":"bench","messages":[{"role":"user","content":"hi"}]}'
 wrk.headers["content-type"] = "application/json"
 wrk.headers["authorization"] = "Bearer agk_acme.prod.$token"
+wrk.path = "/v1/chat/completions"  -- the slices' URL names the invoke's
 LUA
 cat >"$work/sobjects.lua" <<'LUA'
 wrk.headers["authorization"] = "Bearer 00D000000000001!bench"
@@ -231,6 +232,9 @@ echo "$gw_check" | grep -q '"ok":true' || { echo "the gateway did not answer: $g
 check=$(curl -s "http://127.0.0.1:$gate/api/agents/bench/invoke" -H "content-type: application/json" \
   -H "fl-api-org: acme" -H "fl-api-env: prod" -H "fl-api-token: $token" -d "$invoke_body")
 echo "$check" | grep -q '"response":"All good."' || { echo "the turn did not answer: $check"; exit 1; }
+chat_check=$(curl -s "http://127.0.0.1:$gate/v1/chat/completions" -H "content-type: application/json" \
+  -H "authorization: Bearer agk_acme.prod.$token" -d '{"model":"bench","messages":[{"role":"user","content":"hi"}]}')
+echo "$chat_check" | grep -q '"content":"All good."' || { echo "the chat completion did not answer: $chat_check"; exit 1; }
 
 rps() { awk '/Requests\/sec/ {print $2}'; }
 pct() { awk -v p="$1%" '$1 == p {print $2; exit}'; }

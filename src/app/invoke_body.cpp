@@ -12,7 +12,13 @@ namespace json = boost::json;
 // Written straight to text (each plain turn answers one, each streamed run stores one).
 std::string InvokeBodyText(const InvokeResult& result) {
   json_text::ObjectWriter out(512);
-  out.String("response", result.response).Bool("blocked", result.blocked);
+  out.String("response", result.response);
+  WriteInvokeFields(out, result);
+  return out.Finish();
+}
+
+void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result) {
+  out.Bool("blocked", result.blocked);
   if (result.conversation_id) {
     out.String("conversation_id", *result.conversation_id);
   } else {
@@ -51,7 +57,6 @@ std::string InvokeBodyText(const InvokeResult& result) {
     for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
     out.Value("pending_actions", json::value(PendingActionsJson(pending)));
   }
-  return out.Finish();
 }
 
 json::object InvokeBody(const InvokeResult& result) {

@@ -5,6 +5,7 @@
 
 #include "domain/agent/model_types.hpp"
 #include "domain/agent/stop_reason.hpp"
+#include "domain/json_text.hpp"
 
 #include <boost/json/fwd.hpp>
 
@@ -34,6 +35,8 @@ struct InvokeResult {
 
 // The body as JSON text.
 std::string InvokeBodyText(const InvokeResult& result);
+// Its fields but `response`, into an object being written (the chat completion's "agentgate").
+void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result);
 // The same body as a JSON object (MCP's structured content): the text, read back.
 boost::json::object InvokeBody(const InvokeResult& result);
 

@@ -6,8 +6,6 @@
 
 #include "app/invoke_body.hpp"
 
-#include <boost/json/object.hpp>
-
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,8 +15,9 @@ namespace agentgate {
 // The answer's finish_reason (openai::FinishReason).
 std::string_view FinishReasonOf(const InvokeResult& result);
 
-// `model` as the request named it; `created_s` the answer's time (Unix seconds).
-boost::json::object ChatCompletionBody(const InvokeResult& result, std::string_view model,
-                                       std::int64_t created_s);
+// `model` as the request named it; `created_s` the answer's time (Unix seconds). Written straight
+// to text, as the invoke's body is.
+std::string ChatCompletionText(const InvokeResult& result, std::string_view model,
+                               std::int64_t created_s);
 
 }  // namespace agentgate

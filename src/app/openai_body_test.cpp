@@ -1,6 +1,7 @@
 #include "app/openai_body.hpp"
 
 #include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
 
 namespace agentgate {
 namespace {
@@ -16,7 +17,8 @@ InvokeResult Answer() {
 }
 
 TEST(ChatCompletionBodies, AWholeReplyIsTheOneChoiceWithItsUsageAndTheRestUnderAgentgate) {
-  const auto body = ChatCompletionBody(Answer(), "support:eu", 1795651200);
+  const auto parsed = boost::json::parse(ChatCompletionText(Answer(), "support:eu", 1795651200));
+  const auto& body = parsed.as_object();
   EXPECT_EQ(body.at("id"), "chatcmpl-turn_0abc");
   EXPECT_EQ(body.at("object"), "chat.completion");
   EXPECT_EQ(body.at("created"), 1795651200);
@@ -50,7 +52,7 @@ TEST(ChatCompletionBodies, StopReasonsMapToFinishReasons) {
   result.run_id = "run_1";
   result.pending_actions = {ToolCall{"call_0", "refund", R"({"order":"A-1"})"}};
   EXPECT_EQ(FinishReasonOf(result), "stop");
-  const auto paused = ChatCompletionBody(result, "shop", 1);
+  const auto paused = boost::json::parse(ChatCompletionText(result, "shop", 1));
   EXPECT_EQ(paused.at("agentgate").at("terminated_reason"), "approval_required");
   EXPECT_EQ(paused.at("agentgate").at("run_id"), "run_1");
   EXPECT_EQ(paused.at("agentgate").at("pending_actions").as_array().at(0).at("tool"), "refund");

@@ -109,7 +109,7 @@ asio::awaitable<Response> ChatCompletion(RouteDeps& deps, Request& r) {
   if (ok.call.delivery.stream) co_return co_await StreamedChat(deps, r, ok);
   const InvokeRenderer render = [model = ModelOf(ok.call)](const Result<InvokeResult>& result) {
     if (!result) return OpenAiError(result.error());
-    return JsonResponse(200, ChatCompletionBody(*result, model, NowSeconds()));
+    return JsonTextResponse(200, ChatCompletionText(*result, model, NowSeconds()));
   };
   co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
                                 ok.call.fingerprint, render, nullptr, nullptr, r.trace);
