@@ -523,7 +523,8 @@ int Serve(const ServeOptions& options) {
                            ? std::optional<std::string>(crypto::Sha256(*settings->admin_token))
                            : std::nullopt,
                        [&] { return server_slot && server_slot->Draining(); },
-                       &tracing.tracer};
+                       &tracing.tracer,
+                       config.server.public_url};
   const http::Router router = http::BuildRouter(deps);
   http::ServerOptions server_options = ServerOptionsOf(config);
   server_options.tracer = &tracing.tracer;

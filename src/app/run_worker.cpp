@@ -40,9 +40,10 @@ std::optional<SpanContext> QueuedTrace(const boost::json::object& request) {
 InvokeCommand RunCommand(const Caller& caller, const RunRecord& run, AdmittedAgent agent,
                          const InvokeRequest& request, const std::optional<ClaimedKey>& key,
                          std::shared_ptr<TurnCancel> cancel, RunRecorder& recorder,
-                         const std::optional<SpanContext>& trace) {
+                         const std::optional<SpanContext>& trace,
+                         const AnswerRenderer& answer = kPlainAnswer) {
   std::optional<IdempotentCall> idempotency;
-  if (key) idempotency.emplace(IdempotentCall{*key, kPlainAnswer});
+  if (key) idempotency.emplace(IdempotentCall{*key, answer ? answer : kPlainAnswer});
   return InvokeCommand{
       caller,
       run.agent_id,
@@ -80,7 +81,12 @@ struct RunWorker::QueuedRequest {
     if (object == nullptr) return;
     trace = QueuedTrace(*object);
     object->erase(kRunTraceKey);
+    std::optional<std::string> after_turn;
+    if (const auto* kept = object->if_contains(kAfterTurnKey); kept && kept->is_string())
+      after_turn = std::string(kept->get_string());
+    object->erase(kAfterTurnKey);
     request = ParseInvokeRequest(body);
+    if (request) request->after_turn_id = std::move(after_turn);
   }
   Result<InvokeRequest> request = Error(ErrorCode::kInternal, "unreadable run request");
   std::optional<SpanContext> trace;
@@ -191,8 +197,9 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
     if (streamed != nullptr) {
       // Admitted a moment ago by its call, on this server: it starts from what the call admitted.
       const StreamedTurn& turn = *streamed->turn;
-      const InvokeCommand command = RunCommand(turn.caller, run, turn.agent, turn.request,
-                                               streamed->key, cancel, recorder, turn.trace);
+      const InvokeCommand command =
+          RunCommand(turn.caller, run, turn.agent, turn.request, streamed->key, cancel, recorder,
+                     turn.trace, turn.answer);
       result = co_await d_.invoke.Invoke(command);
     } else {
       result = co_await Execute(run, resumed, queued ? &*queued : nullptr, cancel, recorder);
@@ -278,7 +285,10 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run
                                                             const Resumption& resumption,
                                                             std::shared_ptr<TurnCancel> cancel,
                                                             RunRecorder& recorder) {
-  auto request = ParseInvokeRequest(resumption.paused.invoke);
+  // It goes on from where it paused: whether its conversation moved on was checked as it began.
+  boost::json::value invoke = resumption.paused.invoke;
+  if (auto* fields = invoke.if_object()) fields->erase(kAfterTurnKey);
+  auto request = ParseInvokeRequest(invoke);
   if (!request) co_return Error(ErrorCode::kInternal, "the paused run's request could not be read");
   // It goes on as the caller that started it, with the agent version it began with.
   const Caller caller{run.org_id, run.env, run.token_id};

@@ -55,6 +55,9 @@ struct StreamedTurn {
   InvokeRequest request;
   AdmittedAgent agent;
   std::optional<SpanContext> trace;  // the call's span: the turn's spans go under it
+  // What its commit stores for the call's Idempotency-Key: the way in's own answer (an OpenAI
+  // stream's whole event stream), else the plain call's 200 body.
+  AnswerRenderer answer = {};
 };
 
 class StreamedRun;

@@ -71,8 +71,8 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
   }
   if (run && as.streamed) {
     // It starts from what its call admitted, continuing the call's trace.
-    auto turn = std::make_shared<const StreamedTurn>(
-        StreamedTurn{command.caller, command.request, std::move(command.agent), command.trace});
+    auto turn = std::make_shared<const StreamedTurn>(StreamedTurn{
+        command.caller, command.request, std::move(command.agent), command.trace, call.answer});
     const auto executor = co_await asio::this_coro::executor;
     auto ready = worker_.PrepareStreamed(*run, std::move(turn), key, executor, !written_later);
     // Not handed to the caller: it starts beside it as `ready` goes.

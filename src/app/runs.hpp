@@ -72,7 +72,9 @@ class Runs {
   boost::asio::awaitable<QueueAnswer> Queue(const InvokeCall& call, bool notify = true);
   // A streamed turn (Accept: text/event-stream or "stream": true): admitted as Queue admits, but
   // waiting its turn on a busy conversation like a plain call, then started here at once as a run
-  // its caller follows. With a key, the turn's commit stores the plain call's 200 body for it.
+  // its caller follows. With a key, the turn's commit stores the way in's answer for it (the
+  // call's `answer`: an OpenAI stream's whole stream; /api renders none, and stores the plain
+  // call's 200 body).
   // With `hand_over`, the run is registered but handed to the caller in the answer, to run in its
   // own coroutine (StreamedRun::Run); one the caller drops unrun starts beside it.
   boost::asio::awaitable<StreamAnswer> Stream(const InvokeCall& call, bool notify = false,

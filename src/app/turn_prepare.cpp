@@ -103,6 +103,24 @@ asio::awaitable<Result<void>> FoldHistory(InvokeDeps& d, TurnRun& run, PromptInp
   co_return Result<void>{};
 }
 
+// A turn continuing from a response runs only while that response's reply is still its
+// conversation's last: looked at once the turn holds its place on the conversation, so two calls
+// continuing from one response cannot both run (docs/openai.md).
+asio::awaitable<Result<void>> CheckStillLatest(InvokeDeps& d, const TurnRun& run) {
+  const auto& after = run.command.request.after_turn_id;
+  if (!after || !run.place.conversation_id || run.place.new_conversation) co_return Result<void>{};
+  const std::string& conversation_id = *run.place.conversation_id;
+  AG_CO_TRY(const auto last,
+            co_await d.store.Run([&](Store& s) { return s.LastMessageTurn(conversation_id); }));
+  if (last != *after) {
+    co_return Error(
+        ErrorCode::kResponseNotLatest,
+        "field 'previous_response_id': the conversation has moved on from that response; "
+        "continue from its latest response");
+  }
+  co_return Result<void>{};
+}
+
 }  // namespace
 
 asio::awaitable<Result<void>> InvokeAgent::Prepare(TurnRun& run,
@@ -110,6 +128,7 @@ asio::awaitable<Result<void>> InvokeAgent::Prepare(TurnRun& run,
   const auto& config = run.agent.config;
   PromptInputs inputs = InputsOf(run.command.request, std::move(instance_instructions));
   StoredHistory stored;
+  AG_CO_TRYV(co_await CheckStillLatest(d_, run));
   if (run.place.conversation_id && !run.place.new_conversation)
     AG_CO_TRYV(co_await ReadHistory(d_, run, inputs, stored));
   if (config.memory == MemoryMode::kShared) AG_CO_TRYV(co_await RecallFacts(d_, run, inputs));

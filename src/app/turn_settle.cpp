@@ -170,17 +170,24 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   const auto duration =
       std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.SteadyNow() - run.started);
   // Time-ordered: the store's index of turn ids then grows at its edge, one page a batch, instead
-  // of a random page per turn (docs/decisions.md).
-  result.turn_id = "turn_" + crypto::TimeOrderedHex(now, 8);
+  // of a random page per turn (docs/decisions.md). A run's answering turn takes its run's id
+  // ("run_X" answers with "turn_X"): a response is found by either (docs/openai.md). A pause's
+  // record is a part of the run, with an id of its own.
+  const std::string_view run_id =
+      run.command.observer != nullptr ? run.command.observer->RunId() : std::string_view();
+  const bool pauses = outcome.stop_reason == StopReason::kApprovalRequired;
+  result.turn_id = !pauses && run_id.starts_with("run_") ? "turn_" + std::string(run_id.substr(4))
+                                                         : "turn_" + crypto::TimeOrderedHex(now, 8);
   TurnCommit commit;
   commit.turn = RecordOf(run, outcome, result.turn_id, duration.count());
   if (run.resumed != nullptr) AddEarlierParts(result, *run.resumed);
-  if (outcome.stop_reason == StopReason::kApprovalRequired) {
+  if (pauses) {
     // Its conversation gets the message and the reply when the run completes.
     commit.pause = PauseOf(run, now, d_.approval_timeout);
   } else if (run.place.conversation_id) {
-    commit.messages = {MessageRecord{0, "user", run.command.request.message, run.started_ms},
-                       MessageRecord{0, "assistant", result.response, now}};
+    commit.messages = {
+        MessageRecord{0, "user", run.command.request.message, run.started_ms, result.turn_id},
+        MessageRecord{0, "assistant", result.response, now, result.turn_id}};
   }
   if (const auto& idempotency = run.command.idempotency) {
     StoredResponse answer = idempotency->answer(result);

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -21,6 +22,27 @@ kind = "offline"
 
 Error ConfigError(const std::string& key, const std::string& problem) {
   return MakeError(ErrorCode::kInvalidRequest, "config key '" + key + "': " + problem);
+}
+
+// [server] public_url: an absolute http(s) URL with a host, no query or fragment; a trailing
+// slash is dropped so paths are appended to it.
+Result<void> NormalizePublicUrl(std::string& url) {
+  if (url.empty()) return {};
+  const auto scheme_end = url.find("://");
+  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  const std::size_t host_at = scheme_end == std::string::npos ? 0 : scheme_end + 3;
+  const bool bad_char = std::any_of(url.begin(), url.end(), [](char c) {
+    return c == '?' || c == '#' || c == '@' || std::isspace(static_cast<unsigned char>(c)) ||
+           static_cast<unsigned char>(c) < 0x20;
+  });
+  if ((scheme != "http" && scheme != "https") || bad_char || host_at >= url.size() ||
+      url[host_at] == '/' || url[host_at] == ':') {
+    return ConfigError("server.public_url",
+                       "must be an absolute http(s) URL with a host and no query, fragment or "
+                       "credentials, e.g. https://agentgate.example.com");
+  }
+  while (url.size() > host_at + 1 && url.back() == '/') url.pop_back();
+  return {};
 }
 
 std::string EnvName(const std::string& section, const std::string& key) {
@@ -332,6 +354,8 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   SectionReader server(root["server"].as_table(), "server", env);
   AG_TRYV(server.String("listen", c.server.listen));
   AG_TRYV(server.String("agent_platform_listen", c.server.agent_platform_listen));
+  AG_TRYV(server.String("public_url", c.server.public_url));
+  AG_TRYV(NormalizePublicUrl(c.server.public_url));
   AG_TRYV(server.Integer("turn_timeout_seconds", c.server.turn_timeout_seconds, 1, 3600));
   AG_TRYV(server.Integer("answer_early_seconds", c.server.answer_early_seconds, 1, 3600));
   AG_TRYV(server.Integer("max_body_bytes", c.server.max_body_bytes, 1024, 1LL << 30));

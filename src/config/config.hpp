@@ -21,6 +21,10 @@ struct ServerConfig {
   std::string listen = "127.0.0.1:8080";
   // Optional second listener for the agent platform host ({agent_platform_url}); empty = one.
   std::string agent_platform_listen;
+  // The absolute URL clients reach the server at, behind a balancer (http(s)://host[:port][/path],
+  // no trailing slash): Location headers and ids that need an absolute URL start with it. "":
+  // they are relative.
+  std::string public_url;
   int turn_timeout_seconds = 120;
   int answer_early_seconds = 100;
   std::size_t max_body_bytes = 1048576;

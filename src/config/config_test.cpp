@@ -59,6 +59,26 @@ TEST(Config, RetentionIsBoundedAndOverridable) {
   }
 }
 
+TEST(Config, APublicUrlIsAnAbsoluteHttpUrlWithoutItsTrailingSlash) {
+  auto defaults = LoadConfig("", FakeEnv({}));
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->server.public_url, "");
+  auto set =
+      LoadConfig("[server]\npublic_url = \"https://agentgate.example.com/gw/\"\n", FakeEnv({}));
+  ASSERT_TRUE(set) << set.error().message;
+  EXPECT_EQ(set->server.public_url, "https://agentgate.example.com/gw");
+  auto from_env =
+      LoadConfig("", FakeEnv({{"AGENTGATE_SERVER_PUBLIC_URL", "http://10.0.0.5:8080"}}));
+  ASSERT_TRUE(from_env) << from_env.error().message;
+  EXPECT_EQ(from_env->server.public_url, "http://10.0.0.5:8080");
+  for (const char* bad : {"agentgate.example.com", "ftp://x", "https://", "https:///path",
+                          "https://x/?a=1", "https://x/#f", "https://user:pw@x", "https://x y"}) {
+    auto refused = LoadConfig(std::string("[server]\npublic_url = \"") + bad + "\"\n", FakeEnv({}));
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("server.public_url"), std::string::npos);
+  }
+}
+
 TEST(Config, RunsHaveBoundedDefaultsAndOverrides) {
   auto defaults = LoadConfig("", FakeEnv({}));
   ASSERT_TRUE(defaults) << defaults.error().message;

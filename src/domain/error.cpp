@@ -36,6 +36,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "idempotency_key_reused";
     case ErrorCode::kConversationBusy:
       return "conversation_busy";
+    case ErrorCode::kResponseNotLatest:
+      return "previous_response_not_latest";
     case ErrorCode::kRunEnded:
       return "run_ended";
     case ErrorCode::kRunNotPaused:
@@ -97,6 +99,7 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kConflict:
     case ErrorCode::kIdempotencyKeyInUse:
     case ErrorCode::kConversationBusy:
+    case ErrorCode::kResponseNotLatest:
     case ErrorCode::kRunEnded:
     case ErrorCode::kRunNotPaused:
       return 409;

@@ -28,12 +28,13 @@ enum class ErrorCode {
   kSpendLimitReached,
   kIdempotencyKeyInUse,
   kIdempotencyKeyReused,
-  kConversationBusy,  // a background run on a conversation with a turn running or queued
-  kRunEnded,          // cancel of a run that completed or failed
-  kRunNotPaused,      // a decision for a run that is not waiting for one
-  kApprovalExpired,   // a paused run nobody decided within approval_timeout_seconds
-  kQueueFull,         // an organization's queued runs are at their bound
-  kTooManyStreams,    // a run's followers or a token's open streams here are at their bound
+  kConversationBusy,   // a background run on a conversation with a turn running or queued
+  kResponseNotLatest,  // a previous_response_id whose reply is no longer its conversation's last
+  kRunEnded,           // cancel of a run that completed or failed
+  kRunNotPaused,       // a decision for a run that is not waiting for one
+  kApprovalExpired,    // a paused run nobody decided within approval_timeout_seconds
+  kQueueFull,          // an organization's queued runs are at their bound
+  kTooManyStreams,     // a run's followers or a token's open streams here are at their bound
   kPayloadTooLarge,
   kHeadersTooLarge,
   kRateLimited,

@@ -155,6 +155,9 @@ class ConversationStore {
   virtual Result<std::vector<MessageRecord>> LoadRecentMessages(const std::string& conversation_id,
                                                                 std::size_t max_bytes,
                                                                 std::size_t max_messages) = 0;
+  // The turn that wrote the conversation's last message ("" with no messages, or one from before
+  // messages named their turn): whether a response is the conversation's latest (docs/openai.md).
+  virtual Result<std::string> LastMessageTurn(const std::string& conversation_id) = 0;
   // The summary the conversation's turns made so far (empty with through_seq 0 when none).
   virtual Result<ConversationSummary> LoadConversationSummary(
       const std::string& conversation_id) = 0;

@@ -101,6 +101,8 @@ struct MessageRecord {
   std::string role;      // "user" | "assistant"
   std::string content;
   std::int64_t created_at_ms = 0;
+  std::string turn_id =
+      {};  // the turn that wrote it ("" for messages from before turns were named)
 };
 
 // One agent turn as the operator sees it: what was sent, tool calls, stop reason, usage, time.

@@ -41,6 +41,30 @@ TEST_F(InvokeAgentTest, ATransientFailureIsRetriedAndAQuotaRefusalIsNot) {
   EXPECT_EQ(model_.seen.size(), 3u);  // refused at once, not retried
 }
 
+TEST_F(InvokeAgentTest, ATurnContinuingFromAReplyRunsOnlyWhileThatReplyIsTheConversationsLast) {
+  // A Responses call's previous_response_id (docs/openai.md): looked at once the turn holds its
+  // place on the conversation, so of two calls continuing from one reply only the first runs.
+  model_.script.push_back([](const ModelRequest&) { return Reply("Noted."); });
+  const auto first = Invoke(Asking("I ordered A-1.", /*stateful=*/true));
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_TRUE(first->conversation_id);
+  auto next = Asking("When does it ship?", true);
+  next.conversation_id = first->conversation_id;
+  next.after_turn_id = first->turn_id;
+  model_.script.push_back([](const ModelRequest&) { return Reply("Today."); });
+  const auto second = Invoke(next);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(store_->LastMessageTurn(*first->conversation_id).value(), second->turn_id);
+  // The same continuation again: the conversation has moved on, and no model is called.
+  const auto calls = model_.seen.size();
+  const auto stale = Invoke(next);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::kResponseNotLatest);
+  EXPECT_EQ(stale.error().field(), "previous_response_id");
+  EXPECT_EQ(model_.seen.size(), calls);
+  EXPECT_EQ(store_->LoadMessages(*first->conversation_id).value().size(), 4u);
+}
+
 TEST_F(InvokeAgentTest, AThrottleWhoseRetryAfterDoesNotFitTheSoftDeadlineIsAProviderError) {
   model_.script.push_back([](const ModelRequest&) {
     return ModelFailure{ModelFailure::Kind::kThrottled, "rate_limit_exceeded", 200s};

@@ -180,7 +180,7 @@ TEST_F(RunsTest, ARunRunsAsItsCallerAsTheyAreWhenItStarts) {
   RunUntil([&] { return second.Running() == 0; });
 }
 
-TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
+TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresItsWayInsAnswer) {
   model_.script.push_back([](const ModelRequest&) { return Reply("Streamed."); });
   const std::optional<std::string> key = "stream-1";
   auto started = Begin(Asking("Hi"), /*streamed=*/true, key, "fp");
@@ -199,11 +199,13 @@ TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresThePlainAnswer) {
   EXPECT_EQ(seen.back().seq, static_cast<std::int64_t>(seen.size()));
   const RunRecord ended = Ended(run.id);
   EXPECT_EQ(ended.status, RunStatus::kCompleted);
-  // A retry with the key replays the plain call's 200 body; no second turn.
+  // A retry with the key replays the way in's answer (an OpenAI stream's whole stream; /api's
+  // renders none, and stores the plain call's 200 body); no second turn.
   auto replay = Begin(Asking("Hi"), /*streamed=*/true, key, "fp");
   ASSERT_TRUE(std::holds_alternative<StoredResponse>(replay));
   EXPECT_EQ(std::get<StoredResponse>(replay).status, 200);
-  EXPECT_EQ(std::get<StoredResponse>(replay).body, ended.result_json);
+  EXPECT_EQ(std::get<StoredResponse>(replay).body, R"({"response":"Streamed."})");
+  EXPECT_NE(ended.result_json.find(R"("response":"Streamed.")"), std::string::npos);
   EXPECT_EQ(model_.seen.size(), 1u);
   // From the store once it ended, and after a Last-Event-ID.
   EXPECT_EQ(cursor.after_seq, seen.back().seq);

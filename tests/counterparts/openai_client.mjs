@@ -3,7 +3,16 @@
 //   node openai_client.mjs --base URL --key KEY --call chat --model M --messages JSON
 //                          [--metadata JSON] [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call stream --model M --messages JSON
+//                          [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call models
+//   node openai_client.mjs --base URL --key KEY --call response --model M --input JSON|TEXT
+//                          [--previous ID] [--instructions TEXT] [--store BOOL] [--idempotency-key K]
+//   node openai_client.mjs --base URL --key KEY --call response-stream --model M --input JSON|TEXT
+//                          [--previous ID] [--idempotency-key K]
+//                          (the SDK's stream helper: its events and final response)
+//   node openai_client.mjs --base URL --key KEY --call background --model M --input JSON|TEXT
+//                          [--cancel true]   (polled with retrieve until it ends, or canceled)
+//   node openai_client.mjs --base URL --key KEY --call retrieve --id ID
 // Prints one JSON line: {"result": ...} or {"error": {status, class, type, code, param, message,
 // should_retry}}, with "requests": how many HTTP requests the SDK sent (its retries included).
 import OpenAI from 'openai';
@@ -12,6 +21,19 @@ const arg = (name) => {
   const i = process.argv.indexOf(`--${name}`);
   return i < 0 ? undefined : process.argv[i + 1];
 };
+
+// `--input`: JSON (messages), or else the text itself.
+const input = () => {
+  try {
+    return JSON.parse(arg('input'));
+  } catch {
+    return arg('input');
+  }
+};
+
+// The SDK sends no Idempotency-Key of its own (its idempotencyKey option needs a header name the
+// OpenAI client does not set): a caller passes it as a header.
+const idempotency = () => (arg('idempotency-key') ? { headers: { 'Idempotency-Key': arg('idempotency-key') } } : {});
 
 let requests = 0;
 const client = new OpenAI({
@@ -28,7 +50,7 @@ async function call() {
     case 'chat': {
       const body = { model: arg('model'), messages: JSON.parse(arg('messages')) };
       if (arg('metadata')) body.metadata = JSON.parse(arg('metadata'));
-      const options = arg('idempotency-key') ? { idempotencyKey: arg('idempotency-key') } : {};
+      const options = idempotency();
       return client.chat.completions.create(body, options);
     }
     case 'stream': {
@@ -36,7 +58,7 @@ async function call() {
       const stream = await client.chat.completions.create({
         model: arg('model'), messages: JSON.parse(arg('messages')), stream: true,
         stream_options: { include_usage: true },
-      });
+      }, idempotency());
       const chunks = [];
       try {
         for await (const chunk of stream) chunks.push(chunk);
@@ -45,6 +67,50 @@ async function call() {
         return { chunks, error: { class: e.constructor.name, code: e.code, message: e.message } };
       }
       return { chunks };
+    }
+    case 'response': {
+      const body = { model: arg('model'), input: input() };
+      if (arg('previous')) body.previous_response_id = arg('previous');
+      if (arg('instructions')) body.instructions = arg('instructions');
+      if (arg('store')) body.store = JSON.parse(arg('store'));
+      const response = await client.responses.create(body, idempotency());
+      return { ...response, output_text: response.output_text };
+    }
+    case 'response-stream': {
+      // The SDK's own accumulation of the events (it throws on any it cannot place).
+      const body = { model: arg('model'), input: input() };
+      if (arg('previous')) body.previous_response_id = arg('previous');
+      const stream = client.responses.stream(body, idempotency());
+      const events = [];
+      try {
+        for await (const event of stream) events.push(event);
+        const final = await stream.finalResponse();
+        return { events, final: { ...final, output_text: final.output_text } };
+      } catch (e) {
+        if (!(e instanceof OpenAI.APIError)) throw e;
+        return { events, error: { class: e.constructor.name, code: e.code, message: e.message } };
+      }
+    }
+    case 'background': {
+      const created = await client.responses.create({
+        model: arg('model'), input: input(), background: true,
+      });
+      if (arg('cancel')) {
+        const canceled = await client.responses.cancel(created.id);
+        return { created, final: canceled, seen: [created.status, canceled.status] };
+      }
+      const seen = [created.status];
+      let current = created;
+      for (let i = 0; i < 300 && ['queued', 'in_progress'].includes(current.status); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        current = await client.responses.retrieve(created.id);
+        if (seen[seen.length - 1] !== current.status) seen.push(current.status);
+      }
+      return { created, final: { ...current, output_text: current.output_text }, seen };
+    }
+    case 'retrieve': {
+      const response = await client.responses.retrieve(arg('id'));
+      return { ...response, output_text: response.output_text };
     }
     case 'models': {
       const page = await client.models.list();

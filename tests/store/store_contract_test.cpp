@@ -1761,6 +1761,26 @@ TYPED_TEST(StoreContract, AConversationSummaryCommitsWithItsTurnAndOnlyMovesForw
   // Nothing is deleted: the messages it covers stay.
 }
 
+TYPED_TEST(StoreContract, TheLastMessageNamesTheTurnThatWroteIt) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  EXPECT_EQ(s.LastMessageTurn("c1").value(), "");  // no messages yet
+  for (const char* turn : {"turn_1", "turn_2"}) {
+    TurnCommit commit;
+    commit.turn = Turn(turn, "c1");
+    commit.messages = {MessageRecord{0, "user", "q", 1, turn},
+                       MessageRecord{0, "assistant", "a", 2, turn}};
+    ASSERT_TRUE(s.CommitTurn(commit));
+    EXPECT_EQ(s.LastMessageTurn("c1").value(), turn);
+  }
+  // A turn that wrote no message (a pause) does not move it.
+  TurnCommit paused;
+  paused.turn = Turn("turn_3", "c1");
+  ASSERT_TRUE(s.CommitTurn(paused));
+  EXPECT_EQ(s.LastMessageTurn("c1").value(), "turn_2");
+  EXPECT_EQ(s.LastMessageTurn("nope").value(), "");
+}
+
 TYPED_TEST(StoreContract, RecallFindsARareFactAmongThousandsHoldingCommonWords) {
   auto& s = *this->store_;
   const MemoryScope a{"acme", "prod", "bot", "team-a"};

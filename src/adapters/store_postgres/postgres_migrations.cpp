@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 22> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 23> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -209,6 +209,11 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_un
   WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
   WHERE status IN ('queued', 'requires_action');
+)sql",
+                                                          R"sql(
+-- Each message names the turn that wrote it: a Responses call continuing from a response checks
+-- that the conversation's last reply is that response's (docs/openai.md). Older messages name none.
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS turn_id TEXT NOT NULL DEFAULT '';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -194,9 +194,9 @@ class PostgresTurnRows final : public TurnRowWriter {
   void InsertMessage(const std::string& conversation_id, std::int64_t seq,
                      const MessageRecord& m) override {
     c_.Exec(
-        "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
-        "VALUES ($1, $2, $3, $4, $5)",
-        {P(conversation_id), P(seq), P(m.role), P(m.content), P(m.created_at_ms)});
+        "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms, turn_id) "
+        "VALUES ($1, $2, $3, $4, $5, $6)",
+        {P(conversation_id), P(seq), P(m.role), P(m.content), P(m.created_at_ms), P(m.turn_id)});
   }
   void InsertTurn(const TurnRecord& turn) override {
     if (turn_rows_ != nullptr) {
@@ -249,6 +249,16 @@ Result<ConversationSummary> PostgresStore::LoadConversationSummary(
                     {P(conversation_id)});
     if (r.size() == 0) return ConversationSummary{};
     return ConversationSummary{r.Text(0, 0), r.Int(0, 1)};
+  });
+}
+
+Result<std::string> PostgresStore::LastMessageTurn(const std::string& conversation_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::string> {
+    auto r =
+        c.Exec("SELECT turn_id FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT 1",
+               {P(conversation_id)});
+    if (r.size() == 0) return std::string();
+    return r.Text(0, 0);
   });
 }
 

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 24> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 25> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -391,6 +391,11 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_un
   WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
   WHERE status IN ('queued', 'requires_action');
+)sql",
+                                                          R"sql(
+-- Each message names the turn that wrote it: a Responses call continuing from a response checks
+-- that the conversation's last reply is that response's (docs/openai.md). Older messages name none.
+ALTER TABLE messages ADD COLUMN turn_id TEXT NOT NULL DEFAULT '';
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -83,6 +83,16 @@ Result<ConversationSummary> SqliteStore::LoadConversationSummary(
   });
 }
 
+Result<std::string> SqliteStore::LastMessageTurn(const std::string& conversation_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::string> {
+    auto s = c.Prepare(
+        "SELECT turn_id FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1");
+    s.Bind(conversation_id);
+    if (!s.Step()) return std::string();
+    return s.Text(0);
+  });
+}
+
 Result<std::int64_t> SqliteStore::EnqueueTurn(const std::string& conversation_id,
                                               std::int64_t expires_at_ms,
                                               const std::string& server_id) {
@@ -161,9 +171,9 @@ class SqliteTurnRows final : public TurnRowWriter {
   void InsertMessage(const std::string& conversation_id, std::int64_t seq,
                      const MessageRecord& m) override {
     c_.Prepare(
-          "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms) "
-          "VALUES (?, ?, ?, ?, ?)")
-        .Bind(conversation_id, seq, m.role, m.content, m.created_at_ms)
+          "INSERT INTO messages(conversation_id, seq, role, content, created_at_ms, turn_id) "
+          "VALUES (?, ?, ?, ?, ?, ?)")
+        .Bind(conversation_id, seq, m.role, m.content, m.created_at_ms, m.turn_id)
         .Run();
   }
   void InsertTurn(const TurnRecord& t) override {

@@ -81,6 +81,7 @@ boost::json::object InvokeRequestJson(const InvokeRequest& r) {
   if (r.additional_instructions) out["additional_instructions"] = *r.additional_instructions;
   if (r.instance_id) out["instance_id"] = *r.instance_id;
   if (r.group_key) out["group_key"] = *r.group_key;
+  if (r.after_turn_id) out[kAfterTurnKey] = *r.after_turn_id;
   return out;
 }
 

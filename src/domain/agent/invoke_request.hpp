@@ -25,7 +25,14 @@ struct InvokeRequest {
   // A stateless call's earlier messages, sent to the model as its history and stored nowhere
   // (the OpenAI-compatible API's chat completions, docs/openai.md); the invoke body has none.
   std::vector<ChatMessage> history = {};
+  // The turn whose reply must still be the conversation's last when this turn starts, else 409
+  // previous_response_not_latest (the Responses API's previous_response_id, docs/openai.md); the
+  // invoke body has none.
+  std::optional<std::string> after_turn_id = {};
 };
+
+// The key under which a queued run's request keeps its after_turn_id (not a field of the body).
+inline constexpr std::string_view kAfterTurnKey = "_agentgate_after_turn";
 
 // How the HTTP invoke's caller wants the turn delivered (docs/runs.md): as a background run, or
 // streamed as it happens (and whether a streaming caller that hangs up cancels it).

@@ -1,15 +1,13 @@
 #pragma once
 // A streamed chat completion (docs/openai.md, "Streaming"): a run's events, as they come, made into
 // OpenAI's `chat.completion.chunk` stream. The first chunk gives the assistant's role; the reply's
-// text follows as content deltas as the run releases it (after the safety hold-back), each step's
-// text apart from the last by a blank line; its action blocks as the plain answer writes them;
-// then a chunk with its finish_reason and what OpenAI's shape has no place for (under
-// "agentgate"), one with its usage when the request asked (stream_options.include_usage), and
-// `data: [DONE]`. What OpenAI's clients cannot take back ends the stream with an error chunk
-// instead: text retracted (a late block; a model call that failed after some text, retried), or
-// the run's failure. The run's outcome is as on /api either way.
+// text follows as content deltas as the run releases it (openai/reply_events); then a chunk with
+// its finish_reason and what OpenAI's shape has no place for (under "agentgate"), one with its
+// usage when the request asked (stream_options.include_usage), and `data: [DONE]`. What OpenAI's
+// clients cannot take back ends the stream with an error chunk instead. The run's outcome is as on
+// /api either way.
 
-#include "domain/runs/run_events.hpp"
+#include "domain/openai/reply_events.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -44,12 +42,11 @@ class ChatChunkWriter {
   void AppendChunk(std::string& out, std::string_view delta_json,
                    std::string_view finish_reason = {}, std::string_view extension_json = {});
   void AppendContent(std::string& out, std::string_view text);
-  void AppendEnd(std::string& out, std::string_view body_json);
+  void AppendEnd(std::string& out, boost::json::object body);
 
   const ChunkStream stream_;
-  bool started_ = false;        // the role's chunk went out
-  bool wrote_content_ = false;  // some content went out
-  int last_call_ = 0;           // the model call whose text went out last
+  ReplyReader reply_;
+  bool started_ = false;  // the role's chunk went out
   bool over_ = false;
 };
 

@@ -1,7 +1,7 @@
 #include "domain/openai/chat_request.hpp"
 
-#include "domain/admin/names.hpp"
 #include "domain/json_fields.hpp"
+#include "domain/openai/request_fields.hpp"
 
 namespace agentgate {
 namespace {
@@ -10,43 +10,6 @@ namespace jf = json_fields;
 using boost::json::array;
 using boost::json::object;
 using boost::json::value;
-
-// A message's text: a string, or text parts ([{type: "text", text}], joined by new lines).
-Result<std::string> TextOf(const value& content, const std::string& at) {
-  if (content.is_string()) return std::string(content.get_string());
-  if (!content.is_array()) return InvalidField(at, "must be a string or an array of text parts");
-  std::string text;
-  const array& parts = content.get_array();
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const std::string part_at = at + "[" + std::to_string(i) + "]";
-    const object* part = parts[i].if_object();
-    const value* type = part != nullptr ? part->if_contains("type") : nullptr;
-    const value* part_text = part != nullptr ? part->if_contains("text") : nullptr;
-    if (type == nullptr || !type->is_string() || type->get_string() != "text")
-      return InvalidField(part_at + ".type", "only text parts are accepted");
-    if (part_text == nullptr || !part_text->is_string())
-      return InvalidField(part_at + ".text", "must be a string");
-    if (!text.empty()) text += "\n";
-    text.append(part_text->get_string());
-  }
-  return text;
-}
-
-// `model`: the agent, and for a per-instance agent its instance after a ':'.
-Result<void> ReadModel(const object& o, ChatCompletionRequest& out) {
-  AG_TRY(out.model, jf::RequiredString(o, "model", ""));
-  const auto colon = out.model.find(':');
-  out.agent_id = out.model.substr(0, colon);
-  if (!names::IsValidId(out.agent_id))
-    return InvalidField("model", "must be an agent id, or agent_id:instance_id");
-  if (colon != std::string::npos) {
-    std::string instance = out.model.substr(colon + 1);
-    if (!names::IsValidInstanceId(instance))
-      return InvalidField("model", "the instance after ':' is not an instance id");
-    out.request.instance_id = std::move(instance);
-  }
-  return {};
-}
 
 Result<void> ReadMessages(const object& o, InvokeRequest& request) {
   const value* messages = o.if_contains("messages");
@@ -66,7 +29,7 @@ Result<void> ReadMessages(const object& o, InvokeRequest& request) {
     const value* content = m->if_contains("content");
     if (content == nullptr || content->is_null())
       return InvalidField(at + ".content", "is required");
-    AG_TRY(std::string text, TextOf(*content, at + ".content"));
+    AG_TRY(std::string text, openai::TextOf(*content, at + ".content", {"text"}));
     if (role == "system" || role == "developer") {
       if (!instructions.empty()) instructions += "\n\n";
       instructions += text;
@@ -143,7 +106,7 @@ Result<void> ReadStream(const object& o, ChatCompletionRequest& out) {
 Result<ChatCompletionRequest> ParseChatCompletionRequest(const value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
   ChatCompletionRequest out;
-  AG_TRYV(ReadModel(*o, out));
+  AG_TRYV(openai::ReadModel(*o, out.model, out.agent_id, out.request.instance_id));
   AG_TRYV(ReadStream(*o, out));
   AG_TRYV(RefuseWhatCannotBeHonoured(*o));
   AG_TRYV(ReadMessages(*o, out.request));

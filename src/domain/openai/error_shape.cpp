@@ -10,15 +10,19 @@ namespace json = boost::json;
 namespace {
 
 // The field at fault in OpenAI's names: the invoke's own, where admission named one.
-json::value ParamOf(const Error& error) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kOpenAiNames{
-      {{"instance_id", "model"},
-       {"message", "messages"},
-       {"conversation_id", "metadata.conversation_id"},
-       {"stateful", "metadata.conversation_id"}}};
+json::value ParamOf(const Error& error, Surface surface) {
+  using Names = std::array<std::pair<std::string_view, std::string_view>, 4>;
+  static constexpr Names kChatNames{{{"instance_id", "model"},
+                                     {"message", "messages"},
+                                     {"conversation_id", "metadata.conversation_id"},
+                                     {"stateful", "metadata.conversation_id"}}};
+  static constexpr Names kResponsesNames{{{"instance_id", "model"},
+                                          {"message", "input"},
+                                          {"conversation_id", "previous_response_id"},
+                                          {"stateful", "store"}}};
   const auto field = error.field();
   if (!field) return nullptr;
-  for (const auto& [ours, theirs] : kOpenAiNames) {
+  for (const auto& [ours, theirs] : surface == Surface::kResponses ? kResponsesNames : kChatNames) {
     if (*field == ours) return json::string(theirs);
   }
   return json::string(*field);
@@ -47,11 +51,11 @@ std::string_view ErrorTypeOf(int status) {
   }
 }
 
-json::object ErrorObject(const Error& error) {
+json::object ErrorObject(const Error& error, Surface surface) {
   json::object body{{"message", error.message},
                     {"type", ErrorTypeOf(HttpStatusOf(error.code))},
                     {"code", ErrorCodeName(error.code)},
-                    {"param", ParamOf(error)}};
+                    {"param", ParamOf(error, surface)}};
   for (const auto& [key, detail] : error.details) {
     if (const auto* text = std::get_if<std::string>(&detail)) {
       body[key] = *text;

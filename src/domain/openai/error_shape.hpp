@@ -12,8 +12,11 @@
 namespace agentgate::openai {
 
 std::string_view ErrorTypeOf(int status);
+// Which API's request names the field at fault: the invoke's own fields have each API's names.
+enum class Surface { kChatCompletions, kResponses };
+
 // The error object (the value of "error"), the error's details (a 402's scope, limit...) in it.
-boost::json::object ErrorObject(const Error& error);
+boost::json::object ErrorObject(const Error& error, Surface surface = Surface::kChatCompletions);
 // Whether an OpenAI SDK must not retry the answer on its own (x-should-retry: false): a spend
 // limit, a key whose call is running and the turn cap, each of which a retry would pay for again.
 bool NotToBeRetried(int status);

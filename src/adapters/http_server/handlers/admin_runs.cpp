@@ -33,7 +33,7 @@ void AddAdminRunRoutes(Router& router, RouteDeps& deps) {
                AG_CO_TRY(auto decided,
                          co_await deps.runs.DecideAsOperator(r.Param("org"), r.Param("env"),
                                                              r.Param("id"), std::move(request)));
-               co_return DecidedRunResponse(decided);
+               co_return DecidedRunResponse(deps, decided);
              }));
 
   router.Add("POST", "/admin/v1/orgs/{org}/environments/{env}/runs/{id}/cancel",

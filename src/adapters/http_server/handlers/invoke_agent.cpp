@@ -47,22 +47,22 @@ Response RenderInvoke(const Result<InvokeResult>& result) {
 }
 
 // The 202 of a queued run, first or replayed: where to read the run.
-Response Accepted(int status, std::string body, const std::string& run_id) {
+Response Accepted(const RouteDeps& deps, int status, std::string body, const std::string& run_id) {
   Response response = JsonTextResponse(status, std::move(body));
-  if (!run_id.empty()) response.headers.emplace_back("Location", RunLocation(run_id));
+  if (!run_id.empty()) response.headers.emplace_back("Location", RunLocation(deps, run_id));
   return response;
 }
 
 // The stored answer of the call that used the key first: a run's 202 with where to read the run,
 // or a turn's 200.
-Response Replayed(StoredResponse& replay) {
+Response Replayed(const RouteDeps& deps, StoredResponse& replay) {
   boost::system::error_code ec;
   const auto stored = json::parse(replay.body, ec);
   const auto* run_id = replay.status == 202 && !ec && stored.is_object()
                            ? stored.get_object().if_contains("run_id")
                            : nullptr;
   Response replayed =
-      Accepted(replay.status, std::move(replay.body),
+      Accepted(deps, replay.status, std::move(replay.body),
                run_id && run_id->is_string() ? std::string(run_id->get_string()) : "");
   replayed.headers.emplace_back("Idempotent-Replayed", "true");
   return replayed;
@@ -96,14 +96,14 @@ asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok,
     begun.answer = co_await deps.runs.Queue(call, ok.call.delivery.Notifies());
   }
   auto& answer = begun.answer;
-  if (auto* replay = std::get_if<StoredResponse>(&answer)) co_return Replayed(*replay);
+  if (auto* replay = std::get_if<StoredResponse>(&answer)) co_return Replayed(deps, *replay);
   const auto& run = std::get<Result<RunRecord>>(answer);
   if (!run) co_return ErrorResponse(run.error());
-  if (!stream) co_return Accepted(202, json_text::Write(QueuedRunBody(*run)), run->id);
+  if (!stream) co_return Accepted(deps, 202, json_text::Write(QueuedRunBody(*run)), run->id);
   Response response =
       begun.handed ? OwnRunStream(deps, std::move(begun.handed), std::move(ticket))
                    : RunEventStream(deps, run->id, 0, std::move(ticket), *stream, hang_up_cancels);
-  response.headers.emplace_back("Location", RunLocation(run->id));
+  response.headers.emplace_back("Location", RunLocation(deps, run->id));
   co_return response;
 }
 

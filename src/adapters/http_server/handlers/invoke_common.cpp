@@ -41,8 +41,8 @@ asio::awaitable<std::variant<Response, AuthenticatedCall>> AuthenticateAndRead(
   co_return admitted;
 }
 
-std::string RunLocation(const std::string& run_id) {
-  return "/api/runs/" + run_id;
+std::string RunLocation(const RouteDeps& deps, const std::string& run_id) {
+  return deps.public_url + "/api/runs/" + run_id;
 }
 
 namespace {

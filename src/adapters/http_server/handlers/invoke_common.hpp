@@ -41,8 +41,9 @@ boost::asio::awaitable<std::variant<Response, AuthenticatedCall>> AuthenticateAn
     RouteDeps& deps, Request& r, Result<InvokeInput> (*read)(const Request&),
     Response (*refuse)(const Error&));
 
-// A Location header's worth: where a run is read.
-std::string RunLocation(const std::string& run_id);
+// A Location header's worth: where a run is read, absolute under `[server] public_url` when the
+// operator set one (behind a balancer the server cannot know the URL it is reached at).
+std::string RunLocation(const RouteDeps& deps, const std::string& run_id);
 
 // An invoke route whole: authenticates the caller (before the body is judged, so an anonymous
 // caller learns nothing), reads what it asks for with `read` or answers with `refuse`, then runs

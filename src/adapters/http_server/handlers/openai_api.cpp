@@ -2,7 +2,7 @@
 // the agent `model` names, under every rule of the invoke, answered in OpenAI's shapes; GET
 // /v1/models lists the agents the credential may chat with. An OpenAI SDK's API key
 // (`Authorization: Bearer agk_...`) or the fl-api headers authenticate.
-#include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/openai_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/idempotency.hpp"
@@ -11,13 +11,10 @@
 #include "domain/json_text.hpp"
 #include "domain/openai/chat_chunks.hpp"
 #include "domain/openai/chat_request.hpp"
-#include "domain/openai/error_shape.hpp"
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
-
-#include <chrono>
 
 namespace agentgate::http {
 
@@ -25,29 +22,6 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 
 namespace {
-
-// OpenAI's error shape with agentgate's status. The SDKs retry 408, 409, 429 and 5xx on their own;
-// a spend limit, a key already running and the turn cap say not to, or one call could pay for
-// three turns.
-Response OpenAiError(const Error& error) {
-  const int status = HttpStatusOf(error.code);
-  Response response = JsonResponse(status, json::object{{"error", openai::ErrorObject(error)}});
-  if (error.retry_after_seconds)
-    response.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_seconds));
-  if (openai::NotToBeRetried(status)) response.headers.emplace_back("x-should-retry", "false");
-  return response;
-}
-
-std::int64_t NowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// The model as the request named it: the agent, and its instance.
-std::string ModelOf(const InvokeInput& call) {
-  return call.request.instance_id ? call.agent_id + ":" + *call.request.instance_id : call.agent_id;
-}
 
 // A run's events as OpenAI's chat.completion chunks.
 class ChatChunkFrames final : public StreamFormat {
@@ -71,10 +45,6 @@ Result<InvokeInput> ReadChatCall(const Request& r) {
   call.delivery.stream = chat.stream;
   call.stream_usage = chat.include_usage;
   if (auto header = r.Header("idempotency-key")) {
-    // A streamed run's key keeps the invoke's answer, which is not a chunk stream.
-    if (chat.stream)
-      return InvalidField("Idempotency-Key",
-                          "is not taken with stream: true yet; stream without it");
     call.key = std::string(*header);
     AG_TRYV(governance::ValidateIdempotencyKey(*call.key));
     call.fingerprint =
@@ -89,17 +59,25 @@ asio::awaitable<Response> StreamedChat(RouteDeps& deps, Request& r, const Authen
   const auto executor = co_await asio::this_coro::executor;
   auto ticket = deps.streams.Enter(ok.caller, ok.call.agent_id, "", executor);
   if (!ticket) co_return OpenAiError(ticket.error());
-  static const AnswerRenderer kRunsOwnAnswer;  // a streamed run has no key here
-  const InvokeCall call{ok.caller,      ok.call.agent_id, ok.call.request, std::nullopt, "",
-                        kRunsOwnAnswer, nullptr,          nullptr,         r.trace};
+  const std::int64_t created = NowSeconds();
+  auto format_of = [model = ModelOf(ok.call), created,
+                    usage = ok.call.stream_usage](const std::string& run_id) {
+    return std::make_shared<ChatChunkFrames>(
+        openai::ChunkStream{"chatcmpl-" + run_id, model, created, usage});
+  };
+  // With a key, the turn's commit stores the whole stream its end makes, to replay.
+  const AnswerRenderer answer = WholeStreamAnswer(
+      [format_of](const InvokeResult& result) { return format_of(RunIdOf(result)); });
+  const InvokeCall call{
+      ok.caller, ok.call.agent_id, ok.call.request, ok.call.key, ok.call.fingerprint,
+      answer,    nullptr,          nullptr,         r.trace};
   StreamAnswer begun = co_await deps.runs.Stream(call, /*notify=*/false, /*hand_over=*/true);
-  const auto* run = std::get_if<Result<RunRecord>>(&begun.answer);
-  if (run == nullptr) co_return OpenAiError(Error(ErrorCode::kInternal, "no run began"));
-  if (!*run) co_return OpenAiError(run->error());
-  auto format = std::make_shared<ChatChunkFrames>(openai::ChunkStream{
-      "chatcmpl-" + (*run)->id, ModelOf(ok.call), NowSeconds(), ok.call.stream_usage});
+  if (auto* replay = std::get_if<StoredResponse>(&begun.answer)) co_return ReplayedStream(*replay);
+  const auto& run = std::get<Result<RunRecord>>(begun.answer);
+  if (!run) co_return OpenAiError(run.error());
+  auto format = format_of(run->id);
   if (begun.handed) co_return OwnRunStream(deps, std::move(begun.handed), *ticket, format);
-  co_return RunEventStream(deps, (*run)->id, 0, *ticket, r, false, format);
+  co_return RunEventStream(deps, run->id, 0, *ticket, r, false, format);
 }
 
 asio::awaitable<Response> ChatCompletion(RouteDeps& deps, Request& r) {

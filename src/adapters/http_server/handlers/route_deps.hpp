@@ -34,6 +34,7 @@ struct RouteDeps {
       admin_token_hash;  // SHA-256 of the admin token; nullopt = admin API off
   std::function<bool()> draining;
   const Tracer* tracer = nullptr;  // handlers' own spans (MCP's); none: tracing off
+  std::string public_url = {};     // [server] public_url: absolute URLs start with it ("": none)
 };
 
 void AddOperatorRoutes(Router& router, RouteDeps& deps);
@@ -52,6 +53,7 @@ void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 void AddMcpRoutes(Router& router, RouteDeps& deps);
 void AddOpenAiRoutes(Router& router, RouteDeps& deps);
+void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps);
 void AddAdminMemoryRoutes(Router& router, RouteDeps& deps);
 void AddConsoleRoutes(Router& router, RouteDeps& deps);
 

@@ -20,6 +20,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddMetadataGatewayRoutes(router, deps);
   AddMcpRoutes(router, deps);
   AddOpenAiRoutes(router, deps);
+  AddOpenAiResponseRoutes(router, deps);
   AddAdminMemoryRoutes(router, deps);
   AddConsoleRoutes(router, deps);
   return router;

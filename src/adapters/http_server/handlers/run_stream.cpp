@@ -1,4 +1,5 @@
 #include "adapters/http_server/handlers/run_stream.hpp"
+#include "adapters/http_server/handlers/invoke_common.hpp"
 
 #include "adapters/http_server/responses.hpp"
 #include "app/invoke_body.hpp"
@@ -236,10 +237,10 @@ Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
   return response;
 }
 
-Response DecidedRunResponse(const Runs::DecideAnswer& answer) {
+Response DecidedRunResponse(const RouteDeps& deps, const Runs::DecideAnswer& answer) {
   if (const auto* running = std::get_if<RunRecord>(&answer)) {
     Response accepted = JsonResponse(202, RunBody(*running));
-    accepted.headers.emplace_back("location", "/api/runs/" + running->id);
+    accepted.headers.emplace_back("Location", RunLocation(deps, running->id));
     return accepted;
   }
   return JsonTextResponse(200, InvokeBodyText(std::get<InvokeResult>(answer)));

@@ -44,6 +44,6 @@ Response OwnRunStream(RouteDeps& deps, std::shared_ptr<StreamedRun> run,
 
 // A decision's answer (docs/daemon.md, Tool approvals): the continued turn's plain body (200), or
 // the run going on in the background (202, Location the run).
-Response DecidedRunResponse(const Runs::DecideAnswer& answer);
+Response DecidedRunResponse(const RouteDeps& deps, const Runs::DecideAnswer& answer);
 
 }  // namespace agentgate::http

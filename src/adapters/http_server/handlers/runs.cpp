@@ -56,7 +56,7 @@ asio::awaitable<Response> DecideRun(RouteDeps& deps, Request& r) {
   if (!request) co_return ErrorResponse(request.error());
   auto decided = co_await deps.runs.Decide(*caller, r.Param("run_id"), std::move(*request));
   if (!decided) co_return ErrorResponse(decided.error());
-  co_return DecidedRunResponse(*decided);
+  co_return DecidedRunResponse(deps, *decided);
 }
 
 asio::awaitable<Response> RunEvents(RouteDeps& deps, Request& r) {

@@ -1,0 +1,35 @@
+#pragma once
+// What the OpenAI-compatible routes share (docs/openai.md): errors in OpenAI's shape, the time
+// its objects carry, and the model as a request named it.
+
+#include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/run_stream.hpp"
+#include "domain/openai/error_shape.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace agentgate::http {
+
+// OpenAI's error shape with agentgate's status. The SDKs retry 408, 409, 429 and 5xx on their own;
+// a spend limit, a key already running and the turn cap say not to, or one call could pay for
+// three turns.
+// `param` in chat completions' names; ResponsesError in the Responses API's.
+Response OpenAiError(const Error& error);
+Response ResponsesError(const Error& error);
+
+std::int64_t NowSeconds();
+
+// A streamed call's answer for its Idempotency-Key: the whole stream its run's end makes in
+// `format_of(result)`, stored by the turn's commit, replayed as a stream (an SDK that asked for a
+// stream reads one).
+using StreamFormatOf = std::function<std::shared_ptr<StreamFormat>(const InvokeResult&)>;
+AnswerRenderer WholeStreamAnswer(StreamFormatOf format_of);
+Response ReplayedStream(StoredResponse& replay);
+// The run a streamed call's result is the answer of (its answering turn took the run's id).
+std::string RunIdOf(const InvokeResult& result);
+
+// The model as the request named it: the agent, and its instance.
+std::string ModelOf(const InvokeInput& call);
+
+}  // namespace agentgate::http

@@ -1,0 +1,189 @@
+// The Responses API (docs/openai.md, "Responses"): POST /v1/responses runs one turn of the agent
+// `model` names, stored as a conversation that `previous_response_id` continues, answered whole,
+// streamed as the API's typed events, or run in the background; GET /v1/responses/{id} reads a
+// background or streamed response back from its run, and POST .../cancel cancels it. Every rule of
+// the invoke holds; errors are OpenAI's, `param` in the Responses API's names.
+#include "adapters/http_server/handlers/openai_common.hpp"
+#include "adapters/http_server/handlers/run_stream.hpp"
+#include "adapters/http_server/responses.hpp"
+#include "app/idempotency.hpp"
+#include "app/responses.hpp"
+#include "domain/governance/governance.hpp"
+#include "domain/json_text.hpp"
+#include "domain/openai/response_events.hpp"
+#include "domain/openai/response_request.hpp"
+
+#include <boost/asio/this_coro.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+// A run's events as the Responses API's.
+class ResponseEventFrames final : public StreamFormat {
+ public:
+  explicit ResponseEventFrames(openai::ResponseHeader header) : writer_(std::move(header)) {}
+  void Frame(std::string& out, const RunEvent& event) override { writer_.Append(out, event); }
+  void Stopped(std::string& out, const StreamTicket& ticket) override {
+    writer_.AppendError(out, ticket.message(), ticket.reason(), 403);
+  }
+  bool Over() const override { return writer_.over(); }
+
+ private:
+  openai::ResponseEventWriter writer_;
+};
+
+// What a POST asks for, read before its turn runs.
+struct ResponseCall {
+  ResponseRequest asked;
+  std::optional<std::string> key;  // Idempotency-Key
+  std::string fingerprint;
+};
+
+Result<ResponseCall> ReadResponseCall(const Request& r) {
+  AG_TRY(auto body, ParseJsonBody(r));
+  AG_TRY(auto asked, ParseResponseRequest(body));
+  ResponseCall call{std::move(asked), std::nullopt, ""};
+  if (auto header = r.Header("idempotency-key")) {
+    call.key = std::string(*header);
+    AG_TRYV(governance::ValidateIdempotencyKey(*call.key));
+    call.fingerprint =
+        Idempotency::Fingerprint("responses", call.asked.agent_id, json_text::WriteCanonical(body));
+  }
+  return call;
+}
+
+openai::ResponseHeader HeaderOf(const ResponseRequest& asked) {
+  openai::ResponseHeader header;
+  header.model = asked.model;
+  header.created_at = NowSeconds();
+  header.instructions = asked.instructions;
+  header.previous_response_id = asked.previous_response_id;
+  header.background = asked.background;
+  return header;
+}
+
+// "resp_<hex>" of a run's or a turn's id ("run_<hex>", "turn_<hex>").
+std::string ResponseIdOf(std::string_view run_or_turn_id) {
+  return "resp_" + std::string(run_or_turn_id.substr(run_or_turn_id.find('_') + 1));
+}
+
+// The whole response of a plain call: the turn's id names it, or its run's when it paused.
+Response RenderAnswered(const Result<InvokeResult>& result, openai::ResponseHeader header) {
+  if (!result) return ResponsesError(result.error());
+  header.id = ResponseIdOf(result->run_id.empty() ? result->turn_id : result->run_id);
+  return JsonResponse(200, openai::AnsweredResponse(header, InvokeBody(*result)));
+}
+
+// A background response: queued as a background run; the answer is the response as queued (a
+// replay of its key, the response as it stands).
+asio::awaitable<Response> Background(RouteDeps& deps, const InvokeCall& call,
+                                     openai::ResponseHeader header) {
+  QueueAnswer answer = co_await deps.runs.Queue(call, /*notify=*/true);
+  if (auto* replay = std::get_if<StoredResponse>(&answer)) {
+    boost::system::error_code ec;
+    const json::value stored = json::parse(replay->body, ec);
+    const json::value* run_id =
+        !ec && stored.is_object() ? stored.get_object().if_contains("run_id") : nullptr;
+    if (run_id == nullptr || !run_id->is_string())
+      co_return ResponsesError(Error(ErrorCode::kIdempotencyKeyReused,
+                                     "field 'Idempotency-Key': was used by another kind of call"));
+    auto read = co_await ReadResponse(deps.runs, call.caller,
+                                      ResponseIdOf(std::string_view(run_id->get_string())));
+    if (!read) co_return ResponsesError(read.error());
+    Response replayed = JsonResponse(200, *read);
+    replayed.headers.emplace_back("Idempotent-Replayed", "true");
+    co_return replayed;
+  }
+  const auto& run = std::get<Result<RunRecord>>(answer);
+  if (!run) co_return ResponsesError(run.error());
+  header.id = ResponseIdOf(run->id);
+  Response response = JsonResponse(200, ResponseOfRun(*run, header));
+  response.headers.emplace_back("Location", RunLocation(deps, run->id));
+  co_return response;
+}
+
+// A streamed response: a streamed run (docs/runs.md), its place among the token's streams taken
+// first, its events sent as the Responses API's.
+asio::awaitable<Response> Streamed(RouteDeps& deps, Request& r, const ResponseCall& asked,
+                                   const Caller& caller, openai::ResponseHeader header) {
+  const auto executor = co_await asio::this_coro::executor;
+  const std::string& agent_id = asked.asked.agent_id;
+  auto ticket = deps.streams.Enter(caller, agent_id, "", executor);
+  if (!ticket) co_return ResponsesError(ticket.error());
+  auto format_of = [header](const std::string& run_id) {
+    openai::ResponseHeader named = header;
+    named.id = ResponseIdOf(run_id);
+    return std::make_shared<ResponseEventFrames>(std::move(named));
+  };
+  // With a key, the turn's commit stores the whole stream its end makes, to replay.
+  const AnswerRenderer answer = WholeStreamAnswer(
+      [format_of](const InvokeResult& result) { return format_of(RunIdOf(result)); });
+  const InvokeCall call{caller,    agent_id,          asked.asked.request,
+                        asked.key, asked.fingerprint, answer,
+                        nullptr,   nullptr,           r.trace};
+  StreamAnswer begun = co_await deps.runs.Stream(call, /*notify=*/false, /*hand_over=*/true);
+  if (auto* replay = std::get_if<StoredResponse>(&begun.answer)) co_return ReplayedStream(*replay);
+  const auto& run = std::get<Result<RunRecord>>(begun.answer);
+  if (!run) co_return ResponsesError(run.error());
+  auto format = format_of(run->id);
+  if (begun.handed) co_return OwnRunStream(deps, std::move(begun.handed), *ticket, format);
+  co_return RunEventStream(deps, run->id, 0, *ticket, r, false, format);
+}
+
+asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ResponsesError(caller.error());
+  auto read = ReadResponseCall(r);
+  if (!read) co_return ResponsesError(read.error());
+  r.ReleasePayload();
+  ResponseCall& asked = *read;
+  InvokeRequest& request = asked.asked.request;
+  if (const auto& previous = asked.asked.previous_response_id) {
+    auto continued = co_await ContinuedFrom(deps.store, deps.runs, *caller, *previous);
+    if (!continued) co_return ResponsesError(continued.error());
+    request.conversation_id = std::move(continued->conversation_id);
+    request.after_turn_id = std::move(continued->turn_id);
+  }
+  openai::ResponseHeader header = HeaderOf(asked.asked);
+  const std::string& agent_id = asked.asked.agent_id;
+  if (asked.asked.stream) co_return co_await Streamed(deps, r, asked, *caller, std::move(header));
+  if (asked.asked.background) {
+    static const AnswerRenderer kRunsOwnAnswer;  // a queued run's key stores its 202
+    const InvokeCall call{*caller,        agent_id, request, asked.key, asked.fingerprint,
+                          kRunsOwnAnswer, nullptr,  nullptr, r.trace};
+    co_return co_await Background(deps, call, std::move(header));
+  }
+  const InvokeRenderer render = [header](const Result<InvokeResult>& result) {
+    return RenderAnswered(result, header);
+  };
+  co_return co_await InvokeOnce(deps, *caller, agent_id, request, asked.key, asked.fingerprint,
+                                render, nullptr, nullptr, r.trace);
+}
+
+// GET /v1/responses/{id} and its cancel: the response as its run stands.
+template <typename Use>
+asio::awaitable<Response> OnStoredResponse(RouteDeps& deps, Request& r, Use use) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ResponsesError(caller.error());
+  auto response = co_await use(deps.runs, *caller, r.Param("response_id"));
+  if (!response) co_return ResponsesError(response.error());
+  co_return JsonResponse(200, *response);
+}
+
+}  // namespace
+
+void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps) {
+  router.Add("POST", "/v1/responses", [&deps](Request& r) { return CreateResponse(deps, r); });
+  router.Add("GET", "/v1/responses/{response_id}",
+             [&deps](Request& r) { return OnStoredResponse(deps, r, ReadResponse); });
+  router.Add("POST", "/v1/responses/{response_id}/cancel",
+             [&deps](Request& r) { return OnStoredResponse(deps, r, CancelResponse); });
+}
+
+}  // namespace agentgate::http

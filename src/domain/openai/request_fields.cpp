@@ -1,0 +1,54 @@
+#include "domain/openai/request_fields.hpp"
+
+#include "domain/admin/names.hpp"
+#include "domain/json_fields.hpp"
+
+#include <algorithm>
+
+namespace agentgate::openai {
+
+namespace jf = json_fields;
+using boost::json::array;
+using boost::json::object;
+using boost::json::value;
+
+Result<void> ReadModel(const object& body, std::string& model, std::string& agent_id,
+                       std::optional<std::string>& instance_id) {
+  AG_TRY(model, jf::RequiredString(body, "model", ""));
+  const auto colon = model.find(':');
+  agent_id = model.substr(0, colon);
+  if (!names::IsValidId(agent_id))
+    return InvalidField("model", "must be an agent id, or agent_id:instance_id");
+  if (colon != std::string::npos) {
+    std::string instance = model.substr(colon + 1);
+    if (!names::IsValidInstanceId(instance))
+      return InvalidField("model", "the instance after ':' is not an instance id");
+    instance_id = std::move(instance);
+  }
+  return {};
+}
+
+Result<std::string> TextOf(const value& content, const std::string& at,
+                           std::initializer_list<std::string_view> part_types) {
+  if (content.is_string()) return std::string(content.get_string());
+  if (!content.is_array()) return InvalidField(at, "must be a string or an array of text parts");
+  std::string text;
+  const array& parts = content.get_array();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string part_at = at + "[" + std::to_string(i) + "]";
+    const object* part = parts[i].if_object();
+    const value* type = part != nullptr ? part->if_contains("type") : nullptr;
+    const value* part_text = part != nullptr ? part->if_contains("text") : nullptr;
+    if (type == nullptr || !type->is_string() ||
+        std::find(part_types.begin(), part_types.end(), std::string_view(type->get_string())) ==
+            part_types.end())
+      return InvalidField(part_at + ".type", "only text parts are accepted");
+    if (part_text == nullptr || !part_text->is_string())
+      return InvalidField(part_at + ".text", "must be a string");
+    if (!text.empty()) text += "\n";
+    text.append(part_text->get_string());
+  }
+  return text;
+}
+
+}  // namespace agentgate::openai

@@ -1,0 +1,145 @@
+#include "domain/openai/response_request.hpp"
+
+#include "domain/json_fields.hpp"
+#include "domain/openai/request_fields.hpp"
+
+#include <algorithm>
+
+namespace agentgate {
+namespace {
+
+namespace jf = json_fields;
+using boost::json::array;
+using boost::json::object;
+using boost::json::value;
+
+void AddInstructions(std::string& instructions, std::string_view text) {
+  if (text.empty()) return;
+  if (!instructions.empty()) instructions += "\n\n";
+  instructions.append(text);
+}
+
+// `input` as a list of messages ({role, content} or {type: "message", role, content}): the last
+// user or assistant one must be the user's; the earlier ones are returned as history.
+Result<void> ReadInputItems(const array& items, InvokeRequest& request, std::string& instructions) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string at = "input[" + std::to_string(i) + "]";
+    AG_TRY(const object* item, jf::AsObject(items[i], at));
+    AG_TRY(const auto type, jf::OptionalString(*item, "type", at));
+    if (type && *type != "message") {
+      return InvalidField(at + ".type",
+                          "only messages are accepted (the agent runs its own tools; a client's "
+                          "tool calls and their outputs are not)");
+    }
+    AG_TRY(const std::string role, jf::RequiredString(*item, "role", at));
+    const value* content = item->if_contains("content");
+    if (content == nullptr || content->is_null())
+      return InvalidField(at + ".content", "is required");
+    AG_TRY(std::string text,
+           openai::TextOf(*content, at + ".content", {"input_text", "output_text", "text"}));
+    if (role == "system" || role == "developer") {
+      AddInstructions(instructions, text);
+    } else if (role == "user" || role == "assistant") {
+      request.history.push_back(ChatMessage{
+          role == "user" ? Role::kUser : Role::kAssistant, std::move(text), {}, {}, {}});
+    } else {
+      return InvalidField(at + ".role", "must be system, developer, user or assistant");
+    }
+  }
+  if (request.history.empty() || request.history.back().role != Role::kUser)
+    return InvalidField("input", "the last user or assistant message must be the user's");
+  request.message = std::move(request.history.back().content);
+  request.history.pop_back();
+  return {};
+}
+
+Result<void> ReadInput(const object& o, ResponseRequest& out, bool store) {
+  const value* input = o.if_contains("input");
+  std::string instructions;
+  if (out.instructions) AddInstructions(instructions, *out.instructions);
+  InvokeRequest& request = out.request;
+  if (input != nullptr && input->is_string()) {
+    request.message = std::string(input->get_string());
+  } else if (input != nullptr && input->is_array() && !input->get_array().empty()) {
+    AG_TRYV(ReadInputItems(input->get_array(), request, instructions));
+  } else {
+    return InvalidField("input", "must be a string, or a non-empty array of messages");
+  }
+  if (request.message.empty()) return InvalidField("input", "the user's message must not be empty");
+  if (store && !request.history.empty()) {
+    return InvalidField("input",
+                        "a stored response takes the user's message alone (its conversation "
+                        "keeps the rest): continue with previous_response_id, or send earlier "
+                        "messages with \"store\": false");
+  }
+  if (!instructions.empty()) request.additional_instructions = std::move(instructions);
+  return {};
+}
+
+// What agentgate cannot honour is refused, naming the field; the rest is ignored (docs/openai.md).
+Result<void> RefuseWhatCannotBeHonoured(const object& o) {
+  if (const value* tools = o.if_contains("tools");
+      tools != nullptr && !tools->is_null() && !(tools->is_array() && tools->get_array().empty())) {
+    return InvalidField("tools",
+                        "the agent runs its own tools (its version's config); a client's tools are "
+                        "not accepted");
+  }
+  if (const value* conversation = o.if_contains("conversation");
+      conversation != nullptr && !conversation->is_null()) {
+    return InvalidField("conversation", "is not served: continue with previous_response_id");
+  }
+  if (const value* text = o.if_contains("text"); text != nullptr && text->is_object()) {
+    const value* format = text->get_object().if_contains("format");
+    const object* f = format != nullptr ? format->if_object() : nullptr;
+    const value* type = f != nullptr ? f->if_contains("type") : nullptr;
+    if (format != nullptr && !format->is_null() &&
+        (type == nullptr || !type->is_string() || type->get_string() != "text"))
+      return InvalidField("text.format", "only {\"type\": \"text\"} is served");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ResponseRequest> ParseResponseRequest(const value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  ResponseRequest out;
+  AG_TRYV(openai::ReadModel(*o, out.model, out.agent_id, out.request.instance_id));
+  AG_TRYV(RefuseWhatCannotBeHonoured(*o));
+  AG_TRY(const auto store, jf::OptionalBool(*o, "store", ""));
+  AG_TRY(const auto stream, jf::OptionalBool(*o, "stream", ""));
+  AG_TRY(const auto background, jf::OptionalBool(*o, "background", ""));
+  out.stream = stream.value_or(false);
+  out.background = background.value_or(false);
+  const bool stored = store.value_or(true);
+  AG_TRY(out.instructions, jf::OptionalString(*o, "instructions", ""));
+  AG_TRY(out.previous_response_id, jf::OptionalString(*o, "previous_response_id", ""));
+  if (out.previous_response_id && !ResponseIdHex(*out.previous_response_id))
+    return InvalidField("previous_response_id", "must be a response id (resp_...)");
+  if (!stored && (out.previous_response_id || out.background)) {
+    return InvalidField("store",
+                        "must not be false with previous_response_id or background: those need "
+                        "the stored conversation or run");
+  }
+  if (out.background && out.stream) {
+    return InvalidField("stream",
+                        "is not taken with background: true; stream the response, or read the "
+                        "background one at GET /v1/responses/{id}");
+  }
+  AG_TRYV(ReadInput(*o, out, stored));
+  out.request.stateful = stored;
+  return out;
+}
+
+std::optional<std::string> ResponseIdHex(std::string_view response_id) {
+  constexpr std::string_view kPrefix = "resp_";
+  if (!response_id.starts_with(kPrefix)) return std::nullopt;
+  const std::string_view hex = response_id.substr(kPrefix.size());
+  if (hex.empty() || hex.size() > 64 || !std::all_of(hex.begin(), hex.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      }))
+    return std::nullopt;
+  return std::string(hex);
+}
+
+}  // namespace agentgate

@@ -1,0 +1,98 @@
+#include "domain/openai/response_request.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
+
+namespace agentgate {
+namespace {
+
+Result<ResponseRequest> Parse(std::string_view body) {
+  return ParseResponseRequest(boost::json::parse(body));
+}
+
+std::string FieldOf(const Result<ResponseRequest>& parsed) {
+  return parsed ? "" : std::string(parsed.error().field().value_or("?"));
+}
+
+TEST(ResponseRequests, AStringInputIsAStoredTurnWithItsInstructions) {
+  auto parsed = Parse(
+      R"({"model":"shop:eu","input":"Where is A-1?","instructions":"Be brief.","temperature":0.2,
+               "metadata":{"k":"v"},"max_output_tokens":50,"reasoning":{"effort":"low"}})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->agent_id, "shop");
+  EXPECT_EQ(parsed->request.instance_id, "eu");
+  EXPECT_EQ(parsed->request.message, "Where is A-1?");
+  EXPECT_TRUE(parsed->request.stateful);
+  EXPECT_EQ(parsed->request.additional_instructions, "Be brief.");
+  EXPECT_EQ(parsed->instructions, "Be brief.");
+  EXPECT_FALSE(parsed->stream || parsed->background || parsed->previous_response_id);
+}
+
+TEST(ResponseRequests, MessagesGiveInstructionsAndTheUsersMessage) {
+  auto parsed = Parse(R"({"model":"shop","input":[
+      {"role":"developer","content":"Be brief."},
+      {"type":"message","role":"user","content":[{"type":"input_text","text":"Where"},
+                                                 {"type":"input_text","text":"is A-1?"}]}],
+      "previous_response_id":"resp_01a2"})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->request.message, "Where\nis A-1?");
+  EXPECT_EQ(parsed->request.additional_instructions, "Be brief.");
+  EXPECT_EQ(parsed->previous_response_id, "resp_01a2");
+  EXPECT_TRUE(parsed->request.history.empty());
+}
+
+TEST(ResponseRequests, AStatelessOneTakesItsEarlierMessagesAsHistory) {
+  auto parsed = Parse(R"({"model":"shop","store":false,"stream":true,"input":[
+      {"role":"user","content":"I ordered A-1."},{"role":"assistant","content":"Noted."},
+      {"role":"user","content":"Status?"}]})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->request.stateful);
+  EXPECT_TRUE(parsed->stream);
+  ASSERT_EQ(parsed->request.history.size(), 2u);
+  EXPECT_EQ(parsed->request.history[1].role, Role::kAssistant);
+  EXPECT_EQ(parsed->request.message, "Status?");
+}
+
+TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
+  EXPECT_EQ(FieldOf(Parse(R"({"input":"hi"})")), "model");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop"})")), "input");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[]})")), "input");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":""})")), "input");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","tools":[{"type":"web_search"}]})")),
+            "tools");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":"conv_1"})")),
+            "conversation");
+  EXPECT_EQ(
+      FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{"type":"json_object"}}})")),
+      "text.format");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","previous_response_id":"run_1"})")),
+            "previous_response_id");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","store":false,"background":true})")),
+            "store");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","background":true,"stream":true})")),
+            "stream");
+  EXPECT_EQ(
+      FieldOf(Parse(R"({"model":"shop","input":[{"type":"function_call_output","output":"x"}]})")),
+      "input[0].type");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"role":"tool","content":"x"}]})")),
+            "input[0].role");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"role":"assistant","content":"x"}]})")),
+            "input");
+  // A stored response starts from the user's message alone: its conversation keeps the rest.
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"role":"user","content":"a"},
+                              {"role":"assistant","content":"b"},{"role":"user","content":"c"}]})")),
+            "input");
+  EXPECT_TRUE(
+      Parse(R"({"model":"shop","input":"hi","tools":[],"text":{"format":{"type":"text"}}})"));
+}
+
+TEST(ResponseRequests, AResponseIdNamesItsHex) {
+  EXPECT_EQ(ResponseIdHex("resp_01a2ff"), "01a2ff");
+  EXPECT_FALSE(ResponseIdHex("resp_"));
+  EXPECT_FALSE(ResponseIdHex("resp_01A2"));
+  EXPECT_FALSE(ResponseIdHex("turn_01a2"));
+  EXPECT_FALSE(ResponseIdHex("resp_../x"));
+}
+
+}  // namespace
+}  // namespace agentgate

@@ -1,0 +1,94 @@
+#include "domain/openai/response_shape.hpp"
+
+#include "domain/openai/reply_events.hpp"
+
+#include <boost/json/array.hpp>
+
+namespace agentgate::openai {
+
+namespace json = boost::json;
+
+namespace {
+
+json::value OrNull(const std::optional<std::string>& text) {
+  return text ? json::value(*text) : json::value(nullptr);
+}
+
+json::object Base(const ResponseHeader& header, std::string_view status) {
+  return json::object{{"id", header.id},
+                      {"object", "response"},
+                      {"created_at", header.created_at},
+                      {"status", status},
+                      {"background", header.background},
+                      {"error", nullptr},
+                      {"incomplete_details", nullptr},
+                      {"instructions", OrNull(header.instructions)},
+                      {"max_output_tokens", nullptr},
+                      {"model", header.model},
+                      {"output", json::array()},
+                      {"parallel_tool_calls", false},
+                      {"previous_response_id", OrNull(header.previous_response_id)},
+                      {"store", true},
+                      {"text", json::object{{"format", json::object{{"type", "text"}}}}},
+                      {"tool_choice", "auto"},
+                      {"tools", json::array()},
+                      {"truncation", "disabled"},
+                      {"usage", nullptr},
+                      {"metadata", json::object()}};
+}
+
+// Why an answer is incomplete, if it is.
+std::optional<std::string_view> IncompleteReason(const json::object& body) {
+  if (BlockedIn(body)) return "content_filter";
+  const std::string_view reason = StringIn(body, "terminated_reason");
+  if (reason.empty()) return std::nullopt;
+  if (reason == "approval_required") return "approval_required";
+  return "max_output_tokens";  // the reply is partial, as a chat completion's "length"
+}
+
+}  // namespace
+
+std::string MessageIdOf(const ResponseHeader& header) {
+  return "msg_" + header.id.substr(header.id.find('_') + 1);
+}
+
+json::object AnsweredResponse(const ResponseHeader& header, const json::object& invoke_body,
+                              const std::string* text) {
+  const auto incomplete = IncompleteReason(invoke_body);
+  json::object response = Base(header, incomplete ? "incomplete" : "completed");
+  if (incomplete) response["incomplete_details"] = json::object{{"reason", *incomplete}};
+  const std::string_view reply =
+      text != nullptr ? std::string_view(*text) : StringIn(invoke_body, "response");
+  if (!reply.empty()) {
+    json::object part{{"type", "output_text"}, {"text", reply}, {"annotations", json::array()}};
+    response["output"] =
+        json::array{json::object{{"type", "message"},
+                                 {"id", MessageIdOf(header)},
+                                 {"status", incomplete ? "incomplete" : "completed"},
+                                 {"role", "assistant"},
+                                 {"content", json::array{std::move(part)}}}};
+  }
+  json::object usage;
+  if (const auto* u = invoke_body.if_contains("usage"); u != nullptr && u->is_object())
+    usage = u->as_object();
+  const std::int64_t input = IntIn(usage, "input_tokens");
+  const std::int64_t output = IntIn(usage, "output_tokens");
+  response["usage"] = json::object{{"input_tokens", input},
+                                   {"input_tokens_details", json::object{{"cached_tokens", 0}}},
+                                   {"output_tokens", output},
+                                   {"output_tokens_details", json::object{{"reasoning_tokens", 0}}},
+                                   {"total_tokens", input + output}};
+  json::object extension = invoke_body;
+  extension.erase("response");  // the output
+  response["agentgate"] = std::move(extension);
+  return response;
+}
+
+json::object UnansweredResponse(const ResponseHeader& header, std::string_view status,
+                                const json::object* error) {
+  json::object response = Base(header, status);
+  if (error != nullptr) response["error"] = *error;
+  return response;
+}
+
+}  // namespace agentgate::openai

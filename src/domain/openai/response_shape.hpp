@@ -1,0 +1,39 @@
+#pragma once
+// OpenAI's Response object for the Responses API (docs/openai.md, "Responses"): a turn's answer as
+// `output` (one assistant message of output_text), `status` and `usage`, with what OpenAI's shape
+// has no place for under "agentgate" (the invoke's 200 body but its response). A whole reply is
+// `completed`; a pause for approval, the safety placeholder and a partial reply are `incomplete`,
+// their `incomplete_details.reason` approval_required, content_filter and max_output_tokens. A
+// response that has not answered is queued, in_progress, failed (its error) or cancelled.
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentgate::openai {
+
+struct ResponseHeader {
+  std::string id;  // "resp_<hex>"
+  std::string model;
+  std::int64_t created_at = 0;  // Unix seconds
+  std::optional<std::string> instructions;
+  std::optional<std::string> previous_response_id;
+  bool background = false;
+};
+
+// A turn that answered, from the invoke's 200 body; `text` replaces the body's response as the
+// output's text when given (a stream's, as it went out).
+boost::json::object AnsweredResponse(const ResponseHeader& header,
+                                     const boost::json::object& invoke_body,
+                                     const std::string* text = nullptr);
+// One that has not answered: "queued", "in_progress", "failed" (with `error`: {code, message}) or
+// "cancelled".
+boost::json::object UnansweredResponse(const ResponseHeader& header, std::string_view status,
+                                       const boost::json::object* error = nullptr);
+// The output message's id ("msg_<hex>" of the response's).
+std::string MessageIdOf(const ResponseHeader& header);
+
+}  // namespace agentgate::openai

@@ -1,0 +1,254 @@
+"""The Responses API (docs/openai.md, "Responses"; issue 58 §3), through the binary on both stores,
+spoken to by the official `openai` SDK (tests/counterparts, pinned) with nothing but a base URL and
+an API key: a two-turn conversation through previous_response_id (and the 409 for a response the
+conversation moved on from), a background response polled to completion and one canceled, a
+streamed one through the SDK's own stream helper, a pause for approval in the incomplete shape,
+refusals naming the Responses API's param, and on PostgreSQL a response continued on another
+server."""
+import pytest
+
+import stores
+from daemon_harness import API_KEY, Tenant, config_for
+from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
+from test_openai_api import new_key, sdk, start
+
+TOOL = {"type": "http", "description": "Orders", "parameters": {"type": "object"}}
+
+
+def sent_messages(llm):
+    return [(m["role"], m["content"]) for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+
+
+def test_a_two_turn_conversation_goes_on_from_the_previous_response_and_not_from_an_older_one(
+        start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Noted: order A-1.", input_tokens=30, output_tokens=5))
+    first = sdk(tenant, key, "response", model="bot", input="Hi, I ordered A-1.",
+                instructions="Answer in one line.")
+    assert first["requests"] == 1, first
+    r1 = first["result"]
+    assert r1["object"] == "response" and r1["status"] == "completed" and r1["id"].startswith("resp_")
+    assert r1["output_text"] == "Noted: order A-1." and r1["model"] == "bot"
+    assert r1["instructions"] == "Answer in one line." and r1["previous_response_id"] is None
+    assert r1["usage"]["input_tokens"] == 30 and r1["usage"]["total_tokens"] == 35, r1
+    assert "Answer in one line." in llm.requests[-1]["body"]["messages"][0]["content"]
+    conversation = r1["agentgate"]["conversation_id"]
+    assert conversation, r1
+
+    llm.push(openai_text("It ships today."))
+    r2 = sdk(tenant, key, "response", model="bot", input="When does it ship?", previous=r1["id"])["result"]
+    assert r2["output_text"] == "It ships today." and r2["previous_response_id"] == r1["id"], r2
+    assert r2["agentgate"]["conversation_id"] == conversation and r2["id"] != r1["id"]
+    # The model saw the stored conversation as the turn's history.
+    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted: order A-1."),
+                                  ("user", "When does it ship?")]
+    # r1 is no longer the conversation's latest: 409, not retried by the SDK, no model call.
+    calls = len(llm.requests)
+    stale = sdk(tenant, key, "response", model="bot", input="And A-2?", previous=r1["id"])
+    error = stale["error"]
+    assert error["status"] == 409 and error["class"] == "ConflictError", stale
+    assert error["code"] == "previous_response_not_latest" and error["param"] == "previous_response_id"
+    assert error["should_retry"] == "false" and stale["requests"] == 1
+    assert len(llm.requests) == calls
+    _, _, listed = tenant.server.admin("GET", f"/orgs/{tenant.org}/conversations")
+    assert [c["id"] for c in listed["conversations"]] == [conversation], listed
+
+
+def test_a_background_response_is_polled_to_completion_and_continued(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(dict(openai_text("Done in the background."), delay=0.5))
+    out = sdk(tenant, key, "background", model="bot", input="Summarize A-1.")["result"]
+    assert out["created"]["status"] == "queued" and out["created"]["background"] is True, out
+    assert out["seen"][-1] == "completed" and "in_progress" in out["seen"], out
+    final = out["final"]
+    assert final["id"] == out["created"]["id"] and final["output_text"] == "Done in the background."
+    # Its run is the same one /api/runs shows, and its answering turn continues it.
+    run_id = "run_" + final["id"][len("resp_"):]
+    status, _, run = tenant.server.request("GET", f"/api/runs/{run_id}", None,
+                                           {"authorization": f"Bearer {key}"})
+    assert status == 200 and run["status"] == "completed", run
+    llm.push(openai_text("Yes."))
+    next_one = sdk(tenant, key, "response", model="bot", input="Anything else?", previous=final["id"])
+    assert next_one["result"]["output_text"] == "Yes.", next_one
+    assert ("assistant", "Done in the background.") in sent_messages(llm)
+
+
+def test_a_background_response_is_canceled_and_reads_cancelled(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(dict(openai_text("too late"), delay=10))
+    out = sdk(tenant, key, "background", model="bot", input="Slow one.", cancel="true")["result"]
+    assert out["final"]["status"] == "cancelled", out
+    read = sdk(tenant, key, "retrieve", id=out["created"]["id"])["result"]
+    assert read["status"] == "cancelled" and read["output"] == [], read
+    missing = sdk(tenant, key, "retrieve", id="resp_00000000000000000000000000000000")["error"]
+    assert missing["status"] == 404 and missing["class"] == "NotFoundError", missing
+
+
+def test_a_streamed_response_is_the_typed_events_the_sdk_accumulates_and_can_be_continued(
+        start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("It ships today.", input_tokens=12, output_tokens=4))
+    out = sdk(tenant, key, "response-stream", model="bot", input="When does A-1 ship?")["result"]
+    assert "error" not in out, out
+    types = [e["type"] for e in out["events"]]
+    assert types[:2] == ["response.created", "response.in_progress"], types
+    assert types[-4:] == ["response.output_text.done", "response.content_part.done",
+                          "response.output_item.done", "response.completed"], types
+    assert "response.output_text.delta" in types
+    assert [e["sequence_number"] for e in out["events"]] == list(range(len(types)))
+    deltas = "".join(e["delta"] for e in out["events"] if e["type"] == "response.output_text.delta")
+    assert deltas == "It ships today."
+    final = out["final"]
+    assert final["status"] == "completed" and final["output_text"] == "It ships today.", final
+    assert final["id"] == out["events"][0]["response"]["id"] and final["usage"]["output_tokens"] == 4
+    # The streamed response is read back, and continued.
+    assert sdk(tenant, key, "retrieve", id=final["id"])["result"]["output_text"] == "It ships today."
+    llm.push(openai_text("You're welcome."))
+    after = sdk(tenant, key, "response", model="bot", input="Thanks!", previous=final["id"])["result"]
+    assert after["output_text"] == "You're welcome." and after["previous_response_id"] == final["id"]
+
+
+def test_a_pause_for_approval_is_an_incomplete_response_whose_run_is_decided_then_continued(
+        start_server, llm):
+    tools = FakeToolServer()
+    try:
+        tenant = start(start_server, llm)
+        tenant.agent("shop", tools=[{**TOOL, "name": "refund", "method": "POST", "approval": "always",
+                                     "url": f"http://127.0.0.1:{tools.port}/refund"}])
+        key = new_key(tenant, agents=("shop",), permissions=("chat", "approve"))
+        llm.push(openai_tools([("refund", {"order": "A-1"})]))
+        paused = sdk(tenant, key, "response", model="shop", input="Refund A-1.")["result"]
+        assert paused["status"] == "incomplete", paused
+        assert paused["incomplete_details"] == {"reason": "approval_required"}
+        run_id = paused["agentgate"]["run_id"]
+        assert paused["id"] == "resp_" + run_id[len("run_"):]
+        assert paused["agentgate"]["pending_actions"][0]["tool"] == "refund"
+        assert tools.calls == []
+        # Not continued while it waits.
+        waiting = sdk(tenant, key, "response", model="shop", input="Well?", previous=paused["id"])["error"]
+        assert waiting["status"] == 409 and waiting["param"] == "previous_response_id", waiting
+        llm.push(openai_text("Refunded."))
+        status, _, done = tenant.server.request(
+            "POST", f"/api/runs/{run_id}/approvals", {"decisions": [{"call_id": "call_0", "approve": True}]},
+            {"authorization": f"Bearer {key}", "content-type": "application/json"}, timeout=30)
+        assert status == 200 and done["response"] == "Refunded.", done
+        read = sdk(tenant, key, "retrieve", id=paused["id"])["result"]
+        assert read["status"] == "completed" and read["output_text"] == "Refunded.", read
+        llm.push(openai_text("Anything else?"))
+        after = sdk(tenant, key, "response", model="shop", input="Thanks.", previous=paused["id"])
+        assert after["result"]["status"] == "completed", after
+        assert ("assistant", "Refunded.") in sent_messages(llm)
+    finally:
+        tools.close()
+
+
+def test_bad_input_and_refusals_name_the_responses_param(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    bad_cases = [
+        (dict(input=[]), "input"),
+        (dict(input="hi", previous="resp_zz"), "previous_response_id"),
+        (dict(input="hi", previous="resp_00", store="false"), "store"),
+    ]
+    for args, param in bad_cases:
+        error = sdk(tenant, key, "response", model="bot", **args)["error"]
+        assert error["status"] == 400 and error["class"] == "BadRequestError", (args, error)
+        assert error["param"] == param, (args, error)
+    earlier = sdk(tenant, key, "response", model="bot",
+                  input=[{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                         {"role": "user", "content": "c"}])["error"]
+    assert earlier["status"] == 400 and earlier["param"] == "input", earlier
+    unknown = sdk(tenant, key, "response", model="bot", input="hi",
+                  previous="resp_0123456789abcdef0123456789abcdef")["error"]
+    assert unknown["status"] == 404 and unknown["class"] == "NotFoundError", unknown
+    refused = sdk(tenant, new_key(tenant, permissions=()), "response", model="bot", input="hi")["error"]
+    assert refused["status"] == 403 and refused["class"] == "PermissionDeniedError", refused
+    status, _, body = tenant.server.request(
+        "POST", "/v1/responses", {"model": "bot", "input": "hi", "tools": [{"type": "web_search"}]},
+        {"authorization": f"Bearer {key}", "content-type": "application/json"})
+    assert status == 400 and body["error"]["param"] == "tools", body
+
+
+def test_a_stateless_response_keeps_nothing_and_an_idempotency_key_replays_a_stored_one(
+        start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Stateless."))
+    stateless = sdk(tenant, key, "response", model="bot", store="false",
+                    input=[{"role": "user", "content": "I ordered A-1."},
+                           {"role": "assistant", "content": "Noted."},
+                           {"role": "user", "content": "Status?"}])["result"]
+    assert stateless["output_text"] == "Stateless." and stateless["agentgate"]["conversation_id"] is None
+    assert sent_messages(llm) == [("user", "I ordered A-1."), ("assistant", "Noted."), ("user", "Status?")]
+    not_stored = sdk(tenant, key, "response", model="bot", input="more", previous=stateless["id"])["error"]
+    assert not_stored["status"] == 400 and not_stored["param"] == "previous_response_id", not_stored
+    llm.push(openai_text("Once."))
+    first = sdk(tenant, key, "response", model="bot", input="pay once", idempotency_key="k-1")["result"]
+    again = sdk(tenant, key, "response", model="bot", input="pay once", idempotency_key="k-1")["result"]
+    assert again == first and first["output_text"] == "Once."
+    assert len(llm.requests) == 2  # the replay ran no turn
+
+
+@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+def test_a_response_created_on_one_server_is_continued_and_read_on_the_other(start_server, llm):
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                                "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    tenant.agent("bot")
+    key = new_key(tenant)
+    llm.push(openai_text("On the first."))
+    r1 = sdk(tenant, key, "response", model="bot", input="Hello.")["result"]
+    other = tenant.via(second)
+    llm.push(openai_text("On the second."))
+    r2 = sdk(other, key, "response", model="bot", input="Again.", previous=r1["id"])["result"]
+    assert r2["output_text"] == "On the second." and r2["previous_response_id"] == r1["id"], r2
+    assert sent_messages(llm) == [("user", "Hello."), ("assistant", "On the first."), ("user", "Again.")]
+    stale = sdk(tenant, key, "response", model="bot", input="Fork?", previous=r1["id"])["error"]
+    assert stale["status"] == 409 and stale["code"] == "previous_response_not_latest", stale
+    llm.push(dict(openai_text("Background on the first."), delay=0.3))
+    out = sdk(tenant, key, "background", model="bot", input="Later.")["result"]
+    read = sdk(other, key, "retrieve", id=out["created"]["id"])["result"]
+    assert read["id"] == out["created"]["id"], read
+
+
+def test_locations_start_with_the_public_url_behind_a_balancer(start_server, llm):
+    tenant = start(start_server, llm, 'public_url = "https://gw.example.com/agentgate/"')
+    key = new_key(tenant)
+    llm.push(openai_text("Later."))
+    auth = {"authorization": f"Bearer {key}", "content-type": "application/json"}
+    status, head, body = tenant.server.request(
+        "POST", "/v1/responses", {"model": "bot", "input": "hi", "background": True}, auth)
+    assert status == 200 and body["status"] == "queued", body
+    run_id = "run_" + body["id"][len("resp_"):]
+    assert head["location"] == f"https://gw.example.com/agentgate/api/runs/{run_id}", head
+    status, head, queued = tenant.server.request(
+        "POST", "/api/agents/bot/invoke", {"message": "hi", "background": True}, auth)
+    assert status == 202 and head["location"] == (
+        f"https://gw.example.com/agentgate/api/runs/{queued['run_id']}"), head
+
+
+def test_a_streamed_call_with_an_idempotency_key_replays_its_whole_stream(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Paid once."))
+    first = sdk(tenant, key, "response-stream", model="bot", input="pay", idempotency_key="s-1")["result"]
+    again = sdk(tenant, key, "response-stream", model="bot", input="pay", idempotency_key="s-1")["result"]
+    assert first["final"]["output_text"] == "Paid once." and first["final"]["status"] == "completed"
+    # The replay is a stream the SDK reads, of the same response, and ran no turn.
+    assert again["final"]["id"] == first["final"]["id"], again
+    assert again["final"]["output_text"] == "Paid once."
+    assert [e["type"] for e in again["events"]][-1] == "response.completed"
+    llm.push(openai_text("Chat once."))
+    user = [{"role": "user", "content": "pay"}]
+    chat = sdk(tenant, key, "stream", model="bot", messages=user, idempotency_key="s-2")["result"]
+    replay = sdk(tenant, key, "stream", model="bot", messages=user, idempotency_key="s-2")["result"]
+    text = lambda chunks: "".join(c["choices"][0]["delta"].get("content") or ""
+                                  for c in chunks if c["choices"])
+    assert text(chat["chunks"]) == text(replay["chunks"]) == "Chat once.", replay
+    assert replay["chunks"][0]["id"] == chat["chunks"][0]["id"]
+    assert len(llm.requests) == 2
