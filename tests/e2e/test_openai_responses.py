@@ -5,6 +5,9 @@ conversation moved on from), a background response polled to completion and one 
 streamed one through the SDK's own stream helper, a pause for approval in the incomplete shape,
 refusals naming the Responses API's param, and on PostgreSQL a response continued on another
 server."""
+import http.client
+import json
+
 import pytest
 
 import stores
@@ -252,3 +255,33 @@ def test_a_streamed_call_with_an_idempotency_key_replays_its_whole_stream(start_
     assert text(chat["chunks"]) == text(replay["chunks"]) == "Chat once.", replay
     assert replay["chunks"][0]["id"] == chat["chunks"][0]["id"]
     assert len(llm.requests) == 2
+
+
+def test_the_guards_hold_no_blocked_text_in_any_event_and_streams_count_toward_the_tokens_limit(
+        start_server, llm):
+    server = start_server(config_for(llm) + "\n[runs]\nmax_streams_per_token = 1\n",
+                          env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("guarded", safety={"block_patterns": ["(?i)internal only"], "placeholder": "Withheld."})
+    key = new_key(tenant, agents=("guarded",))
+    llm.push(dict(openai_text("The plan is INTERNAL ONLY, do not share it with anyone outside."), piece=3))
+    out = sdk(tenant, key, "response-stream", model="guarded", input="plan?")["result"]
+    assert "INTERNAL" not in json.dumps(out).upper(), out
+    final = out["final"]
+    assert final["status"] == "incomplete" and final["incomplete_details"] == {"reason": "content_filter"}
+    assert final["output_text"] == "Withheld." and final["agentgate"]["blocked"] is True, final
+    # A streamed response takes the token's one place: a second is refused before its turn, in
+    # OpenAI's shape, while the first still streams.
+    llm.push(dict(openai_text("Slow."), delay=3))
+    auth = {"authorization": f"Bearer {key}", "content-type": "application/json"}
+    body = json.dumps({"model": "guarded", "input": "slow", "stream": True})
+    first = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    first.request("POST", "/v1/responses", body, auth)
+    held = first.getresponse()
+    assert held.status == 200
+    status, head, refused = server.request("POST", "/v1/responses",
+                                           {"model": "guarded", "input": "again", "stream": True}, auth)
+    assert status == 429 and refused["error"]["code"] == "too_many_streams", refused
+    assert refused["error"]["type"] == "rate_limit_error" and "retry-after" in head, head
+    assert "response.completed" in held.read().decode()
+    first.close()
