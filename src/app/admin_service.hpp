@@ -29,6 +29,12 @@ struct ProviderCatalog {
                         const std::string& path) const;
 };
 
+// A registered OAuth client and its secret, shown this once (only its hash is kept).
+struct IssuedOAuthClient {
+  OAuthClientRecord record;
+  std::string secret;
+};
+
 struct IssuedToken {
   TokenRecord record;
   std::string token;  // shown once
@@ -122,6 +128,17 @@ class AdminService {
   boost::asio::awaitable<Result<IssuedToken>> CreateToken(std::string org_id,
                                                           CreateTokenCommand cmd);
   boost::asio::awaitable<Result<void>> RevokeToken(std::string org_id, std::string token_id);
+  // OAuth clients (docs/mcp.md, OAuth; admin_oauth_clients.cpp): registered for an environment,
+  // bound to an API token of the organization that may use it (400 naming token_id otherwise);
+  // listed without secrets; revoked by deleting them (404 for none).
+  boost::asio::awaitable<Result<IssuedOAuthClient>> CreateOAuthClient(std::string org_id,
+                                                                      std::string env,
+                                                                      CreateOAuthClientCommand cmd);
+  boost::asio::awaitable<Result<std::vector<OAuthClientRecord>>> ListOAuthClients(
+      std::string org_id, std::string env);
+  static constexpr int kMaxListedOAuthClients = 1000;
+  boost::asio::awaitable<Result<void>> RevokeOAuthClient(std::string org_id, std::string env,
+                                                         std::string client_id);
   boost::asio::awaitable<Result<std::string>> CreateAgent(std::string org_id,
                                                           CreateAgentCommand cmd);
   boost::asio::awaitable<Result<int>> AddAgentVersion(std::string org_id, std::string agent_id,

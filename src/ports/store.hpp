@@ -54,6 +54,17 @@ class TenantStore {
   virtual Result<std::optional<TokenRecord>> GetToken(const std::string& token_id) = 0;
   virtual Result<bool> RevokeToken(const std::string& org_id, const std::string& token_id) = 0;
 
+  // OAuth clients (docs/mcp.md, OAuth). A revoked client is deleted: nothing of it is kept.
+  virtual Result<void> CreateOAuthClient(const OAuthClientRecord& client) = 0;
+  virtual Result<std::optional<OAuthClientRecord>> GetOAuthClient(const std::string& client_id) = 0;
+  // An environment's, newest first, at most `limit`; secret hashes are left empty.
+  virtual Result<std::vector<OAuthClientRecord>> ListOAuthClients(const std::string& org_id,
+                                                                  const std::string& env,
+                                                                  int limit) = 0;
+  // Whether the environment had it.
+  virtual Result<bool> DeleteOAuthClient(const std::string& org_id, const std::string& env,
+                                         const std::string& client_id) = 0;
+
   // An empty permission list removes the grant.
   virtual Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
                                 const std::string& agent_id,

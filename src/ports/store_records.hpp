@@ -30,6 +30,19 @@ struct TokenRecord {
   bool revoked = false;
 };
 
+// An OAuth client of the built-in authorization server (docs/mcp.md, OAuth): a machine client
+// (Agentforce's MCP client, a connector) that trades its secret for access tokens acting as the
+// API token it is bound to, in one environment, so its grants are the token's.
+struct OAuthClientRecord {
+  std::string id;  // the client_id: "agc_<hex>"
+  std::string org_id;
+  std::string env;
+  std::string token_id;
+  std::string name;
+  std::string secret_hash;  // SHA-256 of the secret, raw bytes; empty when listed
+  std::int64_t created_at_ms = 0;
+};
+
 struct AgentVersionRecord {
   std::string org_id;
   std::string agent_id;

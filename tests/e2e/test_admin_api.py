@@ -94,6 +94,41 @@ def test_tokens_environments_and_revocation(server):
     assert server.admin("DELETE", f"/orgs/other/tokens/{all_envs['id']}")[0] == 404
 
 
+def test_oauth_clients_are_bound_to_a_token_shown_once_listed_without_secrets_and_revoked(server):
+    """The built-in authorization server's clients (docs/mcp.md, OAuth; issue 59's first part)."""
+    org = setup_org(server)
+    assert server.admin("POST", f"/orgs/{org}/environments", {"name": "dev"})[0] == 201
+    _, _, tok = server.admin("POST", f"/orgs/{org}/tokens", {"name": "agentforce", "environments": ["prod"]})
+    base = f"/orgs/{org}/environments/prod/oauth-clients"
+    status, _, client = server.admin("POST", base, {"token_id": tok["id"], "name": "Agentforce"})
+    assert status == 201, client
+    assert client["client_id"].startswith("agc_") and client["client_secret"].startswith("agcs_")
+    assert client["token_id"] == tok["id"] and client["env"] == "prod" and client["name"] == "Agentforce"
+    status, _, listed = server.admin("GET", base)
+    assert status == 200 and [c["client_id"] for c in listed["oauth_clients"]] == [client["client_id"]]
+    assert "client_secret" not in listed["oauth_clients"][0]
+    # The secret is kept only as its hash.
+    assert client["client_secret"].encode() not in stored_bytes(server.store_url)
+    # Bound to a token of the organization that may use the environment, or refused naming it.
+    for body, field in [({"token_id": "nope", "name": "x"}, "token_id"),
+                        ({"token_id": tok["id"]}, "name"),
+                        ({"token_id": tok["id"], "name": "x", "scope": "all"}, "scope")]:
+        status, _, refused = server.admin("POST", base, body)
+        assert status == 400 and f"'{field}'" in error_of(refused)["message"], (body, refused)
+    status, _, refused = server.admin("POST", f"/orgs/{org}/environments/dev/oauth-clients",
+                                      {"token_id": tok["id"], "name": "x"})
+    assert status == 400 and "dev" in refused["error"]["message"], refused
+    assert server.admin("GET", f"/orgs/{org}/environments/ghost/oauth-clients")[0] == 404
+    # Revoked: gone from its environment only.
+    assert server.admin("DELETE", f"/orgs/{org}/environments/dev/oauth-clients/{client['client_id']}")[0] == 404
+    assert server.admin("DELETE", f"{base}/{client['client_id']}")[0] == 200
+    assert server.admin("GET", base)[2]["oauth_clients"] == []
+    assert server.admin("DELETE", f"{base}/{client['client_id']}")[0] == 404
+    server.admin("DELETE", f"/orgs/{org}/tokens/{tok['id']}")
+    status, _, refused = server.admin("POST", base, {"token_id": tok["id"], "name": "x"})
+    assert status == 400 and "revoked" in refused["error"]["message"], refused
+
+
 def test_agents_versions_deployments_instances_and_grants(server):
     org = setup_org(server)
     status, _, agent = server.admin("POST", f"/orgs/{org}/agents", {"id": "bot", "config": AGENT_CONFIG})

@@ -124,6 +124,34 @@ TYPED_TEST(StoreContract, TokensKeepTheirHashEnvironmentsAndRevocation) {
   EXPECT_FALSE(s.GetToken("t2").value());
 }
 
+TYPED_TEST(StoreContract, OAuthClientsKeepTheirHashAreListedPerEnvironmentAndDeleted) {
+  auto& s = *this->store_;
+  const std::string hash("\x00\x01\xff\x7f", 4);
+  ASSERT_TRUE(
+      s.CreateOAuthClient(OAuthClientRecord{"agc_1", "acme", "prod", "t1", "Agentforce", hash, 5}));
+  ASSERT_TRUE(
+      s.CreateOAuthClient(OAuthClientRecord{"agc_2", "acme", "prod", "t2", "Claude", hash, 9}));
+  ASSERT_TRUE(s.CreateOAuthClient(OAuthClientRecord{"agc_3", "acme", "dev", "t1", "Dev", hash, 7}));
+  auto found = s.GetOAuthClient("agc_1").value();
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->secret_hash, hash);
+  EXPECT_EQ(found->token_id, "t1");
+  EXPECT_EQ(found->env, "prod");
+  auto listed = s.ListOAuthClients("acme", "prod", 10).value();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].id, "agc_2");  // newest first
+  EXPECT_EQ(listed[0].name, "Claude");
+  EXPECT_TRUE(listed[0].secret_hash.empty());  // hashes stay in the store
+  EXPECT_EQ(s.ListOAuthClients("acme", "prod", 1).value().size(), 1u);
+  EXPECT_TRUE(s.ListOAuthClients("other", "prod", 10).value().empty());
+  // Only its own environment deletes it, and then nothing of it is left.
+  EXPECT_FALSE(s.DeleteOAuthClient("acme", "dev", "agc_1").value());
+  EXPECT_TRUE(s.DeleteOAuthClient("acme", "prod", "agc_1").value());
+  EXPECT_FALSE(s.GetOAuthClient("agc_1").value());
+  EXPECT_FALSE(s.DeleteOAuthClient("acme", "prod", "agc_1").value());
+  EXPECT_EQ(s.ListOAuthClients("acme", "prod", 10).value().size(), 1u);
+}
+
 TYPED_TEST(StoreContract, OperatorListsArePagedOrderedAndScopedToTheirOrg) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateOrg(OrgRecord{"zeta", "Zeta", 7.5, 3}));

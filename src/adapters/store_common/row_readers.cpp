@@ -13,6 +13,11 @@ TokenRecord ReadToken(const RowView& row) {
                      row.Int(5),  row.Bool(6)};
 }
 
+OAuthClientRecord ReadOAuthClient(const RowView& row) {
+  return OAuthClientRecord{row.Text(0), row.Text(1),  row.Text(2), row.Text(3),
+                           row.Text(4), row.Bytes(5), row.Int(6)};
+}
+
 AgentVersionRecord ReadAgentVersion(const RowView& row) {
   return AgentVersionRecord{row.Text(0), row.Text(1), static_cast<int>(row.Int(2)), row.Text(3),
                             row.Int(4)};

@@ -20,6 +20,10 @@ inline constexpr const char* kTokenColumns =
     "id, org_id, name, secret_hash, environments, created_at_ms, revoked";
 TokenRecord ReadToken(const RowView& row);
 
+inline constexpr const char* kOAuthClientColumns =
+    "id, org_id, env, token_id, name, secret_hash, created_at_ms";
+OAuthClientRecord ReadOAuthClient(const RowView& row);
+
 inline constexpr const char* kAgentVersionColumns =
     "org_id, agent_id, version, config, created_at_ms";
 AgentVersionRecord ReadAgentVersion(const RowView& row);

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 23> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 24> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -214,6 +214,20 @@ CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
 -- Each message names the turn that wrote it: a Responses call continuing from a response checks
 -- that the conversation's last reply is that response's (docs/openai.md). Older messages name none.
 ALTER TABLE messages ADD COLUMN IF NOT EXISTS turn_id TEXT NOT NULL DEFAULT '';
+)sql",
+                                                          R"sql(
+-- OAuth clients of the built-in authorization server (docs/mcp.md): each bound to an API token
+-- in one environment; the secret kept as its SHA-256.
+CREATE TABLE IF NOT EXISTS oauth_clients (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  secret_hash BYTEA NOT NULL,
+  created_at_ms BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS oauth_clients_by_env ON oauth_clients(org_id, env, created_at_ms);
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

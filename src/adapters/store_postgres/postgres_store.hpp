@@ -44,6 +44,13 @@ class PostgresStore final : public Store {
   Result<void> CreateToken(const TokenRecord& token) override;
   Result<std::optional<TokenRecord>> GetToken(const std::string& token_id) override;
   Result<bool> RevokeToken(const std::string& org_id, const std::string& token_id) override;
+  Result<void> CreateOAuthClient(const OAuthClientRecord& client) override;
+  Result<std::optional<OAuthClientRecord>> GetOAuthClient(const std::string& client_id) override;
+  Result<std::vector<OAuthClientRecord>> ListOAuthClients(const std::string& org_id,
+                                                          const std::string& env,
+                                                          int limit) override;
+  Result<bool> DeleteOAuthClient(const std::string& org_id, const std::string& env,
+                                 const std::string& client_id) override;
   Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
                         const std::string& agent_id,
                         const std::vector<std::string>& permissions) override;

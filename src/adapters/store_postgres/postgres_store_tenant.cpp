@@ -108,6 +108,49 @@ Result<bool> PostgresStore::RevokeToken(const std::string& org_id, const std::st
   });
 }
 
+Result<void> PostgresStore::CreateOAuthClient(const OAuthClientRecord& o) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO oauth_clients(id, org_id, env, token_id, name, secret_hash, created_at_ms) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        {P(o.id), P(o.org_id), P(o.env), P(o.token_id), P(o.name), pg::Bytes(o.secret_hash),
+         P(o.created_at_ms)});
+    return {};
+  });
+}
+
+Result<std::optional<OAuthClientRecord>> PostgresStore::GetOAuthClient(
+    const std::string& client_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<OAuthClientRecord>> {
+    static const std::string sql =
+        std::string("SELECT ") + kOAuthClientColumns + " FROM oauth_clients WHERE id = $1";
+    return c.Exec(sql, {P(client_id)}).One(ReadOAuthClient);
+  });
+}
+
+Result<std::vector<OAuthClientRecord>> PostgresStore::ListOAuthClients(const std::string& org_id,
+                                                                       const std::string& env,
+                                                                       int limit) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<OAuthClientRecord>> {
+    // kOAuthClientColumns with an empty hash: secret hashes stay in the store.
+    return c
+        .Exec(
+            "SELECT id, org_id, env, token_id, name, ''::bytea, created_at_ms FROM oauth_clients "
+            "WHERE org_id = $1 AND env = $2 ORDER BY created_at_ms DESC, id DESC LIMIT $3",
+            {P(org_id), P(env), P(limit)})
+        .All(ReadOAuthClient);
+  });
+}
+
+Result<bool> PostgresStore::DeleteOAuthClient(const std::string& org_id, const std::string& env,
+                                              const std::string& client_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec("DELETE FROM oauth_clients WHERE id = $1 AND org_id = $2 AND env = $3",
+                  {P(client_id), P(org_id), P(env)})
+               .Affected() > 0;
+  });
+}
+
 Result<void> PostgresStore::PutGrant(const std::string& org_id, const std::string& token_id,
                                      const std::string& agent_id,
                                      const std::vector<std::string>& permissions) {

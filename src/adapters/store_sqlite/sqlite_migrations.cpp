@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 25> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 26> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -396,6 +396,20 @@ CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
 -- Each message names the turn that wrote it: a Responses call continuing from a response checks
 -- that the conversation's last reply is that response's (docs/openai.md). Older messages name none.
 ALTER TABLE messages ADD COLUMN turn_id TEXT NOT NULL DEFAULT '';
+)sql",
+                                                          R"sql(
+-- OAuth clients of the built-in authorization server (docs/mcp.md): each bound to an API token
+-- in one environment; the secret kept as its SHA-256.
+CREATE TABLE IF NOT EXISTS oauth_clients (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  secret_hash BLOB NOT NULL,
+  created_at_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS oauth_clients_by_env ON oauth_clients(org_id, env, created_at_ms);
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -115,6 +115,51 @@ Result<bool> SqliteStore::RevokeToken(const std::string& org_id, const std::stri
   });
 }
 
+Result<void> SqliteStore::CreateOAuthClient(const OAuthClientRecord& o) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare(
+         "INSERT INTO oauth_clients(id, org_id, env, token_id, name, secret_hash, created_at_ms) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .Bind(o.id, o.org_id, o.env, o.token_id, o.name, AsBlob(o.secret_hash), o.created_at_ms)
+        .Run();
+    return {};
+  });
+}
+
+Result<std::optional<OAuthClientRecord>> SqliteStore::GetOAuthClient(const std::string& client_id) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::optional<OAuthClientRecord>> {
+        static const std::string sql =
+            std::string("SELECT ") + kOAuthClientColumns + " FROM oauth_clients WHERE id = ?";
+        return c.Prepare(sql).Bind(client_id).One(ReadOAuthClient);
+      });
+}
+
+Result<std::vector<OAuthClientRecord>> SqliteStore::ListOAuthClients(const std::string& org_id,
+                                                                     const std::string& env,
+                                                                     int limit) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<OAuthClientRecord>> {
+        // kOAuthClientColumns with an empty hash: secret hashes stay in the store.
+        return c
+            .Prepare(
+                "SELECT id, org_id, env, token_id, name, X'', created_at_ms FROM oauth_clients "
+                "WHERE org_id = ? AND env = ? ORDER BY created_at_ms DESC, id DESC LIMIT ?")
+            .Bind(org_id, env, limit)
+            .All(ReadOAuthClient);
+      });
+}
+
+Result<bool> SqliteStore::DeleteOAuthClient(const std::string& org_id, const std::string& env,
+                                            const std::string& client_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    c.Prepare("DELETE FROM oauth_clients WHERE id = ? AND org_id = ? AND env = ?")
+        .Bind(client_id, org_id, env)
+        .Run();
+    return c.Changes() > 0;
+  });
+}
+
 Result<void> SqliteStore::PutGrant(const std::string& org_id, const std::string& token_id,
                                    const std::string& agent_id,
                                    const std::vector<std::string>& permissions) {

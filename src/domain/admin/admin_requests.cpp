@@ -199,6 +199,18 @@ Result<PutGrantCommand> ParsePutGrant(const boost::json::value& body) {
   return c;
 }
 
+Result<CreateOAuthClientCommand> ParseCreateOAuthClient(const boost::json::value& body) {
+  AG_TRY(const object* o, jf::AsObject(body, ""));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"token_id", "name"}));
+  CreateOAuthClientCommand c;
+  AG_TRY(c.token_id, jf::RequiredString(*o, "token_id", ""));
+  if (c.token_id.empty()) return InvalidField("token_id", "must be an API token's id");
+  AG_TRY(c.name, jf::RequiredString(*o, "name", ""));
+  if (!names::IsValidDisplayName(c.name))
+    return InvalidField("name", "must be 1-128 printable characters");
+  return c;
+}
+
 Result<PutEnvironmentGrantCommand> ParsePutEnvironmentGrant(const boost::json::value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
   AG_TRYV(jf::RejectUnknownKeys(*o, "", {"token_id", "permissions"}));

@@ -52,6 +52,13 @@ struct PutGrantCommand {
 
 // PUT /admin/v1/orgs/{org}/environments/{env}/grants: what a token may do through the metadata
 // gateway in that environment (docs/gateway.md). Permissions come out in order, each once.
+// An OAuth client for an environment, acting as `token_id` (docs/mcp.md, OAuth).
+struct CreateOAuthClientCommand {
+  std::string token_id;
+  std::string name;
+};
+Result<CreateOAuthClientCommand> ParseCreateOAuthClient(const boost::json::value& body);
+
 struct PutEnvironmentGrantCommand {
   std::string token_id;
   std::vector<std::string> permissions;  // metadata_read, metadata_write; empty revokes

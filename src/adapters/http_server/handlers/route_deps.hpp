@@ -40,6 +40,7 @@ struct RouteDeps {
 void AddOperatorRoutes(Router& router, RouteDeps& deps);
 void AddAdminOrgRoutes(Router& router, RouteDeps& deps);
 void AddAdminTokenRoutes(Router& router, RouteDeps& deps);
+void AddAdminOAuthClientRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentRoutes(Router& router, RouteDeps& deps);
 void AddAdminAgentListRoutes(Router& router, RouteDeps& deps);
 void AddAdminConversationListRoutes(Router& router, RouteDeps& deps);

@@ -7,6 +7,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddOperatorRoutes(router, deps);
   AddAdminOrgRoutes(router, deps);
   AddAdminTokenRoutes(router, deps);
+  AddAdminOAuthClientRoutes(router, deps);
   AddAdminAgentRoutes(router, deps);
   AddAdminAgentListRoutes(router, deps);
   AddAdminConversationListRoutes(router, deps);
