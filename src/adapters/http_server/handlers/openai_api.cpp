@@ -23,20 +23,6 @@ namespace json = boost::json;
 
 namespace {
 
-// A run's events as OpenAI's chat.completion chunks.
-class ChatChunkFrames final : public StreamFormat {
- public:
-  explicit ChatChunkFrames(openai::ChunkStream stream) : writer_(std::move(stream)) {}
-  void Frame(std::string& out, const RunEvent& event) override { writer_.Append(out, event); }
-  void Stopped(std::string& out, const StreamTicket& ticket) override {
-    writer_.AppendError(out, ticket.message(), ticket.reason(), 403);
-  }
-  bool Over() const override { return writer_.over(); }
-
- private:
-  openai::ChatChunkWriter writer_;
-};
-
 // The model named after the agent, and the call's Idempotency-Key as on invoke.
 Result<InvokeInput> ReadChatCall(const Request& r) {
   AG_TRY(auto body, ParseJsonBody(r));
@@ -62,8 +48,8 @@ asio::awaitable<Response> StreamedChat(RouteDeps& deps, Request& r, const Authen
   const std::int64_t created = NowSeconds();
   auto format_of = [model = ModelOf(ok.call), created,
                     usage = ok.call.stream_usage](const std::string& run_id) {
-    return std::make_shared<ChatChunkFrames>(
-        openai::ChunkStream{"chatcmpl-" + run_id, model, created, usage});
+    return std::make_shared<OpenAiStreamFrames<openai::ChatChunkWriter>>(
+        openai::ChatChunkWriter(openai::ChunkStream{"chatcmpl-" + run_id, model, created, usage}));
   };
   // With a key, the turn's commit stores the whole stream its end makes, to replay.
   const AnswerRenderer answer = WholeStreamAnswer(

@@ -20,6 +20,23 @@ Response ResponsesError(const Error& error);
 
 std::int64_t NowSeconds();
 
+// A run's events in one of OpenAI's stream shapes: `Writer` is openai::ChatChunkWriter or
+// openai::ResponseEventWriter (Append, AppendError, over). A stream stopped for its credential ends
+// with the shape's own error.
+template <typename Writer>
+class OpenAiStreamFrames final : public StreamFormat {
+ public:
+  explicit OpenAiStreamFrames(Writer writer) : writer_(std::move(writer)) {}
+  void Frame(std::string& out, const RunEvent& event) override { writer_.Append(out, event); }
+  void Stopped(std::string& out, const StreamTicket& ticket) override {
+    writer_.AppendError(out, ticket.message(), ticket.reason(), 403);
+  }
+  bool Over() const override { return writer_.over(); }
+
+ private:
+  Writer writer_;
+};
+
 // A streamed call's answer for its Idempotency-Key: the whole stream its run's end makes in
 // `format_of(result)`, stored by the turn's commit, replayed as a stream (an SDK that asked for a
 // stream reads one).

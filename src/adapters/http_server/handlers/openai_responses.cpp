@@ -24,20 +24,6 @@ namespace json = boost::json;
 
 namespace {
 
-// A run's events as the Responses API's.
-class ResponseEventFrames final : public StreamFormat {
- public:
-  explicit ResponseEventFrames(openai::ResponseHeader header) : writer_(std::move(header)) {}
-  void Frame(std::string& out, const RunEvent& event) override { writer_.Append(out, event); }
-  void Stopped(std::string& out, const StreamTicket& ticket) override {
-    writer_.AppendError(out, ticket.message(), ticket.reason(), 403);
-  }
-  bool Over() const override { return writer_.over(); }
-
- private:
-  openai::ResponseEventWriter writer_;
-};
-
 // What a POST asks for, read before its turn runs.
 struct ResponseCall {
   ResponseRequest asked;
@@ -119,7 +105,8 @@ asio::awaitable<Response> Streamed(RouteDeps& deps, Request& r, const ResponseCa
   auto format_of = [header](const std::string& run_id) {
     openai::ResponseHeader named = header;
     named.id = ResponseIdOf(run_id);
-    return std::make_shared<ResponseEventFrames>(std::move(named));
+    return std::make_shared<OpenAiStreamFrames<openai::ResponseEventWriter>>(
+        openai::ResponseEventWriter(std::move(named)));
   };
   // With a key, the turn's commit stores the whole stream its end makes, to replay.
   const AnswerRenderer answer = WholeStreamAnswer(
