@@ -1,5 +1,6 @@
 // Organization pages (#/orgs, #/orgs/<id>): orgs, environments, tokens, metadata gateway grants,
-// spend limits.
+// OAuth clients, spend limits.
+import { oauthClientsSection } from "./oauth_clients.js";
 import { api, confirmButton, date, field, form, h, money, show, table } from "./ui.js";
 
 export async function showOrgs() {
@@ -35,6 +36,8 @@ export async function showOrg(orgId) {
   const grants = (await Promise.all(org.environments.map((e) =>
     api("GET", base + "/environments/" + encodeURIComponent(e) + "/grants")))).flatMap((g) => g.grants);
   const issued = h("div", { id: "issued-token", "aria-live": "polite" });
+  const oauthClients = org.environments.length && tokens.length
+    ? await oauthClientsSection(base, org.environments, tokens, () => showOrg(orgId)) : null;
 
   const envList = org.environments.length
     ? h("ul", { id: "env-list" }, org.environments.map((e, i) => h("li", { "data-env": e },
@@ -97,6 +100,7 @@ export async function showOrg(orgId) {
       })),
     org.environments.length && tokens.length
       ? gatewaySection(base, org.environments, tokens, grants, () => showOrg(orgId)) : null,
+    oauthClients,
     secretsSection(base, secrets, () => showOrg(orgId)));
 }
 

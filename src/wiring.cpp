@@ -11,6 +11,7 @@
 #include "adapters/store_postgres/pg_run_notices.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
+#include "app/authorization_server.hpp"
 #include "app/demo_provisioning.hpp"
 #include "app/maintenance.hpp"
 #include "app/runs.hpp"
@@ -279,6 +280,8 @@ struct UseCases {
               settings.config.crm.allow_http, settings.config.webhooks.allow_private,
               HeaderEnvPolicyOf(settings.config)),
         catalog(rt.runner, rt.tenants),
+        oauth(rt.runner, rt.tenants, rt.clock, settings.master_key,
+              AuthorizationServerSettings{settings.config.oauth.access_token_lifetime_seconds}),
         gateway(rt.runner, rt.tenants, up.http, settings.master_key, rt.clock, rt.metrics,
                 GatewayOptions{std::chrono::seconds(settings.config.crm.call_timeout_seconds),
                                settings.config.crm.allow_http, &tracing.tracer}),
@@ -328,6 +331,7 @@ struct UseCases {
   const TurnTiming timing;
   AdminService admin;
   AgentCatalog catalog;
+  AuthorizationServer oauth;
   MetadataGateway gateway;
   ToolHeaders tool_headers;
   McpToolbox mcp_tools;
@@ -511,6 +515,7 @@ int Serve(const ServeOptions& options) {
   std::optional<http::Server> server_slot;
   http::RouteDeps deps{app.admin,
                        app.invoke,
+                       app.oauth,
                        app.runs,
                        app.streams,
                        app.gateway,

@@ -11,6 +11,11 @@ namespace asio = boost::asio;
 
 asio::awaitable<Result<IssuedOAuthClient>> AdminService::CreateOAuthClient(
     std::string org_id, std::string env, CreateOAuthClientCommand cmd) {
+  if (!master_key_) {
+    co_return Error{ErrorCode::kUnavailable,
+                    "no master key is configured (secrets.master_key_env); the authorization "
+                    "server's signing keys cannot be stored, so its clients could get no token"};
+  }
   AG_CO_TRYV(co_await RequireEnvironment(org_id, env));
   AG_CO_TRY(const auto token,
             co_await store_.Run([&](Store& s) { return s.GetToken(cmd.token_id); }));

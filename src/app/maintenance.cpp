@@ -1,4 +1,5 @@
 #include "app/maintenance.hpp"
+#include "domain/auth/access_token.hpp"
 #include "ports/clock.hpp"
 
 #include "observability/log.hpp"
@@ -62,15 +63,18 @@ asio::awaitable<void> RunMaintenance(StoreRunner& store, const Clock& clock,
     const std::int64_t runs = co_await PurgeInBatches(
         store, kRunPurgeBatch,
         [&](Store& s, int batch) { return s.PurgeRuns(runs_before, batch); });
+    auto keys = co_await store.Run(
+        [&](Store& s) { return s.PurgeSigningKeys(now - oauth::kRetiredKeyVerifiesForMs); });
     if ((released && *released > 0) || (purged && *purged > 0) || (days && *days > 0) ||
-        turns > 0 || conversations > 0 || facts > 0 || runs > 0) {
+        turns > 0 || conversations > 0 || facts > 0 || runs > 0 || (keys && *keys > 0)) {
       log::Info("maintenance", {{"reservations_released", released ? *released : 0},
                                 {"idempotency_keys_purged", purged ? *purged : 0},
                                 {"gateway_call_rows_purged", days ? *days : 0},
                                 {"turns_purged", turns},
                                 {"conversations_purged", conversations},
                                 {"memories_purged", facts},
-                                {"runs_purged", runs}});
+                                {"runs_purged", runs},
+                                {"signing_keys_purged", keys ? *keys : 0}});
     }
   }
 }

@@ -2,8 +2,8 @@
 // Periodic housekeeping: releases spend reservations of turns that died mid-call, purges expired
 // idempotency keys, gateway call counts older than kGatewayCallDaysKept days, and what
 // [retention] keeps by age: turns (with their transcripts), idle conversations (with everything of
-// theirs) and remembered facts; and ended runs with their events ([runs] retention_hours). Runs
-// until its executor stops.
+// theirs) and remembered facts; ended runs with their events ([runs] retention_hours); and the
+// authorization server's signing keys retired past their overlap. Runs until its executor stops.
 
 #include "ports/clock.hpp"
 #include "runtime/store_runner.hpp"

@@ -37,6 +37,12 @@ asio::awaitable<Result<std::optional<TokenRecord>>> TenantDirectory::Token(
   co_return co_await ReadThrough(tokens_, token_id, [&](Store& s) { return s.GetToken(token_id); });
 }
 
+asio::awaitable<Result<std::optional<OAuthClientRecord>>> TenantDirectory::OAuthClient(
+    const std::string& client_id) {
+  co_return co_await ReadThrough(oauth_clients_, client_id,
+                                 [&](Store& s) { return s.GetOAuthClient(client_id); });
+}
+
 asio::awaitable<Result<bool>> TenantDirectory::HasEnvironment(const std::string& org_id,
                                                               const std::string& env) {
   const std::string key = Key(org_id, env);
@@ -75,6 +81,7 @@ asio::awaitable<Result<std::optional<std::int64_t>>> TenantDirectory::CrmCredent
 
 void TenantDirectory::Invalidate() {
   tokens_.InvalidateAll();
+  oauth_clients_.InvalidateAll();
   environments_.InvalidateAll();
   grants_.InvalidateAll();
   environment_grants_.InvalidateAll();

@@ -25,6 +25,9 @@ class TenantDirectory {
   TenantDirectory(StoreRunner& store, const Clock& clock) : store_(store), clock_(clock) {}
 
   boost::asio::awaitable<Result<std::optional<TokenRecord>>> Token(const std::string& token_id);
+  // An OAuth client (with its secret's hash), for the token endpoint and access tokens' checks.
+  boost::asio::awaitable<Result<std::optional<OAuthClientRecord>>> OAuthClient(
+      const std::string& client_id);
   boost::asio::awaitable<Result<bool>> HasEnvironment(const std::string& org_id,
                                                       const std::string& env);
   boost::asio::awaitable<Result<std::vector<std::string>>> Grant(const std::string& token_id,
@@ -50,6 +53,7 @@ class TenantDirectory {
   StoreRunner& store_;
   const Clock& clock_;  // freshness is on its steady time: a wall-clock step keeps nothing longer
   ReadCache<std::optional<TokenRecord>> tokens_{kFreshForMs, kCapacity};
+  ReadCache<std::optional<OAuthClientRecord>> oauth_clients_{kFreshForMs, kCapacity};
   ReadCache<bool> environments_{kFreshForMs, kCapacity};
   ReadCache<std::vector<std::string>> grants_{kFreshForMs, kCapacity};
   ReadCache<std::vector<std::string>> environment_grants_{kFreshForMs, kCapacity};

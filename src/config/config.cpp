@@ -346,7 +346,7 @@ Result<void> ReadTracing(const toml::table* table, const EnvLookup& env, Tracing
 Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config& c) {
   static const std::set<std::string> kTopLevel{
       "server", "store",    "admin",   "secrets",   "crm",    "upstream", "retention",
-      "runs",   "webhooks", "tracing", "providers", "prices", "tools"};
+      "runs",   "webhooks", "tracing", "providers", "prices", "tools",    "oauth"};
   for (const auto& [k, v] : root) {
     if (!kTopLevel.contains(std::string(k.str())))
       return ConfigError(std::string(k.str()), "unknown section");
@@ -402,6 +402,11 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(retention.Integer("conversation_days", c.retention.conversation_days, 1, 36500));
   AG_TRYV(retention.Integer("memory_days", c.retention.memory_days, 1, 36500));
   AG_TRYV(retention.RejectUnknown());
+
+  SectionReader oauth(root["oauth"].as_table(), "oauth", env);
+  AG_TRYV(oauth.Integer("access_token_lifetime_seconds", c.oauth.access_token_lifetime_seconds, 1,
+                        3600));
+  AG_TRYV(oauth.RejectUnknown());
 
   SectionReader runs(root["runs"].as_table(), "runs", env);
   AG_TRYV(runs.Integer("max_concurrent", c.runs.max_concurrent, 1, 100000));

@@ -114,6 +114,11 @@ struct RunsConfig {
   int max_streams_per_token = 1000;
 };
 
+// The built-in authorization server (docs/mcp.md, OAuth).
+struct OAuthConfig {
+  int access_token_lifetime_seconds = 3600;  // at most an hour (RFC 9068's short lives)
+};
+
 // OpenTelemetry trace export (docs/tracing.md): off unless an endpoint is configured, here or by
 // the standard OTEL_* variables (config/otel_env.hpp), which fill the keys left unset here.
 struct TracingConfig {
@@ -162,6 +167,7 @@ struct Config {
   RunsConfig runs;
   WebhooksConfig webhooks;
   ToolsConfig tools;
+  OAuthConfig oauth;
   TracingConfig tracing;
   std::vector<ProviderConfig> providers;
   std::map<std::string, Price> prices;  // "provider/model" -> USD per million tokens

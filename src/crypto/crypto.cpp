@@ -78,22 +78,7 @@ std::string TimeOrderedHex(std::int64_t now_ms, std::size_t random_bytes) {
 }
 
 std::string RandomBase64Url(std::size_t bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  const std::string raw = RandomBytes(bytes);
-  std::string out;
-  std::uint32_t buffer = 0;
-  int bits = 0;
-  for (unsigned char c : raw) {
-    buffer = (buffer << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out += kAlphabet[(buffer >> bits) & 0x3f];
-    }
-  }
-  if (bits > 0) out += kAlphabet[(buffer << (6 - bits)) & 0x3f];
-  return out;
+  return Base64Url(RandomBytes(bytes));
 }
 
 std::string HmacSha256(std::string_view key, std::string_view data) {
@@ -128,6 +113,27 @@ std::optional<std::string> FromBase64(std::string_view text) {
   if (text.size() >= 2 && text[text.size() - 2] == '=') --length;
   out.resize(length);
   return out;
+}
+
+std::string Base64Url(std::string_view raw) {
+  std::string out = Base64(raw);
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return out;
+}
+
+std::optional<std::string> FromBase64Url(std::string_view text) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string standard(text);
+  for (char& c : standard) {
+    if (c == '+' || c == '/' || c == '=') return std::nullopt;  // not of this alphabet
+    c = c == '-' ? '+' : c == '_' ? '/' : c;
+  }
+  standard.append((4 - standard.size() % 4) % 4, '=');
+  auto raw = FromBase64(standard);
+  // Only the canonical text: unused low bits set would let two texts carry the same bytes.
+  if (!raw || Base64Url(*raw) != text) return std::nullopt;
+  return raw;
 }
 
 std::string Sha256(std::string_view data) {

@@ -26,6 +26,8 @@ std::string Sha256(std::string_view data);                            // 32 raw 
 std::string HmacSha256(std::string_view key, std::string_view data);  // 32 raw bytes
 std::string Base64(std::string_view raw);                             // standard, padded
 std::optional<std::string> FromBase64(std::string_view text);         // nullopt when malformed
+std::string Base64Url(std::string_view raw);                          // RFC 4648 §5, unpadded
+std::optional<std::string> FromBase64Url(std::string_view text);      // unpadded; nullopt if not
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // 64 hex characters -> key; anything else is an error naming `what`.

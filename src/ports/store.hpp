@@ -65,6 +65,15 @@ class TenantStore {
   virtual Result<bool> DeleteOAuthClient(const std::string& org_id, const std::string& env,
                                          const std::string& client_id) = 0;
 
+  // The authorization server's signing keys, newest first.
+  virtual Result<std::vector<SigningKeyRecord>> ListSigningKeys() = 0;
+  // Adds `key` as the current key, retiring the current ones at its creation time, in one
+  // transaction; with `only_if_none`, adds nothing (false) when a current key exists (a first
+  // use racing another server's).
+  virtual Result<bool> AddSigningKey(const SigningKeyRecord& key, bool only_if_none) = 0;
+  // Deletes the keys retired before `before_ms`; how many.
+  virtual Result<std::int64_t> PurgeSigningKeys(std::int64_t retired_before_ms) = 0;
+
   // An empty permission list removes the grant.
   virtual Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
                                 const std::string& agent_id,

@@ -43,6 +43,16 @@ struct OAuthClientRecord {
   std::int64_t created_at_ms = 0;
 };
 
+// A signing key of the authorization server's access tokens (ES256, crypto/jws). The current key
+// signs; a retired one still verifies the tokens it signed until they expire, then is purged.
+struct SigningKeyRecord {
+  std::string kid;
+  std::string sealed_private;  // the private scalar, sealed under the master key (crypto::Seal)
+  std::string public_point;    // 65 bytes, uncompressed
+  std::int64_t created_at_ms = 0;
+  std::int64_t retired_at_ms = 0;  // 0: current
+};
+
 struct AgentVersionRecord {
   std::string org_id;
   std::string agent_id;

@@ -455,3 +455,34 @@ def test_an_operator_grants_and_revokes_a_tokens_metadata_gateway_access(server,
     browser.switch_to.alert.accept()
     wait_text(browser, "#gateway-title + p", "No token may use the metadata gateway yet")
     assert gateway_code() == "FL07"
+
+
+def test_an_operator_registers_an_oauth_client_sees_its_secret_once_and_revokes_it(server, browser):
+    tenant = Tenant(server, org="oauth-org")
+
+    def token_status(client_id, secret):
+        form = f"grant_type=client_credentials&client_id={client_id}&client_secret={secret}"
+        return server.request("POST", "/oauth/token", raw=form,
+                              headers={"content-type": "application/x-www-form-urlencoded"})[0]
+
+    open_org_page(browser, server, "oauth-org")
+    wait_text(browser, "#oauth-title", "OAuth clients")
+    register = wait_for(browser, "#oauth-client-form")
+    fill(register, "name", "Agentforce")
+    Select(register.find_element(By.NAME, "token_id")).select_by_value(tenant.token_id)
+    register.submit()
+    client_id = wait_for(browser, "#new-client-id").text
+    secret = browser.find_element(By.ID, "new-client-secret").text
+    assert client_id.startswith("agc_") and secret.startswith("agcs_")
+    row = wait_text(browser, "#oauth-client-list", client_id)
+    assert "Agentforce" in row.text and tenant.token_id in row.text and "prod" in row.text
+    shot(browser, "15-oauth-clients")
+    assert token_status(client_id, secret) == 200
+    # Shown once: a reload lists the client, never its secret.
+    browser.refresh()
+    wait_text(browser, "#oauth-client-list", client_id)
+    assert secret not in browser.page_source
+    browser.find_element(By.CSS_SELECTOR, f"button[data-oauth-client='{client_id}']").click()
+    browser.switch_to.alert.accept()
+    wait_text(browser, "#oauth-client-empty", "No OAuth clients yet")
+    assert token_status(client_id, secret) == 401

@@ -104,6 +104,7 @@ class ServerRoutesTest : public ::testing::Test {
                                  metrics_,
                                  TurnTiming{}}};
   ConsoleSessions console_{clock_, ConsoleSessions::Limits{}};
+  AuthorizationServer oauth_{runner_, tenants_, clock_, std::nullopt, {}};
   GatewayCallTally gateway_calls_;
   RunWorker run_worker_{RunWorkerDeps{invoke_,
                                       idempotency_,
@@ -117,10 +118,19 @@ class ServerRoutesTest : public ::testing::Test {
   Runs runs_{invoke_,    idempotency_, tenants_, runner_,
              committer_, run_worker_,  clock_,   RunsOptions{}};
   StreamRoster streams_{tenants_, StreamLimits{}};
-  http::RouteDeps deps_{
-      admin_,   invoke_,        runs_,        streams_,
-      gateway_, runner_,        tenants_,     metrics_,
-      console_, gateway_calls_, std::nullopt, [this] { return server_ && server_->Draining(); }};
+  http::RouteDeps deps_{admin_,
+                        invoke_,
+                        oauth_,
+                        runs_,
+                        streams_,
+                        gateway_,
+                        runner_,
+                        tenants_,
+                        metrics_,
+                        console_,
+                        gateway_calls_,
+                        std::nullopt,
+                        [this] { return server_ && server_->Draining(); }};
   http::Router router_;
   BackgroundLoop loop_;
   std::unique_ptr<http::Server> server_;

@@ -152,6 +152,38 @@ TYPED_TEST(StoreContract, OAuthClientsKeepTheirHashAreListedPerEnvironmentAndDel
   EXPECT_EQ(s.ListOAuthClients("acme", "prod", 10).value().size(), 1u);
 }
 
+TYPED_TEST(StoreContract, ASigningKeyIsAddedOnceOnFirstUseRotatedAndPurgedOnceRetiredLongEnough) {
+  auto& s = *this->store_;
+  const std::string sealed("\x01\x00\xfe", 3);
+  const std::string point(65, '\x04');
+  EXPECT_TRUE(s.ListSigningKeys().value().empty());
+  ASSERT_TRUE(s.AddSigningKey(SigningKeyRecord{"k1", sealed, point, 100, 0}, true).value());
+  // A second first use (another server's) adds nothing.
+  EXPECT_FALSE(s.AddSigningKey(SigningKeyRecord{"k2", sealed, point, 150, 0}, true).value());
+  auto keys = s.ListSigningKeys().value();
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].kid, "k1");
+  EXPECT_EQ(keys[0].sealed_private, sealed);
+  EXPECT_EQ(keys[0].public_point, point);
+  EXPECT_EQ(keys[0].retired_at_ms, 0);
+  // A rotation retires the current key at the new one's creation.
+  ASSERT_TRUE(s.AddSigningKey(SigningKeyRecord{"k3", sealed, point, 200, 0}, false).value());
+  ASSERT_TRUE(s.AddSigningKey(SigningKeyRecord{"k4", sealed, point, 300, 0}, false).value());
+  keys = s.ListSigningKeys().value();
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_EQ(keys[0].kid, "k4");  // newest first
+  EXPECT_EQ(keys[0].retired_at_ms, 0);
+  EXPECT_EQ(keys[1].kid, "k3");
+  EXPECT_EQ(keys[1].retired_at_ms, 300);
+  EXPECT_EQ(keys[2].retired_at_ms, 200);
+  // Only keys retired before the cut are purged, never the current one.
+  EXPECT_EQ(s.PurgeSigningKeys(250).value(), 1);
+  EXPECT_EQ(s.PurgeSigningKeys(1000).value(), 1);
+  keys = s.ListSigningKeys().value();
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].kid, "k4");
+}
+
 TYPED_TEST(StoreContract, OperatorListsArePagedOrderedAndScopedToTheirOrg) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateOrg(OrgRecord{"zeta", "Zeta", 7.5, 3}));

@@ -18,6 +18,10 @@ OAuthClientRecord ReadOAuthClient(const RowView& row) {
                            row.Text(4), row.Bytes(5), row.Int(6)};
 }
 
+SigningKeyRecord ReadSigningKey(const RowView& row) {
+  return SigningKeyRecord{row.Text(0), row.Bytes(1), row.Bytes(2), row.Int(3), row.Int(4)};
+}
+
 AgentVersionRecord ReadAgentVersion(const RowView& row) {
   return AgentVersionRecord{row.Text(0), row.Text(1), static_cast<int>(row.Int(2)), row.Text(3),
                             row.Int(4)};

@@ -24,6 +24,10 @@ inline constexpr const char* kOAuthClientColumns =
     "id, org_id, env, token_id, name, secret_hash, created_at_ms";
 OAuthClientRecord ReadOAuthClient(const RowView& row);
 
+inline constexpr const char* kSigningKeyColumns =
+    "kid, sealed_private, public_point, created_at_ms, retired_at_ms";
+SigningKeyRecord ReadSigningKey(const RowView& row);
+
 inline constexpr const char* kAgentVersionColumns =
     "org_id, agent_id, version, config, created_at_ms";
 AgentVersionRecord ReadAgentVersion(const RowView& row);

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 24> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 25> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -228,6 +228,18 @@ CREATE TABLE IF NOT EXISTS oauth_clients (
   created_at_ms BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS oauth_clients_by_env ON oauth_clients(org_id, env, created_at_ms);
+)sql",
+                                                          R"sql(
+-- The authorization server's signing keys (docs/mcp.md, OAuth): the private part sealed under the
+-- master key; retired_at_ms 0 for the current one. Retired keys are purged once their tokens
+-- have expired.
+CREATE TABLE IF NOT EXISTS oauth_signing_keys (
+  kid TEXT PRIMARY KEY,
+  sealed_private BYTEA NOT NULL,
+  public_point BYTEA NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  retired_at_ms BIGINT NOT NULL DEFAULT 0
+);
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -151,6 +151,43 @@ Result<bool> PostgresStore::DeleteOAuthClient(const std::string& org_id, const s
   });
 }
 
+Result<std::vector<SigningKeyRecord>> PostgresStore::ListSigningKeys() {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<SigningKeyRecord>> {
+    static const std::string sql = std::string("SELECT ") + kSigningKeyColumns +
+                                   " FROM oauth_signing_keys ORDER BY created_at_ms DESC, kid DESC";
+    return c.Exec(sql, {}).All(ReadSigningKey);
+  });
+}
+
+Result<bool> PostgresStore::AddSigningKey(const SigningKeyRecord& key, bool only_if_none) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    // One lock for every server's additions: two first uses cannot both add a key.
+    pg::Transaction tx(c, "oauth_signing_keys");
+    if (only_if_none &&
+        !c.Exec("SELECT 1 FROM oauth_signing_keys WHERE retired_at_ms = 0 LIMIT 1", {}).empty()) {
+      return false;
+    }
+    c.Exec("UPDATE oauth_signing_keys SET retired_at_ms = $1 WHERE retired_at_ms = 0",
+           {P(key.created_at_ms)});
+    c.Exec(
+        "INSERT INTO oauth_signing_keys(kid, sealed_private, public_point, created_at_ms, "
+        "retired_at_ms) VALUES ($1, $2, $3, $4, 0)",
+        {P(key.kid), pg::Bytes(key.sealed_private), pg::Bytes(key.public_point),
+         P(key.created_at_ms)});
+    tx.Commit();
+    return true;
+  });
+}
+
+Result<std::int64_t> PostgresStore::PurgeSigningKeys(std::int64_t retired_before_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    return static_cast<std::int64_t>(
+        c.Exec("DELETE FROM oauth_signing_keys WHERE retired_at_ms > 0 AND retired_at_ms < $1",
+               {P(retired_before_ms)})
+            .Affected());
+  });
+}
+
 Result<void> PostgresStore::PutGrant(const std::string& org_id, const std::string& token_id,
                                      const std::string& agent_id,
                                      const std::vector<std::string>& permissions) {

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 26> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 27> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -410,6 +410,18 @@ CREATE TABLE IF NOT EXISTS oauth_clients (
   created_at_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS oauth_clients_by_env ON oauth_clients(org_id, env, created_at_ms);
+)sql",
+                                                          R"sql(
+-- The authorization server's signing keys (docs/mcp.md, OAuth): the private part sealed under the
+-- master key; retired_at_ms 0 for the current one. Retired keys are purged once their tokens
+-- have expired.
+CREATE TABLE IF NOT EXISTS oauth_signing_keys (
+  kid TEXT PRIMARY KEY,
+  sealed_private BLOB NOT NULL,
+  public_point BLOB NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  retired_at_ms INTEGER NOT NULL DEFAULT 0
+);
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -160,6 +160,45 @@ Result<bool> SqliteStore::DeleteOAuthClient(const std::string& org_id, const std
   });
 }
 
+Result<std::vector<SigningKeyRecord>> SqliteStore::ListSigningKeys() {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<SigningKeyRecord>> {
+        static const std::string sql =
+            std::string("SELECT ") + kSigningKeyColumns +
+            " FROM oauth_signing_keys ORDER BY created_at_ms DESC, kid DESC";
+        return c.Prepare(sql).All(ReadSigningKey);
+      });
+}
+
+Result<bool> SqliteStore::AddSigningKey(const SigningKeyRecord& key, bool only_if_none) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    sqlite::WriteTransaction tx(c);  // the write lock: no other server adds one meanwhile
+    if (only_if_none) {
+      auto current = c.Prepare("SELECT 1 FROM oauth_signing_keys WHERE retired_at_ms = 0 LIMIT 1");
+      if (current.Step()) return false;
+    }
+    c.Prepare("UPDATE oauth_signing_keys SET retired_at_ms = ? WHERE retired_at_ms = 0")
+        .Bind(key.created_at_ms)
+        .Run();
+    c.Prepare(
+         "INSERT INTO oauth_signing_keys(kid, sealed_private, public_point, created_at_ms, "
+         "retired_at_ms) VALUES (?, ?, ?, ?, 0)")
+        .Bind(key.kid, AsBlob(key.sealed_private), AsBlob(key.public_point), key.created_at_ms)
+        .Run();
+    tx.Commit();
+    return true;
+  });
+}
+
+Result<std::int64_t> SqliteStore::PurgeSigningKeys(std::int64_t retired_before_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    c.Prepare("DELETE FROM oauth_signing_keys WHERE retired_at_ms > 0 AND retired_at_ms < ?")
+        .Bind(retired_before_ms)
+        .Run();
+    return static_cast<std::int64_t>(c.Changes());
+  });
+}
+
 Result<void> SqliteStore::PutGrant(const std::string& org_id, const std::string& token_id,
                                    const std::string& agent_id,
                                    const std::vector<std::string>& permissions) {

@@ -1,11 +1,13 @@
 // POST /mcp: agentgate's agents as the tools of an MCP server (Streamable HTTP, docs/mcp.md). The
-// fl-api headers authenticate the caller (401/400 as for invoke) before any JSON-RPC is read;
+// fl-api headers, an API key or an access token of the built-in authorization server authenticate
+// the caller (401/400 as for invoke, the 401 with a Bearer challenge) before any JSON-RPC is read;
 // tools/list lists the agents the token may chat with in its environment, and tools/call runs one
 // turn under every rule of the invoke route. Answers are single JSON bodies, but for a tools/call
 // with `_meta.progressToken` from a client that accepts text/event-stream: an SSE stream of
 // notifications/progress, one per step of the turn, then the result.
 #include "domain/mcp/mcp_server.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/oauth_common.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/invoke_body.hpp"
 #include "crypto/crypto.hpp"
@@ -292,8 +294,9 @@ asio::awaitable<Response> ListTools(RouteDeps& deps, const Caller& caller,
 }
 
 asio::awaitable<Response> Serve(RouteDeps& deps, RunningCalls& running, Request& r) {
-  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
-  if (!caller) co_return ErrorResponse(caller.error());
+  auto admitted = co_await AdmitMcpCaller(deps, r);
+  if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
+  const auto* caller = &std::get<Caller>(admitted);
   auto read = mcp::ReadIncoming(r.body);
   if (auto* refusal = std::get_if<mcp::Refusal>(&read)) co_return Refused(*refusal, nullptr);
   const auto& message = std::get<mcp::IncomingMessage>(read);

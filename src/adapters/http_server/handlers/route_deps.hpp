@@ -4,6 +4,7 @@
 
 #include "adapters/http_server/router.hpp"
 #include "app/admin_service.hpp"
+#include "app/authorization_server.hpp"
 #include "app/console_sessions.hpp"
 #include "app/invoke_agent.hpp"
 #include "app/metadata_gateway.hpp"
@@ -22,6 +23,7 @@ namespace agentgate::http {
 struct RouteDeps {
   AdminService& admin;
   InvokeAgent& invoke;
+  AuthorizationServer& oauth;  // the built-in authorization server (docs/mcp.md, OAuth)
   Runs& runs;
   StreamRoster& streams;  // the event streams open here: their limits, their right to go on
   MetadataGateway& gateway;
@@ -53,6 +55,7 @@ void AddRunRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 void AddMcpRoutes(Router& router, RouteDeps& deps);
+void AddOAuthServerRoutes(Router& router, RouteDeps& deps);
 void AddOpenAiRoutes(Router& router, RouteDeps& deps);
 void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps);
 void AddAdminMemoryRoutes(Router& router, RouteDeps& deps);

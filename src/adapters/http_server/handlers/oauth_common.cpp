@@ -1,0 +1,59 @@
+#include "adapters/http_server/handlers/oauth_common.hpp"
+
+#include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/responses.hpp"
+#include "app/authorization_server.hpp"
+#include "domain/auth/oauth_metadata.hpp"
+
+#include <algorithm>
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// A host[:port] that can go into a URL and a quoted header parameter as it is.
+bool PlainHost(std::string_view host) {
+  return !host.empty() && host.size() <= 255 && std::all_of(host.begin(), host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' ||
+           c == '[' || c == ']';
+  });
+}
+
+}  // namespace
+
+std::string OAuthBase(const RouteDeps& deps, const Request& r) {
+  if (!deps.public_url.empty()) return deps.public_url;
+  const auto host = r.Header("host");
+  return "http://" + std::string(host && PlainHost(*host) ? *host : "localhost");
+}
+
+asio::awaitable<std::variant<Caller, Response>> AdmitMcpCaller(RouteDeps& deps, Request& r) {
+  constexpr std::string_view kBearer = "Bearer ";
+  const auto authorization = r.Header("authorization");
+  const bool has_headers = r.Header("fl-api-org") || r.Header("fl-api-token");
+  const bool access_token = !has_headers && authorization && authorization->starts_with(kBearer) &&
+                            !authorization->substr(kBearer.size()).starts_with("agk_");
+  const std::string base = OAuthBase(deps, r);
+  // Two statements, not a conditional of two co_awaits (which GCC 12 miscompiles).
+  Result<Caller> caller = Error(ErrorCode::kUnauthenticated, "");
+  if (access_token) {
+    std::string presented(authorization->substr(kBearer.size()));
+    caller = co_await deps.oauth.Admit(std::move(presented), base);
+  } else {
+    const CallerHeaders headers = CallerHeadersOf(r);
+    caller = co_await Authenticate(deps.tenants, headers);
+  }
+  if (caller) co_return std::move(*caller);
+  Response refused = ErrorResponse(caller.error());
+  if (refused.status == 401) {
+    // invalid_token only for a Bearer credential; a bare challenge for none or the fl-api ones.
+    std::optional<std::string> why;
+    if (authorization && authorization->starts_with(kBearer)) why = caller.error().message;
+    refused.headers.emplace_back("WWW-Authenticate", oauth::BearerChallenge(base, why));
+  }
+  co_return refused;
+}
+
+}  // namespace agentgate::http

@@ -1,0 +1,136 @@
+#include "domain/auth/access_token.hpp"
+#include "domain/auth/oauth_metadata.hpp"
+#include "domain/auth/oauth_token_request.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
+
+namespace agentgate::oauth {
+namespace {
+
+constexpr std::string_view kForm = "application/x-www-form-urlencoded";
+
+ClientAuthorization Basic(std::optional<std::string> decoded) {
+  return ClientAuthorization{ClientAuthorization::Kind::kBasic, std::move(decoded)};
+}
+
+OAuthError Refusal(const std::variant<TokenRequest, OAuthError>& read) {
+  EXPECT_TRUE(std::holds_alternative<OAuthError>(read));
+  return std::holds_alternative<OAuthError>(read) ? std::get<OAuthError>(read) : OAuthError{};
+}
+
+}  // namespace
+
+TEST(TokenRequest, ReadsBothClientAuthenticationsAndTheOptionalParameters) {
+  auto basic =
+      ReadTokenRequest(kForm, "grant_type=client_credentials&scope=mcp", Basic("agc_1:s%3Acret+x"));
+  ASSERT_TRUE(std::holds_alternative<TokenRequest>(basic));
+  const auto& b = std::get<TokenRequest>(basic);
+  EXPECT_EQ(b.client_id, "agc_1");
+  EXPECT_EQ(b.client_secret, "s:cret x");  // form-encoded inside Basic (RFC 6749 §2.3.1)
+  EXPECT_EQ(b.authentication, ClientAuthentication::kBasic);
+  EXPECT_EQ(b.scope, "mcp");
+  EXPECT_FALSE(b.resource);
+
+  auto post = ReadTokenRequest("application/x-www-form-urlencoded; charset=utf-8",
+                               "grant_type=client_credentials&client_id=agc_1&client_secret=s&"
+                               "resource=https%3A%2F%2Fa%2Fmcp",
+                               {});
+  ASSERT_TRUE(std::holds_alternative<TokenRequest>(post));
+  EXPECT_EQ(std::get<TokenRequest>(post).authentication, ClientAuthentication::kPost);
+  EXPECT_EQ(std::get<TokenRequest>(post).resource, "https://a/mcp");
+}
+
+TEST(TokenRequest, RefusesEachMalformedRequestWithTheProtocolsCode) {
+  const std::string grant = "grant_type=client_credentials";
+  EXPECT_EQ(Refusal(ReadTokenRequest("application/json", "{}", {})).error, "invalid_request");
+  EXPECT_EQ(Refusal(ReadTokenRequest(std::nullopt, grant, {})).error, "invalid_request");
+  EXPECT_EQ(Refusal(ReadTokenRequest(kForm, "client_id=a&client_secret=b", {})).error,
+            "invalid_request");
+  const auto other = Refusal(ReadTokenRequest(kForm, "grant_type=authorization_code", {}));
+  EXPECT_EQ(other.error, "unsupported_grant_type");
+  EXPECT_EQ(other.status, 400);
+  EXPECT_EQ(Refusal(ReadTokenRequest(kForm, grant + "&grant_type=password", {})).error,
+            "invalid_request");  // repeated
+  EXPECT_EQ(Refusal(ReadTokenRequest(kForm, grant + "&scope=%zz", {})).error, "invalid_request");
+  const auto none = Refusal(ReadTokenRequest(kForm, grant, {}));
+  EXPECT_EQ(none.error, "invalid_client");
+  EXPECT_EQ(none.status, 401);
+  EXPECT_FALSE(none.basic_challenge);
+  const auto unreadable = Refusal(ReadTokenRequest(kForm, grant, Basic(std::nullopt)));
+  EXPECT_EQ(unreadable.error, "invalid_client");
+  EXPECT_TRUE(unreadable.basic_challenge);
+  EXPECT_EQ(Refusal(ReadTokenRequest(kForm, grant, Basic("no-colon"))).error, "invalid_client");
+  EXPECT_EQ(Refusal(ReadTokenRequest(kForm, grant + "&client_secret=x", Basic("a:b"))).error,
+            "invalid_request");  // two methods
+  EXPECT_EQ(Refusal(ReadTokenRequest(kForm, grant,
+                                     ClientAuthorization{ClientAuthorization::Kind::kOther, {}}))
+                .error,
+            "invalid_client");
+  // A parameter without a value is omitted (RFC 6749 §3.2).
+  EXPECT_EQ(Refusal(ReadTokenRequest(kForm, grant + "&client_id=a&client_secret=", {})).error,
+            "invalid_client");
+}
+
+TEST(TokenRequest, GrantsTheOneScopeAndOnlyOurResource) {
+  EXPECT_EQ(std::get<std::string>(GrantedScope(std::nullopt)), "mcp");
+  EXPECT_EQ(std::get<std::string>(GrantedScope("mcp")), "mcp");
+  EXPECT_EQ(std::get<std::string>(GrantedScope("mcp  mcp")), "mcp");
+  EXPECT_EQ(std::get<OAuthError>(GrantedScope("mcp admin")).error, "invalid_scope");
+  EXPECT_EQ(std::get<OAuthError>(GrantedScope(" ")).error, "invalid_scope");
+  EXPECT_FALSE(CheckResource(std::nullopt, "https://a/mcp"));
+  EXPECT_FALSE(CheckResource("https://a/mcp", "https://a/mcp"));
+  EXPECT_EQ(CheckResource("https://b/mcp", "https://a/mcp")->error, "invalid_target");
+}
+
+TEST(AccessToken, AcceptsItsOwnClaimsAndRefusesAnotherIssuerAudienceScopeOrAnExpiredOne) {
+  AccessTokenClaims claims{"https://a", "https://a/mcp", "agc_1", "mcp", "j1", 1000, 1600};
+  const std::string payload = AccessTokenPayload(claims);
+  const auto parsed = boost::json::parse(payload).as_object();
+  EXPECT_EQ(parsed.at("sub"), "agc_1");  // RFC 9068 §2.2: the client, with no user
+  auto ok = AcceptedClaims(payload, "https://a", "https://a/mcp", "mcp", 1599);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->client_id, "agc_1");
+  EXPECT_EQ(ok->expires_at_s, 1600);
+  const auto refused = [&](std::string_view issuer, std::string_view audience,
+                           std::string_view scope, std::int64_t now) {
+    auto r = AcceptedClaims(payload, issuer, audience, scope, now);
+    return !r ? r.error().message : std::string();
+  };
+  EXPECT_NE(refused("https://a", "https://a/mcp", "mcp", 1600).find("expired"), std::string::npos);
+  EXPECT_NE(refused("https://b", "https://a/mcp", "mcp", 1000).find("iss"), std::string::npos);
+  EXPECT_NE(refused("https://a", "https://b/mcp", "mcp", 1000).find("aud"), std::string::npos);
+  EXPECT_NE(refused("https://a", "https://a/mcp", "admin", 1000).find("scope"), std::string::npos);
+  EXPECT_FALSE(AcceptedClaims("[]", "https://a", "https://a/mcp", "mcp", 1000));
+  EXPECT_FALSE(AcceptedClaims(R"({"iss":"https://a","aud":"https://a/mcp","exp":"1600","iat":1})",
+                              "https://a", "https://a/mcp", "mcp", 1000));
+}
+
+TEST(AccessToken, TheHeaderMustBeOursES256AtJwtWithAKeyId) {
+  EXPECT_EQ(SigningKeyOf(AccessTokenHeader("k1")).value(), "k1");
+  EXPECT_FALSE(SigningKeyOf(R"({"alg":"none","typ":"at+jwt","kid":"k1"})"));
+  EXPECT_FALSE(SigningKeyOf(R"({"alg":"HS256","typ":"at+jwt","kid":"k1"})"));
+  EXPECT_FALSE(SigningKeyOf(R"({"alg":"ES256","typ":"JWT","kid":"k1"})"));
+  EXPECT_FALSE(SigningKeyOf(R"({"alg":"ES256","typ":"at+jwt"})"));
+  EXPECT_FALSE(SigningKeyOf("not json"));
+}
+
+TEST(OAuthMetadata, TheDocumentsPointAtEachOtherAndTheChallengeAtTheResourcesDocument) {
+  const auto resource =
+      boost::json::parse(ProtectedResourceMetadata("https://gw.example")).as_object();
+  EXPECT_EQ(resource.at("resource"), "https://gw.example/mcp");
+  EXPECT_EQ(resource.at("authorization_servers").as_array().at(0), "https://gw.example");
+  const auto server =
+      boost::json::parse(AuthorizationServerMetadata("https://gw.example")).as_object();
+  EXPECT_EQ(server.at("issuer"), "https://gw.example");
+  EXPECT_EQ(server.at("token_endpoint"), "https://gw.example/oauth/token");
+  EXPECT_EQ(server.at("jwks_uri"), "https://gw.example/oauth/jwks");
+  EXPECT_EQ(server.at("grant_types_supported").as_array().size(), 1u);
+  EXPECT_EQ(BearerChallenge("https://gw.example", std::nullopt),
+            "Bearer resource_metadata=\"https://gw.example/.well-known/oauth-protected-resource\"");
+  EXPECT_EQ(BearerChallenge("https://gw.example", std::string("it \"has\" expired")),
+            "Bearer resource_metadata=\"https://gw.example/.well-known/oauth-protected-resource\", "
+            "error=\"invalid_token\", error_description=\"it has expired\"");
+}
+
+}  // namespace agentgate::oauth

@@ -1,0 +1,159 @@
+#include "domain/auth/oauth_token_request.hpp"
+
+#include "domain/url_encoding.hpp"
+
+#include <map>
+#include <vector>
+
+namespace agentgate::oauth {
+namespace {
+
+OAuthError InvalidRequest(std::string description) {
+  return OAuthError{400, "invalid_request", std::move(description), false};
+}
+
+OAuthError UnreadableBasic() {
+  return OAuthError{401, "invalid_client",
+                    "the Authorization header's Basic credentials are not the base64 of "
+                    "client_id:client_secret",
+                    true};
+}
+
+// RFC 6749 §3.2: a parameter sent without a value is treated as omitted; none may repeat.
+std::variant<std::map<std::string, std::string>, OAuthError> ReadForm(std::string_view body) {
+  std::map<std::string, std::string> params;
+  while (!body.empty()) {
+    const auto amp = body.find('&');
+    const std::string_view pair = body.substr(0, amp);
+    body = amp == std::string_view::npos ? std::string_view() : body.substr(amp + 1);
+    if (pair.empty()) continue;
+    const auto eq = pair.find('=');
+    auto name = PercentDecode(pair.substr(0, eq), true);
+    auto value = PercentDecode(eq == std::string_view::npos ? "" : pair.substr(eq + 1), true);
+    if (!name || !value) return InvalidRequest("the form body has a malformed percent-escape");
+    if (value->empty()) continue;
+    const std::string named = *name;
+    if (!params.emplace(std::move(*name), std::move(*value)).second)
+      return InvalidRequest("parameter '" + named + "' is repeated");
+  }
+  return params;
+}
+
+std::variant<TokenRequest, OAuthError> ReadBasic(const std::optional<std::string>& decoded) {
+  const auto colon = decoded ? decoded->find(':') : std::string::npos;
+  if (colon == std::string::npos) return UnreadableBasic();
+  auto id = PercentDecode(std::string_view(*decoded).substr(0, colon), true);
+  auto secret = PercentDecode(std::string_view(*decoded).substr(colon + 1), true);
+  if (!id || !secret || id->empty()) return UnreadableBasic();
+  TokenRequest request;
+  request.client_id = std::move(*id);
+  request.client_secret = std::move(*secret);
+  request.authentication = ClientAuthentication::kBasic;
+  return request;
+}
+
+std::optional<std::string> Take(std::map<std::string, std::string>& params,
+                                const std::string& name) {
+  auto it = params.find(name);
+  if (it == params.end()) return std::nullopt;
+  std::string value = std::move(it->second);
+  params.erase(it);
+  return value;
+}
+
+}  // namespace
+
+std::variant<TokenRequest, OAuthError> ReadTokenRequest(
+    std::optional<std::string_view> content_type, std::string_view body,
+    const ClientAuthorization& authorization) {
+  const std::string_view type =
+      content_type ? content_type->substr(0, content_type->find(';')) : std::string_view();
+  if (type != "application/x-www-form-urlencoded") {
+    return InvalidRequest(
+        "the token request's body must be application/x-www-form-urlencoded (RFC 6749 §4.4.2)");
+  }
+  auto read = ReadForm(body);
+  if (auto* error = std::get_if<OAuthError>(&read)) return *error;
+  auto& params = std::get<std::map<std::string, std::string>>(read);
+
+  const auto grant_type = Take(params, "grant_type");
+  if (!grant_type) return InvalidRequest("parameter 'grant_type' is required");
+  if (*grant_type != "client_credentials") {
+    return OAuthError{400, "unsupported_grant_type",
+                      "grant_type '" + *grant_type +
+                          "' is not supported: this authorization server issues tokens for "
+                          "client_credentials only",
+                      false};
+  }
+  auto form_id = Take(params, "client_id");
+  auto form_secret = Take(params, "client_secret");
+  TokenRequest request;
+  using Kind = ClientAuthorization::Kind;
+  if (authorization.kind == Kind::kOther) {
+    return OAuthError{401, "invalid_client",
+                      "the Authorization header must use the Basic scheme "
+                      "(client_secret_basic), or be left out for client_secret_post",
+                      true};
+  }
+  if (authorization.kind == Kind::kBasic) {
+    if (form_secret) {
+      return InvalidRequest(
+          "the client authenticated twice (Basic and client_secret): use one method");
+    }
+    auto basic = ReadBasic(authorization.basic);
+    if (auto* error = std::get_if<OAuthError>(&basic)) return *error;
+    request = std::move(std::get<TokenRequest>(basic));
+    if (form_id && *form_id != request.client_id)
+      return InvalidRequest("client_id differs from the Basic credentials' client");
+  } else {
+    if (!form_id || !form_secret) {
+      return OAuthError{401, "invalid_client",
+                        "client authentication is required: HTTP Basic (client_secret_basic) or "
+                        "client_id and client_secret in the body (client_secret_post)",
+                        false};
+    }
+    request.client_id = std::move(*form_id);
+    request.client_secret = std::move(*form_secret);
+    request.authentication = ClientAuthentication::kPost;
+  }
+  request.scope = Take(params, "scope");
+  request.resource = Take(params, "resource");
+  return request;
+}
+
+std::variant<std::string, OAuthError> GrantedScope(const std::optional<std::string>& requested) {
+  if (!requested) return std::string(kMcpScope);
+  std::string_view rest = *requested;
+  bool any = false;
+  while (!rest.empty()) {
+    const auto space = rest.find(' ');
+    const std::string_view scope = rest.substr(0, space);
+    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    if (scope.empty()) continue;
+    if (scope != kMcpScope) {
+      return OAuthError{400, "invalid_scope",
+                        "scope '" + std::string(scope) + "' is not one this server grants (" +
+                            std::string(kMcpScope) + ")",
+                        false};
+    }
+    any = true;
+  }
+  if (!any) return OAuthError{400, "invalid_scope", "the scope parameter names no scope", false};
+  return std::string(kMcpScope);
+}
+
+std::optional<OAuthError> CheckResource(const std::optional<std::string>& resource,
+                                        std::string_view ours) {
+  if (!resource || *resource == ours) return std::nullopt;
+  return OAuthError{400, "invalid_target",
+                    "resource '" + *resource + "' is not served here; this server's is '" +
+                        std::string(ours) + "'",
+                    false};
+}
+
+OAuthError InvalidClient(const TokenRequest& request) {
+  return OAuthError{401, "invalid_client", "the client is unknown or its secret is wrong",
+                    request.authentication == ClientAuthentication::kBasic};
+}
+
+}  // namespace agentgate::oauth

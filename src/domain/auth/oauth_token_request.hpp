@@ -1,0 +1,57 @@
+#pragma once
+// The token endpoint's request (RFC 6749 §4.4, the client-credentials grant) and its refusals in
+// the protocol's own shape (§5.2), for the built-in authorization server (docs/mcp.md, OAuth).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace agentgate::oauth {
+
+// The one scope there is: list and call, at /mcp, the agents the client's API token may chat with.
+inline constexpr std::string_view kMcpScope = "mcp";
+
+struct OAuthError {
+  int status = 400;
+  std::string error;  // invalid_request, invalid_client, unsupported_grant_type, invalid_scope, ...
+  std::string description;
+  bool basic_challenge = false;  // a 401 to a client that authenticated with HTTP Basic
+};
+
+enum class ClientAuthentication { kBasic, kPost };
+
+struct TokenRequest {
+  std::string client_id;
+  std::string client_secret;
+  ClientAuthentication authentication = ClientAuthentication::kPost;
+  std::optional<std::string> scope;     // space-separated, as sent
+  std::optional<std::string> resource;  // RFC 8707
+};
+
+// The Authorization header as the adapter read it (base64 is the adapter's): absent, Basic with
+// its credentials decoded (nullopt when they are not base64), or some other scheme.
+struct ClientAuthorization {
+  enum class Kind { kNone, kBasic, kOther } kind = Kind::kNone;
+  std::optional<std::string> basic;  // "client_id:client_secret", each form-encoded
+};
+
+// The form body and Authorization header of POST /oauth/token, up to the client's credentials
+// (not yet checked): invalid_request for another content type, a malformed or repeated
+// parameter, a missing or doubled client authentication; invalid_client for unreadable Basic
+// credentials; unsupported_grant_type for any grant but client_credentials.
+std::variant<TokenRequest, OAuthError> ReadTokenRequest(
+    std::optional<std::string_view> content_type, std::string_view body,
+    const ClientAuthorization& authorization);
+
+// What a client is granted of what it asked: every scope asked must be one there is
+// (invalid_scope); none asked is every scope.
+std::variant<std::string, OAuthError> GrantedScope(const std::optional<std::string>& requested);
+
+// invalid_target unless the resource asked for, if any, is `ours` (the MCP endpoint's URL).
+std::optional<OAuthError> CheckResource(const std::optional<std::string>& resource,
+                                        std::string_view ours);
+
+OAuthError InvalidClient(const TokenRequest& request);
+
+}  // namespace agentgate::oauth
