@@ -3,7 +3,6 @@ clients (docs/mcp.md, OAuth): discovery (RFC 9728, RFC 8414), the client-credent
 endpoint, ES256 access tokens (RFC 9068), their revocation and the signing key's rotation. The
 clients are the official MCP SDK's client-credentials provider and jose (tests/counterparts)."""
 import base64
-import http.client
 import json
 import subprocess
 import time
@@ -37,16 +36,7 @@ def register(tenant, name="Agentforce", server=None):
 
 def raw(server, method, path, body=None, headers=None):
     """A request with headers exactly as given (a Host of our choosing too)."""
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
-    conn.request(method, path, body=body, headers=headers or {})
-    resp = conn.getresponse()
-    text = resp.read().decode()
-    conn.close()
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        parsed = text
-    return resp.status, {k.lower(): v for k, v in resp.getheaders()}, parsed
+    return server.request(method, path, raw=body, headers=headers, timeout=30)
 
 
 def token_request(server, form, basic=None, host=None, content_type="application/x-www-form-urlencoded"):

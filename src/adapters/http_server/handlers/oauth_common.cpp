@@ -31,18 +31,16 @@ std::string OAuthBase(const RouteDeps& deps, const Request& r) {
 
 asio::awaitable<std::variant<Caller, Response>> AdmitMcpCaller(RouteDeps& deps, Request& r) {
   constexpr std::string_view kBearer = "Bearer ";
+  const CallerHeaders headers = CallerHeadersOf(r);
   const auto authorization = r.Header("authorization");
-  const bool has_headers = r.Header("fl-api-org") || r.Header("fl-api-token");
-  const bool access_token = !has_headers && authorization && authorization->starts_with(kBearer) &&
-                            !authorization->substr(kBearer.size()).starts_with("agk_");
   const std::string base = OAuthBase(deps, r);
-  // Two statements, not a conditional of two co_awaits (which GCC 12 miscompiles).
+  // A Bearer credential that is not an API key is one of our access tokens, or nothing. Two
+  // statements, not a conditional of two co_awaits (which GCC 12 miscompiles).
   Result<Caller> caller = Error(ErrorCode::kUnauthenticated, "");
-  if (access_token) {
+  if (headers.unreadable_key) {
     std::string presented(authorization->substr(kBearer.size()));
     caller = co_await deps.oauth.Admit(std::move(presented), base);
   } else {
-    const CallerHeaders headers = CallerHeadersOf(r);
     caller = co_await Authenticate(deps.tenants, headers);
   }
   if (caller) co_return std::move(*caller);
