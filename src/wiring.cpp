@@ -406,7 +406,7 @@ asio::awaitable<void> Drain(http::Server& server, RunWorker& runs, std::chrono::
                             const std::vector<asio::io_context*>& loops) {
   asio::steady_timer timer(co_await asio::this_coro::executor);
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  while ((server.ActiveRequests() > 0 || server.OpenConnections() > 0 || runs.Running() > 0) &&
+  while ((server.ActiveRequests() > 0 || server.OpenConnections() > 0 || !runs.Stopped()) &&
          std::chrono::steady_clock::now() < deadline) {
     timer.expires_after(std::chrono::milliseconds(20));
     co_await timer.async_wait(asio::use_awaitable);

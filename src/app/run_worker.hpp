@@ -119,6 +119,9 @@ class RunWorker {
   bool CancelHere(const std::string& run_id) { return registry_.Cancel(run_id); }
   // Any thread. Claims no more runs; those running finish.
   void Stop() { claimer_.Stop(); }
+  // Any thread. Since Stop(): its claimer's loop has ended and no run runs here; only then may
+  // the worker be destroyed.
+  bool Stopped() const { return claimer_.Stopped() && Running() == 0; }
   std::size_t Running() const { return registry_.Running(); }  // every kind
   const std::string& server_id() const { return d_.server.id(); }
 

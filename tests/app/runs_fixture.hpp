@@ -20,6 +20,7 @@ class RunsTest : public InvokeAgentTest {
   }
   void TearDown() override {
     worker_.Stop();
+    EXPECT_TRUE(RunUntil([&] { return worker_.Stopped(); }));  // no store call of its left out
     InvokeAgentTest::TearDown();
   }
 

@@ -89,7 +89,7 @@ TEST_F(RunsTest, ABackgroundRunOnABusyConversationIsRefusedNamingTheField) {
 
 TEST_F(RunsTest, AnOrganizationsQueueIsBoundedAndALimitReachedRefusesBeforeQueueing) {
   worker_.Stop();  // nothing starts: the runs stay queued
-  RunUntil([] { return true; });
+  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
   for (int i = 0; i < 3; ++i) Queued(Asking("Queued"));
   const Error full = Refused(Asking("One too many"));
   EXPECT_EQ(full.code, ErrorCode::kQueueFull);
@@ -102,7 +102,7 @@ TEST_F(RunsTest, AnOrganizationsQueueIsBoundedAndALimitReachedRefusesBeforeQueue
 
 TEST_F(RunsTest, CancelingAQueuedRunEndsItAtOnceAndAnEndedOneIsRefused) {
   worker_.Stop();
-  RunUntil([] { return true; });
+  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
   const RunRecord queued = Queued(Asking("Never mind"));
   auto canceled = Await(runs_.Cancel(caller_, queued.id));
   ASSERT_TRUE(canceled) << canceled.error().message;
@@ -166,7 +166,7 @@ TEST_F(RunsTest, AServerRunsAtMostMaxConcurrentRunsAndTheRestWaitQueued) {
 
 TEST_F(RunsTest, ARunRunsAsItsCallerAsTheyAreWhenItStarts) {
   worker_.Stop();
-  RunUntil([] { return true; });
+  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
   const RunRecord queued = Queued(Asking("Hi"));
   ASSERT_TRUE(store_->RevokeToken("acme", "tok"));
   clock_.Advance(2s);  // past the tenant cache's freshness
@@ -177,7 +177,7 @@ TEST_F(RunsTest, ARunRunsAsItsCallerAsTheyAreWhenItStarts) {
   EXPECT_EQ(boost::json::parse(run.error_json).at("code"), "unauthenticated");
   EXPECT_TRUE(model_.seen.empty());
   second.Stop();
-  RunUntil([&] { return second.Running() == 0; });
+  EXPECT_TRUE(RunUntil([&] { return second.Stopped(); }));
 }
 
 TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresItsWayInsAnswer) {
@@ -279,6 +279,7 @@ TEST_F(RunsTest, AFollowerWaitingForTheEndHasAQuickRunsEveryEventInOneLook) {
 // wait for its end (no write of their own meanwhile), so the end's write is never out before.
 TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   worker_.Stop();
+  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
   RunWorkerDeps deps = WorkerDeps();
   deps.write_behind = 10min;
   deps.poll = 10min;  // it claims the run when its queueing wakes it, after the run's create
@@ -326,7 +327,7 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   EXPECT_EQ(Ended(queued.id).status, RunStatus::kCompleted);
   EXPECT_EQ(Await(runs.Get(caller_, queued.id))->status, RunStatus::kCompleted);
   worker.Stop();
-  EXPECT_TRUE(RunUntil([&] { return worker.Running() == 0; }));
+  EXPECT_TRUE(RunUntil([&] { return worker.Stopped(); }));
 }
 
 TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
@@ -343,7 +344,7 @@ TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
 // end makes none, and costs no look (two store reads): a run queued meanwhile waits for the poll.
 TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoesNot) {
   worker_.Stop();
-  RunUntil([] { return true; });
+  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
   RunWorkerDeps deps = WorkerDeps();
   deps.max_concurrent = 1;
   deps.poll = 60s;  // no look but the ones a run's end or queueing asks for, in this test
@@ -387,7 +388,7 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
   for (const char* id : {"run_waiting_1", "run_waiting_2"})
     EXPECT_EQ(Ended(id).status, RunStatus::kCompleted) << id;
   worker.Stop();
-  RunUntil([&] { return worker.Running() == 0; });
+  EXPECT_TRUE(RunUntil([&] { return worker.Stopped(); }));
 }
 
 // A server alone on its store (SQLite) writes a stateless streamed run at its end, or with its

@@ -27,10 +27,14 @@ RunClaimer::RunClaimer(StoreRunner& store, const ServerLease& server, RunRegistr
       options_(options),
       launch_(std::move(launch)) {}
 
-RunClaimer::~RunClaimer() = default;
+RunClaimer::~RunClaimer() {
+  // Its store call would come back to freed memory: a shutdown whose drain ran out of time.
+  if (looping_) log::Error("run_claimer_destroyed_while_looping", {});
+}
 
 void RunClaimer::Start(const asio::any_io_executor& executor) {
   timer_ = std::make_unique<Timer>(executor);
+  looping_ = true;
   asio::co_spawn(executor, Loop(), asio::detached);
 }
 
@@ -59,6 +63,7 @@ asio::awaitable<void> RunClaimer::Loop() {
     timer_->timer.expires_after(options_.poll);
     co_await timer_->timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
+  looping_ = false;
 }
 
 asio::awaitable<void> RunClaimer::ClaimWhileQueued() {

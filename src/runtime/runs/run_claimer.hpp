@@ -39,8 +39,11 @@ class RunClaimer {
   void Start(const boost::asio::any_io_executor& executor);
   // Any thread: look for work now, not at the next poll.
   void Wake();
-  // Any thread: claims no more runs (those running finish).
+  // Any thread: claims no more runs (those running finish). The loop ends at its next step: its
+  // store call, if one is out, still comes back to this claimer, so keep it until Stopped().
   void Stop();
+  // Any thread: the loop has ended (or never started); the claimer may be destroyed.
+  bool Stopped() const { return !looping_; }
 
  private:
   boost::asio::awaitable<void> Loop();
@@ -57,6 +60,7 @@ class RunClaimer {
   std::unique_ptr<Timer> timer_;    // the wait between looks, from Start()
   std::atomic<bool> woken_{false};  // a wake-up came while the loop was not waiting
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> looping_{false};
 };
 
 }  // namespace agentgate
