@@ -6,6 +6,7 @@
 #include "domain/agent/flow_request.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -95,6 +96,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ExpectAcceptedOrFieldNamed(ParseCreateInstance(body), "ParseCreateInstance");
   ExpectAcceptedOrFieldNamed(ParsePutGrant(body), "ParsePutGrant");
   ExpectAcceptedOrFieldNamed(ParseCrmCredentials(body), "ParseCrmCredentials");
+  ExpectAcceptedOrFieldNamed(ParseResponseFormat(body), "ParseResponseFormat");
+  // An accepted answer schema validates any value, its example included, without failing.
+  if (const auto checked = schema::ReadAnswerSchema(body, "schema")) {
+    schema::Validate(*checked, body);
+    schema::Validate(*checked, schema::ExampleOf(*checked));
+    schema::StrictForm(*checked);
+  }
   if (body.is_object() && body.as_object().contains("config"))
     ExpectAcceptedOrFieldNamed(ParseAgentConfig(body.at("config")), "ParseAgentConfig");
 

@@ -10,6 +10,7 @@ packages=(
   libc-ares-dev
   libprotobuf-dev protobuf-compiler libdeflate-dev  # OTLP trace export (adapters/otlp)
   libgtest-dev libgmock-dev libbenchmark-dev
+  json-schema-test-suite  # the output validator's conformance cases (domain/schema)
   python3 python3-pytest python3-pytest-xdist curl ca-certificates openssl clang-format
   postgresql nginx
   chromium chromium-driver python3-selenium  # the console's browser tests

@@ -50,7 +50,16 @@ void PrintDemo(const Config& config, const std::string& listen,
             << "\n\nTry:\n  curl -s http://" << listen << "/api/agents/" << kv["agent"]
             << "/invoke -H 'content-type: application/json' -H 'fl-api-org: " << kv["org"]
             << "' -H 'fl-api-env: " << kv["env"] << "' -H 'fl-api-token: " << kv["token"]
-            << "' -d '{\"message\":\"What is agentgate?\"}'\n\n"
+            << "' -d '{\"message\":\"What is agentgate?\"}'\n"
+            << "\nAnd for an answer held to a JSON Schema (its parsed object is the body's "
+               "\"output\"):\n  curl -s http://"
+            << listen << "/api/agents/" << kv["agent"]
+            << "/invoke -H 'content-type: application/json' -H 'fl-api-org: " << kv["org"]
+            << "' -H 'fl-api-env: " << kv["env"] << "' -H 'fl-api-token: " << kv["token"]
+            << "' -d '{\"message\":\"Should this refund be escalated?\",\"response_format\":"
+               "{\"type\":\"json_schema\",\"schema\":{\"type\":\"object\",\"properties\":"
+               "{\"escalate\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}},"
+               "\"required\":[\"escalate\",\"reason\"]}}}'\n\n"
             << std::flush;
 }
 

@@ -216,8 +216,8 @@ struct Upstreams {
         std::vector<std::optional<std::string>> keys(p.api_keys.begin(), p.api_keys.end());
         if (keys.empty()) keys.emplace_back();  // called without a key
         for (auto& key : keys) {
-          http_models.push_back(
-              std::make_unique<HttpModelClient>(dialect, http, p.base_url, std::move(key)));
+          http_models.push_back(std::make_unique<HttpModelClient>(
+              dialect, http, p.base_url, std::move(key), p.structured_output_models));
           clients.push_back(http_models.back().get());
         }
       }

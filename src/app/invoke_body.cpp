@@ -49,6 +49,11 @@ void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result)
         .End();
   }
   out.End().End();
+  if (result.output) {
+    out.Value("output", *result.output);
+  } else {
+    out.Null("output");
+  }
   if (!result.run_id.empty()) {
     // Paused for approval: the run to decide, and what waits (docs/daemon.md, Tool approvals).
     out.String("run_id", result.run_id);

@@ -30,6 +30,8 @@ struct InvokeResult {
   // calls that wait for the decision.
   std::string run_id = {};
   std::vector<ToolCall> pending_actions = {};
+  // The answer parsed, under an answer schema it kept to (docs/structured-output.md); else null.
+  std::optional<boost::json::value> output = {};
   bool operator==(const InvokeResult&) const = default;
 };
 

@@ -54,6 +54,7 @@ TEST(InvokeBody, TheTextIsTheBodyInTheContractsOrder) {
                                       {"cost_usd", 0.0123},
                                       {"model_calls", 3},
                                       {"models", std::move(models)}};
+  same["output"] = nullptr;
   EXPECT_EQ(InvokeBodyText(result), json_text::Write(same));
   EXPECT_EQ(InvokeBody(result), same);
 }
@@ -66,7 +67,16 @@ TEST(InvokeBody, AStatelessBlockedOrStoppedTurnSaysSo) {
   EXPECT_EQ(InvokeBodyText(result),
             R"({"response":"[blocked]","blocked":true,"conversation_id":null,)"
             R"("terminated_reason":"max_iterations","usage":{"input_tokens":0,"output_tokens":0,)"
-            R"("cost_usd":0,"model_calls":0,"models":[]}})");
+            R"("cost_usd":0,"model_calls":0,"models":[]},"output":null})");
+}
+
+TEST(InvokeBody, AnAnswerHeldToASchemaCarriesItsParsedOutput) {
+  InvokeResult result = Answered();
+  result.response = R"({"escalate":true})";
+  result.output = boost::json::parse(result.response);
+  const auto body = boost::json::parse(InvokeBodyText(result)).as_object();
+  EXPECT_EQ(body.at("response"), R"({"escalate":true})");
+  EXPECT_EQ(body.at("output"), boost::json::parse(R"({"escalate":true})"));
 }
 
 TEST(InvokeBody, APausedTurnNamesItsRunAndTheCallsThatWait) {

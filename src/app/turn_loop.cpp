@@ -199,7 +199,9 @@ asio::awaitable<Result<Turn::Step>> InvokeAgent::CallModel(TurnRun& run,
     });
     if (run.reply_stream) run.reply_stream->CallStarted(call);
     Span span = StartChatSpan(run, chain.entry(), request);
-    options.on_text = run.TextSinkOrNull();
+    // An answer held to a schema is shown once it keeps to it, never as the model writes it: a
+    // first answer its repair replaces would have been streamed as the reply.
+    options.on_text = request.answer_format ? nullptr : run.TextSinkOrNull();
     if (const auto* context = span.context_ptr()) options.traceparent = context->Traceparent();
     const SpanContext* trace = span.context_ptr();
     AG_CO_TRYV(co_await run.metered.Complete(request, call_deadline, answer, options, trace));

@@ -28,6 +28,7 @@ PromptInputs InputsOf(const InvokeRequest& request, std::string instance_instruc
   inputs.host_context = request.host_context;
   inputs.message = request.message;
   inputs.history = request.history;  // a stateless call's own (a stored conversation's is read)
+  inputs.answer_schema = request.answer_schema;
   return inputs;
 }
 

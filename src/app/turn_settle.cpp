@@ -165,6 +165,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   result.blocked = outcome.approval_withheld || run.agent.safety.Blocks(result.response);
   // The withheld text is never stored, logged or answered.
   if (result.blocked) result.response = run.agent.config.safety.placeholder;
+  if (!result.blocked) result.output = outcome.output;
 
   const std::int64_t now = d_.clock.NowMs();
   const auto duration =

@@ -236,6 +236,10 @@ Result<void> ReadProviders(const toml::table& root, Config& c) {
         if (p.api_keys_sealed.empty()) return ConfigError(at, "must list at least one key");
         continue;
       }
+      if (field == "structured_output_models") {
+        AG_TRY(p.structured_output_models, StringList(v, at));
+        continue;
+      }
       if (field == "breaker_failures" || field == "breaker_cooldown_seconds") {
         const auto n = v.value<long long>();
         const long long max = field == "breaker_failures" ? 100 : 3600;
@@ -267,6 +271,11 @@ Result<void> ReadProviders(const toml::table& root, Config& c) {
       return ConfigError(key + ".name", "duplicates provider '" + p.name + "'");
     if (p.kind != "openai" && p.kind != "anthropic" && p.kind != "offline") {
       return ConfigError(key + ".kind", "must be openai, anthropic or offline");
+    }
+    if (!p.structured_output_models.empty() && p.kind != "anthropic") {
+      return ConfigError(key + ".structured_output_models",
+                         "applies to anthropic providers (OpenAI-compatible ones are always asked "
+                         "with response_format)");
     }
     if (p.kind != "offline" && !IsHttpUrl(p.base_url)) {
       return ConfigError(key + ".base_url", "must be an http or https URL");

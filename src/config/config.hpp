@@ -154,6 +154,9 @@ struct ProviderConfig {
   // The circuit breaker of each key: this many failures in a row open it for the cool-down.
   int breaker_failures = 5;
   int breaker_cooldown_seconds = 30;
+  // Anthropic: the models asked for an answer's schema with output_config (structured outputs);
+  // a name, or a prefix ending in "*". Others answer through an answer tool.
+  std::vector<std::string> structured_output_models = {};
 };
 
 struct Config {

@@ -406,6 +406,26 @@ TEST(ProviderKeys, APoolAndItsBreakerAreReadAndBadOnesNamed) {
       std::string::npos);
 }
 
+TEST(ProviderKeys, StructuredOutputModelsAreAnAnthropicProvidersAlone) {
+  auto c = LoadConfig(
+      "[[providers]]\nname = \"c\"\nkind = \"anthropic\"\nbase_url = \"https://x\"\n"
+      "structured_output_models = [\"claude-sonnet-4-5*\", \"claude-opus-4-5\"]\n",
+      FakeEnv({}));
+  ASSERT_TRUE(c) << ErrorOf(c);
+  EXPECT_EQ(c->providers.front().structured_output_models,
+            (std::vector<std::string>{"claude-sonnet-4-5*", "claude-opus-4-5"}));
+  EXPECT_NE(ErrorOf(LoadConfig("[[providers]]\nname = \"o\"\nkind = \"openai\"\nbase_url = "
+                               "\"https://x\"\nstructured_output_models = [\"gpt\"]\n",
+                               FakeEnv({})))
+                .find("providers[0].structured_output_models"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(LoadConfig("[[providers]]\nname = \"c\"\nkind = \"anthropic\"\nbase_url = "
+                               "\"https://x\"\nstructured_output_models = \"claude\"\n",
+                               FakeEnv({})))
+                .find("providers[0].structured_output_models"),
+            std::string::npos);
+}
+
 TEST(Prices, CachedAndCacheWritePricesAreOptional) {
   auto c = LoadConfig(
       "[prices.\"a/m\"]\ninput_per_mtok = 3\noutput_per_mtok = 15\ncached_input_per_mtok = 0.3\n"

@@ -29,7 +29,7 @@ def test_openai_wire_format_reply_usage_and_cost(daemon, llm):
     status, _, body = daemon.invoke("bot", {"message": "hi"})
     assert status == 200, body
     assert body == {"response": "Hello there", "conversation_id": None, "terminated_reason": None, "blocked": False,
-                    "usage": {"input_tokens": 1000, "output_tokens": 500, "cost_usd": pytest.approx(2.0),
+                    "output": None, "usage": {"input_tokens": 1000, "output_tokens": 500, "cost_usd": pytest.approx(2.0),
                               "model_calls": 1,
                               "models": [{"provider": "fake-openai", "model": "gpt-test", "calls": 1,
                                           "failed_calls": 0, "input_tokens": 1000, "cached_input_tokens": 0,

@@ -63,7 +63,7 @@ def test_an_sdk_client_lists_the_agents_and_calls_them(daemon, llm, sdk, version
     stateless, first, second, partial = out["results"]
     assert text_of(stateless) == "Hello from the agent" and not stateless.get("isError")
     assert stateless["structuredContent"] == {
-        "conversation_id": None, "terminated_reason": None, "blocked": False,
+        "conversation_id": None, "terminated_reason": None, "blocked": False, "output": None,
         "usage": {"input_tokens": 100, "output_tokens": 20, "cost_usd": pytest.approx(0.14), "model_calls": 1,
                   "models": [{"provider": "fake-openai", "model": "gpt-test", "calls": 1, "failed_calls": 0,
                               "input_tokens": 100, "cached_input_tokens": 0, "cache_write_tokens": 0,

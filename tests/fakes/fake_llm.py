@@ -17,6 +17,12 @@ With `emulate_cache` set, a 200 JSON reply's usage reports prompt caching the wa
     reads its longest cached prefix, in 128-token steps (usage.prompt_tokens_details.cached_tokens).
 Each reported usage is appended to `cache_usage`.
 
+Structured output is checked as the real APIs check it, and a request that breaks their rules gets
+their 400: OpenAI's response_format {"type": "json_schema", "json_schema": {"name", "schema",
+"strict"}} (strict: every object closed with additionalProperties false and all its properties
+required); Anthropic's output_config {"format": {"type": "json_schema", "schema"}} (every object
+closed, no string or number bounds).
+
 A request with "stream": true gets a 200 JSON step as that provider streams it (OpenAI chunks ending
 in "data: [DONE]", usage last when stream_options.include_usage asks; Anthropic's message_start ...
 message_stop events), chunked, one event at a time. Streaming options of a step:
@@ -137,6 +143,63 @@ def anthropic_stream_events(reply, piece):
     return events
 
 
+_BOUNDS = ("minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+           "minItems", "maxItems")
+
+
+def _strict_problem(schema, where, bounds_allowed):
+    """Why constrained decoding would refuse `schema`, or None."""
+    if not isinstance(schema, dict):
+        return f"{where}: a schema must be an object"
+    if not bounds_allowed:
+        for bound in _BOUNDS:
+            if bound in schema:
+                return f"{where}: '{bound}' is not supported"
+    if schema.get("type") == "object" or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            return f"{where}: 'additionalProperties' is required to be supplied and to be false"
+        if set(schema.get("required", [])) != set(schema.get("properties", {})):
+            return f"{where}: 'required' is required to include every key in properties"
+    for key, sub in schema.get("properties", {}).items():
+        problem = _strict_problem(sub, f"{where}.properties.{key}", bounds_allowed)
+        if problem:
+            return problem
+    if "items" in schema:
+        problem = _strict_problem(schema["items"], f"{where}.items", bounds_allowed)
+        if problem:
+            return problem
+    for i, option in enumerate(schema.get("anyOf", [])):
+        problem = _strict_problem(option, f"{where}.anyOf[{i}]", bounds_allowed)
+        if problem:
+            return problem
+    return None
+
+
+def structured_output_refusal(path, body):
+    """The provider's 400 for a structured-output request it would refuse, else None."""
+    if path.endswith("/v1/messages"):
+        config = body.get("output_config")
+        if config is None:
+            return None
+        fmt = config.get("format") or {}
+        problem = "output_config.format.type must be json_schema" if fmt.get("type") != "json_schema" else \
+            _strict_problem(fmt.get("schema"), "output_config.format.schema", bounds_allowed=False)
+        return None if problem is None else anthropic_error(400, "invalid_request_error", problem)
+    fmt = body.get("response_format")
+    if fmt is None or fmt.get("type") == "text":
+        return None
+    named = fmt.get("json_schema") or {}
+    if fmt.get("type") != "json_schema" or not named.get("name") or "schema" not in named:
+        return openai_error(400, "invalid_json_schema", "response_format: a json_schema needs a name and a schema",
+                            type_="invalid_request_error")
+    problem = _strict_problem(named["schema"], "schema", bounds_allowed=True) if named.get("strict") else None
+    if problem is not None:
+        return openai_error(400, "invalid_json_schema",
+                            f"Invalid schema for response_format '{named['name']}': {problem}",
+                            type_="invalid_request_error")
+    return None
+
+
 class FakeLlm:
     def __init__(self):
         self.script = []
@@ -179,7 +242,10 @@ class FakeLlm:
                     fake.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                                           "body": body})
                     step = fake.script.pop(0) if fake.script else None
-                if step is None:
+                refusal = structured_output_refusal(self.path, body)
+                if refusal is not None:
+                    step = refusal
+                elif step is None:
                     step = fake.default_reply(self.path, body)
                 if step.get("delay"):
                     if fake._client_left(self.connection, step["delay"]):

@@ -6,6 +6,8 @@
 
 #include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
 
+#include "support/command_output.hpp"
+
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
 
@@ -21,23 +23,15 @@ namespace json = boost::json;
 using tracing::Attribute;
 using tracing::SpanRecord;
 
-// Runs `command` and returns what it printed.
-std::string Output(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  std::string out;
-  char buffer[4096];
-  while (pipe && std::fgets(buffer, sizeof buffer, pipe.get()) != nullptr) out += buffer;
-  return out;
-}
-
 json::value Decoded(const std::string& body) {
   const std::string counterparts = AGENTGATE_COUNTERPARTS_DIR;
-  Output("bash " AGENTGATE_SOURCE_DIR "/tests/counterparts/install.sh " + counterparts +
-         " >/dev/null");
+  CommandOutput("bash " AGENTGATE_SOURCE_DIR "/tests/counterparts/install.sh " + counterparts +
+                " >/dev/null");
   const auto file =
       std::filesystem::temp_directory_path() / ("otlp-" + std::to_string(::getpid()) + ".bin");
   std::ofstream(file, std::ios::binary) << body;
-  const std::string printed = Output("node " + counterparts + "/otlp_decode.mjs " + file.string());
+  const std::string printed =
+      CommandOutput("node " + counterparts + "/otlp_decode.mjs " + file.string());
   std::filesystem::remove(file);
   return json::parse(printed);
 }

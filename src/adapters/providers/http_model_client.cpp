@@ -4,6 +4,7 @@
 #include "adapters/providers/stream_wire.hpp"
 #include "domain/credential_redaction.hpp"
 
+#include <algorithm>
 #include <memory>
 
 namespace agentgate {
@@ -11,8 +12,13 @@ namespace agentgate {
 namespace asio = boost::asio;
 
 HttpModelClient::HttpModelClient(Dialect dialect, HttpCaller& http, std::string base_url,
-                                 std::optional<std::string> api_key)
-    : dialect_(dialect), http_(http), base_url_(std::move(base_url)), api_key_(std::move(api_key)) {
+                                 std::optional<std::string> api_key,
+                                 std::vector<std::string> structured_output_models)
+    : dialect_(dialect),
+      http_(http),
+      base_url_(std::move(base_url)),
+      api_key_(std::move(api_key)),
+      structured_output_models_(std::move(structured_output_models)) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
 }
 
@@ -22,12 +28,25 @@ ModelResult HttpModelClient::WithoutKey(ModelResult result) const {
   return result;
 }
 
+bool HttpModelClient::HasStructuredOutput(const std::string& model) const {
+  return std::any_of(
+      structured_output_models_.begin(), structured_output_models_.end(),
+      [&](const std::string& name) {
+        if (name.ends_with('*'))
+          return model.starts_with(std::string_view(name).substr(0, name.size() - 1));
+        return model == name;
+      });
+}
+
 asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& request,
                                                        std::chrono::milliseconds timeout,
                                                        const ModelCallOptions& options) {
   const TextSink* on_text = options.on_text;
   const bool openai = dialect_ == Dialect::kOpenAi;
   const bool stream = on_text != nullptr;
+  const wire::AnswerWay answer_way =
+      openai ? wire::AnswerWay::kNone
+             : wire::AnthropicAnswerWay(request, HasStructuredOutput(request.model));
   HttpClientRequest call;
   call.method = "POST";
   call.timeout = timeout;
@@ -38,7 +57,7 @@ asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& reque
     if (api_key_) call.headers.emplace_back("authorization", "Bearer " + *api_key_);
   } else {
     call.url = base_url_ + "/v1/messages";
-    call.body = wire::AnthropicRequestBody(request, stream);
+    call.body = wire::AnthropicRequestBody(request, stream, answer_way);
     call.headers.emplace_back("anthropic-version", "2023-06-01");
     if (api_key_) call.headers.emplace_back("x-api-key", *api_key_);
   }
@@ -71,9 +90,13 @@ asio::awaitable<ModelResult> HttpModelClient::Complete(const ModelRequest& reque
   }
   // A provider that ignored `stream` answered with one JSON reply: read it as a plain call's.
   const bool event_stream = header("content-type").value_or("").starts_with("text/event-stream");
-  if (streamed && event_stream) co_return WithoutKey(streamed->Finish());
-  auto reply =
-      openai ? wire::OpenAiParseReply(response->body) : wire::AnthropicParseReply(response->body);
+  auto reply = streamed && event_stream ? WithoutKey(streamed->Finish())
+               : openai                 ? wire::OpenAiParseReply(response->body)
+                                        : wire::AnthropicParseReply(response->body);
+  auto* answered = std::get_if<ModelReply>(&reply);
+  if (answered != nullptr && answer_way == wire::AnswerWay::kTool)
+    wire::TakeAnswerToolCall(*answered);
+  if (streamed && event_stream) co_return reply;
   if (const auto* text = std::get_if<ModelReply>(&reply);
       text != nullptr && stream && !text->text.empty())
     (*on_text)(text->text);

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace agentgate {
 
@@ -14,8 +15,11 @@ class HttpModelClient final : public ModelClient {
  public:
   enum class Dialect { kOpenAi, kAnthropic };
 
+  // `structured_output_models`: the Anthropic models asked for an answer's schema natively (a
+  // name, or a prefix ending in "*"); others give it through the answer tool.
   HttpModelClient(Dialect dialect, HttpCaller& http, std::string base_url,
-                  std::optional<std::string> api_key);
+                  std::optional<std::string> api_key,
+                  std::vector<std::string> structured_output_models = {});
 
   boost::asio::awaitable<ModelResult> Complete(const ModelRequest& request,
                                                std::chrono::milliseconds timeout,
@@ -24,11 +28,13 @@ class HttpModelClient final : public ModelClient {
  private:
   // What failed is kept (transcripts, logs, spans, run events): never with the key it was sent.
   ModelResult WithoutKey(ModelResult result) const;
+  bool HasStructuredOutput(const std::string& model) const;
 
   Dialect dialect_;
   HttpCaller& http_;
   std::string base_url_;
   std::optional<std::string> api_key_;
+  std::vector<std::string> structured_output_models_;
 };
 
 }  // namespace agentgate

@@ -2,6 +2,7 @@
 
 #include "domain/agent/prompt.hpp"
 #include "domain/json_text.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -73,6 +74,9 @@ ModelReply OfflineReply(const ModelRequest& r) {
       }
     }
   }
+  // An answer held to a schema: an example the schema accepts, in place of the words.
+  if (reply.tool_calls.empty() && r.answer_format)
+    reply.text = json_text::Write(schema::ExampleOf(r.answer_format->schema));
   reply.usage.input_tokens = EstimateTokens(r);
   reply.usage.output_tokens = EstimateTokens(reply.text) + 1;
   return reply;

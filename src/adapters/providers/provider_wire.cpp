@@ -3,10 +3,12 @@
 #include "domain/agent/prompt.hpp"
 #include "domain/credential_redaction.hpp"
 #include "domain/json_text.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -148,6 +150,16 @@ std::string OpenAiRequestBody(const ModelRequest& r, bool stream) {
     }
     body.emplace("tools", std::move(tools));
   }
+  if (const auto& format = r.answer_format) {
+    json::object schema(sp);
+    schema.emplace("name", "answer");
+    schema.emplace("schema", format->strict ? *format->strict : format->schema);
+    schema.emplace("strict", format->strict.has_value());
+    json::object response_format(sp);
+    response_format.emplace("type", "json_schema");
+    response_format.emplace("json_schema", std::move(schema));
+    body.emplace("response_format", std::move(response_format));
+  }
   return json_text::Write(body);
 }
 
@@ -240,7 +252,24 @@ void MarkEnd(json::object& message) {
 
 }  // namespace
 
-std::string AnthropicRequestBody(const ModelRequest& r, bool stream) {
+AnswerWay AnthropicAnswerWay(const ModelRequest& request, bool model_has_structured_output) {
+  if (!request.answer_format) return AnswerWay::kNone;
+  if (model_has_structured_output && request.answer_format->strict) return AnswerWay::kNative;
+  return AnswerWay::kTool;
+}
+
+void TakeAnswerToolCall(ModelReply& reply) {
+  auto& calls = reply.tool_calls;
+  const auto answer = std::find_if(calls.begin(), calls.end(), [](const ToolCall& c) {
+    return c.name == schema::kAnswerToolName;
+  });
+  if (answer == calls.end()) return;
+  reply.text = answer->arguments_json.empty() ? "{}" : answer->arguments_json;
+  calls.erase(answer);
+  if (calls.empty()) reply.finish_reason = "end_turn";
+}
+
+std::string AnthropicRequestBody(const ModelRequest& r, bool stream, AnswerWay answer) {
   const bool cached = r.prompt_caching && EstimateTokens(r) >= kMinCachedTokens;
   json::array messages;
   std::size_t history_end = 0;  // the wire message that ends the history (+1), 0 if none
@@ -290,11 +319,23 @@ std::string AnthropicRequestBody(const ModelRequest& r, bool stream) {
   }
   if (r.temperature) body["temperature"] = *r.temperature;
   if (stream) body["stream"] = true;
-  if (!r.tools.empty()) {
+  if (answer == AnswerWay::kNative) {
+    body["output_config"] = json::object{
+        {"format", json::object{{"type", "json_schema"}, {"schema", *r.answer_format->strict}}}};
+  }
+  if (!r.tools.empty() || answer == AnswerWay::kTool) {
     json::array tools;
     for (const auto& t : r.tools) {
       tools.push_back(json::object{
           {"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
+    }
+    if (answer == AnswerWay::kTool) {
+      tools.push_back(json::object{
+          {"name", schema::kAnswerToolName},
+          {"description",
+           "Give your final answer by calling this tool once, with the answer as its input, "
+           "after any other tools you need."},
+          {"input_schema", r.answer_format->schema}});
     }
     // The tools come first in Anthropic's prefix: their own breakpoint holds when a call's system
     // text differs (its per-call context).

@@ -1,5 +1,6 @@
 #include "adapters/providers/provider_wire.hpp"
 #include "adapters/providers/offline_model.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
@@ -299,6 +300,96 @@ TEST(ProviderErrors, AKeyQuotedInAProvidersErrorIsNeverKept) {
       R"({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-api03-secretvalue"}})",
       {});
   EXPECT_EQ(anthropic.message.find("secretvalue"), std::string::npos) << anthropic.message;
+}
+
+}  // namespace agentgate::wire
+
+namespace agentgate::wire {
+namespace {
+
+ModelRequest Answering(const char* schema_text) {
+  ModelRequest r;
+  r.model = "claude-sonnet-4-5";
+  r.messages.push_back(ChatMessage{Role::kUser, "refund?", {}, "", ""});
+  AnswerFormat format;
+  format.schema = json::parse(schema_text);
+  format.strict = schema::StrictForm(format.schema);
+  r.answer_format = std::make_shared<const AnswerFormat>(std::move(format));
+  return r;
+}
+
+constexpr const char* kClosed =
+    R"({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}},
+        "required": ["n"], "additionalProperties": false})";
+constexpr const char* kOpen =
+    R"({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}})";
+
+}  // namespace
+
+TEST(OpenAiWire, AnAnswerSchemaIsAskedAsResponseFormatStrictWhenItCanBe) {
+  const auto strict = json::parse(OpenAiRequestBody(Answering(kClosed)));
+  const auto& format = strict.at("response_format");
+  EXPECT_EQ(format.at("type"), "json_schema");
+  EXPECT_EQ(format.at("json_schema").at("strict"), true);
+  EXPECT_EQ(format.at("json_schema").at("name"), "answer");
+  // Strict mode gets the schema without the bounds agentgate checks itself.
+  EXPECT_FALSE(format.at("json_schema")
+                   .at("schema")
+                   .at("properties")
+                   .at("n")
+                   .as_object()
+                   .contains("maximum"));
+  const auto loose = json::parse(OpenAiRequestBody(Answering(kOpen)));
+  EXPECT_EQ(loose.at("response_format").at("json_schema").at("strict"), false);
+  EXPECT_EQ(loose.at("response_format").at("json_schema").at("schema"), json::parse(kOpen));
+  EXPECT_FALSE(json::parse(OpenAiRequestBody(ToolRound())).as_object().contains("response_format"));
+}
+
+TEST(AnthropicWire, AnAnswerSchemaIsAskedNativelyOnlyOfAConfiguredModelWithAStrictForm) {
+  EXPECT_EQ(AnthropicAnswerWay(Answering(kClosed), true), AnswerWay::kNative);
+  EXPECT_EQ(AnthropicAnswerWay(Answering(kOpen), true), AnswerWay::kTool);
+  EXPECT_EQ(AnthropicAnswerWay(Answering(kClosed), false), AnswerWay::kTool);
+  EXPECT_EQ(AnthropicAnswerWay(ToolRound(), true), AnswerWay::kNone);
+
+  const auto native =
+      json::parse(AnthropicRequestBody(Answering(kClosed), false, AnswerWay::kNative));
+  EXPECT_EQ(native.at("output_config").at("format").at("type"), "json_schema");
+  EXPECT_EQ(native.at("output_config").at("format").at("schema"),
+            *schema::StrictForm(json::parse(kClosed)));
+  EXPECT_FALSE(native.as_object().contains("tools"));
+
+  const auto tool = json::parse(AnthropicRequestBody(Answering(kOpen), false, AnswerWay::kTool));
+  EXPECT_FALSE(tool.as_object().contains("output_config"));
+  EXPECT_FALSE(tool.as_object().contains("tool_choice"));  // offered, never forced
+  const auto& tools = tool.at("tools").as_array();
+  ASSERT_EQ(tools.size(), 1u);
+  EXPECT_EQ(tools[0].at("name").as_string(), schema::kAnswerToolName);
+  EXPECT_EQ(tools[0].at("input_schema"), json::parse(kOpen));
+}
+
+TEST(AnthropicWire, TheAnswerToolsCallIsReadAsTheReplysText) {
+  ModelReply reply;
+  reply.tool_calls = {{"t1", "lookup", "{}"},
+                      {"t2", std::string(schema::kAnswerToolName), R"({"n":3})"}};
+  reply.finish_reason = "tool_use";
+  TakeAnswerToolCall(reply);
+  EXPECT_EQ(reply.text, R"({"n":3})");
+  ASSERT_EQ(reply.tool_calls.size(), 1u);  // the other call still runs
+  EXPECT_EQ(reply.finish_reason, "tool_use");
+  reply.tool_calls.clear();
+  reply.tool_calls.push_back({"t3", std::string(schema::kAnswerToolName), R"({"n":4})"});
+  TakeAnswerToolCall(reply);
+  EXPECT_EQ(reply.text, R"({"n":4})");
+  EXPECT_TRUE(reply.tool_calls.empty());
+  EXPECT_EQ(reply.finish_reason, "end_turn");
+}
+
+TEST(OfflineModel, AnswersASchemaWithAnExampleItAccepts) {
+  ModelRequest r = Answering(kOpen);
+  const auto reply = OfflineReply(r);
+  EXPECT_TRUE(reply.tool_calls.empty());
+  EXPECT_TRUE(schema::Validate(r.answer_format->schema, json::parse(reply.text)).empty())
+      << reply.text;
 }
 
 }  // namespace agentgate::wire

@@ -1,6 +1,7 @@
 #include "domain/admin/agent_config.hpp"
 
 #include "domain/json_fields.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <re2/re2.h>
 
@@ -390,7 +391,8 @@ Result<void> ParseSafety(const object& root, AgentConfig& c) {
 
 // Tool and action names share one namespace with the built-in tools the model is offered.
 Result<void> CheckNamesUnique(const AgentConfig& c) {
-  std::set<std::string> seen{"search_resources", "remember", "crm_metadata"};
+  std::set<std::string> seen{"search_resources", "remember", "crm_metadata",
+                             std::string(schema::kAnswerToolName)};
   auto claim = [&](const std::string& name, const std::string& field) -> Result<void> {
     if (!IsValidToolName(name)) return InvalidField(field, "must match [A-Za-z0-9_-]{1,64}");
     if (!seen.insert(name).second) {
@@ -411,10 +413,11 @@ Result<void> CheckNamesUnique(const AgentConfig& c) {
 
 Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   AG_TRY(const object* root, jf::AsObject(config, kRoot));
-  AG_TRYV(jf::RejectUnknownKeys(*root, kRoot,
-                                {"name", "description", "instructions", "model", "memory",
-                                 "per_instance", "monthly_spend_limit_usd", "max_iterations",
-                                 "tools", "actions", "resources", "safety", "history"}));
+  AG_TRYV(
+      jf::RejectUnknownKeys(*root, kRoot,
+                            {"name", "description", "instructions", "model", "memory",
+                             "per_instance", "monthly_spend_limit_usd", "max_iterations", "tools",
+                             "actions", "resources", "safety", "history", "output_schema"}));
   AgentConfig c;
   AG_TRY(c.name, jf::RequiredString(*root, "name", kRoot));
   if (c.name.empty() || c.name.size() > 200) {
@@ -452,6 +455,9 @@ Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   AG_TRYV(ParseResources(*root, c));
   AG_TRYV(ParseSafety(*root, c));
   AG_TRYV(CheckNamesUnique(c));
+  if (const auto* schema = root->if_contains("output_schema"); schema && !schema->is_null()) {
+    AG_TRY(c.output_schema, schema::ReadAnswerSchema(*schema, "config.output_schema"));
+  }
   return c;
 }
 

@@ -129,6 +129,8 @@ struct AgentConfig {
   std::vector<ActionSpec> actions;
   std::vector<TrustedResource> resources;
   SafetyPolicy safety;
+  // The JSON Schema every final answer keeps to unless a call gives its own (structured-output.md).
+  std::optional<boost::json::value> output_schema;
 };
 
 // Validates `config` against the schema; errors name the field, e.g. "config.tools[1].url".

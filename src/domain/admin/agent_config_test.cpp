@@ -93,6 +93,23 @@ TEST(AgentConfig, ParsesTheHistoryStrategy) {
   ExpectFieldError(R"({"name": "n", )" + model + R"(, "history": []})", "config.history");
 }
 
+TEST(AgentConfig, AnOutputSchemaIsCheckedAndFinalAnswerIsNoToolsName) {
+  const auto c = Parse(R"({"name": "a", "model": {"provider": "p", "name": "m"},
+      "output_schema": {"type": "object", "properties": {"v": {"type": "string"}}}})");
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->output_schema);
+  EXPECT_EQ(c->output_schema->at("type"), "object");
+  ExpectFieldError(R"({"name": "a", "model": {"provider": "p", "name": "m"},
+      "output_schema": {"type": "object", "properties": {"v": {"pattern": "x"}}}})",
+                   "config.output_schema.properties.v.pattern");
+  ExpectFieldError(R"({"name": "a", "model": {"provider": "p", "name": "m"},
+      "output_schema": {"type": "string"}})",
+                   "config.output_schema.type");
+  ExpectFieldError(R"({"name": "a", "model": {"provider": "p", "name": "m"},
+      "actions": [{"name": "final_answer", "description": "d"}]})",
+                   "config.actions[0].name");
+}
+
 TEST(AgentConfig, ErrorsNameTheField) {
   const std::string model = R"("model": {"provider": "p", "name": "m"})";
   ExpectFieldError("[]", "config");

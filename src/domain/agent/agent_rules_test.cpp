@@ -311,6 +311,66 @@ TEST(InvokeRequest, AQueuedRequestReadsBackAsItWasSent) {
   EXPECT_EQ(again->group_key, "g");
 }
 
+TEST(InvokeRequest, ResponseFormatTakesEitherShapeAndNamesWhatIsWrong) {
+  const char* schema = R"({"type": "object", "properties": {"ok": {"type": "boolean"}}})";
+  const auto ours = ParseInvokeRequest(boost::json::parse(
+      std::string(R"({"message": "hi", "response_format": {"type": "json_schema", "schema": )") +
+      schema + "}}"));
+  ASSERT_TRUE(ours) << ours.error().message;
+  EXPECT_EQ(*ours->answer_schema, boost::json::parse(schema));
+  const auto openai = ParseInvokeRequest(boost::json::parse(
+      std::string(R"({"message": "hi", "response_format": {"type": "json_schema", "json_schema":)"
+                  R"( {"name": "verdict", "strict": false, "schema": )") +
+      schema + "}}}"));
+  ASSERT_TRUE(openai) << openai.error().message;
+  EXPECT_EQ(*openai->answer_schema, boost::json::parse(schema));
+  // A queued run keeps it.
+  const auto again = ParseInvokeRequest(InvokeRequestJson(*openai));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->answer_schema, openai->answer_schema);
+
+  const auto field_of = [](const char* body) {
+    const auto r = ParseInvokeRequest(boost::json::parse(body));
+    return r ? std::string("(accepted)") : std::string(r.error().field().value_or("(none)"));
+  };
+  EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "json_object"}})"),
+            "response_format.type");
+  EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "json_schema"}})"),
+            "response_format");
+  EXPECT_EQ(field_of(R"({"message": "hi", "response_format": "json"})"), "response_format");
+  EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "json_schema", "schema":
+      {"type": "object", "properties": {"a": {"$ref": "#/b"}}}}})"),
+            "response_format.schema.properties.a.$ref");
+  EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "json_schema", "json_schema":
+      {"name": "x", "strict": true, "schema": {"type": "object", "properties": {"a": {}}}}}})"),
+            "response_format.json_schema.strict");
+  EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "json_schema", "json_schema":
+      {"name": "no spaces"}}})"),
+            "response_format.json_schema.name");
+}
+
+TEST(Prompt, TheAnswerSchemaIsTheCallsElseTheVersionsAndIsCountedInTheEstimate) {
+  AgentConfig config = Config(R"({"name": "a", "model": {"provider": "p", "name": "m"},
+      "output_schema": {"type": "object", "properties": {"v": {"type": "string"}}}})");
+  PromptInputs inputs;
+  inputs.message = "hi";
+  const auto versions = AssemblePrompt(config, inputs);
+  ASSERT_TRUE(versions.request.answer_format);
+  EXPECT_EQ(versions.request.answer_format->schema, *config.output_schema);
+  inputs.answer_schema = boost::json::parse(
+      R"({"type": "object", "properties": {"c": {"type": "string"}}, "required": ["c"],
+          "additionalProperties": false})");
+  const auto calls = AssemblePrompt(config, inputs);
+  EXPECT_EQ(calls.request.answer_format->schema, *inputs.answer_schema);
+  EXPECT_TRUE(calls.request.answer_format->strict);
+  EXPECT_GT(EstimateTokens(calls.request),
+            EstimateTokens(
+                AssemblePrompt(Config(R"({"name": "a", "model": {"provider": "p", "name": "m"}})"),
+                               inputs)
+                    .request) -
+                1);
+}
+
 }  // namespace agentgate
 
 namespace agentgate {

@@ -26,6 +26,12 @@ constexpr std::array<std::pair<const char*, const char*>, 7> kNames{
      {"group_key", "groupKey"}}};
 
 Error Renamed(Error error) {
+  // The schema's own places keep their path under the flow's input.
+  const std::string schema = "'response_format.schema";
+  if (const auto at = error.message.find(schema); at != std::string::npos) {
+    error.message.replace(at, schema.size(), "'outputSchemaJson");
+    return error;
+  }
   for (const auto& [daemon, flow] : kNames) {
     const std::string from = std::string("'") + daemon + "'";
     const auto at = error.message.find(from);
@@ -46,6 +52,20 @@ Result<std::optional<std::string>> Text(const object& o, const char* key) {
   return std::optional<std::string>(std::string(v->get_string()));
 }
 
+// A text input holding a JSON object (a Flow has no object type), each key once.
+Result<std::optional<boost::json::value>> ObjectText(const object& o, const char* key,
+                                                     std::string_view what) {
+  AG_TRY(auto text, Text(o, key));
+  if (!text) return std::optional<boost::json::value>{};
+  boost::system::error_code ec;
+  auto parsed = boost::json::parse(*text, ec);
+  if (ec || !parsed.is_object())
+    return InvalidField(key, "must be a string holding " + std::string(what));
+  if (auto duplicate = FirstDuplicateKey(*text))
+    return InvalidField(key, "has the key '" + *duplicate + "' twice");
+  return std::optional<boost::json::value>(std::move(parsed));
+}
+
 }  // namespace
 
 Result<FlowInvokeRequest> ParseFlowInvokeRequest(const boost::json::value& body) {
@@ -53,7 +73,7 @@ Result<FlowInvokeRequest> ParseFlowInvokeRequest(const boost::json::value& body)
   AG_TRYV(jf::RejectUnknownKeys(
       *o, "",
       {"agentExternalId", "message", "stateful", "conversationId", "hostContextJson", "groupKey",
-       "idempotencyKey", "additionalInstructions", "instanceId"}));
+       "idempotencyKey", "additionalInstructions", "instanceId", "outputSchemaJson"}));
   FlowInvokeRequest flow;
   AG_TRY(flow.agent_id, jf::RequiredString(*o, "agentExternalId", ""));
   if (!names::IsValidId(flow.agent_id))
@@ -67,22 +87,18 @@ Result<FlowInvokeRequest> ParseFlowInvokeRequest(const boost::json::value& body)
     daemon["stateful"] = *s;
   AG_TRY(auto conversation, Text(*o, "conversationId"));
   if (conversation) daemon["conversation_id"] = *conversation;
-  AG_TRY(auto host_context, Text(*o, "hostContextJson"));
-  if (host_context) {
-    boost::system::error_code ec;
-    auto parsed = boost::json::parse(*host_context, ec);
-    if (ec || !parsed.is_object())
-      return InvalidField("hostContextJson", "must be a string holding a JSON object");
-    if (auto duplicate = FirstDuplicateKey(*host_context))
-      return InvalidField("hostContextJson", "has the key '" + *duplicate + "' twice");
-    daemon["host_context"] = std::move(parsed);
-  }
+  AG_TRY(auto host_context, ObjectText(*o, "hostContextJson", "a JSON object"));
+  if (host_context) daemon["host_context"] = std::move(*host_context);
   AG_TRY(auto instructions, Text(*o, "additionalInstructions"));
   if (instructions) daemon["additional_instructions"] = *instructions;
   AG_TRY(auto instance, Text(*o, "instanceId"));
   if (instance) daemon["instance_id"] = *instance;
   AG_TRY(auto group, Text(*o, "groupKey"));  // "" is the flow's unset text: no group key
   if (group) daemon["group_key"] = *group;
+  AG_TRY(auto output_schema, ObjectText(*o, "outputSchemaJson", "a JSON Schema object"));
+  if (output_schema)
+    daemon["response_format"] =
+        object{{"type", "json_schema"}, {"schema", std::move(*output_schema)}};
 
   auto request = ParseInvokeRequest(daemon);
   if (!request) return Renamed(request.error());

@@ -2,6 +2,10 @@
 
 #include "domain/admin/names.hpp"
 #include "domain/json_fields.hpp"
+#include "domain/schema/json_schema.hpp"
+
+#include <algorithm>
+#include <cctype>
 
 namespace agentgate {
 
@@ -29,18 +33,56 @@ Result<void> ParseRunOptions(const boost::json::object& o, RunOptions& options) 
 
 }  // namespace
 
+Result<boost::json::value> ParseResponseFormat(const boost::json::value& format,
+                                               std::string_view field) {
+  AG_TRY(const boost::json::object* o, jf::AsObject(format, field));
+  AG_TRYV(jf::RejectUnknownKeys(*o, field, {"type", "schema", "json_schema"}));
+  AG_TRY(const auto type, jf::RequiredString(*o, "type", field));
+  if (type != "json_schema")
+    return InvalidField(jf::Join(field, "type"), "must be \"json_schema\"");
+  const auto* schema = o->if_contains("schema");
+  const auto* openai = o->if_contains("json_schema");
+  if ((schema == nullptr) == (openai == nullptr))
+    return InvalidField(field, "must carry one of \"schema\" or \"json_schema\"");
+  if (schema != nullptr) return schema::ReadAnswerSchema(*schema, jf::Join(field, "schema"));
+  const std::string at = jf::Join(field, "json_schema");
+  AG_TRY(const boost::json::object* named, jf::AsObject(*openai, at));
+  AG_TRYV(jf::RejectUnknownKeys(*named, at, {"name", "description", "schema", "strict"}));
+  AG_TRY(const auto name, jf::OptionalString(*named, "name", at));
+  const auto named_well = [](std::string_view n) {
+    return !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
+    });
+  };
+  if (name && !named_well(*name))
+    return InvalidField(jf::Join(at, "name"), "must match [A-Za-z0-9_-]{1,64}");
+  AG_TRY(const auto description, jf::OptionalString(*named, "description", at));
+  AG_TRY(const auto strict, jf::OptionalBool(*named, "strict", at));
+  const auto* inner = named->if_contains("schema");
+  if (inner == nullptr) return InvalidField(jf::Join(at, "schema"), "is required");
+  AG_TRY(auto checked, schema::ReadAnswerSchema(*inner, jf::Join(at, "schema")));
+  if (strict.value_or(false) && !schema::StrictForm(checked)) {
+    return InvalidField(jf::Join(at, "strict"),
+                        "needs every object closed (\"additionalProperties\": false) with all "
+                        "its properties required");
+  }
+  return checked;
+}
+
 Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOptions* options) {
   AG_TRY(const boost::json::object* o, jf::AsObject(body, ""));
   if (options != nullptr) {
     AG_TRYV(jf::RejectUnknownKeys(
         *o, "",
         {"message", "stateful", "conversation_id", "host_context", "additional_instructions",
-         "instance_id", "group_key", "background", "stream", "on_disconnect", "webhooks"}));
+         "instance_id", "group_key", "response_format", "background", "stream", "on_disconnect",
+         "webhooks"}));
     AG_TRYV(ParseRunOptions(*o, *options));
   } else {
-    AG_TRYV(jf::RejectUnknownKeys(*o, "",
-                                  {"message", "stateful", "conversation_id", "host_context",
-                                   "additional_instructions", "instance_id", "group_key"}));
+    AG_TRYV(jf::RejectUnknownKeys(
+        *o, "",
+        {"message", "stateful", "conversation_id", "host_context", "additional_instructions",
+         "instance_id", "group_key", "response_format"}));
   }
   InvokeRequest r;
   AG_TRY(r.message, jf::RequiredString(*o, "message", ""));
@@ -71,6 +113,9 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
       r.group_key = std::string(g.get_string());
     }
   }
+  if (const auto* format = o->if_contains("response_format"); format && !format->is_null()) {
+    AG_TRY(r.answer_schema, ParseResponseFormat(*format));
+  }
   return r;
 }
 
@@ -82,6 +127,9 @@ boost::json::object InvokeRequestJson(const InvokeRequest& r) {
   if (r.instance_id) out["instance_id"] = *r.instance_id;
   if (r.group_key) out["group_key"] = *r.group_key;
   if (r.after_turn_id) out[kAfterTurnKey] = *r.after_turn_id;
+  if (r.answer_schema)
+    out["response_format"] =
+        boost::json::object{{"type", "json_schema"}, {"schema", *r.answer_schema}};
   return out;
 }
 

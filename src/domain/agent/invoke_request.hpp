@@ -29,7 +29,15 @@ struct InvokeRequest {
   // previous_response_not_latest (the Responses API's previous_response_id, docs/openai.md); the
   // invoke body has none.
   std::optional<std::string> after_turn_id = {};
+  // "response_format": the schema this call's final answer keeps to, in place of its version's
+  // output_schema (docs/structured-output.md).
+  std::optional<boost::json::value> answer_schema = {};
 };
+
+// "response_format": {"type": "json_schema", "schema": {...}}, or OpenAI's {"type":
+// "json_schema", "json_schema": {"name", "schema", "strict"}}: the answer schema, checked.
+Result<boost::json::value> ParseResponseFormat(const boost::json::value& format,
+                                               std::string_view field = "response_format");
 
 // The key under which a queued run's request keeps its after_turn_id (not a field of the body).
 inline constexpr std::string_view kAfterTurnKey = "_agentgate_after_turn";

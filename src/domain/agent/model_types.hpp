@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,14 @@ struct ToolSpec {
   std::int64_t schema_tokens = -1;
 };
 
+// The JSON Schema a turn's final answer keeps to (docs/structured-output.md), as the providers are
+// asked for it: OpenAI's response_format, Anthropic's output_config or an answer tool.
+struct AnswerFormat {
+  boost::json::value schema;                 // checked by schema::ReadAnswerSchema
+  std::optional<boost::json::value> strict;  // schema::StrictForm, when the schema has one
+  std::int64_t schema_tokens = 0;            // the schema's estimated tokens, sent on every call
+};
+
 struct ModelRequest {
   std::string model;
   std::string system;  // instructions and per-call context, in the SPEC's order
@@ -64,6 +73,8 @@ struct ModelRequest {
   // history. OpenAI-compatible providers cache on their own.
   bool prompt_caching = false;
   std::size_t history_messages = 0;
+  // The final answer's schema, when the turn has one; shared: every step's request carries it.
+  std::shared_ptr<const AnswerFormat> answer_format = {};
 };
 
 // A call's tokens. `input_tokens` is every input token, however the provider counts them (Anthropic

@@ -1,6 +1,7 @@
 #include "domain/agent/prompt.hpp"
 
 #include "domain/json_text.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <algorithm>
 
@@ -66,6 +67,7 @@ std::int64_t EstimateTokens(const ModelRequest& request) {
         EstimateTokens(t.name) + EstimateTokens(t.description) +
         (t.schema_tokens >= 0 ? t.schema_tokens : EstimateTokens(json_text::Write(t.parameters)));
   }
+  if (request.answer_format) total += request.answer_format->schema_tokens;
   return total;
 }
 
@@ -131,6 +133,12 @@ ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
   request.tools = OfferedTools(config);
   request.tools.insert(request.tools.end(), in.extra_tools.begin(), in.extra_tools.end());
   for (auto& t : request.tools) t.schema_tokens = EstimateTokens(json_text::Write(t.parameters));
+  const auto& schema = in.answer_schema ? in.answer_schema : config.output_schema;
+  if (schema) {
+    AnswerFormat format{*schema, schema::StrictForm(*schema),
+                        EstimateTokens(json_text::Write(*schema))};
+    request.answer_format = std::make_shared<const AnswerFormat>(std::move(format));
+  }
   request.messages.push_back(ChatMessage{Role::kUser, in.message, {}, "", ""});
   return request;
 }

@@ -23,6 +23,8 @@ struct PromptInputs {
   std::vector<ChatMessage> history;  // user/assistant turns, oldest first
   std::string message;
   std::vector<ToolSpec> extra_tools;  // offered after the config's own (the MCP servers' tools)
+  // The call's own answer schema (response_format), else the version's output_schema applies.
+  std::optional<boost::json::value> answer_schema;
 };
 
 struct AssembledPrompt {

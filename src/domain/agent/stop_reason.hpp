@@ -14,6 +14,7 @@ enum class StopReason {
   kTurnTimeout,
   kSpendLimitReached,
   kApprovalRequired,  // paused before calls that need a person's approval (docs/daemon.md)
+  kInvalidOutput,     // the final answer broke its schema, after one repair (structured-output.md)
 };
 
 std::string_view StopReasonName(StopReason reason);

@@ -2,6 +2,7 @@
 
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -35,6 +36,8 @@ std::string_view StopReasonName(StopReason reason) {
       return "spend_limit_reached";
     case StopReason::kApprovalRequired:
       return "approval_required";
+    case StopReason::kInvalidOutput:
+      return "invalid_output";
   }
   return "llm_error";
 }
@@ -54,10 +57,11 @@ Turn::Turn(ModelRequest request, std::set<std::string> action_names, int max_ite
       reply_text_(std::move(progress.reply_text)),
       actions_(std::move(progress.actions)),
       call_counts_(std::move(progress.call_counts)),
-      pending_(std::move(progress.pending)) {}
+      pending_(std::move(progress.pending)),
+      repaired_(progress.repaired) {}
 
 TurnProgress Turn::Progress() const {
-  return TurnProgress{model_calls_, reply_text_, actions_, call_counts_, pending_};
+  return TurnProgress{model_calls_, reply_text_, actions_, call_counts_, pending_, repaired_};
 }
 
 Turn::Step Turn::Start() {
@@ -78,7 +82,10 @@ Turn::Step Turn::OnModelReply(const ModelReply& reply) {
   assistant.content = reply.text;
   assistant.tool_calls = reply.tool_calls;
   request_.messages.push_back(assistant);
-  if (reply.tool_calls.empty()) return Finished(std::nullopt);
+  if (reply.tool_calls.empty()) {
+    if (request_.answer_format) return Answered(reply.text);
+    return Finished(std::nullopt);
+  }
 
   for (const auto& call : reply.tool_calls) {
     const std::string key =
@@ -122,6 +129,41 @@ Turn::Step Turn::OnToolResults(const std::vector<ToolResult>& results) {
   ++model_calls_;
   state_ = State::kAwaitingModel;
   return CallModel{&request_};
+}
+
+// The repair call does not count toward max_iterations (docs/structured-output.md): it is one
+// call at most, and an agent allowed a single call could otherwise never be repaired.
+Turn::Step Turn::Answered(const std::string& text) {
+  std::vector<std::string> problems;
+  boost::system::error_code ec;
+  auto answer = boost::json::parse(text, ec);
+  if (ec) {
+    problems.push_back("$: the answer is not a JSON value (" + ec.message() + ")");
+  } else {
+    for (const auto& v : schema::Validate(request_.answer_format->schema, answer))
+      problems.push_back(v.path + ": " + v.message);
+  }
+  if (problems.empty()) {
+    auto finish = Finished(std::nullopt);
+    std::get<Finish>(finish).outcome.output = std::move(answer);
+    return finish;
+  }
+  if (repaired_) return Finished(StopReason::kInvalidOutput);
+  repaired_ = true;
+  ChatMessage repair;
+  repair.role = Role::kUser;
+  repair.content = RepairRequest(problems);
+  request_.messages.push_back(std::move(repair));
+  ++model_calls_;
+  state_ = State::kAwaitingModel;
+  return CallModel{&request_};
+}
+
+std::string Turn::RepairRequest(const std::vector<std::string>& problems) {
+  std::string text = "Your answer does not match the required JSON Schema:\n";
+  for (const auto& problem : problems) text += "- " + problem + "\n";
+  text += "Answer again with only the corrected JSON object, and no other text.";
+  return text;
 }
 
 Turn::Step Turn::OnModelFailed(StopReason reason, const std::string& failure) {

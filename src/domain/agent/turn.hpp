@@ -40,6 +40,8 @@ struct TurnOutcome {
   // The safety policy blocks the arguments of a call that needed approval: the turn ends blocked
   // instead of offering them to a person (docs/daemon.md "Safety").
   bool approval_withheld = false;
+  // The final answer parsed, when the turn's request has an answer schema and it kept to it.
+  std::optional<boost::json::value> output = {};
 };
 
 // What a turn has done besides its messages, kept while it waits for a person's approval
@@ -50,6 +52,7 @@ struct TurnProgress {
   std::vector<RecordedAction> actions;
   std::map<std::string, int> call_counts;  // name + canonical arguments -> times called
   std::vector<ToolCall> pending;           // the last reply's calls, actions included
+  bool repaired = false;                   // the one repair call for a bad answer was made
 };
 
 class Turn {
@@ -97,6 +100,9 @@ class Turn {
   const ModelRequest& request() const { return request_; }
   TurnProgress Progress() const;
 
+  // Asks the model again for an answer that broke its schema (at most once per turn).
+  static std::string RepairRequest(const std::vector<std::string>& problems);
+
   // What the caller is told when the model calls an action.
   static constexpr const char* kActionAcknowledgement =
       "Recorded. The caller will perform this action after your reply; continue as if it will "
@@ -104,6 +110,8 @@ class Turn {
 
  private:
   Step Finished(std::optional<StopReason> reason, std::string failure = "");
+  // A final answer under an answer schema: finished if it keeps to it, else repaired once.
+  Step Answered(const std::string& text);
 
   ModelRequest request_;
   std::set<std::string> action_names_;
@@ -114,6 +122,7 @@ class Turn {
   std::vector<RecordedAction> actions_;
   std::map<std::string, int> call_counts_;  // name + canonical arguments -> times called
   std::vector<ToolCall> pending_;           // the calls of the last reply, awaiting results
+  bool repaired_ = false;
 };
 
 // The final response text: the reply followed by one `:::action` block per action.

@@ -1,5 +1,7 @@
 #include "domain/agent/turn.hpp"
 
+#include <boost/json/parse.hpp>
+
 #include <gtest/gtest.h>
 
 namespace agentgate {
@@ -218,6 +220,84 @@ TEST(TurnApprovals, AStepWhoseArgumentsAreWithheldEndsTheTurnWithoutAPause) {
   EXPECT_EQ(outcome.stop_reason, std::nullopt);
   EXPECT_EQ(outcome.reply_text, "Refunding.");
   EXPECT_EQ(turn.state(), Turn::State::kFinished);
+}
+
+}  // namespace agentgate
+
+namespace agentgate {
+namespace {
+
+ModelRequest HeldToASchema() {
+  ModelRequest r = Prompt();
+  AnswerFormat format;
+  format.schema = boost::json::parse(
+      R"({"type": "object", "properties": {"amount": {"type": "number", "minimum": 0}},
+          "required": ["amount"]})");
+  r.answer_format = std::make_shared<const AnswerFormat>(std::move(format));
+  return r;
+}
+
+}  // namespace
+
+TEST(TurnAnswerSchema, AnAnswerThatKeepsToItFinishesWithItsOutput) {
+  Turn turn(HeldToASchema(), {}, 10);
+  turn.Start();
+  const auto outcome = OutcomeOf(turn.OnModelReply(Text(R"({"amount": 12.5})")));
+  EXPECT_FALSE(outcome.stop_reason);
+  ASSERT_TRUE(outcome.output);
+  EXPECT_EQ(outcome.output->at("amount"), 12.5);
+  EXPECT_EQ(outcome.reply_text, R"({"amount": 12.5})");
+}
+
+TEST(TurnAnswerSchema, ABadAnswerIsRepairedOnceTheModelToldWhy) {
+  Turn turn(HeldToASchema(), {}, 1);  // the repair is not held to max_iterations
+  turn.Start();
+  auto step = turn.OnModelReply(Text(R"({"amount": -3})"));
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));
+  const auto& repair = std::get<Turn::CallModel>(step).request->messages.back();
+  EXPECT_EQ(repair.role, Role::kUser);
+  EXPECT_NE(repair.content.find("$.amount: must be at least 0"), std::string::npos)
+      << repair.content;
+  EXPECT_EQ(turn.model_calls(), 2);
+  const auto outcome = OutcomeOf(turn.OnModelReply(Text(R"({"amount": 3})")));
+  EXPECT_FALSE(outcome.stop_reason);
+  EXPECT_EQ(outcome.output->at("amount"), 3);
+}
+
+TEST(TurnAnswerSchema, AnAnswerStillBadAfterItsRepairEndsTheTurnInvalid) {
+  Turn turn(HeldToASchema(), {}, 10);
+  turn.Start();
+  auto step = turn.OnModelReply(Text("Sure! The amount is 3."));
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));
+  EXPECT_NE(
+      std::get<Turn::CallModel>(step).request->messages.back().content.find("not a JSON value"),
+      std::string::npos);
+  const auto outcome = OutcomeOf(turn.OnModelReply(Text(R"({"total": 3})")));
+  EXPECT_EQ(outcome.stop_reason, StopReason::kInvalidOutput);
+  EXPECT_EQ(StopReasonName(StopReason::kInvalidOutput), "invalid_output");
+  EXPECT_FALSE(outcome.output);
+  EXPECT_EQ(outcome.reply_text, R"({"total": 3})");
+  EXPECT_EQ(turn.model_calls(), 2);
+}
+
+TEST(TurnAnswerSchema, ToolsRunBeforeTheAnswerAndTheRepairIsKeptAcrossAPause) {
+  Turn turn(HeldToASchema(), {}, 10);
+  turn.Start();
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(turn.OnModelReply(Text("{}"))));
+  auto step = turn.OnModelReply(Calls({{"c1", "lookup", "{}"}}));
+  ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
+  Turn resumed(turn.request(), {}, 10, turn.Progress());  // as a paused turn goes on
+  step = resumed.OnToolResults({{"c1", "lookup", "12"}});
+  ASSERT_TRUE(std::holds_alternative<Turn::CallModel>(step));
+  EXPECT_EQ(OutcomeOf(resumed.OnModelReply(Text("{}"))).stop_reason, StopReason::kInvalidOutput);
+}
+
+TEST(TurnAnswerSchema, WithoutASchemaTextIsTheAnswerAsBefore) {
+  Turn turn(Prompt(), {}, 10);
+  turn.Start();
+  const auto outcome = OutcomeOf(turn.OnModelReply(Text("not json")));
+  EXPECT_FALSE(outcome.stop_reason);
+  EXPECT_FALSE(outcome.output);
 }
 
 }  // namespace agentgate

@@ -167,8 +167,10 @@ json::object DiscoverResult(std::string_view server_version) {
 json::object ToolsListResult(const std::vector<ToolDescription>& tools) {
   json::array listed;
   for (const auto& t : tools) {
-    listed.push_back(json::object{
-        {"name", t.name}, {"description", t.description}, {"inputSchema", t.input_schema}});
+    json::object tool{
+        {"name", t.name}, {"description", t.description}, {"inputSchema", t.input_schema}};
+    if (t.output_schema) tool["outputSchema"] = *t.output_schema;
+    listed.push_back(std::move(tool));
   }
   // Grants can change at any moment: clients should not cache the list.
   return json::object{{"tools", std::move(listed)}, {"ttlMs", 0}, {"cacheScope", "private"}};
@@ -205,6 +207,21 @@ json::value AgentInputSchema(bool per_instance) {
                       {"properties", std::move(properties)},
                       {"required", std::move(required)},
                       {"additionalProperties", false}};
+}
+
+json::value AgentOutputSchema(const json::value& answer_schema) {
+  const json::object nullable_string{{"type", json::array{"string", "null"}}};
+  return json::object{
+      {"type", "object"},
+      {"properties",
+       json::object{
+           {"output",
+            json::object{{"anyOf", json::array{answer_schema, json::object{{"type", "null"}}}}}},
+           {"blocked", json::object{{"type", "boolean"}}},
+           {"conversation_id", nullable_string},
+           {"terminated_reason", nullable_string},
+           {"usage", json::object{{"type", "object"}}}}},
+      {"required", json::array{"output"}}};
 }
 
 json::object CallToolResult(std::string text, json::object structured, bool is_error) {

@@ -60,12 +60,18 @@ struct ToolDescription {
   std::string name;
   std::string description;
   boost::json::value input_schema;
+  std::optional<boost::json::value> output_schema = {};  // listed as outputSchema when set
 };
 boost::json::object ToolsListResult(const std::vector<ToolDescription>& tools);
 
 // The input schema of an agent's tool: the invoke request's fields (instance_id required for
 // per-instance agents).
 boost::json::value AgentInputSchema(bool per_instance);
+
+// The output schema of the tool of an agent whose version has an output_schema: its results'
+// structured content (the invoke body but `response`) with `output` held to that schema, or null
+// (a turn that stopped early or was blocked has none).
+boost::json::value AgentOutputSchema(const boost::json::value& answer_schema);
 
 // A tools/call result: text, structured content, and whether it is an error.
 boost::json::object CallToolResult(std::string text, boost::json::object structured, bool is_error);

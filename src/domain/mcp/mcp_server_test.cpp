@@ -84,6 +84,19 @@ TEST(McpServerWire, ResultsCarryResultTypeOnlyInTheModernEra) {
   EXPECT_EQ(AgentInputSchema(false).at("required").as_array().size(), 1u);
 }
 
+TEST(McpServerWire, AnAgentWithAnOutputSchemaListsItsResultsSchema) {
+  const auto answer =
+      json::parse(R"({"type": "object", "properties": {"ok": {"type": "boolean"}}})");
+  const auto listed = ToolsListResult(
+      {ToolDescription{"a", "A", AgentInputSchema(false), AgentOutputSchema(answer)},
+       ToolDescription{"b", "B", AgentInputSchema(false)}});
+  const auto& tools = listed.at("tools").as_array();
+  const auto& schema = tools[0].at("outputSchema");
+  EXPECT_EQ(schema.at("type"), "object");
+  EXPECT_EQ(schema.at("properties").at("output").at("anyOf").at(0), answer);
+  EXPECT_FALSE(tools[1].as_object().contains("outputSchema"));
+}
+
 TEST(McpServerWire, ProgressTokensStepsAndNotifications) {
   EXPECT_FALSE(ProgressToken(json::object{}));
   EXPECT_FALSE(ProgressToken(json::parse(R"({"_meta":{"progressToken":1.5}})").as_object()));

@@ -66,12 +66,21 @@ Result<void> RefuseWhatCannotBeHonoured(const object& o) {
                           "are not accepted");
     }
   }
-  if (const value* format = o.if_contains("response_format"); format && !format->is_null()) {
-    const object* f = format->if_object();
-    const value* type = f != nullptr ? f->if_contains("type") : nullptr;
-    if (type == nullptr || !type->is_string() || type->get_string() != "text")
-      return InvalidField("response_format", "only {\"type\": \"text\"} is served");
-  }
+  return {};
+}
+
+// response_format: {"type": "text"} is the default; {"type": "json_schema", "json_schema": {...}}
+// holds the answer to the schema (docs/structured-output.md); json_object is not served.
+Result<void> ReadResponseFormat(const object& o, InvokeRequest& request) {
+  const value* format = o.if_contains("response_format");
+  if (format == nullptr || format->is_null()) return {};
+  const object* f = format->if_object();
+  const value* type = f != nullptr ? f->if_contains("type") : nullptr;
+  if (type != nullptr && type->is_string() && type->get_string() == "text") return {};
+  if (type == nullptr || !type->is_string() || type->get_string() != "json_schema")
+    return InvalidField("response_format",
+                        "must be {\"type\": \"text\"} or {\"type\": \"json_schema\", ...}");
+  AG_TRY(request.answer_schema, ParseResponseFormat(*format));
   return {};
 }
 
@@ -109,6 +118,7 @@ Result<ChatCompletionRequest> ParseChatCompletionRequest(const value& body) {
   AG_TRYV(openai::ReadModel(*o, out.model, out.agent_id, out.request.instance_id));
   AG_TRYV(ReadStream(*o, out));
   AG_TRYV(RefuseWhatCannotBeHonoured(*o));
+  AG_TRYV(ReadResponseFormat(*o, out.request));
   AG_TRYV(ReadMessages(*o, out.request));
   AG_TRYV(ReadConversation(*o, out.request));
   return out;

@@ -112,3 +112,20 @@ TEST(ChatCompletionRequests, WhatCannotBeHonouredIsRefusedNamingOpenAisField) {
 
 }  // namespace
 }  // namespace agentgate
+
+namespace agentgate::openai {
+
+TEST(ChatCompletionRequests, AJsonSchemaResponseFormatHoldsTheAnswerToIt) {
+  const auto parsed = Parse(R"({"model": "a", "messages": [{"role": "user", "content": "hi"}],
+      "response_format": {"type": "json_schema", "json_schema": {"name": "verdict", "strict": true,
+        "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
+                   "additionalProperties": false}}}})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_TRUE(parsed->request.answer_schema);
+  EXPECT_EQ(parsed->request.answer_schema->at("required").at(0), "ok");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [{"role": "user", "content": "hi"}],
+      "response_format": {"type": "json_schema", "json_schema": {"name": "v", "schema": {"type": "array"}}}})")),
+            "response_format.json_schema.schema.type");
+}
+
+}  // namespace agentgate::openai

@@ -115,6 +115,11 @@ std::string PausedTurnJson(const PausedTurn& p) {
                        {"prompt_caching", r.prompt_caching},
                        {"history_messages", r.history_messages}};
   if (r.temperature) request["temperature"] = *r.temperature;
+  if (r.answer_format) {
+    json::object format{{"schema", r.answer_format->schema}};
+    if (r.answer_format->strict) format["strict"] = *r.answer_format->strict;
+    request["answer_format"] = std::move(format);
+  }
 
   const TurnProgress& g = p.progress;
   json::array actions;
@@ -122,11 +127,9 @@ std::string PausedTurnJson(const PausedTurn& p) {
     actions.push_back(json::object{{"name", a.name}, {"arguments", a.arguments}});
   json::object counts;
   for (const auto& [key, n] : g.call_counts) counts[key] = n;
-  json::object progress{{"model_calls", g.model_calls},
-                        {"reply_text", g.reply_text},
-                        {"actions", std::move(actions)},
-                        {"call_counts", std::move(counts)},
-                        {"pending", CallsJson(g.pending)}};
+  json::object progress{{"model_calls", g.model_calls},    {"reply_text", g.reply_text},
+                        {"actions", std::move(actions)},   {"call_counts", std::move(counts)},
+                        {"pending", CallsJson(g.pending)}, {"repaired", g.repaired}};
 
   json::array needs;
   for (const auto& id : p.needs_approval) needs.emplace_back(id);
@@ -185,10 +188,17 @@ Result<PausedTurn> ParsePausedTurn(std::string_view text) {
   p.request.prompt_caching = Bool(r, "prompt_caching");
   p.request.history_messages = static_cast<std::size_t>(Int(r, "history_messages"));
   if (At(r, "temperature") != nullptr) p.request.temperature = Num(r, "temperature");
+  if (const auto* format = At(r, "answer_format"); format != nullptr && format->is_object()) {
+    AnswerFormat answer;
+    if (const auto* schema = At(*format, "schema")) answer.schema = *schema;
+    if (const auto* strict = At(*format, "strict")) answer.strict = *strict;
+    p.request.answer_format = std::make_shared<const AnswerFormat>(std::move(answer));
+  }
 
   const json::value& g = Field(v, "progress");
   p.progress.model_calls = static_cast<int>(Int(g, "model_calls"));
   p.progress.reply_text = Str(g, "reply_text");
+  p.progress.repaired = Bool(g, "repaired");
   for (const auto& a : Arr(g, "actions")) {
     const auto* arguments = At(a, "arguments");
     p.progress.actions.push_back(

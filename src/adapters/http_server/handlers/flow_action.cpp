@@ -35,6 +35,9 @@ Response FlowResult(const InvokeResult& result) {
   out["conversationId"] =
       result.conversation_id ? json::value(*result.conversation_id) : json::value(nullptr);
   out["stoppedBecause"] = reason ? json::value(std::string(*reason)) : json::value(nullptr);
+  // A Flow reads text: the parsed answer as JSON text, for Read Agent Output Field.
+  out["outputJson"] =
+      result.output ? json::value(json_text::Write(*result.output)) : json::value(nullptr);
   return JsonResponse(200, out);
 }
 

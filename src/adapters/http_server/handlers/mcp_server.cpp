@@ -285,9 +285,11 @@ asio::awaitable<Response> ListTools(RouteDeps& deps, const Caller& caller,
   std::vector<mcp::ToolDescription> tools;
   for (const auto& a : *agents) {
     const auto& config = a.agent->config;
-    tools.push_back(mcp::ToolDescription{
-        a.agent_id, config.description.empty() ? config.name : config.description,
-        mcp::AgentInputSchema(config.per_instance)});
+    mcp::ToolDescription tool{a.agent_id,
+                              config.description.empty() ? config.name : config.description,
+                              mcp::AgentInputSchema(config.per_instance)};
+    if (config.output_schema) tool.output_schema = mcp::AgentOutputSchema(*config.output_schema);
+    tools.push_back(std::move(tool));
   }
   co_return RpcResponse(
       200, mcp::ResultBody(message.id, mcp::Finished(mcp::ToolsListResult(tools), era)));

@@ -1,0 +1,62 @@
+#pragma once
+// The JSON Schema subset an agent's final answer may be held to (docs/structured-output.md):
+// checking a schema uses only that subset, validating a value against it, and the forms the
+// providers are sent. Pure: no I/O.
+
+#include "domain/error.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentgate::schema {
+
+// The most a schema may weigh (its compact JSON) and nest (schemas within schemas, the root 1).
+constexpr std::size_t kMaxSchemaBytes = 32 * 1024;
+constexpr int kMaxSchemaDepth = 10;
+
+// Checks that `schema` (a schema object or a boolean schema) uses only the supported keywords,
+// each well formed; an error names the keyword's place, `field` first
+// ("config.output_schema.properties.amount.type").
+Result<void> CheckSchema(const boost::json::value& schema, std::string_view field);
+
+// An answer's schema as a version or a call gives it: CheckSchema, an object at its root
+// ("type": "object"), within kMaxSchemaBytes and kMaxSchemaDepth.
+Result<boost::json::value> ReadAnswerSchema(const boost::json::value& schema,
+                                            std::string_view field);
+
+// Where a value breaks its schema: `path` in the grammar of docs/structured-output.md
+// ("$", "$.refund.amount", "$.items[0].sku").
+struct Violation {
+  std::string path;
+  std::string message;
+  bool operator==(const Violation&) const = default;
+};
+
+// The value's violations of a checked schema, at most `limit` of them; empty when it is valid.
+std::vector<Violation> Validate(const boost::json::value& schema, const boost::json::value& value,
+                                std::size_t limit = 20);
+
+// JSON equality as JSON Schema reads it (enum, const): numbers by value (1 equals 1.0), objects
+// regardless of key order, true never equal to 1.
+bool JsonEqual(const boost::json::value& a, const boost::json::value& b);
+
+// The schema as providers with constrained decoding take it (OpenAI's strict mode, Anthropic's
+// structured outputs): every object closed (`additionalProperties: false`) with every property
+// required, no boolean schema but that `false`; the bounds such providers refuse are left out
+// (agentgate checks them itself). nullopt: the schema does not meet those rules.
+std::optional<boost::json::value> StrictForm(const boost::json::value& schema);
+
+// The tool a model without native structured output gives its final answer through: its input is
+// the answer (the provider adapter reads it back as the reply's text). No config may name a tool
+// so.
+inline constexpr std::string_view kAnswerToolName = "final_answer";
+
+// A value that the schema accepts, where one is easy to build (the offline model's answer).
+boost::json::value ExampleOf(const boost::json::value& schema);
+
+}  // namespace agentgate::schema

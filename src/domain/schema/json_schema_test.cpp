@@ -1,0 +1,170 @@
+#include "domain/schema/json_schema.hpp"
+
+#include "domain/json_text.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <gtest/gtest.h>
+
+namespace agentgate::schema {
+namespace {
+
+namespace json = boost::json;
+
+const char* kRefund = R"({
+  "type": "object",
+  "properties": {
+    "refund": {"type": "object", "properties": {"amount": {"type": "number", "minimum": 0},
+                                                "currency": {"enum": ["EUR", "USD"]}},
+               "required": ["amount", "currency"], "additionalProperties": false},
+    "escalate": {"type": "boolean"},
+    "items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string", "minLength": 3}},
+                                         "required": ["sku"]}, "maxItems": 2}
+  },
+  "required": ["refund", "escalate"]
+})";
+
+std::string FieldOf(const Result<json::value>& r) {
+  return r ? "" : std::string(r.error().field().value_or(""));
+}
+
+TEST(AnswerSchema, AcceptsTheSupportedKeywords) {
+  EXPECT_TRUE(ReadAnswerSchema(json::parse(kRefund), "output_schema"));
+  EXPECT_TRUE(ReadAnswerSchema(json::parse(R"({"type": "object", "description": "x",
+      "properties": {"a": {"anyOf": [{"type": "string", "maxLength": 2}, {"const": 3}]},
+                     "b": {"type": ["integer", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 9}},
+      "additionalProperties": {"type": "string"}})"),
+                               "f"));
+}
+
+TEST(AnswerSchema, RefusesWhatIsOutsideTheSubsetNamingItsPlace) {
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(
+                json::parse(R"({"type": "object", "properties": {"a": {"$ref": "#/x"}}})"),
+                "output_schema")),
+            "output_schema.properties.a.$ref");
+  EXPECT_EQ(
+      FieldOf(ReadAnswerSchema(json::parse(R"({"type": "object", "patternProperties": {}})"), "f")),
+      "f.patternProperties");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(
+                json::parse(R"({"type": "object", "properties": {"l": {"items": [{}]}}})"), "f")),
+            "f.properties.l.items");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(
+                json::parse(R"({"type": "object", "properties": {"n": {"type": "float"}}})"), "f")),
+            "f.properties.n.type");
+  EXPECT_EQ(
+      FieldOf(ReadAnswerSchema(json::parse(R"({"type": "object", "required": ["a", "a"]})"), "f")),
+      "f.required");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse(R"({"type": "object", "anyOf": []})"), "f")),
+            "f.anyOf");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(
+                json::parse(R"({"type": "object", "properties": {"s": {"minLength": -1}}})"), "f")),
+            "f.properties.s.minLength");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(
+                json::parse(R"({"type": "object", "properties": {"s": {"maximum": "9"}}})"), "f")),
+            "f.properties.s.maximum");
+  EXPECT_EQ(
+      FieldOf(ReadAnswerSchema(json::parse(R"({"type": "object", "properties": {"s": 3}})"), "f")),
+      "f.properties.s");
+}
+
+TEST(AnswerSchema, MustBeAnObjectAtItsRoot) {
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse(R"({"type": "array"})"), "f")), "f.type");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse(R"({"properties": {}})"), "f")), "f.type");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse("true"), "f")), "f");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse(R"("object")"), "f")), "f");
+}
+
+TEST(AnswerSchema, IsBoundedInSizeAndDepth) {
+  std::string deep = R"({"type": "object"})";
+  for (int i = 0; i < kMaxSchemaDepth; ++i)
+    deep = R"({"type": "object", "properties": {"a": )" + deep + "}}";
+  const auto too_deep = ReadAnswerSchema(json::parse(deep), "f");
+  ASSERT_FALSE(too_deep);
+  EXPECT_NE(too_deep.error().message.find("deeper than 10"), std::string::npos);
+  std::string big =
+      R"({"type": "object", "description": ")" + std::string(kMaxSchemaBytes, 'x') + "\"}";
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse(big), "f")), "f");
+}
+
+TEST(Validate, AcceptsAValidAnswer) {
+  const auto schema = json::parse(kRefund);
+  EXPECT_TRUE(Validate(schema, json::parse(R"({"refund": {"amount": 12.5, "currency": "EUR"},
+      "escalate": false, "items": [{"sku": "A-100", "note": "kept"}]})"))
+                  .empty());
+}
+
+TEST(Validate, NamesEachViolationsPlace) {
+  const auto schema = json::parse(kRefund);
+  const auto found =
+      Validate(schema, json::parse(R"({"refund": {"amount": -1, "currency": "GBP", "extra": 1},
+      "items": [{"sku": "A"}, {}, {"sku": "ABC"}]})"));
+  const std::vector<Violation> expected{
+      {"$.escalate", "is required"},
+      {"$.refund.amount", "must be at least 0"},
+      {"$.refund.currency", "must be one of the schema's enum values"},
+      {"$.refund.extra", "is not a property the schema allows"},
+      {"$.items", "must have at most 2 items"},
+      {"$.items[0].sku", "must be at least 3 characters long"},
+      {"$.items[1].sku", "is required"},
+  };
+  EXPECT_EQ(found, expected);
+  EXPECT_EQ(Validate(schema, json::parse("[]")),
+            (std::vector<Violation>{{"$", "must be of type object"}}));
+  EXPECT_EQ(Validate(schema, json::parse(R"({"items": 1})"), 2).size(), 2u);  // at most the limit
+}
+
+TEST(Validate, CountsCharactersNotBytesAndIntegersByValue) {
+  const auto schema =
+      json::parse(R"({"properties": {"s": {"maxLength": 2}, "i": {"type": "integer"}}})");
+  EXPECT_TRUE(Validate(schema, json::parse(R"({"s": "\u00e9\u00e9", "i": 3.0})")).empty());
+  EXPECT_EQ(Validate(schema, json::parse(R"({"s": "abc", "i": 3.5})")).size(), 2u);
+}
+
+TEST(JsonEqual, ReadsNumbersByValueAndBooleansApart) {
+  EXPECT_TRUE(JsonEqual(json::parse("1"), json::parse("1.0")));
+  EXPECT_TRUE(JsonEqual(json::parse(R"({"a": [1, {"b": null}], "c": "x"})"),
+                        json::parse(R"({"c": "x", "a": [1.0, {"b": null}]})")));
+  EXPECT_FALSE(JsonEqual(json::parse("true"), json::parse("1")));
+  EXPECT_FALSE(JsonEqual(json::parse("[1]"), json::parse("[1, 1]")));
+  EXPECT_TRUE(JsonEqual(json::parse("18446744073709551615"), json::parse("18446744073709551615")));
+  EXPECT_FALSE(JsonEqual(json::parse("-1"), json::parse("18446744073709551615")));
+}
+
+TEST(StrictForm, ClosesNothingItselfAndDropsTheBounds) {
+  const auto strict = StrictForm(json::parse(R"({"type": "object", "additionalProperties": false,
+      "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}, "l": {"type": "array", "maxItems": 3,
+        "items": {"type": "object", "properties": {"s": {"type": "string", "minLength": 2}}, "required": ["s"],
+                  "additionalProperties": false}}},
+      "required": ["n", "l"]})"));
+  ASSERT_TRUE(strict);
+  EXPECT_EQ(json_text::Write(*strict),
+            R"({"type":"object","additionalProperties":false,"properties":{"n":{"type":"integer"},)"
+            R"("l":{"type":"array","items":{"type":"object","properties":{"s":{"type":"string"}},)"
+            R"("required":["s"],"additionalProperties":false}}},"required":["n","l"]})");
+}
+
+TEST(StrictForm, IsNoneForAnOpenObjectOrAnOptionalProperty) {
+  EXPECT_FALSE(StrictForm(json::parse(kRefund)));  // the root is open
+  EXPECT_FALSE(StrictForm(json::parse(R"({"type": "object", "additionalProperties": false,
+      "properties": {"a": {"type": "string"}}})")));
+  EXPECT_FALSE(StrictForm(json::parse(R"({"type": "object", "additionalProperties": false,
+      "properties": {"a": true}, "required": ["a"]})")));
+}
+
+TEST(ExampleOf, BuildsAValueTheSchemaAccepts) {
+  for (const char* text :
+       {kRefund,
+        R"({"type": "object", "properties": {"n": {"type": "integer", "exclusiveMinimum": 4},
+                               "m": {"type": "number", "minimum": 2.5, "maximum": 3},
+                               "s": {"type": "string", "minLength": 12, "maxLength": 12},
+                               "c": {"const": {"k": [1]}}, "o": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+                               "l": {"type": "array", "minItems": 3, "items": {"enum": ["x"]}}},
+                               "required": ["n", "m", "s", "c", "o", "l"]})"}) {
+    const auto schema = json::parse(text);
+    const auto example = ExampleOf(schema);
+    EXPECT_TRUE(Validate(schema, example).empty()) << json_text::Write(example);
+  }
+}
+
+}  // namespace
+}  // namespace agentgate::schema
