@@ -8,18 +8,20 @@ ROOT = Path(__file__).resolve().parents[2]
 CLASS = (ROOT / "salesforce/force-app/main/default/classes/InvokeAgentDaemon.cls").read_text()
 OPENAPI = json.loads((ROOT / "docs/openapi.json").read_text())
 
+READER = (ROOT / "salesforce/force-app/main/default/classes/ReadAgentOutputField.cls").read_text()
+
 INPUT_LABELS = ["Agent External Id", "Message", "Stateful", "Conversation Id", "Host Context JSON", "Group Key",
-                "Idempotency Key", "Additional Instructions"]
-OUTPUT_LABELS = ["Response", "Conversation Id", "Is Complete", "Stopped Because", "Blocked"]
+                "Idempotency Key", "Additional Instructions", "Output Schema JSON"]
+OUTPUT_LABELS = ["Response", "Conversation Id", "Is Complete", "Stopped Because", "Blocked", "Output JSON"]
 
 
-def inner_class(name):
-    start = CLASS.index(f"public class {name} {{")
-    depth, i = 0, CLASS.index("{", start)
-    for j in range(i, len(CLASS)):
-        depth += {"{": 1, "}": -1}.get(CLASS[j], 0)
+def inner_class(name, source=CLASS):
+    start = source.index(f"public class {name} {{")
+    depth, i = 0, source.index("{", start)
+    for j in range(i, len(source)):
+        depth += {"{": 1, "}": -1}.get(source[j], 0)
         if depth == 0:
-            return CLASS[i:j]
+            return source[i:j]
     raise AssertionError(name)
 
 
@@ -48,7 +50,7 @@ def test_the_fields_sent_and_read_are_the_endpoints():
     fields = [name for _, name in variables(inner_class("Request"))]
     assert set(fields) == set(sent)
     assert [name for _, name in variables(inner_class("Result"))] == ["response", "conversationId", "isComplete",
-                                                                     "stoppedBecause", "blocked"]
+                                                                     "stoppedBecause", "blocked", "outputJson"]
     assert "callout:Agentgate/api/flow-actions/invoke-agent" in CLASS
     assert "/api/flow-actions/invoke-agent" in OPENAPI["paths"]
 
@@ -70,3 +72,17 @@ def test_the_apex_test_covers_every_fault_status():
         assert f"{status} => '{status}: " in test_class
     for name in ("returnsACompleteReply", "continuesAStatefulConversation", "reportsAStopReason", "reportsABlockedReply"):
         assert f"static void {name}()" in test_class
+
+
+def test_the_field_reader_is_an_action_of_its_own_with_text_number_and_boolean_outputs():
+    assert re.search(r"@InvocableMethod\(\s*label='Read Agent Output Field'", READER)
+    assert "category='Agent Platform'" in READER and "callout=true" not in READER  # no callout: it reads text
+    assert [label for label, _ in variables(inner_class("Request", READER))] == ["Output JSON", "Field Path"]
+    assert [label for label, _ in variables(inner_class("Result", READER))] == [
+        "Text Value", "Number Value", "Boolean Value", "Is Null"]
+    tests = (ROOT / "salesforce/force-app/main/default/classes/ReadAgentOutputFieldTest.cls").read_text()
+    for name in ("readsNumbersBooleansAndText", "readsArrayElementsNullsAndWholeObjects",
+                 "aPathThatNamesNothingIsAFaultNamingIt", "readsTheOutputOfAnInvokeWithAnOutputSchema"):
+        assert f"static void {name}()" in tests
+    permissions = (ROOT / "salesforce/force-app/main/default/permissionsets/Agentgate_Caller.permissionset-meta.xml").read_text()
+    assert "<apexClass>ReadAgentOutputField</apexClass>" in permissions
