@@ -14,7 +14,7 @@ from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
 
-PLAIN_BODY_KEYS = {"response", "conversation_id", "terminated_reason", "blocked", "usage"}
+PLAIN_BODY_KEYS = {"response", "conversation_id", "terminated_reason", "blocked", "usage", "output"}
 
 
 def start(start_server, llm, extra=""):

@@ -17,6 +17,9 @@ class ConnectionPool {
   ConnectionPool(const std::string& target, std::size_t size) {
     for (std::size_t i = 0; i < size; ++i) idle_.push_back(std::make_unique<Connection>(target));
   }
+  // Connections already open (the PostgreSQL store opens its own side by side).
+  explicit ConnectionPool(std::vector<std::unique_ptr<Connection>> opened)
+      : idle_(std::move(opened)) {}
 
   class Lease {
    public:

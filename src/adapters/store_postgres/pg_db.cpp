@@ -162,11 +162,11 @@ bool Connection::EnsureOpen() {
   return true;
 }
 
-std::vector<std::string> Connection::WaitForNotices(std::chrono::milliseconds wait) {
+std::vector<std::string> Connection::WaitForNotices(std::chrono::milliseconds wait, int wake_fd) {
   std::vector<std::string> payloads;
-  pollfd readable{PQsocket(c_), POLLIN, 0};
-  const int ready = ::poll(&readable, 1, static_cast<int>(wait.count()));
-  if (ready > 0 && PQconsumeInput(c_) == 0)
+  pollfd readable[2] = {{PQsocket(c_), POLLIN, 0}, {wake_fd, POLLIN, 0}};
+  const int ready = ::poll(readable, wake_fd >= 0 ? 2 : 1, static_cast<int>(wait.count()));
+  if (ready > 0 && (readable[0].revents & POLLIN) != 0 && PQconsumeInput(c_) == 0)
     throw PgError("postgresql: " + std::string(PQerrorMessage(c_)), "08006");
   if (PQstatus(c_) != CONNECTION_OK) throw PgError("postgresql: the connection was lost", "08006");
   while (PGnotify* notice = PQnotifies(c_)) {

@@ -112,7 +112,8 @@ class Connection {
   bool EnsureOpen();
   // For a connection that LISTENs: the payloads of the notifications that arrive within `wait`
   // (none when none do); throws PgError once the connection is lost.
-  std::vector<std::string> WaitForNotices(std::chrono::milliseconds wait);
+  // `wake_fd`, when readable, ends the wait early (a listener told to stop).
+  std::vector<std::string> WaitForNotices(std::chrono::milliseconds wait, int wake_fd = -1);
 
  private:
   void ConfigureSession();

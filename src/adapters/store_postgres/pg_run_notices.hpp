@@ -30,6 +30,8 @@ class RunNotices {
   const std::string url_;
   const Changed changed_;
   std::atomic<bool> stopping_{false};
+  int wake_fd_ =
+      -1;  // an eventfd: written to stop, so the listener ends at once, not at its next look
   std::thread thread_;
 };
 
