@@ -1,6 +1,6 @@
 # The two commands of the README. Each installs what is missing (Debian 12, as root or with sudo),
 # builds, then serves or tests.
-.PHONY: run test build deps asan release format clean
+.PHONY: run test build deps asan asan-build asan-test release format clean
 
 JOBS ?= 2
 
@@ -29,10 +29,15 @@ PG_URL = $$(bash scripts/start-postgres.sh 2>/dev/null || true)
 test: build
 	@AGENTGATE_TEST_POSTGRES_URL="$(PG_URL)" ctest --preset dev -j $(JOBS)
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-asan: deps
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (asan-build, then asan-test).
+asan: asan-build
+	@$(MAKE) --no-print-directory asan-test
+
+asan-build: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
+
+asan-test:
 	@AGENTGATE_TEST_POSTGRES_URL="$(PG_URL)" ctest --preset asan -j $(JOBS)
 
 release: deps

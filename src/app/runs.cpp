@@ -51,7 +51,9 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
   std::optional<ClaimedKey> key;
   if (command.idempotency) key = command.idempotency->key;
   command.idempotency.reset();
-  const auto place = co_await invoke_.AdmitAhead(command, !as.streamed);
+  // A background run is refused on a busy conversation; a streamed one when it asks to be.
+  const bool refuse_busy = !as.streamed || command.request.if_busy == IfBusy::kReject;
+  const auto place = co_await invoke_.AdmitAhead(command, refuse_busy);
   Result<RunRecord> run = place ? Result<RunRecord>(NewRun(command, *place, as.streamed, notify))
                                 : Result<RunRecord>(place.error());
   // Nothing but this server looks for such a run before its first events are written.

@@ -66,6 +66,41 @@ asio::awaitable<Result<void>> CountCall(InvokeDeps& d, const std::string& conver
   co_return Result<void>{};
 }
 
+Error ConversationBusy(const std::string& conversation_id) {
+  return Error(ErrorCode::kConversationBusy,
+               "field 'conversation_id': conversation '" + conversation_id +
+                   "' has a turn running or queued (\"if_busy\": \"reject\")");
+}
+
+// "if_busy": "reject": the place now, or 409. Busy is a turn running or waiting here, a background
+// run queued or running, or another server's turn in line; of two calls that arrive together, the
+// store's ticket order lets one through.
+// A streamed run was looked at as it was admitted, and is itself a run of the conversation now.
+asio::awaitable<Result<void>> TakeFreeTurn(InvokeDeps& d, const InvokeCommand& command,
+                                           const std::string& conversation_id, SteadyTime hard_cap,
+                                           TurnPlace& place) {
+  auto lease = d.conversations.TryAcquire(conversation_id);
+  if (!lease) co_return ConversationBusy(conversation_id);
+  place.lease.emplace(std::move(*lease));
+  const std::int64_t now = d.clock.NowMs();
+  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
+  if (command.run_end == nullptr) {
+    AG_CO_TRY(const bool busy, co_await d.store.Run([&](Store& s) {
+      return s.ConversationBusy(conversation_id, now);
+    }));
+    if (busy) co_return ConversationBusy(conversation_id);
+  }
+  AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
+    return s.EnqueueTurn(conversation_id, now + left.count(), d.server.id());
+  }));
+  place.ticket_guard.emplace(d.server, ticket);  // gives the place up however this turn ends
+  AG_CO_TRY(const bool head, co_await d.store.Run([&](Store& s) {
+    return s.IsTurnAtHead(conversation_id, ticket, now, d.server.id());
+  }));
+  if (!head) co_return ConversationBusy(conversation_id);
+  co_return Result<void>{};
+}
+
 // Takes this turn's place on an existing conversation: its call counted in the window (unless it
 // was when its run was queued), then one turn at a time in arrival order, first in this server (no
 // store traffic while waiting), then across servers through the store. The wait counts against the
@@ -74,6 +109,8 @@ asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const InvokeCommand& co
                                           const std::string& conversation_id, SteadyTime hard_cap,
                                           TurnPlace& place) {
   if (!command.call_counted) AG_CO_TRYV(co_await CountCall(d, conversation_id));
+  if (command.request.if_busy == IfBusy::kReject)
+    co_return co_await TakeFreeTurn(d, command, conversation_id, hard_cap, place);
   auto acquired = co_await d.conversations.Acquire(conversation_id);
   if (!acquired)
     co_return Error(ErrorCode::kTurnTimeout,

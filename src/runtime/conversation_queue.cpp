@@ -44,6 +44,14 @@ asio::awaitable<std::optional<ConversationQueue::Lease>> ConversationQueue::Acqu
   co_return std::nullopt;
 }
 
+std::optional<ConversationQueue::Lease> ConversationQueue::TryAcquire(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto& entry = entries_[id];
+  if (entry.held) return std::nullopt;
+  entry.held = true;
+  return Lease(this, id);
+}
+
 void ConversationQueue::Release(const std::string& id) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(id);

@@ -34,6 +34,8 @@ class ConversationQueue {
 
   // Waits for the conversation; returns nullopt when canceled while waiting.
   boost::asio::awaitable<std::optional<Lease>> Acquire(std::string conversation_id);
+  // The conversation when no turn here holds it or waits for it; else nullopt, at once.
+  std::optional<Lease> TryAcquire(const std::string& conversation_id);
 
  private:
   void Release(const std::string& id);

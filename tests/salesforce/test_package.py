@@ -11,7 +11,7 @@ OPENAPI = json.loads((ROOT / "docs/openapi.json").read_text())
 READER = (ROOT / "salesforce/force-app/main/default/classes/ReadAgentOutputField.cls").read_text()
 
 INPUT_LABELS = ["Agent External Id", "Message", "Stateful", "Conversation Id", "Host Context JSON", "Group Key",
-                "Idempotency Key", "Additional Instructions", "Output Schema JSON"]
+                "Idempotency Key", "Additional Instructions", "If Busy", "Output Schema JSON"]
 OUTPUT_LABELS = ["Response", "Conversation Id", "Is Complete", "Stopped Because", "Blocked", "Output JSON"]
 
 

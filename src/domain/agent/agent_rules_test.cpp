@@ -349,6 +349,35 @@ TEST(InvokeRequest, ResponseFormatTakesEitherShapeAndNamesWhatIsWrong) {
             "response_format.json_schema.name");
 }
 
+TEST(InvokeRequest, IfBusyIsWaitOrRejectAndABackgroundRunCannotWait) {
+  const auto plain =
+      ParseInvokeRequest(boost::json::parse(R"({"message": "hi", "if_busy": "reject"})"));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->if_busy, IfBusy::kReject);
+  RunOptions options;
+  EXPECT_EQ(
+      ParseInvokeRequest(boost::json::parse(R"({"message": "hi", "if_busy": "wait"})"), &options)
+          ->if_busy,
+      IfBusy::kWait);
+  EXPECT_FALSE(ParseInvokeRequest(boost::json::parse(R"({"message": "hi"})"))->if_busy);
+  const auto field_of = [](const char* body) {
+    RunOptions run;
+    const auto r = ParseInvokeRequest(boost::json::parse(body), &run);
+    return r ? std::string("(accepted)") : std::string(r.error().message);
+  };
+  EXPECT_NE(field_of(R"({"message": "hi", "background": true, "if_busy": "wait"})")
+                .find("field 'if_busy': \"wait\" is for a plain or streamed call"),
+            std::string::npos);
+  EXPECT_EQ(field_of(R"({"message": "hi", "background": true, "if_busy": "reject"})"),
+            "(accepted)");
+  EXPECT_NE(field_of(R"({"message": "hi", "if_busy": "later"})").find("field 'if_busy'"),
+            std::string::npos);
+  EXPECT_NE(field_of(R"({"message": "hi", "if_busy": 1})").find("field 'if_busy'"),
+            std::string::npos);
+  // A queued run does not keep it: it waits its turn once it starts.
+  EXPECT_FALSE(InvokeRequestJson(*plain).contains("if_busy"));
+}
+
 TEST(Prompt, TheAnswerSchemaIsTheCallsElseTheVersionsAndIsCountedInTheEstimate) {
   AgentConfig config = Config(R"({"name": "a", "model": {"provider": "p", "name": "m"},
       "output_schema": {"type": "object", "properties": {"v": {"type": "string"}}}})");

@@ -16,14 +16,15 @@ namespace jf = json_fields;
 using boost::json::object;
 
 // Daemon field -> flow input, to name the caller's own field in errors.
-constexpr std::array<std::pair<const char*, const char*>, 7> kNames{
+constexpr std::array<std::pair<const char*, const char*>, 8> kNames{
     {{"message", "message"},
      {"stateful", "stateful"},
      {"conversation_id", "conversationId"},
      {"host_context", "hostContextJson"},
      {"additional_instructions", "additionalInstructions"},
      {"instance_id", "instanceId"},
-     {"group_key", "groupKey"}}};
+     {"group_key", "groupKey"},
+     {"if_busy", "ifBusy"}}};
 
 Error Renamed(Error error) {
   // The schema's own places keep their path under the flow's input.
@@ -73,7 +74,7 @@ Result<FlowInvokeRequest> ParseFlowInvokeRequest(const boost::json::value& body)
   AG_TRYV(jf::RejectUnknownKeys(
       *o, "",
       {"agentExternalId", "message", "stateful", "conversationId", "hostContextJson", "groupKey",
-       "idempotencyKey", "additionalInstructions", "instanceId", "outputSchemaJson"}));
+       "idempotencyKey", "additionalInstructions", "instanceId", "outputSchemaJson", "ifBusy"}));
   FlowInvokeRequest flow;
   AG_TRY(flow.agent_id, jf::RequiredString(*o, "agentExternalId", ""));
   if (!names::IsValidId(flow.agent_id))
@@ -95,6 +96,8 @@ Result<FlowInvokeRequest> ParseFlowInvokeRequest(const boost::json::value& body)
   if (instance) daemon["instance_id"] = *instance;
   AG_TRY(auto group, Text(*o, "groupKey"));  // "" is the flow's unset text: no group key
   if (group) daemon["group_key"] = *group;
+  AG_TRY(auto if_busy, Text(*o, "ifBusy"));
+  if (if_busy) daemon["if_busy"] = *if_busy;
   AG_TRY(auto output_schema, ObjectText(*o, "outputSchemaJson", "a JSON Schema object"));
   if (output_schema)
     daemon["response_format"] =

@@ -75,14 +75,14 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
     AG_TRYV(jf::RejectUnknownKeys(
         *o, "",
         {"message", "stateful", "conversation_id", "host_context", "additional_instructions",
-         "instance_id", "group_key", "response_format", "background", "stream", "on_disconnect",
-         "webhooks"}));
+         "instance_id", "group_key", "response_format", "if_busy", "background", "stream",
+         "on_disconnect", "webhooks"}));
     AG_TRYV(ParseRunOptions(*o, *options));
   } else {
     AG_TRYV(jf::RejectUnknownKeys(
         *o, "",
         {"message", "stateful", "conversation_id", "host_context", "additional_instructions",
-         "instance_id", "group_key", "response_format"}));
+         "instance_id", "group_key", "response_format", "if_busy"}));
   }
   InvokeRequest r;
   AG_TRY(r.message, jf::RequiredString(*o, "message", ""));
@@ -115,6 +115,22 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
   }
   if (const auto* format = o->if_contains("response_format"); format && !format->is_null()) {
     AG_TRY(r.answer_schema, ParseResponseFormat(*format));
+  }
+  AG_TRY(const auto if_busy, jf::OptionalString(*o, "if_busy", ""));
+  if (if_busy) {
+    const bool background = options != nullptr && options->background;
+    if (*if_busy == "reject") {
+      r.if_busy = IfBusy::kReject;
+    } else if (*if_busy == "wait" && !background) {
+      r.if_busy = IfBusy::kWait;
+    } else if (*if_busy == "wait") {
+      return InvalidField("if_busy",
+                          "\"wait\" is for a plain or streamed call; a background run on a busy "
+                          "conversation is refused (\"reject\")");
+    } else {
+      return InvalidField("if_busy",
+                          background ? "must be \"reject\"" : "must be \"wait\" or \"reject\"");
+    }
   }
   return r;
 }
