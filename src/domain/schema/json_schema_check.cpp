@@ -25,10 +25,24 @@ bool IsOneOf(std::string_view s, std::span<const std::string_view> set) {
   return std::find(set.begin(), set.end(), s) != set.end();
 }
 
+// A count bound (a length, a number of items) is an integer from 0 to kMaxCount.
+constexpr double kMaxCount = 1e6;
+
+double AsDouble(const json::value& v) {
+  if (v.is_int64()) return static_cast<double>(v.get_int64());
+  if (v.is_uint64()) return static_cast<double>(v.get_uint64());
+  return v.is_double() ? v.get_double() : 0;
+}
+
 bool IsCount(const json::value& v) {
-  if (v.is_int64()) return v.get_int64() >= 0;
-  if (v.is_uint64()) return true;
-  return v.is_double() && v.get_double() >= 0 && std::floor(v.get_double()) == v.get_double();
+  if (!v.is_number()) return false;
+  const double d = AsDouble(v);
+  return d >= 0 && d <= kMaxCount && std::floor(d) == d;
+}
+
+// A checked count bound, as a size.
+std::size_t CountOf(const json::value& v) {
+  return static_cast<std::size_t>(AsDouble(v));
 }
 
 std::string At(std::string_view field, std::string_view key) {
@@ -95,7 +109,7 @@ Result<void> Check(const json::value& schema, const std::string& field, int dept
     } else if (key == "description") {
       if (!v.is_string()) return InvalidField(at, "must be a string");
     } else if (IsOneOf(key, kCountBounds)) {
-      if (!IsCount(v)) return InvalidField(at, "must be a non-negative integer");
+      if (!IsCount(v)) return InvalidField(at, "must be an integer from 0 to 1000000");
     } else if (IsOneOf(key, kNumberBounds)) {
       if (!v.is_number()) return InvalidField(at, "must be a number");
     } else {
@@ -178,7 +192,7 @@ namespace {
 double NumberIn(const json::object& s, bool integer) {
   const auto bound = [&](std::string_view k) -> std::optional<double> {
     const auto* b = s.if_contains(k);
-    return b && b->is_number() ? std::optional<double>(b->to_number<double>()) : std::nullopt;
+    return b && b->is_number() ? std::optional<double>(AsDouble(*b)) : std::nullopt;
   };
   double low = -1e300, high = 1e300;
   if (auto b = bound("minimum")) low = *b;
@@ -192,6 +206,10 @@ double NumberIn(const json::object& s, bool integer) {
 }
 
 }  // namespace
+
+// An example array has at most this many items: arrays nest, and a minItems of thousands at each
+// level would make an example too large to send (such a schema's answer is left to the repair).
+constexpr std::size_t kExampleItems = 16;
 
 json::value ExampleOf(const json::value& schema) {
   if (!schema.is_object()) return json::object{};
@@ -214,24 +232,29 @@ json::value ExampleOf(const json::value& schema) {
     json::array out;
     std::size_t count = 1;
     if (const auto* min = s.if_contains("minItems"))
-      count = std::max<std::size_t>(1, min->to_number<std::size_t>());
-    if (const auto* max = s.if_contains("maxItems"))
-      count = std::min(count, max->to_number<std::size_t>());
+      count = std::max<std::size_t>(1, CountOf(*min));
+    if (const auto* max = s.if_contains("maxItems")) count = std::min(count, CountOf(*max));
+    count = std::min<std::size_t>(count, kExampleItems);
     const json::value items = s.contains("items") ? s.at("items") : json::value(json::object{});
     for (std::size_t i = 0; i < count; ++i) out.push_back(ExampleOf(items));
     return out;
   }
-  if (type == "integer") return static_cast<std::int64_t>(NumberIn(s, true));
+  if (type == "integer") {
+    const double n = NumberIn(s, true);
+    // Past 2^53 a double names no integer exactly: such a bound's example stays a double.
+    if (!std::isfinite(n) || std::abs(n) > 9e15) return n;
+    return static_cast<std::int64_t>(n);
+  }
   if (type == "number") return NumberIn(s, false);
   if (type == "boolean") return true;
   if (type == "null") return nullptr;
   std::string text = "example";
   if (const auto* min = s.if_contains("minLength")) {
-    const auto n = min->to_number<std::size_t>();
+    const auto n = CountOf(*min);
     if (text.size() < n) text.append(n - text.size(), 'x');
   }
   if (const auto* max = s.if_contains("maxLength"))
-    text.resize(std::min(text.size(), max->to_number<std::size_t>()));
+    text.resize(std::min(text.size(), CountOf(*max)));
   return json::value(text);
 }
 

@@ -67,6 +67,25 @@ TEST(AnswerSchema, RefusesWhatIsOutsideTheSubsetNamingItsPlace) {
       "f.properties.s");
 }
 
+TEST(AnswerSchema, CountBoundsAreIntegersUpToAMillionAndHugeNumbersNeverThrow) {
+  EXPECT_EQ(
+      FieldOf(ReadAnswerSchema(
+          json::parse(
+              R"({"type": "object", "properties": {"s": {"maxLength": 18446744073709551615}}})"),
+          "f")),
+      "f.properties.s.maxLength");
+  EXPECT_EQ(FieldOf(ReadAnswerSchema(
+                json::parse(R"({"type": "object", "properties": {"s": {"minItems": 1e7}}})"), "f")),
+            "f.properties.s.minItems");
+  const auto schema = json::parse(R"({"type": "object", "properties": {
+      "n": {"type": "integer", "minimum": 9007199254740993, "maximum": 1e300},
+      "l": {"type": "array", "minItems": 1000000, "items": {"type": "array", "minItems": 1000000}}}})");
+  ASSERT_TRUE(ReadAnswerSchema(schema, "f"));
+  const auto example = ExampleOf(schema);  // bounded: 16 items a level
+  EXPECT_EQ(example.at("l").as_array().size(), 16u);
+  EXPECT_FALSE(Validate(schema, json::parse(R"({"n": 18446744073709551615, "l": []})")).empty());
+}
+
 TEST(AnswerSchema, MustBeAnObjectAtItsRoot) {
   EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse(R"({"type": "array"})"), "f")), "f.type");
   EXPECT_EQ(FieldOf(ReadAnswerSchema(json::parse(R"({"properties": {}})"), "f")), "f.type");

@@ -131,10 +131,12 @@ class Validator {
   }
 
   void CheckArray(const json::object& s, const json::array& a, const std::string& path) {
-    if (const auto* min = s.if_contains("minItems"); min && a.size() < min->to_number<double>())
-      Add(path, "must have at least " + Number(min->to_number<double>()) + " items");
-    if (const auto* max = s.if_contains("maxItems"); max && a.size() > max->to_number<double>())
-      Add(path, "must have at most " + Number(max->to_number<double>()) + " items");
+    if (const auto* min = s.if_contains("minItems");
+        min && static_cast<double>(a.size()) < *NumberOf(*min))
+      Add(path, "must have at least " + Number(*NumberOf(*min)) + " items");
+    if (const auto* max = s.if_contains("maxItems");
+        max && static_cast<double>(a.size()) > *NumberOf(*max))
+      Add(path, "must have at most " + Number(*NumberOf(*max)) + " items");
     if (const auto* items = s.if_contains("items")) {
       for (std::size_t i = 0; i < a.size(); ++i)
         Check(*items, a[i], path + "[" + std::to_string(i) + "]");
@@ -143,10 +145,12 @@ class Validator {
 
   void CheckString(const json::object& s, json::string_view text, const std::string& path) {
     const std::size_t length = CodePoints(text);
-    if (const auto* min = s.if_contains("minLength"); min && length < min->to_number<double>())
-      Add(path, "must be at least " + Number(min->to_number<double>()) + " characters long");
-    if (const auto* max = s.if_contains("maxLength"); max && length > max->to_number<double>())
-      Add(path, "must be at most " + Number(max->to_number<double>()) + " characters long");
+    if (const auto* min = s.if_contains("minLength");
+        min && static_cast<double>(length) < *NumberOf(*min))
+      Add(path, "must be at least " + Number(*NumberOf(*min)) + " characters long");
+    if (const auto* max = s.if_contains("maxLength");
+        max && static_cast<double>(length) > *NumberOf(*max))
+      Add(path, "must be at most " + Number(*NumberOf(*max)) + " characters long");
   }
 
   void CheckNumber(const json::object& s, double n, const std::string& path) {
