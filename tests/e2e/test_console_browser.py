@@ -12,6 +12,7 @@ import time
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -424,7 +425,10 @@ def test_an_operator_sees_a_pending_action_with_its_arguments_and_approves_it(st
             assert time.monotonic() < deadline
             time.sleep(0.05)
         assert [c["path"] for c in tools.calls] == ["/refund"]
-        browser.find_element(By.ID, "refresh-runs").click()
+        # The approval's answer re-renders the page: the button found may be replaced before the
+        # click lands (StaleElementReference, seen once in CI); find it again until one is taken.
+        WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda driver: driver.find_element(By.ID, "refresh-runs").click() or True)
         wait_text(browser, "#run-list tbody tr:first-child .run-status", "completed")
         assert not browser.find_elements(By.ID, "pending-list")
     finally:
