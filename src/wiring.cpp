@@ -195,6 +195,7 @@ struct Runtime {
   ServerLease lease;
   SpendLedger spend;
   ConversationQueue conversations;
+  TurnInterrupts interrupts;
   GatewayCallTally gateway_calls;
 };
 
@@ -290,19 +291,20 @@ struct UseCases {
         tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers),
         idempotency(rt.runner, rt.lease, rt.clock, rt.metrics, timing.hard_cap),
         invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
-                          tools, mcp_tools, idempotency, rt.lease, up.providers,
+                          rt.interrupts, tools, mcp_tools, idempotency, rt.lease, up.providers,
                           settings.config.prices, rt.clock, rt.metrics, timing, &tracing.tracer,
                           std::chrono::seconds(settings.config.runs.approval_timeout_seconds)}),
         console(rt.clock, ConsoleSessions::Limits{}),
-        run_worker(RunWorkerDeps{invoke, idempotency, rt.tenants, rt.runner, rt.committer, rt.lease,
-                                 rt.clock, rt.metrics, loops.executors,
-                                 settings.config.runs.max_concurrent,
-                                 std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
-                                 static_cast<std::size_t>(settings.config.runs.max_events),
-                                 std::chrono::milliseconds(100),   // write-behind
-                                 std::chrono::milliseconds(1000),  // a watched run's looks
-                                 settings.config.store.kind == StoreKind::kPostgres,  // notices
-                                 [this] { webhooks.Wake(); }}),
+        run_worker(RunWorkerDeps{
+            invoke, idempotency, rt.tenants, rt.runner, rt.committer, rt.lease, rt.clock,
+            rt.metrics, loops.executors, settings.config.runs.max_concurrent,
+            std::chrono::milliseconds(settings.config.runs.poll_milliseconds),
+            static_cast<std::size_t>(settings.config.runs.max_events),
+            std::chrono::milliseconds(100),                      // write-behind
+            std::chrono::milliseconds(1000),                     // a watched run's looks
+            settings.config.store.kind == StoreKind::kPostgres,  // notices
+            [this] { webhooks.Wake(); },
+            settings.config.store.kind == StoreKind::kPostgres ? &rt.interrupts : nullptr}),
         runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, rt.clock,
              RunsOptions{.max_queued_per_org = settings.config.runs.max_queued_per_org,
                          // a server alone on its store: nobody else asks it for a run

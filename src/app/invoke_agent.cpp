@@ -67,6 +67,12 @@ asio::awaitable<Result<InvokeResult>> InvokeAgent::Invoke(const InvokeCommand& c
   });
   if (command.cancel) command.cancel->OnCancel([stop] { stop->Fire(TurnStop::Reason::kCanceled); });
   const auto state = std::make_unique<TurnState>();
+  // A turn on an existing conversation may be superseded by a newer call on it; the turn registers
+  // this under its place in line (app/turn_place).
+  if (command.request.stateful && command.request.conversation_id) {
+    state->place.supersede = std::make_shared<TurnCancel>(executor);
+    state->place.supersede->OnCancel([stop] { stop->Fire(TurnStop::Reason::kSuperseded); });
+  }
   auto ended = co_await asio::co_spawn(
       executor, RunTurn(command, deadlines, *state),
       asio::bind_cancellation_slot(stop->signal.slot(), asio::as_tuple(asio::use_awaitable)));
@@ -93,6 +99,10 @@ Result<InvokeResult> InvokeAgent::AnswerOf(TurnStopReason stopped, const Result<
   if (state.committed) {
     if (!*state.committed) return state.committed->error();
     return std::move(state.run->result);
+  }
+  if (stopped == TurnStopReason::kSuperseded) {
+    d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "superseded"}});
+    return SupersededError();
   }
   if (stopped == TurnStopReason::kCanceled) {
     d_.metrics.Add("agentgate_turn_stops_total", {{"reason", "canceled"}});

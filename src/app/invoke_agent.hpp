@@ -25,6 +25,7 @@
 #include "runtime/tracer.hpp"
 #include "runtime/turn_cancel.hpp"
 #include "runtime/turn_committer.hpp"
+#include "runtime/turn_interrupts.hpp"
 
 #include <chrono>
 #include <functional>
@@ -102,6 +103,9 @@ struct InvokeCommand {
   const std::vector<ApprovalDecision>* decisions = nullptr;
   // The run the turn is, when it is one: its commit may write the run's end too (docs/runs.md).
   RunEndInCommit* run_end = nullptr;
+  // A background run's turn on an existing conversation: its place in the conversation's line was
+  // taken as it was queued (docs/runs.md), and the turn holds it.
+  bool took_place_when_queued = false;
 };
 
 // What a call's admission decides (InvokeAgent::AdmitCall), the same for every way in (the plain
@@ -120,7 +124,7 @@ struct QueuedPlace {
 };
 
 // What ended a turn before its body did, if anything.
-enum class TurnStopReason { kNone, kHardCap, kCanceled };
+enum class TurnStopReason { kNone, kHardCap, kCanceled, kSuperseded };
 
 // A turn's soft deadline (answer early) and hard cap, on the Clock's steady time.
 struct TurnDeadlines {
@@ -140,6 +144,7 @@ struct InvokeDeps {
   SpendLedger& spend;
   AgentCatalog& catalog;
   ConversationQueue& conversations;
+  TurnInterrupts& interrupts;  // this server's turns in a conversation's line
   ToolRunner& tools;
   McpToolbox& mcp;
   Idempotency& idempotency;
@@ -184,6 +189,10 @@ class InvokeAgent {
   // now.
   boost::asio::awaitable<Result<QueuedPlace>> AdmitAhead(const InvokeCommand& command,
                                                          bool refuse_busy);
+  // A background run queued with "if_busy": "interrupt": every turn ahead of its place in its
+  // conversation's line is superseded (SupersedeTurnsBefore, app/turn_place.hpp).
+  boost::asio::awaitable<Result<void>> SupersedeAheadOf(const std::string& conversation_id,
+                                                        const std::string& run_id);
   // The agents the caller's token may chat with in its environment (the MCP tool list).
   boost::asio::awaitable<Result<std::vector<AgentCatalog::ChatAgent>>> ChatAgents(
       const Caller& caller) {

@@ -98,7 +98,8 @@ RunWorker::RunWorker(RunWorkerDeps deps)
                RunWatchesOptions{d_.watch_look_every, d_.max_events, d_.store_tells_of_run_writes}),
       registry_(d_.max_events, [this](const std::string& run_id) { watches_.Entered(run_id); }),
       claimer_(d_.store, d_.server, registry_, d_.clock,
-               RunClaimerOptions{d_.max_concurrent, d_.poll}, [this](RunRecord run) {
+               RunClaimerOptions{d_.max_concurrent, d_.poll, d_.interrupted_elsewhere},
+               [this](RunRecord run) {
                  Launch(std::move(run), QueuedStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
                }) {}
 
@@ -241,8 +242,11 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
       ended.result_json = InvokeBodyText(*result);
       terminal = run_events::Completed(ended.result_json);
     } else {
-      ended.status =
-          result.error().code == ErrorCode::kCanceled ? RunStatus::kCanceled : RunStatus::kFailed;
+      // Superseded is a cancel by a newer call on its conversation, named apart in its error.
+      const ErrorCode code = result.error().code;
+      ended.status = code == ErrorCode::kCanceled || code == ErrorCode::kSuperseded
+                         ? RunStatus::kCanceled
+                         : RunStatus::kFailed;
       terminal = run_events::Failed(result.error());
       ended.error_json = terminal.data;
     }
@@ -320,8 +324,9 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
     co_return Error(ErrorCode::kUnauthenticated, "the token that queued the run was revoked");
   AG_CO_TRY(auto admitted, co_await d_.invoke.Admit(caller, run.agent_id));
   // Its Idempotency-Key was completed when it was queued: nothing for its commit to complete.
-  const InvokeCommand command = RunCommand(caller, run, std::move(admitted), *request, std::nullopt,
-                                           std::move(cancel), recorder, queued.trace);
+  InvokeCommand command = RunCommand(caller, run, std::move(admitted), *request, std::nullopt,
+                                     std::move(cancel), recorder, queued.trace);
+  command.took_place_when_queued = command.call_counted;
   co_return co_await d_.invoke.Invoke(command);
 }
 

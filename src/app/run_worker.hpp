@@ -47,6 +47,9 @@ struct RunWorkerDeps {
   bool store_tells_of_run_writes = false;
   // Told when a run that notifies ended or paused here: its webhooks' deliveries are due.
   std::function<void()> webhooks_due{};
+  // This server's turns in a conversation's line, on a store other servers share: the claimer
+  // ends those a call on another server superseded.
+  TurnInterrupts* interrupted_elsewhere = nullptr;
 };
 
 // A streamed turn as its call admitted it: its run starts from this, not from a stored request.

@@ -4,6 +4,7 @@
 #include "crypto/crypto.hpp"
 #include "domain/json_text.hpp"
 #include "domain/runs/run_state.hpp"
+#include "observability/log.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -51,8 +52,12 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
   std::optional<ClaimedKey> key;
   if (command.idempotency) key = command.idempotency->key;
   command.idempotency.reset();
-  // A background run is refused on a busy conversation; a streamed one when it asks to be.
-  const bool refuse_busy = !as.streamed || command.request.if_busy == IfBusy::kReject;
+  // A background run is refused on a busy conversation unless it asked to enqueue or interrupt; a
+  // streamed one when it asks to be.
+  const auto if_busy = command.request.if_busy;
+  const bool refuse_busy = as.streamed
+                               ? if_busy == IfBusy::kReject
+                               : if_busy != IfBusy::kEnqueue && if_busy != IfBusy::kInterrupt;
   const auto place = co_await invoke_.AdmitAhead(command, refuse_busy);
   Result<RunRecord> run = place ? Result<RunRecord>(NewRun(command, *place, as.streamed, notify))
                                 : Result<RunRecord>(place.error());
@@ -70,6 +75,16 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
     const RunWrite create{RunWrite::Kind::kCreate, *run, {}, max_queued, std::move(completion)};
     const auto created = co_await writer_.Write(create);
     if (auto refused = RefusalOfCreate(created, max_queued)) run = std::move(*refused);
+  }
+  if (run && !as.streamed && if_busy == IfBusy::kInterrupt && !run->creates_conversation &&
+      !run->conversation_id.empty()) {
+    // Queued at the back of its conversation's line: what is ahead of it ends superseded. The run
+    // stays queued however that goes (a failure leaves it behind them).
+    if (auto superseded = co_await invoke_.SupersedeAheadOf(run->conversation_id, run->id);
+        !superseded) {
+      log::Warn("run_supersede_failed", {{"run_id", std::string_view(run->id)},
+                                         {"error", std::string_view(superseded.error().message)}});
+    }
   }
   if (run && as.streamed) {
     // It starts from what its call admitted, continuing the call's trace.

@@ -2,6 +2,7 @@
 
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
+#include "domain/runs/run_state.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -66,6 +67,21 @@ asio::awaitable<Result<void>> CountCall(InvokeDeps& d, const std::string& conver
   co_return Result<void>{};
 }
 
+// The turn's place in the store's line, in arrival order across servers, held until the turn
+// ends (by its commit, or the guard), and expiring with its cap; a newer call interrupting the
+// conversation finds the turn by it, waiting or running.
+asio::awaitable<Result<void>> TakeTicket(InvokeDeps& d, const std::string& conversation_id,
+                                         SteadyTime hard_cap, TurnPlace& place) {
+  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
+  const std::int64_t expires = d.clock.NowMs() + left.count();
+  AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
+    return s.EnqueueTurn(conversation_id, expires, d.server.id());
+  }));
+  place.ticket_guard.emplace(d.server, ticket);  // gives the place up however this turn ends
+  if (place.supersede) place.interruptible.emplace(d.interrupts.Register(ticket, place.supersede));
+  co_return Result<void>{};
+}
+
 Error ConversationBusy(const std::string& conversation_id) {
   return Error(ErrorCode::kConversationBusy,
                "field 'conversation_id': conversation '" + conversation_id +
@@ -83,17 +99,14 @@ asio::awaitable<Result<void>> TakeFreeTurn(InvokeDeps& d, const InvokeCommand& c
   if (!lease) co_return ConversationBusy(conversation_id);
   place.lease.emplace(std::move(*lease));
   const std::int64_t now = d.clock.NowMs();
-  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
   if (command.run_end == nullptr) {
     AG_CO_TRY(const bool busy, co_await d.store.Run([&](Store& s) {
       return s.ConversationBusy(conversation_id, now);
     }));
     if (busy) co_return ConversationBusy(conversation_id);
   }
-  AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
-    return s.EnqueueTurn(conversation_id, now + left.count(), d.server.id());
-  }));
-  place.ticket_guard.emplace(d.server, ticket);  // gives the place up however this turn ends
+  AG_CO_TRYV(co_await TakeTicket(d, conversation_id, hard_cap, place));
+  const std::int64_t ticket = place.ticket_guard->ticket();
   AG_CO_TRY(const bool head, co_await d.store.Run([&](Store& s) {
     return s.IsTurnAtHead(conversation_id, ticket, now, d.server.id());
   }));
@@ -101,27 +114,47 @@ asio::awaitable<Result<void>> TakeFreeTurn(InvokeDeps& d, const InvokeCommand& c
   co_return Result<void>{};
 }
 
+// A background run queued on an existing conversation took its place in line as it was queued,
+// and was claimed once that place reached the head: its turn holds the place, and waits for
+// nothing (the later turns of this server wait for it in the store's line, not in this server's).
+// False for a turn that took no place ahead.
+asio::awaitable<Result<bool>> TakeQueuedPlace(InvokeDeps& d, const InvokeCommand& command,
+                                              SteadyTime hard_cap, TurnPlace& place) {
+  if (!command.took_place_when_queued || command.observer == nullptr) co_return false;
+  const std::string run_id(command.observer->RunId());
+  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
+  const std::int64_t expires = d.clock.NowMs() + left.count();
+  AG_CO_TRY(const auto ticket, co_await d.store.Run([&](Store& s) {
+    return s.TakeRunPlace(run_id, d.server.id(), expires);
+  }));
+  if (!ticket) co_return false;
+  place.ticket_guard.emplace(d.server, *ticket);
+  if (place.supersede) place.interruptible.emplace(d.interrupts.Register(*ticket, place.supersede));
+  co_return true;
+}
+
 // Takes this turn's place on an existing conversation: its call counted in the window (unless it
-// was when its run was queued), then one turn at a time in arrival order, first in this server (no
-// store traffic while waiting), then across servers through the store. The wait counts against the
-// turn's cap; the lease and the ticket hold the place until the turn ends.
+// was when its run was queued), then one turn at a time in arrival order: its ticket in the
+// store's line, then its turn in this server (no store traffic while waiting), then at the head of
+// the store's line. The wait counts against the turn's cap; the lease and the ticket hold the
+// place until the turn ends.
 asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const InvokeCommand& command,
                                           const std::string& conversation_id, SteadyTime hard_cap,
                                           TurnPlace& place) {
   if (!command.call_counted) AG_CO_TRYV(co_await CountCall(d, conversation_id));
+  AG_CO_TRY(const bool queued_place, co_await TakeQueuedPlace(d, command, hard_cap, place));
+  if (queued_place) co_return Result<void>{};
   if (command.request.if_busy == IfBusy::kReject)
     co_return co_await TakeFreeTurn(d, command, conversation_id, hard_cap, place);
+  AG_CO_TRYV(co_await TakeTicket(d, conversation_id, hard_cap, place));
+  if (command.request.if_busy == IfBusy::kInterrupt)
+    AG_CO_TRYV(co_await SupersedeTurnsBefore(d, conversation_id, place.ticket_guard->ticket()));
   auto acquired = co_await d.conversations.Acquire(conversation_id);
   if (!acquired)
     co_return Error(ErrorCode::kTurnTimeout,
                     "canceled while waiting for the conversation's previous turn");
   place.lease.emplace(std::move(*acquired));
-  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
-  const std::int64_t expires = d.clock.NowMs() + left.count();
-  AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
-    return s.EnqueueTurn(conversation_id, expires, d.server.id());
-  }));
-  place.ticket_guard.emplace(d.server, ticket);  // gives the place up however this turn ends
+  const std::int64_t ticket = place.ticket_guard->ticket();
   for (milliseconds wait = kTurnQueueFirstPoll;; wait = std::min(wait * 2, kTurnQueueMaxPoll)) {
     const std::int64_t at = d.clock.NowMs();
     AG_CO_TRY(const bool head, co_await d.store.Run([&](Store& s) {
@@ -176,6 +209,36 @@ asio::awaitable<Result<void>> CheckSpendLimits(InvokeDeps& d, const InvokeComman
 }
 
 }  // namespace
+
+asio::awaitable<Result<void>> SupersedeTurnsBefore(InvokeDeps& d,
+                                                   const std::string& conversation_id,
+                                                   std::int64_t ticket) {
+  const std::int64_t now = d.clock.NowMs();
+  AG_CO_TRY(const auto superseded, co_await d.store.Run([&](Store& s) {
+    return s.SupersedeTurns(conversation_id, ticket, now);
+  }));
+  std::vector<std::string> queued_runs;
+  for (const auto& earlier : superseded) {
+    if (earlier.server_id == d.server.id()) {
+      d.interrupts.Interrupt(earlier.ticket);
+    } else if (earlier.server_id.empty() && !earlier.run_id.empty()) {
+      queued_runs.push_back(earlier.run_id);
+    }
+  }
+  if (!queued_runs.empty()) {
+    // Still queued: it ends canceled at once, superseded (started meanwhile: its server ends it).
+    const RunEvent ended =
+        run_events::Failed(run_state::EndingError(RunEnding::kSuperseded, RunStatus::kQueued));
+    const auto canceled = co_await d.store.Run([&](Store& s) -> Result<void> {
+      for (const auto& run_id : queued_runs) AG_TRYV(s.CancelRun(run_id, now, ended));
+      return {};
+    });
+    if (!canceled) co_return canceled.error();
+  }
+  if (!superseded.empty())
+    d.metrics.Add("agentgate_turns_superseded_total", {}, static_cast<double>(superseded.size()));
+  co_return Result<void>{};
+}
 
 TicketGuard::~TicketGuard() {
   if (given_up_) return;
@@ -249,6 +312,13 @@ asio::awaitable<Result<QueuedPlace>> InvokeAgent::AdmitAhead(const InvokeCommand
   if (const std::int64_t now = d_.clock.NowMs(); !LeaseVouches(d_, command, now))
     AG_CO_TRYV(co_await CheckSpendLimits(d_, command, now));
   co_return place;
+}
+
+asio::awaitable<Result<void>> InvokeAgent::SupersedeAheadOf(const std::string& conversation_id,
+                                                            const std::string& run_id) {
+  AG_CO_TRY(const auto ticket, co_await d_.store.Run([&](Store& s) { return s.RunPlace(run_id); }));
+  if (!ticket) co_return Result<void>{};  // it ended already
+  co_return co_await SupersedeTurnsBefore(d_, conversation_id, *ticket);
 }
 
 }  // namespace agentgate

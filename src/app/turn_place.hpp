@@ -36,12 +36,26 @@ struct TurnPlace {
   std::optional<ConversationRecord> new_conversation;  // the commit takes it
   std::optional<ConversationQueue::Lease> lease;       // this server's turn on the conversation
   std::optional<TicketGuard> ticket_guard;             // and its place across servers
+  // Ends the turn superseded once a newer call interrupts it ("if_busy": "interrupt"): set by the
+  // turn for an existing conversation, and registered under its ticket while it holds one.
+  std::shared_ptr<TurnCancel> supersede;
+  std::optional<TurnInterrupts::Registration> interruptible;
 };
 
 // Finds the turn's place: 400 or 404 for a missing or unknown instance, 404 for a conversation
-// that is not the caller's, 429 past the conversation's call window; then waits, within the hard
-// cap, for the conversation's earlier turns (in this server, then across servers).
+// that is not the caller's, 429 past the conversation's call window; then does what the call's
+// `if_busy` says of the conversation's earlier turns: waits for them, within the hard cap (in
+// this server, then across servers), 409 at once if there are any, or supersedes them and waits
+// for them to end.
 boost::asio::awaitable<Result<void>> TakePlace(InvokeDeps& d, const InvokeCommand& command,
                                                SteadyTime hard_cap, TurnPlace& place);
+
+// "if_busy": "interrupt" (docs/daemon.md): every turn ahead of `ticket` in the conversation's
+// line, running or waiting, on any server, is superseded: it can no longer commit, and ends as a
+// canceled turn (this server's at once, another's at its server's next look; a run still queued
+// ends canceled now). The interrupting turn then waits for them to end like any turn ahead.
+boost::asio::awaitable<Result<void>> SupersedeTurnsBefore(InvokeDeps& d,
+                                                          const std::string& conversation_id,
+                                                          std::int64_t ticket);
 
 }  // namespace agentgate

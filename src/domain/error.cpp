@@ -36,6 +36,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "idempotency_key_reused";
     case ErrorCode::kConversationBusy:
       return "conversation_busy";
+    case ErrorCode::kSuperseded:
+      return "superseded";
     case ErrorCode::kResponseNotLatest:
       return "previous_response_not_latest";
     case ErrorCode::kRunEnded:
@@ -99,6 +101,7 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kConflict:
     case ErrorCode::kIdempotencyKeyInUse:
     case ErrorCode::kConversationBusy:
+    case ErrorCode::kSuperseded:
     case ErrorCode::kResponseNotLatest:
     case ErrorCode::kRunEnded:
     case ErrorCode::kRunNotPaused:

@@ -28,7 +28,8 @@ enum class ErrorCode {
   kSpendLimitReached,
   kIdempotencyKeyInUse,
   kIdempotencyKeyReused,
-  kConversationBusy,   // a background run on a conversation with a turn running or queued
+  kConversationBusy,  // a background run on a conversation with a turn running or queued
+  kSuperseded,  // a newer call on the conversation interrupted this turn: nothing of it is stored
   kResponseNotLatest,  // a previous_response_id whose reply is no longer its conversation's last
   kRunEnded,           // cancel of a run that completed or failed
   kRunNotPaused,       // a decision for a run that is not waiting for one
@@ -81,6 +82,14 @@ struct Error {
 
 inline Error MakeError(ErrorCode code, std::string message) {
   return Error{code, std::move(message)};
+}
+
+// A turn a newer call on its conversation interrupted ("if_busy": "interrupt"): 409, nothing of
+// it stored, named apart from a cancel and from its server's death.
+inline Error SupersededError() {
+  return Error{ErrorCode::kSuperseded,
+               "superseded by a newer call on this conversation (\"if_busy\": \"interrupt\"); "
+               "nothing of this turn was stored"};
 }
 
 // A 400 naming the offending field: "field 'x': must be a string".

@@ -222,6 +222,8 @@ void DeclareAgentgateMetrics(Metrics& m) {
   m.DeclareHistogram("agentgate_turn_duration_seconds", "Agent turn duration.", latency);
   m.DeclareCounter("agentgate_turn_stops_total",
                    "Agent turns by stop reason (none = normal finish).");
+  m.DeclareCounter("agentgate_turns_superseded_total",
+                   "Turns a newer call on their conversation interrupted (if_busy interrupt).");
   m.DeclareCounter("agentgate_model_calls_total", "Model calls by provider and outcome.");
   m.DeclareCounter("agentgate_model_tokens_total",
                    "Model tokens by provider and direction (input, cached_input, cache_write, "

@@ -192,6 +192,20 @@ class ConversationStore {
   virtual Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
                                     std::int64_t now_ms, const std::string& server_id) = 0;
   virtual Result<void> DequeueTurn(std::int64_t ticket) = 0;
+  // "if_busy": "interrupt" (docs/daemon.md): every live ticket on the conversation older than
+  // `ticket` is marked superseded, so its turn can no longer commit; each with its server, which
+  // ends the turn. A ticket its turn's commit took first is not among them.
+  virtual Result<std::vector<SupersededTicket>> SupersedeTurns(const std::string& conversation_id,
+                                                               std::int64_t ticket,
+                                                               std::int64_t now_ms) = 0;
+  // The tickets of `server_id` that a call on another server superseded.
+  virtual Result<std::vector<std::int64_t>> SupersededTickets(const std::string& server_id) = 0;
+  // A background run's place in its conversation's line, taken as it was queued (none for a run
+  // that took none); its turn takes it over with TakeRunPlace (its server, and its cap as expiry).
+  virtual Result<std::optional<std::int64_t>> RunPlace(const std::string& run_id) = 0;
+  virtual Result<std::optional<std::int64_t>> TakeRunPlace(const std::string& run_id,
+                                                           const std::string& server_id,
+                                                           std::int64_t expires_at_ms) = 0;
 
   // Commits each turn all or nothing (see TurnCommit), several in one store transaction (group
   // commit): a result per turn, in order. kConflict, with nothing of that turn written, when its

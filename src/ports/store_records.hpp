@@ -257,6 +257,13 @@ struct RunWrite {
   std::optional<IdempotencyCompletion> answer{};
 };
 
+// A queue ticket an interrupting call superseded, and the server whose turn holds it.
+struct SupersededTicket {
+  std::int64_t ticket = 0;
+  std::string server_id;  // "" for a queued run's place (its run_id)
+  std::string run_id;     // a background run's place
+};
+
 struct TurnCommit {
   TurnRecord turn;
   std::vector<MessageRecord> messages;  // appended to turn.conversation_id, seq assigned in order

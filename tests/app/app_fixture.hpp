@@ -181,6 +181,7 @@ class InvokeAgentTest : public ::testing::Test {
   SpendLedger spend_{runner_, {}, &lease_};
   AgentCatalog catalog_{runner_, tenants_};
   ConversationQueue conversations_;
+  TurnInterrupts interrupts_;
   FakeHttp http_;
   NoMcp mcp_caller_;
   MetadataGateway gateway_{
@@ -203,6 +204,7 @@ class InvokeAgentTest : public ::testing::Test {
                                  spend_,
                                  catalog_,
                                  conversations_,
+                                 interrupts_,
                                  tools_,
                                  mcp_,
                                  idempotency_,

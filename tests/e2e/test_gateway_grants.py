@@ -95,7 +95,8 @@ def test_an_upgraded_store_grants_write_to_every_token_it_had(org, start_server)
     first.stop()
     # The store as the server before this change left it: no grants table, its migration not run
     # (PostgreSQL's 20, and 21 after it, which runs again as it stands; SQLite's 22, and 23 after it
-    # dropped the turns' run columns that build had; its messages named no turn, 25).
+    # dropped the turns' run columns that build had; its messages named no turn, 25; its queue
+    # tickets were never superseded nor a run's, 28).
     if stores.KIND == "postgres":
         before = "DROP TABLE environment_grants; DELETE FROM schema_migrations WHERE version >= 20;"
     else:
@@ -106,7 +107,10 @@ def test_an_upgraded_store_grants_write_to_every_token_it_had(org, start_server)
                   "ALTER TABLE turns ADD COLUMN run_events TEXT NOT NULL DEFAULT ''; "
                   "CREATE INDEX turns_runs_by_env ON turns(org_id, env, run_created_at_ms) "
                   "WHERE run_created_at_ms > 0; "
-                  "ALTER TABLE messages DROP COLUMN turn_id;")
+                  "ALTER TABLE messages DROP COLUMN turn_id; "
+                  "DROP INDEX conversation_turn_queue_by_run; "
+                  "ALTER TABLE conversation_turn_queue DROP COLUMN run_id; "
+                  "ALTER TABLE conversation_turn_queue DROP COLUMN superseded;")
     stores.execute(first.store_url, before)
     again = start_server(env={"AGENTGATE_STORE_URL": first.store_url})
     gw.server = again

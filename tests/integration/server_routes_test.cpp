@@ -72,6 +72,7 @@ class ServerRoutesTest : public ::testing::Test {
       std::nullopt, false};
   AgentCatalog catalog_{runner_, tenants_};
   ConversationQueue conversations_;
+  TurnInterrupts interrupts_;
   asio::io_context http_io_;
   HttpClient http_{http_io_.get_executor(), HttpClientOptions{}};
   MetadataGateway gateway_{runner_,
@@ -94,6 +95,7 @@ class ServerRoutesTest : public ::testing::Test {
                                  spend_,
                                  catalog_,
                                  conversations_,
+                                 interrupts_,
                                  tools_,
                                  mcp_,
                                  idempotency_,

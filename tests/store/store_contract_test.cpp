@@ -602,6 +602,42 @@ RunRecord Queued(std::string id, std::int64_t at_ms, std::string conversation = 
   return run;
 }
 
+TYPED_TEST(StoreContract, AnInterruptSupersedesTheLiveTicketsAheadAndTheirCommitsAreRefused) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Appending("t1", "c1", 1000, true)));
+  const auto running = s.EnqueueTurn("c1", 100000, "server-a").value();
+  const auto waiting = s.EnqueueTurn("c1", 100000, "server-b").value();
+  const auto expired = s.EnqueueTurn("c1", 1500, "server-b").value();
+  const auto elsewhere = s.EnqueueTurn("c2", 100000, "server-a").value();
+  const auto interrupting = s.EnqueueTurn("c1", 100000, "server-b").value();
+  const auto later = s.EnqueueTurn("c1", 100000, "server-a").value();
+  const auto superseded = s.SupersedeTurns("c1", interrupting, 2000).value();
+  std::vector<std::pair<std::int64_t, std::string>> got;
+  for (const auto& t : superseded) got.emplace_back(t.ticket, t.server_id);
+  std::sort(got.begin(), got.end());
+  // Only the live tickets ahead of it, on its conversation: not an expired one, nor a later one.
+  EXPECT_EQ(got, (std::vector<std::pair<std::int64_t, std::string>>{{running, "server-a"},
+                                                                    {waiting, "server-b"}}));
+  EXPECT_EQ(s.SupersededTickets("server-a").value(), std::vector<std::int64_t>{running});
+  EXPECT_EQ(s.SupersededTickets("server-b").value(), std::vector<std::int64_t>{waiting});
+  TurnCommit late = Appending("t2", "c1", 1500, false);
+  late.queue_ticket = running;
+  const auto refused = s.CommitTurn(late);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kSuperseded);
+  EXPECT_FALSE(s.GetTurn("t2").value());
+  EXPECT_EQ(s.LoadMessages("c1").value().size(), 1u);
+  // The superseded turns still hold their places until they end: the interrupt waits for them.
+  EXPECT_FALSE(s.IsTurnAtHead("c1", interrupting, 2000, "server-b").value());
+  ASSERT_TRUE(s.DequeueTurn(running));
+  ASSERT_TRUE(s.DequeueTurn(waiting));
+  EXPECT_TRUE(s.IsTurnAtHead("c1", interrupting, 2000, "server-b").value());
+  EXPECT_TRUE(s.SupersededTickets("server-a").value().empty());
+  EXPECT_FALSE(s.IsTurnAtHead("c1", later, 2000, "server-a").value());  // behind the interrupt
+  (void)expired;
+  (void)elsewhere;
+}
+
 // A run that ran on server-a from 100 until `ended_at_ms` and completed saying "Hi".
 RunRecord Completed(const std::string& id, std::int64_t ended_at_ms) {
   RunRecord run = Queued(id, 100);
@@ -621,6 +657,44 @@ RunEvent Numbered(RunEvent event, std::int64_t seq) {
 // A run written once, as it ended, with these events.
 RunWrite EndedOnce(const RunRecord& run, const std::vector<RunEvent>& events) {
   return RunWrite{RunWrite::Kind::kCreateEnded, run, events, 0, std::nullopt};
+}
+
+TYPED_TEST(StoreContract, AQueuedRunHoldsItsPlaceInLineUntilItEnds) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CommitTurn(Appending("t1", "c1", 1000, true)));
+  const auto running = s.EnqueueTurn("c1", 100000, "server-a").value();
+  ASSERT_TRUE(s.CreateRun(Queued("r1", 100, "c1"), 10, std::nullopt).value());
+  ASSERT_TRUE(s.CreateRun(Queued("r2", 200, "c1"), 10, std::nullopt).value());
+  RunRecord fresh = Queued("r3", 300, "c9");
+  fresh.creates_conversation = true;  // nobody else can use its conversation yet: no place
+  ASSERT_TRUE(s.CreateRun(fresh, 10, std::nullopt).value());
+  EXPECT_FALSE(s.RunPlace("r3").value());
+  const auto first = s.RunPlace("r1").value();
+  ASSERT_TRUE(first);
+  EXPECT_LT(running, *first);
+  // Behind the running turn neither is claimed; a call arriving after them waits for both, on
+  // every server (a queued run's place is nobody's own).
+  auto claimed = s.ClaimRuns("server-a", 2000, 10).value();
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(claimed[0].id, "r3");
+  const auto after = s.EnqueueTurn("c1", 100000, "server-a").value();
+  ASSERT_TRUE(s.DequeueTurn(running));
+  EXPECT_FALSE(s.IsTurnAtHead("c1", after, 2000, "server-a").value());
+  claimed = s.ClaimRuns("server-b", 2000, 10).value();  // r1 only: r2 is behind it
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(claimed[0].id, "r1");
+  EXPECT_EQ(s.TakeRunPlace("r1", "server-b", 50000).value(), first);
+  EXPECT_FALSE(s.IsTurnAtHead("c1", after, 2000, "server-b").value());  // its own server's too
+  EXPECT_TRUE(s.ClaimRuns("server-a", 2000, 10).value().empty());
+  // Its end, however it comes, gives the place up; r2's cancel while queued too.
+  RunRecord ended = claimed[0];
+  ended.status = RunStatus::kCompleted;
+  ended.ended_at_ms = 3000;
+  ASSERT_TRUE(s.FinishRun(ended, {Numbered(run_events::Completed("{}"), 1)}).value());
+  EXPECT_FALSE(s.RunPlace("r1").value());
+  ASSERT_TRUE(s.CancelRun("r2", 3000, run_events::Failed(SupersededError())).value());
+  EXPECT_FALSE(s.RunPlace("r2").value());
+  EXPECT_TRUE(s.IsTurnAtHead("c1", after, 3000, "server-a").value());
 }
 
 TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {

@@ -1,7 +1,22 @@
 #pragma once
 // The SQL both engines share for runs (their rules are store_common/run_write's).
 
+#include "ports/store_records.hpp"
+
+#include <cstdint>
+#include <limits>
+
 namespace agentgate {
+
+// A background run on an existing conversation takes its place in the conversation's line as it
+// is queued (docs/runs.md): a ticket naming the run and no server, that no expiry ends while the
+// run waits. The run is claimed once no live ticket is ahead of it; its turn then holds the
+// ticket, and its end, however it comes, takes the ticket away.
+inline constexpr std::int64_t kQueuedPlaceExpiry = std::numeric_limits<std::int64_t>::max();
+inline bool TakesPlaceAsQueued(const RunRecord& run) {
+  return run.status == RunStatus::kQueued && !run.conversation_id.empty() &&
+         !run.creates_conversation;
+}
 
 // An organization's runs waiting in the store, queued or paused for a decision: what
 // [runs] max_queued_per_org bounds (both engines bind $1: the organization).

@@ -11,8 +11,16 @@ Result<void> WriteTurn(TurnRowWriter& rows, const TurnCommit& commit) {
       return MakeError(ErrorCode::kConflict, "a spend reservation of this turn was released");
   }
   // A turn whose place on its conversation was released may have run beside another turn of it.
-  if (commit.queue_ticket && !rows.TakeTicket(*commit.queue_ticket))
-    return MakeError(ErrorCode::kConflict, "the turn's place on its conversation was released");
+  if (commit.queue_ticket) {
+    switch (rows.TakeTicket(*commit.queue_ticket)) {
+      case TurnRowWriter::Ticket::kTaken:
+        break;
+      case TurnRowWriter::Ticket::kReleased:
+        return MakeError(ErrorCode::kConflict, "the turn's place on its conversation was released");
+      case TurnRowWriter::Ticket::kSuperseded:
+        return SupersededError();
+    }
+  }
   // An existing conversation's last message and day of use, read before anything is written: a
   // conversation purged as idle while this turn ran (docs/decisions.md, retention) ends it as not
   // found, with nothing of it stored.

@@ -24,10 +24,12 @@ class TurnRowWriter {
  public:
   // Whether the spend reservation still exists (a released one is gone).
   virtual bool ReservationLive(const std::string& reservation_id) = 0;
-  // Gives the conversation's queue ticket up with the commit; false when it was no longer there
-  // (its server's lease lapsed). The conversation is free for its next turn once the turn commits,
-  // not when its server's later clean-up runs.
-  virtual bool TakeTicket(std::int64_t ticket) = 0;
+  // Gives the conversation's queue ticket up with the commit: kReleased when it was no longer
+  // there (its server's lease lapsed), kSuperseded when a newer call interrupted its turn. The
+  // conversation is free for its next turn once the turn commits, not when its server's later
+  // clean-up runs.
+  enum class Ticket { kTaken, kReleased, kSuperseded };
+  virtual Ticket TakeTicket(std::int64_t ticket) = 0;
   // Nothing when the conversation is gone (purged as idle while the turn ran).
   virtual std::optional<ConversationTail> Tail(const std::string& conversation_id) = 0;
   // Completes the running claim `done` names; false when it was taken over since.

@@ -18,10 +18,14 @@ class RecordingRows final : public TurnRowWriter {
   std::optional<ConversationTail> tail = ConversationTail{10, 4};
   bool claim_held = true;
   std::int64_t held_ticket = 7;
+  std::int64_t superseded_ticket = 9;
   std::vector<std::string> steps;
 
   bool ReservationLive(const std::string& id) override { return live.contains(id); }
-  bool TakeTicket(std::int64_t ticket) override { return ticket == held_ticket; }
+  Ticket TakeTicket(std::int64_t ticket) override {
+    if (ticket == superseded_ticket) return Ticket::kSuperseded;
+    return ticket == held_ticket ? Ticket::kTaken : Ticket::kReleased;
+  }
   std::optional<ConversationTail> Tail(const std::string&) override {
     steps.push_back("tail");
     return tail;
@@ -116,6 +120,14 @@ TEST(TurnWrite, RefusalsAreFoundBeforeAnythingIsWritten) {
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
   EXPECT_TRUE(place_lost.steps.empty());
+
+  RecordingRows interrupted;
+  commit = Appending(11);
+  commit.queue_ticket = 9;  // a newer call interrupted the turn
+  refused = WriteTurn(interrupted, commit);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kSuperseded);
+  EXPECT_TRUE(interrupted.steps.empty());
 
   RecordingRows taken_over;
   taken_over.claim_held = false;

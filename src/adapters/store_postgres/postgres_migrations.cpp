@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 25> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 26> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -240,6 +240,18 @@ CREATE TABLE IF NOT EXISTS oauth_signing_keys (
   created_at_ms BIGINT NOT NULL,
   retired_at_ms BIGINT NOT NULL DEFAULT 0
 );
+)sql",
+                                                          R"sql(
+-- A queue ticket whose turn a newer call interrupted ("if_busy": "interrupt", docs/daemon.md):
+-- its turn may no longer commit, and its server ends it superseded.
+ALTER TABLE conversation_turn_queue ADD COLUMN IF NOT EXISTS superseded BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE INDEX IF NOT EXISTS conversation_turn_queue_superseded ON conversation_turn_queue(server_id)
+  WHERE superseded;
+-- A background run's place, taken as it is queued (docs/runs.md): its run's id, and no server
+-- until the run's turn starts.
+ALTER TABLE conversation_turn_queue ADD COLUMN IF NOT EXISTS run_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS conversation_turn_queue_by_run ON conversation_turn_queue(run_id)
+  WHERE run_id <> '';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

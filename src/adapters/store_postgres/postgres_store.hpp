@@ -123,6 +123,14 @@ class PostgresStore final : public Store {
   Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,
                             std::int64_t now_ms, const std::string& server_id) override;
   Result<void> DequeueTurn(std::int64_t ticket) override;
+  Result<std::vector<SupersededTicket>> SupersedeTurns(const std::string& conversation_id,
+                                                       std::int64_t ticket,
+                                                       std::int64_t now_ms) override;
+  Result<std::vector<std::int64_t>> SupersededTickets(const std::string& server_id) override;
+  Result<std::optional<std::int64_t>> RunPlace(const std::string& run_id) override;
+  Result<std::optional<std::int64_t>> TakeRunPlace(const std::string& run_id,
+                                                   const std::string& server_id,
+                                                   std::int64_t expires_at_ms) override;
   std::vector<Result<void>> CommitTurns(const std::vector<const TurnCommit*>& commits) override;
   Result<std::vector<TurnRecord>> ListTurns(const std::string& conversation_id) override;
   Result<std::vector<ConversationListing>> ListConversations(const ConversationFilter& filter,

@@ -100,7 +100,7 @@ Result<bool> PostgresStore::IsTurnAtHead(const std::string& conversation_id, std
     return c.Exec(
                 "SELECT NOT EXISTS (SELECT 1 FROM conversation_turn_queue WHERE conversation_id = "
                 "$1 "
-                "AND ticket < $2 AND expires_at_ms > $3 AND server_id <> $4)",
+                "AND ticket < $2 AND expires_at_ms > $3 AND (server_id <> $4 OR run_id <> ''))",
                 {P(conversation_id), P(ticket), P(now_ms), P(server_id)})
                .Text(0, 0) == "t";
   });
@@ -110,6 +110,49 @@ Result<void> PostgresStore::DequeueTurn(std::int64_t ticket) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Exec("DELETE FROM conversation_turn_queue WHERE ticket = $1", {P(ticket)});
     return {};
+  });
+}
+
+Result<std::vector<SupersededTicket>> PostgresStore::SupersedeTurns(
+    const std::string& conversation_id, std::int64_t ticket, std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<SupersededTicket>> {
+    return c
+        .Exec(
+            "UPDATE conversation_turn_queue SET superseded = TRUE WHERE conversation_id = $1 AND "
+            "ticket < $2 AND expires_at_ms > $3 RETURNING ticket, server_id, run_id",
+            {P(conversation_id), P(ticket), P(now_ms)})
+        .All([](const RowView& row) {
+          return SupersededTicket{row.Int(0), row.Text(1), row.Text(2)};
+        });
+  });
+}
+
+Result<std::optional<std::int64_t>> PostgresStore::RunPlace(const std::string& run_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    return c.Exec("SELECT ticket FROM conversation_turn_queue WHERE run_id = $1", {P(run_id)})
+        .One([](const RowView& row) { return row.Int(0); });
+  });
+}
+
+Result<std::optional<std::int64_t>> PostgresStore::TakeRunPlace(const std::string& run_id,
+                                                                const std::string& server_id,
+                                                                std::int64_t expires_at_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    return c
+        .Exec(
+            "UPDATE conversation_turn_queue SET server_id = $1, expires_at_ms = $2 WHERE run_id = "
+            "$3 RETURNING ticket",
+            {P(server_id), P(expires_at_ms), P(run_id)})
+        .One([](const RowView& row) { return row.Int(0); });
+  });
+}
+
+Result<std::vector<std::int64_t>> PostgresStore::SupersededTickets(const std::string& server_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::int64_t>> {
+    return c
+        .Exec("SELECT ticket FROM conversation_turn_queue WHERE server_id = $1 AND superseded",
+              {P(server_id)})
+        .All([](const RowView& row) { return row.Int(0); });
   });
 }
 
@@ -157,10 +200,17 @@ class PostgresTurnRows final : public TurnRowWriter {
       : c_(c), live_(live_reservations), turn_rows_(turn_rows) {}
 
   bool ReservationLive(const std::string& id) override { return live_.contains(id); }
-  bool TakeTicket(std::int64_t ticket) override {
-    return !c_.Exec("DELETE FROM conversation_turn_queue WHERE ticket = $1 RETURNING ticket",
-                    {P(ticket)})
-                .empty();
+  // A refused turn writes nothing: a superseded ticket is left for its turn's end to delete.
+  Ticket TakeTicket(std::int64_t ticket) override {
+    if (!c_.Exec("DELETE FROM conversation_turn_queue WHERE ticket = $1 AND NOT superseded "
+                 "RETURNING ticket",
+                 {P(ticket)})
+             .empty()) {
+      return Ticket::kTaken;
+    }
+    const bool superseded =
+        !c_.Exec("SELECT 1 FROM conversation_turn_queue WHERE ticket = $1", {P(ticket)}).empty();
+    return superseded ? Ticket::kSuperseded : Ticket::kReleased;
   }
   std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
     const auto last = c_.Exec(

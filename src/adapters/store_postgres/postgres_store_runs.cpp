@@ -62,6 +62,13 @@ class PostgresRunRows final : public RunRowWriter {
          P(std::string(RunStatusName(run.status))), P(run.conversation_id),
          P(std::string(Bool(run.creates_conversation))), P(run.request_json), P(run.created_at_ms),
          P(run.started_at_ms), P(run.server_id), P(std::string(Bool(run.notify)))});
+    if (TakesPlaceAsQueued(run)) {
+      c_.Exec(
+          "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms, server_id, run_id) "
+          "SELECT $1, $2, '', $3 WHERE NOT EXISTS (SELECT 1 FROM conversation_turn_queue WHERE "
+          "run_id = $3)",
+          {P(run.conversation_id), P(kQueuedPlaceExpiry), P(run.id)});
+    }
   }
   void InsertEndedRun(const RunRecord& run, const std::string& folded_events) override {
     c_.Exec(
@@ -90,6 +97,7 @@ class PostgresRunRows final : public RunRowWriter {
         "paused = '' WHERE id = $5",
         {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
          P(run.ended_at_ms), P(run.id)});
+    c_.Exec("DELETE FROM conversation_turn_queue WHERE run_id = $1", {P(run.id)});
   }
   void AskCancel(const std::string& run_id) override {
     c_.Exec("UPDATE runs SET cancel_requested = TRUE WHERE id = $1", {P(run_id)});
@@ -157,8 +165,11 @@ Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& serve
     // paused run decided in the background keeps the start it had.
     auto claimed =
         c.Exec(
-             "WITH picked AS (SELECT id, request FROM runs WHERE status = 'queued' ORDER BY "
-             "created_at_ms, id LIMIT $3 FOR UPDATE SKIP LOCKED) "
+             "WITH picked AS (SELECT id, request FROM runs WHERE status = 'queued' AND NOT EXISTS "
+             "(SELECT 1 FROM conversation_turn_queue mine JOIN conversation_turn_queue q ON "
+             "q.conversation_id = mine.conversation_id AND q.ticket < mine.ticket WHERE "
+             "mine.run_id = runs.id AND q.expires_at_ms > $2) ORDER BY created_at_ms, id LIMIT $3 "
+             "FOR UPDATE SKIP LOCKED) "
              "UPDATE runs r SET status = 'running', server_id = $1, started_at_ms = CASE WHEN "
              "r.started_at_ms > 0 THEN r.started_at_ms ELSE $2 END, request = '' FROM picked WHERE "
              "r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "

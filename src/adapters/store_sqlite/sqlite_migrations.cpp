@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 27> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 28> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -422,6 +422,15 @@ CREATE TABLE IF NOT EXISTS oauth_signing_keys (
   created_at_ms INTEGER NOT NULL,
   retired_at_ms INTEGER NOT NULL DEFAULT 0
 );
+)sql",
+                                                          R"sql(
+-- A queue ticket whose turn a newer call interrupted ("if_busy": "interrupt", docs/daemon.md):
+-- its turn may no longer commit, and its server ends it superseded.
+ALTER TABLE conversation_turn_queue ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+-- A background run's place, taken as it is queued (docs/runs.md): its run's id, and no server
+-- until the run's turn starts.
+ALTER TABLE conversation_turn_queue ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX conversation_turn_queue_by_run ON conversation_turn_queue(run_id) WHERE run_id <> '';
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -110,7 +110,7 @@ Result<bool> SqliteStore::IsTurnAtHead(const std::string& conversation_id, std::
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
     auto s = c.Prepare(
         "SELECT NOT EXISTS (SELECT 1 FROM conversation_turn_queue WHERE conversation_id = ? AND "
-        "ticket < ? AND expires_at_ms > ? AND server_id <> ?)");
+        "ticket < ? AND expires_at_ms > ? AND (server_id <> ? OR run_id <> ''))");
     s.Bind(conversation_id, ticket, now_ms, server_id).Step();
     return s.Int(0) != 0;
   });
@@ -123,6 +123,51 @@ Result<void> SqliteStore::DequeueTurn(std::int64_t ticket) {
   });
 }
 
+Result<std::vector<SupersededTicket>> SqliteStore::SupersedeTurns(
+    const std::string& conversation_id, std::int64_t ticket, std::int64_t now_ms) {
+  return sqlite::WithConnection(
+      *pool_, [&](Connection& c) -> Result<std::vector<SupersededTicket>> {
+        return c
+            .Prepare(
+                "UPDATE conversation_turn_queue SET superseded = 1 WHERE conversation_id = ? AND "
+                "ticket < ? AND expires_at_ms > ? RETURNING ticket, server_id, run_id")
+            .Bind(conversation_id, ticket, now_ms)
+            .All([](const RowView& row) {
+              return SupersededTicket{row.Int(0), row.Text(1), row.Text(2)};
+            });
+      });
+}
+
+Result<std::optional<std::int64_t>> SqliteStore::RunPlace(const std::string& run_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    return c.Prepare("SELECT ticket FROM conversation_turn_queue WHERE run_id = ?")
+        .Bind(run_id)
+        .One([](const RowView& row) { return row.Int(0); });
+  });
+}
+
+Result<std::optional<std::int64_t>> SqliteStore::TakeRunPlace(const std::string& run_id,
+                                                              const std::string& server_id,
+                                                              std::int64_t expires_at_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<std::int64_t>> {
+    return c
+        .Prepare(
+            "UPDATE conversation_turn_queue SET server_id = ?, expires_at_ms = ? WHERE run_id = ? "
+            "RETURNING ticket")
+        .Bind(server_id, expires_at_ms, run_id)
+        .Returning([](const RowView& row) { return row.Int(0); });
+  });
+}
+
+Result<std::vector<std::int64_t>> SqliteStore::SupersededTickets(const std::string& server_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<std::int64_t>> {
+    return c
+        .Prepare("SELECT ticket FROM conversation_turn_queue WHERE server_id = ? AND superseded")
+        .Bind(server_id)
+        .All([](const RowView& row) { return row.Int(0); });
+  });
+}
+
 namespace {
 
 // A turn's rows, written inside the batch's transaction.
@@ -131,9 +176,14 @@ class SqliteTurnRows final : public TurnRowWriter {
   explicit SqliteTurnRows(Connection& c) : c_(c) {}
 
   bool ReservationLive(const std::string& id) override { return ReservationExists(c_, id); }
-  bool TakeTicket(std::int64_t ticket) override {
-    c_.Prepare("DELETE FROM conversation_turn_queue WHERE ticket = ?").Bind(ticket).Run();
-    return c_.Changes() == 1;
+  // A refused turn writes nothing: a superseded ticket is left for its turn's end to delete.
+  Ticket TakeTicket(std::int64_t ticket) override {
+    c_.Prepare("DELETE FROM conversation_turn_queue WHERE ticket = ? AND NOT superseded")
+        .Bind(ticket)
+        .Run();
+    if (c_.Changes() == 1) return Ticket::kTaken;
+    auto left = c_.Prepare("SELECT 1 FROM conversation_turn_queue WHERE ticket = ?");
+    return left.Bind(ticket).Step() ? Ticket::kSuperseded : Ticket::kReleased;
   }
   std::optional<ConversationTail> Tail(const std::string& conversation_id) override {
     auto last = c_.Prepare(

@@ -71,6 +71,13 @@ class SqliteRunRows final : public RunRowWriter {
               run.conversation_id, run.creates_conversation, run.request_json, run.created_at_ms,
               run.started_at_ms, run.server_id, run.notify)
         .Run();
+    if (TakesPlaceAsQueued(run) && c_.Changes() == 1) {
+      c_.Prepare(
+            "INSERT INTO conversation_turn_queue(conversation_id, expires_at_ms, server_id, "
+            "run_id) VALUES (?, ?, '', ?)")
+          .Bind(run.conversation_id, kQueuedPlaceExpiry, run.id)
+          .Run();
+    }
   }
   void InsertEndedRun(const RunRecord& run, const std::string& folded_events) override {
     c_.Prepare(kInsertEndedRun)
@@ -99,6 +106,7 @@ class SqliteRunRows final : public RunRowWriter {
           "paused = '' WHERE id = ?")
         .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
         .Run();
+    c_.Prepare("DELETE FROM conversation_turn_queue WHERE run_id = ?").Bind(run.id).Run();
   }
   void AskCancel(const std::string& run_id) override {
     c_.Prepare("UPDATE runs SET cancel_requested = 1 WHERE id = ?").Bind(run_id).Run();
@@ -173,8 +181,11 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
     sqlite::WriteTransaction tx(c);
     static const std::string sql =
         std::string("SELECT ") + kRunColumns +
-        " FROM runs WHERE status = 'queued' ORDER BY created_at_ms, id LIMIT ?";
-    auto claimed = c.Prepare(sql).Bind(limit).All(ReadRun);
+        " FROM runs WHERE status = 'queued' AND NOT EXISTS (SELECT 1 FROM "
+        "conversation_turn_queue mine JOIN conversation_turn_queue q ON q.conversation_id = "
+        "mine.conversation_id AND q.ticket < mine.ticket WHERE mine.run_id = runs.id AND "
+        "q.expires_at_ms > ?) ORDER BY created_at_ms, id LIMIT ?";
+    auto claimed = c.Prepare(sql).Bind(now_ms, limit).All(ReadRun);
     for (auto& run : claimed) {
       // A paused run decided in the background keeps the start it had.
       if (run.started_at_ms == 0) run.started_at_ms = now_ms;

@@ -349,7 +349,7 @@ TEST(InvokeRequest, ResponseFormatTakesEitherShapeAndNamesWhatIsWrong) {
             "response_format.json_schema.name");
 }
 
-TEST(InvokeRequest, IfBusyIsWaitOrRejectAndABackgroundRunCannotWait) {
+TEST(InvokeRequest, IfBusyIsOneOfItsModesAndABackgroundRunEnqueuesRatherThanWaits) {
   const auto plain =
       ParseInvokeRequest(boost::json::parse(R"({"message": "hi", "if_busy": "reject"})"));
   ASSERT_TRUE(plain);
@@ -372,6 +372,17 @@ TEST(InvokeRequest, IfBusyIsWaitOrRejectAndABackgroundRunCannotWait) {
             "(accepted)");
   EXPECT_NE(field_of(R"({"message": "hi", "if_busy": "later"})").find("field 'if_busy'"),
             std::string::npos);
+  EXPECT_EQ(field_of(R"({"message": "hi", "if_busy": "interrupt"})"), "(accepted)");
+  EXPECT_EQ(field_of(R"({"message": "hi", "background": true, "if_busy": "interrupt"})"),
+            "(accepted)");
+  EXPECT_EQ(field_of(R"({"message": "hi", "background": true, "if_busy": "enqueue"})"),
+            "(accepted)");
+  EXPECT_NE(field_of(R"({"message": "hi", "if_busy": "enqueue"})")
+                .find("field 'if_busy': \"enqueue\" is for a background run"),
+            std::string::npos);
+  EXPECT_EQ(ParseInvokeRequest(boost::json::parse(R"({"message": "hi", "if_busy": "interrupt"})"))
+                ->if_busy,
+            IfBusy::kInterrupt);
   EXPECT_NE(field_of(R"({"message": "hi", "if_busy": 1})").find("field 'if_busy'"),
             std::string::npos);
   // A queued run does not keep it: it waits its turn once it starts.

@@ -121,15 +121,23 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
     const bool background = options != nullptr && options->background;
     if (*if_busy == "reject") {
       r.if_busy = IfBusy::kReject;
+    } else if (*if_busy == "interrupt") {
+      r.if_busy = IfBusy::kInterrupt;
     } else if (*if_busy == "wait" && !background) {
       r.if_busy = IfBusy::kWait;
+    } else if (*if_busy == "enqueue" && background) {
+      r.if_busy = IfBusy::kEnqueue;
     } else if (*if_busy == "wait") {
       return InvalidField("if_busy",
                           "\"wait\" is for a plain or streamed call; a background run on a busy "
-                          "conversation is refused (\"reject\")");
-    } else {
+                          "conversation may \"reject\", \"enqueue\" or \"interrupt\"");
+    } else if (*if_busy == "enqueue") {
       return InvalidField("if_busy",
-                          background ? "must be \"reject\"" : "must be \"wait\" or \"reject\"");
+                          "\"enqueue\" is for a background run; a plain or streamed call waits "
+                          "(\"wait\")");
+    } else {
+      return InvalidField("if_busy", background ? "must be \"reject\", \"enqueue\" or \"interrupt\""
+                                                : "must be \"wait\", \"reject\" or \"interrupt\"");
     }
   }
   return r;

@@ -15,9 +15,10 @@
 namespace agentgate {
 
 // What a stateful call does when its conversation already has a turn running (docs/daemon.md,
-// "When a conversation is busy"): wait for it (a plain or streamed call's default), or be refused
-// at once with 409 conversation_busy (a background run's default).
-enum class IfBusy { kWait, kReject };
+// "When a conversation is busy"): wait for it (a plain or streamed call's default), be refused at
+// once with 409 conversation_busy (a background run's default), end it superseded and run next
+// (interrupt), or, for a background run only, take its place in line behind it (enqueue).
+enum class IfBusy { kWait, kReject, kInterrupt, kEnqueue };
 
 struct InvokeRequest {
   std::string message;
@@ -37,8 +38,8 @@ struct InvokeRequest {
   // "response_format": the schema this call's final answer keeps to, in place of its version's
   // output_schema (docs/structured-output.md).
   std::optional<boost::json::value> answer_schema = {};
-  // "if_busy", when the call gave it; a background run's is checked as it is queued, and the run
-  // waits its turn once it starts (so it is not kept with a queued run's request).
+  // "if_busy", when the call gave it; a background run's is done as it is queued (its place in
+  // line taken then), so it is not kept with a queued run's request.
   std::optional<IfBusy> if_busy = {};
 };
 

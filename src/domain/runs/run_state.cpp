@@ -61,6 +61,8 @@ Error EndingError(RunEnding ending, RunStatus from) {
     case RunEnding::kExpired:
       return Error(ErrorCode::kApprovalExpired,
                    "nobody decided the run's paused calls within approval_timeout_seconds");
+    case RunEnding::kSuperseded:
+      return SupersededError();
     case RunEnding::kInterrupted:
       break;
   }

@@ -23,9 +23,9 @@
 
 namespace agentgate {
 
-// Why a run ended when its own server did not finish it. Room is kept for a run ended because a
-// newer call replaced it, which is named apart from its server's death.
-enum class RunEnding { kCanceled, kExpired, kInterrupted };
+// Why a run ended when its own server did not finish it: canceled, expired, superseded (a newer
+// call on its conversation interrupted it while it was queued), or interrupted (its server died).
+enum class RunEnding { kCanceled, kExpired, kSuperseded, kInterrupted };
 
 // A transition's decision: the state the run goes to, or none when the run is not in a state the
 // transition leaves (the write is refused, and nothing changes).

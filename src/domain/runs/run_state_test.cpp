@@ -122,6 +122,8 @@ TEST(RunState, EachEndingNamesItsCause) {
             ErrorCode::kApprovalExpired);
   EXPECT_EQ(EndingError(RunEnding::kInterrupted, RunStatus::kRunning).code,
             ErrorCode::kInterrupted);
+  // A newer call's interrupt is named apart from the server's death and from a cancel.
+  EXPECT_EQ(EndingError(RunEnding::kSuperseded, RunStatus::kQueued).code, ErrorCode::kSuperseded);
 }
 
 }  // namespace

@@ -88,6 +88,11 @@ asio::awaitable<void> RunClaimer::ClaimWhileQueued() {
         for (const auto& id : *to_cancel) registry_.Cancel(id);
       }
     }
+    if (options_.interrupts != nullptr && options_.interrupts->size() > 0) {
+      auto superseded =
+          co_await store_.Run([&](Store& s) { return s.SupersededTickets(server_.id()); });
+      if (superseded) options_.interrupts->InterruptAll(*superseded);
+    }
   }
 }
 

@@ -4,12 +4,14 @@
 // (at most `max_concurrent` running here), at once when woken (a run was queued through this
 // server, or one ended here) and every `poll` for runs queued through others, and hands each run
 // it claimed to `launch`. A cancel asked of another server reaches the runs running here through
-// it too: it cancels those the store marked for this server.
+// it too: it cancels those the store marked for this server, and on a shared store ends the turns
+// here that a call on another server superseded ("if_busy": "interrupt").
 
 #include "ports/clock.hpp"
 #include "runtime/runs/run_registry.hpp"
 #include "runtime/server_lease.hpp"
 #include "runtime/store_runner.hpp"
+#include "runtime/turn_interrupts.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -24,6 +26,8 @@ namespace agentgate {
 struct RunClaimerOptions {
   int max_concurrent = 64;
   std::chrono::milliseconds poll{200};
+  // This server's turns in a conversation's line, when other servers may supersede them.
+  TurnInterrupts* interrupts = nullptr;
 };
 
 class RunClaimer {

@@ -55,6 +55,7 @@ Result<InvokeInput> ReadFlowCall(const Request& r) {
   if (key) {
     json::object fingerprinted = body.as_object();
     fingerprinted.erase("idempotencyKey");
+    fingerprinted.erase("ifBusy");  // not part of the request, as a plain call's if_busy
     fingerprint =
         Idempotency::Fingerprint("flow", flow.agent_id, json_text::WriteCanonical(fingerprinted));
   }

@@ -36,8 +36,12 @@ Result<InvokeInput> ReadInvokeCall(const Request& r) {
   if (auto header = r.Header("idempotency-key")) {
     call.key = std::string(*header);
     AG_TRYV(governance::ValidateIdempotencyKey(*call.key));
+    // What to do on a busy conversation is not part of the request: a retry that interrupts is the
+    // same call, refused 409 while the first runs, never the first one interrupting itself.
+    boost::json::object fingerprinted = body.as_object();
+    fingerprinted.erase("if_busy");
     call.fingerprint =
-        Idempotency::Fingerprint("invoke", call.agent_id, json_text::WriteCanonical(body));
+        Idempotency::Fingerprint("invoke", call.agent_id, json_text::WriteCanonical(fingerprinted));
   }
   return call;
 }
