@@ -6,6 +6,7 @@
 //                          [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call models
 //   node openai_client.mjs --base URL --key KEY --call response --model M --input JSON|TEXT
+//                          [--text JSON: the Responses API's text param, e.g. its json_schema format]
 //                          [--previous ID] [--instructions TEXT] [--store BOOL] [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call response-stream --model M --input JSON|TEXT
 //                          [--previous ID] [--idempotency-key K]
@@ -73,6 +74,7 @@ async function call() {
       if (arg('previous')) body.previous_response_id = arg('previous');
       if (arg('instructions')) body.instructions = arg('instructions');
       if (arg('store')) body.store = JSON.parse(arg('store'));
+      if (arg('text')) body.text = JSON.parse(arg('text'));
       const response = await client.responses.create(body, idempotency());
       return { ...response, output_text: response.output_text };
     }

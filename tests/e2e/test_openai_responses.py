@@ -285,3 +285,21 @@ def test_the_guards_hold_no_blocked_text_in_any_event_and_streams_count_toward_t
     assert refused["error"]["type"] == "rate_limit_error" and "retry-after" in head, head
     assert "response.completed" in held.read().decode()
     first.close()
+
+
+def test_a_json_schema_text_format_holds_the_answer_and_is_asked_natively(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    schema = {"type": "object", "properties": {"escalate": {"type": "boolean"}}, "required": ["escalate"],
+              "additionalProperties": False}
+    llm.push(openai_text('{"escalate": true}'))
+    out = sdk(tenant, key, "response", model="bot", input="Escalate order A-1?",
+              text={"format": {"type": "json_schema", "name": "verdict", "schema": schema, "strict": True}})
+    result = out["result"]
+    assert result["status"] == "completed" and json.loads(result["output_text"]) == {"escalate": True}, out
+    asked = llm.requests[-1]["body"]["response_format"]
+    assert asked["type"] == "json_schema" and asked["json_schema"]["schema"]["required"] == ["escalate"], asked
+    bad = sdk(tenant, key, "response", model="bot", input="hi",
+              text={"format": {"type": "json_schema", "name": "v", "schema": {"type": "object", "$ref": "#"}}})
+    error = bad["error"]
+    assert error["status"] == 400 and error["param"] == "text.format.schema.$ref", bad

@@ -47,8 +47,14 @@ Result<boost::json::value> ParseResponseFormat(const boost::json::value& format,
   if (schema != nullptr) return schema::ReadAnswerSchema(*schema, jf::Join(field, "schema"));
   const std::string at = jf::Join(field, "json_schema");
   AG_TRY(const boost::json::object* named, jf::AsObject(*openai, at));
-  AG_TRYV(jf::RejectUnknownKeys(*named, at, {"name", "description", "schema", "strict"}));
-  AG_TRY(const auto name, jf::OptionalString(*named, "name", at));
+  return ParseNamedAnswerSchema(*named, at);
+}
+
+Result<boost::json::value> ParseNamedAnswerSchema(const boost::json::object& named,
+                                                  std::string_view field) {
+  const std::string at(field);
+  AG_TRYV(jf::RejectUnknownKeys(named, at, {"name", "description", "schema", "strict"}));
+  AG_TRY(const auto name, jf::OptionalString(named, "name", at));
   const auto named_well = [](std::string_view n) {
     return !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
@@ -56,9 +62,9 @@ Result<boost::json::value> ParseResponseFormat(const boost::json::value& format,
   };
   if (name && !named_well(*name))
     return InvalidField(jf::Join(at, "name"), "must match [A-Za-z0-9_-]{1,64}");
-  AG_TRY(const auto description, jf::OptionalString(*named, "description", at));
-  AG_TRY(const auto strict, jf::OptionalBool(*named, "strict", at));
-  const auto* inner = named->if_contains("schema");
+  AG_TRY(const auto description, jf::OptionalString(named, "description", at));
+  AG_TRY(const auto strict, jf::OptionalBool(named, "strict", at));
+  const auto* inner = named.if_contains("schema");
   if (inner == nullptr) return InvalidField(jf::Join(at, "schema"), "is required");
   AG_TRY(auto checked, schema::ReadAnswerSchema(*inner, jf::Join(at, "schema")));
   if (strict.value_or(false) && !schema::StrictForm(checked)) {

@@ -47,6 +47,11 @@ struct InvokeRequest {
 // "json_schema", "json_schema": {"name", "schema", "strict"}}: the answer schema, checked.
 Result<boost::json::value> ParseResponseFormat(const boost::json::value& format,
                                                std::string_view field = "response_format");
+// OpenAI's named schema at `field` ({"name", "description", "schema", "strict"}: chat's
+// json_schema, the Responses API's text.format less its type): the answer schema, checked; strict
+// only for a schema that meets OpenAI's strict rules.
+Result<boost::json::value> ParseNamedAnswerSchema(const boost::json::object& named,
+                                                  std::string_view field);
 
 // The key under which a queued run's request keeps its after_turn_id (not a field of the body).
 inline constexpr std::string_view kAfterTurnKey = "_agentgate_after_turn";

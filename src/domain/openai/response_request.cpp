@@ -88,14 +88,27 @@ Result<void> RefuseWhatCannotBeHonoured(const object& o) {
       conversation != nullptr && !conversation->is_null()) {
     return InvalidField("conversation", "is not served: continue with previous_response_id");
   }
-  if (const value* text = o.if_contains("text"); text != nullptr && text->is_object()) {
-    const value* format = text->get_object().if_contains("format");
-    const object* f = format != nullptr ? format->if_object() : nullptr;
-    const value* type = f != nullptr ? f->if_contains("type") : nullptr;
-    if (format != nullptr && !format->is_null() &&
-        (type == nullptr || !type->is_string() || type->get_string() != "text"))
-      return InvalidField("text.format", "only {\"type\": \"text\"} is served");
+  return {};
+}
+
+// text.format: {"type": "text"} is the default; {"type": "json_schema", "name", "schema",
+// "strict"} (the Responses API's flat shape) holds the answer to the schema
+// (docs/structured-output.md); json_object is not served.
+Result<void> ReadTextFormat(const object& o, InvokeRequest& request) {
+  const value* text = o.if_contains("text");
+  if (text == nullptr || !text->is_object()) return {};
+  const value* format = text->get_object().if_contains("format");
+  if (format == nullptr || format->is_null()) return {};
+  const object* f = format->if_object();
+  const value* type = f != nullptr ? f->if_contains("type") : nullptr;
+  if (type != nullptr && type->is_string() && type->get_string() == "text") return {};
+  if (type == nullptr || !type->is_string() || type->get_string() != "json_schema") {
+    return InvalidField("text.format",
+                        "must be {\"type\": \"text\"} or {\"type\": \"json_schema\", ...}");
   }
+  object named = *f;
+  named.erase("type");
+  AG_TRY(request.answer_schema, ParseNamedAnswerSchema(named, "text.format"));
   return {};
 }
 
@@ -127,6 +140,7 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
                         "background one at GET /v1/responses/{id}");
   }
   AG_TRYV(ReadInput(*o, out, stored));
+  AG_TRYV(ReadTextFormat(*o, out.request));
   out.request.stateful = stored;
   return out;
 }

@@ -86,6 +86,30 @@ TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
       Parse(R"({"model":"shop","input":"hi","tools":[],"text":{"format":{"type":"text"}}})"));
 }
 
+TEST(ResponseRequests, AJsonSchemaTextFormatHoldsTheAnswerToItsSchema) {
+  const auto parsed = Parse(R"({"model":"shop","input":"refund?","text":{"format":{
+      "type":"json_schema","name":"verdict","strict":true,"schema":{"type":"object",
+      "properties":{"escalate":{"type":"boolean"}},"required":["escalate"],
+      "additionalProperties":false}}}})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_TRUE(parsed->request.answer_schema);
+  EXPECT_EQ(parsed->request.answer_schema->at("required").at(0).as_string(), "escalate");
+  // The flat shape's own fields are named where they are.
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{
+      "type":"json_schema","name":"v","schema":{"type":"object","properties":{"a":{"$ref":"#"}}}}}})")),
+            "text.format.schema.properties.a.$ref");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{
+      "type":"json_schema","name":"v","strict":true,"schema":{"type":"object",
+      "properties":{"a":{"type":"string"}}}}}})")),
+            "text.format.strict");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{
+      "type":"json_schema","name":"v"}}})")),
+            "text.format.schema");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{
+      "type":"json_schema","name":"v","schema":{"type":"object"},"extra":1}}})")),
+            "text.format.extra");
+}
+
 TEST(ResponseRequests, AResponseIdNamesItsHex) {
   EXPECT_EQ(ResponseIdHex("resp_01a2ff"), "01a2ff");
   EXPECT_FALSE(ResponseIdHex("resp_"));
