@@ -67,18 +67,28 @@ asio::awaitable<Result<void>> CountCall(InvokeDeps& d, const std::string& conver
   co_return Result<void>{};
 }
 
-// The turn's place in the store's line, in arrival order across servers, held until the turn
-// ends (by its commit, or the guard), and expiring with its cap; a newer call interrupting the
-// conversation finds the turn by it, waiting or running.
+// A place in the store's line expires with the turn's cap (a dead server's goes sooner, with its
+// lease).
+std::int64_t PlaceExpiry(InvokeDeps& d, SteadyTime hard_cap) {
+  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
+  return d.clock.NowMs() + left.count();
+}
+
+// The turn holds `ticket` until it ends (by its commit, or the guard); a newer call interrupting
+// the conversation finds the turn by it, waiting or running.
+void HoldPlace(InvokeDeps& d, std::int64_t ticket, TurnPlace& place) {
+  place.ticket_guard.emplace(d.server, ticket);  // gives the place up however this turn ends
+  if (place.supersede) place.interruptible.emplace(d.interrupts.Register(ticket, place.supersede));
+}
+
+// The turn's place in the store's line, in arrival order across servers.
 asio::awaitable<Result<void>> TakeTicket(InvokeDeps& d, const std::string& conversation_id,
                                          SteadyTime hard_cap, TurnPlace& place) {
-  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
-  const std::int64_t expires = d.clock.NowMs() + left.count();
+  const std::int64_t expires = PlaceExpiry(d, hard_cap);
   AG_CO_TRY(const std::int64_t ticket, co_await d.store.Run([&](Store& s) {
     return s.EnqueueTurn(conversation_id, expires, d.server.id());
   }));
-  place.ticket_guard.emplace(d.server, ticket);  // gives the place up however this turn ends
-  if (place.supersede) place.interruptible.emplace(d.interrupts.Register(ticket, place.supersede));
+  HoldPlace(d, ticket, place);
   co_return Result<void>{};
 }
 
@@ -122,14 +132,12 @@ asio::awaitable<Result<bool>> TakeQueuedPlace(InvokeDeps& d, const InvokeCommand
                                               SteadyTime hard_cap, TurnPlace& place) {
   if (!command.took_place_when_queued || command.observer == nullptr) co_return false;
   const std::string run_id(command.observer->RunId());
-  const auto left = std::chrono::duration_cast<milliseconds>(hard_cap - d.clock.SteadyNow());
-  const std::int64_t expires = d.clock.NowMs() + left.count();
+  const std::int64_t expires = PlaceExpiry(d, hard_cap);
   AG_CO_TRY(const auto ticket, co_await d.store.Run([&](Store& s) {
     return s.TakeRunPlace(run_id, d.server.id(), expires);
   }));
   if (!ticket) co_return false;
-  place.ticket_guard.emplace(d.server, *ticket);
-  if (place.supersede) place.interruptible.emplace(d.interrupts.Register(*ticket, place.supersede));
+  HoldPlace(d, *ticket, place);
   co_return true;
 }
 

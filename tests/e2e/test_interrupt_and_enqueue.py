@@ -3,6 +3,7 @@
 it superseded (409 superseded, nothing stored) and runs next; a background run's "enqueue" takes
 its place in line as it is queued and runs once the turns ahead of it end, in arrival order; on one
 server and across servers sharing a PostgreSQL store."""
+import re
 import time
 
 import pytest
@@ -25,6 +26,11 @@ def stored_messages(tenant, conversation):
     status, _, stored = tenant.conversation(conversation)
     assert status == 200, stored
     return [m["content"] for m in stored["messages"]]
+
+
+def turns_in_flight(tenant):
+    text = tenant.server.request("GET", "/metrics")[2]
+    return float(re.search(r"^agentgate_turns_in_flight (\S+)$", text, re.M).group(1))
 
 
 def assert_superseded(result):
@@ -61,7 +67,8 @@ def test_interrupt_supersedes_the_calls_waiting_ahead_of_it_too(tenant, llm):
     running = in_background(lambda: tenant.invoke("bot", turn(conversation, "first")))
     wait_for_requests(llm, 2)
     waiting = in_background(lambda: tenant.invoke("bot", turn(conversation, "second")))
-    time.sleep(0.3)  # the second call is in line behind the first
+    wait_for(lambda: turns_in_flight(tenant) == 2)
+    time.sleep(0.3)  # past its admission: the second call is in line behind the first
     status, _, body = tenant.invoke("bot", turn(conversation, "third", if_busy="interrupt"))
     assert status == 200 and body["response"] == "Last word.", body
     for call in (running, waiting):
