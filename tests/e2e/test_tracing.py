@@ -34,8 +34,9 @@ class Receiver:
     def exports(self):
         if not os.path.exists(self.path):
             return []
+        # The receiver appends a line per export: one it is still writing has no newline yet.
         with open(self.path) as f:
-            return [json.loads(line) for line in f if line.strip()]
+            return [json.loads(line) for line in f if line.endswith("\n") and line.strip()]
 
     def spans(self):
         out = []
