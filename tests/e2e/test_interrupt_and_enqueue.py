@@ -18,6 +18,9 @@ from test_approvals import start as start_with_tools
 from test_runs import follow, get_run, headers, wait_for, wait_status
 
 
+ENDED = {"completed", "failed", "canceled"}
+
+
 def turn(conversation, message, **fields):
     return {"message": message, "stateful": True, "conversation_id": conversation, **fields}
 
@@ -31,6 +34,12 @@ def stored_messages(tenant, conversation):
 def turns_in_flight(tenant):
     text = tenant.server.request("GET", "/metrics")[2]
     return float(re.search(r"^agentgate_turns_in_flight (\S+)$", text, re.M).group(1))
+
+
+def assert_run_superseded(tenant, run_id):
+    """The run ended as a canceled one, named apart from a cancel and from its server's death."""
+    run = wait_status(tenant, run_id, ENDED)
+    assert run["status"] == "canceled" and run["error"]["code"] == "superseded", run
 
 
 def assert_superseded(result):
@@ -109,8 +118,7 @@ def test_a_streamed_turn_interrupts_and_is_interrupted_as_a_canceled_run(tenant,
     streamed["thread"].join(20)
     last = streamed["result"]["events"][-1]
     assert last["type"] == "run.failed" and last["data"]["code"] == "superseded", last
-    run_id = streamed["result"]["events"][0]["data"]["run_id"]
-    assert get_run(tenant, run_id)[2]["status"] == "canceled"
+    assert_run_superseded(tenant, streamed["result"]["events"][0]["data"]["run_id"])
     assert stored_messages(tenant, conversation) == ["start", "Hello.", "now", "Streamed instead.", "plain",
                                                      "Plain instead."]
 
@@ -132,7 +140,7 @@ def test_background_runs_enqueue_behind_the_running_turn_in_arrival_order(tenant
     running["thread"].join(10)
     assert running["result"][0] == 200
     for run_id, reply in zip(runs, ("One.", "Two.")):
-        run = wait_status(tenant, run_id, {"completed", "failed", "canceled"})
+        run = wait_status(tenant, run_id, ENDED)
         assert run["status"] == "completed" and run["result"]["response"] == reply, run
     assert stored_messages(tenant, conversation) == ["start", "Hello.", "first", "Running.", "queued one", "One.",
                                                      "queued two", "Two.", "plain after", "Three."]
@@ -152,9 +160,8 @@ def test_a_background_interrupt_supersedes_the_running_turn_and_queued_runs(tena
     assert status == 202, interrupting
     running["thread"].join(10)
     assert_superseded(running["result"])
-    superseded = wait_status(tenant, queued["run_id"], {"canceled", "completed", "failed"})
-    assert superseded["status"] == "canceled" and superseded["error"]["code"] == "superseded", superseded
-    run = wait_status(tenant, interrupting["run_id"], {"completed", "failed", "canceled"})
+    assert_run_superseded(tenant, queued["run_id"])
+    run = wait_status(tenant, interrupting["run_id"], ENDED)
     assert run["status"] == "completed" and run["result"]["response"] == "Run answer.", run
     assert stored_messages(tenant, conversation) == ["start", "Hello.", "takes over", "Run answer."]
 
@@ -167,8 +174,7 @@ def test_a_running_background_run_is_interrupted_as_a_canceled_run(tenant, llm):
     wait_for_requests(llm, 2)  # it runs, holding the place it took as it was queued
     status, _, body = tenant.invoke("bot", turn(conversation, "now", if_busy="interrupt"))
     assert status == 200 and body["response"] == "Instead.", body
-    run = wait_status(tenant, queued["run_id"], {"canceled", "completed", "failed"})
-    assert run["status"] == "canceled" and run["error"]["code"] == "superseded", run
+    assert_run_superseded(tenant, queued["run_id"])
     assert stored_messages(tenant, conversation) == ["start", "Hello.", "now", "Instead."]
 
 
@@ -232,6 +238,6 @@ def test_interrupt_and_enqueue_across_two_servers(start_server, llm):
         runs.append(queued["run_id"])
     running["thread"].join(10)
     for run_id in runs:
-        assert wait_status(tenant, run_id, {"completed", "failed", "canceled"})["status"] == "completed"
+        assert wait_status(tenant, run_id, ENDED)["status"] == "completed"
     assert stored_messages(tenant, conversation)[2:] == ["interrupt", "From the second.", "busy", "Running.",
                                                          "run a", "A.", "run b", "B.", "run c", "C."]

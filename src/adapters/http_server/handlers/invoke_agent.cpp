@@ -38,10 +38,9 @@ Result<InvokeInput> ReadInvokeCall(const Request& r) {
     AG_TRYV(governance::ValidateIdempotencyKey(*call.key));
     // What to do on a busy conversation is not part of the request: a retry that interrupts is the
     // same call, refused 409 while the first runs, never the first one interrupting itself.
-    boost::json::object fingerprinted = body.as_object();
-    fingerprinted.erase("if_busy");
+    body.as_object().erase("if_busy");  // read already; the body is not used after this
     call.fingerprint =
-        Idempotency::Fingerprint("invoke", call.agent_id, json_text::WriteCanonical(fingerprinted));
+        Idempotency::Fingerprint("invoke", call.agent_id, json_text::WriteCanonical(body));
   }
   return call;
 }
