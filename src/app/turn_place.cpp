@@ -105,7 +105,7 @@ Error ConversationBusy(const std::string& conversation_id) {
 asio::awaitable<Result<void>> TakeFreeTurn(InvokeDeps& d, const InvokeCommand& command,
                                            const std::string& conversation_id, SteadyTime hard_cap,
                                            TurnPlace& place) {
-  auto lease = d.conversations.TryAcquire(conversation_id);
+  auto lease = d.conversations.TryAcquire(conversation_id, place.supersede);
   if (!lease) co_return ConversationBusy(conversation_id);
   place.lease.emplace(std::move(*lease));
   const std::int64_t now = d.clock.NowMs();
@@ -142,10 +142,13 @@ asio::awaitable<Result<bool>> TakeQueuedPlace(InvokeDeps& d, const InvokeCommand
 }
 
 // Takes this turn's place on an existing conversation: its call counted in the window (unless it
-// was when its run was queued), then one turn at a time in arrival order: its ticket in the
-// store's line, then its turn in this server (no store traffic while waiting), then at the head of
-// the store's line. The wait counts against the turn's cap; the lease and the ticket hold the
-// place until the turn ends.
+// was when its run was queued), then one turn at a time in arrival order, first in this server (no
+// store traffic while waiting), then across servers through the store: a server's one ticket on
+// the conversation is its lease holder's, so no turn holds this server's lease while waiting for a
+// turn of another server that waits for an older ticket of this one. The wait counts against the
+// turn's cap; the lease and the ticket hold the place until the turn ends. An interrupting turn
+// first supersedes the turns of this server (it is then next in its line), then, with its ticket,
+// every older one in the store's.
 asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const InvokeCommand& command,
                                           const std::string& conversation_id, SteadyTime hard_cap,
                                           TurnPlace& place) {
@@ -154,15 +157,16 @@ asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const InvokeCommand& co
   if (queued_place) co_return Result<void>{};
   if (command.request.if_busy == IfBusy::kReject)
     co_return co_await TakeFreeTurn(d, command, conversation_id, hard_cap, place);
-  AG_CO_TRYV(co_await TakeTicket(d, conversation_id, hard_cap, place));
-  if (command.request.if_busy == IfBusy::kInterrupt)
-    AG_CO_TRYV(co_await SupersedeTurnsBefore(d, conversation_id, place.ticket_guard->ticket()));
-  auto acquired = co_await d.conversations.Acquire(conversation_id);
+  const bool interrupts = command.request.if_busy == IfBusy::kInterrupt;
+  if (interrupts) d.conversations.Supersede(conversation_id);
+  auto acquired = co_await d.conversations.Acquire(conversation_id, place.supersede);
   if (!acquired)
     co_return Error(ErrorCode::kTurnTimeout,
                     "canceled while waiting for the conversation's previous turn");
   place.lease.emplace(std::move(*acquired));
+  AG_CO_TRYV(co_await TakeTicket(d, conversation_id, hard_cap, place));
   const std::int64_t ticket = place.ticket_guard->ticket();
+  if (interrupts) AG_CO_TRYV(co_await SupersedeTurnsBefore(d, conversation_id, ticket));
   for (milliseconds wait = kTurnQueueFirstPoll;; wait = std::min(wait * 2, kTurnQueueMaxPoll)) {
     const std::int64_t at = d.clock.NowMs();
     AG_CO_TRY(const bool head, co_await d.store.Run([&](Store& s) {
@@ -326,6 +330,7 @@ asio::awaitable<Result<void>> InvokeAgent::SupersedeAheadOf(const std::string& c
                                                             const std::string& run_id) {
   AG_CO_TRY(const auto ticket, co_await d_.store.Run([&](Store& s) { return s.RunPlace(run_id); }));
   if (!ticket) co_return Result<void>{};  // it ended already
+  d_.conversations.Supersede(conversation_id);
   co_return co_await SupersedeTurnsBefore(d_, conversation_id, *ticket);
 }
 

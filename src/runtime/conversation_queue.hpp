@@ -3,6 +3,8 @@
 // waits for it, in arrival order. Waiting is asynchronous (no thread is held) and cancellable
 // (a waiter whose turn cap passes leaves the queue). Across servers the store serialises them.
 
+#include "runtime/turn_cancel.hpp"
+
 #include <boost/asio/awaitable.hpp>
 
 #include <deque>
@@ -32,16 +34,23 @@ class ConversationQueue {
     std::string id_;
   };
 
-  // Waits for the conversation; returns nullopt when canceled while waiting.
-  boost::asio::awaitable<std::optional<Lease>> Acquire(std::string conversation_id);
+  // Waits for the conversation; returns nullopt when canceled while waiting. `supersede`, when
+  // given, ends the turn superseded should a newer call interrupt the conversation (Supersede).
+  boost::asio::awaitable<std::optional<Lease>> Acquire(std::string conversation_id,
+                                                       std::shared_ptr<TurnCancel> supersede = {});
   // The conversation when no turn here holds it or waits for it; else nullopt, at once.
-  std::optional<Lease> TryAcquire(const std::string& conversation_id);
+  std::optional<Lease> TryAcquire(const std::string& conversation_id,
+                                  std::shared_ptr<TurnCancel> supersede = {});
+  // "if_busy": "interrupt": the turn holding the conversation here and every one waiting for it
+  // end superseded (their cancels fire; each leaves the line as it ends).
+  void Supersede(const std::string& conversation_id);
 
  private:
   void Release(const std::string& id);
 
   struct Entry {
     bool held = false;
+    std::shared_ptr<TurnCancel> holder;  // the holding turn's supersede, if it gave one
     std::deque<std::shared_ptr<Waiter>> waiters;
   };
   std::mutex mutex_;
