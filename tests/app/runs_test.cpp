@@ -395,6 +395,11 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
 // first events' write: here that write waits 10 s, so the runs below stay unwritten while they run.
 class UnwrittenRunsTest : public RunsTest {
  protected:
+  void TearDown() override {
+    later_worker_.Stop();
+    EXPECT_TRUE(RunUntil([&] { return later_worker_.Stopped(); }));
+    RunsTest::TearDown();
+  }
   RunWorkerDeps LaterDeps() {
     RunWorkerDeps deps = WorkerDeps();
     deps.write_behind = 10s;
@@ -569,6 +574,9 @@ TEST_F(UnwrittenRunsTest, ARunThatIsNotShortIsWrittenRunningWithItsFirstEvents) 
   EXPECT_EQ(EventTypes(run.id).front(), "run.started");
   EXPECT_EQ(Ended(run.id).status, RunStatus::kCompleted);
   EXPECT_EQ(EventTypes(run.id).back(), "run.completed");
+  // Its end is stored before its coroutine is done with the worker: it must not outlive it.
+  worker.Stop();
+  EXPECT_TRUE(RunUntil([&] { return worker.Stopped(); }));
 }
 
 TEST_F(UnwrittenRunsTest, AStreamedRunOnAConversationIsWrittenAsItStarts) {
