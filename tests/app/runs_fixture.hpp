@@ -19,8 +19,7 @@ class RunsTest : public InvokeAgentTest {
     worker_.Start(io_.get_executor());
   }
   void TearDown() override {
-    worker_.Stop();
-    EXPECT_TRUE(RunUntil([&] { return worker_.Stopped(); }));  // no store call of its left out
+    EXPECT_TRUE(StopWorker(worker_));  // no store call of its left out
     InvokeAgentTest::TearDown();
   }
 
@@ -55,6 +54,12 @@ class RunsTest : public InvokeAgentTest {
     return run ? Error(ErrorCode::kInternal, "queued") : run.error();
   }
 
+  // Stops `worker` and runs the loop until it has: a worker destroyed before its runs' coroutines
+  // end leaves them resuming into freed memory.
+  bool StopWorker(RunWorker& worker) {
+    worker.Stop();
+    return RunUntil([&] { return worker.Stopped(); });
+  }
   // Runs the loop until `done()` or 10 s of real time.
   template <class Done>
   bool RunUntil(const Done& done, std::chrono::milliseconds within = 10s) {

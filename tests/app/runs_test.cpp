@@ -88,8 +88,7 @@ TEST_F(RunsTest, ABackgroundRunOnABusyConversationIsRefusedNamingTheField) {
 }
 
 TEST_F(RunsTest, AnOrganizationsQueueIsBoundedAndALimitReachedRefusesBeforeQueueing) {
-  worker_.Stop();  // nothing starts: the runs stay queued
-  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
+  ASSERT_TRUE(StopWorker(worker_));  // nothing starts: the runs stay queued
   for (int i = 0; i < 3; ++i) Queued(Asking("Queued"));
   const Error full = Refused(Asking("One too many"));
   EXPECT_EQ(full.code, ErrorCode::kQueueFull);
@@ -101,8 +100,7 @@ TEST_F(RunsTest, AnOrganizationsQueueIsBoundedAndALimitReachedRefusesBeforeQueue
 }
 
 TEST_F(RunsTest, CancelingAQueuedRunEndsItAtOnceAndAnEndedOneIsRefused) {
-  worker_.Stop();
-  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
+  ASSERT_TRUE(StopWorker(worker_));
   const RunRecord queued = Queued(Asking("Never mind"));
   auto canceled = Await(runs_.Cancel(caller_, queued.id));
   ASSERT_TRUE(canceled) << canceled.error().message;
@@ -165,8 +163,7 @@ TEST_F(RunsTest, AServerRunsAtMostMaxConcurrentRunsAndTheRestWaitQueued) {
 }
 
 TEST_F(RunsTest, ARunRunsAsItsCallerAsTheyAreWhenItStarts) {
-  worker_.Stop();
-  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
+  ASSERT_TRUE(StopWorker(worker_));
   const RunRecord queued = Queued(Asking("Hi"));
   ASSERT_TRUE(store_->RevokeToken("acme", "tok"));
   clock_.Advance(2s);  // past the tenant cache's freshness
@@ -176,8 +173,7 @@ TEST_F(RunsTest, ARunRunsAsItsCallerAsTheyAreWhenItStarts) {
   EXPECT_EQ(run.status, RunStatus::kFailed);
   EXPECT_EQ(boost::json::parse(run.error_json).at("code"), "unauthenticated");
   EXPECT_TRUE(model_.seen.empty());
-  second.Stop();
-  EXPECT_TRUE(RunUntil([&] { return second.Stopped(); }));
+  EXPECT_TRUE(StopWorker(second));
 }
 
 TEST_F(RunsTest, AStreamedRunStartsAtOnceAndItsKeyStoresItsWayInsAnswer) {
@@ -278,8 +274,7 @@ TEST_F(RunsTest, AFollowerWaitingForTheEndHasAQuickRunsEveryEventInOneLook) {
 // Once its turn is committed, the store's write lock is held, so the end's write waits. Its events
 // wait for its end (no write of their own meanwhile), so the end's write is never out before.
 TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
-  worker_.Stop();
-  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
+  ASSERT_TRUE(StopWorker(worker_));
   RunWorkerDeps deps = WorkerDeps();
   deps.write_behind = 10min;
   deps.poll = 10min;  // it claims the run when its queueing wakes it, after the run's create
@@ -326,8 +321,7 @@ TEST_F(RunsTest, ARunIsEndedToAReaderOnceItsFollowerHasItsTerminalEvent) {
   busy.reset();
   EXPECT_EQ(Ended(queued.id).status, RunStatus::kCompleted);
   EXPECT_EQ(Await(runs.Get(caller_, queued.id))->status, RunStatus::kCompleted);
-  worker.Stop();
-  EXPECT_TRUE(RunUntil([&] { return worker.Stopped(); }));
+  EXPECT_TRUE(StopWorker(worker));
 }
 
 TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
@@ -343,8 +337,7 @@ TEST_F(RunsTest, AnotherEnvironmentsRunIsNotFoundAndNoChatGrantIsForbidden) {
 // A background run's end makes room: the worker looks for queued runs at once. A streamed run's
 // end makes none, and costs no look (two store reads): a run queued meanwhile waits for the poll.
 TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoesNot) {
-  worker_.Stop();
-  ASSERT_TRUE(RunUntil([&] { return worker_.Stopped(); }));
+  ASSERT_TRUE(StopWorker(worker_));
   RunWorkerDeps deps = WorkerDeps();
   deps.max_concurrent = 1;
   deps.poll = 60s;  // no look but the ones a run's end or queueing asks for, in this test
@@ -387,8 +380,7 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
   queue_directly("run_waiting_2");
   for (const char* id : {"run_waiting_1", "run_waiting_2"})
     EXPECT_EQ(Ended(id).status, RunStatus::kCompleted) << id;
-  worker.Stop();
-  EXPECT_TRUE(RunUntil([&] { return worker.Stopped(); }));
+  EXPECT_TRUE(StopWorker(worker));
 }
 
 // A server alone on its store (SQLite) writes a stateless streamed run at its end, or with its
@@ -396,8 +388,7 @@ TEST_F(RunsTest, ABackgroundRunsEndStartsTheNextQueuedRunAndAStreamedRunsEndDoes
 class UnwrittenRunsTest : public RunsTest {
  protected:
   void TearDown() override {
-    later_worker_.Stop();
-    EXPECT_TRUE(RunUntil([&] { return later_worker_.Stopped(); }));
+    EXPECT_TRUE(StopWorker(later_worker_));
     RunsTest::TearDown();
   }
   RunWorkerDeps LaterDeps() {
@@ -575,8 +566,7 @@ TEST_F(UnwrittenRunsTest, ARunThatIsNotShortIsWrittenRunningWithItsFirstEvents) 
   EXPECT_EQ(Ended(run.id).status, RunStatus::kCompleted);
   EXPECT_EQ(EventTypes(run.id).back(), "run.completed");
   // Its end is stored before its coroutine is done with the worker: it must not outlive it.
-  worker.Stop();
-  EXPECT_TRUE(RunUntil([&] { return worker.Stopped(); }));
+  EXPECT_TRUE(StopWorker(worker));
 }
 
 TEST_F(UnwrittenRunsTest, AStreamedRunOnAConversationIsWrittenAsItStarts) {
