@@ -182,6 +182,9 @@ struct Runtime {
     // gauge, so neither can drift from the other.
     metrics.DeclareGauge("agentgate_turns_in_flight", "Agent turns running.",
                          [] { return static_cast<double>(RunningTurns()); });
+    metrics.DeclareGauge("agentgate_tenant_cache_bytes",
+                         "Bytes held by the cache of tokens, clients, grants and deployments.",
+                         [this] { return static_cast<double>(tenants.CachedBytes()); });
   }
 
   Store& store;

@@ -127,10 +127,13 @@ asio::awaitable<std::variant<IssuedAccessToken, OAuthError>> AuthorizationServer
     return OAuthError{unavailable ? 503 : 500,
                       unavailable ? "temporarily_unavailable" : "server_error", e.message, false};
   };
-  auto client = co_await tenants_.OAuthClient(request.client_id);
-  if (!client) co_return server_error(client.error());
   // Hash the presented secret even for an unknown client, so timing does not reveal ids.
   const std::string presented = crypto::Sha256(request.client_secret);
+  // An id no client of ours could have is unknown without a lookup: a stranger's made-up ids
+  // cost no store read and are never cached.
+  if (!oauth::IsClientIdShaped(request.client_id)) co_return oauth::InvalidClient(request);
+  auto client = co_await tenants_.OAuthClient(request.client_id);
+  if (!client) co_return server_error(client.error());
   const std::string expected =
       *client ? (*client)->secret_hash : std::string(presented.size(), '\0');
   if (!crypto::ConstantTimeEquals(presented, expected) || !*client)

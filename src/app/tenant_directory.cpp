@@ -89,4 +89,9 @@ void TenantDirectory::Invalidate() {
   crm_versions_.InvalidateAll();
 }
 
+std::size_t TenantDirectory::CachedBytes() const {
+  return tokens_.bytes() + oauth_clients_.bytes() + environments_.bytes() + grants_.bytes() +
+         environment_grants_.bytes() + deployments_.bytes() + crm_versions_.bytes();
+}
+
 }  // namespace agentgate

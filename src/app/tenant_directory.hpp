@@ -45,6 +45,9 @@ class TenantDirectory {
   // Every value read before now is stale: call after any tenant write.
   void Invalidate();
 
+  // What the caches hold, in bytes (/metrics): bounded whatever ids strangers send.
+  std::size_t CachedBytes() const;
+
  private:
   template <class Value, class Read>
   boost::asio::awaitable<Result<Value>> ReadThrough(ReadCache<Value>& cache, const std::string& key,

@@ -39,8 +39,10 @@ asio::awaitable<void> Pause(milliseconds wait) {
 // on a span.
 tracing::ContentRules ContentRulesOf(const TurnRun& run) {
   const SafetyChecker& safety = run.agent.safety;
-  return tracing::ContentRules{[&safety](std::string_view text) { return safety.Blocks(text); },
-                               run.agent.config.safety.placeholder};
+  return tracing::ContentRules{
+      [&safety](std::string_view text) { return safety.Blocks(text); },
+      run.agent.config.safety.placeholder,
+      [&safety](std::string_view arguments) { return safety.BlocksArguments(arguments); }};
 }
 
 }  // namespace
@@ -64,8 +66,9 @@ asio::awaitable<std::vector<ToolResult>> RunToolCalls(ToolRunner& runner,
     results.push_back(co_await runner.Run(call, run.tools, span.context_ptr(), approved));
     if (span.recording() && run.CapturesContent()) {
       const tracing::ContentRules rules = ContentRulesOf(run);
-      span.Set("gen_ai.tool.call.arguments",
-               rules.withheld(call.arguments_json) ? rules.placeholder : call.arguments_json);
+      span.Set("gen_ai.tool.call.arguments", rules.arguments_withheld(call.arguments_json)
+                                                 ? rules.placeholder
+                                                 : call.arguments_json);
       span.Set("gen_ai.tool.call.result",
                rules.withheld(results.back().content) ? rules.placeholder : results.back().content);
     }
@@ -161,7 +164,8 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
         // anywhere a paused call is shown: such a step ends the turn blocked.
         const bool withheld =
             std::any_of(tools->calls.begin(), tools->calls.end(), [&](const ToolCall& call) {
-              return NeedsApproval(run, call.id) && run.agent.safety.Blocks(call.arguments_json);
+              return NeedsApproval(run, call.id) &&
+                     run.agent.safety.BlocksArguments(call.arguments_json);
             });
         if (withheld) {
           run.needs_approval.clear();
@@ -169,6 +173,9 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
           continue;
         }
         run.paused_calls = tools->calls;
+        // Stored as they are shown, so what was checked is what a person reads and approves.
+        for (auto& call : run.paused_calls)
+          call.arguments_json = ShownArguments(call.arguments_json);
         step = turn.OnApprovalNeeded();
         continue;
       }

@@ -3,7 +3,10 @@
 // the store read that produced it *began*, so a change committed anywhere is seen within that time
 // of its commit. InvalidateAll() makes every value stale at once and refuses values whose read
 // began before it (they may predate the change). At most `capacity` entries: a full shard first
-// drops its stale entries, then everything. Sharded, so concurrent lookups rarely share a mutex.
+// drops its stale entries, then everything; a stale entry is also dropped when it is looked up. A
+// key longer than kMaxKeyBytes is never kept (a real id is short; a made-up one sent by anybody
+// must not pin memory), so the cache's bytes are bounded too. Sharded, so concurrent lookups rarely
+// share a mutex.
 
 #include <array>
 #include <atomic>
@@ -26,21 +29,28 @@ class ReadCache {
     std::uint64_t generation = 0;
   };
 
+  static constexpr std::size_t kMaxKeyBytes = 256;
+
   ReadCache(Ms fresh_for_ms, std::size_t capacity)
       : fresh_for_(fresh_for_ms), shard_capacity_(capacity / kShards + 1) {}
 
-  std::optional<Value> Get(const std::string& key, Ms now) const {
-    const Shard& shard = ShardOf(key);
+  std::optional<Value> Get(const std::string& key, Ms now) {
+    if (key.size() > kMaxKeyBytes) return std::nullopt;
+    Shard& shard = ShardOf(key);
     std::lock_guard lock(shard.mutex);
     auto it = shard.entries.find(key);
-    if (it == shard.entries.end() || now - it->second.read_started >= fresh_for_)
+    if (it == shard.entries.end()) return std::nullopt;
+    if (now - it->second.read_started >= fresh_for_) {
+      shard.entries.erase(it);
       return std::nullopt;
+    }
     return it->second.value;
   }
 
   Ticket BeginRead(Ms now) const { return Ticket{now, generation_.load()}; }
 
   void Put(const std::string& key, Value value, Ticket ticket) {
+    if (key.size() > kMaxKeyBytes) return;
     Shard& shard = ShardOf(key);
     std::lock_guard lock(shard.mutex);
     if (ticket.generation != generation_.load()) return;  // read before an invalidation
@@ -70,6 +80,17 @@ class ReadCache {
     return n;
   }
 
+  // The keys' bytes and each entry's own size: what the cache holds beyond what a value points to
+  // (values are records of bounded size, written by the operator).
+  std::size_t bytes() const {
+    std::size_t n = 0;
+    for (const auto& shard : shards_) {
+      std::lock_guard lock(shard.mutex);
+      for (const auto& [key, entry] : shard.entries) n += key.capacity() + sizeof(entry);
+    }
+    return n;
+  }
+
  private:
   static constexpr std::size_t kShards = 16;
   struct Entry {
@@ -82,9 +103,6 @@ class ReadCache {
   };
 
   Shard& ShardOf(const std::string& key) {
-    return shards_[std::hash<std::string>{}(key) % kShards];
-  }
-  const Shard& ShardOf(const std::string& key) const {
     return shards_[std::hash<std::string>{}(key) % kShards];
   }
 

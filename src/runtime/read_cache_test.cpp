@@ -43,6 +43,35 @@ TEST(ReadCache, NeverHoldsMoreThanItsCapacity) {
   EXPECT_GT(roomy.size(), 16u * 60u);
 }
 
+TEST(ReadCache, ItsBytesStayBoundedWhateverKeysStrangersSend) {
+  ReadCache<int> cache(1000, 1600);
+  // Unknown ids of every length, as an unauthenticated caller can send them: a long one is never
+  // kept, a short one only up to the capacity.
+  for (int i = 0; i < 10000; ++i) {
+    const std::string huge = std::to_string(i) + std::string(64 * 1024, 'x');
+    cache.Put(huge, i, cache.BeginRead(0));
+    EXPECT_FALSE(cache.Get(huge, 0));
+  }
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  const std::string longest(ReadCache<int>::kMaxKeyBytes, 'k');
+  for (int i = 0; i < 10000; ++i) {
+    std::string key = longest;
+    key.replace(0, 5, std::to_string(10000 + i));
+    cache.Put(key, i, cache.BeginRead(0));
+  }
+  EXPECT_LE(cache.size(), 16u * 101u);
+  EXPECT_LE(cache.bytes(), 16u * 101u * (ReadCache<int>::kMaxKeyBytes + 64));
+}
+
+TEST(ReadCache, AStaleEntryIsDroppedWhenLookedUp) {
+  ReadCache<int> cache(1000, 100);
+  cache.Put("token", 7, cache.BeginRead(0));
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_FALSE(cache.Get("token", 1000));
+  EXPECT_EQ(cache.size(), 0u);
+}
+
 TEST(ReadCache, ConcurrentReadersAndAnInvalidatorAgree) {
   ReadCache<int> cache(1000, 1000);
   std::vector<std::thread> threads;

@@ -124,6 +124,28 @@ class Agentgate(HttpEndpoint):
             raise
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "postgres: several servers on one database: the PostgreSQL pass alone")
+    config.addinivalue_line("markers", "both_stores: behaviour of the store itself: both passes")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Which pass runs a test (tests/README.md, "Which store"): every test runs on SQLite, except
+    those marked `postgres` (several servers on one database); the PostgreSQL pass runs those and
+    the ones marked `both_stores` (what the store itself decides), so a test runs on PostgreSQL only
+    where the store makes a difference."""
+    def marked(item, name):
+        return item.get_closest_marker(name) is not None
+    if stores.KIND == "postgres":
+        keep = [i for i in items if marked(i, "postgres") or marked(i, "both_stores")]
+    else:
+        keep = [i for i in items if not marked(i, "postgres")]
+    dropped = [i for i in items if i not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
 @pytest.fixture(scope="session", autouse=True)
 def store_kind():
     if stores.KIND == "postgres" and not stores.POSTGRES_URL:

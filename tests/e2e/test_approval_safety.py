@@ -142,3 +142,92 @@ def test_exported_trace_content_never_holds_the_arguments(start_server, llm, too
         assert_card_absent(json.dumps(collector.exports()))
     finally:
         collector.close()
+
+
+# Arguments as a model writes them when asked to hide a match behind a JSON escape, and the decoded
+# text a person would read (issue 72, part 1): checked as shown, each ends the turn blocked.
+ESCAPED = [
+    ('{"order": "A-1", "note": "\\u0041KIAIOSFODNN7EXAMPLE"}', "AKIAIOSFODNN7EXAMPLE"),
+    ('{"order": "A-1", "card": "4111\\u00201111\\u00201111\\u00201111"}', CARD),
+    ('{"order": "A-1", "note": "internal\\u0020only"}', "internal only"),
+]
+
+
+def guarded(tenant, tools):
+    return tenant.agent("guarded", safety={"detect": ["credit_card", "secret"], "placeholder": PLACEHOLDER,
+                                           "block_patterns": ["(?i)internal only"]}, tools=[
+        {"type": "http", "name": "refund", "description": "Refunds", "parameters": {"type": "object"},
+         "url": f"http://127.0.0.1:{tools.port}/refund", "method": "POST", "approval": "always"}])
+
+
+def push_escaped(llm, raw_arguments):
+    step = openai_tools([("refund", {})], text="Refunding now.")
+    step["json"]["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = raw_arguments
+    llm.push(step)
+
+
+def assert_not_shown(out, decoded):
+    text = out if isinstance(out, str) else json.dumps(out)
+    assert decoded.lower() not in text.lower() and decoded.replace(" ", "") not in text, text
+    assert "\\u0041KIA" not in text and "\\u0020" not in text, text
+
+
+def test_escaped_arguments_end_a_plain_call_blocked(start_server, llm, tools):
+    tenant = start(start_server, llm)
+    guarded(tenant, tools)
+    for raw, decoded in ESCAPED:
+        push_escaped(llm, raw)
+        status, _, body = tenant.invoke("guarded", {"message": "refund my last order"})
+        assert status == 200, body
+        assert_blocked_answer(body)
+        assert_not_shown(body, decoded)
+    assert tools.calls == []
+
+
+def test_escaped_arguments_end_a_background_run_blocked(start_server, llm, tools):
+    tenant = start(start_server, llm)
+    guarded(tenant, tools)
+    for raw, decoded in ESCAPED:
+        push_escaped(llm, raw)
+        status, _, queued = tenant.invoke("guarded", {"message": "refund my last order", "background": True})
+        assert status == 202, queued
+        run = wait_status(tenant, queued["run_id"], {"completed", "failed", "requires_action"})
+        assert run["status"] == "completed" and "pending_actions" not in run, run
+        assert_blocked_answer(run["result"])
+        assert_not_shown(run, decoded)
+        _, _, events = tenant.server.request("GET", f"/api/runs/{queued['run_id']}/events",
+                                             headers=headers(tenant, tenant.token))
+        assert "run.requires_action" not in events
+        assert_not_shown(events, decoded)
+    assert tools.calls == []
+
+
+def test_escaped_arguments_end_a_streamed_run_blocked(start_server, llm, tools):
+    tenant = start(start_server, llm)
+    guarded(tenant, tools)
+    for raw, decoded in ESCAPED:
+        push_escaped(llm, raw)
+        status, _, stream = tenant.invoke("guarded", {"message": "refund my last order", "stream": True})
+        assert status == 200
+        assert "run.requires_action" not in stream, stream
+        assert_not_shown(stream, decoded)
+    assert tools.calls == []
+
+
+def test_escaped_arguments_end_an_openai_chat_completion_blocked(start_server, llm, tools):
+    from test_openai_api import new_key
+    tenant = start(start_server, llm)
+    guarded(tenant, tools)
+    key = new_key(tenant, agents=("guarded",))
+    for raw, decoded in ESCAPED:
+        push_escaped(llm, raw)
+        status, _, completion = tenant.server.request(
+            "POST", "/v1/chat/completions",
+            {"model": "guarded", "messages": [{"role": "user", "content": "refund my last order"}]},
+            {"authorization": f"Bearer {key}", "content-type": "application/json"})
+        assert status == 200, completion
+        choice = completion["choices"][0]
+        assert choice["finish_reason"] == "content_filter" and choice["message"]["content"] == PLACEHOLDER, completion
+        assert "pending_actions" not in completion["agentgate"], completion
+        assert_not_shown(completion, decoded)
+    assert tools.calls == []

@@ -10,7 +10,6 @@ import urllib.parse
 
 import pytest
 
-import stores
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
 from counterparts import counterparts_dir
@@ -219,7 +218,7 @@ def test_a_token_for_another_audience_with_a_bad_signature_or_expired_is_refused
     assert server.request("GET", "/healthz")[0] == 200  # nothing above was a 5xx or a crash
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_a_token_from_one_server_works_on_another_until_its_client_or_api_token_is_revoked(start_server, llm):
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})
@@ -286,3 +285,32 @@ def test_jose_verifies_tokens_signed_before_and_after_a_key_rotation(daemon):
     assert all(set(k) == {"kty", "crv", "x", "y", "kid", "use", "alg"} for k in jwks["keys"])
     # The admin API's signing-key calls need the admin token.
     assert daemon.server.admin("POST", "/oauth/signing-keys/rotate", token=None)[0] == 401
+
+
+def cache_bytes(server):
+    status, _, text = server.request("GET", "/metrics")
+    assert status == 200
+    line = [x for x in text.splitlines() if x.startswith("agentgate_tenant_cache_bytes ")]
+    assert line, text
+    return float(line[0].split()[1])
+
+
+def test_strangers_ids_hold_no_memory_and_a_large_body_is_413(daemon):
+    """No credential pins memory: made-up client ids of any length are refused before any lookup
+    and the tenant cache's bytes stay flat; a body over 8 KiB is refused whole (issue 72, part 3)."""
+    server = daemon.server
+    grant = {"grant_type": "client_credentials", "client_secret": "x"}
+    before = cache_bytes(server)
+    for i in range(2000):
+        form = {**grant, "client_id": f"{i}-" + "x" * 6000}
+        status, headers, body = token_request(server, form)
+        assert (status, body["error"]) == (401, "invalid_client"), body
+        assert headers["cache-control"] == "no-store"
+    # Shaped like ours but unknown: the same answer.
+    status, _, body = token_request(server, {**grant, "client_id": "agc_0123456789abcdef"})
+    assert (status, body["error"]) == (401, "invalid_client"), body
+    assert cache_bytes(server) - before < 4096, (before, cache_bytes(server))
+
+    status, headers, body = token_request(server, {**grant, "client_id": "agc_" + "a" * 9000})
+    assert status == 413 and body["error"] == "invalid_request", body
+    assert headers["cache-control"] == "no-store"

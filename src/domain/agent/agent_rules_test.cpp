@@ -56,6 +56,35 @@ TEST(Safety, PatternsAndDetectorsFollowThePolicy) {
   EXPECT_FALSE(SafetyChecker(hostile).Blocks(std::string(100000, 'a') + "!"));
 }
 
+TEST(Safety, ArgumentsAreCheckedAsTheyAreShownNotAsEscaped) {
+  SafetyPolicy policy;
+  policy.block_patterns = {"(?i)internal only", "(?m)^DROP TABLE"};
+  policy.detect_credit_card = true;
+  policy.detect_secret = true;
+  const SafetyChecker checker(policy);
+  // Each hides its match behind a JSON escape the raw text does not show.
+  const std::string escaped_secret = R"({"text":"\u0041KIAIOSFODNN7EXAMPLE"})";
+  const std::string escaped_card = R"({"card":"4111\u00201111\u00201111\u00201111"})";
+  const std::string escaped_pattern = R"({"note":"internal\u0020only"})";
+  const std::string newline_pattern = R"({"sql":"select 1;\nDROP TABLE users"})";
+  for (const auto& raw : {escaped_secret, escaped_card, escaped_pattern, newline_pattern}) {
+    EXPECT_FALSE(checker.Blocks(raw)) << raw;  // what the old check saw
+    EXPECT_TRUE(checker.BlocksArguments(raw)) << raw;
+  }
+  EXPECT_TRUE(checker.BlocksArguments(R"({"card":4111111111111111})"));        // a card as a number
+  EXPECT_TRUE(checker.BlocksArguments(R"({"\u0041KIAIOSFODNN7EXAMPLE":1})"));  // in a key
+  EXPECT_TRUE(checker.BlocksArguments("not json: internal only"));
+  EXPECT_FALSE(checker.BlocksArguments(R"({"order":"A-1","amount":12.5,"ok":true,"n":null})"));
+}
+
+TEST(Safety, ShownArgumentsAreTheDecodedJsonOneValueALine) {
+  EXPECT_EQ(ShownArgumentsText(R"({"a":"x\u0020y","b":[1,2.5,{"c":"\n"}],"d":true})"),
+            "a\nx y\nb\n1\n2.5E0\nc\n\n\nd");
+  EXPECT_EQ(ShownArgumentsText("{broken"), "{broken");
+  EXPECT_EQ(ShownArguments(R"({"text": "\u0041KIA"})"), R"({"text":"AKIA"})");
+  EXPECT_EQ(ShownArguments("{broken"), "{broken");
+}
+
 TEST(Prompt, FollowsTheContractOrderAndKeepsHistoryAsTurns) {
   const auto config =
       Config(R"({"name": "n", "instructions": "VERSION", "model": {"provider": "p", "name": "m"},

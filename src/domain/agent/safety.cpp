@@ -1,6 +1,9 @@
 #include "domain/agent/safety.hpp"
 
 #include <re2/re2.h>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
 
 namespace agentgate {
 namespace {
@@ -28,7 +31,50 @@ const re2::RE2& SecretPattern() {
   return pattern;
 }
 
+void AppendShown(const boost::json::value& v, std::string& out) {
+  const auto line = [&out](std::string_view text) {
+    if (!out.empty()) out += '\n';
+    out += text;
+  };
+  switch (v.kind()) {
+    case boost::json::kind::string:
+      line(v.get_string());
+      break;
+    case boost::json::kind::int64:
+    case boost::json::kind::uint64:
+    case boost::json::kind::double_:
+      line(boost::json::serialize(v));
+      break;
+    case boost::json::kind::array:
+      for (const auto& item : v.get_array()) AppendShown(item, out);
+      break;
+    case boost::json::kind::object:
+      for (const auto& member : v.get_object()) {
+        line(member.key());
+        AppendShown(member.value(), out);
+      }
+      break;
+    default:  // null and booleans show nothing a check could match
+      break;
+  }
+}
+
 }  // namespace
+
+std::string ShownArgumentsText(std::string_view arguments_json) {
+  boost::system::error_code ec;
+  const auto parsed = boost::json::parse(arguments_json, ec);
+  if (ec) return std::string(arguments_json);
+  std::string out;
+  AppendShown(parsed, out);
+  return out;
+}
+
+std::string ShownArguments(std::string_view arguments_json) {
+  boost::system::error_code ec;
+  const auto parsed = boost::json::parse(arguments_json, ec);
+  return ec ? std::string(arguments_json) : boost::json::serialize(parsed);
+}
 
 bool ContainsCardNumber(std::string_view text) {
   std::string digits;
@@ -80,6 +126,10 @@ bool SafetyChecker::Blocks(std::string_view text) const {
   if (detect_credit_card_ && ContainsCardNumber(text)) return true;
   if (detect_secret_ && ContainsSecret(text)) return true;
   return false;
+}
+
+bool SafetyChecker::BlocksArguments(std::string_view arguments_json) const {
+  return Blocks(ShownArgumentsText(arguments_json)) || Blocks(ShownArguments(arguments_json));
 }
 
 }  // namespace agentgate

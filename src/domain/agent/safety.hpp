@@ -5,6 +5,7 @@
 #include "domain/admin/agent_config.hpp"
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,9 @@ class SafetyChecker {
 
   // True when `text` must be withheld.
   bool Blocks(std::string_view text) const;
+  // True when a tool call's arguments must be withheld: checked as they are shown (decoded, see
+  // ShownArgumentsText) and as their JSON text, so no escape hides a match.
+  bool BlocksArguments(std::string_view arguments_json) const;
 
  private:
   std::vector<std::unique_ptr<re2::RE2>> patterns_;
@@ -34,5 +38,13 @@ bool ContainsCardNumber(std::string_view text);
 // Shapes of well-known credentials: OpenAI/Anthropic keys, AWS access keys, GitHub and Slack
 // tokens, Google API keys, PEM private keys, Salesforce session ids.
 bool ContainsSecret(std::string_view text);
+
+// What a person reads of a tool call's arguments: every string value and key of the JSON decoded,
+// and every number as it is shown, one a line (so `(?m)^` patterns see what a reader sees).
+// Arguments that are not JSON read as written.
+std::string ShownArgumentsText(std::string_view arguments_json);
+// The arguments as a paused call stores and shows them: the JSON written again (escapes decoded),
+// so the text checked and the text shown are one; arguments that are not JSON stay as written.
+std::string ShownArguments(std::string_view arguments_json);
 
 }  // namespace agentgate

@@ -72,6 +72,18 @@ TEST(TokenRequest, RefusesEachMalformedRequestWithTheProtocolsCode) {
             "invalid_client");
 }
 
+TEST(TokenRequest, OnlyAnIdShapedLikeOursIsLookedUp) {
+  EXPECT_TRUE(IsClientIdShaped("agc_0123456789abcdef"));
+  EXPECT_TRUE(IsClientIdShaped("agc_1"));
+  EXPECT_FALSE(IsClientIdShaped("agc_"));
+  EXPECT_FALSE(IsClientIdShaped("agc_ABC"));
+  EXPECT_FALSE(IsClientIdShaped("agc_a b"));
+  EXPECT_FALSE(IsClientIdShaped("client-1"));
+  EXPECT_FALSE(IsClientIdShaped("agc_" + std::string(61, 'a')));
+  EXPECT_TRUE(IsClientIdShaped("agc_" + std::string(60, 'a')));
+  EXPECT_FALSE(IsClientIdShaped("agc_" + std::string(1 << 20, 'a')));
+}
+
 TEST(TokenRequest, GrantsTheOneScopeAndOnlyOurResource) {
   EXPECT_EQ(std::get<std::string>(GrantedScope(std::nullopt)), "mcp");
   EXPECT_EQ(std::get<std::string>(GrantedScope("mcp")), "mcp");

@@ -2,6 +2,7 @@
 
 #include "domain/url_encoding.hpp"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -154,6 +155,16 @@ std::optional<OAuthError> CheckResource(const std::optional<std::string>& resour
 OAuthError InvalidClient(const TokenRequest& request) {
   return OAuthError{401, "invalid_client", "the client is unknown or its secret is wrong",
                     request.authentication == ClientAuthentication::kBasic};
+}
+
+bool IsClientIdShaped(std::string_view client_id) {
+  constexpr std::string_view kPrefix = "agc_";
+  if (!client_id.starts_with(kPrefix) || client_id.size() == kPrefix.size() ||
+      client_id.size() > kPrefix.size() + 60)
+    return false;
+  return std::all_of(client_id.begin() + kPrefix.size(), client_id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
 }
 
 }  // namespace agentgate::oauth

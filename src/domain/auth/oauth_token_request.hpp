@@ -2,6 +2,7 @@
 // The token endpoint's request (RFC 6749 §4.4, the client-credentials grant) and its refusals in
 // the protocol's own shape (§5.2), for the built-in authorization server (docs/mcp.md, OAuth).
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,5 +54,14 @@ std::optional<OAuthError> CheckResource(const std::optional<std::string>& resour
                                         std::string_view ours);
 
 OAuthError InvalidClient(const TokenRequest& request);
+
+// Whether `client_id` could be one this server issued ("agc_" and up to 60 lowercase letters,
+// digits or '_'): anything else is refused as an unknown client before any lookup, so a made-up
+// id costs no store read and no memory.
+bool IsClientIdShaped(std::string_view client_id);
+
+// The most a token request's body may hold (a 413 past it): a client-credentials form is a few
+// hundred bytes.
+inline constexpr std::size_t kMaxTokenRequestBytes = 8 * 1024;
 
 }  // namespace agentgate::oauth

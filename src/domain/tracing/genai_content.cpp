@@ -31,14 +31,19 @@ std::string Checked(const std::string& text, const ContentRules& rules) {
   return Withheld(text, rules) ? rules.placeholder : text;
 }
 
+bool ArgumentsWithheld(const std::string& arguments_json, const ContentRules& rules) {
+  return rules.arguments_withheld ? rules.arguments_withheld(arguments_json)
+                                  : Withheld(arguments_json, rules);
+}
+
 // A call whose arguments the policy blocks shows the placeholder in their place.
 json::object ToolCallPart(const ToolCall& call, const ContentRules& rules) {
-  return json::object{
-      {"type", "tool_call"},
-      {"id", call.id},
-      {"name", call.name},
-      {"arguments", Withheld(call.arguments_json, rules) ? json::value(rules.placeholder)
-                                                         : Arguments(call.arguments_json)}};
+  return json::object{{"type", "tool_call"},
+                      {"id", call.id},
+                      {"name", call.name},
+                      {"arguments", ArgumentsWithheld(call.arguments_json, rules)
+                                        ? json::value(rules.placeholder)
+                                        : Arguments(call.arguments_json)}};
 }
 
 json::object AssistantMessage(const std::string& text, const std::vector<ToolCall>& calls,

@@ -17,6 +17,9 @@ namespace agentgate::tracing {
 struct ContentRules {
   std::function<bool(std::string_view)> withheld;  // the agent's safety checks
   std::string placeholder;                         // what stands for withheld text
+  // The same checks on a tool call's arguments as they are shown (escapes decoded); when unset,
+  // `withheld` is asked of their JSON text.
+  std::function<bool(std::string_view)> arguments_withheld = {};
 };
 
 std::string SystemInstructionsJson(const std::string& system);

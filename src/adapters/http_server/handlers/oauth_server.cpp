@@ -85,6 +85,10 @@ void AddOAuthServerRoutes(Router& router, RouteDeps& deps) {
 
   router.Add(
       "POST", std::string(oauth::kTokenPath), [&deps](Request& r) -> asio::awaitable<Response> {
+        if (r.body.size() > oauth::kMaxTokenRequestBytes) {
+          co_return OAuthErrorResponse(oauth::OAuthError{
+              413, "invalid_request", "the token request's body is larger than 8 KiB", false});
+        }
         auto read =
             oauth::ReadTokenRequest(r.Header("content-type"), r.body, ClientAuthorizationOf(r));
         if (auto* refused = std::get_if<oauth::OAuthError>(&read))
