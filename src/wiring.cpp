@@ -176,6 +176,7 @@ struct Runtime {
         committer(store, config.store.kind == StoreKind::kSqlite ? 1 : 2, 128, handoff_spin,
                   &metrics),
         lease(runner, clock),
+        lease_renewer(lease, store, clock),
         spend(runner, {}, &lease) {
     DeclareAgentgateMetrics(metrics);
     // The hand-off spinning's own count of running turns (InvokeAgent holds one per turn) is the
@@ -196,6 +197,7 @@ struct Runtime {
   TenantDirectory tenants;
   TurnCommitter committer;
   ServerLease lease;
+  LeaseRenewer lease_renewer;  // on a thread of its own, not the I/O threads nor the pool
   SpendLedger spend;
   ConversationQueue conversations;
   TurnInterrupts interrupts;
@@ -458,7 +460,7 @@ asio::awaitable<void> CheckStreamRights(StreamRoster& streams, std::chrono::mill
 // retention, returning unused spend leases, recording gateway calls for the overview.
 void StartBackgroundWork(asio::io_context& loop, const Config& config, Runtime& rt, UseCases& app) {
   const TurnTiming& timing = app.timing;
-  asio::co_spawn(loop, RunServerLease(rt.lease, rt.runner), asio::detached);
+  rt.lease_renewer.Start();
   app.run_worker.Start(loop.get_executor());
   app.webhooks.Start(loop.get_executor());
   const auto& retention = config.retention;
@@ -571,6 +573,7 @@ int Serve(const ServeOptions& options) {
   rt.spend.RetireAll();  // what this server leased and did not spend goes back before it exits
   FlushGatewayCalls(**store, rt.gateway_calls, rt.clock);
   rt.blocking.join();
+  rt.lease_renewer.Stop();
   rt.lease.End(**store);  // after every release posted above: what is left goes now
   return 0;
 }

@@ -3,14 +3,9 @@
 #include "crypto/crypto.hpp"
 #include "observability/log.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
+#include "observability/thread_name.hpp"
 
 namespace agentgate {
-
-namespace asio = boost::asio;
 
 ServerLease::ServerLease(StoreRunner& store, const Clock& clock, Options options)
     : store_(store), clock_(clock), options_(options), id_("srv_" + crypto::RandomHex(8)) {}
@@ -31,6 +26,7 @@ bool ServerLease::Pass(Store& store) {
   const std::int64_t now = clock_.NowMs();
   const auto renewed = store.RenewServerLease(id_, now, now + options_.ttl.count());
   if (!renewed) return true;  // the store is down: nothing else would work either
+  last_renewed_ms_ = now;
   // The first pass starts the lease; a later one that finds none means it lapsed while this server
   // ran (what it held was released meanwhile).
   if (!*renewed && held_.exchange(true))
@@ -64,13 +60,50 @@ std::size_t ServerLease::PendingReleases() const {
   return pending_.size();
 }
 
-asio::awaitable<void> RunServerLease(ServerLease& lease, StoreRunner& store) {
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  for (;;) {
-    co_await store.Run([&](Store& s) { return lease.Pass(s); });
-    timer.expires_after(lease.options().renew_every);
-    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-    if (ec) co_return;
+std::optional<std::chrono::milliseconds> LeaseStall(std::optional<SteadyTime> previous,
+                                                    SteadyTime now, std::chrono::milliseconds ttl) {
+  if (!previous) return std::nullopt;
+  const auto gap = std::chrono::duration_cast<std::chrono::milliseconds>(now - *previous);
+  return gap > ttl ? std::optional(gap) : std::nullopt;
+}
+
+void LeaseRenewer::Start() {
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void LeaseRenewer::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void LeaseRenewer::Loop() {
+  NameThisThread("lease");
+  std::optional<SteadyTime> previous;
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    const SteadyTime started = clock_.SteadyNow();
+    if (const auto stall = LeaseStall(previous, started, lease_.options().ttl)) {
+      log::Error("server_lease_stalled",
+                 {{"server", std::string_view(lease_.id())},
+                  {"stalled_ms", static_cast<std::int64_t>(stall->count())},
+                  {"ttl_ms", static_cast<std::int64_t>(lease_.options().ttl.count())}});
+    }
+    previous = started;
+    try {
+      lease_.Pass(store_);
+    } catch (const std::exception& e) {
+      log::Error("server_lease_pass_failed", {{"error", std::string_view(e.what())}});
+    }
+    lock.lock();
+    wake_.wait_for(lock, lease_.options().renew_every, [this] { return stopping_; });
   }
 }
 

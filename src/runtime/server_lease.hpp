@@ -16,10 +16,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 namespace agentgate {
 
@@ -53,6 +56,8 @@ class ServerLease {
 
   std::size_t PendingReleases() const;
   const Options& options() const { return options_; }
+  // When the store last took a renewal (wall time, ms); 0 before the first.
+  std::int64_t LastRenewedMs() const { return last_renewed_ms_.load(); }
 
  private:
   StoreRunner& store_;
@@ -62,9 +67,39 @@ class ServerLease {
   mutable std::mutex mutex_;
   std::deque<Release> pending_;
   std::atomic<bool> held_{false};  // a pass started the lease
+  std::atomic<std::int64_t> last_renewed_ms_{0};
 };
 
-// A pass of `lease` every renew_every until its executor stops (after a first one at once).
-boost::asio::awaitable<void> RunServerLease(ServerLease& lease, StoreRunner& store);
+// How late a pass started: its start's distance from the previous pass's, when that exceeds the
+// lease's ttl (the lease may have lapsed meanwhile); nullopt for the first pass or a timely one.
+std::optional<std::chrono::milliseconds> LeaseStall(std::optional<SteadyTime> previous,
+                                                    SteadyTime now, std::chrono::milliseconds ttl);
+
+// Renews a lease every renew_every on a thread of its own (a first pass at once), so neither a
+// stalled I/O thread nor a blocking pool full of store calls lets it lapse; a pass that starts
+// later than the ttl after the one before is logged as an error with the stall's length.
+class LeaseRenewer {
+ public:
+  LeaseRenewer(ServerLease& lease, Store& store, const Clock& clock)
+      : lease_(lease), store_(store), clock_(clock) {}
+  ~LeaseRenewer() { Stop(); }
+  LeaseRenewer(const LeaseRenewer&) = delete;
+  LeaseRenewer& operator=(const LeaseRenewer&) = delete;
+
+  void Start();
+  // Ends the thread after its current pass; no pass starts after it returns.
+  void Stop();
+
+ private:
+  void Loop();
+
+  ServerLease& lease_;
+  Store& store_;
+  const Clock& clock_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
 
 }  // namespace agentgate

@@ -250,3 +250,45 @@ def test_chat_completions_take_a_json_schema_response_format(tenant, llm):
     assert json.loads(body["choices"][0]["message"]["content"]) == {"ok": True}
     assert body["choices"][0]["finish_reason"] == "stop"
     assert llm.requests[-1]["body"]["response_format"]["json_schema"]["schema"] == VERDICT
+
+
+def huge_answer_schema():
+    """415 bytes whose smallest answer is about 1 GB: a string of 1,000 in 1,000 x 1,000 x 1,000."""
+    nested = {"type": "string", "minLength": 1000}
+    for _ in range(3):
+        nested = {"type": "array", "minItems": 1000, "items": nested}
+    return {"type": "object", "properties": {"a": nested}, "required": ["a"]}
+
+
+def test_a_schema_whose_smallest_answer_is_huge_is_400_on_every_way_in(start_server):
+    """Issue 72, part 2: on the embedded defaults (the offline model answers with an example), no
+    way in takes a schema that forces an answer over 64 KiB; the server stays quick."""
+    server = start_server()
+    creds = server.demo_credentials()
+    h = {"content-type": "application/json", "fl-api-org": creds["org"], "fl-api-env": creds["env"],
+         "fl-api-token": creds["token"]}
+    schema = huge_answer_schema()
+    agent = creds["agent"]
+    status, _, body = server.request("POST", f"/api/agents/{agent}/invoke", {
+        "message": "hi", "response_format": {"type": "json_schema", "schema": schema}}, h, timeout=10)
+    assert status == 400 and "'response_format.schema'" in error_of(body)["message"], body
+    assert "65536 bytes" in error_of(body)["message"], body
+    status, _, fault = server.request("POST", "/api/flow-actions/invoke-agent", {
+        "agentExternalId": agent, "message": "hi", "outputSchemaJson": json.dumps(schema)}, h, timeout=10)
+    assert status == 400 and "outputSchemaJson" in fault["message"], fault
+    status, _, body = server.request("POST", "/v1/chat/completions", {
+        "model": agent, "messages": [{"role": "user", "content": "hi"}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "huge", "schema": schema}}}, h, timeout=10)
+    assert status == 400 and body["error"]["param"] == "response_format.json_schema.schema", body
+    status, _, body = server.request("POST", "/v1/responses", {
+        "model": agent, "input": "hi",
+        "text": {"format": {"type": "json_schema", "name": "huge", "schema": schema}}}, h, timeout=10)
+    assert status == 400 and body["error"]["param"] == "text.format.schema", body
+    status, _, body = server.admin("POST", f"/orgs/{creds['org']}/agents", {"id": "huge", "config": {
+        "name": "huge", "model": {"provider": "offline", "name": "offline"}, "output_schema": schema}})
+    assert status == 400 and "'config.output_schema'" in error_of(body)["message"], body
+    # The same lengths on an optional property are fine: the example leaves it out.
+    optional = {**schema, "required": []}
+    status, _, body = server.request("POST", f"/api/agents/{agent}/invoke", {
+        "message": "hi", "response_format": {"type": "json_schema", "schema": optional}}, h, timeout=10)
+    assert status == 200 and body["output"] is not None and len(json.dumps(body)) < 70000, body

@@ -9,6 +9,8 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include <atomic>
+#include <future>
+#include <thread>
 
 namespace agentgate::testing {
 namespace {
@@ -68,6 +70,48 @@ TEST_F(ServerLeaseTest, ThePendingReleasesAreBounded) {
     lease_.RetryLater(
         [](Store&) -> Result<void> { return MakeError(ErrorCode::kUnavailable, "x"); });
   EXPECT_EQ(lease_.PendingReleases(), 2u);  // max_pending_releases: the oldest were dropped
+}
+
+}  // namespace agentgate::testing
+
+namespace agentgate::testing {
+
+TEST(LeaseStall, IsThePassesGapOnlyWhenItExceedsTheTtl) {
+  const SteadyTime t0{};
+  const auto ttl = std::chrono::milliseconds(3000);
+  EXPECT_FALSE(LeaseStall(std::nullopt, t0, ttl));
+  EXPECT_FALSE(LeaseStall(t0, t0 + std::chrono::milliseconds(3000), ttl));
+  EXPECT_EQ(LeaseStall(t0, t0 + std::chrono::milliseconds(7400), ttl),
+            std::chrono::milliseconds(7400));
+}
+
+TEST(LeaseRenewer, RenewsWhileTheBlockingPoolIsFullOfStuckStoreCalls) {
+  log::SetEnabled(false);
+  SqliteBackend backend;
+  std::unique_ptr<Store> store = backend.Open();
+  boost::asio::thread_pool pool{1};
+  StoreRunner runner{*store, pool};
+  SystemClock clock;
+  ServerLease lease{
+      runner, clock,
+      ServerLease::Options{std::chrono::milliseconds(20), std::chrono::milliseconds(3000), 100}};
+  // The pool's one thread is held by a store call that does not return until the test says so.
+  std::promise<void> unblock;
+  std::shared_future<void> released = unblock.get_future().share();
+  runner.Post([released](Store&) { released.wait(); });
+  LeaseRenewer renewer{lease, *store, clock};
+  renewer.Start();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::int64_t first = 0;
+  while ((first = lease.LastRenewedMs()) == 0 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_GT(first, 0) << "the lease was not renewed while the pool was stuck";
+  while (lease.LastRenewedMs() == first && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_GT(lease.LastRenewedMs(), first) << "renewed once, then not again";
+  renewer.Stop();
+  unblock.set_value();
+  pool.join();
 }
 
 }  // namespace agentgate::testing

@@ -18,6 +18,8 @@ namespace agentgate::schema {
 // The most a schema may weigh (its compact JSON) and nest (schemas within schemas, the root 1).
 constexpr std::size_t kMaxSchemaBytes = 32 * 1024;
 constexpr int kMaxSchemaDepth = 10;
+// The most the smallest valid answer of a schema may weigh (its compact JSON).
+constexpr std::size_t kMaxAnswerBytes = 64 * 1024;
 
 // Checks that `schema` (a schema object or a boolean schema) uses only the supported keywords,
 // each well formed; an error names the keyword's place, `field` first
@@ -25,7 +27,8 @@ constexpr int kMaxSchemaDepth = 10;
 Result<void> CheckSchema(const boost::json::value& schema, std::string_view field);
 
 // An answer's schema as a version or a call gives it: CheckSchema, an object at its root
-// ("type": "object"), within kMaxSchemaBytes and kMaxSchemaDepth.
+// ("type": "object"), within kMaxSchemaBytes and kMaxSchemaDepth, and with a valid answer of at
+// most kMaxAnswerBytes.
 Result<boost::json::value> ReadAnswerSchema(const boost::json::value& schema,
                                             std::string_view field);
 
@@ -56,7 +59,14 @@ std::optional<boost::json::value> StrictForm(const boost::json::value& schema);
 // so.
 inline constexpr std::string_view kAnswerToolName = "final_answer";
 
-// A value that the schema accepts, where one is easy to build (the offline model's answer).
+// A value that the schema accepts, where one is easy to build (the offline model's answer): every
+// property, a few items an array; when that would weigh more than kMaxAnswerBytes, the smallest
+// answer instead (required properties, the fewest items). Its work is bounded by that budget.
 boost::json::value ExampleOf(const boost::json::value& schema);
+
+// A lower bound of the bytes of the smallest value a checked schema accepts (its compact JSON),
+// counted no further than `stop`: an answer may leave out optional properties and hold the fewest
+// items and characters its bounds allow. Linear in the schema's size.
+std::size_t SmallestAnswerBytes(const boost::json::value& schema, std::size_t stop);
 
 }  // namespace agentgate::schema

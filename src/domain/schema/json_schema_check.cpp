@@ -1,4 +1,4 @@
-// CheckSchema, ReadAnswerSchema, StrictForm and ExampleOf (domain/schema/json_schema.hpp).
+// CheckSchema, ReadAnswerSchema and StrictForm (domain/schema/json_schema.hpp).
 #include "domain/schema/json_schema.hpp"
 
 #include "domain/json_text.hpp"
@@ -38,11 +38,6 @@ bool IsCount(const json::value& v) {
   if (!v.is_number()) return false;
   const double d = AsDouble(v);
   return d >= 0 && d <= kMaxCount && std::floor(d) == d;
-}
-
-// A checked count bound, as a size.
-std::size_t CountOf(const json::value& v) {
-  return static_cast<std::size_t>(AsDouble(v));
 }
 
 std::string At(std::string_view field, std::string_view key) {
@@ -133,6 +128,11 @@ Result<json::value> ReadAnswerSchema(const json::value& schema, std::string_view
   const auto* type = schema.get_object().if_contains("type");
   if (type == nullptr || !type->is_string() || type->get_string() != "object")
     return InvalidField(At(field, "type"), "must be \"object\": an answer is a JSON object");
+  // An answer the schema forces to be huge is billed, stored and sent to every follower.
+  if (SmallestAnswerBytes(schema, kMaxAnswerBytes + 1) > kMaxAnswerBytes) {
+    return InvalidField(field, "has no valid answer of " + std::to_string(kMaxAnswerBytes) +
+                                   " bytes or fewer (its lengths and item counts force more)");
+  }
   return schema;
 }
 
@@ -185,77 +185,6 @@ std::optional<json::value> StrictForm(const json::value& schema) {
         if (!required.contains(property.key())) return std::nullopt;
   }
   return json::value(std::move(out));
-}
-
-namespace {
-
-double NumberIn(const json::object& s, bool integer) {
-  const auto bound = [&](std::string_view k) -> std::optional<double> {
-    const auto* b = s.if_contains(k);
-    return b && b->is_number() ? std::optional<double>(AsDouble(*b)) : std::nullopt;
-  };
-  double low = -1e300, high = 1e300;
-  if (auto b = bound("minimum")) low = *b;
-  if (auto b = bound("exclusiveMinimum"))
-    low = std::max(low, integer ? std::floor(*b) + 1 : *b + 1);
-  if (auto b = bound("maximum")) high = *b;
-  if (auto b = bound("exclusiveMaximum"))
-    high = std::min(high, integer ? std::ceil(*b) - 1 : *b - 0.5);
-  double n = std::clamp(0.0, low, std::max(low, high));
-  return integer ? std::ceil(n) : n;
-}
-
-}  // namespace
-
-// An example array has at most this many items: arrays nest, and a minItems of thousands at each
-// level would make an example too large to send (such a schema's answer is left to the repair).
-constexpr std::size_t kExampleItems = 16;
-
-json::value ExampleOf(const json::value& schema) {
-  if (!schema.is_object()) return json::object{};
-  const json::object& s = schema.get_object();
-  if (const auto* c = s.if_contains("const")) return *c;
-  if (const auto* e = s.if_contains("enum")) return e->get_array().front();
-  if (const auto* any_of = s.if_contains("anyOf")) return ExampleOf(any_of->get_array().front());
-  std::string type = s.contains("properties") ? "object" : s.contains("items") ? "array" : "string";
-  if (const auto* t = s.if_contains("type"))
-    type =
-        t->is_string() ? std::string(t->get_string()) : std::string(t->get_array()[0].get_string());
-  if (type == "object") {
-    json::object out;
-    if (const auto* p = s.if_contains("properties"))
-      for (const auto& property : p->get_object())
-        out.emplace(property.key(), ExampleOf(property.value()));
-    return out;
-  }
-  if (type == "array") {
-    json::array out;
-    std::size_t count = 1;
-    if (const auto* min = s.if_contains("minItems"))
-      count = std::max<std::size_t>(1, CountOf(*min));
-    if (const auto* max = s.if_contains("maxItems")) count = std::min(count, CountOf(*max));
-    count = std::min<std::size_t>(count, kExampleItems);
-    const json::value items = s.contains("items") ? s.at("items") : json::value(json::object{});
-    for (std::size_t i = 0; i < count; ++i) out.push_back(ExampleOf(items));
-    return out;
-  }
-  if (type == "integer") {
-    const double n = NumberIn(s, true);
-    // Past 2^53 a double names no integer exactly: such a bound's example stays a double.
-    if (!std::isfinite(n) || std::abs(n) > 9e15) return n;
-    return static_cast<std::int64_t>(n);
-  }
-  if (type == "number") return NumberIn(s, false);
-  if (type == "boolean") return true;
-  if (type == "null") return nullptr;
-  std::string text = "example";
-  if (const auto* min = s.if_contains("minLength")) {
-    const auto n = CountOf(*min);
-    if (text.size() < n) text.append(n - text.size(), 'x');
-  }
-  if (const auto* max = s.if_contains("maxLength"))
-    text.resize(std::min(text.size(), CountOf(*max)));
-  return json::value(text);
 }
 
 }  // namespace agentgate::schema

@@ -170,6 +170,56 @@ TEST(StrictForm, IsNoneForAnOpenObjectOrAnOptionalProperty) {
       "properties": {"a": true}, "required": ["a"]})")));
 }
 
+TEST(AnswerSchema, ASchemaWhoseSmallestAnswerIsHugeIsRefused) {
+  // 415 bytes that asked the offline model for about 16 GiB: every level required, 1,000 items.
+  std::string nested = R"({"type": "string", "minLength": 1000})";
+  for (int i = 0; i < 3; ++i)
+    nested = R"({"type": "array", "minItems": 1000, "items": )" + nested + "}";
+  const auto huge =
+      json::parse(R"({"type": "object", "required": ["a"], "properties": {"a": )" + nested + "}}");
+  const auto refused = ReadAnswerSchema(huge, "response_format.schema");
+  EXPECT_EQ(FieldOf(refused), "response_format.schema");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("65536 bytes"), std::string::npos);
+  // The same lengths on optional properties cost nothing: an answer may leave them out.
+  const auto optional = json::parse(R"({"type": "object", "properties": {"a": )" + nested + "}}");
+  EXPECT_TRUE(ReadAnswerSchema(optional, "f"));
+  EXPECT_EQ(SmallestAnswerBytes(optional, 1 << 20), 2u);
+  // Just under the bound is fine; just over is not.
+  const auto sized = [](std::size_t length) {
+    return json::parse(R"({"type": "object", "required": ["s"], "properties": {"s":
+        {"type": "string", "minLength": )" +
+                       std::to_string(length) + "}}}");
+  };
+  EXPECT_EQ(SmallestAnswerBytes(sized(100), 1 << 20), 2u + 3u + 2u + 100u + 2u);
+  EXPECT_TRUE(ReadAnswerSchema(sized(kMaxAnswerBytes - 9), "f"));
+  EXPECT_FALSE(ReadAnswerSchema(sized(kMaxAnswerBytes), "f"));
+  // The smallest of the choices counts: an enum's shortest value, anyOf's smallest option.
+  EXPECT_EQ(SmallestAnswerBytes(json::parse(R"({"enum": ["long value", 1]})"), 100), 1u);
+  EXPECT_EQ(SmallestAnswerBytes(json::parse(R"({"anyOf": [{"type": "string", "minLength": 50},
+                                                          {"type": "null"}]})"),
+                                100),
+            4u);
+  EXPECT_EQ(
+      SmallestAnswerBytes(json::parse(R"({"type": ["string", "boolean"], "minLength": 9})"), 100),
+      4u);
+}
+
+TEST(ExampleOf, StaysWithinItsBudgetAndFallsBackToTheSmallestAnswer) {
+  // Nine levels of arrays under an optional property: a full example would hold 4^8 strings.
+  std::string nested = R"({"type": "string", "minLength": 1000})";
+  for (int i = 0; i < 8; ++i)
+    nested = R"({"type": "array", "minItems": 4, "items": )" + nested + "}";
+  const auto schema = json::parse(
+      R"({"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}, "deep": )" +
+      nested + "}}");
+  ASSERT_TRUE(ReadAnswerSchema(schema, "f"));
+  const auto example = ExampleOf(schema);
+  EXPECT_TRUE(Validate(schema, example).empty()) << json_text::Write(example);
+  EXPECT_LE(json_text::Write(example).size(), kMaxAnswerBytes);
+  EXPECT_EQ(json_text::Write(example), R"({"id":0})");
+}
+
 TEST(ExampleOf, BuildsAValueTheSchemaAccepts) {
   for (const char* text :
        {kRefund,
