@@ -1,6 +1,6 @@
 # The two commands of the README. Each installs what is missing (Debian 12, as root or with sudo),
 # builds, then serves or tests.
-.PHONY: run test build deps asan asan-build asan-test release format clean
+.PHONY: run test test-build build deps asan asan-build asan-test release format clean
 
 JOBS ?= 2
 
@@ -26,17 +26,19 @@ run: build
 # (root); without one those tests are skipped and say so.
 PG_URL = $$(bash scripts/start-postgres.sh 2>/dev/null || true)
 
-test: build
-	@AGENTGATE_TEST_POSTGRES_URL="$(PG_URL)" ctest --preset dev -j $(JOBS)
+# The tests run once, on one build with AddressSanitizer and UndefinedBehaviorSanitizer on
+# (build-asan/, -Og): every test is run under the sanitizers, and nothing is compiled twice.
+# `make run` serves from the optimised build in build/; someone who runs both compiles both.
+test: test-build
+	@AGENTGATE_TEST_POSTGRES_URL="$(PG_URL)" ctest --preset asan -j $(JOBS)
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (asan-build, then asan-test).
-asan: asan-build
-	@$(MAKE) --no-print-directory asan-test
-
-asan-build: deps
+test-build: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 
+# Older names for the same build and suite.
+asan: test
+asan-build: test-build
 asan-test:
 	@AGENTGATE_TEST_POSTGRES_URL="$(PG_URL)" ctest --preset asan -j $(JOBS)
 

@@ -1,6 +1,6 @@
 """Where the black-box servers keep their state. The suite runs once on SQLite files and once on
-PostgreSQL (AGENTGATE_E2E_STORE=postgres, a schema per server directory), so every test checks
-both stores. PrivatePostgres is a throw-away cluster for tests that restart the database."""
+PostgreSQL (AGENTGATE_E2E_STORE=postgres, a schema per server directory) for the tests whose
+outcome the store decides (conftest.py chooses them). PrivatePostgres is a throw-away cluster for tests that restart the database."""
 import glob
 import hashlib
 import os

@@ -1,13 +1,12 @@
 """Tool approvals (docs/daemon.md, Tool approvals): a run pauses before calls that need a person's
 approval, is decided with POST /api/runs/{run_id}/approvals, and goes on, through the binary on
-both stores."""
+SQLite, and a run decided on another server on PostgreSQL."""
 import json
 import threading
 import time
 
 import pytest
 
-import stores
 
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
@@ -272,7 +271,7 @@ def test_an_mcp_client_sees_the_pause_as_an_error_result_naming_the_run(start_se
     assert result["structuredContent"]["pending_actions"][0]["tool"] == "refund"
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_a_run_paused_on_one_server_is_approved_and_goes_on_on_the_other(start_server, llm, tools):
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})

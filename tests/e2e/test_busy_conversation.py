@@ -6,7 +6,6 @@ import time
 
 import pytest
 
-import stores
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
@@ -120,7 +119,7 @@ def test_of_two_rejecting_calls_at_once_one_runs(tenant, llm):
     assert statuses == [200, 409], [call["result"] for call in calls]
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_a_turn_running_on_another_server_makes_the_conversation_busy(start_server, llm):
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})

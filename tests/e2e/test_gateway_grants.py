@@ -1,6 +1,9 @@
 """The metadata gateway needs a grant on the environment (docs/gateway.md "Permissions"):
 metadata_read for reads, metadata_write for every other call (write implies read), 403 FL07
-without, granted and revoked by the admin API, through the binary on both stores."""
+without, granted and revoked by the admin API, through the binary (the
+upgraded store on both)."""
+import pytest
+
 import stores
 from daemon_harness import Tenant  # noqa: F401  (puts tests/ on the path)
 from gateway_harness import Gateway
@@ -85,6 +88,7 @@ def test_bad_grants_are_refused_naming_the_field(gw, start_server):
     assert status == 400 and "'token_id'" in body["error"]["message"], body
 
 
+@pytest.mark.both_stores
 def test_an_upgraded_store_grants_write_to_every_token_it_had(org, start_server):
     """A store written before the rule: its tokens keep the access they had (write on every
     environment of their org); a token made afterwards has none."""

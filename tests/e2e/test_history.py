@@ -12,6 +12,9 @@ SUMMARY_MARKER = "You keep the running summary of a conversation"
 PADDING = " and some ordinary words to fill the budget" * 4  # about 170 bytes
 
 
+pytestmark = pytest.mark.both_stores  # what the store itself decides (conftest.py)
+
+
 @pytest.fixture
 def daemon(llm, start_server):
     llm.reset()

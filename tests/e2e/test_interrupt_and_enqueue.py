@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-import stores
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
@@ -210,7 +209,7 @@ def test_a_paused_run_leaves_its_conversation_free_for_every_mode(start_server, 
     assert run["status"] == "requires_action", run  # an interrupt supersedes turns, not a pause
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_interrupt_and_enqueue_across_two_servers(start_server, llm):
     llm.reset()
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})

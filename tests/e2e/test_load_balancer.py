@@ -18,7 +18,7 @@ from fakes.fake_llm import openai_text
 from fakes.fake_salesforce import FakeSalesforce
 from gateway_harness import Gateway
 
-pytestmark = pytest.mark.skipif(stores.KIND != "postgres", reason="runs in the PostgreSQL pass (e2e_postgres)")
+pytestmark = pytest.mark.postgres
 
 TURN_CAP = 4  # seconds: short, so the kill test can wait it out
 SERVERS = 3

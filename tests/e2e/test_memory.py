@@ -8,6 +8,9 @@ from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
 
 
+pytestmark = pytest.mark.both_stores  # what the store itself decides (conftest.py)
+
+
 @pytest.fixture
 def daemon(llm, start_server):
     llm.reset()

@@ -1,4 +1,4 @@
-"""The OpenAI-compatible API (docs/openai.md, issue 58), through the binary on both stores, spoken
+"""The OpenAI-compatible API (docs/openai.md, issue 58), through the binary, spoken
 to by the official `openai` SDK (tests/counterparts, pinned) given nothing but a base URL and an API
 key, its retries at their defaults: a chat with history, the models a key may use, refusals as the
 SDK's own error classes, and the statuses that must not be paid for three times not retried."""

@@ -1,4 +1,4 @@
-"""The Responses API (docs/openai.md, "Responses"; issue 58 §3), through the binary on both stores,
+"""The Responses API (docs/openai.md, "Responses"; issue 58 §3), through the binary,
 spoken to by the official `openai` SDK (tests/counterparts, pinned) with nothing but a base URL and
 an API key: a two-turn conversation through previous_response_id (and the 409 for a response the
 conversation moved on from), a background response polled to completion and one canceled, a
@@ -10,7 +10,6 @@ import json
 
 import pytest
 
-import stores
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
 from test_openai_api import new_key, sdk, start
@@ -196,7 +195,7 @@ def test_a_stateless_response_keeps_nothing_and_an_idempotency_key_replays_a_sto
     assert len(llm.requests) == 2  # the replay ran no turn
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_a_response_created_on_one_server_is_continued_and_read_on_the_other(start_server, llm):
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,

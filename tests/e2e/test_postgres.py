@@ -13,7 +13,7 @@ from daemon_harness import Tenant
 from fakes.fake_salesforce import FakeSalesforce
 from gateway_harness import Gateway
 
-pytestmark = pytest.mark.skipif(stores.KIND != "postgres", reason="runs in the PostgreSQL pass (e2e_postgres)")
+pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture

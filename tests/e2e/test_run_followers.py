@@ -1,4 +1,4 @@
-"""Followers of a run (docs/runs.md, "Followers"; issue 57 §1), through the binary on both stores:
+"""Followers of a run (docs/runs.md, "Followers"; issue 57 §1), through the binary:
 what following a paused run costs the store, the limits per run and per token (429 naming the
 limit), and a stream that ends with a `stream.ended` event of its own once its token is revoked or
 its grant removed, while the run goes on. The revocation test follows with the WhatWG
@@ -11,7 +11,6 @@ import time
 import pytest
 
 import counterparts
-import stores
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
 from test_approvals import TOOL, approver, decide, pause_a_refund, shop, start, tools  # noqa: F401
@@ -94,6 +93,7 @@ def wait_open(server, count, within=10.0):
         time.sleep(0.02)
 
 
+@pytest.mark.both_stores
 def test_followers_of_a_paused_run_cost_the_store_one_look_a_second(start_server, llm, tools):
     tenant = start(start_server, llm)
     run_id, last = paused_run(tenant, llm, tools)
@@ -224,7 +224,7 @@ def test_a_removed_grant_ends_its_stream_and_a_decision_wakes_the_others(start_s
     assert types[0] == "tool.started" and types[-1] == "run.completed", seen
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_a_follower_on_another_server_gets_a_running_runs_events_as_they_are_written(
         start_server, llm, tools):
     """The run runs on the first server; its follower on the second hears of each write from the

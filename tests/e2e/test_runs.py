@@ -9,6 +9,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 import counterparts
 from conftest import error_of
 from daemon_harness import API_KEY, Tenant, config_for
@@ -243,6 +245,7 @@ def test_bad_run_input_gets_a_4xx_naming_what_is_wrong(start_server, llm):
     assert status == 404 and head["content-type"] == "application/json"
 
 
+@pytest.mark.both_stores
 def test_a_thousand_background_runs_all_complete_within_max_concurrent(start_server, llm):
     tenant = start(start_server, llm, "\n[runs]\nmax_concurrent = 4\n")
     count = 1000

@@ -1,8 +1,11 @@
 """No key text anywhere (docs/daemon.md "Stop rules", docs/decisions.md): a provider whose error
 quotes the key it was sent, in full and masked as OpenAI's 401 does, leaves neither that text nor
 any configured secret in an answer, a stream, a run, its events, a webhook, a transcript, a log
-line, an exported span or the store, through the binary on both stores."""
+line, an exported span or the store, through the binary on both
+stores."""
 import json
+
+import pytest
 
 import stores
 from conftest import ADMIN_TOKEN, MASTER_KEY
@@ -14,6 +17,9 @@ from test_tracing import Receiver
 
 MASKED = API_KEY[:8] + "*" * 40 + API_KEY[-4:]
 SECRETS = [API_KEY, MASKED, API_KEY[-4:] + ".", ADMIN_TOKEN, MASTER_KEY]
+
+
+pytestmark = pytest.mark.both_stores  # what the store itself decides (conftest.py)
 
 
 def quoting_the_key():

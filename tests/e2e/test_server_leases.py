@@ -65,7 +65,7 @@ def test_a_turn_that_failed_on_a_full_disk_leaves_its_conversation_free(start_se
     assert len(messages) == 2 * (1 + answered + 1)  # every answered turn, and nothing of a refused one
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_a_killed_servers_conversations_and_keys_are_free_on_the_other_within_5_s(start_server, llm):
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
@@ -106,7 +106,7 @@ def test_a_killed_servers_conversations_and_keys_are_free_on_the_other_within_5_
     assert time.monotonic() - killed < 5.0
 
 
-@pytest.mark.skipif(stores.KIND != "postgres", reason="two servers on one database (the PostgreSQL pass)")
+@pytest.mark.postgres
 def test_a_killed_servers_runs_end_interrupted_on_the_other_and_are_not_run_again(start_server, llm):
     webhooks = {"AGENTGATE_WEBHOOKS_ALLOW_PRIVATE": "true"}
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, **webhooks})
