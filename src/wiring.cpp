@@ -298,7 +298,8 @@ struct UseCases {
         invoke(InvokeDeps{rt.runner, rt.tenants, rt.committer, rt.spend, catalog, rt.conversations,
                           rt.interrupts, tools, mcp_tools, idempotency, rt.lease, up.providers,
                           settings.config.prices, rt.clock, rt.metrics, timing, &tracing.tracer,
-                          std::chrono::seconds(settings.config.runs.approval_timeout_seconds)}),
+                          std::chrono::seconds(settings.config.runs.approval_timeout_seconds),
+                          settings.config.runs.max_queued_per_org}),
         console(rt.clock, ConsoleSessions::Limits{}),
         run_worker(RunWorkerDeps{
             invoke, idempotency, rt.tenants, rt.runner, rt.committer, rt.lease, rt.clock,
@@ -309,7 +310,8 @@ struct UseCases {
             std::chrono::milliseconds(1000),                     // a watched run's looks
             settings.config.store.kind == StoreKind::kPostgres,  // notices
             [this] { webhooks.Wake(); },
-            settings.config.store.kind == StoreKind::kPostgres ? &rt.interrupts : nullptr}),
+            settings.config.store.kind == StoreKind::kPostgres ? &rt.interrupts : nullptr,
+            settings.config.runs.max_running_per_org}),
         runs(invoke, idempotency, rt.tenants, rt.runner, rt.committer, run_worker, rt.clock,
              RunsOptions{.max_queued_per_org = settings.config.runs.max_queued_per_org,
                          // a server alone on its store: nobody else asks it for a run

@@ -157,6 +157,9 @@ struct InvokeDeps {
   const Tracer* tracer = nullptr;  // none: tracing off
   // How long a run paused for approval waits for a decision ([runs] approval_timeout_seconds).
   std::chrono::milliseconds approval_timeout{86400000};
+  // A call to a version that may pause is refused (429 queue_full) while its organization has this
+  // many runs waiting, queued or paused ([runs] max_queued_per_org).
+  int max_waiting_runs_per_org = 10000;
 };
 
 class ModelChain;

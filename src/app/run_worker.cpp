@@ -98,7 +98,10 @@ RunWorker::RunWorker(RunWorkerDeps deps)
                RunWatchesOptions{d_.watch_look_every, d_.max_events, d_.store_tells_of_run_writes}),
       registry_(d_.max_events, [this](const std::string& run_id) { watches_.Entered(run_id); }),
       claimer_(d_.store, d_.server, registry_, d_.clock,
-               RunClaimerOptions{d_.max_concurrent, d_.poll, d_.interrupted_elsewhere},
+               RunClaimerOptions{.max_concurrent = d_.max_concurrent,
+                                 .poll = d_.poll,
+                                 .interrupts = d_.interrupted_elsewhere,
+                                 .max_running_per_org = d_.max_running_per_org},
                [this](RunRecord run) {
                  Launch(std::move(run), QueuedStart{}, d_.loops[next_loop_++ % d_.loops.size()]);
                }) {}

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,9 @@ struct RunWorkerDeps {
   // This server's turns in a conversation's line, on a store other servers share: the claimer
   // ends those a call on another server superseded.
   TurnInterrupts* interrupted_elsewhere = nullptr;
+  // An organization's share of the background runs running across servers ([runs]
+  // max_running_per_org): past it, its queued runs wait while other organizations' start.
+  int max_running_per_org = std::numeric_limits<int>::max();
 };
 
 // A streamed turn as its call admitted it: its run starts from this, not from a stored request.

@@ -419,6 +419,9 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
 
   SectionReader runs(root["runs"].as_table(), "runs", env);
   AG_TRYV(runs.Integer("max_concurrent", c.runs.max_concurrent, 1, 100000));
+  AG_TRYV(runs.Integer("max_running_per_org", c.runs.max_running_per_org, 1, 100000));
+  if (c.runs.max_running_per_org == 0)
+    c.runs.max_running_per_org = (3 * c.runs.max_concurrent + 3) / 4;
   AG_TRYV(runs.Integer("max_queued_per_org", c.runs.max_queued_per_org, 1, 10000000));
   AG_TRYV(runs.Integer("poll_milliseconds", c.runs.poll_milliseconds, 10, 60000));
   AG_TRYV(runs.Integer("max_events", c.runs.max_events, 16, 1000000));

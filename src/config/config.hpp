@@ -100,7 +100,10 @@ struct RetentionConfig {
 
 // Background runs (docs/runs.md).
 struct RunsConfig {
-  int max_concurrent = 64;         // runs this server runs at once
+  int max_concurrent = 64;  // runs this server runs at once
+  // An organization's background runs running at once across servers (docs/runs.md, "Fair
+  // shares"); 0 until loaded: then ceil(3/4 x max_concurrent) unless set.
+  int max_running_per_org = 0;
   int max_queued_per_org = 10000;  // then a new background run is 429 queue_full
   int poll_milliseconds = 200;     // how often a server looks for runs queued elsewhere
   int max_events = 2000;           // stored per run (its first ones, and its terminal one)

@@ -84,6 +84,7 @@ TEST(Config, RunsHaveBoundedDefaultsAndOverrides) {
   ASSERT_TRUE(defaults) << defaults.error().message;
   EXPECT_EQ(defaults->runs.max_concurrent, 64);
   EXPECT_EQ(defaults->runs.max_queued_per_org, 10000);
+  EXPECT_EQ(defaults->runs.max_running_per_org, 48);  // ceil(3/4 x 64)
   EXPECT_EQ(defaults->runs.poll_milliseconds, 200);
   EXPECT_EQ(defaults->runs.max_events, 2000);
   EXPECT_EQ(defaults->runs.retention_hours, 24);
@@ -93,12 +94,16 @@ TEST(Config, RunsHaveBoundedDefaultsAndOverrides) {
                  FakeEnv({{"AGENTGATE_RUNS_POLL_MILLISECONDS", "50"}}));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->runs.max_concurrent, 3);
+  EXPECT_EQ(c->runs.max_running_per_org, 3);  // ceil(9/4)
+  EXPECT_EQ(LoadConfig("[runs]\nmax_running_per_org = 7\n", FakeEnv({}))->runs.max_running_per_org,
+            7);
   EXPECT_EQ(c->runs.retention_hours, 1);
   EXPECT_EQ(c->runs.poll_milliseconds, 50);
   EXPECT_EQ(c->runs.approval_timeout_seconds, 60);
-  for (const char* bad : {"max_concurrent = 0", "poll_milliseconds = 1", "max_events = 2",
-                          "retention_hours = 0", "max_queued_per_org = \"many\"",
-                          "approval_timeout_seconds = 0", "approval_timeout_seconds = 2592001"}) {
+  for (const char* bad :
+       {"max_concurrent = 0", "poll_milliseconds = 1", "max_events = 2", "retention_hours = 0",
+        "max_queued_per_org = \"many\"", "max_running_per_org = 0", "approval_timeout_seconds = 0",
+        "approval_timeout_seconds = 2592001"}) {
     auto refused = LoadConfig(std::string("[runs]\n") + bad + "\n", FakeEnv({}));
     ASSERT_FALSE(refused) << bad;
     const std::string key(bad, std::string_view(bad).find(' '));

@@ -6,6 +6,7 @@
 #include "domain/error.hpp"
 #include "ports/store_records.hpp"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -346,12 +347,18 @@ class RunStore {
     return WriteRuns({&write}).front();
   }
   virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;
+  // An organization's runs waiting: queued, or paused for a decision (what [runs]
+  // max_queued_per_org bounds).
+  virtual Result<std::int64_t> CountWaitingRuns(const std::string& org_id) = 0;
   // An environment's latest runs, newest first (the console's list).
   virtual Result<std::vector<RunRecord>> ListRuns(const std::string& org_id, const std::string& env,
                                                   int limit) = 0;
-  // Starts up to `limit` of the oldest queued runs on `server_id`, each once across servers.
-  virtual Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id,
-                                                   std::int64_t now_ms, int limit) = 0;
+  // Starts up to `limit` queued runs on `server_id`, each once across servers, organizations in
+  // turn (each one's oldest first, then each one's second, ...), none of an organization that has
+  // `max_running_per_org` background runs running across servers (docs/runs.md, "Fair shares").
+  virtual Result<std::vector<RunRecord>> ClaimRuns(
+      const std::string& server_id, std::int64_t now_ms, int limit,
+      int max_running_per_org = std::numeric_limits<int>::max()) = 0;
   // The run's events numbered above `after_seq`, in order, at most `limit`.
   virtual Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id,
                                                       std::int64_t after_seq, int limit) = 0;

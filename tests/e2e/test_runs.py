@@ -247,7 +247,8 @@ def test_bad_run_input_gets_a_4xx_naming_what_is_wrong(start_server, llm):
 
 @pytest.mark.both_stores
 def test_a_thousand_background_runs_all_complete_within_max_concurrent(start_server, llm):
-    tenant = start(start_server, llm, "\n[runs]\nmax_concurrent = 4\n")
+    # One organization alone: its share is the server's whole max_concurrent.
+    tenant = start(start_server, llm, "\n[runs]\nmax_concurrent = 4\nmax_running_per_org = 4\n")
     count = 1000
     llm.push(*[dict(openai_text(f"done {i}"), delay=0.01) for i in range(count)])
     ids = []

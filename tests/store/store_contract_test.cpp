@@ -697,6 +697,49 @@ TYPED_TEST(StoreContract, AQueuedRunHoldsItsPlaceInLineUntilItEnds) {
   EXPECT_TRUE(s.IsTurnAtHead("c1", after, 3000, "server-a").value());
 }
 
+TYPED_TEST(StoreContract, ClaimsTakeOrganizationsInTurnAndHoldEachToItsShare) {
+  auto& s = *this->store_;
+  // One organization's backlog of 24, queued first; another's single run, queued after it.
+  for (int i = 0; i < 24; ++i) {
+    RunRecord run = Queued("ra" + std::to_string(100 + i), 100 + i);
+    run.org_id = "big";
+    ASSERT_TRUE(s.CreateRun(run, 100, std::nullopt).value());
+  }
+  RunRecord other = Queued("rb", 500);
+  other.org_id = "small";
+  ASSERT_TRUE(s.CreateRun(other, 100, std::nullopt).value());
+  // A claim of four takes each organization's oldest first: the other's run is not behind 24.
+  auto claimed = s.ClaimRuns("server-a", 1000, 4, 3).value();
+  ASSERT_EQ(claimed.size(), 4u);
+  std::vector<std::string> ids;
+  for (const auto& run : claimed) ids.push_back(run.id);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "rb"), ids.end());
+  EXPECT_EQ(std::count_if(claimed.begin(), claimed.end(),
+                          [](const RunRecord& r) { return r.org_id == "big"; }),
+            3);  // its share of three, though a fourth had room
+  // With its share running (on any server), the busy organization gets no more.
+  EXPECT_TRUE(s.ClaimRuns("server-b", 1000, 10, 3).value().empty());
+  RunRecord done = claimed[0].org_id == "big" ? claimed[0] : claimed[1];
+  done.status = RunStatus::kCompleted;
+  done.ended_at_ms = 2000;
+  ASSERT_TRUE(s.FinishRun(done, {Numbered(run_events::Completed("{}"), 1)}).value());
+  claimed = s.ClaimRuns("server-b", 2000, 10, 3).value();
+  ASSERT_EQ(claimed.size(), 1u);  // one ended: one more starts, the oldest left
+  EXPECT_EQ(claimed[0].id, "ra103");
+  // A streamed run (never queued) is not a background run: it takes nothing of the share.
+  RunRecord streamed = Queued("rs", 2100);
+  streamed.org_id = "small";
+  streamed.status = RunStatus::kRunning;
+  streamed.server_id = "server-a";
+  ASSERT_TRUE(s.CreateRun(streamed, 100, std::nullopt).value());
+  RunRecord later = Queued("rb2", 2200);
+  later.org_id = "small";
+  ASSERT_TRUE(s.CreateRun(later, 100, std::nullopt).value());
+  claimed = s.ClaimRuns("server-a", 3000, 10, 2).value();
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(claimed[0].id, "rb2");
+}
+
 TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
   auto& s = *this->store_;
   EXPECT_TRUE(s.CreateRun(Queued("r1", 100), 2, std::nullopt).value());
@@ -788,7 +831,12 @@ TYPED_TEST(StoreContract, AWebhookClaimLeavesEachWebhookAndOrganizationItsShareI
     ASSERT_TRUE(s.CreateRun(run, 100, std::nullopt));
   }
   std::int64_t ended_at = 2000;
-  for (auto run : s.ClaimRuns("server-a", 1000, 10).value()) {
+  auto claimed = s.ClaimRuns("server-a", 1000, 10).value();
+  // They end in the order they were queued: beta's last.
+  std::sort(claimed.begin(), claimed.end(), [](const RunRecord& a, const RunRecord& b) {
+    return a.created_at_ms < b.created_at_ms;
+  });
+  for (auto run : claimed) {
     run.status = RunStatus::kCompleted;
     run.ended_at_ms = ended_at++;
     run.result_json = R"({"response":"ok"})";
@@ -1021,7 +1069,10 @@ TYPED_TEST(StoreContract, APausedRunCountsTowardTheQueueBoundAndADecisionQueuesI
   RunRecord other = Queued("run_o", 220);
   other.org_id = "beta";  // another organization's bound is its own
   EXPECT_TRUE(s.CreateRun(other, 1, std::nullopt).value());
+  EXPECT_EQ(s.CountWaitingRuns("acme").value(), 2);  // run_p paused, run_q queued
+  EXPECT_EQ(s.CountWaitingRuns("beta").value(), 1);
   EXPECT_EQ(s.ClaimRuns("server-a", 300, 10).value().size(), 2u);  // run_q and run_o
+  EXPECT_EQ(s.CountWaitingRuns("acme").value(), 1);
 
   EXPECT_FALSE(s.QueueDecidedRun("run_p", R"({"decided":1})", 5000).value());  // expired
   const auto queued = s.QueueDecidedRun("run_p", R"({"decided":1})", 4000).value();

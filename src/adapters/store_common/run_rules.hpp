@@ -23,6 +23,31 @@ inline bool TakesPlaceAsQueued(const RunRecord& run) {
 inline constexpr const char* kCountWaitingRuns =
     "SELECT COUNT(*) FROM runs WHERE org_id = $1 AND status IN ('queued', 'requires_action')";
 
+// The queued runs a claim may start (docs/runs.md, "Fair shares"), as the CTE `fair` (id, nth,
+// created_at_ms): organizations in turn (every organization's oldest eligible run, then every
+// one's second, ...), the organizations whose oldest queued run waited longest first, none past its
+// share of the background runs running across servers, none with a live ticket ahead of its place.
+// Each step reads an index: the organizations with queued runs one seek each (runs_queued_by_org),
+// and only the few that can start anything are read further (runs_queued_by_org_age), so a
+// backlog of 100,000 costs a claim a few milliseconds. Both engines bind $1..$3 in order: the
+// share (max_running_per_org), the most to claim, now.
+inline constexpr const char* kFairQueuedRuns =
+    "WITH RECURSIVE orgs(org) AS (SELECT (SELECT org_id FROM runs WHERE status = 'queued' ORDER "
+    "BY org_id LIMIT 1) UNION ALL SELECT (SELECT org_id FROM runs WHERE status = 'queued' AND "
+    "org_id > orgs.org ORDER BY org_id LIMIT 1) FROM orgs WHERE orgs.org IS NOT NULL), busy AS "
+    "(SELECT org_id, COUNT(*) AS n FROM runs WHERE status = 'running' AND background = TRUE GROUP "
+    "BY org_id), chosen AS (SELECT o.org, COALESCE(b.n, 0) AS running FROM orgs o LEFT JOIN busy "
+    "b ON b.org_id = o.org WHERE o.org IS NOT NULL AND COALESCE(b.n, 0) < $1 ORDER BY (SELECT "
+    "MIN(created_at_ms) FROM runs WHERE status = 'queued' AND org_id = o.org) LIMIT $2), eligible "
+    "AS (SELECT r.id, r.org_id, r.created_at_ms, c.running FROM chosen c JOIN runs r ON r.id IN "
+    "(SELECT x.id FROM runs x WHERE x.org_id = c.org AND x.status = 'queued' AND NOT EXISTS "
+    "(SELECT 1 FROM conversation_turn_queue mine JOIN conversation_turn_queue q ON "
+    "q.conversation_id = mine.conversation_id AND q.ticket < mine.ticket WHERE mine.run_id = x.id "
+    "AND q.expires_at_ms > $3) ORDER BY x.created_at_ms, x.id LIMIT $2)), fair AS (SELECT id, "
+    "nth, created_at_ms FROM (SELECT id, created_at_ms, running, ROW_NUMBER() OVER (PARTITION BY "
+    "org_id ORDER BY created_at_ms, id) AS nth FROM eligible) ranked WHERE nth + running <= $1 "
+    "ORDER BY nth, created_at_ms, id LIMIT $2) ";
+
 // A paused run decided to go on in the background goes back to the queue with what it needs
 // (run_state::Requeue, one conditional write: paused and not expired). Both engines bind $1..$3:
 // its queued request (DecidedRunJson), the run, now.

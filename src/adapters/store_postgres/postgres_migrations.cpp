@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 26> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 27> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -252,6 +252,16 @@ CREATE INDEX IF NOT EXISTS conversation_turn_queue_superseded ON conversation_tu
 ALTER TABLE conversation_turn_queue ADD COLUMN IF NOT EXISTS run_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS conversation_turn_queue_by_run ON conversation_turn_queue(run_id)
   WHERE run_id <> '';
+)sql",
+                                                          R"sql(
+-- A run claimed from the queue is a background run: what [runs] max_running_per_org counts
+-- (docs/runs.md, "Fair shares"). Runs running as this migration runs count from their next claim.
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS background BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE INDEX IF NOT EXISTS runs_background_running_by_org ON runs(org_id)
+  WHERE status = 'running' AND background;
+-- Each organization's queued runs, oldest first: what a fair claim reads.
+CREATE INDEX IF NOT EXISTS runs_queued_by_org_age ON runs(org_id, created_at_ms, id)
+  WHERE status = 'queued';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -147,6 +147,12 @@ Result<std::optional<RunRecord>> PostgresStore::GetRun(const std::string& run_id
   });
 }
 
+Result<std::int64_t> PostgresStore::CountWaitingRuns(const std::string& org_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    return PostgresRunRows(c).WaitingRunsOf(org_id);
+  });
+}
+
 Result<std::vector<RunRecord>> PostgresStore::ListRuns(const std::string& org_id,
                                                        const std::string& env, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
@@ -157,27 +163,28 @@ Result<std::vector<RunRecord>> PostgresStore::ListRuns(const std::string& org_id
   });
 }
 
-// run_state::Start for each claimed run, as one conditional write (status = 'queued').
+// run_state::Start for each claimed run, as one conditional write (status = 'queued'). Servers
+// claiming at once rank the same runs; SKIP LOCKED gives each run to one of them, so each server
+// may start one batch past an organization's share (docs/runs.md, "Fair shares").
 Result<std::vector<RunRecord>> PostgresStore::ClaimRuns(const std::string& server_id,
-                                                        std::int64_t now_ms, int limit) {
+                                                        std::int64_t now_ms, int limit,
+                                                        int max_running_per_org) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
     // The request goes with the claim and leaves the row: only the server running it reads it. A
     // paused run decided in the background keeps the start it had.
+    static const std::string sql =
+        std::string(kFairQueuedRuns) +
+        ", picked AS (SELECT runs.id, runs.request FROM runs WHERE runs.id IN (SELECT id FROM "
+        "fair) "
+        "AND runs.status = 'queued' FOR UPDATE SKIP LOCKED) "
+        "UPDATE runs r SET status = 'running', server_id = $4, started_at_ms = CASE WHEN "
+        "r.started_at_ms > 0 THEN r.started_at_ms ELSE $3 END, request = '', background = TRUE "
+        "FROM picked WHERE r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "
+        "r.token_id, r.status, r.conversation_id, r.creates_conversation, picked.request, "
+        "r.created_at_ms, r.started_at_ms, r.ended_at_ms, r.server_id, r.cancel_requested, "
+        "r.result, r.error, r.notify, r.paused, r.expires_at_ms";
     auto claimed =
-        c.Exec(
-             "WITH picked AS (SELECT id, request FROM runs WHERE status = 'queued' AND NOT EXISTS "
-             "(SELECT 1 FROM conversation_turn_queue mine JOIN conversation_turn_queue q ON "
-             "q.conversation_id = mine.conversation_id AND q.ticket < mine.ticket WHERE "
-             "mine.run_id = runs.id AND q.expires_at_ms > $2) ORDER BY created_at_ms, id LIMIT $3 "
-             "FOR UPDATE SKIP LOCKED) "
-             "UPDATE runs r SET status = 'running', server_id = $1, started_at_ms = CASE WHEN "
-             "r.started_at_ms > 0 THEN r.started_at_ms ELSE $2 END, request = '' FROM picked WHERE "
-             "r.id = picked.id RETURNING r.id, r.org_id, r.env, r.agent_id, "
-             "r.token_id, r.status, r.conversation_id, r.creates_conversation, picked.request, "
-             "r.created_at_ms, r.started_at_ms, r.ended_at_ms, r.server_id, r.cancel_requested, "
-             "r.result, r.error, r.notify, r.paused, r.expires_at_ms",
-             {P(server_id), P(now_ms), P(limit)})
-            .All(ReadRun);
+        c.Exec(sql, {P(max_running_per_org), P(limit), P(now_ms), P(server_id)}).All(ReadRun);
     std::sort(claimed.begin(), claimed.end(), [](const RunRecord& a, const RunRecord& b) {
       return std::tie(a.created_at_ms, a.id) < std::tie(b.created_at_ms, b.id);
     });

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 28> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 29> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -431,6 +431,14 @@ ALTER TABLE conversation_turn_queue ADD COLUMN superseded INTEGER NOT NULL DEFAU
 -- until the run's turn starts.
 ALTER TABLE conversation_turn_queue ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX conversation_turn_queue_by_run ON conversation_turn_queue(run_id) WHERE run_id <> '';
+)sql",
+                                                          R"sql(
+-- A run claimed from the queue is a background run: what [runs] max_running_per_org counts
+-- (docs/runs.md, "Fair shares"). Runs running as this migration runs count from their next claim.
+ALTER TABLE runs ADD COLUMN background INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX runs_background_running_by_org ON runs(org_id) WHERE status = 'running' AND background = 1;
+-- Each organization's queued runs, oldest first: what a fair claim reads.
+CREATE INDEX runs_queued_by_org_age ON runs(org_id, created_at_ms, id) WHERE status = 'queued';
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -184,10 +184,11 @@ class SqliteStore final : public Store {
   BatchResults CommitBatch(const std::vector<const TurnCommit*>& turns,
                            const std::vector<const RunWrite*>& runs) override;
   Result<std::optional<RunRecord>> GetRun(const std::string& run_id) override;
+  Result<std::int64_t> CountWaitingRuns(const std::string& org_id) override;
   Result<std::vector<RunRecord>> ListRuns(const std::string& org_id, const std::string& env,
                                           int limit) override;
   Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id, std::int64_t now_ms,
-                                           int limit) override;
+                                           int limit, int max_running_per_org) override;
   Result<std::vector<RunEvent>> ListRunEvents(const std::string& run_id, std::int64_t after_seq,
                                               int limit) override;
   Result<std::optional<RunRecord>> CancelRun(const std::string& run_id, std::int64_t now_ms,

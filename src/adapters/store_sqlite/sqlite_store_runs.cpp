@@ -159,6 +159,12 @@ Result<std::optional<RunRecord>> SqliteStore::GetRun(const std::string& run_id) 
   });
 }
 
+Result<std::int64_t> SqliteStore::CountWaitingRuns(const std::string& org_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    return SqliteRunRows(c).WaitingRunsOf(org_id);
+  });
+}
+
 Result<std::vector<RunRecord>> SqliteStore::ListRuns(const std::string& org_id,
                                                      const std::string& env, int limit) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
@@ -171,7 +177,8 @@ Result<std::vector<RunRecord>> SqliteStore::ListRuns(const std::string& org_id,
 
 // run_state::Start for each claimed run, as one conditional write (status = 'queued').
 Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_id,
-                                                      std::int64_t now_ms, int limit) {
+                                                      std::int64_t now_ms, int limit,
+                                                      int max_running_per_org) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
     {
       // Most looks find none: a read first, so they take no write lock.
@@ -180,18 +187,16 @@ Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_
     }
     sqlite::WriteTransaction tx(c);
     static const std::string sql =
-        std::string("SELECT ") + kRunColumns +
-        " FROM runs WHERE status = 'queued' AND NOT EXISTS (SELECT 1 FROM "
-        "conversation_turn_queue mine JOIN conversation_turn_queue q ON q.conversation_id = "
-        "mine.conversation_id AND q.ticket < mine.ticket WHERE mine.run_id = runs.id AND "
-        "q.expires_at_ms > ?) ORDER BY created_at_ms, id LIMIT ?";
-    auto claimed = c.Prepare(sql).Bind(now_ms, limit).All(ReadRun);
+        std::string(kFairQueuedRuns) + "SELECT " + kRunColumns +
+        " FROM runs WHERE id IN (SELECT id FROM fair) ORDER BY (SELECT nth FROM fair WHERE "
+        "fair.id = runs.id), created_at_ms, id";
+    auto claimed = c.Prepare(sql).Bind(max_running_per_org, limit, now_ms).All(ReadRun);
     for (auto& run : claimed) {
       // A paused run decided in the background keeps the start it had.
       if (run.started_at_ms == 0) run.started_at_ms = now_ms;
       c.Prepare(
-           "UPDATE runs SET status = 'running', server_id = ?, started_at_ms = ?, request = '' "
-           "WHERE id = ?")
+           "UPDATE runs SET status = 'running', server_id = ?, started_at_ms = ?, request = '', "
+           "background = 1 WHERE id = ?")
           .Bind(server_id, run.started_at_ms, run.id)
           .Run();
       run.status = RunStatus::kRunning;

@@ -1,5 +1,7 @@
 #include "domain/agent/approval_rules.hpp"
 
+#include <algorithm>
+
 namespace agentgate::approval {
 
 bool HttpCallNeedsApproval(Approval approval, std::string_view method) {
@@ -15,6 +17,13 @@ bool CrmCallNeedsApproval(Approval approval, const std::optional<std::string_vie
 bool McpCallNeedsApproval(Approval approval, const McpHints& hints) {
   if (approval != Approval::kWrites) return approval == Approval::kAlways;
   return !hints.read_only || hints.destructive;
+}
+
+bool CanPause(const AgentConfig& config) {
+  const auto gated = [](const auto& tool) { return tool.approval != Approval::kNever; };
+  return std::any_of(config.http_tools.begin(), config.http_tools.end(), gated) ||
+         std::any_of(config.mcp_servers.begin(), config.mcp_servers.end(), gated) ||
+         (config.crm_metadata_tool && gated(*config.crm_metadata_tool));
 }
 
 }  // namespace agentgate::approval

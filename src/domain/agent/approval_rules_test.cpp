@@ -39,4 +39,18 @@ TEST(ApprovalRules, AnMcpToolIsAWriteUnlessItsServerSaysReadOnlyAndNotDestructiv
 }
 
 }  // namespace
+TEST(ApprovalRules, AVersionCanPauseWhenAnyToolIsGated) {
+  AgentConfig config;
+  EXPECT_FALSE(CanPause(config));
+  config.http_tools.push_back(HttpTool{});
+  EXPECT_FALSE(CanPause(config));
+  config.crm_metadata_tool = CrmMetadataTool{};
+  config.crm_metadata_tool->approval = Approval::kWrites;
+  EXPECT_TRUE(CanPause(config));
+  config.crm_metadata_tool.reset();
+  config.mcp_servers.push_back(McpServerTool{});
+  config.mcp_servers.back().approval = Approval::kAlways;
+  EXPECT_TRUE(CanPause(config));
+}
+
 }  // namespace agentgate::approval

@@ -73,8 +73,9 @@ asio::awaitable<void> RunClaimer::ClaimWhileQueued() {
     more_queued = false;
     if (room > 0) {
       const std::int64_t now = clock_.NowMs();
-      auto claimed =
-          co_await store_.Run([&](Store& s) { return s.ClaimRuns(server_.id(), now, room); });
+      auto claimed = co_await store_.Run([&](Store& s) {
+        return s.ClaimRuns(server_.id(), now, room, options_.max_running_per_org);
+      });
       if (claimed) {
         more_queued = static_cast<int>(claimed->size()) == room;
         for (auto& run : *claimed) launch_(std::move(run));

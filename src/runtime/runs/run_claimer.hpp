@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 
 namespace agentgate {
@@ -28,6 +29,8 @@ struct RunClaimerOptions {
   std::chrono::milliseconds poll{200};
   // This server's turns in a conversation's line, when other servers may supersede them.
   TurnInterrupts* interrupts = nullptr;
+  // An organization's share of the background runs running across servers (ClaimRuns).
+  int max_running_per_org = std::numeric_limits<int>::max();
 };
 
 class RunClaimer {
