@@ -318,7 +318,8 @@ struct UseCases {
                          .write_short_streamed_runs_at_end =
                              settings.config.store.kind == StoreKind::kSqlite}),
         streams(rt.tenants, StreamLimits{settings.config.runs.max_followers_per_run,
-                                         settings.config.runs.max_streams_per_token}),
+                                         settings.config.runs.max_streams_per_token,
+                                         settings.config.runs.max_followers_per_run_per_token}),
         webhooks(WebhookSenderDeps{rt.runner, up.http, rt.clock, rt.metrics, settings.master_key,
                                    settings.config.webhooks.allow_private,
                                    settings.config.webhooks.first_retry_milliseconds,
@@ -538,7 +539,9 @@ int Serve(const ServeOptions& options) {
                            : std::nullopt,
                        [&] { return server_slot && server_slot->Draining(); },
                        &tracing.tracer,
-                       config.server.public_url};
+                       config.server.public_url,
+                       config.server.allowed_origins,
+                       ListensOnLoopbackOnly(config.server)};
   const http::Router router = http::BuildRouter(deps);
   http::ServerOptions server_options = ServerOptionsOf(config);
   server_options.tracer = &tracing.tracer;

@@ -184,13 +184,27 @@ asio::awaitable<Result<AuthorizationServer::Verified>> AuthorizationServer::Veri
     const std::string& token, const std::string& base) {
   const std::string digest = crypto::Sha256(base + "\n" + token);
   const std::int64_t now_s = clock_.NowMs() / 1000;
+  std::optional<Verified> remembered;
   {
     std::lock_guard lock(mutex_);
     if (auto it = verified_.find(digest); it != verified_.end()) {
-      if (it->second.expires_at_s > now_s) co_return it->second;
-      verified_.erase(it);
-      co_return Unauthenticated("the access token was refused: it has expired");
+      if (it->second.expires_at_s <= now_s) {
+        verified_.erase(it);
+        co_return Unauthenticated("the access token was refused: it has expired");
+      }
+      remembered = it->second;
     }
+  }
+  if (remembered) {
+    // Verified before; its key may have been revoked since (here, or within a second elsewhere).
+    AG_CO_TRY(const auto keys, co_await Keys(false));
+    const bool kept = std::any_of(keys.begin(), keys.end(), [&](const SigningKeyRecord& k) {
+      return k.kid == remembered->kid && StillVerifies(k);
+    });
+    if (kept) co_return *remembered;
+    std::lock_guard lock(mutex_);
+    verified_.erase(digest);
+    co_return Unauthenticated("the access token was refused: its signing key was revoked");
   }
   const auto jws = crypto::ReadCompactJws(token);
   if (!jws) co_return Unauthenticated("the access token was refused: it is not a signed JWT");
@@ -212,7 +226,7 @@ asio::awaitable<Result<AuthorizationServer::Verified>> AuthorizationServer::Veri
   AG_CO_TRY(const auto claims,
             oauth::AcceptedClaims(jws->payload_json, base, oauth::ResourceOf(base),
                                   oauth::kMcpScope, now_s));
-  const Verified verified{claims.client_id, claims.expires_at_s};
+  const Verified verified{claims.client_id, claims.expires_at_s, kid};
   Remember(digest, verified);
   co_return verified;
 }
@@ -257,6 +271,17 @@ asio::awaitable<Result<SigningKeyRecord>> AuthorizationServer::RotateSigningKey(
   }
   key.sealed_private.clear();
   co_return key;
+}
+
+asio::awaitable<Result<void>> AuthorizationServer::RevokeSigningKey(std::string kid) {
+  AG_CO_TRY(const bool deleted,
+            co_await store_.Run([&](Store& s) { return s.DeleteSigningKey(kid); }));
+  if (!deleted) co_return Error(ErrorCode::kNotFound, "signing key '" + kid + "' not found");
+  std::lock_guard lock(mutex_);
+  keys_read_at_ms_ = -1;  // here at once: the next look reads the keys again
+  opened_.erase(kid);
+  std::erase_if(verified_, [&](const auto& entry) { return entry.second.kid == kid; });
+  co_return Result<void>{};
 }
 
 std::size_t AuthorizationServer::VerifiedCountForTest() {

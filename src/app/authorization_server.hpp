@@ -51,7 +51,9 @@ class AuthorizationServer {
  public:
   // How long a key set read from the store is used before it is read again, so a rotation on
   // another server is signed with here within this (verification reads at once an unknown kid).
-  static constexpr std::int64_t kKeysFreshForMs = 5000;
+  // The keys are read again at most this long after the last read: a key revoked on another
+  // server stops verifying here within it.
+  static constexpr std::int64_t kKeysFreshForMs = 1000;
 
   AuthorizationServer(StoreRunner& store, TenantDirectory& tenants, const Clock& clock,
                       std::optional<crypto::MasterKey> master_key,
@@ -71,6 +73,10 @@ class AuthorizationServer {
   // The admin API's: every key kept (private parts left out), and a rotation (the new key).
   boost::asio::awaitable<Result<std::vector<SigningKeyRecord>>> SigningKeys();
   boost::asio::awaitable<Result<SigningKeyRecord>> RotateSigningKey();
+  // Deletes a key at once: tokens it signed are refused here now and on every other server
+  // within kKeysFreshForMs; the next token is signed with a new key if it was the current one.
+  // kNotFound for a kid that is not kept.
+  boost::asio::awaitable<Result<void>> RevokeSigningKey(std::string kid);
 
   std::size_t VerifiedCountForTest();
 
@@ -78,6 +84,7 @@ class AuthorizationServer {
   struct Verified {
     std::string client_id;
     std::int64_t expires_at_s = 0;
+    std::string kid;  // a revoked key's tokens are refused, even when verified before
   };
 
   boost::asio::awaitable<Result<std::vector<SigningKeyRecord>>> Keys(bool reread);

@@ -87,9 +87,11 @@ asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Run
     // Not answered yet, or none: its run, if it has one, says which.
     auto run = co_await runs.Get(caller, "run_" + *hex);
     if (!run) {
-      if (run.error().code == ErrorCode::kRunNotFound)
-        co_return NoSuchResponse("previous_response_id", response_id);
-      co_return run.error();
+      // Refused for any reason of the caller's (none, another's, no grant on its agent): no such
+      // response, naming nothing of what was found.
+      const ErrorCode code = run.error().code;
+      if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal) co_return run.error();
+      co_return NoSuchResponse("previous_response_id", response_id);
     }
     if (run->status == RunStatus::kRequiresAction) {
       co_return Error(

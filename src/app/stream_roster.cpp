@@ -61,7 +61,15 @@ Result<std::shared_ptr<StreamTicket>> StreamRoster::Enter(const Caller& caller,
       if (of_token == 0) per_token_.erase(caller.token_id);
       return TooMany("run '" + run_id + "'", limits_.followers_per_run, "max_followers_per_run");
     }
+    const std::string pair = run_id + "\n" + caller.token_id;
+    auto mine = per_run_and_token_.find(pair);
+    if (mine != per_run_and_token_.end() && mine->second >= limits_.followers_per_run_per_token) {
+      if (of_token == 0) per_token_.erase(caller.token_id);
+      return TooMany("this token on run '" + run_id + "'", limits_.followers_per_run_per_token,
+                     "max_followers_per_run_per_token");
+    }
     ++per_run_[run_id];
+    ++per_run_and_token_[pair];
   }
   ++of_token;
   const std::uint64_t id = ++next_id_;
@@ -78,6 +86,11 @@ void StreamRoster::Leave(std::uint64_t id) {
   const Open& open = it->second;
   if (auto run = per_run_.find(open.run_id); run != per_run_.end() && --run->second <= 0)
     per_run_.erase(run);
+  if (!open.run_id.empty()) {
+    if (auto pair = per_run_and_token_.find(open.run_id + "\n" + open.caller.token_id);
+        pair != per_run_and_token_.end() && --pair->second <= 0)
+      per_run_and_token_.erase(pair);
+  }
   if (auto token = per_token_.find(open.caller.token_id);
       token != per_token_.end() && --token->second <= 0)
     per_token_.erase(token);

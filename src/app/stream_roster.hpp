@@ -23,6 +23,9 @@ namespace agentgate {
 struct StreamLimits {
   int followers_per_run = 100;   // [runs] max_followers_per_run
   int streams_per_token = 1000;  // [runs] max_streams_per_token
+  // One token's followers of one run ([runs] max_followers_per_run_per_token): so one token cannot
+  // take every place a run has and leave none for the others.
+  int followers_per_run_per_token = 10;
 };
 
 class StreamRoster;
@@ -91,6 +94,7 @@ class StreamRoster {
   std::unordered_map<std::uint64_t, Open> open_;
   std::unordered_map<std::string, int> per_run_;
   std::unordered_map<std::string, int> per_token_;
+  std::unordered_map<std::string, int> per_run_and_token_;  // "<run id>\n<token id>"
 };
 
 }  // namespace agentgate

@@ -3,8 +3,17 @@
 #include "app/admin_service.hpp"
 
 #include <cstdlib>
+#include <string_view>
 
 namespace agentgate {
+namespace {
+
+// A line break (or NUL) in a value would end the header and start another of the caller's choosing.
+bool BreaksTheHeader(std::string_view value) {
+  return value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+}
+
+}  // namespace
 
 boost::asio::awaitable<Result<HeaderList>> ToolHeaders::Resolve(
     const std::string& org_id, const std::map<std::string, HeaderValue>& headers) {
@@ -20,6 +29,10 @@ boost::asio::awaitable<Result<HeaderList>> ToolHeaders::Resolve(
         co_return Error(
             ErrorCode::kUnavailable,
             "header '" + name + "' names environment variable " + value.env + ", which is not set");
+      if (BreaksTheHeader(set))
+        co_return Error(ErrorCode::kUnavailable,
+                        "header '" + name + "' names environment variable " + value.env +
+                            ", whose value holds a line break; nothing was sent");
       out.emplace_back(name, set);
     } else if (!value.secret.empty()) {
       const std::string unset =
@@ -34,6 +47,10 @@ boost::asio::awaitable<Result<HeaderList>> ToolHeaders::Resolve(
       if (!opened)
         co_return Error(ErrorCode::kUnavailable,
                         "tool secret '" + value.secret + "' cannot be opened with this master key");
+      if (BreaksTheHeader(*opened))
+        co_return Error(ErrorCode::kUnavailable,
+                        "header '" + name + "' names tool secret '" + value.secret +
+                            "', whose value holds a line break; nothing was sent");
       out.emplace_back(name, std::move(*opened));
     } else {
       out.emplace_back(name, value.literal);

@@ -4,6 +4,7 @@
 #include "app/turn_run.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/transcript.hpp"
+#include "domain/runs/run_events.hpp"
 #include "domain/tracing/genai_content.hpp"
 
 #include <boost/asio/this_coro.hpp>
@@ -203,6 +204,15 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   // brought) is summarized for this turn alone.
   if (run.summary_step && run.place.conversation_id) commit.summary = run.summary_step->made;
   if (run.place.ticket_guard) commit.queue_ticket = run.place.ticket_guard->ticket();
+  if (commit.pause && commit.pause->create && run_id.empty()) {
+    // A plain call's run begins at its pause: its followers read how it began and why it waits.
+    const RunRecord& paused = commit.pause->run;
+    RunEvent started = run_events::Started(paused.id, paused.conversation_id, paused.agent_id);
+    started.seq = 1;
+    RunEvent waits = run_events::RequiresAction(InvokeBodyText(result));
+    waits.seq = 2;
+    commit.pause->events = {std::move(started), std::move(waits)};
+  }
   return commit;
 }
 

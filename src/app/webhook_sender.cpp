@@ -174,17 +174,24 @@ asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
                      WebhookSealContext(job.webhook.org_id, job.webhook.env, job.webhook.id));
     if (opened) secret = std::move(*opened);
   }
+  const std::int64_t timestamp = now / 1000;
+  std::optional<std::string> body;
+  std::optional<std::string> signature;
+  if (job.run && secret) {
+    body = WebhookBody(delivery, *job.run);
+    signature = SignWebhook(*secret, delivery.id, timestamp, *body);
+  }
   if (!job.run) {
     error = "the run is no longer kept ([runs] retention_hours)";
   } else if (!secret) {
     error = "the webhook's secret cannot be opened with this server's master key";
+  } else if (!signature) {
+    error = "the webhook's secret is not a whsec_ signing secret: the delivery cannot be signed";
   } else {
-    const std::string body = WebhookBody(delivery, *job.run);
-    const std::int64_t timestamp = now / 1000;
     HttpClientRequest request;
     request.method = "POST";
     request.url = job.webhook.url;
-    request.body = body;
+    request.body = std::move(*body);
     request.timeout = d_.timeout;
     request.max_response_bytes = 64 * 1024;
     request.public_addresses_only = !d_.allow_private;
@@ -192,7 +199,7 @@ asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
                        {"User-Agent", "agentgate-webhooks"},
                        {"webhook-id", delivery.id},
                        {"webhook-timestamp", std::to_string(timestamp)},
-                       {"webhook-signature", *SignWebhook(*secret, delivery.id, timestamp, body)}};
+                       {"webhook-signature", std::move(*signature)}};
     auto answer = co_await d_.http.Send(std::move(request));
     if (answer) {
       status = answer->status;

@@ -365,6 +365,12 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(server.String("agent_platform_listen", c.server.agent_platform_listen));
   AG_TRYV(server.String("public_url", c.server.public_url));
   AG_TRYV(NormalizePublicUrl(c.server.public_url));
+  AG_TRYV(server.Strings("allowed_origins", c.server.allowed_origins));
+  for (const auto& origin : c.server.allowed_origins) {
+    if (!origin.starts_with("http://") && !origin.starts_with("https://"))
+      return ConfigError("server.allowed_origins",
+                         "must list origins such as https://console.example.com");
+  }
   AG_TRYV(server.Integer("turn_timeout_seconds", c.server.turn_timeout_seconds, 1, 3600));
   AG_TRYV(server.Integer("answer_early_seconds", c.server.answer_early_seconds, 1, 3600));
   AG_TRYV(server.Integer("max_body_bytes", c.server.max_body_bytes, 1024, 1LL << 30));
@@ -429,6 +435,8 @@ Result<void> ReadSections(const toml::table& root, const EnvLookup& env, Config&
   AG_TRYV(runs.Integer("approval_timeout_seconds", c.runs.approval_timeout_seconds, 1, 2592000));
   AG_TRYV(runs.Integer("max_followers_per_run", c.runs.max_followers_per_run, 1, 1000000));
   AG_TRYV(runs.Integer("max_streams_per_token", c.runs.max_streams_per_token, 1, 1000000));
+  AG_TRYV(runs.Integer("max_followers_per_run_per_token", c.runs.max_followers_per_run_per_token, 1,
+                       1000000));
   AG_TRYV(runs.RejectUnknown());
 
   SectionReader webhooks(root["webhooks"].as_table(), "webhooks", env);
@@ -559,6 +567,19 @@ HeaderEnvPolicy HeaderEnvPolicyOf(const Config& config) {
     for (const auto& name : provider.api_key_envs) reserve(name);
   }
   return policy;
+}
+
+bool ListensOnLoopbackOnly(const ServerConfig& server) {
+  const auto loopback = [](std::string_view listen) {
+    const auto colon = listen.rfind(':');
+    const std::string_view host =
+        colon == std::string_view::npos ? listen : listen.substr(0, colon);
+    if (host == "localhost" || host == "[::1]" || host == "::1") return true;
+    return host.starts_with("127.") &&
+           host.find_first_not_of("0123456789.") == std::string_view::npos;
+  };
+  return loopback(server.listen) &&
+         (server.agent_platform_listen.empty() || loopback(server.agent_platform_listen));
 }
 
 }  // namespace agentgate

@@ -17,6 +17,11 @@
 
 namespace agentgate {
 
+struct ServerConfig;
+// Whether every listener is on a loopback address (127.0.0.0/8, localhost, [::1]): then only this
+// machine's clients reach the server, and the Host they send may name it where no public_url does.
+bool ListensOnLoopbackOnly(const ServerConfig& server);
+
 struct ServerConfig {
   std::string listen = "127.0.0.1:8080";
   // Optional second listener for the agent platform host ({agent_platform_url}); empty = one.
@@ -25,6 +30,8 @@ struct ServerConfig {
   // no trailing slash): Location headers and ids that need an absolute URL start with it. "":
   // they are relative.
   std::string public_url;
+  // Browser origins besides public_url's and loopback ones that may call /mcp (docs/mcp.md).
+  std::vector<std::string> allowed_origins;
   int turn_timeout_seconds = 120;
   int answer_early_seconds = 100;
   std::size_t max_body_bytes = 1048576;
@@ -114,6 +121,7 @@ struct RunsConfig {
   // Open event streams on this server (docs/runs.md, "Followers"): then a new one is 429
   // too_many_streams.
   int max_followers_per_run = 100;
+  int max_followers_per_run_per_token = 10;  // one token's share of a run's followers
   int max_streams_per_token = 1000;
 };
 

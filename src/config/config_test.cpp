@@ -486,4 +486,20 @@ api_key_envs = ["OPENAI_KEY_2"]
   EXPECT_FALSE(LoadConfig("[tools]\nheader_envs = []\n", FakeEnv({})));
 }
 
+TEST(Config, LoopbackOnlyIsEveryListenerOnALoopbackAddress) {
+  ServerConfig server;
+  EXPECT_TRUE(ListensOnLoopbackOnly(server));  // 127.0.0.1:8080
+  for (const char* listen : {"localhost:8080", "[::1]:8080", "127.1.2.3:80"}) {
+    server.listen = listen;
+    EXPECT_TRUE(ListensOnLoopbackOnly(server)) << listen;
+  }
+  for (const char* listen : {"0.0.0.0:8080", "10.0.0.5:8080", "[::]:8080", "127.evil:80"}) {
+    server.listen = listen;
+    EXPECT_FALSE(ListensOnLoopbackOnly(server)) << listen;
+  }
+  server.listen = "127.0.0.1:8080";
+  server.agent_platform_listen = "0.0.0.0:8081";
+  EXPECT_FALSE(ListensOnLoopbackOnly(server));
+}
+
 }  // namespace agentgate

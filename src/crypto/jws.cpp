@@ -34,6 +34,25 @@ const unsigned char* U(std::string_view s) {
   return reinterpret_cast<const unsigned char*>(s.data());
 }
 
+// P-256's group order n, and n / 2: of the two signatures (r, s) and (r, n - s) that verify alike,
+// only the one with s <= n / 2 is made and taken, so a token has one form (no malleability).
+const BIGNUM* Order() {
+  static BIGNUM* n = [] {
+    BIGNUM* out = nullptr;
+    BN_hex2bn(&out, "FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551");
+    return out;
+  }();
+  return n;
+}
+const BIGNUM* HalfOrder() {
+  static BIGNUM* half = [] {
+    BIGNUM* out = BN_new();
+    BN_rshift1(out, Order());
+    return out;
+  }();
+  return half;
+}
+
 // A P-256 key from its raw parts; nullptr when they do not make one (a point off the curve).
 Key FromParts(std::string_view public_point, std::string_view private_scalar) {
   ParamBuilder builder(OSSL_PARAM_BLD_new());
@@ -99,7 +118,19 @@ std::string SignEs256(const Es256Key& key, std::string_view data) {
   const unsigned char* cursor = U(der);
   const Signature signature(d2i_ECDSA_SIG(nullptr, &cursor, static_cast<long>(length)));
   if (!signature) throw std::runtime_error("ES256 signature unreadable");
-  return Padded(ECDSA_SIG_get0_r(signature.get())) + Padded(ECDSA_SIG_get0_s(signature.get()));
+  const BIGNUM* s = ECDSA_SIG_get0_s(signature.get());
+  if (BN_cmp(s, HalfOrder()) <= 0) return Padded(ECDSA_SIG_get0_r(signature.get())) + Padded(s);
+  const Bignum low(BN_new());
+  if (!low || BN_sub(low.get(), Order(), s) != 1) throw std::runtime_error("ES256 signing failed");
+  return Padded(ECDSA_SIG_get0_r(signature.get())) + Padded(low.get());
+}
+
+std::string HighSForm(std::string_view signature) {
+  if (signature.size() != 2 * kScalarSize) return std::string(signature);
+  const Bignum s(BN_bin2bn(U(signature.substr(kScalarSize)), kScalarSize, nullptr));
+  const Bignum high(BN_new());
+  if (!s || !high || BN_sub(high.get(), Order(), s.get()) != 1) return std::string(signature);
+  return std::string(signature.substr(0, kScalarSize)) + Padded(high.get());
 }
 
 bool VerifyEs256(std::string_view public_point, std::string_view data, std::string_view signature) {
@@ -109,7 +140,8 @@ bool VerifyEs256(std::string_view public_point, std::string_view data, std::stri
   Signature parsed(ECDSA_SIG_new());
   Bignum r(BN_bin2bn(U(signature), kScalarSize, nullptr));
   Bignum s(BN_bin2bn(U(signature.substr(kScalarSize)), kScalarSize, nullptr));
-  if (!parsed || !r || !s || ECDSA_SIG_set0(parsed.get(), r.get(), s.get()) != 1) return false;
+  if (!s || BN_cmp(s.get(), HalfOrder()) > 0) return false;  // only the low-s form is ours
+  if (!parsed || !r || ECDSA_SIG_set0(parsed.get(), r.get(), s.get()) != 1) return false;
   r.release();  // owned by the signature now
   s.release();
   unsigned char* der = nullptr;

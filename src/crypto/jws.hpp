@@ -15,10 +15,13 @@ struct Es256Key {
 };
 
 Es256Key GenerateEs256Key();
-// The 64-byte r || s of RFC 7518 §3.4 (not DER).
+// The 64-byte r || s of RFC 7518 §3.4 (not DER), s in its low form (s <= n / 2).
 std::string SignEs256(const Es256Key& key, std::string_view data);
-// False for a signature of another length, a point off the curve, or a mismatch.
+// False for a signature of another length, a point off the curve, a mismatch, or s in its high
+// form (s > n / 2: the same signature written the other way; docs/mcp.md).
 bool VerifyEs256(std::string_view public_point, std::string_view data, std::string_view signature);
+// (r, n - s): a signature's other form, which verifies in plain ECDSA but not here.
+std::string HighSForm(std::string_view signature);
 
 // header.payload.signature, each part base64url without padding.
 std::string SignCompactJws(std::string_view header_json, std::string_view payload_json,

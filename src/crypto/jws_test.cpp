@@ -54,4 +54,20 @@ TEST(CompactJws, ReadsBackWhatItSignsAndRefusesOtherShapes) {
   EXPECT_FALSE(ReadCompactJws(""));
 }
 
+TEST(Es256, SignaturesAreLowSAndTheHighSFormIsRefused) {
+  const auto key = GenerateEs256Key();
+  int high_forms_seen = 0;
+  for (int i = 0; i < 64; ++i) {
+    const std::string data = "header.payload" + std::to_string(i);
+    const std::string signature = SignEs256(key, data);
+    ASSERT_TRUE(VerifyEs256(key.public_point, data, signature));
+    const std::string other = HighSForm(signature);
+    ASSERT_NE(other, signature);
+    EXPECT_FALSE(VerifyEs256(key.public_point, data, other)) << i;
+    // n - s of a low s is high: its first byte is at least 0x7f (n begins 0xff...).
+    if (static_cast<unsigned char>(other[32]) >= 0x7f) ++high_forms_seen;
+  }
+  EXPECT_EQ(high_forms_seen, 64);
+}
+
 }  // namespace agentgate::crypto

@@ -74,6 +74,8 @@ class TenantStore {
   virtual Result<bool> AddSigningKey(const SigningKeyRecord& key, bool only_if_none) = 0;
   // Deletes the keys retired before `before_ms`; how many.
   virtual Result<std::int64_t> PurgeSigningKeys(std::int64_t retired_before_ms) = 0;
+  // Deletes one key at once, current or retired (an operator's revocation); whether it was kept.
+  virtual Result<bool> DeleteSigningKey(const std::string& kid) = 0;
 
   // An empty permission list removes the grant.
   virtual Result<void> PutGrant(const std::string& org_id, const std::string& token_id,

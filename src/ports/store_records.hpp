@@ -234,6 +234,9 @@ struct RunPause {
   // Written as a new row: a plain call's run, or a streamed run not written yet (which its
   // recorder may write meanwhile: then it is paused as a running run is).
   bool create = false;
+  // Written with a new plain call's run: its run.started and run.requires_action, so a follower
+  // of the run reads why it waits, as a streamed run's does.
+  std::vector<RunEvent> events{};
 };
 
 // One write to a run's record, made in the store's group commit beside turns and other runs'

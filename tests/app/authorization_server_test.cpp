@@ -91,6 +91,31 @@ TEST_F(AuthorizationServerTest, OneKeyIsMadeOnFirstUseAndARotationKeepsTheOldOne
                             "oauth_signing_key:" + keys[0].kid));
 }
 
+TEST_F(AuthorizationServerTest, ARevokedKeysTokensAreRefusedAtOnceAndTheNextTokenHasANewKey) {
+  const std::string before = Token("agc_1");
+  ASSERT_TRUE(Admit(before));  // verified, and remembered as verified
+  const std::string kid = store_->ListSigningKeys().value().at(0).kid;
+  EXPECT_EQ(RunAsync(io_, server_.RevokeSigningKey("no-such-kid")).error().code,
+            ErrorCode::kNotFound);
+  ASSERT_TRUE(RunAsync(io_, server_.RevokeSigningKey(kid)));
+  const auto refused = Admit(before);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnauthenticated);
+  const std::string after = Token("agc_2");
+  EXPECT_TRUE(Admit(after));
+  EXPECT_NE(store_->ListSigningKeys().value().at(0).kid, kid);
+}
+
+TEST_F(AuthorizationServerTest, ATokenVerifiedBeforeIsRefusedOnceAnotherServerRevokedItsKey) {
+  const std::string token = Token("agc_1");
+  ASSERT_TRUE(Admit(token));
+  // Deleted through the store, as another server's revocation is: seen once the keys are read
+  // again, within kKeysFreshForMs.
+  ASSERT_TRUE(store_->DeleteSigningKey(store_->ListSigningKeys().value().at(0).kid).value());
+  clock_.Advance(std::chrono::milliseconds(AuthorizationServer::kKeysFreshForMs));
+  EXPECT_FALSE(Admit(token));
+}
+
 TEST_F(AuthorizationServerTest, WhatItRemembersOfVerifiedTokensStaysWithinItsCapacity) {
   std::vector<std::string> tokens;
   for (const char* id : {"agc_1", "agc_2", "agc_3", "agc_4"}) tokens.push_back(Token(id));

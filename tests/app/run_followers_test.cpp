@@ -116,6 +116,24 @@ TEST_F(RunFollowersTest, TheRosterCountsStreamsPerRunAndPerTokenAndGivesTheirPla
   EXPECT_FALSE(roster.Enter(caller_, "bot", "run_5", ex));
 }
 
+TEST_F(RunFollowersTest, OneTokenTakesNoMoreThanItsShareOfARunsFollowers) {
+  StreamRoster roster(tenants_, StreamLimits{100, 100, 2});
+  const auto ex = io_.get_executor();
+  auto first = roster.Enter(caller_, "bot", "run_1", ex);
+  auto second = roster.Enter(caller_, "bot", "run_1", ex);
+  ASSERT_TRUE(first && second);
+  const auto third = roster.Enter(caller_, "bot", "run_1", ex);
+  ASSERT_FALSE(third);
+  EXPECT_EQ(third.error().code, ErrorCode::kTooManyStreams);
+  EXPECT_NE(third.error().message.find("max_followers_per_run_per_token"), std::string::npos);
+  // Another token still has its places on the run, and this token on other runs.
+  const Caller other{"acme", "prod", "tok2"};
+  EXPECT_TRUE(roster.Enter(other, "bot", "run_1", ex));
+  EXPECT_TRUE(roster.Enter(caller_, "bot", "run_2", ex));
+  first->reset();  // a place given back is this token's again
+  EXPECT_TRUE(roster.Enter(caller_, "bot", "run_1", ex));
+}
+
 TEST_F(RunFollowersTest, AFollowersStreamStopsOnceItsTokenIsRevokedOrItsGrantRemoved) {
   ASSERT_TRUE(store_->CreateToken(TokenRecord{"tok2", "acme", "other", "hash2", {}, 1, false}));
   ASSERT_TRUE(store_->PutGrant("acme", "tok2", "bot", {"chat"}));

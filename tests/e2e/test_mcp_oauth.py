@@ -111,6 +111,25 @@ def test_the_sdks_client_credentials_provider_discovers_gets_a_token_and_calls_a
     assert llm.requests[-1]["body"]["messages"][-1]["content"] == "hi"
 
 
+def test_beyond_loopback_without_a_public_url_nothing_is_built_from_the_host(start_server, llm):
+    """Issue 72 §5: a server others reach, with no [server] public_url, does not reflect a Host it
+    cannot vouch for: the metadata documents and the token endpoint answer 503 naming the setting,
+    and /mcp's 401 points at no metadata."""
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_SERVER_LISTEN": "0.0.0.0:0"})
+    server.host = "127.0.0.1"  # it listens on every address; the test speaks to this machine's
+    evil = {"host": "evil.example.com"}
+    for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server"):
+        status, _, doc = raw(server, "GET", path, headers=evil)
+        assert status == 503 and "public_url" in doc["error"]["message"], doc
+        assert "evil.example.com" not in json.dumps(doc)
+    status, headers, body = token_request(server, {"grant_type": "client_credentials"}, basic="agc_1:x",
+                                          host="evil.example.com")
+    assert (status, body["error"]) == (503, "temporarily_unavailable") and "public_url" in body["error_description"]
+    status, headers, _ = raw(server, "POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+                             {"content-type": "application/json", "host": "evil.example.com"})
+    assert status == 401 and headers["www-authenticate"] == "Bearer", headers
+
+
 def test_discovery_documents_and_the_challenge_use_the_public_url(start_server, llm):
     server = start_server(config_for(llm, 'public_url = "https://gw.example.com/agentgate/"'),
                           env={"FAKE_LLM_KEY": API_KEY})
@@ -285,6 +304,42 @@ def test_jose_verifies_tokens_signed_before_and_after_a_key_rotation(daemon):
     assert all(set(k) == {"kty", "crv", "x", "y", "kid", "use", "alg"} for k in jwks["keys"])
     # The admin API's signing-key calls need the admin token.
     assert daemon.server.admin("POST", "/oauth/signing-keys/rotate", token=None)[0] == 401
+
+
+def test_a_revoked_signing_key_ends_its_tokens_here_at_once_and_elsewhere_within_a_second(start_server, llm):
+    """Issue 72 §5: POST /admin/v1/oauth/signing-keys/{kid}/revoke deletes the key; its tokens stop
+    working on this server at once and on another sharing the store within the tenant cache's
+    second; the next token is signed with a new key."""
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    tenant.agent("helper")
+    host = "gw.example"
+    client = register(tenant)
+    token = access_token(first, client, host=host)["access_token"]
+    for server in (first, second):
+        assert mcp(server, token, host=host)[0] == 200
+    status, _, keys = first.admin("GET", "/oauth/signing-keys")
+    kid = keys["signing_keys"][0]["kid"]
+    assert first.admin("POST", "/oauth/signing-keys/no-such-kid/revoke")[0] == 404
+    assert first.admin("POST", f"/oauth/signing-keys/{kid}/revoke", token=None)[0] == 401
+    status, _, revoked = first.admin("POST", f"/oauth/signing-keys/{kid}/revoke")
+    assert status == 200 and revoked == {"kid": kid, "revoked": True}, revoked
+    status, _, body = mcp(first, token, host=host)
+    assert status == 401 and "signing key" in body["error"]["message"], body
+    started = time.monotonic()
+    while mcp(second, token, host=host)[0] != 401:
+        assert time.monotonic() - started < 1.5, "the other server still accepts a revoked key's token"
+        time.sleep(0.05)
+    fresh = access_token(first, client, host=host)["access_token"]
+    assert mcp(first, fresh, host=host)[0] == 200
+    # The other server reads an unknown kid's keys at most once a second: within it, it knows it.
+    started = time.monotonic()
+    while mcp(second, fresh, host=host)[0] != 200:
+        assert time.monotonic() - started < 1.5, "the other server never took the new key's token"
+        time.sleep(0.05)
+    status, _, jwks = first.request("GET", "/oauth/jwks")
+    assert kid not in {k["kid"] for k in jwks["keys"]}, jwks
 
 
 def cache_bytes(server):

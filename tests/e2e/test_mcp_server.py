@@ -172,6 +172,34 @@ def test_the_endpoint_authenticates_before_reading_json_rpc(daemon):
     assert daemon.server.request("GET", "/mcp", headers=headers)[0] == 405
 
 
+def test_a_present_origin_must_be_ours_loopback_or_listed(llm, start_server):
+    """Issue 72 §5 (the transport's DNS-rebinding rule): an Origin that is not allowed is 403 for
+    every credential, before the credential is read; loopback and listed origins pass."""
+    server = start_server(config_for(llm, 'allowed_origins = ["https://console.example.com"]'),
+                          env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    fl_api = {"content-type": "application/json", "fl-api-org": tenant.org, "fl-api-env": "prod",
+              "fl-api-token": tenant.token}
+    _, _, tok = server.admin("POST", f"/orgs/{tenant.org}/tokens", {"name": "key"})
+    api_key = {"content-type": "application/json", "authorization": f"Bearer {tok['api_keys']['prod']}"}
+    for credentials in (fl_api, api_key, {"content-type": "application/json"}):
+        status, _, resp = server.request("POST", "/mcp", body, dict(credentials, origin="http://evil.example.com"))
+        assert status == 403 and resp["error"]["code"] == -32600 and resp["id"] is None, resp
+        assert "evil.example.com" in resp["error"]["message"]
+    for origin in ("http://localhost:6274", "http://127.0.0.1:3000", "https://console.example.com", None):
+        headers = dict(fl_api, origin=origin) if origin else fl_api
+        status, _, resp = server.request("POST", "/mcp", body, headers)
+        assert status == 200 and "tools" in resp["result"], (origin, resp)
+    # The Bearer scheme's name is not case-sensitive.
+    status, _, resp = server.request("POST", "/mcp", body, {"content-type": "application/json",
+                                                           "authorization": f"bearer {tok['api_keys']['prod']}"})
+    assert status == 200 and "tools" in resp["result"], resp
+    from conftest import ADMIN_TOKEN
+    status, _, orgs = server.request("GET", "/admin/v1/orgs", headers={"authorization": f"BEARER {ADMIN_TOKEN}"})
+    assert status == 200, orgs
+
+
 def test_notifications_cancelled_ends_the_call_it_names(daemon, llm):
     """The 2025 way: the call's own connection stays open; a notification on another names it."""
     daemon.agent("slow")

@@ -167,6 +167,19 @@ def test_bad_input_and_refusals_name_the_responses_param(start_server, llm):
     unknown = sdk(tenant, key, "response", model="bot", input="hi",
                   previous="resp_0123456789abcdef0123456789abcdef")["error"]
     assert unknown["status"] == 404 and unknown["class"] == "NotFoundError", unknown
+    assert unknown["param"] == "previous_response_id", unknown
+    # One this key may not read (a background response of an agent it has no grant on, still
+    # queued or running) is just as unknown: it says so and names nothing else (issue 72 §5).
+    tenant.agent("other")
+    llm.push({**openai_text("Later."), "delay": 2.0})
+    status, _, queued = tenant.server.request(
+        "POST", "/v1/responses", {"model": "other", "input": "hi", "background": True},
+        {"content-type": "application/json", "fl-api-org": tenant.org, "fl-api-env": "prod",
+         "fl-api-token": tenant.token})
+    assert status == 200 and queued["status"] in ("queued", "in_progress"), queued
+    hidden = sdk(tenant, key, "response", model="bot", input="hi", previous=queued["id"])["error"]
+    assert hidden["status"] == 404 and hidden["param"] == "previous_response_id", hidden
+    assert "run_" not in hidden["message"] and "other" not in hidden["message"], hidden
     refused = sdk(tenant, new_key(tenant, permissions=()), "response", model="bot", input="hi")["error"]
     assert refused["status"] == 403 and refused["class"] == "PermissionDeniedError", refused
     status, _, body = tenant.server.request(

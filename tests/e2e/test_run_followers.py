@@ -78,12 +78,12 @@ def open_streams(server):
 
 
 def paused_run(tenant, llm, tools, first=True):
-    """A plain call's run paused for approval: it wrote no events, so its followers wait (from
-    event 0) for its decision."""
+    """A plain call's run paused for approval: it wrote its run.started and run.requires_action
+    (events 1 and 2), so its followers from after event 2 wait for its decision."""
     if first:
         shop(tenant, tools)
     paused = pause_a_refund(tenant, llm)
-    return paused["run_id"], 0
+    return paused["run_id"], 2
 
 
 def wait_open(server, count, within=10.0):
@@ -93,9 +93,26 @@ def wait_open(server, count, within=10.0):
         time.sleep(0.02)
 
 
+def test_a_follower_of_a_plain_calls_pause_reads_how_it_began_and_why_it_waits(start_server, llm, tools):
+    """Issue 72 §5: a plain call's paused run has the events a streamed run's pause has, so a
+    follower from the start reads run.started and run.requires_action (with what waits) at once."""
+    tenant = start_with(start_server, llm, {})
+    run_id, _ = paused_run(tenant, llm, tools)
+    follower = Stream(tenant, run_id, 0)
+    assert follower.status == 200, follower.head
+    text = follower.wait_for("event: run.requires_action")
+    follower.close()
+    assert text.index("event: run.started") < text.index("event: run.requires_action"), text
+    assert "id: 1\n" in text and "id: 2\n" in text, text
+    waiting = json.loads(text.split("event: run.requires_action", 1)[1].split("data: ", 1)[1].split("\n", 1)[0])
+    assert waiting["run_id"] == run_id and waiting["terminated_reason"] == "approval_required", waiting
+    assert [a["tool"] for a in waiting["pending_actions"]] == ["refund"], waiting
+
+
 @pytest.mark.both_stores
 def test_followers_of_a_paused_run_cost_the_store_one_look_a_second(start_server, llm, tools):
-    tenant = start(start_server, llm)
+    # Thirty followers with one token: past its share of a run's followers (10 by default).
+    tenant = start(start_server, llm, "\n[runs]\nmax_followers_per_run_per_token = 30\n")
     run_id, last = paused_run(tenant, llm, tools)
     time.sleep(0.2)
 

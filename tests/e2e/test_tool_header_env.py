@@ -67,6 +67,21 @@ def test_a_listed_variable_is_sent_to_the_tool(start_server, llm, tools):
     assert tools.calls[0]["headers"]["x-key"] == "tool-key-value"
 
 
+def test_a_variable_holding_a_line_break_sends_nothing_and_the_model_is_told(start_server, llm, tools):
+    """Issue 72 §5: a value read from the environment that would end the header is refused when the
+    header is built, naming the header and the variable; the tool is never called."""
+    server = start_server(config_for(llm) + LISTED, env={**ENV, "TOOL_KEY": "v\r\nX-Injected: yes"})
+    tenant = Tenant(server)
+    tenant.agent("shop", tools=[lookup(tools, "TOOL_KEY")])
+    llm.push(openai_tools([("lookup", {"order": "A-1"})]), openai_text("I could not look it up."))
+    status, _, body = tenant.invoke("shop", {"message": "where is A-1?"})
+    assert status == 200, body
+    told = [m["content"] for m in llm.requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert told and "header 'X-Key' names environment variable TOOL_KEY" in told[0], told
+    assert "line break" in told[0] and "X-Injected" not in told[0], told
+    assert tools.calls == []
+
+
 def test_a_deployed_version_the_policy_no_longer_allows_warns_at_start_and_its_calls_fail(start_server, llm, tools):
     """An upgrade: a version stored by a server that accepted any variable still starts; the start
     names it in a warning, and its tool calls fail naming the header, sending nothing."""

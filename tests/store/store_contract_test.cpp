@@ -182,6 +182,10 @@ TYPED_TEST(StoreContract, ASigningKeyIsAddedOnceOnFirstUseRotatedAndPurgedOnceRe
   keys = s.ListSigningKeys().value();
   ASSERT_EQ(keys.size(), 1u);
   EXPECT_EQ(keys[0].kid, "k4");
+  // An operator's revocation deletes a key at once, the current one too.
+  EXPECT_FALSE(s.DeleteSigningKey("k1").value());
+  EXPECT_TRUE(s.DeleteSigningKey("k4").value());
+  EXPECT_TRUE(s.ListSigningKeys().value().empty());
 }
 
 TYPED_TEST(StoreContract, OperatorListsArePagedOrderedAndScopedToTheirOrg) {

@@ -54,6 +54,7 @@ class PostgresStore final : public Store {
   Result<std::vector<SigningKeyRecord>> ListSigningKeys() override;
   Result<bool> AddSigningKey(const SigningKeyRecord& key, bool only_if_none) override;
   Result<std::int64_t> PurgeSigningKeys(std::int64_t retired_before_ms) override;
+  Result<bool> DeleteSigningKey(const std::string& kid) override;
   Result<void> PutGrant(const std::string& org_id, const std::string& token_id,
                         const std::string& agent_id,
                         const std::vector<std::string>& permissions) override;

@@ -260,17 +260,24 @@ class PostgresTurnRows final : public TurnRowWriter {
     const RunRecord& run = pause.run;
     if (pause.create) {
       // A streamed run's recorder may have written it meanwhile: then paused as a running run.
-      return !c_.Exec(
-                    "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, "
-                    "conversation_id, created_at_ms, started_at_ms, paused, expires_at_ms) VALUES "
-                    "($1, $2, $3, $4, $5, 'requires_action', $6, $7, $8, $9, $10) ON CONFLICT "
-                    "(id) DO UPDATE SET status = 'requires_action', paused = EXCLUDED.paused, "
-                    "expires_at_ms = EXCLUDED.expires_at_ms, server_id = '' WHERE runs.status = "
-                    "'running' AND NOT runs.cancel_requested RETURNING id",
-                    {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
-                     P(run.conversation_id), P(run.created_at_ms), P(run.started_at_ms),
-                     P(run.paused_json), P(run.expires_at_ms)})
-                  .empty();
+      const bool written =
+          !c_.Exec(
+                 "INSERT INTO runs(id, org_id, env, agent_id, token_id, status, "
+                 "conversation_id, created_at_ms, started_at_ms, paused, expires_at_ms) VALUES "
+                 "($1, $2, $3, $4, $5, 'requires_action', $6, $7, $8, $9, $10) ON CONFLICT "
+                 "(id) DO UPDATE SET status = 'requires_action', paused = EXCLUDED.paused, "
+                 "expires_at_ms = EXCLUDED.expires_at_ms, server_id = '' WHERE runs.status = "
+                 "'running' AND NOT runs.cancel_requested RETURNING id",
+                 {P(run.id), P(run.org_id), P(run.env), P(run.agent_id), P(run.token_id),
+                  P(run.conversation_id), P(run.created_at_ms), P(run.started_at_ms),
+                  P(run.paused_json), P(run.expires_at_ms)})
+               .empty();
+      if (!written) return false;
+      for (const auto& e : pause.events) {
+        c_.Exec("INSERT INTO run_events(run_id, seq, type, data) VALUES ($1, $2, $3, $4)",
+                {P(run.id), P(e.seq), P(e.type), P(e.data)});
+      }
+      return true;
     }
     if (c_.Exec("UPDATE runs SET status = 'requires_action', paused = $2, expires_at_ms = $3, "
                 "server_id = '' WHERE id = $1 AND status = 'running' AND NOT cancel_requested "

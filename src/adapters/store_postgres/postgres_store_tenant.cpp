@@ -204,6 +204,12 @@ Result<std::int64_t> PostgresStore::PurgeSigningKeys(std::int64_t retired_before
   });
 }
 
+Result<bool> PostgresStore::DeleteSigningKey(const std::string& kid) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec("DELETE FROM oauth_signing_keys WHERE kid = $1", {P(kid)}).Affected() == 1;
+  });
+}
+
 Result<void> PostgresStore::PutGrant(const std::string& org_id, const std::string& token_id,
                                      const std::string& agent_id,
                                      const std::vector<std::string>& permissions) {

@@ -250,7 +250,13 @@ class SqliteTurnRows final : public TurnRowWriter {
           .Bind(run.id, run.org_id, run.env, run.agent_id, run.token_id, run.conversation_id,
                 run.created_at_ms, run.started_at_ms, run.paused_json, run.expires_at_ms)
           .Run();
-      return c_.Changes() == 1;
+      if (c_.Changes() != 1) return false;
+      for (const auto& e : pause.events) {
+        c_.Prepare("INSERT INTO run_events(run_id, seq, type, data) VALUES (?, ?, ?, ?)")
+            .Bind(run.id, e.seq, e.type, e.data)
+            .Run();
+      }
+      return true;
     }
     c_.Prepare(
           "UPDATE runs SET status = 'requires_action', paused = ?, expires_at_ms = ?, server_id = "

@@ -199,6 +199,13 @@ Result<std::int64_t> SqliteStore::PurgeSigningKeys(std::int64_t retired_before_m
   });
 }
 
+Result<bool> SqliteStore::DeleteSigningKey(const std::string& kid) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    c.Prepare("DELETE FROM oauth_signing_keys WHERE kid = ?").Bind(kid).Run();
+    return c.Changes() == 1;
+  });
+}
+
 Result<void> SqliteStore::PutGrant(const std::string& org_id, const std::string& token_id,
                                    const std::string& agent_id,
                                    const std::vector<std::string>& permissions) {

@@ -55,4 +55,19 @@ std::optional<ApiKeyParts> UnwrapApiKey(std::string_view key) {
                      std::string(token)};
 }
 
+std::optional<std::string_view> BearerCredential(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer";
+  if (authorization.size() <= kScheme.size() || authorization[kScheme.size()] != ' ')
+    return std::nullopt;
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {
+    const char c = authorization[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != kScheme[i])
+      return std::nullopt;
+  }
+  std::string_view credential = authorization.substr(kScheme.size());
+  while (!credential.empty() && credential.front() == ' ') credential.remove_prefix(1);
+  if (credential.empty()) return std::nullopt;
+  return credential;
+}
+
 }  // namespace agentgate

@@ -30,4 +30,9 @@ std::string WrapApiKey(const ApiKeyParts& parts);
 // nullopt for anything not shaped like a key; the token inside is judged as any token.
 std::optional<ApiKeyParts> UnwrapApiKey(std::string_view key);
 
+// The credential of an `Authorization` header in the Bearer scheme, whose name is matched without
+// regard to case (RFC 9110 §11.1: "bearer", "BEARER"), after one or more spaces; nullopt for
+// another scheme or no credential.
+std::optional<std::string_view> BearerCredential(std::string_view authorization);
+
 }  // namespace agentgate

@@ -40,4 +40,14 @@ TEST(ApiKey, WrapsATokenWithItsOrganizationAndEnvironmentAndUnwrapsAtTheFirstTwo
     EXPECT_FALSE(UnwrapApiKey(bad)) << bad;
 }
 
+TEST(BearerCredential, TheSchemeIsMatchedWithoutRegardToCase) {
+  EXPECT_EQ(BearerCredential("Bearer abc"), "abc");
+  EXPECT_EQ(BearerCredential("bearer abc"), "abc");
+  EXPECT_EQ(BearerCredential("BEARER  abc"), "abc");
+  EXPECT_FALSE(BearerCredential("Bearer "));
+  EXPECT_FALSE(BearerCredential("Bearerabc"));
+  EXPECT_FALSE(BearerCredential("Basic abc"));
+  EXPECT_FALSE(BearerCredential(""));
+}
+
 }  // namespace agentgate

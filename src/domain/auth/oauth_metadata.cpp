@@ -56,15 +56,19 @@ std::string AuthorizationServerMetadata(std::string_view base) {
 }
 
 std::string BearerChallenge(std::string_view base, const std::optional<std::string>& refusal) {
-  std::string challenge =
-      "Bearer resource_metadata=\"" + std::string(base) + std::string(kResourceMetadataPath) + "\"";
+  // No base (no public_url, and a Host nobody vouches for): no URL to point at.
+  std::string challenge = "Bearer";
+  if (!base.empty())
+    challenge +=
+        " resource_metadata=\"" + std::string(base) + std::string(kResourceMetadataPath) + "\"";
   if (refusal) {
+    if (!base.empty()) challenge += ",";
     std::string quoted;
     for (char c : *refusal) {
       if (c == '"' || c == '\\') continue;  // a quoted-string may carry neither unescaped
       quoted += c;
     }
-    challenge += ", error=\"invalid_token\", error_description=\"" + quoted + "\"";
+    challenge += " error=\"invalid_token\", error_description=\"" + quoted + "\"";
   }
   return challenge;
 }

@@ -143,6 +143,10 @@ TEST(OAuthMetadata, TheDocumentsPointAtEachOtherAndTheChallengeAtTheResourcesDoc
   EXPECT_EQ(BearerChallenge("https://gw.example", std::string("it \"has\" expired")),
             "Bearer resource_metadata=\"https://gw.example/.well-known/oauth-protected-resource\", "
             "error=\"invalid_token\", error_description=\"it has expired\"");
+  // No base to point at (no public_url beyond loopback): the challenge names no metadata.
+  EXPECT_EQ(BearerChallenge("", std::nullopt), "Bearer");
+  EXPECT_EQ(BearerChallenge("", std::string("no")),
+            "Bearer error=\"invalid_token\", error_description=\"no\"");
 }
 
 }  // namespace agentgate::oauth

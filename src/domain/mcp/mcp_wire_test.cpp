@@ -1,4 +1,5 @@
 #include "domain/mcp/json_rpc.hpp"
+#include "domain/mcp/mcp_origin.hpp"
 #include "domain/mcp/mcp_tools.hpp"
 
 #include <gtest/gtest.h>
@@ -155,4 +156,19 @@ TEST(McpWire, RendersResultsForTheModel) {
 }
 
 }  // namespace
+TEST(McpOrigin, OnlyOurOwnLoopbackOrListedOriginsMayCall) {
+  const std::vector<std::string> listed = {"https://Console.Example.com"};
+  EXPECT_TRUE(OriginAllowed("https://gw.example.com", "https://gw.example.com/base", {}));
+  EXPECT_TRUE(OriginAllowed("HTTPS://GW.example.com", "https://gw.example.com", {}));
+  EXPECT_FALSE(OriginAllowed("https://gw.example.com:8443", "https://gw.example.com", {}));
+  EXPECT_TRUE(OriginAllowed("http://localhost:6274", "", {}));  // the MCP inspector, locally
+  EXPECT_TRUE(OriginAllowed("http://127.0.0.1:3000", "", {}));
+  EXPECT_TRUE(OriginAllowed("http://[::1]:3000", "", {}));
+  EXPECT_TRUE(OriginAllowed("https://console.example.com", "", listed));
+  EXPECT_FALSE(OriginAllowed("http://evil.example.com", "https://gw.example.com", listed));
+  EXPECT_FALSE(OriginAllowed("http://127.0.0.1.evil.example", "", {}));
+  EXPECT_FALSE(OriginAllowed("http://localhost.evil.example", "", {}));
+  EXPECT_FALSE(OriginAllowed("null", "https://gw.example.com", {}));
+}
+
 }  // namespace agentgate::mcp

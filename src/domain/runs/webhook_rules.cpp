@@ -47,11 +47,15 @@ bool IsPublicAddress(std::string_view ip) {
   if (starts({0x00, 0x64, 0xff, 0x9b}))
     return false;                                     // local-use NAT64 64:ff9b:1::/48 and the rest
   if (starts({0x20, 0x02})) return PublicV4(v6 + 2);  // 6to4 2002::/16
-  if ((v6[0] & 0xfe) == 0xfc) return false;           // unique local fc00::/7
-  if (v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80) return false;  // link-local fe80::/10
-  if (v6[0] == 0xfe && (v6[1] & 0xc0) == 0xc0) return false;  // site-local fec0::/10
-  if (v6[0] == 0xff) return false;                            // multicast
-  if (starts({0x20, 0x01, 0x0d, 0xb8})) return false;         // documentation
+  // Otherwise only global unicast (2000::/3), which leaves out unique local, link-local,
+  // site-local, multicast and discard-only (100::/64) addresses; and within it the special ranges
+  // (IANA's special-purpose registry).
+  if ((v6[0] & 0xe0) != 0x20) return false;
+  if (v6[0] == 0x20 && v6[1] == 0x01 && v6[2] < 0x02)
+    return false;  // IETF protocol assignments 2001::/23: Teredo 2001::/32, ORCHID 2001:10::/28,
+                   // ...
+  if (starts({0x20, 0x01, 0x0d, 0xb8})) return false;  // documentation 2001:db8::/32
+  if (v6[0] == 0x3f && v6[1] == 0xff && (v6[2] & 0xf0) == 0) return false;  // doc. 3fff::/20
   return true;
 }
 

@@ -39,6 +39,20 @@ TEST(WebhookRules, AnIpv6FormIsJudgedByTheIpv4AddressItCarriesOrAsPrivate) {
   EXPECT_TRUE(CheckUrl("https://[64:ff9b::8.8.8.8]/h", false));
 }
 
+// Only global unicast IPv6 is public, less the special ranges inside it (issue 72 §5).
+TEST(WebhookRules, Ipv6MustBeGlobalUnicastOutsideTheSpecialRanges) {
+  for (const char* ip : {"2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2",  // Teredo 2001::/32
+                         "2001:10::1", "2001:1f::1",                         // ORCHID 2001:10::/28
+                         "2001:20::1", "2001:1ff::1",  // the rest of 2001::/23
+                         "100::1", "100::ffff", "3fff::1", "3fff:fff::1", "4000::1", "1000::1"}) {
+    EXPECT_FALSE(IsPublicAddress(ip)) << ip;
+    EXPECT_FALSE(CheckUrl("https://[" + std::string(ip) + "]/h", false)) << ip;
+  }
+  for (const char* ip :
+       {"2001:200::1", "2001:4860:4860::8888", "2a00:1450:4001::1", "3ffe::1", "3fff:1000::1"})
+    EXPECT_TRUE(IsPublicAddress(ip)) << ip;
+}
+
 TEST(WebhookRules, AUrlIsHttpsToAPublicHostUnlessPrivateOnesAreAllowed) {
   EXPECT_TRUE(CheckUrl("https://hooks.example.com/agentgate?x=1", false));
   EXPECT_TRUE(CheckUrl("https://[2606:4700::1111]:8443/h", false));

@@ -1,6 +1,7 @@
 #include "adapters/http_server/handlers/admin_common.hpp"
 
 #include "crypto/crypto.hpp"
+#include "domain/auth/api_token.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
@@ -40,14 +41,13 @@ Result<void> RequireAdmin(const Request& request, const RouteDeps& deps) {
       return RequireConsoleSession(request, deps.console, *session_id);
     }
   }
-  constexpr std::string_view kBearer = "Bearer ";
-  if (!header || !header->starts_with(kBearer)) {
+  const auto presented = header ? BearerCredential(*header) : std::nullopt;
+  if (!presented) {
     return MakeError(ErrorCode::kUnauthenticated,
                      "an 'Authorization: Bearer <admin token>' header is required");
   }
   // Compare hashes: equal length, so the comparison time says nothing about the token.
-  if (!crypto::ConstantTimeEquals(crypto::Sha256(header->substr(kBearer.size())),
-                                  *deps.admin_token_hash)) {
+  if (!crypto::ConstantTimeEquals(crypto::Sha256(*presented), *deps.admin_token_hash)) {
     return MakeError(ErrorCode::kUnauthenticated, "the admin token was refused");
   }
   return {};

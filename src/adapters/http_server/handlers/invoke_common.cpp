@@ -16,11 +16,10 @@ CallerHeaders CallerHeadersOf(const Request& r) {
   CallerHeaders headers{get("fl-api-org"), get("fl-api-token"), get("fl-api-env"), false};
   // Without the fl-api headers, an API key in the Authorization header (docs/openai.md): the
   // credential an OpenAI SDK sends.
-  constexpr std::string_view kBearer = "Bearer ";
   const auto authorization = r.Header("authorization");
-  if (headers.org || headers.token || !authorization || !authorization->starts_with(kBearer))
-    return headers;
-  auto key = UnwrapApiKey(authorization->substr(kBearer.size()));
+  const auto bearer = authorization ? BearerCredential(*authorization) : std::nullopt;
+  if (headers.org || headers.token || !bearer) return headers;
+  auto key = UnwrapApiKey(*bearer);
   if (!key) {
     headers.unreadable_key = true;
     return headers;

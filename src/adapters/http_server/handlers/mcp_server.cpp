@@ -13,6 +13,7 @@
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
+#include "domain/mcp/mcp_origin.hpp"
 #include "runtime/runs/turn_observer.hpp"
 #include "runtime/tracer.hpp"
 #include "runtime/turn_cancel.hpp"
@@ -296,6 +297,17 @@ asio::awaitable<Response> ListTools(RouteDeps& deps, const Caller& caller,
 }
 
 asio::awaitable<Response> Serve(RouteDeps& deps, RunningCalls& running, Request& r) {
+  // A web page of another origin must not reach a local or internal server through its user's
+  // browser (DNS rebinding): refused before any credential is looked at.
+  if (const auto origin = r.Header("origin");
+      origin && !mcp::OriginAllowed(*origin, deps.public_url, deps.allowed_origins)) {
+    co_return RpcResponse(
+        403, mcp::ErrorBody(nullptr, mcp::RpcError{mcp::kInvalidRequest,
+                                                   "Origin '" + std::string(*origin) +
+                                                       "' may not call this server ([server] "
+                                                       "public_url, allowed_origins)",
+                                                   nullptr}));
+  }
   auto admitted = co_await AdmitMcpCaller(deps, r);
   if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
   const auto* caller = &std::get<Caller>(admitted);

@@ -3,6 +3,7 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/authorization_server.hpp"
+#include "domain/auth/api_token.hpp"
 #include "domain/auth/oauth_metadata.hpp"
 
 #include <algorithm>
@@ -23,23 +24,27 @@ bool PlainHost(std::string_view host) {
 
 }  // namespace
 
-std::string OAuthBase(const RouteDeps& deps, const Request& r) {
+std::optional<std::string> OAuthBase(const RouteDeps& deps, const Request& r) {
   if (!deps.public_url.empty()) return deps.public_url;
+  if (!deps.loopback_only) return std::nullopt;
   const auto host = r.Header("host");
   return "http://" + std::string(host && PlainHost(*host) ? *host : "localhost");
 }
 
 asio::awaitable<std::variant<Caller, Response>> AdmitMcpCaller(RouteDeps& deps, Request& r) {
-  constexpr std::string_view kBearer = "Bearer ";
   const CallerHeaders headers = CallerHeadersOf(r);
   const auto authorization = r.Header("authorization");
-  const std::string base = OAuthBase(deps, r);
+  const std::string base = OAuthBase(deps, r).value_or("");
   // A Bearer credential that is not an API key is one of our access tokens, or nothing. Two
   // statements, not a conditional of two co_awaits (which GCC 12 miscompiles).
   Result<Caller> caller = Error(ErrorCode::kUnauthenticated, "");
   if (headers.unreadable_key) {
-    std::string presented(authorization->substr(kBearer.size()));
-    caller = co_await deps.oauth.Admit(std::move(presented), base);
+    std::string presented(BearerCredential(*authorization).value_or(""));
+    if (base.empty()) {
+      caller = Error(ErrorCode::kUnauthenticated, kNoPublicUrl);
+    } else {
+      caller = co_await deps.oauth.Admit(std::move(presented), base);
+    }
   } else {
     caller = co_await Authenticate(deps.tenants, headers);
   }
@@ -48,7 +53,7 @@ asio::awaitable<std::variant<Caller, Response>> AdmitMcpCaller(RouteDeps& deps, 
   if (refused.status == 401) {
     // invalid_token only for a Bearer credential; a bare challenge for none or the fl-api ones.
     std::optional<std::string> why;
-    if (authorization && authorization->starts_with(kBearer)) why = caller.error().message;
+    if (authorization && BearerCredential(*authorization)) why = caller.error().message;
     refused.headers.emplace_back("WWW-Authenticate", oauth::BearerChallenge(base, why));
   }
   co_return refused;

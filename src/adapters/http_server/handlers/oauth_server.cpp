@@ -71,7 +71,9 @@ json::object SigningKeyJson(const SigningKeyRecord& key) {
 
 void AddOAuthServerRoutes(Router& router, RouteDeps& deps) {
   const auto resource_metadata = [&deps](Request& r) -> asio::awaitable<Response> {
-    co_return Document(oauth::ProtectedResourceMetadata(OAuthBase(deps, r)));
+    const auto base = OAuthBase(deps, r);
+    if (!base) co_return ErrorResponse(Error(ErrorCode::kUnavailable, kNoPublicUrl));
+    co_return Document(oauth::ProtectedResourceMetadata(*base));
   };
   // RFC 9728 §3.1: the document of resource /mcp is found by inserting the well-known path before
   // the resource's; the bare one serves clients that look only there.
@@ -80,7 +82,9 @@ void AddOAuthServerRoutes(Router& router, RouteDeps& deps) {
              resource_metadata);
   router.Add("GET", std::string(oauth::kServerMetadataPath),
              [&deps](Request& r) -> asio::awaitable<Response> {
-               co_return Document(oauth::AuthorizationServerMetadata(OAuthBase(deps, r)));
+               const auto base = OAuthBase(deps, r);
+               if (!base) co_return ErrorResponse(Error(ErrorCode::kUnavailable, kNoPublicUrl));
+               co_return Document(oauth::AuthorizationServerMetadata(*base));
              });
 
   router.Add(
@@ -89,12 +93,17 @@ void AddOAuthServerRoutes(Router& router, RouteDeps& deps) {
           co_return OAuthErrorResponse(oauth::OAuthError{
               413, "invalid_request", "the token request's body is larger than 8 KiB", false});
         }
+        const auto base = OAuthBase(deps, r);
+        if (!base) {
+          co_return OAuthErrorResponse(
+              oauth::OAuthError{503, "temporarily_unavailable", kNoPublicUrl, false});
+        }
         auto read =
             oauth::ReadTokenRequest(r.Header("content-type"), r.body, ClientAuthorizationOf(r));
         if (auto* refused = std::get_if<oauth::OAuthError>(&read))
           co_return OAuthErrorResponse(*refused);
-        auto issued = co_await deps.oauth.IssueToken(std::move(std::get<oauth::TokenRequest>(read)),
-                                                     OAuthBase(deps, r));
+        auto issued =
+            co_await deps.oauth.IssueToken(std::move(std::get<oauth::TokenRequest>(read)), *base);
         if (auto* refused = std::get_if<oauth::OAuthError>(&issued))
           co_return OAuthErrorResponse(*refused);
         const auto& token = std::get<IssuedAccessToken>(issued);
@@ -146,6 +155,12 @@ void AddOAuthServerRoutes(Router& router, RouteDeps& deps) {
                AG_CO_TRY(const auto key, co_await deps.oauth.RotateSigningKey());
                co_return JsonResponse(201, SigningKeyJson(key));
              }));
+  router.Add(
+      "POST", "/admin/v1/oauth/signing-keys/{kid}/revoke",
+      AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
+        AG_CO_TRYV(co_await deps.oauth.RevokeSigningKey(std::string(r.Param("kid"))));
+        co_return JsonResponse(200, json::object{{"kid", r.Param("kid")}, {"revoked", true}});
+      }));
 }
 
 }  // namespace agentgate::http

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace agentgate::http {
 
@@ -37,6 +38,10 @@ struct RouteDeps {
   std::function<bool()> draining;
   const Tracer* tracer = nullptr;  // handlers' own spans (MCP's); none: tracing off
   std::string public_url = {};     // [server] public_url: absolute URLs start with it ("": none)
+  std::vector<std::string> allowed_origins =
+      {};  // [server] allowed_origins: /mcp's browser callers
+  // Every listener is on loopback: without a public_url, a request's Host may name the server.
+  bool loopback_only = true;
 };
 
 void AddOperatorRoutes(Router& router, RouteDeps& deps);
