@@ -20,4 +20,9 @@ rm "$tree/src/domain/agent/loop_probe.hpp"
 bash "$here/check-architecture.sh" "$tree" >/dev/null
 echo '#include "adapters/store_sqlite/sqlite_db.hpp"' >"$tree/src/domain/agent/layer_probe.hpp"
 expect_failure "the domain including an adapter"
+rm "$tree/src/domain/agent/layer_probe.hpp"
+cp -r "$here/../src/app" "$tree/src/app"
+bash "$here/check-architecture.sh" "$tree" >/dev/null
+echo '#include "app/runs/runs.hpp"' >"$tree/src/app/turn/loop_probe.hpp"
+expect_failure "a folder loop in src/app"
 echo "check-architecture: catches loops and layer breaks"

@@ -22,19 +22,28 @@ check src/runtime '#include [<"](boost/beast|libpq|sqlite3|adapters/|app/)' \
   "include Beast, database drivers, adapters or use cases"
 check src/app '#include [<"](boost/beast|libpq|sqlite3|adapters/)' "include Beast, database drivers or adapters"
 check src/app 'std::chrono::(steady|system)_clock::now' "read the clock directly (use the Clock port)"
-# Inside the domain, folders depend one way too: no loop (agent -> runs -> agent), however long.
-domain_edges() {
+# Inside the domain and inside app, folders depend one way too: no loop (agent -> runs -> agent),
+# however long.
+folder_edges() {  # layer: its folders as nodes, each include of a sibling folder as an edge
   local folder name
-  for folder in src/domain/*/; do
+  for folder in "src/$1"/*/; do
+    [ -d "$folder" ] || continue
     name=$(basename "$folder")
     echo "$name $name"  # every folder is a node, even one that includes no other
-    grep -rhoE '#include "domain/[a-z_]+/' "$folder" --include='*.cpp' --include='*.hpp' |
-      sed -E 's#.*domain/([a-z_]+)/#\1#' | sort -u | grep -vx "$name" | sed "s#^#$name #"
+    grep -rhoE "#include \"$1/[a-z_]+/" "$folder" --include='*.cpp' --include='*.hpp' |
+      sed -E "s#.*$1/([a-z_]+)/#\\1#" | sort -u | grep -vx "$name" | sed "s#^#$name #"
   done
 }
-if ! loop=$(domain_edges | tsort 2>&1 >/dev/null) || [ -n "$loop" ]; then
-  echo "architecture: the folders of src/domain must not include each other in a loop:"
-  echo "$loop"
+for layer in domain app; do
+  if ! loop=$(folder_edges "$layer" | tsort 2>&1 >/dev/null) || [ -n "$loop" ]; then
+    echo "architecture: the folders of src/$layer must not include each other in a loop:"
+    echo "$loop"
+    status=1
+  fi
+done
+# app holds its capabilities in folders: at most 12 files at its top level.
+if [ -d src/app ] && [ "$(find src/app -maxdepth 1 -type f | wc -l)" -gt 12 ]; then
+  echo "architecture: src/app has more than 12 files at its top level: put them in a capability's folder"
   status=1
 fi
 [ $status -eq 0 ] && echo "architecture: ok"

@@ -2,7 +2,7 @@
 // What `make run` prints of the demo organization it provisioned, and where it keeps the
 // credentials so later runs print them again.
 
-#include "app/demo_provisioning.hpp"
+#include "app/admin/demo_provisioning.hpp"
 #include "config/config.hpp"
 
 #include <optional>

@@ -2,8 +2,8 @@
 // What the use-case tests share: in-process fakes of the model, HTTP and MCP ports and of the
 // clock, and an InvokeAgent over a real SQLite store (the embedded store is a file; nothing of the
 // store is faked), with one organization, environment, agent, token and grant.
-#include "app/invoke_agent.hpp"
-#include "app/metadata_gateway.hpp"
+#include "app/gateway/metadata_gateway.hpp"
+#include "app/turn/invoke_agent.hpp"
 #include "observability/log.hpp"
 #include "store/store_backends.hpp"
 #include "support/manual_clock.hpp"

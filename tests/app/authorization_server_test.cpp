@@ -1,6 +1,6 @@
 // The built-in authorization server's use case (app/authorization_server) on a real SQLite store:
 // what a token acts as, the key made once and rotated, and the bound on what it remembers.
-#include "app/authorization_server.hpp"
+#include "app/access/authorization_server.hpp"
 
 #include "domain/auth/access_token.hpp"
 #include "store/store_backends.hpp"

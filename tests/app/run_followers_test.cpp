@@ -2,8 +2,8 @@
 // costs the store (one watch per run however many follow it, woken by the run's own events once it
 // runs here), and the streams' limits and right to go on (StreamRoster).
 #include "adapters/store_common/statement_count.hpp"
+#include "app/runs/stream_roster.hpp"
 #include "app/runs_fixture.hpp"
-#include "app/stream_roster.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

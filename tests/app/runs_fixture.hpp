@@ -3,7 +3,7 @@
 // over the same InvokeAgent as the plain call (app_fixture.hpp), one event loop, a real SQLite
 // store.
 #include "app/app_fixture.hpp"
-#include "app/runs.hpp"
+#include "app/runs/runs.hpp"
 
 #include <chrono>
 #include <optional>

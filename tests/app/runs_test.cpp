@@ -1,10 +1,10 @@
 // Background and streamed runs (docs/runs.md) at the level of the use cases: Runs and its
 // RunWorker over the same InvokeAgent as the plain call (app_fixture.hpp), one event loop, a real
 // SQLite store. Each test states one rule of a run.
-#include "app/runs.hpp"
+#include "app/runs/runs.hpp"
 #include "adapters/store_sqlite/sqlite_db.hpp"
-#include "app/invoke_body.hpp"
 #include "app/runs_fixture.hpp"
+#include "app/turn/invoke_body.hpp"
 #include "domain/json_text.hpp"
 #include "runtime/runs/run_recorder.hpp"
 

@@ -1,7 +1,7 @@
 // The maintenance loop against each real store (SQLite, PostgreSQL): stranded spend reservations
 // are released (recent ones kept), expired idempotency keys purged, and old gateway counts, turns,
 // idle conversations, facts and ended runs purged, each by its own retention.
-#include "app/maintenance.hpp"
+#include "app/admin/maintenance.hpp"
 #include "store/store_backends.hpp"
 #include "support/manual_clock.hpp"
 

@@ -1,6 +1,6 @@
 // The MCP client and its tool-list cache against a real MCP endpoint on loopback: our own HTTP
 // server answering the 2026-07-28 wire format (a JSON body per request, or an SSE stream).
-#include "app/mcp_toolbox.hpp"
+#include "app/turn/mcp_toolbox.hpp"
 #include "adapters/http_client/http_client.hpp"
 #include "adapters/http_server/server.hpp"
 #include "adapters/mcp_client/mcp_client.hpp"

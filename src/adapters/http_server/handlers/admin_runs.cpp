@@ -4,7 +4,7 @@
 #include "adapters/http_server/handlers/admin_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "app/run_body.hpp"
+#include "app/runs/run_body.hpp"
 #include "domain/runs/paused_turn.hpp"
 
 #include <boost/json/array.hpp>

@@ -1,13 +1,13 @@
 // POST /api/agents/{agent_id}/invoke: the Daemon over HTTP. Decode, run the use case, render. A
 // body with "background": true queues a run instead, and one asking for a stream (Accept:
 // text/event-stream, or "stream": true) is answered with the run's events (docs/runs.md).
-#include "app/invoke_agent.hpp"
+#include "app/turn/invoke_agent.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "app/idempotency.hpp"
-#include "app/invoke_body.hpp"
-#include "app/run_body.hpp"
+#include "app/runs/run_body.hpp"
+#include "app/turn/idempotency.hpp"
+#include "app/turn/invoke_body.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"

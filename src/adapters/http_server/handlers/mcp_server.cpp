@@ -9,7 +9,7 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/handlers/oauth_common.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "app/invoke_body.hpp"
+#include "app/turn/invoke_body.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"

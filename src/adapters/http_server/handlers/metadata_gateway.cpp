@@ -2,7 +2,7 @@
 // call (400 INVALID_REQUEST, before anything is sent), authorize it on the environment (403 FL07),
 // forward, answer the envelope. Whenever the platform answered, the gateway's own status is 200
 // and the envelope carries the platform's.
-#include "app/metadata_gateway.hpp"
+#include "app/gateway/metadata_gateway.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "app/authorization_server.hpp"
+#include "app/access/authorization_server.hpp"
 #include "domain/auth/api_token.hpp"
 #include "domain/auth/oauth_metadata.hpp"
 

@@ -4,7 +4,7 @@
 // signing-key list and rotation are here too.
 #include "adapters/http_server/handlers/admin_common.hpp"
 #include "adapters/http_server/handlers/oauth_common.hpp"
-#include "app/authorization_server.hpp"
+#include "app/access/authorization_server.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/auth/oauth_metadata.hpp"
 #include "domain/json_text.hpp"

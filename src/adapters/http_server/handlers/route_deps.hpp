@@ -3,12 +3,12 @@
 // and back; they never touch a store directly except through the app layer.
 
 #include "adapters/http_server/router.hpp"
-#include "app/admin_service.hpp"
-#include "app/authorization_server.hpp"
-#include "app/console_sessions.hpp"
-#include "app/invoke_agent.hpp"
-#include "app/metadata_gateway.hpp"
-#include "app/runs.hpp"
+#include "app/access/authorization_server.hpp"
+#include "app/access/console_sessions.hpp"
+#include "app/admin/admin_service.hpp"
+#include "app/gateway/metadata_gateway.hpp"
+#include "app/runs/runs.hpp"
+#include "app/turn/invoke_agent.hpp"
 #include "observability/metrics.hpp"
 #include "runtime/gateway_call_tally.hpp"
 #include "runtime/store_runner.hpp"

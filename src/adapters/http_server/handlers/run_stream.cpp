@@ -2,8 +2,8 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 
 #include "adapters/http_server/responses.hpp"
-#include "app/invoke_body.hpp"
-#include "app/run_body.hpp"
+#include "app/runs/run_body.hpp"
+#include "app/turn/invoke_body.hpp"
 
 #include "domain/json_text.hpp"
 #include "domain/runs/run_events.hpp"

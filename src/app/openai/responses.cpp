@@ -1,0 +1,163 @@
+#include "app/openai/responses.hpp"
+
+#include "domain/openai/response_request.hpp"
+#include "domain/runs/paused_turn.hpp"
+
+#include <boost/json/parse.hpp>
+
+namespace agentgate {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+json::object ParsedObject(const std::string& text) {
+  boost::system::error_code ec;
+  auto value = json::parse(text, ec);
+  if (ec || !value.is_object()) return {};
+  return std::move(value.as_object());
+}
+
+Error NoSuchResponse(std::string_view field, const std::string& response_id) {
+  return Error(ErrorCode::kNotFound,
+               "field '" + std::string(field) + "': no response '" + response_id +
+                   "' in this environment (a plain response is kept to be continued, a background "
+                   "or streamed one also to be read)");
+}
+
+// A paused run's answer so far, as an invoke body: what waits, and what it cost.
+json::object PausedAnswer(const RunRecord& run) {
+  json::object body{
+      {"response", ""},
+      {"blocked", false},
+      {"conversation_id",
+       run.conversation_id.empty() ? json::value(nullptr) : json::value(run.conversation_id)},
+      {"terminated_reason", "approval_required"},
+      {"run_id", run.id}};
+  if (auto paused = ParsePausedTurn(run.paused_json)) {
+    body["usage"] = json::object{{"input_tokens", paused->usage.input_tokens},
+                                 {"output_tokens", paused->usage.output_tokens},
+                                 {"cost_usd", paused->cost_usd},
+                                 {"model_calls", paused->model_calls}};
+    body["pending_actions"] = PendingActionsJson(*paused);
+  }
+  return body;
+}
+
+openai::ResponseHeader HeaderOfRun(const RunRecord& run, const std::string& response_id) {
+  openai::ResponseHeader header;
+  header.id = response_id;
+  header.model = run.agent_id;
+  header.created_at = run.created_at_ms / 1000;
+  return header;
+}
+
+}  // namespace
+
+json::object ResponseOfRun(const RunRecord& run, const openai::ResponseHeader& header) {
+  switch (run.status) {
+    case RunStatus::kQueued:
+      return openai::UnansweredResponse(header, "queued");
+    case RunStatus::kRunning:
+      return openai::UnansweredResponse(header, "in_progress");
+    case RunStatus::kRequiresAction:
+      return openai::AnsweredResponse(header, PausedAnswer(run));
+    case RunStatus::kCompleted:
+      return openai::AnsweredResponse(header, ParsedObject(run.result_json));
+    case RunStatus::kCanceled:
+      return openai::UnansweredResponse(header, "cancelled");
+    case RunStatus::kFailed:
+      break;
+  }
+  const json::object stored = ParsedObject(run.error_json);
+  json::object error{{"code", stored.contains("code") ? stored.at("code") : json::value("failed")},
+                     {"message", stored.contains("message") ? stored.at("message") : ""}};
+  return openai::UnansweredResponse(header, "failed", &error);
+}
+
+asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Runs& runs,
+                                                         const Caller& caller,
+                                                         const std::string& response_id) {
+  const auto hex = ResponseIdHex(response_id);
+  if (!hex) co_return NoSuchResponse("previous_response_id", response_id);
+  const std::string turn_id = "turn_" + *hex;
+  AG_CO_TRY(const auto turn, co_await store.Run([&](Store& s) { return s.GetTurn(turn_id); }));
+  if (!turn) {
+    // Not answered yet, or none: its run, if it has one, says which.
+    auto run = co_await runs.Get(caller, "run_" + *hex);
+    if (!run) {
+      // Refused for any reason of the caller's (none, another's, no grant on its agent): no such
+      // response, naming nothing of what was found.
+      const ErrorCode code = run.error().code;
+      if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal) co_return run.error();
+      co_return NoSuchResponse("previous_response_id", response_id);
+    }
+    if (run->status == RunStatus::kRequiresAction) {
+      co_return Error(
+          ErrorCode::kConflict,
+          "field 'previous_response_id': that response is paused for approval: decide its "
+          "run " +
+              run->id + " (POST /api/runs/" + run->id + "/approvals), then continue from it");
+    }
+    if (!HasEnded(run->status)) {
+      co_return Error(
+          ErrorCode::kConflict,
+          "field 'previous_response_id': that response has not completed yet (read it at "
+          "GET /v1/responses/" +
+              response_id + ")");
+    }
+    co_return Error(
+        ErrorCode::kNotFound,
+        "field 'previous_response_id': that response " +
+            std::string(run->status == RunStatus::kFailed ? "failed" : "was cancelled") +
+            ", and nothing of it was stored");
+  }
+  if (turn->org_id != caller.org_id || turn->env != caller.env)
+    co_return NoSuchResponse("previous_response_id", response_id);
+  if (turn->conversation_id.empty()) {
+    co_return InvalidField("previous_response_id",
+                           "that response was not stored (\"store\": false): it has no "
+                           "conversation to continue");
+  }
+  AG_CO_TRY(const auto last,
+            co_await store.Run([&](Store& s) { return s.LastMessageTurn(turn->conversation_id); }));
+  if (last != turn_id) {
+    co_return Error(
+        ErrorCode::kResponseNotLatest,
+        "field 'previous_response_id': the conversation has moved on from that response; "
+        "continue from its latest response");
+  }
+  co_return ContinuedResponse{turn->conversation_id, turn_id};
+}
+
+namespace {
+
+// The response of the run `use` (Runs::Get or Runs::Cancel) answers for its id.
+using RunUse = asio::awaitable<Result<RunRecord>> (Runs::*)(const Caller&, const std::string&);
+asio::awaitable<Result<json::object>> OnRun(Runs& runs, RunUse use, const Caller& caller,
+                                            const std::string& response_id) {
+  const auto hex = ResponseIdHex(response_id);
+  if (!hex) co_return NoSuchResponse("response_id", response_id);
+  auto run = co_await (runs.*use)(caller, "run_" + *hex);
+  if (!run) {
+    if (run.error().code == ErrorCode::kRunNotFound)
+      co_return NoSuchResponse("response_id", response_id);
+    co_return run.error();
+  }
+  co_return ResponseOfRun(*run, HeaderOfRun(*run, response_id));
+}
+
+}  // namespace
+
+asio::awaitable<Result<json::object>> ReadResponse(Runs& runs, const Caller& caller,
+                                                   const std::string& response_id) {
+  return OnRun(runs, &Runs::Get, caller, response_id);
+}
+
+asio::awaitable<Result<json::object>> CancelResponse(Runs& runs, const Caller& caller,
+                                                     const std::string& response_id) {
+  return OnRun(runs, &Runs::Cancel, caller, response_id);
+}
+
+}  // namespace agentgate

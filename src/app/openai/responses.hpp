@@ -1,0 +1,45 @@
+#pragma once
+// The Responses API's reads (docs/openai.md, "Responses"): the conversation a previous response
+// continues, and a response read back from the run it ran as. A response id is "resp_<hex>"
+// (openai/response_request): its answering turn is "turn_<hex>", its run, when it has one,
+// "run_<hex>".
+
+#include "app/runs/runs.hpp"
+#include "domain/openai/response_shape.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <string>
+
+namespace agentgate {
+
+// Where a call continuing from a response goes on: the response's conversation, and the turn
+// whose reply must still be its last (InvokeRequest::after_turn_id).
+struct ContinuedResponse {
+  std::string conversation_id;
+  std::string turn_id;
+};
+
+// 404 not_found for no response of the caller's organization and environment, 400 for one not
+// stored, 409 conflict for one whose run has not answered (queued, running, paused), 409
+// previous_response_not_latest for one its conversation has moved on from. Looked at again once
+// the turn holds its place on the conversation (app/turn_prepare), so two calls continuing from
+// one response cannot both run.
+boost::asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Runs& runs,
+                                                                const Caller& caller,
+                                                                const std::string& response_id);
+
+// A response read back (GET /v1/responses/{id}) from the run it ran as (a background or streamed
+// response; a plain one has no run and is not kept to be read), as Runs::Get reads runs: 404
+// not_found for none the caller may read.
+boost::asio::awaitable<Result<boost::json::object>> ReadResponse(Runs& runs, const Caller& caller,
+                                                                 const std::string& response_id);
+// Cancels it as Runs::Cancel cancels its run (409 run_ended for one that answered), and reads it.
+boost::asio::awaitable<Result<boost::json::object>> CancelResponse(Runs& runs, const Caller& caller,
+                                                                   const std::string& response_id);
+
+// The Response a run's record makes: queued, in_progress, completed or incomplete (its answer, or
+// what waits for approval), failed (its error), cancelled.
+boost::json::object ResponseOfRun(const RunRecord& run, const openai::ResponseHeader& header);
+
+}  // namespace agentgate

@@ -1,0 +1,66 @@
+#pragma once
+// Runs the tools a model asked for: search over trusted resources, remember (shared memory),
+// the operator's http tools (only their configured URL is ever called), the tools of the agent's
+// MCP servers, and crm_metadata.
+// Tool failures are told to the model as text; they never end the turn.
+
+#include "app/gateway/metadata_gateway.hpp"
+#include "app/turn/agent_catalog.hpp"
+#include "app/turn/mcp_toolbox.hpp"
+#include "domain/agent/turn.hpp"
+#include "ports/clock.hpp"
+#include "ports/http_caller.hpp"
+#include "runtime/tracer.hpp"
+
+#include <chrono>
+
+namespace agentgate {
+
+struct ToolContext {
+  const LoadedAgent& agent;
+  MemoryScope memory_scope;
+  SteadyTime deadline;                      // the turn's soft deadline (on the Clock's steady time)
+  std::vector<RememberedFact>* remembered;  // `remember` adds here; the turn's commit saves
+  const McpTurnTools* mcp_tools;            // this turn's tools of MCP servers
+};
+
+class ToolRunner {
+ public:
+  ToolRunner(StoreRunner& store, HttpCaller& http, const Clock& clock, MetadataGateway& gateway,
+             McpToolbox& mcp, ToolHeaders& headers)
+      : store_(store),
+        http_(http),
+        clock_(clock),
+        gateway_(gateway),
+        mcp_(mcp),
+        headers_(headers) {}
+
+  // `trace`: the tool call's span when tracing is on (none when off): an http tool is sent its
+  // traceparent; an MCP server's and the CRM gateway's spans go under it. A call that needs a
+  // person's approval runs only when `approved` (the turn pauses for it first); unapproved, it is
+  // refused and never made.
+  boost::asio::awaitable<ToolResult> Run(const ToolCall& call, const ToolContext& context,
+                                         const SpanContext* trace, bool approved);
+
+  // Whether the call waits for a person's approval before it runs (docs/daemon.md, Tool
+  // approvals): its tool's `approval` says so, for this call.
+  bool NeedsApproval(const ToolCall& call, const ToolContext& context) const;
+
+  static constexpr std::size_t kMaxToolResponseBytes = 64 * 1024;
+  static constexpr std::size_t kMaxResultChars = 8000;
+
+ private:
+  boost::asio::awaitable<std::string> CallHttpTool(const HttpTool& tool,
+                                                   const std::string& arguments,
+                                                   const ToolContext& context,
+                                                   const SpanContext* trace);
+
+  StoreRunner& store_;
+  HttpCaller& http_;
+  const Clock& clock_;
+  MetadataGateway& gateway_;
+  McpToolbox& mcp_;
+  ToolHeaders& headers_;
+};
+
+}  // namespace agentgate
