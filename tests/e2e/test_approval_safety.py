@@ -215,17 +215,15 @@ def test_escaped_arguments_end_a_streamed_run_blocked(start_server, llm, tools):
 
 
 def test_escaped_arguments_end_an_openai_chat_completion_blocked(start_server, llm, tools):
-    from test_openai_api import new_key
+    from test_openai_api import new_key, sdk
     tenant = start(start_server, llm)
     guarded(tenant, tools)
     key = new_key(tenant, agents=("guarded",))
     for raw, decoded in ESCAPED:
         push_escaped(llm, raw)
-        status, _, completion = tenant.server.request(
-            "POST", "/v1/chat/completions",
-            {"model": "guarded", "messages": [{"role": "user", "content": "refund my last order"}]},
-            {"authorization": f"Bearer {key}", "content-type": "application/json"})
-        assert status == 200, completion
+        # Through the official openai SDK's chat.completions.create, as a user's client calls.
+        completion = sdk(tenant, key, "chat", model="guarded",
+                         messages=[{"role": "user", "content": "refund my last order"}])["result"]
         choice = completion["choices"][0]
         assert choice["finish_reason"] == "content_filter" and choice["message"]["content"] == PLACEHOLDER, completion
         assert "pending_actions" not in completion["agentgate"], completion
