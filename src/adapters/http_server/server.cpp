@@ -2,9 +2,9 @@
 
 #include "adapters/http_server/chunk_writer.hpp"
 #include "adapters/http_server/connection_registry.hpp"
+#include "adapters/http_server/request_reader.hpp"
 #include "adapters/http_server/response_head.hpp"
 #include "adapters/http_server/responses.hpp"
-#include "crypto/crypto.hpp"
 #include "observability/log.hpp"
 #include "observability/metrics.hpp"
 #include "runtime/tracer.hpp"
@@ -19,9 +19,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 #include <sys/socket.h>
 
@@ -32,7 +29,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kTuple = kAsTuple;
 
@@ -47,15 +43,6 @@ asio::awaitable<void> PeerClosed(tcp::socket& socket) {
   co_await forever.async_wait(kTuple);
 }
 
-// What to do with the connection after one exchange.
-enum class Next { kKeepAlive, kClose, kDrainThenClose };
-
-constexpr std::size_t kMaxLingerBytes = 8 * 1024 * 1024;
-constexpr auto kLingerTime = std::chrono::seconds(2);
-// How long idle keep-alive connections stay open once draining began. A load balancer may have
-// written a request on a pooled connection already: it gets its answer with Connection: close
-// instead of a reset, which it could not retry for a POST.
-constexpr auto kDrainIdleGrace = std::chrono::seconds(1);
 // While the server is full, how often the accept loops look for a free slot, and how many idle
 // keep-alive connections each look closes to make one (as nginx reuses its idle connections).
 constexpr auto kFullRecheck = std::chrono::milliseconds(10);
@@ -63,33 +50,6 @@ constexpr std::size_t kReclaimPerCheck = 16;
 // A client between two requests of a busy keep-alive connection is idle only for an instant; it
 // is not reclaimed (it would meet a closed connection with its next request already written).
 constexpr auto kReclaimableAfter = std::chrono::seconds(1);
-
-bool IsValidRequestId(std::string_view id) {
-  if (id.empty() || id.size() > 128) return false;
-  for (char c : id) {
-    if (c <= 0x20 || c >= 0x7f) return false;
-  }
-  return true;
-}
-
-Request ToRequest(bhttp::request<bhttp::string_body>&& in, const std::string& remote) {
-  Request r;
-  r.method = std::string(in.method_string());
-  const std::string_view target = in.target();
-  const auto q = target.find('?');
-  r.path = std::string(target.substr(0, q));
-  if (q != std::string_view::npos) r.query = std::string(target.substr(q + 1));
-  for (const auto& field : in) {
-    std::string name(field.name_string());
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    r.headers.emplace_back(std::move(name), std::string(field.value()));
-  }
-  r.body = std::move(in.body());
-  r.remote_address = remote;
-  const auto id = r.Header("x-request-id");
-  r.request_id = id && IsValidRequestId(*id) ? std::string(*id) : crypto::RandomHex(8);
-  return r;
-}
 
 }  // namespace
 
@@ -110,16 +70,14 @@ struct Server::Impl {
   Metrics& metrics;
   ServerOptions options;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
-  std::atomic<bool> draining{false};
-  // When draining began; written before `draining` is set.
-  std::atomic<std::chrono::steady_clock::time_point> drain_began{};
+  DrainState drain;
   std::atomic<std::size_t> active_requests{0};
   asio::steady_timer drain_grace;
 
   ConnectionRegistry connections;
 
   // Closes the connections that wait for a request; busy ones close after their answer.
-  void CloseIdle() { connections.CloseIdle(SteadyTicks(drain_began.load())); }
+  void CloseIdle() { connections.CloseIdle(SteadyTicks(drain.began.load())); }
 
   // The server is full: closes a few kept-alive connections that wait for a next request, so a
   // new client gets a slot sooner (as nginx reuses its idle connections).
@@ -135,7 +93,7 @@ struct Server::Impl {
     asio::steady_timer pause(acceptor.get_executor());
     for (;;) {
       // At max_connections new clients wait in the listen backlog instead of taking descriptors.
-      while (connections.Size() >= options.max_connections && !draining) {
+      while (connections.Size() >= options.max_connections && !drain.draining) {
         ReclaimIdle();
         pause.expires_after(kFullRecheck);
         co_await pause.async_wait(kTuple);
@@ -144,7 +102,7 @@ struct Server::Impl {
       asio::io_context& loop = *loops[next_loop++ % loops.size()];
       auto [ec, socket] = co_await acceptor.async_accept(loop.get_executor(), kTuple);
       if (ec) {
-        if (draining || !acceptor.is_open()) co_return;
+        if (drain.draining || !acceptor.is_open()) co_return;
         // Out of descriptors and the like: back off instead of spinning.
         pause.expires_after(std::chrono::milliseconds(50));
         co_await pause.async_wait(kTuple);
@@ -187,125 +145,12 @@ struct Server::Impl {
     connections.Remove(id);
   }
 
-  // After answering a request early (413, 431, 400) its body may still be arriving; closing now
-  // would reset the connection before the client reads the answer. Half-close and discard input.
-  asio::awaitable<void> Linger(Connection& c) {
-    beast::error_code ignored;
-    c.stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    c.stream.expires_after(kLingerTime);
-    std::array<char, 16384> sink{};
-    std::size_t discarded = 0;
-    while (discarded < kMaxLingerBytes) {
-      auto [ec, n] = co_await c.stream.async_read_some(asio::buffer(sink), kTuple);
-      if (ec) break;
-      discarded += n;
-    }
-  }
-
-  // Waits for the first bytes of the connection's next request. A fresh connection owes its
-  // request within the header timeout; a kept-alive one may idle for idle_timeout, and while the
-  // server drains only for the drain grace, counted from when draining began or, if later, from
-  // the end of the keep-alive answer it waits after (a slow reader of a long answer still gets
-  // its next request answered with Connection: close). False when the connection should close.
-  asio::awaitable<bool> AwaitRequestStart(Connection& c, beast::flat_buffer& buffer, bool fresh) {
-    const auto now = std::chrono::steady_clock::now();
-    auto until = now + (fresh ? options.header_timeout : options.idle_timeout);
-    if (draining) {
-      until = std::min(until, std::max(drain_began.load(), now) + kDrainIdleGrace);
-    }
-    c.stream.expires_at(until);
-    c.idle_since = fresh ? 0 : SteadyTicks(now);
-    auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), kTuple);
-    c.idle_since = 0;
-    if (ec == beast::error::timeout) {
-      metrics.Add("agentgate_http_connections_closed_total",
-                  {{"reason", fresh ? "header_timeout" : "idle_timeout"}});
-    }
-    if (ec) co_return false;
-    buffer.commit(n);
-    co_return true;
-  }
-
-  // A request read whole, or what to do with the connection instead.
-  struct ReadRequest {
-    std::optional<Request> request;
-    Next otherwise = Next::kClose;
-    unsigned version = 11;
-    bool keep_alive = false;
-  };
-  static ReadRequest Otherwise(Next next) {
-    ReadRequest none;
-    none.otherwise = next;
-    return none;
-  }
-
-  asio::awaitable<ReadRequest> Read(Connection& c, beast::flat_buffer& buffer,
-                                    const std::string& remote, std::size_t served) {
-    const auto started_waiting = std::chrono::steady_clock::now();
-    if (buffer.size() == 0 && !co_await AwaitRequestStart(c, buffer, served == 0)) {
-      co_return Otherwise(Next::kClose);
-    }
-    // The whole header within header_timeout of its first byte (of the accept, for a fresh
-    // connection): a client dripping one byte at a time cannot hold a connection (slowloris).
-    const auto header_from = served == 0 ? started_waiting : std::chrono::steady_clock::now();
-    bhttp::request_parser<bhttp::string_body> parser;
-    parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
-    parser.body_limit(options.max_body_bytes);
-    c.stream.expires_at(header_from + options.header_timeout);
-    auto [header_ec, header_bytes] =
-        co_await bhttp::async_read_header(c.stream, buffer, parser, kTuple);
-    beast::error_code ec = header_ec;
-    if (header_ec == beast::error::timeout) {
-      metrics.Add("agentgate_http_connections_closed_total", {{"reason", "header_timeout"}});
-    }
-    if (!ec && !parser.is_done()) {
-      c.stream.expires_after(options.read_timeout);
-      auto [body_ec, body_bytes] = co_await bhttp::async_read(c.stream, buffer, parser, kTuple);
-      ec = body_ec;
-      if (body_ec == beast::error::timeout) {
-        metrics.Add("agentgate_http_connections_closed_total", {{"reason", "read_timeout"}});
-      }
-    }
-    // Errors before the request is whole are still in the shape of the route it was for.
-    const std::string target(parser.get().target());
-    if (ec == bhttp::error::body_limit) {
-      co_await WriteError(c, target,
-                          Error{ErrorCode::kPayloadTooLarge,
-                                "request body is larger than the server's max_body_bytes"});
-      co_return Otherwise(Next::kDrainThenClose);
-    }
-    if (ec == bhttp::error::header_limit) {
-      co_await WriteError(c, target,
-                          Error{ErrorCode::kHeadersTooLarge, "request headers are too large"});
-      co_return Otherwise(Next::kDrainThenClose);
-    }
-    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout ||
-        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
-        ec == asio::error::eof) {
-      co_return Otherwise(Next::kClose);
-    }
-    if (ec) {
-      co_await WriteError(
-          c, target, Error{ErrorCode::kInvalidRequest, "malformed HTTP request: " + ec.message()});
-      co_return Otherwise(Next::kDrainThenClose);
-    }
-
-    auto message = parser.release();
-    ReadRequest read;
-    read.version = message.version();
-    // The request cap makes long-lived clients reconnect now and then, so a balancer can spread
-    // them over servers again.
-    read.keep_alive =
-        message.keep_alive() && !draining && served + 1 < options.max_requests_per_connection;
-    read.request.emplace(ToRequest(std::move(message), remote));
-    co_return read;
-  }
-
   // Reads one request and writes its response; `served` requests came before it on this
   // connection. The read is a coroutine of its own: its parser is gone while the request runs.
   asio::awaitable<Next> ReadAndAnswer(Connection& c, beast::flat_buffer& buffer,
                                       const std::string& remote, std::size_t served) {
-    ReadRequest read = co_await Read(c, buffer, remote, served);
+    ReadRequest read = co_await ReadNextRequest(c, buffer, remote, served, options, drain, metrics);
+    if (read.answer) co_await WriteError(c, read.target, *read.answer);
     if (!read.request) co_return read.otherwise;
     Request& request = *read.request;
     c.busy = true;
@@ -339,7 +184,7 @@ struct Server::Impl {
     response.headers.emplace_back("X-Request-Id", request.request_id);
     // An HTTP/1.0 stream ends with its connection.
     const bool answered_keep_alive =
-        read.keep_alive && !draining && !(response.stream && read.version == 10);
+        read.keep_alive && !drain.draining && !(response.stream && read.version == 10);
     const bool written =
         response.stream ? co_await WriteStream(c, std::move(response), read.version,
                                                answered_keep_alive, span.context_ptr())
@@ -493,9 +338,9 @@ void Server::Start() {
 }
 
 void Server::BeginShutdown() {
-  if (impl_->draining) return;
-  impl_->drain_began = std::chrono::steady_clock::now();
-  if (impl_->draining.exchange(true)) return;
+  if (impl_->drain.draining) return;
+  impl_->drain.began = std::chrono::steady_clock::now();
+  if (impl_->drain.draining.exchange(true)) return;
   for (auto& acceptor : impl_->acceptors) {
     asio::post(acceptor->get_executor(), [a = acceptor.get()] {
       beast::error_code ignored;
@@ -509,7 +354,7 @@ void Server::BeginShutdown() {
 }
 
 bool Server::Draining() const {
-  return impl_->draining;
+  return impl_->drain.draining;
 }
 std::size_t Server::ActiveRequests() const {
   return impl_->active_requests;
