@@ -1,6 +1,7 @@
 #include "runtime/server_lease.hpp"
 
 #include "crypto/crypto.hpp"
+#include "domain/resource_ids.hpp"
 #include "observability/log.hpp"
 
 #include "observability/thread_name.hpp"
@@ -8,7 +9,10 @@
 namespace agentgate {
 
 ServerLease::ServerLease(StoreRunner& store, const Clock& clock, Options options)
-    : store_(store), clock_(clock), options_(options), id_("srv_" + crypto::RandomHex(8)) {}
+    : store_(store),
+      clock_(clock),
+      options_(options),
+      id_(ids::Make(ids::kServer, crypto::RandomHex(8))) {}
 
 void ServerLease::Post(Release release) {
   store_.Post([this, release = std::move(release)](Store& s) mutable {

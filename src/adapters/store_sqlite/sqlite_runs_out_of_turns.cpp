@@ -4,6 +4,7 @@
 #include "adapters/store_common/tab_fields.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 #include "domain/json_text.hpp"
+#include "domain/resource_ids.hpp"
 #include "observability/log.hpp"
 
 #include <array>
@@ -92,13 +93,13 @@ void MoveRunsOutOfTurns(sqlite::Connection& c) {
     const auto run = KeptRunOf(packed);
     const auto result = result_kept.starts_with('~') ? QuickRunBody(result_kept)
                                                      : std::optional<std::string>(result_kept);
-    if (!turn_id.starts_with("turn_") || !run || !result) {
+    if (!turn_id.starts_with(ids::kTurn) || !run || !result) {
       // The builds that wrote it could not read it back either: it showed as no run.
       ++unreadable;
       continue;
     }
     c.Prepare(kInsert)
-        .Bind("run_" + turn_id.substr(5), kept.Text(1), kept.Text(2), kept.Text(3), run->token_id,
+        .Bind(ids::RunOfTurn(turn_id), kept.Text(1), kept.Text(2), kept.Text(3), run->token_id,
               run->status, kept.Int(4), run->started_at_ms, run->ended_at_ms, run->server_id,
               run->notify, *result, kept.Text(7))
         .Run();

@@ -2,6 +2,7 @@
 // authorization server acts as the API token it is bound to, in one environment.
 #include "app/admin/admin_service.hpp"
 #include "crypto/crypto.hpp"
+#include "domain/resource_ids.hpp"
 
 #include <algorithm>
 
@@ -26,10 +27,14 @@ asio::awaitable<Result<IssuedOAuthClient>> AdminService::CreateOAuthClient(
   if (!envs.empty() && std::find(envs.begin(), envs.end(), env) == envs.end())
     co_return InvalidField("token_id", "the token may not use environment '" + env + "'");
   IssuedOAuthClient issued;
-  issued.secret = "agcs_" + crypto::RandomBase64Url(32);
-  issued.record =
-      OAuthClientRecord{"agc_" + crypto::RandomHex(8), org_id,        env, cmd.token_id, cmd.name,
-                        crypto::Sha256(issued.secret), clock_.NowMs()};
+  issued.secret = ids::Make(ids::kOAuthClientSecret, crypto::RandomBase64Url(32));
+  issued.record = OAuthClientRecord{ids::Make(ids::kOAuthClient, crypto::RandomHex(8)),
+                                    org_id,
+                                    env,
+                                    cmd.token_id,
+                                    cmd.name,
+                                    crypto::Sha256(issued.secret),
+                                    clock_.NowMs()};
   AG_CO_TRYV(co_await store_.Run([&](Store& s) { return s.CreateOAuthClient(issued.record); }));
   issued.record.secret_hash.clear();  // the secret is shown once; its hash stays in the store
   co_return issued;

@@ -1,6 +1,7 @@
 #include "app/admin/admin_service.hpp"
 
 #include "app/seal_contexts.hpp"
+#include "domain/resource_ids.hpp"
 #include "domain/runs/webhook_rules.hpp"
 
 #include "domain/admin/names.hpp"
@@ -81,7 +82,7 @@ Result<void> AdminService::CheckServable(const AgentConfig& config) const {
 }
 
 asio::awaitable<Result<OrgRecord>> AdminService::CreateOrg(CreateOrgCommand cmd) {
-  OrgRecord org{cmd.id.value_or("org_" + crypto::RandomHex(6)), cmd.name,
+  OrgRecord org{cmd.id.value_or(ids::Make(ids::kOrg, crypto::RandomHex(6))), cmd.name,
                 cmd.monthly_spend_limit_usd, clock_.NowMs()};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateOrg(org); });
   tenants_.Invalidate();
@@ -151,7 +152,7 @@ asio::awaitable<Result<std::string>> AdminService::CreateAgent(std::string org_i
                                                                CreateAgentCommand cmd) {
   if (auto ok = CheckServable(cmd.config); !ok) co_return ok.error();
   if (auto org = co_await RequireOrg(org_id); !org) co_return org.error();
-  AgentVersionRecord v{org_id, cmd.id.value_or("agent_" + crypto::RandomHex(6)), 1,
+  AgentVersionRecord v{org_id, cmd.id.value_or(ids::Make(ids::kAgent, crypto::RandomHex(6))), 1,
                        json_text::Write(cmd.config_json), clock_.NowMs()};
   auto created = co_await store_.Run([&](Store& s) { return s.CreateAgent(v); });
   if (!created) {
@@ -303,9 +304,10 @@ asio::awaitable<Result<AdminService::CreatedWebhook>> AdminService::CreateWebhoo
   }
   // Values, not a reference into `created`: GCC 12 loses a coroutine's local references across a
   // suspension (the sanitized build read garbage through one).
-  const std::string secret = "whsec_" + crypto::Base64(crypto::RandomBytes(24));
+  const std::string secret =
+      ids::Make(ids::kWebhookSecret, crypto::Base64(crypto::RandomBytes(24)));
   WebhookRecord record;
-  record.id = "wh_" + crypto::RandomHex(12);
+  record.id = ids::Make(ids::kWebhook, crypto::RandomHex(12));
   record.org_id = org_id;
   record.env = env;
   record.url = std::move(url);

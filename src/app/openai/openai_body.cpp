@@ -1,6 +1,7 @@
 #include "app/openai/openai_body.hpp"
 
 #include "domain/openai/chat_chunks.hpp"
+#include "domain/resource_ids.hpp"
 
 namespace agentgate {
 
@@ -13,7 +14,7 @@ std::string ChatCompletionText(const InvokeResult& result, std::string_view mode
   const std::int64_t prompt = result.usage.input_tokens;
   const std::int64_t completion = result.usage.output_tokens;
   json_text::ObjectWriter out(512 + result.response.size());
-  out.String("id", "chatcmpl-" + result.turn_id)
+  out.String("id", ids::ChatCompletionOf(result.turn_id))
       .String("object", "chat.completion")
       .Int("created", created_s)
       .String("model", model)

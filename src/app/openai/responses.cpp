@@ -1,6 +1,7 @@
 #include "app/openai/responses.hpp"
 
 #include "domain/openai/response_request.hpp"
+#include "domain/resource_ids.hpp"
 #include "domain/runs/paused_turn.hpp"
 
 #include <boost/json/parse.hpp>
@@ -79,13 +80,13 @@ json::object ResponseOfRun(const RunRecord& run, const openai::ResponseHeader& h
 asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Runs& runs,
                                                          const Caller& caller,
                                                          const std::string& response_id) {
-  const auto hex = ResponseIdHex(response_id);
+  const auto hex = ids::ResponseHex(response_id);
   if (!hex) co_return NoSuchResponse("previous_response_id", response_id);
-  const std::string turn_id = "turn_" + *hex;
+  const std::string turn_id = ids::Make(ids::kTurn, *hex);
   AG_CO_TRY(const auto turn, co_await store.Run([&](Store& s) { return s.GetTurn(turn_id); }));
   if (!turn) {
     // Not answered yet, or none: its run, if it has one, says which.
-    auto run = co_await runs.Get(caller, "run_" + *hex);
+    auto run = co_await runs.Get(caller, ids::Make(ids::kRun, *hex));
     if (!run) {
       // Refused for any reason of the caller's (none, another's, no grant on its agent): no such
       // response, naming nothing of what was found.
@@ -137,9 +138,9 @@ namespace {
 using RunUse = asio::awaitable<Result<RunRecord>> (Runs::*)(const Caller&, const std::string&);
 asio::awaitable<Result<json::object>> OnRun(Runs& runs, RunUse use, const Caller& caller,
                                             const std::string& response_id) {
-  const auto hex = ResponseIdHex(response_id);
+  const auto hex = ids::ResponseHex(response_id);
   if (!hex) co_return NoSuchResponse("response_id", response_id);
-  auto run = co_await (runs.*use)(caller, "run_" + *hex);
+  auto run = co_await (runs.*use)(caller, ids::Make(ids::kRun, *hex));
   if (!run) {
     if (run.error().code == ErrorCode::kRunNotFound)
       co_return NoSuchResponse("response_id", response_id);

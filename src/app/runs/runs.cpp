@@ -3,6 +3,7 @@
 #include "app/runs/run_body.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/json_text.hpp"
+#include "domain/resource_ids.hpp"
 #include "domain/runs/run_state.hpp"
 #include "observability/log.hpp"
 
@@ -106,7 +107,7 @@ RunRecord Runs::NewRun(const InvokeCommand& command, const QueuedPlace& place, b
                        bool notify) const {
   const std::int64_t now = clock_.NowMs();
   RunRecord run;
-  run.id = "run_" + crypto::TimeOrderedHex(now, 8);
+  run.id = ids::Make(ids::kRun, crypto::TimeOrderedHex(now, 8));
   run.org_id = command.caller.org_id;
   run.env = command.caller.env;
   run.agent_id = command.agent_id;

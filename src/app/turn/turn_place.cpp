@@ -2,6 +2,7 @@
 
 #include "crypto/crypto.hpp"
 #include "domain/governance/governance.hpp"
+#include "domain/resource_ids.hpp"
 #include "domain/runs/run_state.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -182,7 +183,7 @@ asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const InvokeCommand& co
 // Time-ordered, like turn ids: new conversations and their first messages go in at the edge of the
 // store's indexes.
 std::string NewConversationId(std::int64_t now_ms) {
-  return "conv_" + crypto::TimeOrderedHex(now_ms, 8);
+  return ids::Make(ids::kConversation, crypto::TimeOrderedHex(now_ms, 8));
 }
 
 // Whether this server's spend lease for the command's agent has room: the limits are not reached

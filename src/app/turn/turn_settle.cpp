@@ -4,6 +4,7 @@
 #include "app/turn/turn_run.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/transcript.hpp"
+#include "domain/resource_ids.hpp"
 #include "domain/runs/run_events.hpp"
 #include "domain/tracing/genai_content.hpp"
 
@@ -132,7 +133,8 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   RunPause pause;
   pause.create = existing.empty() || (command.run_end != nullptr && !command.run_end->RunStored());
   RunRecord& record = pause.run;
-  record.id = existing.empty() ? "run_" + crypto::TimeOrderedHex(now, 8) : std::string(existing);
+  record.id = existing.empty() ? ids::Make(ids::kRun, crypto::TimeOrderedHex(now, 8))
+                               : std::string(existing);
   record.org_id = command.caller.org_id;
   record.env = command.caller.env;
   record.agent_id = command.agent_id;
@@ -178,8 +180,9 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   const std::string_view run_id =
       run.command.observer != nullptr ? run.command.observer->RunId() : std::string_view();
   const bool pauses = outcome.stop_reason == StopReason::kApprovalRequired;
-  result.turn_id = !pauses && run_id.starts_with("run_") ? "turn_" + std::string(run_id.substr(4))
-                                                         : "turn_" + crypto::TimeOrderedHex(now, 8);
+  result.turn_id = !pauses && run_id.starts_with(ids::kRun)
+                       ? ids::TurnOfRun(run_id)
+                       : ids::Make(ids::kTurn, crypto::TimeOrderedHex(now, 8));
   TurnCommit commit;
   commit.turn = RecordOf(run, outcome, result.turn_id, duration.count());
   if (run.resumed != nullptr) AddEarlierParts(result, *run.resumed);

@@ -1,5 +1,6 @@
 #include "domain/auth/oauth_token_request.hpp"
 
+#include "domain/resource_ids.hpp"
 #include "domain/url_encoding.hpp"
 
 #include <algorithm>
@@ -158,7 +159,7 @@ OAuthError InvalidClient(const TokenRequest& request) {
 }
 
 bool IsClientIdShaped(std::string_view client_id) {
-  constexpr std::string_view kPrefix = "agc_";
+  constexpr std::string_view kPrefix = ids::kOAuthClient;
   if (!client_id.starts_with(kPrefix) || client_id.size() == kPrefix.size() ||
       client_id.size() > kPrefix.size() + 60)
     return false;

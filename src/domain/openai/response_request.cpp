@@ -1,5 +1,7 @@
 #include "domain/openai/response_request.hpp"
 
+#include "domain/resource_ids.hpp"
+
 #include "domain/json_fields.hpp"
 #include "domain/openai/request_fields.hpp"
 
@@ -127,7 +129,7 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
   const bool stored = store.value_or(true);
   AG_TRY(out.instructions, jf::OptionalString(*o, "instructions", ""));
   AG_TRY(out.previous_response_id, jf::OptionalString(*o, "previous_response_id", ""));
-  if (out.previous_response_id && !ResponseIdHex(*out.previous_response_id))
+  if (out.previous_response_id && !ids::ResponseHex(*out.previous_response_id))
     return InvalidField("previous_response_id", "must be a response id (resp_...)");
   if (!stored && (out.previous_response_id || out.background)) {
     return InvalidField("store",
@@ -143,17 +145,6 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
   AG_TRYV(ReadTextFormat(*o, out.request));
   out.request.stateful = stored;
   return out;
-}
-
-std::optional<std::string> ResponseIdHex(std::string_view response_id) {
-  constexpr std::string_view kPrefix = "resp_";
-  if (!response_id.starts_with(kPrefix)) return std::nullopt;
-  const std::string_view hex = response_id.substr(kPrefix.size());
-  if (hex.empty() || hex.size() > 64 || !std::all_of(hex.begin(), hex.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-      }))
-    return std::nullopt;
-  return std::string(hex);
 }
 
 }  // namespace agentgate

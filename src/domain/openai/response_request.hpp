@@ -29,8 +29,4 @@ struct ResponseRequest {
 
 Result<ResponseRequest> ParseResponseRequest(const boost::json::value& body);
 
-// A response id is "resp_<hex>": the turn that answered it is "turn_<hex>", and its run, when it
-// ran as one, "run_<hex>" (docs/openai.md). None for anything else.
-std::optional<std::string> ResponseIdHex(std::string_view response_id);
-
 }  // namespace agentgate

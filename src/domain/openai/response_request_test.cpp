@@ -110,13 +110,5 @@ TEST(ResponseRequests, AJsonSchemaTextFormatHoldsTheAnswerToItsSchema) {
             "text.format.extra");
 }
 
-TEST(ResponseRequests, AResponseIdNamesItsHex) {
-  EXPECT_EQ(ResponseIdHex("resp_01a2ff"), "01a2ff");
-  EXPECT_FALSE(ResponseIdHex("resp_"));
-  EXPECT_FALSE(ResponseIdHex("resp_01A2"));
-  EXPECT_FALSE(ResponseIdHex("turn_01a2"));
-  EXPECT_FALSE(ResponseIdHex("resp_../x"));
-}
-
 }  // namespace
 }  // namespace agentgate

@@ -1,6 +1,7 @@
 #include "domain/openai/response_shape.hpp"
 
 #include "domain/openai/reply_events.hpp"
+#include "domain/resource_ids.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -49,7 +50,7 @@ std::optional<std::string_view> IncompleteReason(const json::object& body) {
 }  // namespace
 
 std::string MessageIdOf(const ResponseHeader& header) {
-  return "msg_" + header.id.substr(header.id.find('_') + 1);
+  return ids::MessageOfResponse(header.id);
 }
 
 json::object AnsweredResponse(const ResponseHeader& header, const json::object& invoke_body,

@@ -11,6 +11,7 @@
 #include "domain/json_text.hpp"
 #include "domain/openai/chat_chunks.hpp"
 #include "domain/openai/chat_request.hpp"
+#include "domain/resource_ids.hpp"
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/json/array.hpp>
@@ -48,8 +49,8 @@ asio::awaitable<Response> StreamedChat(RouteDeps& deps, Request& r, const Authen
   const std::int64_t created = NowSeconds();
   auto format_of = [model = ModelOf(ok.call), created,
                     usage = ok.call.stream_usage](const std::string& run_id) {
-    return std::make_shared<OpenAiStreamFrames<openai::ChatChunkWriter>>(
-        openai::ChatChunkWriter(openai::ChunkStream{"chatcmpl-" + run_id, model, created, usage}));
+    return std::make_shared<OpenAiStreamFrames<openai::ChatChunkWriter>>(openai::ChatChunkWriter(
+        openai::ChunkStream{ids::ChatCompletionOf(run_id), model, created, usage}));
   };
   // With a key, the turn's commit stores the whole stream its end makes, to replay.
   const AnswerRenderer answer = WholeStreamAnswer(

@@ -1,6 +1,7 @@
 #include "adapters/http_server/handlers/openai_common.hpp"
 
 #include "adapters/http_server/responses.hpp"
+#include "domain/resource_ids.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -55,7 +56,7 @@ Response ReplayedStream(StoredResponse& replay) {
 
 std::string RunIdOf(const InvokeResult& result) {
   if (!result.run_id.empty()) return result.run_id;
-  return "run_" + result.turn_id.substr(result.turn_id.find('_') + 1);
+  return ids::RunOfTurn(result.turn_id);
 }
 
 std::string ModelOf(const InvokeInput& call) {

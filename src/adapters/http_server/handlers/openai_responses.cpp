@@ -12,6 +12,7 @@
 #include "domain/json_text.hpp"
 #include "domain/openai/response_events.hpp"
 #include "domain/openai/response_request.hpp"
+#include "domain/resource_ids.hpp"
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/json/object.hpp>
@@ -54,15 +55,10 @@ openai::ResponseHeader HeaderOf(const ResponseRequest& asked) {
   return header;
 }
 
-// "resp_<hex>" of a run's or a turn's id ("run_<hex>", "turn_<hex>").
-std::string ResponseIdOf(std::string_view run_or_turn_id) {
-  return "resp_" + std::string(run_or_turn_id.substr(run_or_turn_id.find('_') + 1));
-}
-
 // The whole response of a plain call: the turn's id names it, or its run's when it paused.
 Response RenderAnswered(const Result<InvokeResult>& result, openai::ResponseHeader header) {
   if (!result) return ResponsesError(result.error());
-  header.id = ResponseIdOf(result->run_id.empty() ? result->turn_id : result->run_id);
+  header.id = ids::ResponseOf(result->run_id.empty() ? result->turn_id : result->run_id);
   return JsonResponse(200, openai::AnsweredResponse(header, InvokeBody(*result)));
 }
 
@@ -80,7 +76,7 @@ asio::awaitable<Response> Background(RouteDeps& deps, const InvokeCall& call,
       co_return ResponsesError(Error(ErrorCode::kIdempotencyKeyReused,
                                      "field 'Idempotency-Key': was used by another kind of call"));
     auto read = co_await ReadResponse(deps.runs, call.caller,
-                                      ResponseIdOf(std::string_view(run_id->get_string())));
+                                      ids::ResponseOf(std::string_view(run_id->get_string())));
     if (!read) co_return ResponsesError(read.error());
     Response replayed = JsonResponse(200, *read);
     replayed.headers.emplace_back("Idempotent-Replayed", "true");
@@ -88,7 +84,7 @@ asio::awaitable<Response> Background(RouteDeps& deps, const InvokeCall& call,
   }
   const auto& run = std::get<Result<RunRecord>>(answer);
   if (!run) co_return ResponsesError(run.error());
-  header.id = ResponseIdOf(run->id);
+  header.id = ids::ResponseOf(run->id);
   Response response = JsonResponse(200, ResponseOfRun(*run, header));
   response.headers.emplace_back("Location", RunLocation(deps, run->id));
   co_return response;
@@ -104,7 +100,7 @@ asio::awaitable<Response> Streamed(RouteDeps& deps, Request& r, const ResponseCa
   if (!ticket) co_return ResponsesError(ticket.error());
   auto format_of = [header](const std::string& run_id) {
     openai::ResponseHeader named = header;
-    named.id = ResponseIdOf(run_id);
+    named.id = ids::ResponseOf(run_id);
     return std::make_shared<OpenAiStreamFrames<openai::ResponseEventWriter>>(
         openai::ResponseEventWriter(std::move(named)));
   };

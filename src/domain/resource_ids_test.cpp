@@ -1,0 +1,38 @@
+#include "domain/resource_ids.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentgate::ids {
+namespace {
+
+TEST(ResourceIds, ARunAndItsAnsweringTurnShareTheirPart) {
+  const std::string run = Make(kRun, "018f00aa");
+  EXPECT_EQ(run, "run_018f00aa");
+  EXPECT_EQ(TurnOfRun(run), "turn_018f00aa");
+  EXPECT_EQ(RunOfTurn(TurnOfRun(run)), run);
+}
+
+TEST(ResourceIds, OpenAiNamesComeFromTheSamePart) {
+  EXPECT_EQ(ResponseOf("run_01ab"), "resp_01ab");
+  EXPECT_EQ(ResponseOf("turn_01ab"), "resp_01ab");
+  EXPECT_EQ(MessageOfResponse("resp_01ab"), "msg_01ab");
+  EXPECT_EQ(ChatCompletionOf("turn_01ab"), "chatcmpl-turn_01ab");
+}
+
+TEST(ResourceIds, PartOfAnIdWithoutPrefixIsTheWholeId) {
+  EXPECT_EQ(PartOf("run_1_2"), "1_2");
+  EXPECT_EQ(PartOf("plain"), "plain");
+}
+
+TEST(ResourceIds, OnlyAResponseShapedIdHasAResponseHex) {
+  EXPECT_EQ(ResponseHex("resp_01a2ff"), "01a2ff");
+  EXPECT_FALSE(ResponseHex("resp_"));
+  EXPECT_FALSE(ResponseHex("resp_01A2"));
+  EXPECT_FALSE(ResponseHex("turn_01a2"));
+  EXPECT_FALSE(ResponseHex("resp_../x"));
+  EXPECT_FALSE(ResponseHex("resp_" + std::string(65, 'a')));
+  EXPECT_TRUE(ResponseHex("resp_" + std::string(64, 'a')));
+}
+
+}  // namespace
+}  // namespace agentgate::ids
