@@ -44,20 +44,13 @@ InvokeCommand RunCommand(const Caller& caller, const RunRecord& run, AdmittedAge
                          const AnswerRenderer& answer = kPlainAnswer) {
   std::optional<IdempotentCall> idempotency;
   if (key) idempotency.emplace(IdempotentCall{*key, answer ? answer : kPlainAnswer});
+  RunsTurn origin;
+  origin.end = &recorder;
+  if (run.creates_conversation) origin.new_conversation_id = run.conversation_id;
+  origin.call_counted = !run.conversation_id.empty() && !run.creates_conversation;
   return InvokeCommand{
-      caller,
-      run.agent_id,
-      std::move(agent),
-      request,
-      std::move(idempotency),
-      std::move(cancel),
-      &recorder,
-      run.creates_conversation ? std::optional<std::string>(run.conversation_id) : std::nullopt,
-      !run.conversation_id.empty() && !run.creates_conversation,
-      trace,
-      nullptr,
-      nullptr,
-      &recorder};
+      caller,    run.agent_id, std::move(agent), request, std::move(idempotency), std::move(cancel),
+      &recorder, trace,        std::move(origin)};
 }
 
 // A decided run's resumption, from its row: where it paused and the decisions it was queued with;
@@ -307,10 +300,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run
   InvokeCommand command{caller,   run.agent_id, std::move(admitted),
                         *request, std::nullopt, std::move(cancel),
                         &recorder};
-  command.run_end = &recorder;
-  command.call_counted = true;  // the call that started the run was counted then
-  command.resume = &resumption.paused;
-  command.decisions = &resumption.decisions;
+  command.origin = ResumedRunsTurn{&recorder, &resumption.paused, &resumption.decisions};
   co_return co_await d_.invoke.Invoke(command);
 }
 
@@ -329,7 +319,8 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ExecuteTurn(const RunRecord& ru
   // Its Idempotency-Key was completed when it was queued: nothing for its commit to complete.
   InvokeCommand command = RunCommand(caller, run, std::move(admitted), *request, std::nullopt,
                                      std::move(cancel), recorder, queued.trace);
-  command.took_place_when_queued = command.call_counted;
+  auto& queued_turn = std::get<RunsTurn>(command.origin);
+  queued_turn.took_place_when_queued = queued_turn.call_counted;
   co_return co_await d_.invoke.Invoke(command);
 }
 

@@ -2,6 +2,7 @@
 
 #include "app/runs/run_body.hpp"
 #include "crypto/crypto.hpp"
+#include "domain/agent/busy_rules.hpp"
 #include "domain/json_text.hpp"
 #include "domain/resource_ids.hpp"
 #include "domain/runs/run_state.hpp"
@@ -53,13 +54,10 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
   std::optional<ClaimedKey> key;
   if (command.idempotency) key = command.idempotency->key;
   command.idempotency.reset();
-  // A background run is refused on a busy conversation unless it asked to enqueue or interrupt; a
-  // streamed one when it asks to be.
-  const auto if_busy = command.request.if_busy;
-  const bool refuse_busy = as.streamed
-                               ? if_busy == IfBusy::kReject
-                               : if_busy != IfBusy::kEnqueue && if_busy != IfBusy::kInterrupt;
-  const auto place = co_await invoke_.AdmitAhead(command, refuse_busy);
+  const busy::BusyRule busy =
+      busy::RuleOf(as.streamed ? busy::CallKind::kStreamedRun : busy::CallKind::kBackgroundRun,
+                   command.request.if_busy);
+  const auto place = co_await invoke_.AdmitAhead(command, busy.refused_at_admission);
   Result<RunRecord> run = place ? Result<RunRecord>(NewRun(command, *place, as.streamed, notify))
                                 : Result<RunRecord>(place.error());
   // Nothing but this server looks for such a run before its first events are written.
@@ -77,7 +75,7 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
     const auto created = co_await writer_.Write(create);
     if (auto refused = RefusalOfCreate(created, max_queued)) run = std::move(*refused);
   }
-  if (run && !as.streamed && if_busy == IfBusy::kInterrupt && !run->creates_conversation &&
+  if (run && busy.supersedes_when_queued && !run->creates_conversation &&
       !run->conversation_id.empty()) {
     // Queued at the back of its conversation's line: what is ahead of it ends superseded. The run
     // stays queued however that goes (a failure leaves it behind them).

@@ -122,7 +122,7 @@ asio::awaitable<Result<void>> InvokeAgent::RunTurn(const InvokeCommand& command,
   TurnRun& run = *state.run;
   Span span = StartTurnSpan(command);
   run.span = &span;
-  if (command.resume != nullptr) {
+  if (command.Resumed() != nullptr) {
     AG_CO_TRYV(co_await Restore(run));
   } else {
     AG_CO_TRYV(co_await Prepare(run, state.place.instance_instructions));

@@ -44,15 +44,16 @@ using AnswerRenderer = std::function<StoredResponse(const InvokeResult&)>;
 
 // One call as a way in makes it: the caller (authenticated), the agent, the request, and, when
 // the call carries an Idempotency-Key, the key, the request's fingerprint and how the way in
-// renders its answer. Everything is the way in's own and outlives the call (it awaits it).
+// renders its answer. Everything referred to is the way in's own and outlives the call (it awaits
+// it); the ways in name the fields they set.
 struct InvokeCall {
   const Caller& caller;
   const std::string& agent_id;
   const InvokeRequest& request;
   const std::optional<std::string>& key;  // Idempotency-Key
   const std::string& fingerprint;         // with a key: what makes two calls the same request
-  const AnswerRenderer& answer;           // with a key
-  std::shared_ptr<TurnCancel> cancel;     // set when the caller may end the turn early
+  AnswerRenderer answer{};                // with a key
+  std::shared_ptr<TurnCancel> cancel{};   // set when the caller may end the turn early
   TurnObserver* observer = nullptr;       // told each step (MCP progress)
   const SpanContext* trace = nullptr;     // the request's span: the turn's spans go under it
 };
@@ -81,6 +82,29 @@ struct IdempotentCall {
   const AnswerRenderer& answer;
 };
 
+// Whose turn an admitted turn is, and what only a run's turn carries.
+// A call's own turn: it runs in its call and answers it (a plain call, the flow action, MCP).
+struct CallsTurn {};
+// A run's turn, begun or queued (docs/runs.md): its commit may write the run's end too.
+struct RunsTurn {
+  RunEndInCommit* end = nullptr;
+  // A background run's new conversation takes the id it was given as the run was admitted.
+  std::optional<std::string> new_conversation_id;
+  // Its call was counted in its conversation's window as the run was admitted.
+  bool call_counted = false;
+  // A background run's turn on an existing conversation: its place in the conversation's line was
+  // taken as it was queued, and the turn holds it.
+  bool took_place_when_queued = false;
+};
+// A run's turn that goes on from a pause (docs/daemon.md, Tool approvals): where it paused and
+// what a person decided of its waiting calls. Its call was counted when the run began.
+struct ResumedRunsTurn {
+  RunEndInCommit* end = nullptr;
+  const PausedTurn* paused = nullptr;
+  const std::vector<ApprovalDecision>* decisions = nullptr;
+};
+using TurnOrigin = std::variant<CallsTurn, RunsTurn, ResumedRunsTurn>;
+
 // One admitted turn: its caller, agent and Idempotency-Key are its own; its request is the way
 // in's, which keeps it for the turn's whole life (the largest part of a call, copied nowhere).
 struct InvokeCommand {
@@ -90,22 +114,17 @@ struct InvokeCommand {
   const InvokeRequest& request;
   std::optional<IdempotentCall> idempotency;
   std::shared_ptr<TurnCancel> cancel;
-  TurnObserver* observer = nullptr;  // a run's recorder: told each step
-  // A background run's turn, admitted when it was queued: the id its new conversation was given
-  // then, and its call already counted in its conversation's window.
-  std::optional<std::string> new_conversation_id{};
-  bool call_counted = false;
+  TurnObserver* observer = nullptr;    // a run's recorder: told each step
   std::optional<SpanContext> trace{};  // the span the turn's spans go under (a copy: a streamed
                                        // turn may outlive its request)
-  // A turn that goes on from a pause (docs/daemon.md, Tool approvals): where it paused and what a
-  // person decided of its waiting calls.
-  const PausedTurn* resume = nullptr;
-  const std::vector<ApprovalDecision>* decisions = nullptr;
-  // The run the turn is, when it is one: its commit may write the run's end too (docs/runs.md).
-  RunEndInCommit* run_end = nullptr;
-  // A background run's turn on an existing conversation: its place in the conversation's line was
-  // taken as it was queued (docs/runs.md), and the turn holds it.
-  bool took_place_when_queued = false;
+  TurnOrigin origin{};
+
+  // The run whose end the turn's commit may write; none for a call's own turn.
+  RunEndInCommit* RunEnd() const;
+  const ResumedRunsTurn* Resumed() const { return std::get_if<ResumedRunsTurn>(&origin); }
+  bool CallCounted() const;
+  bool TookPlaceWhenQueued() const;
+  const std::optional<std::string>& NewConversationId() const;
 };
 
 // What a call's admission decides (InvokeAgent::AdmitCall), the same for every way in (the plain

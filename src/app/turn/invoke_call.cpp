@@ -9,6 +9,28 @@ namespace agentgate {
 
 namespace asio = boost::asio;
 
+RunEndInCommit* InvokeCommand::RunEnd() const {
+  if (const auto* run = std::get_if<RunsTurn>(&origin)) return run->end;
+  if (const auto* resumed = Resumed()) return resumed->end;
+  return nullptr;
+}
+
+bool InvokeCommand::CallCounted() const {
+  if (const auto* run = std::get_if<RunsTurn>(&origin)) return run->call_counted;
+  return Resumed() != nullptr;
+}
+
+bool InvokeCommand::TookPlaceWhenQueued() const {
+  const auto* run = std::get_if<RunsTurn>(&origin);
+  return run != nullptr && run->took_place_when_queued;
+}
+
+const std::optional<std::string>& InvokeCommand::NewConversationId() const {
+  static const std::optional<std::string> kNone;
+  const auto* run = std::get_if<RunsTurn>(&origin);
+  return run != nullptr ? run->new_conversation_id : kNone;
+}
+
 asio::awaitable<Admission> InvokeAgent::AdmitCall(const InvokeCall& call) {
   auto admitted = co_await Admit(call.caller, call.agent_id);
   if (!admitted) co_return admitted.error();

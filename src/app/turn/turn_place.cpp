@@ -1,6 +1,7 @@
 #include "app/turn/turn_place.hpp"
 
 #include "crypto/crypto.hpp"
+#include "domain/agent/busy_rules.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/resource_ids.hpp"
 #include "domain/runs/run_state.hpp"
@@ -110,7 +111,7 @@ asio::awaitable<Result<void>> TakeFreeTurn(InvokeDeps& d, const InvokeCommand& c
   if (!lease) co_return ConversationBusy(conversation_id);
   place.lease.emplace(std::move(*lease));
   const std::int64_t now = d.clock.NowMs();
-  if (command.run_end == nullptr) {
+  if (command.RunEnd() == nullptr) {
     AG_CO_TRY(const bool busy, co_await d.store.Run([&](Store& s) {
       return s.ConversationBusy(conversation_id, now);
     }));
@@ -131,7 +132,7 @@ asio::awaitable<Result<void>> TakeFreeTurn(InvokeDeps& d, const InvokeCommand& c
 // False for a turn that took no place ahead.
 asio::awaitable<Result<bool>> TakeQueuedPlace(InvokeDeps& d, const InvokeCommand& command,
                                               SteadyTime hard_cap, TurnPlace& place) {
-  if (!command.took_place_when_queued || command.observer == nullptr) co_return false;
+  if (!command.TookPlaceWhenQueued() || command.observer == nullptr) co_return false;
   const std::string run_id(command.observer->RunId());
   const std::int64_t expires = PlaceExpiry(d, hard_cap);
   AG_CO_TRY(const auto ticket, co_await d.store.Run([&](Store& s) {
@@ -153,12 +154,14 @@ asio::awaitable<Result<bool>> TakeQueuedPlace(InvokeDeps& d, const InvokeCommand
 asio::awaitable<Result<void>> WaitForTurn(InvokeDeps& d, const InvokeCommand& command,
                                           const std::string& conversation_id, SteadyTime hard_cap,
                                           TurnPlace& place) {
-  if (!command.call_counted) AG_CO_TRYV(co_await CountCall(d, conversation_id));
+  if (!command.CallCounted()) AG_CO_TRYV(co_await CountCall(d, conversation_id));
   AG_CO_TRY(const bool queued_place, co_await TakeQueuedPlace(d, command, hard_cap, place));
   if (queued_place) co_return Result<void>{};
-  if (command.request.if_busy == IfBusy::kReject)
+  // A queued run's choice was done as it was queued; every turn then does as a call does.
+  const busy::AtTurn at_turn = busy::RuleOf(busy::CallKind::kCall, command.request.if_busy).at_turn;
+  if (at_turn == busy::AtTurn::kRefuse)
     co_return co_await TakeFreeTurn(d, command, conversation_id, hard_cap, place);
-  const bool interrupts = command.request.if_busy == IfBusy::kInterrupt;
+  const bool interrupts = at_turn == busy::AtTurn::kInterrupt;
   if (interrupts) d.conversations.Supersede(conversation_id);
   auto acquired = co_await d.conversations.Acquire(conversation_id, place.supersede);
   if (!acquired)
@@ -279,7 +282,7 @@ asio::awaitable<Result<void>> TakePlace(InvokeDeps& d, const InvokeCommand& comm
     // an empty call window (the commit records this first call in it).
     const std::int64_t started_ms = d.clock.NowMs();
     place.new_conversation.emplace(ConversationRecord{
-        command.new_conversation_id.value_or(NewConversationId(started_ms)), command.caller.org_id,
+        command.NewConversationId().value_or(NewConversationId(started_ms)), command.caller.org_id,
         command.caller.env, command.agent_id, place.instance_id, started_ms});
     place.conversation_id = place.new_conversation->id;
   }

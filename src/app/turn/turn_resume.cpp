@@ -12,8 +12,9 @@ namespace agentgate {
 namespace asio = boost::asio;
 
 asio::awaitable<Result<void>> InvokeAgent::Restore(TurnRun& run) {
-  const PausedTurn& paused = *run.command.resume;
-  const std::vector<ApprovalDecision>& decisions = *run.command.decisions;
+  const ResumedRunsTurn& resumed = *run.command.Resumed();
+  const PausedTurn& paused = *resumed.paused;
+  const std::vector<ApprovalDecision>& decisions = *resumed.decisions;
   const auto& config = run.agent.config;
   run.resumed = &paused;
   run.recorded_system = paused.recorded_system;

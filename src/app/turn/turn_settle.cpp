@@ -131,7 +131,8 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   const std::string_view existing =
       command.observer != nullptr ? command.observer->RunId() : std::string_view();
   RunPause pause;
-  pause.create = existing.empty() || (command.run_end != nullptr && !command.run_end->RunStored());
+  pause.create =
+      existing.empty() || (command.RunEnd() != nullptr && !command.RunEnd()->RunStored());
   RunRecord& record = pause.run;
   record.id = existing.empty() ? ids::Make(ids::kRun, crypto::TimeOrderedHex(now, 8))
                                : std::string(existing);
@@ -232,7 +233,7 @@ asio::awaitable<Result<void>> InvokeAgent::Commit(TurnRun& run, TurnState& state
       cancellation.cancelled() != asio::cancellation_type::none)
     co_return Error(ErrorCode::kTurnTimeout,
                     "the turn passed turn_timeout_seconds and was canceled");
-  RunEndInCommit* run_end = run.command.run_end;
+  RunEndInCommit* run_end = run.command.RunEnd();
   if (run_end != nullptr && !commit.pause && !run_end->RunStored())
     commit.ended_run = run_end->EndWithTurn(InvokeBodyText(run.result), d_.clock.NowMs());
   Span span =

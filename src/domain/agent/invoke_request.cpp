@@ -1,5 +1,7 @@
 #include "domain/agent/invoke_request.hpp"
 
+#include "domain/agent/busy_rules.hpp"
+
 #include "domain/admin/names.hpp"
 #include "domain/json_fields.hpp"
 #include "domain/schema/json_schema.hpp"
@@ -125,26 +127,25 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
   AG_TRY(const auto if_busy, jf::OptionalString(*o, "if_busy", ""));
   if (if_busy) {
     const bool background = options != nullptr && options->background;
-    if (*if_busy == "reject") {
-      r.if_busy = IfBusy::kReject;
-    } else if (*if_busy == "interrupt") {
-      r.if_busy = IfBusy::kInterrupt;
-    } else if (*if_busy == "wait" && !background) {
-      r.if_busy = IfBusy::kWait;
-    } else if (*if_busy == "enqueue" && background) {
-      r.if_busy = IfBusy::kEnqueue;
-    } else if (*if_busy == "wait") {
+    const auto kind = background ? busy::CallKind::kBackgroundRun : busy::CallKind::kCall;
+    const std::optional<IfBusy> choice = *if_busy == "reject"      ? IfBusy::kReject
+                                         : *if_busy == "interrupt" ? IfBusy::kInterrupt
+                                         : *if_busy == "wait"      ? IfBusy::kWait
+                                         : *if_busy == "enqueue"   ? std::optional(IfBusy::kEnqueue)
+                                                                   : std::nullopt;
+    if (choice && !busy::RuleOf(kind, choice).allowed) {
       return InvalidField("if_busy",
-                          "\"wait\" is for a plain or streamed call; a background run on a busy "
-                          "conversation may \"reject\", \"enqueue\" or \"interrupt\"");
-    } else if (*if_busy == "enqueue") {
-      return InvalidField("if_busy",
-                          "\"enqueue\" is for a background run; a plain or streamed call waits "
-                          "(\"wait\")");
-    } else {
+                          background ? "\"wait\" is for a plain or streamed call; a background run "
+                                       "on a busy conversation may \"reject\", \"enqueue\" or "
+                                       "\"interrupt\""
+                                     : "\"enqueue\" is for a background run; a plain or streamed "
+                                       "call waits (\"wait\")");
+    }
+    if (!choice) {
       return InvalidField("if_busy", background ? "must be \"reject\", \"enqueue\" or \"interrupt\""
                                                 : "must be \"wait\", \"reject\" or \"interrupt\"");
     }
+    r.if_busy = choice;
   }
   return r;
 }

@@ -3,7 +3,7 @@
 // text/event-stream, or "stream": true) is answered with the run's events (docs/runs.md).
 #include "app/turn/invoke_agent.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
-#include "adapters/http_server/handlers/run_stream.hpp"
+#include "adapters/http_server/handlers/streamed_call.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/runs/run_body.hpp"
 #include "app/turn/idempotency.hpp"
@@ -12,7 +12,6 @@
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
 
-#include <boost/asio/this_coro.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
@@ -71,43 +70,29 @@ Response Replayed(const RouteDeps& deps, StoredResponse& replay) {
   return replayed;
 }
 
-// "background": true queues the run once admitted, and answers 202 with where to read it. A stream
-// (`r`'s) starts it at once and answers with its events, from the first, live to its terminal one.
-// Refusals before either are the plain call's JSON errors; a key's replay is its stored answer.
-asio::awaitable<Response> BeginRun(RouteDeps& deps, const AuthenticatedCall& ok, Request* stream,
+// "background": true queues the run once admitted, and answers 202 with where to read it.
+// Refusals are the plain call's JSON errors; a key's replay is its stored answer.
+asio::awaitable<Response> QueueRun(RouteDeps& deps, const AuthenticatedCall& ok,
                                    const SpanContext* trace) {
-  static const AnswerRenderer kRunsOwnAnswer;  // a run's key stores its 202, or its turn's 200
-  const InvokeCall call{
-      ok.caller,      ok.call.agent_id, ok.call.request, ok.call.key, ok.call.fingerprint,
-      kRunsOwnAnswer, nullptr,          nullptr,         trace};
-  // Its stream runs its turn, unless a hang-up cancels it: its run then runs beside the stream,
-  // which is raced with the hang-up.
-  const bool hang_up_cancels = ok.call.delivery.cancel_on_disconnect;
-  // A stream takes its place among the streams open here before its run begins.
-  std::shared_ptr<StreamTicket> ticket;
-  if (stream) {
-    const auto executor = co_await asio::this_coro::executor;
-    auto entered = deps.streams.Enter(ok.caller, ok.call.agent_id, "", executor);
-    if (!entered) co_return ErrorResponse(entered.error());
-    ticket = std::move(*entered);
-  }
-  // Two statements, not one co_await of a conditional: GCC 12 destroys the chosen awaitable twice.
-  StreamAnswer begun;
-  if (stream) {
-    begun = co_await deps.runs.Stream(call, ok.call.delivery.Notifies(), !hang_up_cancels);
-  } else {
-    begun.answer = co_await deps.runs.Queue(call, ok.call.delivery.Notifies());
-  }
-  auto& answer = begun.answer;
+  // A run's key stores its 202: the call's own answer renders nothing.
+  const InvokeCall call = CallOf(ok, trace);
+  QueueAnswer answer = co_await deps.runs.Queue(call, ok.call.delivery.Notifies());
   if (auto* replay = std::get_if<StoredResponse>(&answer)) co_return Replayed(deps, *replay);
   const auto& run = std::get<Result<RunRecord>>(answer);
   if (!run) co_return ErrorResponse(run.error());
-  if (!stream) co_return Accepted(deps, 202, json_text::Write(QueuedRunBody(*run)), run->id);
-  Response response =
-      begun.handed ? OwnRunStream(deps, std::move(begun.handed), std::move(ticket))
-                   : RunEventStream(deps, run->id, 0, std::move(ticket), *stream, hang_up_cancels);
-  response.headers.emplace_back("Location", RunLocation(deps, run->id));
-  co_return response;
+  co_return Accepted(deps, 202, json_text::Write(QueuedRunBody(*run)), run->id);
+}
+
+// A stream starts its run at once and answers with its events, from the first, live to its
+// terminal one; a hang-up cancels the run when the call asked it to.
+asio::awaitable<Response> StreamRun(RouteDeps& deps, const AuthenticatedCall& ok, Request& r) {
+  StreamShape shape;
+  shape.refuse = ErrorResponse;
+  shape.replayed = [&deps](StoredResponse& replay) { return Replayed(deps, replay); };
+  shape.notify = ok.call.delivery.Notifies();
+  shape.cancel_on_hang_up = ok.call.delivery.cancel_on_disconnect;
+  shape.located = true;
+  co_return co_await StreamCall(deps, r, CallOf(ok, r.trace), shape);
 }
 
 asio::awaitable<Response> Invoke(RouteDeps& deps, Request& r) {
@@ -115,10 +100,9 @@ asio::awaitable<Response> Invoke(RouteDeps& deps, Request& r) {
   auto read = co_await AuthenticateAndRead(deps, r, ReadInvokeCall, ErrorResponse);
   if (auto* refused = std::get_if<Response>(&read)) co_return std::move(*refused);
   const AuthenticatedCall& ok = std::get<AuthenticatedCall>(read);
-  if (ok.call.delivery.background || ok.call.delivery.stream)
-    co_return co_await BeginRun(deps, ok, ok.call.delivery.stream ? &r : nullptr, r.trace);
-  co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
-                                ok.call.fingerprint, render, nullptr, nullptr, r.trace);
+  if (ok.call.delivery.stream) co_return co_await StreamRun(deps, ok, r);
+  if (ok.call.delivery.background) co_return co_await QueueRun(deps, ok, r.trace);
+  co_return co_await InvokeOnce(deps, CallOf(ok, r.trace), render);
 }
 
 }  // namespace

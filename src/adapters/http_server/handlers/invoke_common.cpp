@@ -40,6 +40,15 @@ asio::awaitable<std::variant<Response, AuthenticatedCall>> AuthenticateAndRead(
   co_return admitted;
 }
 
+InvokeCall CallOf(const AuthenticatedCall& ok, const SpanContext* trace) {
+  return InvokeCall{.caller = ok.caller,
+                    .agent_id = ok.call.agent_id,
+                    .request = ok.call.request,
+                    .key = ok.call.key,
+                    .fingerprint = ok.call.fingerprint,
+                    .trace = trace};
+}
+
 std::string RunLocation(const RouteDeps& deps, const std::string& run_id) {
   return deps.public_url + "/api/runs/" + run_id;
 }
@@ -66,18 +75,12 @@ Response Answered(const Result<InvokeResult>& result, const InvokeRenderer& rend
 
 }  // namespace
 
-asio::awaitable<Response> InvokeOnce(RouteDeps& deps, const Caller& caller,
-                                     const std::string& agent_id, const InvokeRequest& request,
-                                     const std::optional<std::string>& key,
-                                     const std::string& fingerprint, const InvokeRenderer& render,
-                                     std::shared_ptr<TurnCancel> cancel, TurnObserver* observer,
-                                     const SpanContext* trace) {
-  const AnswerRenderer answer = [&render](const InvokeResult& result) {
+asio::awaitable<Response> InvokeOnce(RouteDeps& deps, InvokeCall call,
+                                     const InvokeRenderer& render) {
+  call.answer = [&render](const InvokeResult& result) {
     Response rendered = render(result);
     return StoredResponse{rendered.status, std::move(rendered.body)};
   };
-  const InvokeCall call{caller, agent_id,          request,  key,  fingerprint,
-                        answer, std::move(cancel), observer, trace};
   auto admission = co_await deps.invoke.AdmitCall(call);
   auto* command = std::get_if<InvokeCommand>(&admission);
   if (command == nullptr) co_return NotRun(admission, render);
@@ -91,8 +94,7 @@ asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
   auto admitted = co_await AuthenticateAndRead(deps, r, read, refuse);
   if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
   const AuthenticatedCall& ok = std::get<AuthenticatedCall>(admitted);
-  co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
-                                ok.call.fingerprint, render, nullptr, nullptr, r.trace);
+  co_return co_await InvokeOnce(deps, CallOf(ok, r.trace), render);
 }
 
 }  // namespace agentgate::http

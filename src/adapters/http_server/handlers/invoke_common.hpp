@@ -41,6 +41,9 @@ boost::asio::awaitable<std::variant<Response, AuthenticatedCall>> AuthenticateAn
     RouteDeps& deps, Request& r, Result<InvokeInput> (*read)(const Request&),
     Response (*refuse)(const Error&));
 
+// The call an authenticated request makes, under the request's span.
+InvokeCall CallOf(const AuthenticatedCall& ok, const SpanContext* trace);
+
 // A Location header's worth: where a run is read, absolute under `[server] public_url` when the
 // operator set one (behind a balancer the server cannot know the URL it is reached at).
 std::string RunLocation(const RouteDeps& deps, const std::string& run_id);
@@ -56,12 +59,8 @@ boost::asio::awaitable<Response> InvokeFromRequest(RouteDeps& deps, Request& r,
 
 // Runs one call (its admission and Idempotency-Key, then its turn) and answers it: a replay is
 // the stored response with `Idempotent-Replayed: true`; a result is `render`ed, which is also
-// what a commit stores for the call's key.
-boost::asio::awaitable<Response> InvokeOnce(
-    RouteDeps& deps, const Caller& caller, const std::string& agent_id,
-    const InvokeRequest& request, const std::optional<std::string>& key,
-    const std::string& fingerprint, const InvokeRenderer& render,
-    std::shared_ptr<TurnCancel> cancel = nullptr, TurnObserver* observer = nullptr,
-    const SpanContext* trace = nullptr);
+// what a commit stores for the call's key (the call's own `answer` is not used).
+boost::asio::awaitable<Response> InvokeOnce(RouteDeps& deps, InvokeCall call,
+                                            const InvokeRenderer& render);
 
 }  // namespace agentgate::http

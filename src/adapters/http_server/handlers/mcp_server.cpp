@@ -241,9 +241,14 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   auto token = mcp::ProgressToken(message.params);
   if (!token || !AcceptsEventStream(r)) {
     const SpanContext* trace = span.context_ptr();
-    auto raced = co_await (InvokeOnce(deps, caller, agent_id, *request, no_key, no_fingerprint,
-                                      render, cancel, nullptr, trace) ||
-                           CancelOnClose(r, cancel));
+    const InvokeCall call{.caller = caller,
+                          .agent_id = agent_id,
+                          .request = *request,
+                          .key = no_key,
+                          .fingerprint = no_fingerprint,
+                          .cancel = cancel,
+                          .trace = trace};
+    auto raced = co_await (InvokeOnce(deps, call, render) || CancelOnClose(r, cancel));
     running.Remove(key);
     co_return std::visit([](Response& response) { return std::move(response); }, raced);
   }
@@ -264,9 +269,15 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
     ProgressWriter progress(out, token, co_await asio::this_coro::executor);
     const std::optional<std::string> none;
     const std::string unused;
-    auto raced = co_await (InvokeOnce(deps, caller, agent_id, request, none, unused, answer, cancel,
-                                      &progress, trace) ||
-                           CancelOnClose(r, cancel));
+    const InvokeCall call{.caller = caller,
+                          .agent_id = agent_id,
+                          .request = request,
+                          .key = none,
+                          .fingerprint = unused,
+                          .cancel = cancel,
+                          .observer = &progress,
+                          .trace = trace};
+    auto raced = co_await (InvokeOnce(deps, call, answer) || CancelOnClose(r, cancel));
     running.Remove(key);
     Response answered = std::visit([](Response& response) { return std::move(response); }, raced);
     co_await progress.Finish(std::move(answered.body));

@@ -13,7 +13,6 @@
 #include "domain/openai/chat_request.hpp"
 #include "domain/resource_ids.hpp"
 
-#include <boost/asio/this_coro.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -40,31 +39,19 @@ Result<InvokeInput> ReadChatCall(const Request& r) {
   return call;
 }
 
-// A streamed chat completion: a streamed run (docs/runs.md), its place among the token's streams
-// taken first, its events sent as OpenAI's chunks.
+// A streamed chat completion: a streamed run (docs/runs.md), its events sent as OpenAI's chunks.
 asio::awaitable<Response> StreamedChat(RouteDeps& deps, Request& r, const AuthenticatedCall& ok) {
-  const auto executor = co_await asio::this_coro::executor;
-  auto ticket = deps.streams.Enter(ok.caller, ok.call.agent_id, "", executor);
-  if (!ticket) co_return OpenAiError(ticket.error());
   const std::int64_t created = NowSeconds();
   auto format_of = [model = ModelOf(ok.call), created,
                     usage = ok.call.stream_usage](const std::string& run_id) {
     return std::make_shared<OpenAiStreamFrames<openai::ChatChunkWriter>>(openai::ChatChunkWriter(
         openai::ChunkStream{ids::ChatCompletionOf(run_id), model, created, usage}));
   };
+  InvokeCall call = CallOf(ok, r.trace);
   // With a key, the turn's commit stores the whole stream its end makes, to replay.
-  const AnswerRenderer answer = WholeStreamAnswer(
+  call.answer = WholeStreamAnswer(
       [format_of](const InvokeResult& result) { return format_of(RunIdOf(result)); });
-  const InvokeCall call{
-      ok.caller, ok.call.agent_id, ok.call.request, ok.call.key, ok.call.fingerprint,
-      answer,    nullptr,          nullptr,         r.trace};
-  StreamAnswer begun = co_await deps.runs.Stream(call, /*notify=*/false, /*hand_over=*/true);
-  if (auto* replay = std::get_if<StoredResponse>(&begun.answer)) co_return ReplayedStream(*replay);
-  const auto& run = std::get<Result<RunRecord>>(begun.answer);
-  if (!run) co_return OpenAiError(run.error());
-  auto format = format_of(run->id);
-  if (begun.handed) co_return OwnRunStream(deps, std::move(begun.handed), *ticket, format);
-  co_return RunEventStream(deps, run->id, 0, *ticket, r, false, format);
+  co_return co_await StreamCall(deps, r, call, OpenAiStreamShape(OpenAiError, format_of));
 }
 
 asio::awaitable<Response> ChatCompletion(RouteDeps& deps, Request& r) {
@@ -76,8 +63,7 @@ asio::awaitable<Response> ChatCompletion(RouteDeps& deps, Request& r) {
     if (!result) return OpenAiError(result.error());
     return JsonTextResponse(200, ChatCompletionText(*result, model, NowSeconds()));
   };
-  co_return co_await InvokeOnce(deps, ok.caller, ok.call.agent_id, ok.call.request, ok.call.key,
-                                ok.call.fingerprint, render, nullptr, nullptr, r.trace);
+  co_return co_await InvokeOnce(deps, CallOf(ok, r.trace), render);
 }
 
 asio::awaitable<Response> ListModels(RouteDeps& deps, Request& r) {

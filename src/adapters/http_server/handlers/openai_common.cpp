@@ -54,6 +54,16 @@ Response ReplayedStream(StoredResponse& replay) {
   return replayed;
 }
 
+StreamShape OpenAiStreamShape(
+    Response (*refuse)(const Error&),
+    std::function<std::shared_ptr<StreamFormat>(const std::string& run_id)> format_of) {
+  StreamShape shape;
+  shape.refuse = refuse;
+  shape.replayed = ReplayedStream;
+  shape.format_of = std::move(format_of);
+  return shape;
+}
+
 std::string RunIdOf(const InvokeResult& result) {
   if (!result.run_id.empty()) return result.run_id;
   return ids::RunOfTurn(result.turn_id);

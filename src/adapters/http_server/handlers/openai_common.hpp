@@ -4,6 +4,7 @@
 
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
+#include "adapters/http_server/handlers/streamed_call.hpp"
 #include "domain/openai/error_shape.hpp"
 
 #include <cstdint>
@@ -45,6 +46,12 @@ AnswerRenderer WholeStreamAnswer(StreamFormatOf format_of);
 Response ReplayedStream(StoredResponse& replay);
 // The run a streamed call's result is the answer of (its answering turn took the run's id).
 std::string RunIdOf(const InvokeResult& result);
+
+// A streamed OpenAI call's shape: refusals as `refuse` writes them, a replay as the stream stored,
+// the run's events in `format_of`'s frames.
+StreamShape OpenAiStreamShape(
+    Response (*refuse)(const Error&),
+    std::function<std::shared_ptr<StreamFormat>(const std::string& run_id)> format_of);
 
 // The model as the request named it: the agent, and its instance.
 std::string ModelOf(const InvokeInput& call);

@@ -14,7 +14,6 @@
 #include "domain/openai/response_request.hpp"
 #include "domain/resource_ids.hpp"
 
-#include <boost/asio/this_coro.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
@@ -90,14 +89,9 @@ asio::awaitable<Response> Background(RouteDeps& deps, const InvokeCall& call,
   co_return response;
 }
 
-// A streamed response: a streamed run (docs/runs.md), its place among the token's streams taken
-// first, its events sent as the Responses API's.
-asio::awaitable<Response> Streamed(RouteDeps& deps, Request& r, const ResponseCall& asked,
-                                   const Caller& caller, openai::ResponseHeader header) {
-  const auto executor = co_await asio::this_coro::executor;
-  const std::string& agent_id = asked.asked.agent_id;
-  auto ticket = deps.streams.Enter(caller, agent_id, "", executor);
-  if (!ticket) co_return ResponsesError(ticket.error());
+// A streamed response: a streamed run (docs/runs.md), its events sent as the Responses API's.
+asio::awaitable<Response> Streamed(RouteDeps& deps, Request& r, InvokeCall call,
+                                   openai::ResponseHeader header) {
   auto format_of = [header](const std::string& run_id) {
     openai::ResponseHeader named = header;
     named.id = ids::ResponseOf(run_id);
@@ -105,18 +99,9 @@ asio::awaitable<Response> Streamed(RouteDeps& deps, Request& r, const ResponseCa
         openai::ResponseEventWriter(std::move(named)));
   };
   // With a key, the turn's commit stores the whole stream its end makes, to replay.
-  const AnswerRenderer answer = WholeStreamAnswer(
+  call.answer = WholeStreamAnswer(
       [format_of](const InvokeResult& result) { return format_of(RunIdOf(result)); });
-  const InvokeCall call{caller,    agent_id,          asked.asked.request,
-                        asked.key, asked.fingerprint, answer,
-                        nullptr,   nullptr,           r.trace};
-  StreamAnswer begun = co_await deps.runs.Stream(call, /*notify=*/false, /*hand_over=*/true);
-  if (auto* replay = std::get_if<StoredResponse>(&begun.answer)) co_return ReplayedStream(*replay);
-  const auto& run = std::get<Result<RunRecord>>(begun.answer);
-  if (!run) co_return ResponsesError(run.error());
-  auto format = format_of(run->id);
-  if (begun.handed) co_return OwnRunStream(deps, std::move(begun.handed), *ticket, format);
-  co_return RunEventStream(deps, run->id, 0, *ticket, r, false, format);
+  co_return co_await StreamCall(deps, r, call, OpenAiStreamShape(ResponsesError, format_of));
 }
 
 asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
@@ -134,19 +119,19 @@ asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
     request.after_turn_id = std::move(continued->turn_id);
   }
   openai::ResponseHeader header = HeaderOf(asked.asked);
-  const std::string& agent_id = asked.asked.agent_id;
-  if (asked.asked.stream) co_return co_await Streamed(deps, r, asked, *caller, std::move(header));
-  if (asked.asked.background) {
-    static const AnswerRenderer kRunsOwnAnswer;  // a queued run's key stores its 202
-    const InvokeCall call{*caller,        agent_id, request, asked.key, asked.fingerprint,
-                          kRunsOwnAnswer, nullptr,  nullptr, r.trace};
-    co_return co_await Background(deps, call, std::move(header));
-  }
+  const InvokeCall call{.caller = *caller,
+                        .agent_id = asked.asked.agent_id,
+                        .request = request,
+                        .key = asked.key,
+                        .fingerprint = asked.fingerprint,
+                        .trace = r.trace};
+  if (asked.asked.stream) co_return co_await Streamed(deps, r, call, std::move(header));
+  // A queued run's key stores its 202: the call's own answer renders nothing.
+  if (asked.asked.background) co_return co_await Background(deps, call, std::move(header));
   const InvokeRenderer render = [header](const Result<InvokeResult>& result) {
     return RenderAnswered(result, header);
   };
-  co_return co_await InvokeOnce(deps, *caller, agent_id, request, asked.key, asked.fingerprint,
-                                render, nullptr, nullptr, r.trace);
+  co_return co_await InvokeOnce(deps, call, render);
 }
 
 // GET /v1/responses/{id} and its cancel: the response as its run stands.
