@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The architecture check itself: it passes on this tree, and fails on a copy of its domain with a
-# folder loop added (agent -> runs -> agent) and on one whose domain includes an adapter.
+# folder loop added (agent -> runs -> agent), on one whose domain includes an adapter, and on one
+# with a function over 80 lines in app.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
 bash "$here/check-architecture.sh" "$here/.." >/dev/null
@@ -25,4 +26,13 @@ cp -r "$here/../src/app" "$tree/src/app"
 bash "$here/check-architecture.sh" "$tree" >/dev/null
 echo '#include "app/runs/runs.hpp"' >"$tree/src/app/turn/loop_probe.hpp"
 expect_failure "a folder loop in src/app"
-echo "check-architecture: catches loops and layer breaks"
+rm "$tree/src/app/turn/loop_probe.hpp"
+bash "$here/check-architecture.sh" "$tree" >/dev/null
+{
+  echo 'int LongProbe(int x) {'
+  for i in $(seq 1 80); do echo "  x += $i;  // a brace in a comment { does not count"; done
+  echo '  return x;'
+  echo '}'
+} >"$tree/src/app/turn/long_probe.cpp"
+expect_failure "a function of 83 lines in src/app"
+echo "check-architecture: catches loops, layer breaks and long functions"

@@ -46,5 +46,14 @@ if [ -d src/app ] && [ "$(find src/app -maxdepth 1 -type f | wc -l)" -gt 12 ]; t
   echo "architecture: src/app has more than 12 files at its top level: put them in a capability's folder"
   status=1
 fi
+# A function in app reads whole on one screen: at most 80 lines, longer ones are named steps.
+if [ -d src/app ]; then
+  if ! long=$(find src/app -name '*.cpp' ! -name '*_test.cpp' -print0 | sort -z |
+    xargs -0 python3 "$(dirname "$0")/function_lengths.py" 80); then
+    echo "architecture: functions in src/app must be at most 80 lines (split them into named steps):"
+    echo "$long"
+    status=1
+  fi
+fi
 [ $status -eq 0 ] && echo "architecture: ok"
 exit $status

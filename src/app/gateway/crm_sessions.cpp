@@ -163,98 +163,113 @@ asio::awaitable<Result<std::optional<std::int64_t>>> CrmSessions::Save(
       [&](Store& s) { return s.SaveRefreshedCrmCredential(record, version); });
 }
 
+bool CrmSessions::Usable(const CrmCredentials& c, const std::string& failed_token) const {
+  return !c.access_token.empty() && c.access_token != failed_token &&
+         IsAllowedCrmUrl(c.instance_url, options_.allow_http);
+}
+
 asio::awaitable<Result<CrmSessions::Session>> CrmSessions::Open(const std::string& org_id,
                                                                 const std::string& env,
                                                                 const std::string& failed_token,
                                                                 const SpanContext* trace) {
-  const bool allow_http = options_.allow_http;
-  auto usable = [&](const CrmCredentials& c) {
-    return !c.access_token.empty() && c.access_token != failed_token &&
-           IsAllowedCrmUrl(c.instance_url, allow_http);
-  };
-  // The claim outlives the longest refresh (one request to the token endpoint, then the save).
-  const std::int64_t claim_ms = (options_.upstream_timeout + kClaimMargin).count();
   // A second pass only when the operator replaced the credentials while this one refreshed.
   for (int pass = 0;; ++pass) {
     AG_CO_TRY(auto stored, co_await Load(org_id, env));
-    auto& credentials = stored.credentials;
-    const bool refreshable = !credentials.refresh_token.empty();
-    if (refreshable && !usable(credentials)) {
-      if (!IsAllowedCrmUrl(credentials.login_url, allow_http))
+    const bool refreshable = !stored.credentials.refresh_token.empty();
+    if (refreshable && !Usable(stored.credentials, failed_token)) {
+      if (!IsAllowedCrmUrl(stored.credentials.login_url, options_.allow_http))
         co_return Error(ErrorCode::kCrmNotConfigured,
                         "the stored login_url is not https (crm.allow_http is off); put new "
                         "credentials");
       // A refresh token Salesforce refused stays refused: don't send it again for a while.
       if (auto refused = RememberedRefusal(Key(org_id, env), stored.version)) co_return *refused;
-      // Across servers: claim the refresh, or wait for the server that holds the claim.
-      bool claimed = false;
-      for (int poll = 0; poll < kClaimPolls && !claimed; ++poll) {
-        const std::int64_t now = clock_.NowMs();
-        AG_CO_TRY(claimed, co_await store_.Run([&](Store& s) {
-          return s.ClaimCrmRefresh(org_id, env, holder_, now, claim_ms);
-        }));
-        AG_CO_TRY(stored, co_await Load(org_id, env));  // another server may have just refreshed
-        if (usable(credentials)) break;
-        if (!claimed) {
-          asio::steady_timer wait(co_await asio::this_coro::executor, kClaimPoll);
-          co_await wait.async_wait(asio::use_awaitable);
-        }
-      }
-      if (!usable(credentials)) {
+      AG_CO_TRY(const bool claimed, co_await ClaimRefresh(org_id, env, failed_token, stored));
+      if (!Usable(stored.credentials, failed_token)) {
         if (!claimed)
           co_return Error(ErrorCode::kCrmAuthFailed,
                           "another server is refreshing the CRM session; retry");
-        Result<std::optional<std::int64_t>> saved = std::optional<std::int64_t>{};
-        auto grant = co_await Refresh(credentials, trace);
-        if (grant) {
-          // A rotated refresh token is kept even when the grant is refused: the old one is spent.
-          if (!grant->rotated_refresh_token.empty())
-            credentials.refresh_token = grant->rotated_refresh_token;
-          if (IsAllowedCrmUrl(grant->instance_url, allow_http)) {
-            credentials.access_token = grant->access_token;
-            credentials.instance_url = grant->instance_url;
-          } else {
-            credentials.access_token.clear();
-            grant = Error(ErrorCode::kCrmAuthFailed,
-                          "the OAuth token endpoint answered with an instance_url that is not "
-                          "https; refused (crm.allow_http is off)");
-          }
-          saved = co_await Save(org_id, env, credentials, stored.version);
-        }
-        co_await store_.Run([&](Store& s) { return s.ReleaseCrmRefresh(org_id, env, holder_); });
-        // For the operator's console: when the last refresh ran and why it failed, if it did.
-        const std::string outcome = grant ? "" : grant.error().message;
-        const std::int64_t refreshed_at = clock_.NowMs();
-        co_await store_.Run(
-            [&](Store& s) { return s.RecordCrmRefresh(org_id, env, refreshed_at, outcome); });
-        if (!grant) {
-          if (IsRevokedGrant(grant.error()))
-            Remember(Key(org_id, env), stored.version, grant.error());
-          co_return grant.error();
-        }
-        if (!saved) co_return saved.error();
-        if (!*saved) {
+        AG_CO_TRY(const auto saved, co_await RefreshClaimed(org_id, env, stored, trace));
+        if (!saved) {
           if (pass == 0) continue;  // replaced meanwhile: what the operator put wins
           co_return Error(ErrorCode::kCrmAuthFailed,
                           "the CRM credentials changed during the refresh; retry");
         }
-        stored.version = **saved;
+        stored.version = *saved;
       } else if (claimed) {
         co_await store_.Run([&](Store& s) { return s.ReleaseCrmRefresh(org_id, env, holder_); });
       }
     }
-    if (credentials.access_token.empty())
-      co_return Error(ErrorCode::kCrmAuthFailed, "the CRM credentials hold no usable session");
-    if (!IsAllowedCrmUrl(credentials.instance_url, allow_http))
-      co_return Error(ErrorCode::kCrmNotConfigured,
-                      "the stored instance_url is not https (crm.allow_http is off); put new "
-                      "credentials");
-    Session session{credentials.instance_url, credentials.access_token, refreshable,
-                    stored.version};
-    while (!session.instance_url.empty() && session.instance_url.back() == '/')
-      session.instance_url.pop_back();
-    co_return session;
+    co_return SessionOf(stored, refreshable);
   }
+}
+
+asio::awaitable<Result<bool>> CrmSessions::ClaimRefresh(const std::string& org_id,
+                                                        const std::string& env,
+                                                        const std::string& failed_token,
+                                                        Stored& stored) {
+  // The claim outlives the longest refresh (one request to the token endpoint, then the save).
+  const std::int64_t claim_ms = (options_.upstream_timeout + kClaimMargin).count();
+  bool claimed = false;
+  for (int poll = 0; poll < kClaimPolls && !claimed; ++poll) {
+    const std::int64_t now = clock_.NowMs();
+    AG_CO_TRY(claimed, co_await store_.Run([&](Store& s) {
+      return s.ClaimCrmRefresh(org_id, env, holder_, now, claim_ms);
+    }));
+    AG_CO_TRY(stored, co_await Load(org_id, env));  // another server may have just refreshed
+    if (Usable(stored.credentials, failed_token)) break;
+    if (!claimed) {
+      asio::steady_timer wait(co_await asio::this_coro::executor, kClaimPoll);
+      co_await wait.async_wait(asio::use_awaitable);
+    }
+  }
+  co_return claimed;
+}
+
+asio::awaitable<Result<std::optional<std::int64_t>>> CrmSessions::RefreshClaimed(
+    const std::string& org_id, const std::string& env, Stored& stored, const SpanContext* trace) {
+  CrmCredentials& credentials = stored.credentials;
+  Result<std::optional<std::int64_t>> saved = std::optional<std::int64_t>{};
+  auto grant = co_await Refresh(credentials, trace);
+  if (grant) {
+    // A rotated refresh token is kept even when the grant is refused: the old one is spent.
+    if (!grant->rotated_refresh_token.empty())
+      credentials.refresh_token = grant->rotated_refresh_token;
+    if (IsAllowedCrmUrl(grant->instance_url, options_.allow_http)) {
+      credentials.access_token = grant->access_token;
+      credentials.instance_url = grant->instance_url;
+    } else {
+      credentials.access_token.clear();
+      grant = Error(ErrorCode::kCrmAuthFailed,
+                    "the OAuth token endpoint answered with an instance_url that is not "
+                    "https; refused (crm.allow_http is off)");
+    }
+    saved = co_await Save(org_id, env, credentials, stored.version);
+  }
+  co_await store_.Run([&](Store& s) { return s.ReleaseCrmRefresh(org_id, env, holder_); });
+  // For the operator's console: when the last refresh ran and why it failed, if it did.
+  const std::string outcome = grant ? "" : grant.error().message;
+  const std::int64_t refreshed_at = clock_.NowMs();
+  co_await store_.Run(
+      [&](Store& s) { return s.RecordCrmRefresh(org_id, env, refreshed_at, outcome); });
+  if (!grant) {
+    if (IsRevokedGrant(grant.error())) Remember(Key(org_id, env), stored.version, grant.error());
+    co_return grant.error();
+  }
+  co_return saved;
+}
+
+Result<CrmSessions::Session> CrmSessions::SessionOf(const Stored& stored, bool refreshable) const {
+  const CrmCredentials& credentials = stored.credentials;
+  if (credentials.access_token.empty())
+    return Error(ErrorCode::kCrmAuthFailed, "the CRM credentials hold no usable session");
+  if (!IsAllowedCrmUrl(credentials.instance_url, options_.allow_http))
+    return Error(ErrorCode::kCrmNotConfigured,
+                 "the stored instance_url is not https (crm.allow_http is off); put new "
+                 "credentials");
+  Session session{credentials.instance_url, credentials.access_token, refreshable, stored.version};
+  while (!session.instance_url.empty() && session.instance_url.back() == '/')
+    session.instance_url.pop_back();
+  return session;
 }
 
 asio::awaitable<Result<OAuthGrant>> CrmSessions::Refresh(const CrmCredentials& c,

@@ -90,6 +90,19 @@ class CrmSessions {
   boost::asio::awaitable<Result<Session>> Open(const std::string& org_id, const std::string& env,
                                                const std::string& failed_token,
                                                const SpanContext* trace);
+  // Open's steps. Usable: a session to use, not the one that just failed. ClaimRefresh: claims
+  // the refresh across servers, or waits for the server that holds the claim (`stored` reloaded:
+  // another server may have refreshed). RefreshClaimed: refreshes, saves, releases the claim and
+  // records the outcome; the new version, none when the operator replaced the credentials
+  // meanwhile. SessionOf: the session the credentials hold.
+  bool Usable(const CrmCredentials& c, const std::string& failed_token) const;
+  boost::asio::awaitable<Result<bool>> ClaimRefresh(const std::string& org_id,
+                                                    const std::string& env,
+                                                    const std::string& failed_token,
+                                                    Stored& stored);
+  boost::asio::awaitable<Result<std::optional<std::int64_t>>> RefreshClaimed(
+      const std::string& org_id, const std::string& env, Stored& stored, const SpanContext* trace);
+  Result<Session> SessionOf(const Stored& stored, bool refreshable) const;
   boost::asio::awaitable<Result<OAuthGrant>> Refresh(const CrmCredentials& credentials,
                                                      const SpanContext* trace);
   std::optional<Error> RememberedRefusal(const std::string& key, std::int64_t version);

@@ -188,6 +188,22 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
                        resumed != nullptr ? resumed->resumption->after_seq : 0,
                        streamed != nullptr ? streamed->unwritten : nullptr, d_.write_behind);
   if (resumed == nullptr) recorder.ReportStarted(run.conversation_id, run.agent_id);
+  Result<InvokeResult> result = co_await RunTurn(run, start, queued ? &*queued : nullptr,
+                                                 std::move(cancel), recorder, traced);
+  if (result && result->stop_reason == StopReason::kApprovalRequired) {
+    co_await Pause(run, *result, recorder, traced);
+  } else {
+    co_await Finish(run, result, recorder, traced);
+  }
+  if (run.notify && d_.webhooks_due) d_.webhooks_due();
+  Ended(run.id);
+  co_return result;
+}
+
+asio::awaitable<Result<InvokeResult>> RunWorker::RunTurn(
+    const RunRecord& run, const RunStart& start, const QueuedRequest* queued,
+    std::shared_ptr<TurnCancel> cancel, RunRecorder& recorder, const SpanContext* traced) {
+  const auto* streamed = std::get_if<StreamedStart>(&start);
   Result<InvokeResult> result = Error(ErrorCode::kInternal, "the run failed");
   bool threw = false;  // a turn that returns releases its key itself when it does not commit
   try {
@@ -198,8 +214,12 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
           RunCommand(turn.caller, run, turn.agent, turn.request, streamed->key, cancel, recorder,
                      turn.trace, turn.answer);
       result = co_await d_.invoke.Invoke(command);
+    } else if (const auto* resumed = std::get_if<ResumedStart>(&start)) {
+      result = co_await ResumeTurn(run, *resumed->resumption, std::move(cancel), recorder);
+    } else if (queued != nullptr) {
+      result = co_await ExecuteTurn(run, *queued, std::move(cancel), recorder);
     } else {
-      result = co_await Execute(run, resumed, queued ? &*queued : nullptr, cancel, recorder);
+      result = Error(ErrorCode::kInternal, "the run did not start");
     }
   } catch (const std::exception& e) {
     // The run still ends, and says so, rather than staying running.
@@ -211,74 +231,64 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
   }
   if (streamed != nullptr && streamed->key && threw)
     co_await d_.idempotency.Release(*streamed->key);
+  co_return result;
+}
 
-  if (result && result->stop_reason == StopReason::kApprovalRequired) {
-    // Its turn's commit left it requires_action: its followers are told, and it waits.
-    const auto told = co_await recorder.Pause(run_events::RequiresAction(InvokeBodyText(*result)));
-    if (!told) {
-      LogTraced(
-          "warn", "run_pause_not_told",
-          {{"run_id", std::string_view(run.id)}, {"error", std::string_view(told.error().message)}},
-          traced);
-    }
-    d_.metrics.Add("agentgate_runs_paused_total", {});
-    if (run.notify && d_.webhooks_due) d_.webhooks_due();
-    Ended(run.id);
-    co_return result;
+asio::awaitable<void> RunWorker::Pause(const RunRecord& run, const InvokeResult& result,
+                                       RunRecorder& recorder, const SpanContext* traced) {
+  // Its turn's commit left it requires_action: its followers are told, and it waits.
+  const auto told = co_await recorder.Pause(run_events::RequiresAction(InvokeBodyText(result)));
+  if (!told) {
+    LogTraced(
+        "warn", "run_pause_not_told",
+        {{"run_id", std::string_view(run.id)}, {"error", std::string_view(told.error().message)}},
+        traced);
   }
-  RunStatus status = RunStatus::kCompleted;
+  d_.metrics.Add("agentgate_runs_paused_total", {});
+}
+
+asio::awaitable<void> RunWorker::Finish(const RunRecord& run, const Result<InvokeResult>& result,
+                                        RunRecorder& recorder, const SpanContext* traced) {
   if (recorder.ended_with_turn()) {
     co_await recorder.Drain();  // completed, in its turn's commit: nothing left to write
+    d_.metrics.Add("agentgate_runs_ended_total",
+                   {{"status", std::string(RunStatusName(RunStatus::kCompleted))}});
+    co_return;
+  }
+  RunRecord ended = run;
+  ended.ended_at_ms = d_.clock.NowMs();
+  RunEvent terminal;
+  if (result) {
+    ended.status = RunStatus::kCompleted;
+    ended.result_json = InvokeBodyText(*result);
+    terminal = run_events::Completed(ended.result_json);
   } else {
-    RunRecord ended = run;
-    ended.ended_at_ms = d_.clock.NowMs();
-    RunEvent terminal;
-    if (result) {
-      ended.status = RunStatus::kCompleted;
-      ended.result_json = InvokeBodyText(*result);
-      terminal = run_events::Completed(ended.result_json);
-    } else {
-      // Superseded is a cancel by a newer call on its conversation, named apart in its error.
-      const ErrorCode code = result.error().code;
-      ended.status = code == ErrorCode::kCanceled || code == ErrorCode::kSuperseded
-                         ? RunStatus::kCanceled
-                         : RunStatus::kFailed;
-      terminal = run_events::Failed(result.error());
-      ended.error_json = terminal.data;
-    }
-    status = ended.status;
-    // Its readers see it ended from the moment its followers may have its terminal event.
-    registry_.Ending(ended);
-    const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
-    if (!finished || !*finished) {
-      // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
-      LogTraced(
-          "warn", "run_not_finished",
-          {{"run_id", std::string_view(run.id)},
-           {"error", std::string_view(finished ? "no longer running" : finished.error().message)}},
-          traced);
-    }
+    // Superseded is a cancel by a newer call on its conversation, named apart in its error.
+    const ErrorCode code = result.error().code;
+    ended.status = code == ErrorCode::kCanceled || code == ErrorCode::kSuperseded
+                       ? RunStatus::kCanceled
+                       : RunStatus::kFailed;
+    terminal = run_events::Failed(result.error());
+    ended.error_json = terminal.data;
+  }
+  const RunStatus status = ended.status;
+  // Its readers see it ended from the moment its followers may have its terminal event.
+  registry_.Ending(ended);
+  const auto finished = co_await recorder.Finish(std::move(ended), std::move(terminal));
+  if (!finished || !*finished) {
+    // Its server's lease lapsed meanwhile and another ended it interrupted: that is its outcome.
+    LogTraced(
+        "warn", "run_not_finished",
+        {{"run_id", std::string_view(run.id)},
+         {"error", std::string_view(finished ? "no longer running" : finished.error().message)}},
+        traced);
   }
   d_.metrics.Add("agentgate_runs_ended_total", {{"status", std::string(RunStatusName(status))}});
-  if (run.notify && d_.webhooks_due) d_.webhooks_due();
-  Ended(run.id);
-  co_return result;
 }
 
 void RunWorker::Ended(const std::string& run_id) {
   // Room for the next queued run; a streamed run took none (a look would cost two store reads).
   if (registry_.Ended(run_id) == RunKind::kBackground) Wake();
-}
-
-asio::awaitable<Result<InvokeResult>> RunWorker::Execute(const RunRecord& run,
-                                                         const ResumedStart* resumed,
-                                                         const QueuedRequest* queued,
-                                                         std::shared_ptr<TurnCancel> cancel,
-                                                         RunRecorder& recorder) {
-  if (resumed != nullptr)
-    co_return co_await ResumeTurn(run, *resumed->resumption, std::move(cancel), recorder);
-  if (queued == nullptr) co_return Error(ErrorCode::kInternal, "the run did not start");
-  co_return co_await ExecuteTurn(run, *queued, std::move(cancel), recorder);
 }
 
 asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run,

@@ -154,11 +154,16 @@ class RunWorker {
                                                       RunStart start,
                                                       std::shared_ptr<TurnCancel> cancel,
                                                       std::shared_ptr<RunChannel> channel);
-  boost::asio::awaitable<Result<InvokeResult>> Execute(const RunRecord& run,
-                                                       const ResumedStart* resumed,
+  // Its steps: its turn run (a streamed, resumed or queued one), then its pause or its end written.
+  boost::asio::awaitable<Result<InvokeResult>> RunTurn(const RunRecord& run, const RunStart& start,
                                                        const QueuedRequest* queued,
                                                        std::shared_ptr<TurnCancel> cancel,
-                                                       RunRecorder& recorder);
+                                                       RunRecorder& recorder,
+                                                       const SpanContext* traced);
+  boost::asio::awaitable<void> Pause(const RunRecord& run, const InvokeResult& result,
+                                     RunRecorder& recorder, const SpanContext* traced);
+  boost::asio::awaitable<void> Finish(const RunRecord& run, const Result<InvokeResult>& result,
+                                      RunRecorder& recorder, const SpanContext* traced);
   boost::asio::awaitable<Result<InvokeResult>> ResumeTurn(const RunRecord& run,
                                                           const Resumption& resumption,
                                                           std::shared_ptr<TurnCancel> cancel,

@@ -63,28 +63,8 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
   // Nothing but this server looks for such a run before its first events are written.
   const bool written_later = as.streamed && options_.write_short_streamed_runs_at_end && run &&
                              run->conversation_id.empty() && !notify;
-  if (run && !written_later) {
-    std::optional<IdempotencyCompletion> completion;
-    if (key && !as.streamed) {
-      completion = IdempotencyCompletion{key->scope, key->claimed_at_ms, 202,
-                                         json_text::Write(QueuedRunBody(*run)),
-                                         Idempotency::ReplayUntil(run->created_at_ms)};
-    }
-    const int max_queued = options_.max_queued_per_org;
-    const RunWrite create{RunWrite::Kind::kCreate, *run, {}, max_queued, std::move(completion)};
-    const auto created = co_await writer_.Write(create);
-    if (auto refused = RefusalOfCreate(created, max_queued)) run = std::move(*refused);
-  }
-  if (run && busy.supersedes_when_queued && !run->creates_conversation &&
-      !run->conversation_id.empty()) {
-    // Queued at the back of its conversation's line: what is ahead of it ends superseded. The run
-    // stays queued however that goes (a failure leaves it behind them).
-    if (auto superseded = co_await invoke_.SupersedeAheadOf(run->conversation_id, run->id);
-        !superseded) {
-      log::Warn("run_supersede_failed", {{"run_id", std::string_view(run->id)},
-                                         {"error", std::string_view(superseded.error().message)}});
-    }
-  }
+  if (run && !written_later) run = co_await Create(std::move(*run), key, as.streamed);
+  if (run && busy.supersedes_when_queued) co_await SupersedeAhead(*run);
   if (run && as.streamed) {
     // It starts from what its call admitted, continuing the call's trace.
     auto turn = std::make_shared<const StreamedTurn>(StreamedTurn{
@@ -99,6 +79,33 @@ asio::awaitable<StreamAnswer> Runs::Begin(const InvokeCall& call, bool notify, B
   if (key && !run) co_await idempotency_.Release(*key);
   answer.answer = std::move(run);
   co_return answer;
+}
+
+asio::awaitable<Result<RunRecord>> Runs::Create(RunRecord run, const std::optional<ClaimedKey>& key,
+                                                bool streamed) {
+  // A queued run's key is completed with its 202; a streamed one's by its turn's commit.
+  std::optional<IdempotencyCompletion> completion;
+  if (key && !streamed) {
+    completion = IdempotencyCompletion{key->scope, key->claimed_at_ms, 202,
+                                       json_text::Write(QueuedRunBody(run)),
+                                       Idempotency::ReplayUntil(run.created_at_ms)};
+  }
+  const int max_queued = options_.max_queued_per_org;
+  const RunWrite create{RunWrite::Kind::kCreate, run, {}, max_queued, std::move(completion)};
+  const auto created = co_await writer_.Write(create);
+  if (auto refused = RefusalOfCreate(created, max_queued)) co_return std::move(*refused);
+  co_return run;
+}
+
+asio::awaitable<void> Runs::SupersedeAhead(const RunRecord& run) {
+  if (run.creates_conversation || run.conversation_id.empty()) co_return;
+  // Queued at the back of its conversation's line: what is ahead of it ends superseded. The run
+  // stays queued however that goes (a failure leaves it behind them).
+  if (auto superseded = co_await invoke_.SupersedeAheadOf(run.conversation_id, run.id);
+      !superseded) {
+    log::Warn("run_supersede_failed", {{"run_id", std::string_view(run.id)},
+                                       {"error", std::string_view(superseded.error().message)}});
+  }
 }
 
 RunRecord Runs::NewRun(const InvokeCommand& command, const QueuedPlace& place, bool streamed,

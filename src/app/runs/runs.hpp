@@ -134,6 +134,12 @@ class Runs {
   boost::asio::awaitable<Result<std::optional<RunRecord>>> Find(const std::string& run_id);
   boost::asio::awaitable<Result<DecideAnswer>> DecideFound(RunRecord found,
                                                            ApprovalRequest request);
+  // Begin's steps: the new run written (its create refused when its key was taken meanwhile or
+  // the queue is full), and a queued interrupting run's supersession of what is ahead of it.
+  boost::asio::awaitable<Result<RunRecord>> Create(RunRecord run,
+                                                   const std::optional<ClaimedKey>& key,
+                                                   bool streamed);
+  boost::asio::awaitable<void> SupersedeAhead(const RunRecord& run);
   // A new run's record, for a command admitted to `place`.
   RunRecord NewRun(const InvokeCommand& command, const QueuedPlace& place, bool streamed,
                    bool notify) const;

@@ -155,57 +155,12 @@ asio::awaitable<std::size_t> WebhookSender::ClaimAndStart() {
   co_return jobs->size();
 }
 
-asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
-  // A value, not a reference into `job`: GCC 12 loses a coroutine's local references across a
-  // suspension.
-  WebhookDelivery delivery = std::move(job.delivery);
-  const auto started = d_.clock.SteadyNow();
-  const std::int64_t now = d_.clock.NowMs();
-  int status = 0;
-  std::string error;
-  std::optional<std::string> secret;
-  if (d_.master_key) {
-    auto opened =
-        crypto::Open(*d_.master_key, job.webhook.sealed_secret,
-                     WebhookSealContext(job.webhook.org_id, job.webhook.env, job.webhook.id));
-    if (opened) secret = std::move(*opened);
-  }
-  const std::int64_t timestamp = now / 1000;
-  std::optional<std::string> body;
-  std::optional<std::string> signature;
-  if (job.run && secret) {
-    body = WebhookBody(delivery, *job.run);
-    signature = SignWebhook(*secret, delivery.id, timestamp, *body);
-  }
-  if (!job.run) {
-    error = "the run is no longer kept ([runs] retention_hours)";
-  } else if (!secret) {
-    error = "the webhook's secret cannot be opened with this server's master key";
-  } else if (!signature) {
-    error = "the webhook's secret is not a whsec_ signing secret: the delivery cannot be signed";
-  } else {
-    HttpClientRequest request;
-    request.method = "POST";
-    request.url = job.webhook.url;
-    request.body = std::move(*body);
-    request.timeout = d_.timeout;
-    request.max_response_bytes = 64 * 1024;
-    request.public_addresses_only = !d_.allow_private;
-    request.headers = {{"Content-Type", "application/json"},
-                       {"User-Agent", "agentgate-webhooks"},
-                       {"webhook-id", delivery.id},
-                       {"webhook-timestamp", std::to_string(timestamp)},
-                       {"webhook-signature", std::move(*signature)}};
-    auto answer = co_await d_.http.Send(std::move(request));
-    if (answer) {
-      status = answer->status;
-      if (status < 200 || status > 299) error = "answered " + std::to_string(status);
-    } else {
-      error = answer.error().message;
-    }
-  }
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.SteadyNow() - started).count();
+namespace {
+
+// The attempt added to the delivery's log (its latest kLoggedAttempts), and what comes next:
+// delivered, tried again after its backoff, or failed.
+void NoteAttempt(WebhookDelivery& delivery, int status, const std::string& error, std::int64_t now,
+                 std::int64_t ms, bool retryable, std::int64_t first_retry_ms) {
   ++delivery.attempts;
   json::object attempt{{"at", governance::IsoUtc(now)}, {"status", status}, {"ms", ms}};
   if (!error.empty()) attempt["error"] = error;
@@ -216,21 +171,51 @@ asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
   log.push_back(std::move(attempt));
   if (log.size() > kLoggedAttempts) log.erase(log.begin());
   delivery.attempts_json = json::serialize(log);
-  const bool retryable = job.run.has_value() && secret.has_value();
   if (error.empty()) {
     delivery.status = "delivered";
-  } else if (auto delay = webhooks::RetryDelayMs(delivery.attempts, d_.first_retry_ms);
+  } else if (auto delay = webhooks::RetryDelayMs(delivery.attempts, first_retry_ms);
              delay && retryable) {
     delivery.next_attempt_at_ms = now + *delay;
   } else {
     delivery.status = "failed";
   }
+}
+
+}  // namespace
+
+std::optional<std::string> WebhookSender::OpenSecret(const WebhookRecord& webhook) const {
+  if (!d_.master_key) return std::nullopt;
+  auto opened = crypto::Open(*d_.master_key, webhook.sealed_secret,
+                             WebhookSealContext(webhook.org_id, webhook.env, webhook.id));
+  if (!opened) return std::nullopt;
+  return std::move(*opened);
+}
+
+asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
+  // A value, not a reference into `job`: GCC 12 loses a coroutine's local references across a
+  // suspension.
+  WebhookDelivery delivery = std::move(job.delivery);
+  const auto started = d_.clock.SteadyNow();
+  const std::int64_t now = d_.clock.NowMs();
+  const std::optional<std::string> secret = OpenSecret(job.webhook);
+  AttemptOutcome outcome;
+  if (!job.run) {
+    outcome.error = "the run is no longer kept ([runs] retention_hours)";
+  } else if (!secret) {
+    outcome.error = "the webhook's secret cannot be opened with this server's master key";
+  } else {
+    outcome = co_await Post(job.webhook, delivery, *job.run, *secret, now / 1000);
+  }
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.SteadyNow() - started).count();
+  NoteAttempt(delivery, outcome.status, outcome.error, now, ms,
+              job.run.has_value() && secret.has_value(), d_.first_retry_ms);
   d_.metrics.Add("agentgate_webhook_attempts_total",
-                 {{"outcome", error.empty() ? "delivered" : "failed"}});
+                 {{"outcome", outcome.error.empty() ? "delivered" : "failed"}});
   // The webhook's id and the delivery's, never its URL (it may carry a token) or its secret.
   log::Info("webhook_attempt", {{"webhook_id", std::string_view(job.webhook.id)},
                                 {"delivery_id", std::string_view(delivery.id)},
-                                {"status", static_cast<std::int64_t>(status)},
+                                {"status", static_cast<std::int64_t>(outcome.status)},
                                 {"outcome", std::string_view(delivery.status)}});
   auto recorded = co_await d_.store.Run([&](Store& s) { return s.RecordWebhookAttempt(delivery); });
   if (!recorded) {
@@ -239,6 +224,42 @@ asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
               {{"delivery_id", std::string_view(delivery.id)},
                {"error", std::string_view(recorded.error().message)}});
   }
+}
+
+asio::awaitable<WebhookSender::AttemptOutcome> WebhookSender::Post(const WebhookRecord& webhook,
+                                                                   const WebhookDelivery& delivery,
+                                                                   const RunRecord& run,
+                                                                   const std::string& secret,
+                                                                   std::int64_t timestamp) {
+  std::string body = WebhookBody(delivery, run);
+  auto signature = SignWebhook(secret, delivery.id, timestamp, body);
+  AttemptOutcome outcome;
+  if (!signature) {
+    outcome.error =
+        "the webhook's secret is not a whsec_ signing secret: the delivery cannot be signed";
+    co_return outcome;
+  }
+  HttpClientRequest request;
+  request.method = "POST";
+  request.url = webhook.url;
+  request.body = std::move(body);
+  request.timeout = d_.timeout;
+  request.max_response_bytes = 64 * 1024;
+  request.public_addresses_only = !d_.allow_private;
+  request.headers = {{"Content-Type", "application/json"},
+                     {"User-Agent", "agentgate-webhooks"},
+                     {"webhook-id", delivery.id},
+                     {"webhook-timestamp", std::to_string(timestamp)},
+                     {"webhook-signature", std::move(*signature)}};
+  auto answer = co_await d_.http.Send(std::move(request));
+  if (!answer) {
+    outcome.error = answer.error().message;
+    co_return outcome;
+  }
+  outcome.status = answer->status;
+  if (outcome.status < 200 || outcome.status > 299)
+    outcome.error = "answered " + std::to_string(outcome.status);
+  co_return outcome;
 }
 
 }  // namespace agentgate

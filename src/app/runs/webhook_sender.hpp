@@ -63,6 +63,16 @@ class WebhookSender {
   // how many it started.
   boost::asio::awaitable<std::size_t> ClaimAndStart();
   boost::asio::awaitable<void> Attempt(WebhookJob job);
+  // Attempt's steps: the webhook's signing secret opened, then the signed delivery posted.
+  // How one attempt went: the status its endpoint answered (0: none), and why it failed, if it did.
+  struct AttemptOutcome {
+    int status = 0;
+    std::string error;
+  };
+  std::optional<std::string> OpenSecret(const WebhookRecord& webhook) const;
+  boost::asio::awaitable<AttemptOutcome> Post(const WebhookRecord& webhook,
+                                              const WebhookDelivery& delivery, const RunRecord& run,
+                                              const std::string& secret, std::int64_t timestamp);
 
   WebhookSenderDeps d_;
   struct Timer;
