@@ -10,7 +10,6 @@
 namespace agentgate {
 
 namespace asio = boost::asio;
-using oauth::OAuthError;
 
 namespace {
 
@@ -118,50 +117,39 @@ bool AuthorizationServer::StillVerifies(const SigningKeyRecord& key) const {
          clock_.NowMs() < key.retired_at_ms + oauth::kRetiredKeyVerifiesForMs;
 }
 
-asio::awaitable<std::variant<IssuedAccessToken, OAuthError>> AuthorizationServer::IssueToken(
+asio::awaitable<Result<IssuedAccessToken>> AuthorizationServer::IssueToken(
     oauth::TokenRequest request, std::string base) {
-  const auto server_error = [](const Error& e) {
-    const bool unavailable = e.code == ErrorCode::kUnavailable;
-    return OAuthError{unavailable ? 503 : 500,
-                      unavailable ? "temporarily_unavailable" : "server_error", e.message, false};
-  };
   // Hash the presented secret even for an unknown client, so timing does not reveal ids.
   const std::string presented = crypto::Sha256(request.client_secret);
   // An id no client of ours could have is unknown without a lookup: a stranger's made-up ids
   // cost no store read and are never cached.
-  if (!oauth::IsClientIdShaped(request.client_id)) co_return oauth::InvalidClient(request);
-  auto client = co_await tenants_.OAuthClient(request.client_id);
-  if (!client) co_return server_error(client.error());
-  const std::string expected =
-      *client ? (*client)->secret_hash : std::string(presented.size(), '\0');
-  if (!crypto::ConstantTimeEquals(presented, expected) || !*client)
-    co_return oauth::InvalidClient(request);
-  const OAuthClientRecord& registered = **client;
+  if (!oauth::IsClientIdShaped(request.client_id)) co_return oauth::InvalidClient();
+  AG_CO_TRY(const auto client, co_await tenants_.OAuthClient(request.client_id));
+  const std::string expected = client ? client->secret_hash : std::string(presented.size(), '\0');
+  if (!crypto::ConstantTimeEquals(presented, expected) || !client) co_return oauth::InvalidClient();
+  const OAuthClientRecord& registered = *client;
   const Caller acting{registered.org_id, registered.env, registered.token_id};
   if (auto admitted = co_await StillAdmitted(tenants_, acting); !admitted) {
-    co_return OAuthError{400, "unauthorized_client",
-                         "the client's API token was revoked or may no longer use environment '" +
-                             registered.env + "'",
-                         false};
+    co_return oauth::OAuthRefusal(
+        ErrorCode::kInvalidRequest, "unauthorized_client",
+        "the client's API token was revoked or may no longer use environment '" + registered.env +
+            "'");
   }
-  auto scope = oauth::GrantedScope(request.scope);
-  if (auto* refused = std::get_if<OAuthError>(&scope)) co_return *refused;
-  if (auto refused = oauth::CheckResource(request.resource, oauth::ResourceOf(base)))
-    co_return *refused;
+  AG_CO_TRY(std::string scope, oauth::GrantedScope(request.scope));
+  AG_CO_TRYV(oauth::CheckResource(request.resource, oauth::ResourceOf(base)));
 
-  auto key = co_await CurrentKey();
-  if (!key) co_return server_error(key.error());
+  AG_CO_TRY(const auto key, co_await CurrentKey());
   oauth::AccessTokenClaims claims;
   claims.issuer = base;
   claims.audience = oauth::ResourceOf(base);
   claims.client_id = registered.id;
-  claims.scope = std::get<std::string>(scope);
+  claims.scope = std::move(scope);
   claims.jti = crypto::RandomHex(16);
   claims.issued_at_s = clock_.NowMs() / 1000;
   claims.expires_at_s = claims.issued_at_s + settings_.token_lifetime_s;
   IssuedAccessToken issued;
-  issued.access_token = crypto::SignCompactJws(oauth::AccessTokenHeader(key->first),
-                                               oauth::AccessTokenPayload(claims), key->second);
+  issued.access_token = crypto::SignCompactJws(oauth::AccessTokenHeader(key.first),
+                                               oauth::AccessTokenPayload(claims), key.second);
   issued.expires_in_s = settings_.token_lifetime_s;
   issued.scope = claims.scope;
   co_return issued;

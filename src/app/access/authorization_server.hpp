@@ -59,9 +59,10 @@ class AuthorizationServer {
                       std::optional<crypto::MasterKey> master_key,
                       AuthorizationServerSettings settings);
 
-  // POST /oauth/token, once its request was read; `base` is the server's absolute URL.
-  boost::asio::awaitable<std::variant<IssuedAccessToken, oauth::OAuthError>> IssueToken(
-      oauth::TokenRequest request, std::string base);
+  // POST /oauth/token, once its request was read; `base` is the server's absolute URL. Its
+  // refusals as oauth::ReadTokenRequest's (the edge writes them in OAuth's shape).
+  boost::asio::awaitable<Result<IssuedAccessToken>> IssueToken(oauth::TokenRequest request,
+                                                               std::string base);
 
   // The caller a Bearer access token presented at /mcp acts as; 401 saying why it was refused,
   // 403 when its API token may no longer use its environment.

@@ -14,9 +14,19 @@ ClientAuthorization Basic(std::optional<std::string> decoded) {
   return ClientAuthorization{ClientAuthorization::Kind::kBasic, std::move(decoded)};
 }
 
-OAuthError Refusal(const std::variant<TokenRequest, OAuthError>& read) {
-  EXPECT_TRUE(std::holds_alternative<OAuthError>(read));
-  return std::holds_alternative<OAuthError>(read) ? std::get<OAuthError>(read) : OAuthError{};
+// A refusal as the token endpoint writes it: §5.2's name and status, and whether it asks for
+// HTTP Basic.
+struct Refused {
+  std::string error;
+  int status = 0;
+  bool basic_challenge = false;
+};
+
+Refused Refusal(const Result<TokenRequest>& read, const ClientAuthorization& authorization = {}) {
+  EXPECT_FALSE(read);
+  if (read) return Refused{};
+  return Refused{std::string(OAuthErrorName(read.error())), OAuthStatusOf(read.error()),
+                 ChallengesBasic(read.error(), authorization)};
 }
 
 }  // namespace
@@ -24,8 +34,8 @@ OAuthError Refusal(const std::variant<TokenRequest, OAuthError>& read) {
 TEST(TokenRequest, ReadsBothClientAuthenticationsAndTheOptionalParameters) {
   auto basic =
       ReadTokenRequest(kForm, "grant_type=client_credentials&scope=mcp", Basic("agc_1:s%3Acret+x"));
-  ASSERT_TRUE(std::holds_alternative<TokenRequest>(basic));
-  const auto& b = std::get<TokenRequest>(basic);
+  ASSERT_TRUE(basic);
+  const auto& b = *basic;
   EXPECT_EQ(b.client_id, "agc_1");
   EXPECT_EQ(b.client_secret, "s:cret x");  // form-encoded inside Basic (RFC 6749 §2.3.1)
   EXPECT_EQ(b.authentication, ClientAuthentication::kBasic);
@@ -36,9 +46,9 @@ TEST(TokenRequest, ReadsBothClientAuthenticationsAndTheOptionalParameters) {
                                "grant_type=client_credentials&client_id=agc_1&client_secret=s&"
                                "resource=https%3A%2F%2Fa%2Fmcp",
                                {});
-  ASSERT_TRUE(std::holds_alternative<TokenRequest>(post));
-  EXPECT_EQ(std::get<TokenRequest>(post).authentication, ClientAuthentication::kPost);
-  EXPECT_EQ(std::get<TokenRequest>(post).resource, "https://a/mcp");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->authentication, ClientAuthentication::kPost);
+  EXPECT_EQ(post->resource, "https://a/mcp");
 }
 
 TEST(TokenRequest, RefusesEachMalformedRequestWithTheProtocolsCode) {
@@ -57,7 +67,8 @@ TEST(TokenRequest, RefusesEachMalformedRequestWithTheProtocolsCode) {
   EXPECT_EQ(none.error, "invalid_client");
   EXPECT_EQ(none.status, 401);
   EXPECT_FALSE(none.basic_challenge);
-  const auto unreadable = Refusal(ReadTokenRequest(kForm, grant, Basic(std::nullopt)));
+  const auto unreadable =
+      Refusal(ReadTokenRequest(kForm, grant, Basic(std::nullopt)), Basic(std::nullopt));
   EXPECT_EQ(unreadable.error, "invalid_client");
   EXPECT_TRUE(unreadable.basic_challenge);
   EXPECT_EQ(Refusal(ReadTokenRequest(kForm, grant, Basic("no-colon"))).error, "invalid_client");
@@ -85,14 +96,29 @@ TEST(TokenRequest, OnlyAnIdShapedLikeOursIsLookedUp) {
 }
 
 TEST(TokenRequest, GrantsTheOneScopeAndOnlyOurResource) {
-  EXPECT_EQ(std::get<std::string>(GrantedScope(std::nullopt)), "mcp");
-  EXPECT_EQ(std::get<std::string>(GrantedScope("mcp")), "mcp");
-  EXPECT_EQ(std::get<std::string>(GrantedScope("mcp  mcp")), "mcp");
-  EXPECT_EQ(std::get<OAuthError>(GrantedScope("mcp admin")).error, "invalid_scope");
-  EXPECT_EQ(std::get<OAuthError>(GrantedScope(" ")).error, "invalid_scope");
-  EXPECT_FALSE(CheckResource(std::nullopt, "https://a/mcp"));
-  EXPECT_FALSE(CheckResource("https://a/mcp", "https://a/mcp"));
-  EXPECT_EQ(CheckResource("https://b/mcp", "https://a/mcp")->error, "invalid_target");
+  EXPECT_EQ(GrantedScope(std::nullopt).value(), "mcp");
+  EXPECT_EQ(GrantedScope("mcp").value(), "mcp");
+  EXPECT_EQ(GrantedScope("mcp  mcp").value(), "mcp");
+  EXPECT_EQ(OAuthErrorName(GrantedScope("mcp admin").error()), "invalid_scope");
+  EXPECT_EQ(OAuthErrorName(GrantedScope(" ").error()), "invalid_scope");
+  EXPECT_TRUE(CheckResource(std::nullopt, "https://a/mcp"));
+  EXPECT_TRUE(CheckResource("https://a/mcp", "https://a/mcp"));
+  EXPECT_EQ(OAuthErrorName(CheckResource("https://b/mcp", "https://a/mcp").error()),
+            "invalid_target");
+}
+
+TEST(TokenRequest, ARefusalsOAuthNameAndStatusComeFromItsCode) {
+  EXPECT_EQ(OAuthErrorName(Error(ErrorCode::kUnavailable, "down")), "temporarily_unavailable");
+  EXPECT_EQ(OAuthStatusOf(Error(ErrorCode::kUnavailable, "down")), 503);
+  EXPECT_EQ(OAuthErrorName(Error(ErrorCode::kPayloadTooLarge, "big")), "invalid_request");
+  EXPECT_EQ(OAuthStatusOf(Error(ErrorCode::kPayloadTooLarge, "big")), 413);
+  // Anything else the store or a key says is the server's own error.
+  EXPECT_EQ(OAuthErrorName(Error(ErrorCode::kNotFound, "gone")), "server_error");
+  EXPECT_EQ(OAuthStatusOf(Error(ErrorCode::kNotFound, "gone")), 500);
+  const Error named = OAuthRefusal(ErrorCode::kInvalidRequest, "unauthorized_client", "revoked");
+  EXPECT_EQ(OAuthErrorName(named), "unauthorized_client");
+  EXPECT_EQ(OAuthStatusOf(named), 400);
+  EXPECT_FALSE(ChallengesBasic(named, Basic("a:b")));
 }
 
 TEST(AccessToken, AcceptsItsOwnClaimsAndRefusesAnotherIssuerAudienceScopeOrAnExpiredOne) {

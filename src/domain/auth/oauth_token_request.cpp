@@ -10,19 +10,24 @@
 namespace agentgate::oauth {
 namespace {
 
-OAuthError InvalidRequest(std::string description) {
-  return OAuthError{400, "invalid_request", std::move(description), false};
+constexpr std::string_view kOAuthErrorDetail = "oauth_error";
+
+Error InvalidRequest(std::string description) {
+  return Error(ErrorCode::kInvalidRequest, std::move(description));
 }
 
-OAuthError UnreadableBasic() {
-  return OAuthError{401, "invalid_client",
-                    "the Authorization header's Basic credentials are not the base64 of "
-                    "client_id:client_secret",
-                    true};
+Error Unauthenticated(std::string description) {
+  return Error(ErrorCode::kUnauthenticated, std::move(description));
+}
+
+Error UnreadableBasic() {
+  return Unauthenticated(
+      "the Authorization header's Basic credentials are not the base64 of "
+      "client_id:client_secret");
 }
 
 // RFC 6749 §3.2: a parameter sent without a value is treated as omitted; none may repeat.
-std::variant<std::map<std::string, std::string>, OAuthError> ReadForm(std::string_view body) {
+Result<std::map<std::string, std::string>> ReadForm(std::string_view body) {
   std::map<std::string, std::string> params;
   while (!body.empty()) {
     const auto amp = body.find('&');
@@ -41,7 +46,7 @@ std::variant<std::map<std::string, std::string>, OAuthError> ReadForm(std::strin
   return params;
 }
 
-std::variant<TokenRequest, OAuthError> ReadBasic(const std::optional<std::string>& decoded) {
+Result<TokenRequest> ReadBasic(const std::optional<std::string>& decoded) {
   const auto colon = decoded ? decoded->find(':') : std::string::npos;
   if (colon == std::string::npos) return UnreadableBasic();
   auto id = PercentDecode(std::string_view(*decoded).substr(0, colon), true);
@@ -65,54 +70,47 @@ std::optional<std::string> Take(std::map<std::string, std::string>& params,
 
 }  // namespace
 
-std::variant<TokenRequest, OAuthError> ReadTokenRequest(
-    std::optional<std::string_view> content_type, std::string_view body,
-    const ClientAuthorization& authorization) {
+Result<TokenRequest> ReadTokenRequest(std::optional<std::string_view> content_type,
+                                      std::string_view body,
+                                      const ClientAuthorization& authorization) {
   const std::string_view type =
       content_type ? content_type->substr(0, content_type->find(';')) : std::string_view();
   if (type != "application/x-www-form-urlencoded") {
     return InvalidRequest(
         "the token request's body must be application/x-www-form-urlencoded (RFC 6749 §4.4.2)");
   }
-  auto read = ReadForm(body);
-  if (auto* error = std::get_if<OAuthError>(&read)) return *error;
-  auto& params = std::get<std::map<std::string, std::string>>(read);
+  AG_TRY(auto params, ReadForm(body));
 
   const auto grant_type = Take(params, "grant_type");
   if (!grant_type) return InvalidRequest("parameter 'grant_type' is required");
   if (*grant_type != "client_credentials") {
-    return OAuthError{400, "unsupported_grant_type",
-                      "grant_type '" + *grant_type +
-                          "' is not supported: this authorization server issues tokens for "
-                          "client_credentials only",
-                      false};
+    return OAuthRefusal(ErrorCode::kInvalidRequest, "unsupported_grant_type",
+                        "grant_type '" + *grant_type +
+                            "' is not supported: this authorization server issues tokens for "
+                            "client_credentials only");
   }
   auto form_id = Take(params, "client_id");
   auto form_secret = Take(params, "client_secret");
   TokenRequest request;
   using Kind = ClientAuthorization::Kind;
   if (authorization.kind == Kind::kOther) {
-    return OAuthError{401, "invalid_client",
-                      "the Authorization header must use the Basic scheme "
-                      "(client_secret_basic), or be left out for client_secret_post",
-                      true};
+    return Unauthenticated(
+        "the Authorization header must use the Basic scheme (client_secret_basic), or be left "
+        "out for client_secret_post");
   }
   if (authorization.kind == Kind::kBasic) {
     if (form_secret) {
       return InvalidRequest(
           "the client authenticated twice (Basic and client_secret): use one method");
     }
-    auto basic = ReadBasic(authorization.basic);
-    if (auto* error = std::get_if<OAuthError>(&basic)) return *error;
-    request = std::move(std::get<TokenRequest>(basic));
+    AG_TRY(request, ReadBasic(authorization.basic));
     if (form_id && *form_id != request.client_id)
       return InvalidRequest("client_id differs from the Basic credentials' client");
   } else {
     if (!form_id || !form_secret) {
-      return OAuthError{401, "invalid_client",
-                        "client authentication is required: HTTP Basic (client_secret_basic) or "
-                        "client_id and client_secret in the body (client_secret_post)",
-                        false};
+      return Unauthenticated(
+          "client authentication is required: HTTP Basic (client_secret_basic) or client_id and "
+          "client_secret in the body (client_secret_post)");
     }
     request.client_id = std::move(*form_id);
     request.client_secret = std::move(*form_secret);
@@ -123,7 +121,7 @@ std::variant<TokenRequest, OAuthError> ReadTokenRequest(
   return request;
 }
 
-std::variant<std::string, OAuthError> GrantedScope(const std::optional<std::string>& requested) {
+Result<std::string> GrantedScope(const std::optional<std::string>& requested) {
   if (!requested) return std::string(kMcpScope);
   std::string_view rest = *requested;
   bool any = false;
@@ -133,29 +131,69 @@ std::variant<std::string, OAuthError> GrantedScope(const std::optional<std::stri
     rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
     if (scope.empty()) continue;
     if (scope != kMcpScope) {
-      return OAuthError{400, "invalid_scope",
-                        "scope '" + std::string(scope) + "' is not one this server grants (" +
-                            std::string(kMcpScope) + ")",
-                        false};
+      return OAuthRefusal(ErrorCode::kInvalidRequest, "invalid_scope",
+                          "scope '" + std::string(scope) + "' is not one this server grants (" +
+                              std::string(kMcpScope) + ")");
     }
     any = true;
   }
-  if (!any) return OAuthError{400, "invalid_scope", "the scope parameter names no scope", false};
+  if (!any) {
+    return OAuthRefusal(ErrorCode::kInvalidRequest, "invalid_scope",
+                        "the scope parameter names no scope");
+  }
   return std::string(kMcpScope);
 }
 
-std::optional<OAuthError> CheckResource(const std::optional<std::string>& resource,
-                                        std::string_view ours) {
-  if (!resource || *resource == ours) return std::nullopt;
-  return OAuthError{400, "invalid_target",
-                    "resource '" + *resource + "' is not served here; this server's is '" +
-                        std::string(ours) + "'",
-                    false};
+Result<void> CheckResource(const std::optional<std::string>& resource, std::string_view ours) {
+  if (!resource || *resource == ours) return {};
+  return OAuthRefusal(ErrorCode::kInvalidRequest, "invalid_target",
+                      "resource '" + *resource + "' is not served here; this server's is '" +
+                          std::string(ours) + "'");
 }
 
-OAuthError InvalidClient(const TokenRequest& request) {
-  return OAuthError{401, "invalid_client", "the client is unknown or its secret is wrong",
-                    request.authentication == ClientAuthentication::kBasic};
+Error InvalidClient() {
+  return Unauthenticated("the client is unknown or its secret is wrong");
+}
+
+Error OAuthRefusal(ErrorCode code, std::string_view oauth_error, std::string description) {
+  Error refusal(code, std::move(description));
+  refusal.With(std::string(kOAuthErrorDetail), std::string(oauth_error));
+  return refusal;
+}
+
+std::string_view OAuthErrorName(const Error& error) {
+  for (const auto& [key, value] : error.details) {
+    if (key == kOAuthErrorDetail && std::holds_alternative<std::string>(value))
+      return std::get<std::string>(value);
+  }
+  switch (error.code) {
+    case ErrorCode::kInvalidRequest:
+    case ErrorCode::kPayloadTooLarge:
+      return "invalid_request";
+    case ErrorCode::kUnauthenticated:
+      return "invalid_client";
+    case ErrorCode::kUnavailable:
+      return "temporarily_unavailable";
+    default:
+      return "server_error";
+  }
+}
+
+int OAuthStatusOf(const Error& error) {
+  switch (error.code) {
+    case ErrorCode::kInvalidRequest:
+    case ErrorCode::kPayloadTooLarge:
+    case ErrorCode::kUnauthenticated:
+    case ErrorCode::kUnavailable:
+      return HttpStatusOf(error.code);
+    default:
+      return 500;
+  }
+}
+
+bool ChallengesBasic(const Error& error, const ClientAuthorization& authorization) {
+  return error.code == ErrorCode::kUnauthenticated &&
+         authorization.kind != ClientAuthorization::Kind::kNone;
 }
 
 bool IsClientIdShaped(std::string_view client_id) {

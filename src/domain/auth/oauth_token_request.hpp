@@ -1,24 +1,19 @@
 #pragma once
-// The token endpoint's request (RFC 6749 §4.4, the client-credentials grant) and its refusals in
-// the protocol's own shape (§5.2), for the built-in authorization server (docs/mcp.md, OAuth).
+// The token endpoint's request (RFC 6749 §4.4, the client-credentials grant) and its refusals, for
+// the built-in authorization server (docs/mcp.md, OAuth). A refusal is the house Error; the edge
+// writes it in the protocol's own shape (§5.2) with OAuthErrorName and OAuthStatusOf.
+
+#include "domain/error.hpp"
 
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 
 namespace agentgate::oauth {
 
 // The one scope there is: list and call, at /mcp, the agents the client's API token may chat with.
 inline constexpr std::string_view kMcpScope = "mcp";
-
-struct OAuthError {
-  int status = 400;
-  std::string error;  // invalid_request, invalid_client, unsupported_grant_type, invalid_scope, ...
-  std::string description;
-  bool basic_challenge = false;  // a 401 to a client that authenticated with HTTP Basic
-};
 
 enum class ClientAuthentication { kBasic, kPost };
 
@@ -41,19 +36,29 @@ struct ClientAuthorization {
 // (not yet checked): invalid_request for another content type, a malformed or repeated
 // parameter, a missing or doubled client authentication; invalid_client for unreadable Basic
 // credentials; unsupported_grant_type for any grant but client_credentials.
-std::variant<TokenRequest, OAuthError> ReadTokenRequest(
-    std::optional<std::string_view> content_type, std::string_view body,
-    const ClientAuthorization& authorization);
+Result<TokenRequest> ReadTokenRequest(std::optional<std::string_view> content_type,
+                                      std::string_view body,
+                                      const ClientAuthorization& authorization);
 
 // What a client is granted of what it asked: every scope asked must be one there is
 // (invalid_scope); none asked is every scope.
-std::variant<std::string, OAuthError> GrantedScope(const std::optional<std::string>& requested);
+Result<std::string> GrantedScope(const std::optional<std::string>& requested);
 
 // invalid_target unless the resource asked for, if any, is `ours` (the MCP endpoint's URL).
-std::optional<OAuthError> CheckResource(const std::optional<std::string>& resource,
-                                        std::string_view ours);
+Result<void> CheckResource(const std::optional<std::string>& resource, std::string_view ours);
 
-OAuthError InvalidClient(const TokenRequest& request);
+Error InvalidClient();
+
+// A refusal with a §5.2 name of its own (unsupported_grant_type, invalid_scope, invalid_target,
+// unauthorized_client, unsupported_response_type): `code` gives its status.
+Error OAuthRefusal(ErrorCode code, std::string_view oauth_error, std::string description);
+// §5.2's name for a refusal: the one it was made with, else its code's (invalid_request,
+// invalid_client, temporarily_unavailable), else server_error.
+std::string_view OAuthErrorName(const Error& error);
+// Its status: its code's for the codes the token endpoint answers with, else 500.
+int OAuthStatusOf(const Error& error);
+// A 401 to a client that sent an Authorization header asks for HTTP Basic (§5.2).
+bool ChallengesBasic(const Error& error, const ClientAuthorization& authorization);
 
 // Whether `client_id` could be one this server issued ("agc_" and up to 60 lowercase letters,
 // digits or '_'): anything else is refused as an unknown client before any lookup, so a made-up

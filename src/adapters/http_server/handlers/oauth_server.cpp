@@ -30,13 +30,16 @@ Response Document(std::string body) {
   return response;
 }
 
-Response OAuthErrorResponse(const oauth::OAuthError& error) {
-  Response response =
-      JsonTextResponse(error.status, json_text::ObjectWriter(256)
-                                         .String("error", error.error)
-                                         .String("error_description", error.description)
-                                         .Finish());
-  if (error.basic_challenge)
+// RFC 6749 §5.2's shape of a refusal: its name and description; a 401 to a client that sent an
+// Authorization header asks for Basic.
+Response OAuthErrorResponse(const Error& error,
+                            const oauth::ClientAuthorization& authorization = {}) {
+  Response response = JsonTextResponse(oauth::OAuthStatusOf(error),
+                                       json_text::ObjectWriter(256)
+                                           .String("error", oauth::OAuthErrorName(error))
+                                           .String("error_description", error.message)
+                                           .Finish());
+  if (oauth::ChallengesBasic(error, authorization))
     response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"agentgate\"");
   return NoStore(std::move(response));
 }
@@ -90,23 +93,19 @@ void AddOAuthServerRoutes(Router& router, RouteDeps& deps) {
   router.Add(
       "POST", std::string(oauth::kTokenPath), [&deps](Request& r) -> asio::awaitable<Response> {
         if (r.body.size() > oauth::kMaxTokenRequestBytes) {
-          co_return OAuthErrorResponse(oauth::OAuthError{
-              413, "invalid_request", "the token request's body is larger than 8 KiB", false});
+          co_return OAuthErrorResponse(
+              Error(ErrorCode::kPayloadTooLarge, "the token request's body is larger than 8 KiB"));
         }
         const auto base = OAuthBase(deps, r);
         if (!base) {
-          co_return OAuthErrorResponse(
-              oauth::OAuthError{503, "temporarily_unavailable", kNoPublicUrl, false});
+          co_return OAuthErrorResponse(Error(ErrorCode::kUnavailable, kNoPublicUrl));
         }
-        auto read =
-            oauth::ReadTokenRequest(r.Header("content-type"), r.body, ClientAuthorizationOf(r));
-        if (auto* refused = std::get_if<oauth::OAuthError>(&read))
-          co_return OAuthErrorResponse(*refused);
-        auto issued =
-            co_await deps.oauth.IssueToken(std::move(std::get<oauth::TokenRequest>(read)), *base);
-        if (auto* refused = std::get_if<oauth::OAuthError>(&issued))
-          co_return OAuthErrorResponse(*refused);
-        const auto& token = std::get<IssuedAccessToken>(issued);
+        const auto authorization = ClientAuthorizationOf(r);
+        auto read = oauth::ReadTokenRequest(r.Header("content-type"), r.body, authorization);
+        if (!read) co_return OAuthErrorResponse(read.error(), authorization);
+        auto issued = co_await deps.oauth.IssueToken(std::move(*read), *base);
+        if (!issued) co_return OAuthErrorResponse(issued.error(), authorization);
+        const IssuedAccessToken& token = *issued;
         co_return NoStore(JsonTextResponse(200, json_text::ObjectWriter(1024)
                                                     .String("access_token", token.access_token)
                                                     .String("token_type", "Bearer")
@@ -136,11 +135,10 @@ void AddOAuthServerRoutes(Router& router, RouteDeps& deps) {
 
   // Never a redirect: no redirect URI was registered to send one to (RFC 6749 §4.1.2.1).
   router.Add("GET", std::string(oauth::kAuthorizePath), [](Request&) -> asio::awaitable<Response> {
-    co_return OAuthErrorResponse(
-        oauth::OAuthError{400, "unsupported_response_type",
-                          "this authorization server has no users to ask: it issues tokens for the "
-                          "client_credentials grant only, at POST /oauth/token",
-                          false});
+    co_return OAuthErrorResponse(oauth::OAuthRefusal(
+        ErrorCode::kInvalidRequest, "unsupported_response_type",
+        "this authorization server has no users to ask: it issues tokens for the "
+        "client_credentials grant only, at POST /oauth/token"));
   });
 
   router.Add("GET", "/admin/v1/oauth/signing-keys",
