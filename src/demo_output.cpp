@@ -1,5 +1,7 @@
 #include "demo_output.hpp"
 
+#include "domain/auth/api_token.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -59,7 +61,15 @@ void PrintDemo(const Config& config, const std::string& listen,
             << "' -d '{\"message\":\"Should this refund be escalated?\",\"response_format\":"
                "{\"type\":\"json_schema\",\"schema\":{\"type\":\"object\",\"properties\":"
                "{\"escalate\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}},"
-               "\"required\":[\"escalate\",\"reason\"]}}}'\n\n"
+               "\"required\":[\"escalate\",\"reason\"]}}}'\n";
+  // An OpenAI SDK needs only a base URL and a key: the demo token wrapped with its org and env.
+  const std::string api_key = WrapApiKey(ApiKeyParts{kv["org"], kv["env"], kv["token"]});
+  std::cout << "\nOr from any OpenAI SDK (docs/openai.md):\n  base URL: http://" << listen
+            << "/v1\n  API key:  " << api_key << "\n  curl -s http://" << listen
+            << "/v1/chat/completions -H 'content-type: application/json' -H 'authorization: "
+               "Bearer "
+            << api_key << "' -d '{\"model\":\"" << kv["agent"]
+            << "\",\"messages\":[{\"role\":\"user\",\"content\":\"What is agentgate?\"}]}'\n\n"
             << std::flush;
 }
 

@@ -42,9 +42,12 @@ def test_the_console_page_and_its_files_are_served_with_their_guards(server):
         seen.add(asset)
         status, h, text = server.request("GET", asset)
         assert status == 200 and len(text) > 100, asset
-        assert h["content-type"].split(";")[0] in ("text/javascript", "text/css"), h
+        assert h["content-type"].split(";")[0] in ("text/javascript", "text/css", "image/svg+xml"), h
         assets += ["/console/assets/" + m for m in re.findall(r'from "\./([^"]+)"', text)]
     assert {"/console/assets/ui.js", "/console/assets/uPlot.esm.js"} <= seen
+    # The page names its icon, so no browser asks for a /favicon.ico that is not there.
+    assert '<link rel="icon" type="image/svg+xml" href="/console/assets/favicon.svg">' in page
+    assert "/console/assets/favicon.svg" in seen
     status, _, body = server.request("GET", "/console/assets/nope.js")
     assert status == 404 and error_of(body)["code"] == "not_found"
 

@@ -100,6 +100,9 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     signin = wait_for(browser, "#signin-form")
     assert not browser.find_element(By.ID, "nav").is_displayed()  # nowhere to go before signing in
     shot(browser, "01-sign-in")
+    # The tab shows the console's icon; nothing the page loads is missing (no favicon 404).
+    missing = [e for e in browser.get_log("browser") if "404" in e["message"]]
+    assert not missing, missing
     fill(signin, "admin_token", "not-the-admin-token-at-all")
     signin.submit()
     assert "refused" in wait_for(browser, "#signin-form .error").text

@@ -1,5 +1,6 @@
 """Operator endpoints (SPEC §8) and the first-run demo through the binary."""
 import json
+import subprocess
 import re
 import threading
 import time
@@ -111,3 +112,24 @@ def test_help_lists_the_subcommands():
     assert len(key) == 64 and int(key, 16) >= 0
     bad = subprocess.run([BINARY, "frobnicate"], capture_output=True, text=True, timeout=10)
     assert bad.returncode == 2 and "unknown command" in bad.stderr
+
+
+def test_the_start_up_text_gives_a_working_openai_base_url_key_and_curl_line(start_server):
+    """`make run` prints what an OpenAI SDK needs; the printed curl line, run as printed, chats
+    with the demo agent through /v1/chat/completions."""
+    s = start_server()
+    deadline = time.monotonic() + 10
+    while not any(line.startswith("  curl -s http://") and "/v1/chat/completions" in line for line in s.lines):
+        assert time.monotonic() < deadline, "".join(s.lines)
+        time.sleep(0.05)
+    text = "".join(s.lines)
+    creds = s.demo_credentials()
+    key = f"agk_{creds['org']}.{creds['env']}.{creds['token']}"
+    assert f"base URL: http://{s.host}:{s.port}/v1" in text
+    assert f"API key:  {key}" in text
+    curl = next(line.strip() for line in s.lines if "/v1/chat/completions" in line and line.strip().startswith("curl"))
+    answered = subprocess.run(["bash", "-c", curl], capture_output=True, text=True, timeout=30)
+    assert answered.returncode == 0, answered.stderr
+    body = json.loads(answered.stdout)
+    assert body["object"] == "chat.completion" and body["model"] == creds["agent"]
+    assert "authenticated API" in body["choices"][0]["message"]["content"]
