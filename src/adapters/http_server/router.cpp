@@ -63,7 +63,14 @@ Response Router::RenderError(std::string_view path, const Error& error) const {
   for (const auto& route : routes_) {
     if (MatchSegments(route.segments, got, nullptr)) return route.render_error(error);
   }
+  for (const auto& [prefix, render] : shapes_) {
+    if (path.starts_with(prefix)) return render(error);
+  }
   return ErrorResponse(error);
+}
+
+void Router::AddErrorShape(std::string prefix, ErrorRenderer render_error) {
+  shapes_.emplace_back(std::move(prefix), render_error);
 }
 
 Router::Match Router::Find(std::string_view method, std::string_view path) const {

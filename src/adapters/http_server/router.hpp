@@ -42,11 +42,17 @@ class Router {
 
   const std::vector<Route>& routes() const { return routes_; }
 
-  // `error` in the shape of the route `path` belongs to (any method), else the API's error body.
+  // A path under `prefix` that no route matches has its errors (404, 413, ...) rendered by
+  // `render_error`: an API with an error shape of its own answers in it on every path (/v1).
+  void AddErrorShape(std::string prefix, ErrorRenderer render_error);
+
+  // `error` in the shape of the route `path` belongs to (any method), else of the error shape its
+  // prefix has, else the API's error body.
   Response RenderError(std::string_view path, const Error& error) const;
 
  private:
   std::vector<Route> routes_;
+  std::vector<std::pair<std::string, ErrorRenderer>> shapes_;
 };
 
 }  // namespace agentgate::http

@@ -74,4 +74,21 @@ TEST(Request, ReleasingThePayloadFreesBodyAndHeadersButKeepsTheRest) {
   EXPECT_EQ(r.request_id, "req-1");
 }
 
+TEST(Router, AnUnroutedPathUnderAShapedPrefixAnswersInThatShape) {
+  Router router;
+  const ErrorRenderer teapot = [](const Error&) {
+    Response r;
+    r.status = 418;
+    return r;
+  };
+  router.AddErrorShape("/v1/", teapot);
+  router.Add("GET", "/v1/models",
+             [](Request&) -> boost::asio::awaitable<Response> { co_return Response{}; });
+  const Error missing(ErrorCode::kNotFound, "no route");
+  EXPECT_EQ(router.RenderError("/v1/nope", missing).status, 418);
+  EXPECT_EQ(router.RenderError("/v1/models", missing).status, 404);  // the route's own shape
+  EXPECT_EQ(router.RenderError("/api/nope", missing).status, 404);
+  EXPECT_EQ(router.RenderError("/v1", missing).status, 404);  // not under the prefix
+}
+
 }  // namespace agentgate::http

@@ -242,7 +242,8 @@ struct Server::Impl {
   asio::awaitable<Response> Dispatch(Request& request, std::string& route_name) {
     auto match = router.Find(request.method, request.path);
     if (match.outcome == Router::Outcome::kNotFound) {
-      co_return ErrorResponse(
+      co_return router.RenderError(
+          request.path,
           Error{ErrorCode::kNotFound, "no route for " + request.method + " " + request.path});
     }
     if (match.outcome == Router::Outcome::kMethodNotAllowed) {

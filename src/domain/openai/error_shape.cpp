@@ -39,7 +39,7 @@ std::string_view ErrorTypeOf(int status) {
     case 403:
       return "permission_error";
     case 404:
-      return "not_found_error";
+      return "invalid_request_error";  // as OpenAI answers an unknown model or URL
     case 409:
       return "conflict_error";
     case 429:

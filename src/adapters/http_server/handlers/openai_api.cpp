@@ -84,9 +84,13 @@ asio::awaitable<Response> ListModels(RouteDeps& deps, Request& r) {
 }  // namespace
 
 void AddOpenAiRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/v1/chat/completions",
-             [&deps](Request& r) { return ChatCompletion(deps, r); });
-  router.Add("GET", "/v1/models", [&deps](Request& r) { return ListModels(deps, r); });
+  // Every /v1 answer is in OpenAI's shape, on unrouted paths too (the SDKs read no other).
+  router.AddErrorShape("/v1/", OpenAiError);
+  router.Add(
+      "POST", "/v1/chat/completions", [&deps](Request& r) { return ChatCompletion(deps, r); },
+      OpenAiError);
+  router.Add(
+      "GET", "/v1/models", [&deps](Request& r) { return ListModels(deps, r); }, OpenAiError);
 }
 
 }  // namespace agentgate::http

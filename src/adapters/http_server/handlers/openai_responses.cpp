@@ -147,11 +147,15 @@ asio::awaitable<Response> OnStoredResponse(RouteDeps& deps, Request& r, Use use)
 }  // namespace
 
 void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps) {
-  router.Add("POST", "/v1/responses", [&deps](Request& r) { return CreateResponse(deps, r); });
-  router.Add("GET", "/v1/responses/{response_id}",
-             [&deps](Request& r) { return OnStoredResponse(deps, r, ReadResponse); });
-  router.Add("POST", "/v1/responses/{response_id}/cancel",
-             [&deps](Request& r) { return OnStoredResponse(deps, r, CancelResponse); });
+  router.Add(
+      "POST", "/v1/responses", [&deps](Request& r) { return CreateResponse(deps, r); },
+      ResponsesError);
+  router.Add(
+      "GET", "/v1/responses/{response_id}",
+      [&deps](Request& r) { return OnStoredResponse(deps, r, ReadResponse); }, ResponsesError);
+  router.Add(
+      "POST", "/v1/responses/{response_id}/cancel",
+      [&deps](Request& r) { return OnStoredResponse(deps, r, CancelResponse); }, ResponsesError);
 }
 
 }  // namespace agentgate::http
