@@ -39,7 +39,10 @@ for (const call of calls) {
   const controller = new AbortController();
   if (call.abort_after_ms) setTimeout(() => controller.abort(), call.abort_after_ms);
   try {
-    const params = { name: call.name, arguments: substitute(call.arguments, conversationId) };
+    // A call without arguments sends none (the tool's refusal must not depend on them).
+    const params = call.arguments === undefined
+      ? { name: call.name }
+      : { name: call.name, arguments: substitute(call.arguments, conversationId) };
     const progress = [];
     const options = { signal: controller.signal, timeout: 60000 };
     if (call.progress) options.onprogress = (p) => progress.push(p);
@@ -49,7 +52,7 @@ for (const call of calls) {
     conversationId = result.structuredContent?.conversation_id ?? conversationId;
     results.push(call.progress ? { ...result, progress } : result);
   } catch (e) {
-    results.push({ thrown: String(e?.message ?? e), aborted: controller.signal.aborted });
+    results.push({ thrown: String(e?.message ?? e), code: e?.code ?? null, aborted: controller.signal.aborted });
   }
 }
 console.log(JSON.stringify({ version: version() ?? null, tools: listed.tools, results }));

@@ -108,14 +108,23 @@ def test_a_call_asking_for_progress_hears_each_step_before_its_result(daemon, ll
 def test_refusals_are_error_results_that_name_the_status(daemon, llm, sdk):
     daemon.agent("capped", monthly_spend_limit_usd=0.0)
     daemon.agent("solo", per_instance=True)
+    daemon.agent("ungranted")
+    daemon.server.admin("PUT", "/orgs/acme/grants", {"token_id": daemon.token_id, "agent_id": "ungranted",
+                                                     "permissions": []})
     out = run_client(daemon, sdk, [
         {"name": "nobody", "arguments": {"message": "hi"}},
         {"name": "capped", "arguments": {"message": "hi"}},
         {"name": "solo", "arguments": {"message": "hi"}},
         {"name": "capped", "arguments": {"message": ""}},
+        {"name": "nobody"},
+        {"name": "ungranted", "arguments": {"message": "hi"}},
     ])
-    missing, capped, no_instance, empty = out["results"]
-    assert missing["isError"] and text_of(missing).startswith("404 agent_not_found:")
+    missing, capped, no_instance, empty, bare, ungranted = out["results"]
+    # A tool not in tools/list is JSON-RPC's invalid params, before its arguments are read
+    # (issue 74 §7): the SDK raises it; a listed tool's refusals stay isError results.
+    for unknown, name in ((missing, "nobody"), (bare, "nobody"), (ungranted, "ungranted")):
+        assert unknown.get("code") == -32602 and f"unknown tool: {name}" in unknown["thrown"], unknown
+    assert "'message'" not in bare["thrown"]
     assert capped["isError"] and text_of(capped).startswith("402 spend_limit_reached:")
     assert no_instance["isError"] and text_of(no_instance).startswith("400 invalid_request:")
     assert empty["isError"] and "'message'" in text_of(empty)

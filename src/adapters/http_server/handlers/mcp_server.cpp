@@ -224,6 +224,19 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
     co_return Refused(mcp::Refusal{400, {mcp::kInvalidParams, "params.name must be a string", {}}},
                       message.id);
   }
+  // A tool the caller's tools/list does not hold (no such agent, not deployed, no chat grant) is
+  // JSON-RPC's invalid params, found before its arguments are read; a listed tool's refusals are
+  // the call's isError results.
+  const std::string agent_id(name->get_string());
+  const auto admitted = co_await deps.invoke.Admit(caller, agent_id);
+  if (!admitted) {
+    const ErrorCode code = admitted.error().code;
+    if (code == ErrorCode::kAgentNotFound || code == ErrorCode::kForbidden ||
+        code == ErrorCode::kNotFound) {
+      co_return Refused(mcp::Refusal{200, {mcp::kInvalidParams, "unknown tool: " + agent_id, {}}},
+                        message.id);
+    }
+  }
   const auto* arguments = message.params.if_contains("arguments");
   const json::value args = arguments != nullptr ? *arguments : json::value(json::object{});
   auto request = ParseInvokeRequest(args);
@@ -235,7 +248,6 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
 
   const auto cancel = std::make_shared<TurnCancel>(co_await asio::this_coro::executor);
   const std::string key = running.Add(CallKey(caller, r, id), cancel);
-  const std::string agent_id(name->get_string());
   const std::optional<std::string> no_key;  // MCP has no Idempotency-Key
   const std::string no_fingerprint;
   auto token = mcp::ProgressToken(message.params);
