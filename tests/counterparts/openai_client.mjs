@@ -1,7 +1,7 @@
 // The official `openai` SDK (pinned) with nothing but a base URL and an API key, for the black-box
 // tests of the OpenAI-compatible API (docs/openai.md), its retries left at their defaults.
 //   node openai_client.mjs --base URL --key KEY --call chat --model M --messages JSON
-//                          [--metadata JSON] [--idempotency-key K]
+//                          [--metadata JSON] [--response-format JSON] [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call stream --model M --messages JSON
 //                          [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call models
@@ -14,9 +14,23 @@
 //   node openai_client.mjs --base URL --key KEY --call background --model M --input JSON|TEXT
 //                          [--cancel true]   (polled with retrieve until it ends, or canceled)
 //   node openai_client.mjs --base URL --key KEY --call retrieve --id ID
+//   node openai_client.mjs --base URL --key KEY --call parse-chat --model M --messages JSON
+//   node openai_client.mjs --base URL --key KEY --call parse-response --model M --input JSON|TEXT
+//                          (the SDK's structured-output helpers, zodResponseFormat and
+//                          zodTextFormat, with the Ticket model below: {parsed, content})
+//   node openai_client.mjs --base URL --key KEY --call get --path /PATH   (a raw GET under /v1)
 // Prints one JSON line: {"result": ...} or {"error": {status, class, type, code, param, message,
 // should_retry}}, with "requests": how many HTTP requests the SDK sent (its retries included).
 import OpenAI from 'openai';
+import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
+
+// A model as an application writes it: a nested object, an enum, an email, a list.
+const Ticket = z.object({
+  contact: z.object({ email: z.string().email(), name: z.string() }),
+  priority: z.enum(['low', 'high']),
+  tags: z.array(z.string()),
+});
 
 const arg = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -51,6 +65,7 @@ async function call() {
     case 'chat': {
       const body = { model: arg('model'), messages: JSON.parse(arg('messages')) };
       if (arg('metadata')) body.metadata = JSON.parse(arg('metadata'));
+      if (arg('response-format')) body.response_format = JSON.parse(arg('response-format'));
       const options = idempotency();
       return client.chat.completions.create(body, options);
     }
@@ -114,6 +129,22 @@ async function call() {
       const response = await client.responses.retrieve(arg('id'));
       return { ...response, output_text: response.output_text };
     }
+    case 'parse-chat': {
+      const completion = await client.chat.completions.parse({
+        model: arg('model'), messages: JSON.parse(arg('messages')),
+        response_format: zodResponseFormat(Ticket, 'ticket'),
+      });
+      const message = completion.choices[0].message;
+      return { parsed: message.parsed, content: message.content };
+    }
+    case 'parse-response': {
+      const response = await client.responses.parse({
+        model: arg('model'), input: input(), text: { format: zodTextFormat(Ticket, 'ticket') },
+      });
+      return { parsed: response.output_parsed, content: response.output_text };
+    }
+    case 'get':
+      return client.get(arg('path'));
     case 'models': {
       const page = await client.models.list();
       return page.data;

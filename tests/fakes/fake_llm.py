@@ -147,10 +147,32 @@ _BOUNDS = ("minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "
            "minItems", "maxItems")
 
 
-def _strict_problem(schema, where, bounds_allowed):
+# What strict mode refuses outright, whatever the provider: composition it cannot decode and the
+# annotations the SDKs write that it does not take.
+_STRICT_REFUSED = ("allOf", "oneOf", "not", "if", "then", "else", "patternProperties", "$schema",
+                   "default")
+
+
+def _strict_problem(schema, where, bounds_allowed, root=None):
     """Why constrained decoding would refuse `schema`, or None."""
+    root = schema if root is None else root
     if not isinstance(schema, dict):
         return f"{where}: a schema must be an object"
+    for keyword in _STRICT_REFUSED:
+        if keyword in schema:
+            return f"{where}: '{keyword}' is not supported in strict mode"
+    ref = schema.get("$ref")
+    if ref is not None:
+        target = root
+        for part in str(ref).lstrip("#").strip("/").split("/") if ref != "#" else []:
+            target = target.get(part) if isinstance(target, dict) else None
+        if not str(ref).startswith("#") or target is None:
+            return f"{where}: reference {ref} can't be resolved"
+    for defs in ("$defs", "definitions"):
+        for key, sub in schema.get(defs, {}).items():
+            problem = _strict_problem(sub, f"{where}.{defs}.{key}", bounds_allowed, root)
+            if problem:
+                return problem
     if not bounds_allowed:
         for bound in _BOUNDS:
             if bound in schema:
@@ -161,15 +183,15 @@ def _strict_problem(schema, where, bounds_allowed):
         if set(schema.get("required", [])) != set(schema.get("properties", {})):
             return f"{where}: 'required' is required to include every key in properties"
     for key, sub in schema.get("properties", {}).items():
-        problem = _strict_problem(sub, f"{where}.properties.{key}", bounds_allowed)
+        problem = _strict_problem(sub, f"{where}.properties.{key}", bounds_allowed, root)
         if problem:
             return problem
     if "items" in schema:
-        problem = _strict_problem(schema["items"], f"{where}.items", bounds_allowed)
+        problem = _strict_problem(schema["items"], f"{where}.items", bounds_allowed, root)
         if problem:
             return problem
     for i, option in enumerate(schema.get("anyOf", [])):
-        problem = _strict_problem(option, f"{where}.anyOf[{i}]", bounds_allowed)
+        problem = _strict_problem(option, f"{where}.anyOf[{i}]", bounds_allowed, root)
         if problem:
             return problem
     return None

@@ -153,7 +153,7 @@ std::string OpenAiRequestBody(const ModelRequest& r, bool stream) {
   if (const auto& format = r.answer_format) {
     json::object schema(sp);
     schema.emplace("name", "answer");
-    schema.emplace("schema", format->strict ? *format->strict : format->schema);
+    schema.emplace("schema", format->strict ? *format->strict : schema::SentForm(format->schema));
     schema.emplace("strict", format->strict.has_value());
     json::object response_format(sp);
     response_format.emplace("type", "json_schema");
@@ -335,7 +335,7 @@ std::string AnthropicRequestBody(const ModelRequest& r, bool stream, AnswerWay a
           {"description",
            "Give your final answer by calling this tool once, with the answer as its input, "
            "after any other tools you need."},
-          {"input_schema", r.answer_format->schema}});
+          {"input_schema", schema::SentForm(r.answer_format->schema)}});
     }
     // The tools come first in Anthropic's prefix: their own breakpoint holds when a call's system
     // text differs (its per-call context).

@@ -100,8 +100,8 @@ TEST(AgentConfig, AnOutputSchemaIsCheckedAndFinalAnswerIsNoToolsName) {
   ASSERT_TRUE(c->output_schema);
   EXPECT_EQ(c->output_schema->at("type"), "object");
   ExpectFieldError(R"({"name": "a", "model": {"provider": "p", "name": "m"},
-      "output_schema": {"type": "object", "properties": {"v": {"pattern": "x"}}}})",
-                   "config.output_schema.properties.v.pattern");
+      "output_schema": {"type": "object", "properties": {"v": {"patternProperties": {}}}}})",
+                   "config.output_schema.properties.v.patternProperties");
   ExpectFieldError(R"({"name": "a", "model": {"provider": "p", "name": "m"},
       "output_schema": {"type": "string"}})",
                    "config.output_schema.type");

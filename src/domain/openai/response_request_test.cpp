@@ -96,7 +96,7 @@ TEST(ResponseRequests, AJsonSchemaTextFormatHoldsTheAnswerToItsSchema) {
   EXPECT_EQ(parsed->request.answer_schema->at("required").at(0).as_string(), "escalate");
   // The flat shape's own fields are named where they are.
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{
-      "type":"json_schema","name":"v","schema":{"type":"object","properties":{"a":{"$ref":"#"}}}}}})")),
+      "type":"json_schema","name":"v","schema":{"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}}}})")),
             "text.format.schema.properties.a.$ref");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{
       "type":"json_schema","name":"v","strict":true,"schema":{"type":"object",

@@ -1,7 +1,9 @@
 #pragma once
 // The JSON Schema subset an agent's final answer may be held to (docs/structured-output.md):
 // checking a schema uses only that subset, validating a value against it, and the forms the
-// providers are sent. Pure: no I/O.
+// providers are sent. Schemas as the SDKs write them are read: annotations ($schema, title,
+// default, ...) are ignored, local $ref into $defs or definitions is followed (recursive ones
+// too: validation descends into the value, so it ends). Pure: no I/O.
 
 #include "domain/error.hpp"
 
@@ -20,6 +22,23 @@ constexpr std::size_t kMaxSchemaBytes = 32 * 1024;
 constexpr int kMaxSchemaDepth = 10;
 // The most the smallest valid answer of a schema may weigh (its compact JSON).
 constexpr std::size_t kMaxAnswerBytes = 64 * 1024;
+// The most $ref a walk follows in a row without descending into the value: a chain of aliases
+// (or a loop through anyOf) longer than this is refused when checked and ends a validation.
+constexpr int kMaxRefHops = 32;
+// The most steps a validation takes (a schema node applied to a value): past it the answer is
+// reported as too costly to validate, so no schema makes one take long.
+constexpr std::size_t kMaxValidationSteps = 1'000'000;
+
+// The schema a local `$ref` names within `root` ("#", "#/$defs/Item", "#/definitions/a~1b", its
+// parts percent-encoded or not); nullptr when it names none.
+const boost::json::value* ResolveRef(const boost::json::value& root, std::string_view ref);
+
+// The `format`s an answer's strings may be held to (OpenAI's structured outputs' list).
+bool IsKnownFormat(std::string_view format);
+// Whether `text` is a valid `format` (a known one).
+bool MatchesFormat(std::string_view format, std::string_view text);
+// A fixed valid example of a known `format`.
+std::string_view FormatExample(std::string_view format);
 
 // Checks that `schema` (a schema object or a boolean schema) uses only the supported keywords,
 // each well formed; an error names the keyword's place, `field` first
@@ -50,9 +69,14 @@ bool JsonEqual(const boost::json::value& a, const boost::json::value& b);
 
 // The schema as providers with constrained decoding take it (OpenAI's strict mode, Anthropic's
 // structured outputs): every object closed (`additionalProperties: false`) with every property
-// required, no boolean schema but that `false`; the bounds such providers refuse are left out
-// (agentgate checks them itself). nullopt: the schema does not meet those rules.
+// required, no boolean schema but that `false`, `oneOf` sent as `anyOf`; the bounds, patterns,
+// formats and annotations such providers refuse are left out (agentgate checks them itself).
+// nullopt: the schema does not meet those rules (an `allOf`, an open object).
 std::optional<boost::json::value> StrictForm(const boost::json::value& schema);
+
+// The schema as sent to a provider without strict mode: the annotations a provider may refuse
+// ($schema, $id, $comment, default, examples, ...) left out, every keyword that constrains kept.
+boost::json::value SentForm(const boost::json::value& schema);
 
 // The tool a model without native structured output gives its final answer through: its input is
 // the answer (the provider adapter reads it back as the reply's text). No config may name a tool

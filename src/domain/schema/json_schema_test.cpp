@@ -237,3 +237,145 @@ TEST(ExampleOf, BuildsAValueTheSchemaAccepts) {
 
 }  // namespace
 }  // namespace agentgate::schema
+
+namespace agentgate::schema {
+namespace {
+
+// A Pydantic v2 model as openai-python's .parse() sends it: a title on every property, $defs
+// and $ref for a nested model and an enum, a default.
+const char* kPydantic = R"({
+  "$defs": {
+    "Priority": {"enum": ["low", "high"], "title": "Priority", "type": "string"},
+    "Contact": {"properties": {"email": {"format": "email", "title": "Email", "type": "string"},
+                               "name": {"title": "Name", "type": "string"}},
+                "required": ["email", "name"], "title": "Contact", "type": "object",
+                "additionalProperties": false}
+  },
+  "properties": {
+    "contact": {"$ref": "#/$defs/Contact"},
+    "priority": {"$ref": "#/$defs/Priority", "default": "low"},
+    "tags": {"items": {"type": "string", "pattern": "^[a-z]+$"}, "title": "Tags", "type": "array",
+             "uniqueItems": true}
+  },
+  "required": ["contact", "priority", "tags"],
+  "title": "Ticket", "type": "object", "additionalProperties": false,
+  "$schema": "https://json-schema.org/draft/2020-12/schema"
+})";
+
+TEST(SdkSchemas, APydanticModelIsReadValidatedAndSentStrict) {
+  const auto schema = ReadAnswerSchema(json::parse(kPydantic), "response_format.schema");
+  ASSERT_TRUE(schema) << schema.error().message;
+  EXPECT_TRUE(Validate(*schema, json::parse(R"({"contact": {"email": "a@b.example", "name": "A"},
+      "priority": "high", "tags": ["x", "y"]})"))
+                  .empty());
+  const auto bad = Validate(*schema, json::parse(R"({"contact": {"email": "nope", "name": "A"},
+      "priority": "urgent", "tags": ["x", "x", "Y"]})"));
+  std::vector<std::string> paths;
+  for (const auto& v : bad) paths.push_back(v.path);
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{"$.contact.email", "$.priority", "$.tags[1]", "$.tags[2]"}));
+  const auto strict = StrictForm(*schema);
+  ASSERT_TRUE(strict);
+  const std::string sent = json_text::Write(*strict);
+  EXPECT_EQ(sent.find("$schema"), std::string::npos);
+  EXPECT_EQ(sent.find("\"default\""), std::string::npos);
+  EXPECT_EQ(sent.find("\"pattern\""), std::string::npos);
+  EXPECT_NE(sent.find("#/$defs/Contact"), std::string::npos);
+  EXPECT_TRUE(Validate(*schema, ExampleOf(*schema)).empty())
+      << json_text::Write(ExampleOf(*schema));
+}
+
+TEST(SdkSchemas, RecursiveRefsValidateByDescendingAndARequiredCycleIsRefused) {
+  const auto tree = ReadAnswerSchema(json::parse(R"({"type": "object", "$ref": "#/$defs/Node",
+      "$defs": {"Node": {"type": "object", "properties": {"name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                "required": ["name"]}}})"),
+                                     "f");
+  ASSERT_TRUE(tree) << tree.error().message;
+  EXPECT_TRUE(Validate(*tree, json::parse(R"({"name": "a", "children": [{"name": "b",
+      "children": [{"name": "c"}]}]})"))
+                  .empty());
+  const auto deep =
+      Validate(*tree, json::parse(R"({"name": "a", "children": [{"children": []}]})"));
+  ASSERT_EQ(deep.size(), 1u);
+  EXPECT_EQ(deep[0].path, "$.children[0].name");
+  EXPECT_TRUE(Validate(*tree, ExampleOf(*tree)).empty());
+
+  const auto cycle = ReadAnswerSchema(json::parse(R"({"type": "object", "required": ["a"],
+      "properties": {"a": {"$ref": "#"}}})"),
+                                      "f");
+  ASSERT_FALSE(cycle);
+  EXPECT_NE(cycle.error().message.find("no valid answer"), std::string::npos);
+  const auto alias = ReadAnswerSchema(json::parse(R"({"type": "object", "properties": {
+      "a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x"}}})"),
+                                      "f");
+  ASSERT_FALSE(alias);
+  EXPECT_EQ(std::string(alias.error().field().value_or("")), "f.properties.a.$ref");
+}
+
+TEST(SdkSchemas, AHostilePatternRunsInLinearTimeAndALookaroundIsRefused) {
+  const auto schema = ReadAnswerSchema(
+      json::parse(
+          R"({"type": "object", "properties": {"s": {"type": "string", "pattern": "(a+)+$"}}})"),
+      "f");
+  ASSERT_TRUE(schema);
+  // Backtracking engines take exponential time on these; RE2 answers both in one pass.
+  json::object value;
+  value["s"] = std::string(100000, 'a') + "!";
+  EXPECT_EQ(Validate(*schema, value).size(), 1u);
+  value["s"] = std::string(100000, 'a');
+  EXPECT_TRUE(Validate(*schema, value).empty());
+  const auto lookahead = ReadAnswerSchema(
+      json::parse(R"({"type": "object", "properties": {"s": {"pattern": "(?=a)b"}}})"), "f");
+  ASSERT_FALSE(lookahead);
+  EXPECT_EQ(std::string(lookahead.error().field().value_or("")), "f.properties.s.pattern");
+}
+
+TEST(SdkSchemas, FormatsOneOfAllOfAndTheCountsAreChecked) {
+  const auto schema = ReadAnswerSchema(json::parse(R"({"type": "object", "properties": {
+      "when": {"type": "string", "format": "date-time"}, "ip": {"format": "ipv6"},
+      "id": {"format": "uuid"}, "n": {"type": "number", "multipleOf": 0.5},
+      "pick": {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 10}]},
+      "both": {"allOf": [{"minLength": 2}, {"maxLength": 3}]},
+      "bag": {"type": "object", "minProperties": 1, "maxProperties": 2}}})"),
+                                       "f");
+  ASSERT_TRUE(schema) << schema.error().message;
+  EXPECT_TRUE(Validate(*schema, json::parse(R"({"when": "2026-02-28T23:59:60+01:00",
+      "ip": "2001:db8::1", "id": "123e4567-e89b-12d3-a456-426614174000", "n": 1.5, "pick": 3,
+      "both": "ab", "bag": {"a": 1}})"))
+                  .empty());
+  std::vector<std::string> paths;
+  for (const auto& v : Validate(*schema, json::parse(R"({"when": "2026-02-30T00:00:00Z",
+      "ip": "1.2.3.4", "id": "nope", "n": 1.2, "pick": 12, "both": "abcd", "bag": {}})")))
+    paths.push_back(v.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"$.when", "$.ip", "$.id", "$.n", "$.pick", "$.both",
+                                             "$.bag"}));
+  EXPECT_EQ(std::string(ReadAnswerSchema(json::parse(R"({"type": "object", "properties": {
+      "u": {"format": "uri"}}})"),
+                                         "f")
+                            .error()
+                            .field()
+                            .value_or("")),
+            "f.properties.u.format");
+  EXPECT_FALSE(StrictForm(*schema));  // allOf: sent without strict mode
+  const std::string sent = json_text::Write(SentForm(*schema));
+  EXPECT_NE(sent.find("allOf"), std::string::npos);
+}
+
+TEST(SdkSchemas, ARefusedSchemaNamesItsLimits) {
+  std::string deep = R"({"type": "object"})";
+  for (int i = 0; i < 64; ++i) deep = R"({"type": "object", "properties": {"a": )" + deep + "}}";
+  json::parse_options options;
+  options.max_depth = 512;
+  const auto too_deep = ReadAnswerSchema(json::parse(deep, {}, options), "f");
+  ASSERT_FALSE(too_deep);
+  EXPECT_NE(too_deep.error().message.find("deeper than 10"), std::string::npos);
+  const std::string huge =
+      R"({"type": "object", "description": ")" + std::string(1 << 20, 'x') + "\"}";
+  const auto too_big = ReadAnswerSchema(json::parse(huge), "f");
+  ASSERT_FALSE(too_big);
+  EXPECT_NE(too_big.error().message.find("larger than"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentgate::schema

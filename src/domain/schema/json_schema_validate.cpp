@@ -3,8 +3,12 @@
 
 #include <boost/json/object.hpp>
 
+#include <re2/re2.h>
+
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 
 namespace agentgate::schema {
 namespace {
@@ -53,17 +57,51 @@ std::string Number(double d) {
   return s;
 }
 
+// What every validator of one validation shares: the root (for $ref), the steps left, and the
+// patterns compiled so far.
+struct Walk {
+  const json::value& root;
+  std::size_t steps_left = kMaxValidationSteps;
+  std::unordered_map<std::string, std::unique_ptr<re2::RE2>> patterns;
+
+  const re2::RE2& Pattern(const std::string& text) {
+    auto& compiled = patterns[text];
+    if (!compiled) {
+      re2::RE2::Options options;
+      options.set_log_errors(false);
+      options.set_max_mem(1 << 20);
+      compiled = std::make_unique<re2::RE2>(text, options);
+    }
+    return *compiled;
+  }
+};
+
 class Validator {
  public:
-  explicit Validator(std::size_t limit) : limit_(limit) {}
+  Validator(Walk& walk, std::size_t limit) : walk_(walk), limit_(limit) {}
 
-  void Check(const json::value& schema, const json::value& v, const std::string& path) {
+  // `hops`: the $ref followed since the walk last descended into the value.
+  void Check(const json::value& schema, const json::value& v, const std::string& path,
+             int hops = 0) {
     if (Full()) return;
+    if (walk_.steps_left == 0) {
+      Add(path, "is too costly to validate against this schema");
+      return;
+    }
+    --walk_.steps_left;
     if (schema.is_bool()) {
       if (!schema.get_bool()) Add(path, "is not allowed here");
       return;
     }
     const json::object& s = schema.get_object();
+    if (const auto* ref = s.if_contains("$ref"); ref && ref->is_string()) {
+      const json::value* target = ResolveRef(walk_.root, ref->get_string());
+      if (target == nullptr || hops >= kMaxRefHops) {
+        Add(path, "cannot be validated: the schema's $ref does not end");
+        return;
+      }
+      Check(*target, v, path, hops + 1);
+    }
     if (const auto* type = s.if_contains("type")) CheckType(*type, v, path);
     if (const auto* options = s.if_contains("enum")) {
       bool any = false;
@@ -72,7 +110,11 @@ class Validator {
     }
     if (const auto* constant = s.if_contains("const"); constant && !JsonEqual(*constant, v))
       Add(path, "must be the schema's const value");
-    if (const auto* any_of = s.if_contains("anyOf")) CheckAnyOf(any_of->get_array(), v, path);
+    if (const auto* any_of = s.if_contains("anyOf")) CheckAnyOf(any_of->get_array(), v, path, hops);
+    if (const auto* one_of = s.if_contains("oneOf")) CheckOneOf(one_of->get_array(), v, path, hops);
+    if (const auto* all_of = s.if_contains("allOf")) {
+      for (const auto& part : all_of->get_array()) Check(part, v, path, hops + 1);
+    }
     if (v.is_object()) CheckObject(s, v.get_object(), path);
     if (v.is_array()) CheckArray(s, v.get_array(), path);
     if (v.is_string()) CheckString(s, v.get_string(), path);
@@ -101,16 +143,37 @@ class Validator {
     Add(path, "must be of type " + names);
   }
 
-  void CheckAnyOf(const json::array& options, const json::value& v, const std::string& path) {
-    for (const auto& option : options) {
-      Validator trial(1);
-      trial.Check(option, v, path);
-      if (trial.found_.empty()) return;
-    }
+  // Whether `v` meets `option`, without reporting where it does not.
+  bool Meets(const json::value& option, const json::value& v, const std::string& path, int hops) {
+    Validator trial(walk_, 1);
+    trial.Check(option, v, path, hops + 1);
+    if (walk_.steps_left == 0 && !trial.found_.empty()) Add(path, trial.found_.front().message);
+    return trial.found_.empty();
+  }
+
+  void CheckAnyOf(const json::array& options, const json::value& v, const std::string& path,
+                  int hops) {
+    for (const auto& option : options)
+      if (Meets(option, v, path, hops)) return;
     Add(path, "must match at least one of the schema's anyOf options");
   }
 
+  void CheckOneOf(const json::array& options, const json::value& v, const std::string& path,
+                  int hops) {
+    std::size_t met = 0;
+    for (const auto& option : options)
+      if (Meets(option, v, path, hops) && ++met > 1) break;
+    if (met == 0) Add(path, "must match one of the schema's oneOf options");
+    if (met > 1) Add(path, "must match only one of the schema's oneOf options");
+  }
+
   void CheckObject(const json::object& s, const json::object& o, const std::string& path) {
+    if (const auto* min = s.if_contains("minProperties");
+        min && static_cast<double>(o.size()) < *NumberOf(*min))
+      Add(path, "must have at least " + Number(*NumberOf(*min)) + " properties");
+    if (const auto* max = s.if_contains("maxProperties");
+        max && static_cast<double>(o.size()) > *NumberOf(*max))
+      Add(path, "must have at most " + Number(*NumberOf(*max)) + " properties");
     if (const auto* required = s.if_contains("required")) {
       for (const auto& name : required->get_array())
         if (!o.contains(name.get_string())) Add(Key(path, name.get_string()), "is required");
@@ -137,6 +200,20 @@ class Validator {
     if (const auto* max = s.if_contains("maxItems");
         max && static_cast<double>(a.size()) > *NumberOf(*max))
       Add(path, "must have at most " + Number(*NumberOf(*max)) + " items");
+    if (const auto* unique = s.if_contains("uniqueItems");
+        unique && unique->is_bool() && unique->get_bool()) {
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (walk_.steps_left == 0) return;
+          --walk_.steps_left;
+          if (JsonEqual(a[i], a[j])) {
+            Add(path + "[" + std::to_string(i) + "]", "repeats an earlier item (uniqueItems)");
+            i = a.size();
+            break;
+          }
+        }
+      }
+    }
     if (const auto* items = s.if_contains("items")) {
       for (std::size_t i = 0; i < a.size(); ++i)
         Check(*items, a[i], path + "[" + std::to_string(i) + "]");
@@ -151,6 +228,16 @@ class Validator {
     if (const auto* max = s.if_contains("maxLength");
         max && static_cast<double>(length) > *NumberOf(*max))
       Add(path, "must be at most " + Number(*NumberOf(*max)) + " characters long");
+    if (const auto* pattern = s.if_contains("pattern"); pattern && pattern->is_string()) {
+      const re2::RE2& compiled = walk_.Pattern(std::string(pattern->get_string()));
+      if (!compiled.ok() ||
+          !re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), compiled))
+        Add(path, "must match the pattern " + std::string(pattern->get_string()));
+    }
+    if (const auto* format = s.if_contains("format"); format && format->is_string()) {
+      if (!MatchesFormat(format->get_string(), text))
+        Add(path, "must be a valid " + std::string(format->get_string()));
+    }
   }
 
   void CheckNumber(const json::object& s, double n, const std::string& path) {
@@ -164,8 +251,14 @@ class Validator {
       Add(path, "must be greater than " + Number(*b));
     if (const auto b = bound("exclusiveMaximum"); b && n >= *b)
       Add(path, "must be less than " + Number(*b));
+    if (const auto m = bound("multipleOf"); m && *m > 0) {
+      const double quotient = n / *m;
+      if (!std::isfinite(quotient) || std::abs(quotient - std::round(quotient)) > 1e-9)
+        Add(path, "must be a multiple of " + Number(*m));
+    }
   }
 
+  Walk& walk_;
   std::size_t limit_;
   std::vector<Violation> found_;
 };
@@ -203,7 +296,8 @@ bool JsonEqual(const json::value& a, const json::value& b) {
 
 std::vector<Violation> Validate(const json::value& schema, const json::value& value,
                                 std::size_t limit) {
-  Validator validator(limit);
+  Walk walk{schema};
+  Validator validator(walk, limit);
   validator.Check(schema, value, "$");
   return validator.Take();
 }
