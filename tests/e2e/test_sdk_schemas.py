@@ -81,3 +81,28 @@ def test_an_unrouted_v1_path_answers_in_openais_error_shape(start_server, llm):
     assert missing["type"] == "invalid_request_error", missing
     status, _, body = tenant.server.request("DELETE", "/v1/models")
     assert status == 405 and body["error"]["type"] == "invalid_request_error", body
+
+
+def test_json_mode_is_one_json_object_asked_natively_and_repaired(start_server, llm):
+    """`response_format: {"type": "json_object"}` (issue 74 §2), as @ai-sdk/openai-compatible's
+    generateObject and LangChain's jsonMode send it, on chat completions, the Responses API and
+    /api: asked as OpenAI's JSON mode, and a reply that is not one object gets its repair."""
+    tenant, key = start(start_server, llm)
+    llm.push(openai_text('{"ok": true}'))
+    out = sdk(tenant, key, "chat", model="desk", messages=[{"role": "user", "content": "is it fine?"}],
+              response_format={"type": "json_object"})
+    assert "result" in out, out
+    assert json.loads(out["result"]["choices"][0]["message"]["content"]) == {"ok": True}
+    sent = llm.requests[-1]["body"]
+    assert sent["response_format"] == {"type": "json_object"}
+    assert "json" in json.dumps(sent["messages"]).lower()
+
+    llm.push(openai_text("Sure! It is fine."), openai_text('{"fine": true}'))
+    out = sdk(tenant, key, "response", model="desk", input="is it fine?", text={"format": {"type": "json_object"}})
+    assert "result" in out, out
+    assert json.loads(out["result"]["output_text"]) == {"fine": True}
+    assert llm.requests[-1]["body"]["response_format"] == {"type": "json_object"}
+
+    llm.push(openai_text('["not", "an", "object"]'), openai_text('{"n": 1}'))
+    status, _, body = tenant.invoke("desk", {"message": "count", "response_format": {"type": "json_object"}})
+    assert status == 200 and body["output"] == {"n": 1}, body

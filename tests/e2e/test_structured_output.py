@@ -162,7 +162,7 @@ def test_otherwise_anthropic_answers_through_the_answer_tool_after_its_other_too
 def test_bad_schemas_are_400_naming_the_field(tenant, llm):
     tenant.agent("plain")
     for response_format, field in [
-            ({"type": "json_object"}, "response_format.type"),
+            ({"type": "xml"}, "response_format.type"),
             ({"type": "json_schema", "schema": {"type": "object", "properties": {"a": {"$ref": "#/b"}}}},
              "response_format.schema.properties.a.$ref"),
             ({"type": "json_schema", "schema": {"type": "array"}}, "response_format.schema.type"),

@@ -210,6 +210,14 @@ def structured_output_refusal(path, body):
     fmt = body.get("response_format")
     if fmt is None or fmt.get("type") == "text":
         return None
+    if fmt.get("type") == "json_object":
+        # OpenAI's JSON mode refuses a prompt that never says JSON.
+        said = json.dumps(body.get("messages", [])).lower()
+        if "json" not in said:
+            return openai_error(400, "invalid_request_error",
+                                "'messages' must contain the word 'json' in some form, to use "
+                                "'response_format' of type 'json_object'.", type_="invalid_request_error")
+        return None
     named = fmt.get("json_schema") or {}
     if fmt.get("type") != "json_schema" or not named.get("name") or "schema" not in named:
         return openai_error(400, "invalid_json_schema", "response_format: a json_schema needs a name and a schema",

@@ -150,7 +150,11 @@ std::string OpenAiRequestBody(const ModelRequest& r, bool stream) {
     }
     body.emplace("tools", std::move(tools));
   }
-  if (const auto& format = r.answer_format) {
+  const auto& format = r.answer_format;
+  if (format && schema::IsJsonObjectSchema(format->schema)) {
+    // JSON mode, as OpenAI-compatible servers take it (some have no json_schema).
+    body.emplace("response_format", json::object{{"type", "json_object"}});
+  } else if (format) {
     json::object schema(sp);
     schema.emplace("name", "answer");
     schema.emplace("schema", format->strict ? *format->strict : schema::SentForm(format->schema));

@@ -345,6 +345,17 @@ TEST(OpenAiWire, AnAnswerSchemaIsAskedAsResponseFormatStrictWhenItCanBe) {
   EXPECT_FALSE(json::parse(OpenAiRequestBody(ToolRound())).as_object().contains("response_format"));
 }
 
+TEST(OpenAiWire, JsonModeIsAskedAsJsonObjectAndAnSdksAnnotationsAreNotSent) {
+  const auto json_mode = json::parse(OpenAiRequestBody(Answering(R"({"type": "object"})")));
+  EXPECT_EQ(json_mode.at("response_format"), json::parse(R"({"type": "json_object"})"));
+  const auto annotated = json::parse(OpenAiRequestBody(Answering(
+      R"({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+          "properties": {"n": {"type": "integer", "default": 1, "title": "N"}}})")));
+  const auto& sent = annotated.at("response_format").at("json_schema").at("schema");
+  EXPECT_FALSE(sent.as_object().contains("$schema"));
+  EXPECT_EQ(sent.at("properties").at("n"), json::parse(R"({"type": "integer", "title": "N"})"));
+}
+
 TEST(AnthropicWire, AnAnswerSchemaIsAskedNativelyOnlyOfAConfiguredModelWithAStrictForm) {
   EXPECT_EQ(AnthropicAnswerWay(Answering(kClosed), true), AnswerWay::kNative);
   EXPECT_EQ(AnthropicAnswerWay(Answering(kOpen), true), AnswerWay::kTool);

@@ -362,8 +362,14 @@ TEST(InvokeRequest, ResponseFormatTakesEitherShapeAndNamesWhatIsWrong) {
     const auto r = ParseInvokeRequest(boost::json::parse(body));
     return r ? std::string("(accepted)") : std::string(r.error().field().value_or("(none)"));
   };
+  // JSON mode is served (issue 74 §2); a type that is neither is refused naming it.
   EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "json_object"}})"),
+            "(accepted)");
+  EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "xml"}})"),
             "response_format.type");
+  EXPECT_EQ(
+      field_of(R"({"message": "hi", "response_format": {"type": "json_object", "schema": {}}})"),
+      "response_format");
   EXPECT_EQ(field_of(R"({"message": "hi", "response_format": {"type": "json_schema"}})"),
             "response_format");
   EXPECT_EQ(field_of(R"({"message": "hi", "response_format": "json"})"), "response_format");

@@ -40,8 +40,14 @@ Result<boost::json::value> ParseResponseFormat(const boost::json::value& format,
   AG_TRY(const boost::json::object* o, jf::AsObject(format, field));
   AG_TRYV(jf::RejectUnknownKeys(*o, field, {"type", "schema", "json_schema"}));
   AG_TRY(const auto type, jf::RequiredString(*o, "type", field));
+  if (type == "json_object") {
+    // JSON mode: one JSON object, any (docs/structured-output.md).
+    if (o->size() != 1)
+      return InvalidField(field, "with \"type\": \"json_object\" takes no other field");
+    return schema::JsonObjectSchema();
+  }
   if (type != "json_schema")
-    return InvalidField(jf::Join(field, "type"), "must be \"json_schema\"");
+    return InvalidField(jf::Join(field, "type"), "must be \"json_schema\" or \"json_object\"");
   const auto* schema = o->if_contains("schema");
   const auto* openai = o->if_contains("json_schema");
   if ((schema == nullptr) == (openai == nullptr))

@@ -135,6 +135,10 @@ ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
   for (auto& t : request.tools) t.schema_tokens = EstimateTokens(json_text::Write(t.parameters));
   const auto& schema = in.answer_schema ? in.answer_schema : config.output_schema;
   if (schema) {
+    // JSON mode has no schema to tell the model what to write: the instructions say it (OpenAI's
+    // JSON mode also refuses a prompt that never names JSON).
+    if (schema::IsJsonObjectSchema(*schema))
+      request.system += "\n\nAnswer with one JSON object, and nothing else.";
     AnswerFormat format{*schema, schema::StrictForm(*schema),
                         EstimateTokens(json_text::Write(*schema))};
     request.answer_format = std::make_shared<const AnswerFormat>(std::move(format));

@@ -70,16 +70,19 @@ Result<void> RefuseWhatCannotBeHonoured(const object& o) {
 }
 
 // response_format: {"type": "text"} is the default; {"type": "json_schema", "json_schema": {...}}
-// holds the answer to the schema (docs/structured-output.md); json_object is not served.
+// holds the answer to the schema, {"type": "json_object"} to one JSON object
+// (docs/structured-output.md).
 Result<void> ReadResponseFormat(const object& o, InvokeRequest& request) {
   const value* format = o.if_contains("response_format");
   if (format == nullptr || format->is_null()) return {};
   const object* f = format->if_object();
   const value* type = f != nullptr ? f->if_contains("type") : nullptr;
   if (type != nullptr && type->is_string() && type->get_string() == "text") return {};
-  if (type == nullptr || !type->is_string() || type->get_string() != "json_schema")
+  if (type == nullptr || !type->is_string() ||
+      (type->get_string() != "json_schema" && type->get_string() != "json_object"))
     return InvalidField("response_format",
-                        "must be {\"type\": \"text\"} or {\"type\": \"json_schema\", ...}");
+                        "must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
+                        "{\"type\": \"json_schema\", ...}");
   AG_TRY(request.answer_schema, ParseResponseFormat(*format));
   return {};
 }

@@ -1,4 +1,5 @@
 #include "domain/openai/chat_request.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
@@ -86,9 +87,14 @@ TEST(ChatCompletionRequests, WhatCannotBeHonouredIsRefusedNamingOpenAisField) {
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "n": 2, )" + user + "}")), "n");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [{"type": "function"}], )" + user + "}")),
             "tools");
-  EXPECT_EQ(
-      FieldOf(Parse(R"({"model": "a", "response_format": {"type": "json_object"}, )" + user + "}")),
-      "response_format");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "response_format": {"type": "xml"}, )" + user + "}")),
+            "response_format");
+  // JSON mode: the answer is one JSON object, any (issue 74 §2).
+  const auto json_mode =
+      Parse(R"({"model": "a", "response_format": {"type": "json_object"}, )" + user + "}");
+  ASSERT_TRUE(json_mode);
+  ASSERT_TRUE(json_mode->request.answer_schema);
+  EXPECT_TRUE(schema::IsJsonObjectSchema(*json_mode->request.answer_schema));
   EXPECT_EQ(
       FieldOf(Parse(R"({"model": "a", "messages": [{"role": "assistant", "content": "x"}]})")),
       "messages");

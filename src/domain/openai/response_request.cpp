@@ -1,6 +1,7 @@
 #include "domain/openai/response_request.hpp"
 
 #include "domain/resource_ids.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include "domain/json_fields.hpp"
 #include "domain/openai/request_fields.hpp"
@@ -94,8 +95,8 @@ Result<void> RefuseWhatCannotBeHonoured(const object& o) {
 }
 
 // text.format: {"type": "text"} is the default; {"type": "json_schema", "name", "schema",
-// "strict"} (the Responses API's flat shape) holds the answer to the schema
-// (docs/structured-output.md); json_object is not served.
+// "strict"} (the Responses API's flat shape) holds the answer to the schema, {"type":
+// "json_object"} to one JSON object (docs/structured-output.md).
 Result<void> ReadTextFormat(const object& o, InvokeRequest& request) {
   const value* text = o.if_contains("text");
   if (text == nullptr || !text->is_object()) return {};
@@ -104,9 +105,16 @@ Result<void> ReadTextFormat(const object& o, InvokeRequest& request) {
   const object* f = format->if_object();
   const value* type = f != nullptr ? f->if_contains("type") : nullptr;
   if (type != nullptr && type->is_string() && type->get_string() == "text") return {};
+  if (type != nullptr && type->is_string() && type->get_string() == "json_object") {
+    if (f->size() != 1)
+      return InvalidField("text.format", "with \"type\": \"json_object\" takes no other field");
+    request.answer_schema = schema::JsonObjectSchema();
+    return {};
+  }
   if (type == nullptr || !type->is_string() || type->get_string() != "json_schema") {
     return InvalidField("text.format",
-                        "must be {\"type\": \"text\"} or {\"type\": \"json_schema\", ...}");
+                        "must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
+                        "{\"type\": \"json_schema\", ...}");
   }
   object named = *f;
   named.erase("type");

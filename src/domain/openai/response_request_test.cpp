@@ -1,4 +1,5 @@
 #include "domain/openai/response_request.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
@@ -62,9 +63,13 @@ TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
             "tools");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":"conv_1"})")),
             "conversation");
-  EXPECT_EQ(
-      FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{"type":"json_object"}}})")),
-      "text.format");
+  EXPECT_EQ(FieldOf(Parse(
+                R"({"model":"shop","input":"hi","text":{"format":{"type":"json_object","x":1}}})")),
+            "text.format");
+  const auto json_mode =
+      Parse(R"({"model":"shop","input":"hi","text":{"format":{"type":"json_object"}}})");
+  ASSERT_TRUE(json_mode);
+  EXPECT_TRUE(schema::IsJsonObjectSchema(*json_mode->request.answer_schema));
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","previous_response_id":"run_1"})")),
             "previous_response_id");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","store":false,"background":true})")),

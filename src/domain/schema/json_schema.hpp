@@ -74,6 +74,12 @@ bool JsonEqual(const boost::json::value& a, const boost::json::value& b);
 // nullopt: the schema does not meet those rules (an `allOf`, an open object).
 std::optional<boost::json::value> StrictForm(const boost::json::value& schema);
 
+// JSON mode ("response_format": {"type": "json_object"}): the answer is one JSON object, any
+// object, validated and repaired like a schema's. It is held as this schema, which a queued run
+// keeps as it keeps any; a provider that has a JSON mode is asked for it natively.
+boost::json::value JsonObjectSchema();
+bool IsJsonObjectSchema(const boost::json::value& schema);
+
 // The schema as sent to a provider without strict mode: the annotations a provider may refuse
 // ($schema, $id, $comment, default, examples, ...) left out, every keyword that constrains kept.
 boost::json::value SentForm(const boost::json::value& schema);

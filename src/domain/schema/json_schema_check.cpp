@@ -315,6 +315,17 @@ std::optional<json::value> StrictForm(const json::value& schema) {
   return json::value(std::move(out));
 }
 
+json::value JsonObjectSchema() {
+  return json::object{{"type", "object"}};
+}
+
+bool IsJsonObjectSchema(const json::value& schema) {
+  const auto* o = schema.if_object();
+  if (o == nullptr || o->size() != 1) return false;
+  const auto* type = o->if_contains("type");
+  return type != nullptr && type->is_string() && type->get_string() == "object";
+}
+
 json::value SentForm(const json::value& schema) {
   if (schema.is_array()) {
     json::array out;
