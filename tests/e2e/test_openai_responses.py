@@ -160,7 +160,8 @@ def test_bad_input_and_refusals_name_the_responses_param(start_server, llm):
         error = sdk(tenant, key, "response", model="bot", **args)["error"]
         assert error["status"] == 400 and error["class"] == "BadRequestError", (args, error)
         assert error["param"] == param, (args, error)
-    earlier = sdk(tenant, key, "response", model="bot",
+    # Earlier messages with previous_response_id: the conversation keeps them already.
+    earlier = sdk(tenant, key, "response", model="bot", previous="resp_00",
                   input=[{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
                          {"role": "user", "content": "c"}])["error"]
     assert earlier["status"] == 400 and earlier["param"] == "input", earlier
@@ -315,3 +316,77 @@ def test_a_json_schema_text_format_holds_the_answer_and_is_asked_natively(start_
               text={"format": {"type": "json_schema", "name": "v", "schema": {"type": "object", "$ref": "#"}}})
     error = bad["error"]
     assert error["status"] == 400 and error["param"] == "text.format.schema.$ref", bad
+
+
+def test_a_resent_history_starts_a_stored_conversation_that_previous_response_id_continues(
+        start_server, llm):
+    """Issue 74 §3: a client that keeps its own history (the AI SDK's default, LangChain's
+    useResponsesApi) resends it with store left at its default; it is the turn's history, and it
+    seeds the response's new conversation."""
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("It ships today."))
+    history = [{"role": "user", "content": "Hi, I ordered A-1."}, {"role": "assistant", "content": "Noted."},
+               {"role": "user", "content": "When does it ship?"}]
+    r1 = sdk(tenant, key, "response", model="bot", input=history)["result"]
+    assert r1["output_text"] == "It ships today.", r1
+    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted."),
+                                  ("user", "When does it ship?")]
+    llm.push(openai_text("No, A-2 is separate."))
+    r2 = sdk(tenant, key, "response", model="bot", input="And A-2?", previous=r1["id"])["result"]
+    assert r2["agentgate"]["conversation_id"] == r1["agentgate"]["conversation_id"], r2
+    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted."),
+                                  ("user", "When does it ship?"), ("assistant", "It ships today."),
+                                  ("user", "And A-2?")]
+
+
+def test_a_reference_to_our_reply_continues_its_conversation_instead_of_storing_it_again(
+        start_server, llm):
+    """Issue 74 §3: the AI SDK's second message sends our reply as an item_reference; the Agents
+    SDK's session resends it with the id we gave it. Either continues the conversation whose latest
+    reply it is; an older one is 409, an unknown one 404, each naming the input item."""
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Noted: order A-1."))
+    r1 = sdk(tenant, key, "response", model="bot", input="Hi, I ordered A-1.")["result"]
+    reply = r1["output"][0]
+    assert reply["id"].startswith("msg_"), r1
+    llm.push(openai_text("It ships today."))
+    r2 = sdk(tenant, key, "response", model="bot",
+             input=[{"role": "user", "content": "Hi, I ordered A-1."},
+                    {"type": "item_reference", "id": reply["id"]},
+                    {"role": "user", "content": "When does it ship?"}])["result"]
+    conversation = r1["agentgate"]["conversation_id"]
+    assert r2["agentgate"]["conversation_id"] == conversation, r2
+    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted: order A-1."),
+                                  ("user", "When does it ship?")]
+    # The reply resent whole, as a session keeps it.
+    llm.push(openai_text("Tomorrow."))
+    r3 = sdk(tenant, key, "response", model="bot",
+             input=[{"role": "user", "content": "When does it ship?"}, r2["output"][0],
+                    {"role": "user", "content": "And arrive?"}])["result"]
+    assert r3["agentgate"]["conversation_id"] == conversation, r3
+    assert len(sent_messages(llm)) == 5
+    _, _, listed = tenant.server.admin("GET", f"/orgs/{tenant.org}/conversations")
+    assert [c["id"] for c in listed["conversations"]] == [conversation], listed
+    calls = len(llm.requests)
+    stale = sdk(tenant, key, "response", model="bot",
+                input=[{"type": "item_reference", "id": reply["id"]}, {"role": "user", "content": "x"}])
+    assert stale["error"]["status"] == 409 and stale["error"]["param"] == "input[0].id", stale
+    unknown = sdk(tenant, key, "response", model="bot",
+                  input=[{"type": "item_reference", "id": "msg_0123456789abcdef0123456789abcdef"},
+                         {"role": "user", "content": "x"}])
+    assert unknown["error"]["status"] == 404 and unknown["error"]["param"] == "input[0].id", unknown
+    assert len(llm.requests) == calls
+
+
+def test_a_background_response_keeps_the_history_it_was_sent_until_it_runs(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("It ships today."))
+    history = [{"role": "user", "content": "Hi, I ordered A-1."}, {"role": "assistant", "content": "Noted."},
+               {"role": "user", "content": "When does it ship?"}]
+    out = sdk(tenant, key, "background", model="bot", input=history)["result"]
+    assert out["final"]["status"] == "completed" and out["final"]["output_text"] == "It ships today.", out
+    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted."),
+                                  ("user", "When does it ship?")]

@@ -79,9 +79,10 @@ json::object ResponseOfRun(const RunRecord& run, const openai::ResponseHeader& h
 
 asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Runs& runs,
                                                          const Caller& caller,
-                                                         const std::string& response_id) {
+                                                         const std::string& response_id,
+                                                         const std::string& field) {
   const auto hex = ids::ResponseHex(response_id);
-  if (!hex) co_return NoSuchResponse("previous_response_id", response_id);
+  if (!hex) co_return NoSuchResponse(field, response_id);
   const std::string turn_id = ids::Make(ids::kTurn, *hex);
   AG_CO_TRY(const auto turn, co_await store.Run([&](Store& s) { return s.GetTurn(turn_id); }));
   if (!turn) {
@@ -92,42 +93,43 @@ asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Run
       // response, naming nothing of what was found.
       const ErrorCode code = run.error().code;
       if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal) co_return run.error();
-      co_return NoSuchResponse("previous_response_id", response_id);
+      co_return NoSuchResponse(field, response_id);
     }
     if (run->status == RunStatus::kRequiresAction) {
-      co_return Error(
-          ErrorCode::kConflict,
-          "field 'previous_response_id': that response is paused for approval: decide its "
-          "run " +
-              run->id + " (POST /api/runs/" + run->id + "/approvals), then continue from it");
+      co_return Error(ErrorCode::kConflict,
+                      "field '" + field +
+                          "': that response is paused for approval: decide its "
+                          "run " +
+                          run->id + " (POST /api/runs/" + run->id +
+                          "/approvals), then continue from it");
     }
     if (!HasEnded(run->status)) {
-      co_return Error(
-          ErrorCode::kConflict,
-          "field 'previous_response_id': that response has not completed yet (read it at "
-          "GET /v1/responses/" +
-              response_id + ")");
+      co_return Error(ErrorCode::kConflict,
+                      "field '" + field +
+                          "': that response has not completed yet (read it at "
+                          "GET /v1/responses/" +
+                          response_id + ")");
     }
     co_return Error(
         ErrorCode::kNotFound,
-        "field 'previous_response_id': that response " +
+        "field '" + field + "': that response " +
             std::string(run->status == RunStatus::kFailed ? "failed" : "was cancelled") +
             ", and nothing of it was stored");
   }
   if (turn->org_id != caller.org_id || turn->env != caller.env)
-    co_return NoSuchResponse("previous_response_id", response_id);
+    co_return NoSuchResponse(field, response_id);
   if (turn->conversation_id.empty()) {
-    co_return InvalidField("previous_response_id",
+    co_return InvalidField(field,
                            "that response was not stored (\"store\": false): it has no "
                            "conversation to continue");
   }
   AG_CO_TRY(const auto last,
             co_await store.Run([&](Store& s) { return s.LastMessageTurn(turn->conversation_id); }));
   if (last != turn_id) {
-    co_return Error(
-        ErrorCode::kResponseNotLatest,
-        "field 'previous_response_id': the conversation has moved on from that response; "
-        "continue from its latest response");
+    co_return Error(ErrorCode::kResponseNotLatest,
+                    "field '" + field +
+                        "': the conversation has moved on from that response; "
+                        "continue from its latest response");
   }
   co_return ContinuedResponse{turn->conversation_id, turn_id};
 }

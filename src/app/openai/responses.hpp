@@ -24,10 +24,12 @@ struct ContinuedResponse {
 // stored, 409 conflict for one whose run has not answered (queued, running, paused), 409
 // previous_response_not_latest for one its conversation has moved on from. Looked at again once
 // the turn holds its place on the conversation (app/turn_prepare), so two calls continuing from
-// one response cannot both run.
+// one response cannot both run. `field` names where the response was named
+// ("previous_response_id", or an input item that references its message).
 boost::asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Runs& runs,
                                                                 const Caller& caller,
-                                                                const std::string& response_id);
+                                                                const std::string& response_id,
+                                                                const std::string& field);
 
 // A response read back (GET /v1/responses/{id}) from the run it ran as (a background or streamed
 // response; a plain one has no run and is not kept to be read), as Runs::Get reads runs: 404

@@ -3,6 +3,7 @@
 #include "app/turn/invoke_agent.hpp"
 #include "app/turn/turn_run.hpp"
 #include "crypto/crypto.hpp"
+#include "domain/agent/prompt.hpp"
 #include "domain/agent/transcript.hpp"
 #include "domain/resource_ids.hpp"
 #include "domain/runs/run_events.hpp"
@@ -191,9 +192,20 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
     // Its conversation gets the message and the reply when the run completes.
     commit.pause = PauseOf(run, now, d_.approval_timeout);
   } else if (run.place.conversation_id) {
-    commit.messages = {
-        MessageRecord{0, "user", run.command.request.message, run.started_ms, result.turn_id},
-        MessageRecord{0, "assistant", result.response, now, result.turn_id}};
+    // A new conversation starts with the history its first call brought, as much as the agent's
+    // history window holds (a client that keeps its own history, docs/openai.md).
+    const auto& brought = run.command.request.history;
+    if (run.place.new_conversation && !brought.empty()) {
+      const std::size_t from = SeedFrom(brought, HistoryBudgetOf(run.agent.config));
+      for (std::size_t i = from; i < brought.size(); ++i) {
+        commit.messages.push_back(
+            MessageRecord{0, brought[i].role == Role::kAssistant ? "assistant" : "user",
+                          brought[i].content, run.started_ms, result.turn_id});
+      }
+    }
+    commit.messages.push_back(
+        MessageRecord{0, "user", run.command.request.message, run.started_ms, result.turn_id});
+    commit.messages.push_back(MessageRecord{0, "assistant", result.response, now, result.turn_id});
   }
   if (const auto& idempotency = run.command.idempotency) {
     StoredResponse answer = idempotency->answer(result);

@@ -542,3 +542,20 @@ TEST(MemoryRecall, PlanFallsBackToTheRarestTermUnrankedWhenEveryTermIsCommon) {
 
 }  // namespace
 }  // namespace agentgate
+
+namespace agentgate {
+namespace {
+
+TEST(SeedFrom, ANewConversationKeepsTheNewestHistoryTheWindowHolds) {
+  std::vector<ChatMessage> history;
+  for (const char* text : {"aaaa", "bbbb", "cccc", "dddd"})
+    history.push_back(ChatMessage{Role::kUser, text, {}, "", ""});
+  EXPECT_EQ(SeedFrom(history, HistoryBudget{1000, 1000}), 0u);  // all of it fits
+  EXPECT_EQ(SeedFrom(history, HistoryBudget{9, 1000}), 2u);     // two of four bytes each
+  EXPECT_EQ(SeedFrom(history, HistoryBudget{1000, 3}), 1u);     // three messages at most
+  EXPECT_EQ(SeedFrom(history, HistoryBudget{0, 3}), 4u);        // none fits
+  EXPECT_EQ(SeedFrom({}, HistoryBudget{10, 10}), 0u);
+}
+
+}  // namespace
+}  // namespace agentgate

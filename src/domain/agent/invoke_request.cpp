@@ -156,6 +156,25 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
   return r;
 }
 
+std::vector<ChatMessage> HistoryOfJson(const boost::json::value& kept) {
+  std::vector<ChatMessage> history;
+  if (!kept.is_array()) return history;
+  for (const auto& m : kept.get_array()) {
+    const auto* o = m.if_object();
+    const auto* role = o != nullptr ? o->if_contains("role") : nullptr;
+    const auto* content = o != nullptr ? o->if_contains("content") : nullptr;
+    if (role == nullptr || !role->is_string() || content == nullptr || !content->is_string())
+      continue;
+    history.push_back(
+        ChatMessage{role->get_string() == "assistant" ? Role::kAssistant : Role::kUser,
+                    std::string(content->get_string()),
+                    {},
+                    {},
+                    {}});
+  }
+  return history;
+}
+
 boost::json::object InvokeRequestJson(const InvokeRequest& r) {
   boost::json::object out{{"message", r.message}, {"stateful", r.stateful}};
   if (r.conversation_id) out["conversation_id"] = *r.conversation_id;
@@ -164,6 +183,14 @@ boost::json::object InvokeRequestJson(const InvokeRequest& r) {
   if (r.instance_id) out["instance_id"] = *r.instance_id;
   if (r.group_key) out["group_key"] = *r.group_key;
   if (r.after_turn_id) out[kAfterTurnKey] = *r.after_turn_id;
+  if (!r.history.empty()) {
+    boost::json::array history;
+    for (const auto& m : r.history) {
+      history.push_back(boost::json::object{
+          {"role", m.role == Role::kAssistant ? "assistant" : "user"}, {"content", m.content}});
+    }
+    out[kHistoryKey] = std::move(history);
+  }
   if (r.answer_schema)
     out["response_format"] =
         boost::json::object{{"type", "json_schema"}, {"schema", *r.answer_schema}};

@@ -55,6 +55,11 @@ Result<boost::json::value> ParseNamedAnswerSchema(const boost::json::object& nam
 
 // The key under which a queued run's request keeps its after_turn_id (not a field of the body).
 inline constexpr std::string_view kAfterTurnKey = "_agentgate_after_turn";
+// The key under which a queued run's request keeps the history its call brought (a Responses API
+// call's earlier input items): [{"role", "content"}...].
+inline constexpr std::string_view kHistoryKey = "_agentgate_history";
+// The history kept under kHistoryKey, read back; messages it cannot read are left out.
+std::vector<ChatMessage> HistoryOfJson(const boost::json::value& kept);
 
 // How the HTTP invoke's caller wants the turn delivered (docs/runs.md): as a background run, or
 // streamed as it happens (and whether a streaming caller that hangs up cancels it).

@@ -120,6 +120,17 @@ HistoryBudget HistoryBudgetOf(const AgentConfig& config) {
                        static_cast<std::size_t>(tokens / kPerMessageOverhead + 1)};
 }
 
+std::size_t SeedFrom(const std::vector<ChatMessage>& history, const HistoryBudget& budget) {
+  std::size_t from = history.size(), bytes = 0;
+  while (from > 0 && history.size() - from < budget.max_messages) {
+    const std::size_t size = history[from - 1].content.size();
+    if (bytes + size > budget.max_bytes) break;
+    bytes += size;
+    --from;
+  }
+  return from;
+}
+
 namespace {
 
 // The request with everything but the history: the part every prompt of this turn pays for.

@@ -57,6 +57,9 @@ struct HistoryBudget {
   std::size_t max_messages = 0;
 };
 HistoryBudget HistoryBudgetOf(const AgentConfig& config);
+// Where the newest messages of a history the caller brought that fit `budget` begin: what a new
+// stored conversation is seeded with (docs/openai.md, "Histories the client keeps").
+std::size_t SeedFrom(const std::vector<ChatMessage>& history, const HistoryBudget& budget);
 
 // The most tokens a model call's input may take: the context minus the answer, or
 // history.max_input_tokens when that is smaller.

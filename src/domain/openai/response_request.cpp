@@ -22,17 +22,41 @@ void AddInstructions(std::string& instructions, std::string_view text) {
   instructions.append(text);
 }
 
-// `input` as a list of messages ({role, content} or {type: "message", role, content}): the last
-// user or assistant one must be the user's; the earlier ones are returned as history.
-Result<void> ReadInputItems(const array& items, InvokeRequest& request, std::string& instructions) {
+// The message id an input item names, if it names one of ours ("msg_<hex>"): an item_reference's
+// `id`, or a resent message's.
+std::optional<std::string> OurMessageId(const object& item) {
+  const value* id = item.if_contains("id");
+  if (id == nullptr || !id->is_string()) return std::nullopt;
+  const std::string_view text = id->get_string();
+  if (!text.starts_with(ids::kMessage)) return std::nullopt;
+  if (!ids::ResponseHex(ids::Make(ids::kResponse, ids::PartOf(text)))) return std::nullopt;
+  return std::string(text);
+}
+
+// `input` as a list of items: messages ({role, content} or {type: "message", role, content}) and
+// references to stored ones (item_reference). The last user or assistant message must be the
+// user's; the earlier ones are the turn's history, except those up to the last reference to one
+// of our messages: they are its conversation's, which the turn continues.
+Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::string& instructions) {
+  InvokeRequest& request = out.request;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string at = "input[" + std::to_string(i) + "]";
     AG_TRY(const object* item, jf::AsObject(items[i], at));
     AG_TRY(const auto type, jf::OptionalString(*item, "type", at));
+    if (type && *type == "item_reference") {
+      auto named = OurMessageId(*item);
+      if (!named) {
+        return InvalidField(at + ".id",
+                            "must name a message of one of this API's responses (msg_...)");
+      }
+      out.continues = InputReference{std::move(*named), at + ".id"};
+      request.history.clear();  // the conversation's own, before the reference
+      continue;
+    }
     if (type && *type != "message") {
       return InvalidField(at + ".type",
-                          "only messages are accepted (the agent runs its own tools; a client's "
-                          "tool calls and their outputs are not)");
+                          "only messages and item references are accepted (the agent runs its "
+                          "own tools; a client's tool calls and their outputs are not)");
     }
     AG_TRY(const std::string role, jf::RequiredString(*item, "role", at));
     const value* content = item->if_contains("content");
@@ -40,6 +64,14 @@ Result<void> ReadInputItems(const array& items, InvokeRequest& request, std::str
       return InvalidField(at + ".content", "is required");
     AG_TRY(std::string text,
            openai::TextOf(*content, at + ".content", {"input_text", "output_text", "text"}));
+    if (role == "assistant") {
+      if (auto named = OurMessageId(*item)) {
+        // A reply of ours, resent as the client kept it (an SDK's session, its history).
+        out.continues = InputReference{std::move(*named), at + ".id"};
+        request.history.clear();
+        continue;
+      }
+    }
     if (role == "system" || role == "developer") {
       AddInstructions(instructions, text);
     } else if (role == "user" || role == "assistant") {
@@ -64,16 +96,32 @@ Result<void> ReadInput(const object& o, ResponseRequest& out, bool store) {
   if (input != nullptr && input->is_string()) {
     request.message = std::string(input->get_string());
   } else if (input != nullptr && input->is_array() && !input->get_array().empty()) {
-    AG_TRYV(ReadInputItems(input->get_array(), request, instructions));
+    AG_TRYV(ReadInputItems(input->get_array(), out, instructions));
   } else {
     return InvalidField("input", "must be a string, or a non-empty array of messages");
   }
   if (request.message.empty()) return InvalidField("input", "the user's message must not be empty");
-  if (store && !request.history.empty()) {
+  if (out.continues) {
+    if (!store) {
+      return InvalidField(out.continues->field,
+                          "names a stored message, which continues its stored conversation: "
+                          "leave \"store\" at true, or send the message's text instead");
+    }
+    if (out.previous_response_id) {
+      return InvalidField(out.continues->field,
+                          "names a stored message; with previous_response_id, input takes only "
+                          "what comes after that response");
+    }
+    if (!request.history.empty()) {
+      return InvalidField("input",
+                          "after a stored message it continues, input takes the user's new "
+                          "message alone");
+    }
+  }
+  if (out.previous_response_id && !request.history.empty()) {
     return InvalidField("input",
-                        "a stored response takes the user's message alone (its conversation "
-                        "keeps the rest): continue with previous_response_id, or send earlier "
-                        "messages with \"store\": false");
+                        "with previous_response_id, input takes the user's message alone (the "
+                        "conversation keeps the rest)");
   }
   if (!instructions.empty()) request.additional_instructions = std::move(instructions);
   return {};

@@ -17,11 +17,20 @@
 
 namespace agentgate {
 
+// An input item that names one of our stored messages: an `item_reference`, or a message item
+// resent with the `id` a response gave it (msg_...). The conversation whose latest message it is
+// is continued, as by previous_response_id (docs/openai.md, "Histories the client keeps").
+struct InputReference {
+  std::string message_id;  // "msg_<hex>": the reply of response "resp_<hex>"
+  std::string field;       // where it was named: "input[2].id"
+};
+
 struct ResponseRequest {
   std::string model;     // as sent: the response names it
   std::string agent_id;  // model, up to a ':'
   InvokeRequest request;
   std::optional<std::string> previous_response_id;  // its conversation is continued
+  std::optional<InputReference> continues;          // the last stored message input names
   std::optional<std::string> instructions;          // as sent: the response echoes it
   bool stream = false;
   bool background = false;

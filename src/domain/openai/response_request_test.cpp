@@ -83,9 +83,10 @@ TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
             "input[0].role");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"role":"assistant","content":"x"}]})")),
             "input");
-  // A stored response starts from the user's message alone: its conversation keeps the rest.
-  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"role":"user","content":"a"},
-                              {"role":"assistant","content":"b"},{"role":"user","content":"c"}]})")),
+  // With previous_response_id the input is what comes after it: the conversation keeps the rest.
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","previous_response_id":"resp_01","input":[
+                              {"role":"user","content":"a"},{"role":"assistant","content":"b"},
+                              {"role":"user","content":"c"}]})")),
             "input");
   EXPECT_TRUE(
       Parse(R"({"model":"shop","input":"hi","tools":[],"text":{"format":{"type":"text"}}})"));
@@ -113,6 +114,62 @@ TEST(ResponseRequests, AJsonSchemaTextFormatHoldsTheAnswerToItsSchema) {
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","text":{"format":{
       "type":"json_schema","name":"v","schema":{"type":"object"},"extra":1}}})")),
             "text.format.extra");
+}
+
+}  // namespace
+}  // namespace agentgate
+
+namespace agentgate {
+namespace {
+
+Result<ResponseRequest> ParseText(const char* text) {
+  return ParseResponseRequest(boost::json::parse(text));
+}
+
+TEST(ResponseHistories, AStoredResponseTakesTheHistoryTheClientKeeps) {
+  const auto resent = ParseText(R"({"model":"shop","input":[{"role":"user","content":"a"},
+      {"role":"assistant","content":"b"},{"role":"user","content":"c"}]})");
+  ASSERT_TRUE(resent) << resent.error().message;
+  EXPECT_TRUE(resent->request.stateful);
+  ASSERT_EQ(resent->request.history.size(), 2u);
+  EXPECT_EQ(resent->request.history[1].content, "b");
+  EXPECT_EQ(resent->request.message, "c");
+  EXPECT_FALSE(resent->continues);
+}
+
+TEST(ResponseHistories, AReferenceToOurMessageContinuesItsConversation) {
+  // The AI SDK's second message: the earlier ones, our reply as an item_reference, the new one.
+  const auto referenced = ParseText(R"({"model":"shop","input":[{"role":"user","content":"a"},
+      {"type":"item_reference","id":"msg_01ab"},{"role":"user","content":"c"}]})");
+  ASSERT_TRUE(referenced) << referenced.error().message;
+  ASSERT_TRUE(referenced->continues);
+  EXPECT_EQ(referenced->continues->message_id, "msg_01ab");
+  EXPECT_EQ(referenced->continues->field, "input[1].id");
+  EXPECT_TRUE(referenced->request.history.empty());
+  EXPECT_EQ(referenced->request.message, "c");
+  // The Agents SDK's session: our reply resent whole, with the id we gave it.
+  const auto resent = ParseText(R"({"model":"shop","input":[{"role":"user","content":"a"},
+      {"type":"message","id":"msg_01ab","role":"assistant","status":"completed",
+       "content":[{"type":"output_text","text":"b","annotations":[]}]},
+      {"role":"user","content":"c"}]})");
+  ASSERT_TRUE(resent);
+  ASSERT_TRUE(resent->continues);
+  EXPECT_EQ(resent->continues->field, "input[1].id");
+}
+
+TEST(ResponseHistories, AReferenceThatCannotBeFollowedIsA400NamingIt) {
+  const auto theirs = ParseText(R"({"model":"shop","input":[{"type":"item_reference","id":"rs_1"},
+      {"role":"user","content":"c"}]})");
+  ASSERT_FALSE(theirs);
+  EXPECT_EQ(std::string(theirs.error().field().value_or("")), "input[0].id");
+  const auto unstored = ParseText(R"({"model":"shop","store":false,"input":[
+      {"type":"item_reference","id":"msg_01"},{"role":"user","content":"c"}]})");
+  ASSERT_FALSE(unstored);
+  EXPECT_EQ(std::string(unstored.error().field().value_or("")), "input[0].id");
+  const auto after = ParseText(R"({"model":"shop","input":[{"type":"item_reference","id":"msg_01"},
+      {"role":"user","content":"c"},{"role":"assistant","content":"d"},{"role":"user","content":"e"}]})");
+  ASSERT_FALSE(after);
+  EXPECT_EQ(std::string(after.error().field().value_or("")), "input");
 }
 
 }  // namespace

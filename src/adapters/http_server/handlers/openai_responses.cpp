@@ -112,8 +112,17 @@ asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
   r.ReleasePayload();
   ResponseCall& asked = *read;
   InvokeRequest& request = asked.asked.request;
+  // previous_response_id, or the stored message the input last names (an item_reference, a
+  // reply resent with its id): its conversation is continued.
+  std::optional<std::pair<std::string, std::string>> continuing;
   if (const auto& previous = asked.asked.previous_response_id) {
-    auto continued = co_await ContinuedFrom(deps.store, deps.runs, *caller, *previous);
+    continuing.emplace(*previous, "previous_response_id");
+  } else if (const auto& reference = asked.asked.continues) {
+    continuing.emplace(ids::ResponseOf(reference->message_id), reference->field);
+  }
+  if (continuing) {
+    auto continued = co_await ContinuedFrom(deps.store, deps.runs, *caller, continuing->first,
+                                            continuing->second);
     if (!continued) co_return ResponsesError(continued.error());
     request.conversation_id = std::move(continued->conversation_id);
     request.after_turn_id = std::move(continued->turn_id);
