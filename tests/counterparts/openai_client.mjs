@@ -90,6 +90,7 @@ async function call() {
       if (arg('instructions')) body.instructions = arg('instructions');
       if (arg('store')) body.store = JSON.parse(arg('store'));
       if (arg('text')) body.text = JSON.parse(arg('text'));
+      if (arg('metadata')) body.metadata = JSON.parse(arg('metadata'));
       const response = await client.responses.create(body, idempotency());
       return { ...response, output_text: response.output_text };
     }

@@ -390,3 +390,23 @@ def test_a_background_response_keeps_the_history_it_was_sent_until_it_runs(start
     assert out["final"]["status"] == "completed" and out["final"]["output_text"] == "It ships today.", out
     assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted."),
                                   ("user", "When does it ship?")]
+
+
+def test_the_response_says_what_was_asked_store_text_format_and_metadata(start_server, llm):
+    """Issue 74 §5: the Response echoes `store`, `text.format` and `metadata` as asked."""
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Fine."))
+    plain = sdk(tenant, key, "response", model="bot", input="hi", store="false",
+                metadata={"ticket": "T-1"})["result"]
+    assert plain["store"] is False and plain["metadata"] == {"ticket": "T-1"}, plain
+    assert plain["text"]["format"] == {"type": "text"} and plain["instructions"] is None
+    llm.push(openai_text('{"ok": true}'))
+    fmt = {"type": "json_schema", "name": "verdict", "strict": True,
+           "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
+                      "additionalProperties": False}}
+    held = sdk(tenant, key, "response", model="bot", input="ok?", text={"format": fmt})["result"]
+    assert held["store"] is True and held["text"]["format"] == fmt and held["metadata"] == {}, held
+    too_many = sdk(tenant, key, "response", model="bot", input="hi",
+                   metadata={f"k{i}": "v" for i in range(17)})["error"]
+    assert too_many["status"] == 400 and too_many["param"] == "metadata", too_many

@@ -142,6 +142,23 @@ Result<void> RefuseWhatCannotBeHonoured(const object& o) {
   return {};
 }
 
+// metadata: at most 16 keys of at most 64 characters, each a string of at most 512, as OpenAI
+// takes it; echoed by the response, used for nothing else.
+Result<void> ReadMetadata(const object& o, object& metadata) {
+  const value* given = o.if_contains("metadata");
+  if (given == nullptr || given->is_null()) return {};
+  AG_TRY(const object* m, jf::AsObject(*given, "metadata"));
+  if (m->size() > 16) return InvalidField("metadata", "must have at most 16 keys");
+  for (const auto& kv : *m) {
+    const std::string at = "metadata." + std::string(kv.key());
+    if (kv.key().size() > 64) return InvalidField(at, "must be a key of at most 64 characters");
+    if (!kv.value().is_string() || kv.value().get_string().size() > 512)
+      return InvalidField(at, "must be a string of at most 512 characters");
+  }
+  metadata = *m;
+  return {};
+}
+
 // text.format: {"type": "text"} is the default; {"type": "json_schema", "name", "schema",
 // "strict"} (the Responses API's flat shape) holds the answer to the schema, {"type":
 // "json_object"} to one JSON object (docs/structured-output.md).
@@ -199,7 +216,13 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
   }
   AG_TRYV(ReadInput(*o, out, stored));
   AG_TRYV(ReadTextFormat(*o, out.request));
+  AG_TRYV(ReadMetadata(*o, out.metadata));
   out.request.stateful = stored;
+  out.store = stored;
+  if (const value* text = o->if_contains("text"); text != nullptr && text->is_object()) {
+    const value* format = text->get_object().if_contains("format");
+    if (format != nullptr && format->is_object()) out.text_format = format->get_object();
+  }
   return out;
 }
 

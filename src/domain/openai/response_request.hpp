@@ -31,7 +31,11 @@ struct ResponseRequest {
   InvokeRequest request;
   std::optional<std::string> previous_response_id;  // its conversation is continued
   std::optional<InputReference> continues;          // the last stored message input names
-  std::optional<std::string> instructions;          // as sent: the response echoes it
+  // Echoed by the Response as asked (docs/openai.md): `store`, `text.format`, `metadata`.
+  bool store = true;
+  boost::json::object text_format{{"type", "text"}};
+  boost::json::object metadata;
+  std::optional<std::string> instructions;  // as sent: the response echoes it
   bool stream = false;
   bool background = false;
 };

@@ -29,13 +29,13 @@ json::object Base(const ResponseHeader& header, std::string_view status) {
                       {"output", json::array()},
                       {"parallel_tool_calls", false},
                       {"previous_response_id", OrNull(header.previous_response_id)},
-                      {"store", true},
-                      {"text", json::object{{"format", json::object{{"type", "text"}}}}},
+                      {"store", header.store},
+                      {"text", json::object{{"format", header.text_format}}},
                       {"tool_choice", "auto"},
                       {"tools", json::array()},
                       {"truncation", "disabled"},
                       {"usage", nullptr},
-                      {"metadata", json::object()}};
+                      {"metadata", header.metadata}};
 }
 
 // Why an answer is incomplete, if it is.

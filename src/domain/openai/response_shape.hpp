@@ -22,6 +22,9 @@ struct ResponseHeader {
   std::optional<std::string> instructions;
   std::optional<std::string> previous_response_id;
   bool background = false;
+  bool store = true;
+  boost::json::object text_format{{"type", "text"}};  // the `text.format` asked, as asked
+  boost::json::object metadata;                       // as asked
 };
 
 // A turn that answered, from the invoke's 200 body; `text` replaces the body's response as the

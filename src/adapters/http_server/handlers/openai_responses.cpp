@@ -51,6 +51,9 @@ openai::ResponseHeader HeaderOf(const ResponseRequest& asked) {
   header.instructions = asked.instructions;
   header.previous_response_id = asked.previous_response_id;
   header.background = asked.background;
+  header.store = asked.store;
+  header.text_format = asked.text_format;
+  header.metadata = asked.metadata;
   return header;
 }
 
