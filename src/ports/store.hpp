@@ -181,6 +181,10 @@ class ConversationStore {
   // The turn that wrote the conversation's last message ("" with no messages, or one from before
   // messages named their turn): whether a response is the conversation's latest (docs/openai.md).
   virtual Result<std::string> LastMessageTurn(const std::string& conversation_id) = 0;
+  // The messages a turn wrote to its conversation, oldest first (a stored response read back:
+  // docs/openai.md). Read along the conversation's key: a read of one response, not of a turn.
+  virtual Result<std::vector<MessageRecord>> TurnMessages(const std::string& conversation_id,
+                                                          const std::string& turn_id) = 0;
   // The summary the conversation's turns made so far (empty with through_seq 0 when none).
   virtual Result<ConversationSummary> LoadConversationSummary(
       const std::string& conversation_id) = 0;

@@ -410,3 +410,22 @@ def test_the_response_says_what_was_asked_store_text_format_and_metadata(start_s
     too_many = sdk(tenant, key, "response", model="bot", input="hi",
                    metadata={f"k{i}": "v" for i in range(17)})["error"]
     assert too_many["status"] == 400 and too_many["param"] == "metadata", too_many
+
+
+def test_a_plain_stored_response_is_read_back_and_an_unstored_one_is_not(start_server, llm):
+    """Issue 74 §5: every stored response is readable, a plain one (no run) from its turn and the
+    messages it wrote; one made with store false, or of an agent the key has no grant on, is 404."""
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Noted: order A-1.", input_tokens=30, output_tokens=5))
+    made = sdk(tenant, key, "response", model="bot", input="Hi, I ordered A-1.")["result"]
+    read = sdk(tenant, key, "retrieve", id=made["id"])["result"]
+    assert read["status"] == "completed" and read["output_text"] == "Noted: order A-1.", read
+    assert read["output"][0]["id"] == made["output"][0]["id"] and read["usage"]["total_tokens"] == 35, read
+    assert read["agentgate"]["conversation_id"] == made["agentgate"]["conversation_id"]
+    llm.push(openai_text("Fine."))
+    unstored = sdk(tenant, key, "response", model="bot", input="hi", store="false")["result"]
+    missing = sdk(tenant, key, "retrieve", id=unstored["id"])["error"]
+    assert missing["status"] == 404 and missing["class"] == "NotFoundError", missing
+    other = sdk(tenant, new_key(tenant, permissions=()), "retrieve", id=made["id"])["error"]
+    assert other["status"] == 404, other

@@ -1970,6 +1970,34 @@ TYPED_TEST(StoreContract, TheLastMessageNamesTheTurnThatWroteIt) {
   EXPECT_EQ(s.LastMessageTurn("nope").value(), "");
 }
 
+TYPED_TEST(StoreContract, ATurnsMessagesAreReadBackInOrder) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateConversation(ConversationRecord{"c1", "acme", "prod", "bot", "", 1}));
+  TurnCommit first;
+  first.turn = Turn("turn_1", "c1");
+  // A seeded first turn: the history its call brought, then its own message and reply.
+  first.messages = {MessageRecord{0, "user", "earlier", 1, "turn_1"},
+                    MessageRecord{0, "assistant", "noted", 1, "turn_1"},
+                    MessageRecord{0, "user", "q1", 1, "turn_1"},
+                    MessageRecord{0, "assistant", "a1", 2, "turn_1"}};
+  ASSERT_TRUE(s.CommitTurn(first));
+  TurnCommit second;
+  second.turn = Turn("turn_2", "c1");
+  second.messages = {MessageRecord{0, "user", "q2", 3, "turn_2"},
+                     MessageRecord{0, "assistant", "a2", 4, "turn_2"}};
+  ASSERT_TRUE(s.CommitTurn(second));
+  const auto one = s.TurnMessages("c1", "turn_1").value();
+  ASSERT_EQ(one.size(), 4u);
+  EXPECT_EQ(one.front().content, "earlier");
+  EXPECT_EQ(one.back().content, "a1");
+  const auto two = s.TurnMessages("c1", "turn_2").value();
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].role, "user");
+  EXPECT_EQ(two[1].content, "a2");
+  EXPECT_TRUE(s.TurnMessages("c1", "turn_9").value().empty());
+  EXPECT_TRUE(s.TurnMessages("nope", "turn_1").value().empty());
+}
+
 TYPED_TEST(StoreContract, RecallFindsARareFactAmongThousandsHoldingCommonWords) {
   auto& s = *this->store_;
   const MemoryScope a{"acme", "prod", "bot", "team-a"};

@@ -119,6 +119,8 @@ class PostgresStore final : public Store {
                                                         std::size_t max_messages) override;
   Result<ConversationSummary> LoadConversationSummary(const std::string& conversation_id) override;
   Result<std::string> LastMessageTurn(const std::string& conversation_id) override;
+  Result<std::vector<MessageRecord>> TurnMessages(const std::string& conversation_id,
+                                                  const std::string& turn_id) override;
   Result<std::int64_t> EnqueueTurn(const std::string& conversation_id, std::int64_t expires_at_ms,
                                    const std::string& server_id) override;
   Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,

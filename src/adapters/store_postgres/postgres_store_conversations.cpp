@@ -81,6 +81,19 @@ Result<std::vector<MessageRecord>> PostgresStore::LoadRecentMessages(
   });
 }
 
+Result<std::vector<MessageRecord>> PostgresStore::TurnMessages(const std::string& conversation_id,
+                                                               const std::string& turn_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
+    static const std::string sql =
+        std::string("SELECT ") + kMessageColumns +
+        " FROM messages WHERE conversation_id = $1 AND turn_id = $2 ORDER BY seq";
+    const auto r = c.Exec(sql, {P(conversation_id), P(turn_id)});
+    std::vector<MessageRecord> out;
+    for (int i = 0; i < r.size(); ++i) out.push_back(ReadMessage(pg::Row(r, i)));
+    return out;
+  });
+}
+
 Result<std::int64_t> PostgresStore::EnqueueTurn(const std::string& conversation_id,
                                                 std::int64_t expires_at_ms,
                                                 const std::string& server_id) {

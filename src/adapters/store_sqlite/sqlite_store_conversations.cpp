@@ -83,6 +83,20 @@ Result<ConversationSummary> SqliteStore::LoadConversationSummary(
   });
 }
 
+Result<std::vector<MessageRecord>> SqliteStore::TurnMessages(const std::string& conversation_id,
+                                                             const std::string& turn_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<MessageRecord>> {
+    static const std::string sql =
+        std::string("SELECT ") + kMessageColumns +
+        " FROM messages WHERE conversation_id = ? AND turn_id = ? ORDER BY seq";
+    auto s = c.Prepare(sql);
+    s.Bind(conversation_id, turn_id);
+    std::vector<MessageRecord> out;
+    while (s.Step()) out.push_back(ReadMessage(s));
+    return out;
+  });
+}
+
 Result<std::string> SqliteStore::LastMessageTurn(const std::string& conversation_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::string> {
     auto s = c.Prepare(

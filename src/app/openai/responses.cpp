@@ -1,5 +1,7 @@
 #include "app/openai/responses.hpp"
 
+#include "app/access/authenticate.hpp"
+
 #include "domain/openai/response_request.hpp"
 #include "domain/resource_ids.hpp"
 #include "domain/runs/paused_turn.hpp"
@@ -23,8 +25,8 @@ json::object ParsedObject(const std::string& text) {
 Error NoSuchResponse(std::string_view field, const std::string& response_id) {
   return Error(ErrorCode::kNotFound,
                "field '" + std::string(field) + "': no response '" + response_id +
-                   "' in this environment (a plain response is kept to be continued, a background "
-                   "or streamed one also to be read)");
+                   "' in this environment (a response made with \"store\": false is kept "
+                   "nowhere)");
 }
 
 // A paused run's answer so far, as an invoke body: what waits, and what it cost.
@@ -156,6 +158,59 @@ asio::awaitable<Result<json::object>> OnRun(Runs& runs, RunUse use, const Caller
 asio::awaitable<Result<json::object>> ReadResponse(Runs& runs, const Caller& caller,
                                                    const std::string& response_id) {
   return OnRun(runs, &Runs::Get, caller, response_id);
+}
+
+namespace {
+
+// The invoke body a stored turn's record and messages make, as its call answered it (less what
+// only the call knew: its output, pending actions and per-model usage).
+json::object StoredTurnBody(const TurnRecord& turn, const std::vector<MessageRecord>& messages) {
+  std::string reply;
+  for (const auto& m : messages)
+    if (m.role == "assistant") reply = m.content;
+  json::object body{{"response", reply},
+                    {"turn_id", turn.id},
+                    {"conversation_id", turn.conversation_id},
+                    {"blocked", turn.blocked},
+                    {"model_calls", turn.model_calls}};
+  body["terminated_reason"] =
+      turn.stop_reason.empty() ? json::value(nullptr) : json::value(turn.stop_reason);
+  body["usage"] =
+      json::object{{"input_tokens", turn.input_tokens}, {"output_tokens", turn.output_tokens}};
+  return body;
+}
+
+}  // namespace
+
+asio::awaitable<Result<json::object>> ReadStoredResponse(StoreRunner& store,
+                                                         TenantDirectory& tenants, Runs& runs,
+                                                         const Caller& caller,
+                                                         const std::string& response_id) {
+  auto ran = co_await ReadResponse(runs, caller, response_id);
+  if (ran || ran.error().code != ErrorCode::kNotFound) co_return ran;
+  // No run: a plain response, kept as its turn and the messages it wrote.
+  const auto hex = ids::ResponseHex(response_id);
+  if (!hex) co_return ran;
+  const std::string turn_id = ids::Make(ids::kTurn, *hex);
+  AG_CO_TRY(const auto turn, co_await store.Run([&](Store& s) { return s.GetTurn(turn_id); }));
+  if (!turn || turn->org_id != caller.org_id || turn->env != caller.env ||
+      turn->conversation_id.empty())
+    co_return NoSuchResponse("response_id", response_id);
+  const auto granted = co_await Authorize(tenants, caller, turn->agent_id, "chat");
+  if (!granted) {
+    const ErrorCode code = granted.error().code;
+    if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal) co_return granted.error();
+    co_return NoSuchResponse("response_id", response_id);
+  }
+  AG_CO_TRY(const auto messages, co_await store.Run([&](Store& s) {
+    return s.TurnMessages(turn->conversation_id, turn_id);
+  }));
+  if (messages.empty()) co_return NoSuchResponse("response_id", response_id);  // a pause's record
+  openai::ResponseHeader header;
+  header.id = response_id;
+  header.model = turn->agent_id;
+  header.created_at = turn->started_at_ms / 1000;
+  co_return openai::AnsweredResponse(header, StoredTurnBody(*turn, messages));
 }
 
 asio::awaitable<Result<json::object>> CancelResponse(Runs& runs, const Caller& caller,

@@ -4,6 +4,7 @@
 // (openai/response_request): its answering turn is "turn_<hex>", its run, when it has one,
 // "run_<hex>".
 
+#include "app/access/tenant_directory.hpp"
 #include "app/runs/runs.hpp"
 #include "domain/openai/response_shape.hpp"
 
@@ -36,6 +37,13 @@ boost::asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& sto
 // not_found for none the caller may read.
 boost::asio::awaitable<Result<boost::json::object>> ReadResponse(Runs& runs, const Caller& caller,
                                                                  const std::string& response_id);
+// GET /v1/responses/{id}: ReadResponse, else, for a plain stored response (no run), its turn and
+// the messages it wrote. 404 not_found for a response the caller may not read (another
+// organization's or environment's, an agent it has no chat grant on), one made with "store":
+// false, or one retention removed.
+boost::asio::awaitable<Result<boost::json::object>> ReadStoredResponse(
+    StoreRunner& store, TenantDirectory& tenants, Runs& runs, const Caller& caller,
+    const std::string& response_id);
 // Cancels it as Runs::Cancel cancels its run (409 run_ended for one that answered), and reads it.
 boost::asio::awaitable<Result<boost::json::object>> CancelResponse(Runs& runs, const Caller& caller,
                                                                    const std::string& response_id);

@@ -164,7 +164,13 @@ void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps) {
       ResponsesError);
   router.Add(
       "GET", "/v1/responses/{response_id}",
-      [&deps](Request& r) { return OnStoredResponse(deps, r, ReadResponse); }, ResponsesError);
+      [&deps](Request& r) {
+        return OnStoredResponse(
+            deps, r, [&deps](Runs& runs, const Caller& caller, const std::string& id) {
+              return ReadStoredResponse(deps.store, deps.tenants, runs, caller, id);
+            });
+      },
+      ResponsesError);
   router.Add(
       "POST", "/v1/responses/{response_id}/cancel",
       [&deps](Request& r) { return OnStoredResponse(deps, r, CancelResponse); }, ResponsesError);
