@@ -20,6 +20,23 @@ asio::awaitable<void> FollowOnce(Runs* runs, RunCursor* cursor, std::chrono::mil
   ++*done;
 }
 
+// Two followers of run_1 enter; a third is refused at the bound `limit` names, for a retry.
+std::pair<std::shared_ptr<StreamTicket>, std::shared_ptr<StreamTicket>> TwoThenRefused(
+    StreamRoster& roster, const Caller& caller, const asio::any_io_executor& ex,
+    std::string_view limit) {
+  auto first = roster.Enter(caller, "bot", "run_1", ex);
+  auto second = roster.Enter(caller, "bot", "run_1", ex);
+  EXPECT_TRUE(first && second);
+  const auto third = roster.Enter(caller, "bot", "run_1", ex);
+  EXPECT_FALSE(third);
+  if (third) return {};
+  EXPECT_EQ(third.error().code, ErrorCode::kTooManyStreams);
+  EXPECT_NE(third.error().message.find(limit), std::string::npos) << third.error().message;
+  EXPECT_TRUE(third.error().retry_after_seconds);
+  if (!first || !second) return {};
+  return {std::move(*first), std::move(*second)};
+}
+
 using RunFollowersTest = PausingRunsTest;
 
 TEST_F(RunFollowersTest, FollowersOfAPausedRunShareOneWatchThatLooksAtTheStoreOnceASecond) {
@@ -81,14 +98,8 @@ TEST_F(RunFollowersTest, ADecisionHereWakesTheRunsFollowersWithItsOwnEvents) {
 TEST_F(RunFollowersTest, TheRosterCountsStreamsPerRunAndPerTokenAndGivesTheirPlacesBack) {
   StreamRoster roster(tenants_, StreamLimits{2, 3});
   const auto ex = io_.get_executor();
-  auto first = roster.Enter(caller_, "bot", "run_1", ex);
-  auto second = roster.Enter(caller_, "bot", "run_1", ex);
+  auto [first, second] = TwoThenRefused(roster, caller_, ex, "max_followers_per_run");
   ASSERT_TRUE(first && second);
-  const auto third = roster.Enter(caller_, "bot", "run_1", ex);
-  ASSERT_FALSE(third);
-  EXPECT_EQ(third.error().code, ErrorCode::kTooManyStreams);
-  EXPECT_NE(third.error().message.find("max_followers_per_run"), std::string::npos);
-  EXPECT_TRUE(third.error().retry_after_seconds);
   auto other_run = roster.Enter(caller_, "bot", "run_2", ex);
   ASSERT_TRUE(other_run);
   const auto fourth = roster.Enter(caller_, "bot", "", ex);  // a streamed invoke's own
@@ -102,10 +113,10 @@ TEST_F(RunFollowersTest, TheRosterCountsStreamsPerRunAndPerTokenAndGivesTheirPla
   EXPECT_TRUE(elsewhere);
   EXPECT_EQ(roster.open(), 4u);
 
-  first->reset();  // a stream that ends gives its place back
+  first.reset();  // a stream that ends gives its place back
   EXPECT_EQ(roster.open(), 3u);
   EXPECT_TRUE(roster.Enter(caller_, "bot", "run_1", ex));  // and its temporary, at once
-  second->reset();
+  second.reset();
   other_run->reset();
   elsewhere->reset();
   EXPECT_EQ(roster.open(), 0u);
@@ -119,18 +130,13 @@ TEST_F(RunFollowersTest, TheRosterCountsStreamsPerRunAndPerTokenAndGivesTheirPla
 TEST_F(RunFollowersTest, OneTokenTakesNoMoreThanItsShareOfARunsFollowers) {
   StreamRoster roster(tenants_, StreamLimits{100, 100, 2});
   const auto ex = io_.get_executor();
-  auto first = roster.Enter(caller_, "bot", "run_1", ex);
-  auto second = roster.Enter(caller_, "bot", "run_1", ex);
+  auto [first, second] = TwoThenRefused(roster, caller_, ex, "max_followers_per_run_per_token");
   ASSERT_TRUE(first && second);
-  const auto third = roster.Enter(caller_, "bot", "run_1", ex);
-  ASSERT_FALSE(third);
-  EXPECT_EQ(third.error().code, ErrorCode::kTooManyStreams);
-  EXPECT_NE(third.error().message.find("max_followers_per_run_per_token"), std::string::npos);
   // Another token still has its places on the run, and this token on other runs.
   const Caller other{"acme", "prod", "tok2"};
   EXPECT_TRUE(roster.Enter(other, "bot", "run_1", ex));
   EXPECT_TRUE(roster.Enter(caller_, "bot", "run_2", ex));
-  first->reset();  // a place given back is this token's again
+  first.reset();  // a place given back is this token's again
   EXPECT_TRUE(roster.Enter(caller_, "bot", "run_1", ex));
 }
 

@@ -17,6 +17,11 @@ from test_openai_api import new_key, sdk, start
 TOOL = {"type": "http", "description": "Orders", "parameters": {"type": "object"}}
 
 
+# A chat a client keeps itself, resent whole with its new message.
+RESENT_HISTORY = [{"role": "user", "content": "Hi, I ordered A-1."}, {"role": "assistant", "content": "Noted."},
+                  {"role": "user", "content": "When does it ship?"}]
+
+
 def sent_messages(llm):
     return [(m["role"], m["content"]) for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
 
@@ -326,12 +331,9 @@ def test_a_resent_history_starts_a_stored_conversation_that_previous_response_id
     tenant = start(start_server, llm)
     key = new_key(tenant)
     llm.push(openai_text("It ships today."))
-    history = [{"role": "user", "content": "Hi, I ordered A-1."}, {"role": "assistant", "content": "Noted."},
-               {"role": "user", "content": "When does it ship?"}]
-    r1 = sdk(tenant, key, "response", model="bot", input=history)["result"]
+    r1 = sdk(tenant, key, "response", model="bot", input=RESENT_HISTORY)["result"]
     assert r1["output_text"] == "It ships today.", r1
-    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted."),
-                                  ("user", "When does it ship?")]
+    assert sent_messages(llm) == [(m["role"], m["content"]) for m in RESENT_HISTORY]
     llm.push(openai_text("No, A-2 is separate."))
     r2 = sdk(tenant, key, "response", model="bot", input="And A-2?", previous=r1["id"])["result"]
     assert r2["agentgate"]["conversation_id"] == r1["agentgate"]["conversation_id"], r2
@@ -384,12 +386,9 @@ def test_a_background_response_keeps_the_history_it_was_sent_until_it_runs(start
     tenant = start(start_server, llm)
     key = new_key(tenant)
     llm.push(openai_text("It ships today."))
-    history = [{"role": "user", "content": "Hi, I ordered A-1."}, {"role": "assistant", "content": "Noted."},
-               {"role": "user", "content": "When does it ship?"}]
-    out = sdk(tenant, key, "background", model="bot", input=history)["result"]
+    out = sdk(tenant, key, "background", model="bot", input=RESENT_HISTORY)["result"]
     assert out["final"]["status"] == "completed" and out["final"]["output_text"] == "It ships today.", out
-    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted."),
-                                  ("user", "When does it ship?")]
+    assert sent_messages(llm) == [(m["role"], m["content"]) for m in RESENT_HISTORY]
 
 
 def test_the_response_says_what_was_asked_store_text_format_and_metadata(start_server, llm):
