@@ -5,6 +5,7 @@
 // (docs/openai.md). The random part comes from the caller (crypto::TimeOrderedHex or RandomHex):
 // the domain mints nothing itself.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,5 +46,15 @@ std::string ChatCompletionOf(std::string_view run_or_turn_id);
 // The lower-case hex of "resp_<hex>" (at most 64 digits); none for any other shape, so an id a
 // caller sent names no other resource.
 std::optional<std::string> ResponseHex(std::string_view response_id);
+
+// A conversation's item (the Conversations API, docs/openai.md): message `seq` of "conv_<hex>" is
+// "msg_<hex>_<seq>". ItemPlaceOf reads one back; none for any other shape (a response's message,
+// "msg_<hex>", has no seq).
+struct ItemPlace {
+  std::string conversation_id;
+  std::int64_t seq = 0;
+};
+std::string ItemOf(std::string_view conversation_id, std::int64_t seq);
+std::optional<ItemPlace> ItemPlaceOf(std::string_view item_id);
 
 }  // namespace agentgate::ids

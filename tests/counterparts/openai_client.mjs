@@ -19,6 +19,10 @@
 //                          (the SDK's structured-output helpers, zodResponseFormat and
 //                          zodTextFormat, with the Ticket model below: {parsed, content})
 //   node openai_client.mjs --base URL --key KEY --call get --path /PATH   (a raw GET under /v1)
+//   node openai_client.mjs --base URL --key KEY --call conversation --op OP [--id CONV]
+//                          [--item ID] [--items JSON] [--metadata JSON] [--limit N] [--order O]
+//                          (OP: create, retrieve, update, delete, items-create, items-list (every
+//                          page, walked by the SDK's own pagination), item-retrieve, item-delete)
 // Prints one JSON line: {"result": ...} or {"error": {status, class, type, code, param, message,
 // should_retry}}, with "requests": how many HTTP requests the SDK sent (its retries included).
 import OpenAI from 'openai';
@@ -60,6 +64,40 @@ const client = new OpenAI({
   },
 });
 
+// One call of the SDK's Conversations API.
+async function conversation(conversations, op) {
+  const json = (name) => (arg(name) ? JSON.parse(arg(name)) : undefined);
+  switch (op) {
+    case 'create':
+      return conversations.create({ items: json('items'), metadata: json('metadata') });
+    case 'retrieve':
+      return conversations.retrieve(arg('id'));
+    case 'update':
+      return conversations.update(arg('id'), { metadata: json('metadata') });
+    case 'delete':
+      return conversations.delete(arg('id'));
+    case 'items-create':
+      return conversations.items.create(arg('id'), { items: json('items') });
+    case 'items-list': {
+      const items = [];
+      const query = { limit: json('limit'), order: arg('order') };
+      let pages = 0;
+      const first = await conversations.items.list(arg('id'), query);
+      for await (const page of first.iterPages()) {
+        pages += 1;
+        items.push(...page.data);
+      }
+      return { items, pages };
+    }
+    case 'item-retrieve':
+      return conversations.items.retrieve(arg('item'), { conversation_id: arg('id') });
+    case 'item-delete':
+      return conversations.items.delete(arg('item'), { conversation_id: arg('id') });
+    default:
+      throw new Error(`unknown --op ${op}`);
+  }
+}
+
 async function call() {
   switch (arg('call')) {
     case 'chat': {
@@ -91,6 +129,8 @@ async function call() {
       if (arg('store')) body.store = JSON.parse(arg('store'));
       if (arg('text')) body.text = JSON.parse(arg('text'));
       if (arg('metadata')) body.metadata = JSON.parse(arg('metadata'));
+      // `--conversation`: its id, or JSON ({"id": ...}).
+      if (arg('conversation')) body.conversation = arg('conversation').startsWith('{') ? JSON.parse(arg('conversation')) : arg('conversation');
       const response = await client.responses.create(body, idempotency());
       return { ...response, output_text: response.output_text };
     }
@@ -146,6 +186,8 @@ async function call() {
     }
     case 'get':
       return client.get(arg('path'));
+    case 'conversation':
+      return conversation(client.conversations, arg('op'));
     case 'models': {
       const page = await client.models.list();
       return page.data;

@@ -75,6 +75,27 @@ def test_the_agents_sdks_output_type_session_and_history_work(start_server, llm)
         assert sent_messages(llm) == HISTORY, call
 
 
+def test_the_agents_sdks_conversations_session_and_conversation_id_keep_one_conversation(
+        start_server, llm):
+    tenant, key = start(start_server, llm)
+    llm.push(openai_text("Noted: order A-1."), openai_text("It ships today."))
+    out = client(tenant, key, "agents-conversations-session")
+    assert out["first"] == "Noted: order A-1." and out["second"] == "It ships today.", out
+    assert sent_messages(llm) == HISTORY
+    # The session's conversation holds the two turns once each.
+    assert out["items"] == [list(m) for m in HISTORY] + [["assistant", "It ships today."]], out
+    assert out["conversation"] in conversations(tenant)
+
+    llm.push(openai_text("Noted: order A-1."), openai_text("It ships today."))
+    out = client(tenant, key, "agents-conversation-id")
+    assert out["second"] == "It ships today." and sent_messages(llm) == HISTORY, out
+    status, _, listed = tenant.server.request("GET", f"/v1/conversations/{out['conversation']}/items?order=asc",
+                                              None, {"authorization": f"Bearer {key}"})
+    assert status == 200, listed
+    assert [(i["role"], i["content"][0]["text"]) for i in listed["data"]] == HISTORY + [
+        ("assistant", "It ships today.")]
+
+
 def test_langchains_structured_output_json_mode_and_responses_history_work(start_server, llm):
     tenant, key = start(start_server, llm)
     for method in (None, "jsonSchema"):

@@ -1998,6 +1998,65 @@ TYPED_TEST(StoreContract, ATurnsMessagesAreReadBackInOrder) {
   EXPECT_TRUE(s.TurnMessages("nope", "turn_1").value().empty());
 }
 
+TYPED_TEST(StoreContract, ConversationItemsArePagedAppendedAndDeletedWhileNoTurnRuns) {
+  auto& s = *this->store_;
+  ConversationRecord open{"c1", "acme", "prod", "", "", 1};
+  open.metadata_json = R"({"topic":"billing"})";
+  ASSERT_TRUE(s.CreateConversation(open));
+  const auto written = s.AppendConversationItems("c1",
+                                                 {MessageRecord{0, "user", "q1", 2},
+                                                  MessageRecord{0, "assistant", "a1", 2},
+                                                  MessageRecord{0, "user", "q2", 2}},
+                                                 2 * kDayMs)
+                           .value();
+  ASSERT_EQ(written.size(), 3u);
+  EXPECT_EQ(written[2].seq, 3);
+  const auto read = s.GetConversation("c1").value();
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->metadata_json, R"({"topic":"billing"})");
+  EXPECT_EQ(read->agent_id, "");
+
+  const auto first = s.ConversationItems("c1", ItemPage{std::nullopt, 2, false}).value();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[1].content, "a1");
+  const auto rest = s.ConversationItems("c1", ItemPage{first[1].seq, 2, false}).value();
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].content, "q2");
+  const auto newest = s.ConversationItems("c1", ItemPage{std::nullopt, 2, true}).value();
+  ASSERT_EQ(newest.size(), 2u);
+  EXPECT_EQ(newest[0].content, "q2");
+  EXPECT_EQ(s.ConversationItems("c1", ItemPage{2, 5, true}).value().size(), 1u);
+
+  // Bound once, by the first to ask.
+  ASSERT_TRUE(s.BindConversation("c1", "bot", ""));
+  ASSERT_TRUE(s.BindConversation("c1", "other", "x"));
+  EXPECT_EQ(s.GetConversation("c1").value()->agent_id, "bot");
+  ASSERT_TRUE(s.SetConversationMetadata("c1", "{}"));
+  EXPECT_EQ(s.GetConversation("c1").value()->metadata_json, "{}");
+
+  // A turn in line: its history is not changed under it.
+  const auto ticket = s.EnqueueTurn("c1", 10 * kDayMs, "srv_a").value();
+  auto refused = s.AppendConversationItems("c1", {MessageRecord{0, "user", "late", 3}}, 3);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConversationBusy);
+  EXPECT_EQ(s.DeleteConversationItem("c1", 1, 3).error().code, ErrorCode::kConversationBusy);
+  EXPECT_EQ(s.DeleteConversation("c1", 3).error().code, ErrorCode::kConversationBusy);
+  ASSERT_TRUE(s.DequeueTurn(ticket));
+
+  EXPECT_TRUE(s.DeleteConversationItem("c1", 2, 3).value());
+  EXPECT_FALSE(s.DeleteConversationItem("c1", 2, 3).value());
+  EXPECT_EQ(s.LoadMessages("c1").value().size(), 2u);
+  EXPECT_EQ(
+      s.AppendConversationItems("c1", {MessageRecord{0, "user", "q3", 4}}, 4).value().front().seq,
+      4);
+  EXPECT_EQ(s.AppendConversationItems("none", {MessageRecord{0, "user", "q", 4}}, 4).error().code,
+            ErrorCode::kConversationNotFound);
+  EXPECT_TRUE(s.DeleteConversation("c1", 5).value());
+  EXPECT_FALSE(s.GetConversation("c1").value());
+  EXPECT_TRUE(s.LoadMessages("c1").value().empty());
+  EXPECT_FALSE(s.DeleteConversation("c1", 5).value());
+}
+
 TYPED_TEST(StoreContract, RecallFindsARareFactAmongThousandsHoldingCommonWords) {
   auto& s = *this->store_;
   const MemoryScope a{"acme", "prod", "bot", "team-a"};

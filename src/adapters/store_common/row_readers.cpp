@@ -48,12 +48,12 @@ ToolSecretRecord ReadToolSecret(const RowView& row) {
 }
 
 ConversationRecord ReadConversation(const RowView& row) {
-  return ConversationRecord{row.Text(0), row.Text(1), row.Text(2),
-                            row.Text(3), row.Text(4), row.Int(5)};
+  return ConversationRecord{row.Text(0), row.Text(1), row.Text(2), row.Text(3),
+                            row.Text(4), row.Int(5),  row.Text(6)};
 }
 
 ConversationListing ReadConversationListing(const RowView& row) {
-  return ConversationListing{ReadConversation(row), row.Int(6), row.Int(7), row.Double(8)};
+  return ConversationListing{ReadConversation(row), row.Int(7), row.Int(8), row.Double(9)};
 }
 
 MessageRecord ReadMessage(const RowView& row) {

@@ -48,7 +48,7 @@ inline constexpr const char* kToolSecretColumns = "org_id, name, sealed, updated
 ToolSecretRecord ReadToolSecret(const RowView& row);
 
 inline constexpr const char* kConversationColumns =
-    "id, org_id, env, agent_id, instance_id, created_at_ms";
+    "id, org_id, env, agent_id, instance_id, created_at_ms, metadata";
 ConversationRecord ReadConversation(const RowView& row);
 // kConversationColumns, then the turn count, the last turn's start and the cost.
 ConversationListing ReadConversationListing(const RowView& row);

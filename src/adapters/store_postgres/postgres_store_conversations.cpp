@@ -20,9 +20,9 @@ using pg::P;
 void InsertConversation(Connection& c, const ConversationRecord& r) {
   c.Exec(
       "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms, "
-      "active_day) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      "active_day, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
       {P(r.id), P(r.org_id), P(r.env), P(r.agent_id), P(r.instance_id), P(r.created_at_ms),
-       P(r.created_at_ms / kMsPerDay)});
+       P(r.created_at_ms / kMsPerDay), P(r.metadata_json)});
 }
 
 void InsertFact(Connection& c, const RememberedFact& f) {

@@ -114,7 +114,7 @@ Result<std::vector<ConversationListing>> PostgresStore::ListConversations(
     const auto before = f.before.value_or(
         std::pair<std::int64_t, std::string>{std::numeric_limits<std::int64_t>::max(), ""});
     auto r = c.Exec(
-        "SELECT c.id, c.org_id, c.env, c.agent_id, c.instance_id, c.created_at_ms, "
+        "SELECT c.id, c.org_id, c.env, c.agent_id, c.instance_id, c.created_at_ms, c.metadata, "
         "(SELECT COUNT(*) " +
             of_row + ", (SELECT COALESCE(MAX(started_at_ms), 0) " + of_row +
             ", (SELECT COALESCE(SUM(cost_usd), 0) " + of_row +

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 29> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 30> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -439,6 +439,11 @@ ALTER TABLE runs ADD COLUMN background INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX runs_background_running_by_org ON runs(org_id) WHERE status = 'running' AND background = 1;
 -- Each organization's queued runs, oldest first: what a fair claim reads.
 CREATE INDEX runs_queued_by_org_age ON runs(org_id, created_at_ms, id) WHERE status = 'queued';
+)sql",
+                                                          R"sql(
+-- A conversation's metadata, as the Conversations API keeps it (docs/openai.md): a JSON object's
+-- text, '' for none.
+ALTER TABLE conversations ADD COLUMN metadata TEXT NOT NULL DEFAULT '';
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -119,6 +119,18 @@ class SqliteStore final : public Store {
   Result<std::string> LastMessageTurn(const std::string& conversation_id) override;
   Result<std::vector<MessageRecord>> TurnMessages(const std::string& conversation_id,
                                                   const std::string& turn_id) override;
+  Result<std::vector<MessageRecord>> ConversationItems(const std::string& conversation_id,
+                                                       const ItemPage& page) override;
+  Result<std::vector<MessageRecord>> AppendConversationItems(
+      const std::string& conversation_id, const std::vector<MessageRecord>& items,
+      std::int64_t now_ms) override;
+  Result<bool> DeleteConversationItem(const std::string& conversation_id, std::int64_t seq,
+                                      std::int64_t now_ms) override;
+  Result<bool> DeleteConversation(const std::string& conversation_id, std::int64_t now_ms) override;
+  Result<void> SetConversationMetadata(const std::string& conversation_id,
+                                       const std::string& metadata_json) override;
+  Result<void> BindConversation(const std::string& conversation_id, const std::string& agent_id,
+                                const std::string& instance_id) override;
   Result<std::int64_t> EnqueueTurn(const std::string& conversation_id, std::int64_t expires_at_ms,
                                    const std::string& server_id) override;
   Result<bool> IsTurnAtHead(const std::string& conversation_id, std::int64_t ticket,

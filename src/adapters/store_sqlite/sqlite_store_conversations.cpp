@@ -18,9 +18,9 @@ namespace {
 void InsertConversation(Connection& c, const ConversationRecord& r) {
   c.Prepare(
        "INSERT INTO conversations(id, org_id, env, agent_id, instance_id, created_at_ms, "
-       "active_day) VALUES (?, ?, ?, ?, ?, ?, ?)")
+       "active_day, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(r.id, r.org_id, r.env, r.agent_id, r.instance_id, r.created_at_ms,
-            r.created_at_ms / kMsPerDay)
+            r.created_at_ms / kMsPerDay, r.metadata_json)
       .Run();
 }
 

@@ -115,7 +115,8 @@ Result<std::vector<ConversationListing>> SqliteStore::ListConversations(const Co
         const std::string of_row =
             "FROM turns t WHERE t.conversation_id = c.id AND t.conversation_id <> '')";
         auto s = c.Prepare(
-            "SELECT c.id, c.org_id, c.env, c.agent_id, c.instance_id, c.created_at_ms, (SELECT "
+            "SELECT c.id, c.org_id, c.env, c.agent_id, c.instance_id, c.created_at_ms, c.metadata, "
+            "(SELECT "
             "COUNT(*) " +
             of_row + ", (SELECT COALESCE(MAX(started_at_ms), 0) " + of_row +
             ", (SELECT COALESCE(SUM(cost_usd), 0) " + of_row +

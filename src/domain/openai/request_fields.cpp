@@ -51,4 +51,19 @@ Result<std::string> TextOf(const value& content, const std::string& at,
   return text;
 }
 
+Result<void> ReadMetadata(const object& o, object& metadata) {
+  const value* given = o.if_contains("metadata");
+  if (given == nullptr || given->is_null()) return {};
+  AG_TRY(const object* m, jf::AsObject(*given, "metadata"));
+  if (m->size() > 16) return InvalidField("metadata", "must have at most 16 keys");
+  for (const auto& kv : *m) {
+    const std::string at = "metadata." + std::string(kv.key());
+    if (kv.key().size() > 64) return InvalidField(at, "must be a key of at most 64 characters");
+    if (!kv.value().is_string() || kv.value().get_string().size() > 512)
+      return InvalidField(at, "must be a string of at most 512 characters");
+  }
+  metadata = *m;
+  return {};
+}
+
 }  // namespace agentgate::openai

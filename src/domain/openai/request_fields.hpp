@@ -22,4 +22,8 @@ Result<void> ReadModel(const boost::json::object& body, std::string& model, std:
 Result<std::string> TextOf(const boost::json::value& content, const std::string& at,
                            std::initializer_list<std::string_view> part_types);
 
+// `metadata` (when sent and not null): at most 16 keys of at most 64 characters, each a string of
+// at most 512, as OpenAI takes it.
+Result<void> ReadMetadata(const boost::json::object& body, boost::json::object& metadata);
+
 }  // namespace agentgate::openai

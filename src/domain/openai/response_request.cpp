@@ -118,6 +118,11 @@ Result<void> ReadInput(const object& o, ResponseRequest& out, bool store) {
                           "message alone");
     }
   }
+  if (out.conversation && (out.continues || !request.history.empty())) {
+    return InvalidField("input",
+                        "with conversation, input takes the user's new message alone (the "
+                        "conversation keeps the rest)");
+  }
   if (out.previous_response_id && !request.history.empty()) {
     return InvalidField("input",
                         "with previous_response_id, input takes the user's message alone (the "
@@ -135,27 +140,22 @@ Result<void> RefuseWhatCannotBeHonoured(const object& o) {
                         "the agent runs its own tools (its version's config); a client's tools are "
                         "not accepted");
   }
-  if (const value* conversation = o.if_contains("conversation");
-      conversation != nullptr && !conversation->is_null()) {
-    return InvalidField("conversation", "is not served: continue with previous_response_id");
-  }
   return {};
 }
 
-// metadata: at most 16 keys of at most 64 characters, each a string of at most 512, as OpenAI
-// takes it; echoed by the response, used for nothing else.
-Result<void> ReadMetadata(const object& o, object& metadata) {
-  const value* given = o.if_contains("metadata");
+// `conversation`: its id, or {"id": ...}; the turn adds to that conversation, so input takes only
+// what is new, and neither previous_response_id nor "store": false goes with it.
+Result<void> ReadConversation(const object& o, ResponseRequest& out, bool stored) {
+  const value* given = o.if_contains("conversation");
   if (given == nullptr || given->is_null()) return {};
-  AG_TRY(const object* m, jf::AsObject(*given, "metadata"));
-  if (m->size() > 16) return InvalidField("metadata", "must have at most 16 keys");
-  for (const auto& kv : *m) {
-    const std::string at = "metadata." + std::string(kv.key());
-    if (kv.key().size() > 64) return InvalidField(at, "must be a key of at most 64 characters");
-    if (!kv.value().is_string() || kv.value().get_string().size() > 512)
-      return InvalidField(at, "must be a string of at most 512 characters");
-  }
-  metadata = *m;
+  const value* id = given;
+  if (given->is_object()) id = given->get_object().if_contains("id");
+  if (id == nullptr || !id->is_string() || !id->get_string().starts_with(ids::kConversation))
+    return InvalidField("conversation", "must be a conversation id (conv_...) or {\"id\": ...}");
+  if (out.previous_response_id)
+    return InvalidField("conversation", "must not be sent with previous_response_id");
+  if (!stored) return InvalidField("conversation", "must not be sent with \"store\": false");
+  out.conversation = std::string(id->get_string());
   return {};
 }
 
@@ -214,9 +214,10 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
                         "is not taken with background: true; stream the response, or read the "
                         "background one at GET /v1/responses/{id}");
   }
+  AG_TRYV(ReadConversation(*o, out, stored));
   AG_TRYV(ReadInput(*o, out, stored));
   AG_TRYV(ReadTextFormat(*o, out.request));
-  AG_TRYV(ReadMetadata(*o, out.metadata));
+  AG_TRYV(openai::ReadMetadata(*o, out.metadata));
   out.request.stateful = stored;
   out.store = stored;
   if (const value* text = o->if_contains("text"); text != nullptr && text->is_object()) {

@@ -31,6 +31,7 @@ struct ResponseRequest {
   InvokeRequest request;
   std::optional<std::string> previous_response_id;  // its conversation is continued
   std::optional<InputReference> continues;          // the last stored message input names
+  std::optional<std::string> conversation;  // "conversation": the turn adds to it (conv_...)
   // Echoed by the Response as asked (docs/openai.md): `store`, `text.format`, `metadata`.
   bool store = true;
   boost::json::object text_format{{"type", "text"}};

@@ -54,6 +54,16 @@ TEST(ResponseRequests, AStatelessOneTakesItsEarlierMessagesAsHistory) {
   EXPECT_EQ(parsed->request.message, "Status?");
 }
 
+TEST(ResponseRequests, AConversationIsNamedByItsIdOrAnObject) {
+  for (const char* body : {R"({"model":"shop","input":"hi","conversation":"conv_0a"})",
+                           R"({"model":"shop","input":"hi","conversation":{"id":"conv_0a"}})"}) {
+    const auto parsed = Parse(body);
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    EXPECT_EQ(parsed->conversation, "conv_0a");
+    EXPECT_TRUE(parsed->request.stateful);
+  }
+}
+
 TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
   EXPECT_EQ(FieldOf(Parse(R"({"input":"hi"})")), "model");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop"})")), "input");
@@ -61,8 +71,21 @@ TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":""})")), "input");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","tools":[{"type":"web_search"}]})")),
             "tools");
-  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":"conv_1"})")),
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":"resp_1"})")),
             "conversation");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":{"id":7}})")),
+            "conversation");
+  EXPECT_EQ(
+      FieldOf(Parse(
+          R"({"model":"shop","input":"hi","conversation":"conv_1","previous_response_id":"resp_1"})")),
+      "conversation");
+  EXPECT_EQ(
+      FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":"conv_1","store":false})")),
+      "conversation");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","conversation":"conv_1","input":[
+              {"role":"user","content":"a"},{"role":"assistant","content":"b"},
+              {"role":"user","content":"c"}]})")),
+            "input");
   EXPECT_EQ(FieldOf(Parse(
                 R"({"model":"shop","input":"hi","text":{"format":{"type":"json_object","x":1}}})")),
             "text.format");

@@ -16,26 +16,29 @@ json::value OrNull(const std::optional<std::string>& text) {
 }
 
 json::object Base(const ResponseHeader& header, std::string_view status) {
-  return json::object{{"id", header.id},
-                      {"object", "response"},
-                      {"created_at", header.created_at},
-                      {"status", status},
-                      {"background", header.background},
-                      {"error", nullptr},
-                      {"incomplete_details", nullptr},
-                      {"instructions", OrNull(header.instructions)},
-                      {"max_output_tokens", nullptr},
-                      {"model", header.model},
-                      {"output", json::array()},
-                      {"parallel_tool_calls", false},
-                      {"previous_response_id", OrNull(header.previous_response_id)},
-                      {"store", header.store},
-                      {"text", json::object{{"format", header.text_format}}},
-                      {"tool_choice", "auto"},
-                      {"tools", json::array()},
-                      {"truncation", "disabled"},
-                      {"usage", nullptr},
-                      {"metadata", header.metadata}};
+  return json::object{
+      {"id", header.id},
+      {"object", "response"},
+      {"created_at", header.created_at},
+      {"status", status},
+      {"background", header.background},
+      {"error", nullptr},
+      {"incomplete_details", nullptr},
+      {"instructions", OrNull(header.instructions)},
+      {"max_output_tokens", nullptr},
+      {"model", header.model},
+      {"output", json::array()},
+      {"parallel_tool_calls", false},
+      {"previous_response_id", OrNull(header.previous_response_id)},
+      {"store", header.store},
+      {"text", json::object{{"format", header.text_format}}},
+      {"tool_choice", "auto"},
+      {"tools", json::array()},
+      {"truncation", "disabled"},
+      {"usage", nullptr},
+      {"metadata", header.metadata},
+      {"conversation", header.conversation ? json::value(json::object{{"id", *header.conversation}})
+                                           : json::value(nullptr)}};
 }
 
 // Why an answer is incomplete, if it is.

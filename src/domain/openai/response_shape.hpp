@@ -21,6 +21,7 @@ struct ResponseHeader {
   std::int64_t created_at = 0;  // Unix seconds
   std::optional<std::string> instructions;
   std::optional<std::string> previous_response_id;
+  std::optional<std::string> conversation;  // the conversation it was asked to add to
   bool background = false;
   bool store = true;
   boost::json::object text_format{{"type", "text"}};  // the `text.format` asked, as asked

@@ -6,6 +6,7 @@
 #include "adapters/http_server/handlers/openai_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
+#include "app/openai/conversations.hpp"
 #include "app/openai/responses.hpp"
 #include "app/turn/idempotency.hpp"
 #include "domain/governance/governance.hpp"
@@ -50,6 +51,7 @@ openai::ResponseHeader HeaderOf(const ResponseRequest& asked) {
   header.created_at = NowSeconds();
   header.instructions = asked.instructions;
   header.previous_response_id = asked.previous_response_id;
+  header.conversation = asked.conversation;
   header.background = asked.background;
   header.store = asked.store;
   header.text_format = asked.text_format;
@@ -129,6 +131,14 @@ asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
     if (!continued) co_return ResponsesError(continued.error());
     request.conversation_id = std::move(continued->conversation_id);
     request.after_turn_id = std::move(continued->turn_id);
+  }
+  if (const auto& conversation = asked.asked.conversation) {
+    OpenAiConversations conversations(deps.store, deps.tenants, *caller);
+    const std::string instance_id = request.instance_id.value_or("");
+    auto bound =
+        co_await conversations.BindForResponse(*conversation, asked.asked.agent_id, instance_id);
+    if (!bound) co_return ResponsesError(bound.error());
+    request.conversation_id = *conversation;
   }
   openai::ResponseHeader header = HeaderOf(asked.asked);
   const InvokeCall call{.caller = *caller,

@@ -63,6 +63,7 @@ void AddMcpRoutes(Router& router, RouteDeps& deps);
 void AddOAuthServerRoutes(Router& router, RouteDeps& deps);
 void AddOpenAiRoutes(Router& router, RouteDeps& deps);
 void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps);
+void AddOpenAiConversationRoutes(Router& router, RouteDeps& deps);
 void AddAdminMemoryRoutes(Router& router, RouteDeps& deps);
 void AddConsoleRoutes(Router& router, RouteDeps& deps);
 

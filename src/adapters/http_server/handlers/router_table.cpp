@@ -23,6 +23,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddOAuthServerRoutes(router, deps);
   AddOpenAiRoutes(router, deps);
   AddOpenAiResponseRoutes(router, deps);
+  AddOpenAiConversationRoutes(router, deps);
   AddAdminMemoryRoutes(router, deps);
   AddConsoleRoutes(router, deps);
   return router;
