@@ -210,6 +210,10 @@ class ConversationStore {
   virtual Result<void> BindConversation(const std::string& conversation_id,
                                         const std::string& agent_id,
                                         const std::string& instance_id) = 0;
+  // What a Responses API call asked that its turn does not keep (docs/openai.md, "The
+  // response"): its echo, read back with the response. Kept as long as turns are (PurgeTurns).
+  virtual Result<void> PutResponseAsk(const ResponseAsk& ask) = 0;
+  virtual Result<std::optional<ResponseAsk>> GetResponseAsk(const std::string& response_id) = 0;
   // The summary the conversation's turns made so far (empty with through_seq 0 when none).
   virtual Result<ConversationSummary> LoadConversationSummary(
       const std::string& conversation_id) = 0;
@@ -251,7 +255,8 @@ class ConversationStore {
       const ConversationFilter& filter, int limit) = 0;
   virtual Result<std::optional<TurnRecord>> GetTurn(const std::string& turn_id) = 0;
   // Deletes at most `limit` turns (with their transcripts) started before `before_ms`, oldest
-  // first; returns how many. A conversation's messages are not touched.
+  // first, and as many response asks made before it; returns how many turns. A conversation's
+  // messages are not touched.
   virtual Result<std::int64_t> PurgeTurns(std::int64_t before_ms, int limit) = 0;
   // Deletes at most `limit` conversations idle since before UTC day `before_day` (a conversation's
   // day is that of its last turn, or its creation) that have no queue ticket live at `now_ms`,

@@ -157,6 +157,16 @@ struct TurnRecord {
   std::string transcript_json;  // messages and tool calls; withheld text is never in it
 };
 
+// What a Responses API call asked, echoed when its response is read back: `asked_json` is the
+// response's echo of the request (domain/openai/response_shape), bounded as the request is.
+struct ResponseAsk {
+  std::string response_id;
+  std::string org_id;
+  std::string env;
+  std::string asked_json;
+  std::int64_t created_at_ms = 0;
+};
+
 struct IdempotencyScope {
   std::string org_id;
   std::string env;

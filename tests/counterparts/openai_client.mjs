@@ -9,16 +9,18 @@
 //                          [--text JSON: the Responses API's text param, e.g. its json_schema format]
 //                          [--previous ID] [--instructions TEXT] [--store BOOL] [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call response-stream --model M --input JSON|TEXT
-//                          [--previous ID] [--idempotency-key K]
+//                          [--previous ID] [--metadata JSON] [--idempotency-key K]
 //                          (the SDK's stream helper: its events and final response)
 //   node openai_client.mjs --base URL --key KEY --call background --model M --input JSON|TEXT
-//                          [--cancel true]   (polled with retrieve until it ends, or canceled)
+//                          [--metadata JSON] [--cancel true]   (polled with retrieve until it ends, or canceled)
 //   node openai_client.mjs --base URL --key KEY --call retrieve --id ID
 //   node openai_client.mjs --base URL --key KEY --call parse-chat --model M --messages JSON
 //   node openai_client.mjs --base URL --key KEY --call parse-response --model M --input JSON|TEXT
 //                          (the SDK's structured-output helpers, zodResponseFormat and
 //                          zodTextFormat, with the Ticket model below: {parsed, content})
 //   node openai_client.mjs --base URL --key KEY --call get --path /PATH   (a raw GET under /v1)
+//   node openai_client.mjs --base URL --key KEY --call input-items --id ID [--limit N] [--order O]
+//                          (every page, walked by the SDK's own pagination)
 //   node openai_client.mjs --base URL --key KEY --call conversation --op OP [--id CONV]
 //                          [--item ID] [--items JSON] [--metadata JSON] [--limit N] [--order O]
 //                          (OP: create, retrieve, update, delete, items-create, items-list (every
@@ -64,6 +66,17 @@ const client = new OpenAI({
   },
 });
 
+// Every item of a list, page by page as the SDK's pagination walks it.
+async function allPages(first) {
+  const items = [];
+  let pages = 0;
+  for await (const page of first.iterPages()) {
+    pages += 1;
+    items.push(...page.data);
+  }
+  return { items, pages };
+}
+
 // One call of the SDK's Conversations API.
 async function conversation(conversations, op) {
   const json = (name) => (arg(name) ? JSON.parse(arg(name)) : undefined);
@@ -79,15 +92,8 @@ async function conversation(conversations, op) {
     case 'items-create':
       return conversations.items.create(arg('id'), { items: json('items') });
     case 'items-list': {
-      const items = [];
       const query = { limit: json('limit'), order: arg('order') };
-      let pages = 0;
-      const first = await conversations.items.list(arg('id'), query);
-      for await (const page of first.iterPages()) {
-        pages += 1;
-        items.push(...page.data);
-      }
-      return { items, pages };
+      return allPages(await conversations.items.list(arg('id'), query));
     }
     case 'item-retrieve':
       return conversations.items.retrieve(arg('item'), { conversation_id: arg('id') });
@@ -138,6 +144,7 @@ async function call() {
       // The SDK's own accumulation of the events (it throws on any it cannot place).
       const body = { model: arg('model'), input: input() };
       if (arg('previous')) body.previous_response_id = arg('previous');
+      if (arg('metadata')) body.metadata = JSON.parse(arg('metadata'));
       const stream = client.responses.stream(body, idempotency());
       const events = [];
       try {
@@ -152,6 +159,7 @@ async function call() {
     case 'background': {
       const created = await client.responses.create({
         model: arg('model'), input: input(), background: true,
+        ...(arg('metadata') ? { metadata: JSON.parse(arg('metadata')) } : {}),
       });
       if (arg('cancel')) {
         const canceled = await client.responses.cancel(created.id);
@@ -188,6 +196,10 @@ async function call() {
       return client.get(arg('path'));
     case 'conversation':
       return conversation(client.conversations, arg('op'));
+    case 'input-items': {
+      const query = { limit: arg('limit') ? JSON.parse(arg('limit')) : undefined, order: arg('order') };
+      return allPages(await client.responses.inputItems.list(arg('id'), query));
+    }
     case 'models': {
       const page = await client.models.list();
       return page.data;

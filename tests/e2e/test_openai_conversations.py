@@ -118,6 +118,9 @@ def test_a_conversation_busy_with_a_turn_takes_no_items_and_is_not_deleted(start
     assert busy["requests"] == 1  # a 409 is not retried by the SDK
     still = conv(tenant, key, "delete", id=made["id"])["error"]
     assert still["status"] == 409 and still["code"] == "conversation_busy", still
+    # Its input items are read once it has answered.
+    early = sdk(tenant, key, "input-items", id=created["id"])["error"]
+    assert early["status"] == 409 and early["code"] == "conflict", early
     for _ in range(100):
         read = sdk(tenant, key, "retrieve", id=created["id"])["result"]
         if read["status"] == "completed":
@@ -126,6 +129,9 @@ def test_a_conversation_busy_with_a_turn_takes_no_items_and_is_not_deleted(start
     assert read["output_text"] == "Slow answer.", read
     listed = conv(tenant, key, "items-list", id=made["id"], order="asc")["result"]
     assert texts(listed["items"]) == [("user", "Think."), ("assistant", "Slow answer.")]
+    assert read["conversation"] == {"id": made["id"]}, read
+    inputs = sdk(tenant, key, "input-items", id=created["id"])["result"]["items"]
+    assert inputs == [listed["items"][0]], inputs
 
 
 def test_a_conversation_is_only_its_environments_and_its_agents(start_server, llm):

@@ -428,3 +428,48 @@ def test_a_plain_stored_response_is_read_back_and_an_unstored_one_is_not(start_s
     assert missing["status"] == 404 and missing["class"] == "NotFoundError", missing
     other = sdk(tenant, new_key(tenant, permissions=()), "retrieve", id=made["id"])["error"]
     assert other["status"] == 404, other
+
+
+@pytest.mark.both_stores
+def test_what_a_response_was_asked_and_its_input_items_are_read_back_with_it(start_server, llm):
+    """Issue 74 §5: instructions, previous_response_id, conversation, text.format and metadata as
+    asked, on read-back too, for plain, background and streamed responses; and its input items."""
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Noted: order A-1."))
+    first = sdk(tenant, key, "response", model="bot", input=RESENT_HISTORY[:1],
+                instructions="Answer in one line.", metadata={"ticket": "T-1"})["result"]
+    read = sdk(tenant, key, "retrieve", id=first["id"])["result"]
+    for field in ("instructions", "metadata", "text", "previous_response_id", "conversation", "store"):
+        assert read[field] == first[field], (field, read)
+    assert read["instructions"] == "Answer in one line." and read["metadata"] == {"ticket": "T-1"}
+
+    llm.push(openai_text('{"ok": true}'))
+    fmt = {"type": "json_object"}
+    second = sdk(tenant, key, "response", model="bot", input="ok?", previous=first["id"],
+                 text={"format": fmt})["result"]
+    read = sdk(tenant, key, "retrieve", id=second["id"])["result"]
+    assert read["previous_response_id"] == first["id"] and read["text"]["format"] == fmt, read
+    assert read["instructions"] is None and read["metadata"] == {}
+
+    llm.push(dict(openai_text("In the background."), delay=0.3))
+    out = sdk(tenant, key, "background", model="bot", input="Later.", metadata={"kind": "bg"})["result"]
+    assert out["created"]["metadata"] == {"kind": "bg"}, out
+    assert out["final"]["metadata"] == {"kind": "bg"} and out["final"]["background"] is True, out
+    llm.push(openai_text("Streamed."))
+    streamed = sdk(tenant, key, "response-stream", model="bot", input="Stream it.",
+                   metadata={"kind": "stream"})["result"]["final"]
+    read = sdk(tenant, key, "retrieve", id=streamed["id"])["result"]
+    assert read["metadata"] == {"kind": "stream"} and read["output_text"] == "Streamed.", read
+
+    # The input items: the seeded history and the user's message, newest first by default.
+    llm.push(openai_text("It ships today."))
+    resent = sdk(tenant, key, "response", model="bot", input=RESENT_HISTORY)["result"]
+    items = sdk(tenant, key, "input-items", id=resent["id"], limit=2)["result"]
+    assert items["pages"] == 2, items
+    assert [(i["role"], i["content"][0]["text"]) for i in items["items"]] == [
+        (m["role"], m["content"]) for m in reversed(RESENT_HISTORY)]
+    asc = sdk(tenant, key, "input-items", id=second["id"], order="asc")["result"]
+    assert [(i["role"], i["content"][0]["text"]) for i in asc["items"]] == [("user", "ok?")], asc
+    missing = sdk(tenant, key, "input-items", id="resp_0123456789abcdef")["error"]
+    assert missing["status"] == 404, missing

@@ -1998,6 +1998,26 @@ TYPED_TEST(StoreContract, ATurnsMessagesAreReadBackInOrder) {
   EXPECT_TRUE(s.TurnMessages("nope", "turn_1").value().empty());
 }
 
+TYPED_TEST(StoreContract, AResponseAskIsKeptReplacedAndPurgedWithTheTurnsOfItsAge) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.PutResponseAsk({"resp_a1", "acme", "prod", R"({"metadata":{"k":"v"}})", 100}));
+  ASSERT_TRUE(s.PutResponseAsk({"resp_a2", "acme", "prod", "{}", 600}));
+  auto read = s.GetResponseAsk("resp_a1").value();
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->org_id, "acme");
+  EXPECT_EQ(read->env, "prod");
+  EXPECT_EQ(read->asked_json, R"({"metadata":{"k":"v"}})");
+  EXPECT_EQ(read->created_at_ms, 100);
+  // A second write for one response (an idempotent replay's) replaces what it asked.
+  ASSERT_TRUE(s.PutResponseAsk({"resp_a1", "acme", "prod", R"({"store":true})", 100}));
+  EXPECT_EQ(s.GetResponseAsk("resp_a1").value()->asked_json, R"({"store":true})");
+  EXPECT_FALSE(s.GetResponseAsk("resp_none").value().has_value());
+  // Turns' retention takes asks by the same age, oldest first.
+  ASSERT_TRUE(s.PurgeTurns(500, 10));
+  EXPECT_FALSE(s.GetResponseAsk("resp_a1").value().has_value());
+  EXPECT_TRUE(s.GetResponseAsk("resp_a2").value().has_value());
+}
+
 TYPED_TEST(StoreContract, ConversationItemsArePagedAppendedAndDeletedWhileNoTurnRuns) {
   auto& s = *this->store_;
   ConversationRecord open{"c1", "acme", "prod", "", "", 1};

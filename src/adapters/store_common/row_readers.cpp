@@ -56,6 +56,10 @@ ConversationListing ReadConversationListing(const RowView& row) {
   return ConversationListing{ReadConversation(row), row.Int(7), row.Int(8), row.Double(9)};
 }
 
+ResponseAsk ReadResponseAsk(const RowView& row) {
+  return ResponseAsk{row.Text(0), row.Text(1), row.Text(2), row.Text(3), row.Int(4)};
+}
+
 MessageRecord ReadMessage(const RowView& row) {
   return MessageRecord{row.Int(0), row.Text(1), row.Text(2), row.Int(3)};
 }

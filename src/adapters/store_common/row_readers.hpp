@@ -53,6 +53,10 @@ ConversationRecord ReadConversation(const RowView& row);
 // kConversationColumns, then the turn count, the last turn's start and the cost.
 ConversationListing ReadConversationListing(const RowView& row);
 
+inline constexpr const char* kResponseAskColumns =
+    "response_id, org_id, env, asked_json, created_at_ms";
+ResponseAsk ReadResponseAsk(const RowView& row);
+
 inline constexpr const char* kMessageColumns = "seq, role, content, created_at_ms";
 MessageRecord ReadMessage(const RowView& row);
 

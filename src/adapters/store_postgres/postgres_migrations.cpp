@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 28> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 29> kMigrations = {R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -267,6 +267,18 @@ CREATE INDEX IF NOT EXISTS runs_queued_by_org_age ON runs(org_id, created_at_ms,
 -- A conversation's metadata, as the Conversations API keeps it (docs/openai.md): a JSON object's
 -- text, '' for none.
 ALTER TABLE conversations ADD COLUMN IF NOT EXISTS metadata TEXT NOT NULL DEFAULT '';
+)sql",
+                                                          R"sql(
+-- What a Responses API call asked, echoed when its response is read back (docs/openai.md); kept
+-- as long as turns are.
+CREATE TABLE IF NOT EXISTS response_asks (
+  response_id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  asked_json TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

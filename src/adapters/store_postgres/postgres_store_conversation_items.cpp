@@ -141,4 +141,23 @@ Result<void> PostgresStore::BindConversation(const std::string& conversation_id,
   });
 }
 
+Result<void> PostgresStore::PutResponseAsk(const ResponseAsk& ask) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Exec(
+        "INSERT INTO response_asks(response_id, org_id, env, asked_json, created_at_ms) VALUES "
+        "($1, $2, $3, $4, $5) ON CONFLICT (response_id) DO UPDATE SET asked_json = "
+        "EXCLUDED.asked_json",
+        {P(ask.response_id), P(ask.org_id), P(ask.env), P(ask.asked_json), P(ask.created_at_ms)});
+    return {};
+  });
+}
+
+Result<std::optional<ResponseAsk>> PostgresStore::GetResponseAsk(const std::string& response_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<ResponseAsk>> {
+    static const std::string sql =
+        std::string("SELECT ") + kResponseAskColumns + " FROM response_asks WHERE response_id = $1";
+    return c.Exec(sql, {P(response_id)}).One(ReadResponseAsk);
+  });
+}
+
 }  // namespace agentgate

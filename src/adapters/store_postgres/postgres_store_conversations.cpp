@@ -424,12 +424,17 @@ Result<std::optional<TurnRecord>> PostgresStore::GetTurn(const std::string& turn
 
 Result<std::int64_t> PostgresStore::PurgeTurns(std::int64_t before_ms, int limit) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
-    return c
-        .Exec(
-            "DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE started_at_ms < $1 "
-            "ORDER BY started_at_ms LIMIT $2)",
-            {P(before_ms), P(static_cast<std::int64_t>(limit))})
-        .Affected();
+    const std::int64_t turns =
+        c.Exec(
+             "DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE started_at_ms < $1 "
+             "ORDER BY started_at_ms LIMIT $2)",
+             {P(before_ms), P(static_cast<std::int64_t>(limit))})
+            .Affected();
+    c.Exec(
+        "DELETE FROM response_asks WHERE response_id IN (SELECT response_id FROM response_asks "
+        "WHERE created_at_ms < $1 ORDER BY created_at_ms LIMIT $2)",
+        {P(before_ms), P(static_cast<std::int64_t>(limit))});
+    return turns;
   });
 }
 

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 30> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 31> kMigrations = {R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -444,6 +444,18 @@ CREATE INDEX runs_queued_by_org_age ON runs(org_id, created_at_ms, id) WHERE sta
 -- A conversation's metadata, as the Conversations API keeps it (docs/openai.md): a JSON object's
 -- text, '' for none.
 ALTER TABLE conversations ADD COLUMN metadata TEXT NOT NULL DEFAULT '';
+)sql",
+                                                          R"sql(
+-- What a Responses API call asked, echoed when its response is read back (docs/openai.md); kept
+-- as long as turns are.
+CREATE TABLE IF NOT EXISTS response_asks (
+  response_id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  asked_json TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -129,6 +129,8 @@ class SqliteStore final : public Store {
   Result<bool> DeleteConversation(const std::string& conversation_id, std::int64_t now_ms) override;
   Result<void> SetConversationMetadata(const std::string& conversation_id,
                                        const std::string& metadata_json) override;
+  Result<void> PutResponseAsk(const ResponseAsk& ask) override;
+  Result<std::optional<ResponseAsk>> GetResponseAsk(const std::string& response_id) override;
   Result<void> BindConversation(const std::string& conversation_id, const std::string& agent_id,
                                 const std::string& instance_id) override;
   Result<std::int64_t> EnqueueTurn(const std::string& conversation_id, std::int64_t expires_at_ms,

@@ -138,4 +138,23 @@ Result<void> SqliteStore::BindConversation(const std::string& conversation_id,
   });
 }
 
+Result<void> SqliteStore::PutResponseAsk(const ResponseAsk& ask) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
+    c.Prepare(
+         "INSERT OR REPLACE INTO response_asks(response_id, org_id, env, asked_json, "
+         "created_at_ms) VALUES (?, ?, ?, ?, ?)")
+        .Bind(ask.response_id, ask.org_id, ask.env, ask.asked_json, ask.created_at_ms)
+        .Run();
+    return {};
+  });
+}
+
+Result<std::optional<ResponseAsk>> SqliteStore::GetResponseAsk(const std::string& response_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::optional<ResponseAsk>> {
+    static const std::string sql =
+        std::string("SELECT ") + kResponseAskColumns + " FROM response_asks WHERE response_id = ?";
+    return c.Prepare(sql).Bind(response_id).One(ReadResponseAsk);
+  });
+}
+
 }  // namespace agentgate

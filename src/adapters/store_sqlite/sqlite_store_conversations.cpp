@@ -379,7 +379,13 @@ Result<std::int64_t> SqliteStore::PurgeTurns(std::int64_t before_ms, int limit) 
          "ORDER BY started_at_ms LIMIT ?)")
         .Bind(before_ms, static_cast<std::int64_t>(limit))
         .Run();
-    return static_cast<std::int64_t>(c.Changes());
+    const auto turns = static_cast<std::int64_t>(c.Changes());
+    c.Prepare(
+         "DELETE FROM response_asks WHERE response_id IN (SELECT response_id FROM response_asks "
+         "WHERE created_at_ms < ? ORDER BY created_at_ms LIMIT ?)")
+        .Bind(before_ms, static_cast<std::int64_t>(limit))
+        .Run();
+    return turns;
   });
 }
 

@@ -140,8 +140,8 @@ namespace {
 
 // The response of the run `use` (Runs::Get or Runs::Cancel) answers for its id.
 using RunUse = asio::awaitable<Result<RunRecord>> (Runs::*)(const Caller&, const std::string&);
-asio::awaitable<Result<json::object>> OnRun(Runs& runs, RunUse use, const Caller& caller,
-                                            const std::string& response_id) {
+asio::awaitable<Result<json::object>> OnRun(StoreRunner& store, Runs& runs, RunUse use,
+                                            const Caller& caller, const std::string& response_id) {
   const auto hex = ids::ResponseHex(response_id);
   if (!hex) co_return NoSuchResponse("response_id", response_id);
   auto run = co_await (runs.*use)(caller, ids::Make(ids::kRun, *hex));
@@ -150,14 +150,26 @@ asio::awaitable<Result<json::object>> OnRun(Runs& runs, RunUse use, const Caller
       co_return NoSuchResponse("response_id", response_id);
     co_return run.error();
   }
-  co_return ResponseOfRun(*run, HeaderOfRun(*run, response_id));
+  openai::ResponseHeader header = HeaderOfRun(*run, response_id);
+  AG_CO_TRYV(co_await WithAsk(store, caller, header));
+  co_return ResponseOfRun(*run, header);
 }
 
 }  // namespace
 
-asio::awaitable<Result<json::object>> ReadResponse(Runs& runs, const Caller& caller,
+asio::awaitable<Result<void>> WithAsk(StoreRunner& store, const Caller& caller,
+                                      openai::ResponseHeader& header) {
+  AG_CO_TRY(const auto ask,
+            co_await store.Run([&](Store& s) { return s.GetResponseAsk(header.id); }));
+  if (ask && ask->org_id == caller.org_id && ask->env == caller.env)
+    openai::ApplyAsked(ask->asked_json, header);
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<json::object>> ReadResponse(StoreRunner& store, Runs& runs,
+                                                   const Caller& caller,
                                                    const std::string& response_id) {
-  return OnRun(runs, &Runs::Get, caller, response_id);
+  return OnRun(store, runs, &Runs::Get, caller, response_id);
 }
 
 namespace {
@@ -186,13 +198,26 @@ asio::awaitable<Result<json::object>> ReadStoredResponse(StoreRunner& store,
                                                          TenantDirectory& tenants, Runs& runs,
                                                          const Caller& caller,
                                                          const std::string& response_id) {
-  auto ran = co_await ReadResponse(runs, caller, response_id);
+  auto ran = co_await ReadResponse(store, runs, caller, response_id);
   if (ran || ran.error().code != ErrorCode::kNotFound) co_return ran;
   // No run: a plain response, kept as its turn and the messages it wrote.
+  AG_CO_TRY(const auto turn, co_await AnsweringTurn(store, tenants, caller, response_id));
+  const auto& [record, messages] = turn;
+  openai::ResponseHeader header;
+  header.id = response_id;
+  header.model = record.agent_id;
+  header.created_at = record.started_at_ms / 1000;
+  AG_CO_TRYV(co_await WithAsk(store, caller, header));
+  co_return openai::AnsweredResponse(header, StoredTurnBody(record, messages));
+}
+
+asio::awaitable<Result<AnsweredTurn>> AnsweringTurn(StoreRunner& store, TenantDirectory& tenants,
+                                                    const Caller& caller,
+                                                    const std::string& response_id) {
   const auto hex = ids::ResponseHex(response_id);
-  if (!hex) co_return ran;
+  if (!hex) co_return NoSuchResponse("response_id", response_id);
   const std::string turn_id = ids::Make(ids::kTurn, *hex);
-  AG_CO_TRY(const auto turn, co_await store.Run([&](Store& s) { return s.GetTurn(turn_id); }));
+  AG_CO_TRY(auto turn, co_await store.Run([&](Store& s) { return s.GetTurn(turn_id); }));
   if (!turn || turn->org_id != caller.org_id || turn->env != caller.env ||
       turn->conversation_id.empty())
     co_return NoSuchResponse("response_id", response_id);
@@ -202,20 +227,17 @@ asio::awaitable<Result<json::object>> ReadStoredResponse(StoreRunner& store,
     if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal) co_return granted.error();
     co_return NoSuchResponse("response_id", response_id);
   }
-  AG_CO_TRY(const auto messages, co_await store.Run([&](Store& s) {
+  AG_CO_TRY(auto messages, co_await store.Run([&](Store& s) {
     return s.TurnMessages(turn->conversation_id, turn_id);
   }));
   if (messages.empty()) co_return NoSuchResponse("response_id", response_id);  // a pause's record
-  openai::ResponseHeader header;
-  header.id = response_id;
-  header.model = turn->agent_id;
-  header.created_at = turn->started_at_ms / 1000;
-  co_return openai::AnsweredResponse(header, StoredTurnBody(*turn, messages));
+  co_return AnsweredTurn{std::move(*turn), std::move(messages)};
 }
 
-asio::awaitable<Result<json::object>> CancelResponse(Runs& runs, const Caller& caller,
+asio::awaitable<Result<json::object>> CancelResponse(StoreRunner& store, Runs& runs,
+                                                     const Caller& caller,
                                                      const std::string& response_id) {
-  return OnRun(runs, &Runs::Cancel, caller, response_id);
+  return OnRun(store, runs, &Runs::Cancel, caller, response_id);
 }
 
 }  // namespace agentgate

@@ -1,4 +1,5 @@
 #include "domain/openai/response_events.hpp"
+#include "domain/openai/response_shape.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
@@ -150,6 +151,33 @@ TEST(ResponseEvents, ARunThatFailsEndsWithResponseFailedAndItsError) {
   EXPECT_EQ(response.at("status"), "failed");
   EXPECT_EQ(response.at("error").at("code"), "turn_timeout");
   EXPECT_EQ(response.at("error").at("message"), "the turn passed its cap");
+}
+
+TEST(ResponseShapes, WhatWasAskedIsKeptAndReadBackAndTheDefaultKeepsNothing) {
+  ResponseHeader asked;
+  EXPECT_FALSE(AskedOf(asked).has_value());
+  asked.instructions = "Be brief.";
+  asked.previous_response_id = "resp_01";
+  asked.conversation = "conv_02";
+  asked.background = true;
+  asked.text_format = json::object{{"type", "json_object"}};
+  asked.metadata = json::object{{"ticket", "T-7"}};
+  const auto kept = AskedOf(asked);
+  ASSERT_TRUE(kept.has_value());
+  ResponseHeader read;
+  read.id = "resp_03";
+  ApplyAsked(*kept, read);
+  EXPECT_EQ(read.instructions, "Be brief.");
+  EXPECT_EQ(read.previous_response_id, "resp_01");
+  EXPECT_EQ(read.conversation, "conv_02");
+  EXPECT_TRUE(read.background);
+  EXPECT_EQ(read.text_format, (json::object{{"type", "json_object"}}));
+  EXPECT_EQ(read.metadata, (json::object{{"ticket", "T-7"}}));
+  EXPECT_EQ(read.id, "resp_03");
+  ResponseHeader untouched;
+  ApplyAsked("not json", untouched);
+  EXPECT_FALSE(untouched.instructions.has_value());
+  EXPECT_EQ(untouched.text_format, (json::object{{"type", "text"}}));
 }
 
 TEST(ResponseShapes, AnAnswerMapsItsStopReasonToStatusAndIncompleteReason) {

@@ -4,6 +4,8 @@
 #include "domain/resource_ids.hpp"
 
 #include <boost/json/array.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace agentgate::openai {
 
@@ -51,6 +53,40 @@ std::optional<std::string_view> IncompleteReason(const json::object& body) {
 }
 
 }  // namespace
+
+std::optional<std::string> AskedOf(const ResponseHeader& header) {
+  json::object asked;
+  if (header.instructions) asked["instructions"] = *header.instructions;
+  if (header.previous_response_id) asked["previous_response_id"] = *header.previous_response_id;
+  if (header.conversation) asked["conversation"] = *header.conversation;
+  if (header.background) asked["background"] = true;
+  if (header.text_format != json::object{{"type", "text"}})
+    asked["text_format"] = header.text_format;
+  if (!header.metadata.empty()) asked["metadata"] = header.metadata;
+  if (asked.empty()) return std::nullopt;
+  return json::serialize(asked);
+}
+
+void ApplyAsked(std::string_view asked, ResponseHeader& header) {
+  boost::system::error_code ec;
+  const json::value parsed = json::parse(asked, ec);
+  if (ec || !parsed.is_object()) return;
+  const json::object& o = parsed.get_object();
+  auto text = [&o](std::string_view key) -> std::optional<std::string> {
+    const json::value* v = o.if_contains(key);
+    if (v == nullptr || !v->is_string()) return std::nullopt;
+    return std::string(v->get_string());
+  };
+  header.instructions = text("instructions");
+  header.previous_response_id = text("previous_response_id");
+  header.conversation = text("conversation");
+  if (const json::value* v = o.if_contains("background"); v != nullptr && v->is_bool())
+    header.background = v->get_bool();
+  if (const json::value* v = o.if_contains("text_format"); v != nullptr && v->is_object())
+    header.text_format = v->get_object();
+  if (const json::value* v = o.if_contains("metadata"); v != nullptr && v->is_object())
+    header.metadata = v->get_object();
+}
 
 std::string MessageIdOf(const ResponseHeader& header) {
   return ids::MessageOfResponse(header.id);

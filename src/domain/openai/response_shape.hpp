@@ -28,6 +28,13 @@ struct ResponseHeader {
   boost::json::object metadata;                       // as asked
 };
 
+// What a stored response was asked that its turn and run do not keep (instructions,
+// previous_response_id, conversation, background, text.format, metadata), as kept for its
+// read-back; none when all of it is the default.
+std::optional<std::string> AskedOf(const ResponseHeader& header);
+// The header with what AskedOf kept; a text it cannot read leaves the header as it is.
+void ApplyAsked(std::string_view asked, ResponseHeader& header);
+
 // A turn that answered, from the invoke's 200 body; `text` replaces the body's response as the
 // output's text when given (a stream's, as it went out).
 boost::json::object AnsweredResponse(const ResponseHeader& header,

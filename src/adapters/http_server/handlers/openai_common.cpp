@@ -1,5 +1,6 @@
 #include "adapters/http_server/handlers/openai_common.hpp"
 
+#include "adapters/http_server/handlers/admin_common.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "domain/resource_ids.hpp"
 
@@ -62,6 +63,17 @@ StreamShape OpenAiStreamShape(
   shape.replayed = ReplayedStream;
   shape.format_of = std::move(format_of);
   return shape;
+}
+
+Result<ItemListQuery> ListQueryOf(const Request& r) {
+  ItemListQuery query;
+  AG_TRY(query.limit, PageSize(r, 20, 100));
+  query.after = r.QueryParam("after");
+  if (const auto order = r.QueryParam("order")) {
+    if (*order != "asc" && *order != "desc") return InvalidField("order", "must be asc or desc");
+    query.descending = *order == "desc";
+  }
+  return query;
 }
 
 std::string RunIdOf(const InvokeResult& result) {

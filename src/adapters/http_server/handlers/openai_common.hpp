@@ -5,6 +5,7 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/handlers/streamed_call.hpp"
+#include "app/openai/conversations.hpp"
 #include "domain/openai/error_shape.hpp"
 
 #include <cstdint>
@@ -52,6 +53,10 @@ std::string RunIdOf(const InvokeResult& result);
 StreamShape OpenAiStreamShape(
     Response (*refuse)(const Error&),
     std::function<std::shared_ptr<StreamFormat>(const std::string& run_id)> format_of);
+
+// A list's page as its query asks (`limit` 1-100, default 20; `after`; `order` asc or desc,
+// newest first by default), for the item lists of conversations and responses.
+Result<ItemListQuery> ListQueryOf(const Request& r);
 
 // The model as the request named it: the agent, and its instance.
 std::string ModelOf(const InvokeInput& call);

@@ -27,17 +27,6 @@ Result<json::object> ObjectBody(const Request& r, bool empty_ok) {
   return std::move(body.as_object());
 }
 
-Result<ItemListQuery> ListQueryOf(const Request& r) {
-  ItemListQuery query;
-  AG_TRY(query.limit, PageSize(r, 20, 100));
-  query.after = r.QueryParam("after");
-  if (const auto order = r.QueryParam("order")) {
-    if (*order != "asc" && *order != "desc") return InvalidField("order", "must be asc or desc");
-    query.descending = *order == "desc";
-  }
-  return query;
-}
-
 // Authenticates the caller, then answers what `use` makes of the conversations it may use.
 template <typename Use>
 asio::awaitable<Response> OnConversations(RouteDeps& deps, Request& r, Use use) {

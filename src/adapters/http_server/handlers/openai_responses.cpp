@@ -59,11 +59,24 @@ openai::ResponseHeader HeaderOf(const ResponseRequest& asked) {
   return header;
 }
 
-// The whole response of a plain call: the turn's id names it, or its run's when it paused.
-Response RenderAnswered(const Result<InvokeResult>& result, openai::ResponseHeader header) {
-  if (!result) return ResponsesError(result.error());
-  header.id = ids::ResponseOf(result->run_id.empty() ? result->turn_id : result->run_id);
-  return JsonResponse(200, openai::AnsweredResponse(header, InvokeBody(*result)));
+// What a stored response was asked, kept for its read-back (none for a stateless one, or for the
+// default ask).
+std::optional<ResponseAsk> AskOf(const Caller& caller, const openai::ResponseHeader& header) {
+  if (!header.store) return std::nullopt;
+  auto asked = openai::AskedOf(header);
+  if (!asked) return std::nullopt;
+  return ResponseAsk{header.id, caller.org_id, caller.env, std::move(*asked),
+                     header.created_at * 1000};
+}
+
+// Keeps the ask before the response is answered, so a read that follows the answer sees it. The
+// response stands if it cannot be kept: its turn ran, and only the echo of what it was asked is
+// lost.
+asio::awaitable<void> KeepAsk(RouteDeps& deps, const Caller& caller,
+                              const openai::ResponseHeader& header) {
+  const auto ask = AskOf(caller, header);
+  if (!ask) co_return;
+  (void)co_await deps.store.Run([&](Store& s) { return s.PutResponseAsk(*ask); });
 }
 
 // A background response: queued as a background run; the answer is the response as queued (a
@@ -79,7 +92,7 @@ asio::awaitable<Response> Background(RouteDeps& deps, const InvokeCall& call,
     if (run_id == nullptr || !run_id->is_string())
       co_return ResponsesError(Error(ErrorCode::kIdempotencyKeyReused,
                                      "field 'Idempotency-Key': was used by another kind of call"));
-    auto read = co_await ReadResponse(deps.runs, call.caller,
+    auto read = co_await ReadResponse(deps.store, deps.runs, call.caller,
                                       ids::ResponseOf(std::string_view(run_id->get_string())));
     if (!read) co_return ResponsesError(read.error());
     Response replayed = JsonResponse(200, *read);
@@ -89,6 +102,7 @@ asio::awaitable<Response> Background(RouteDeps& deps, const InvokeCall& call,
   const auto& run = std::get<Result<RunRecord>>(answer);
   if (!run) co_return ResponsesError(run.error());
   header.id = ids::ResponseOf(run->id);
+  co_await KeepAsk(deps, call.caller, header);
   Response response = JsonResponse(200, ResponseOfRun(*run, header));
   response.headers.emplace_back("Location", RunLocation(deps, run->id));
   co_return response;
@@ -97,9 +111,12 @@ asio::awaitable<Response> Background(RouteDeps& deps, const InvokeCall& call,
 // A streamed response: a streamed run (docs/runs.md), its events sent as the Responses API's.
 asio::awaitable<Response> Streamed(RouteDeps& deps, Request& r, InvokeCall call,
                                    openai::ResponseHeader header) {
-  auto format_of = [header](const std::string& run_id) {
+  // The stream's run is named as it starts: its ask is kept then, without holding the stream.
+  auto format_of = [header, &deps, caller = call.caller](const std::string& run_id) {
     openai::ResponseHeader named = header;
     named.id = ids::ResponseOf(run_id);
+    if (auto ask = AskOf(caller, named))
+      deps.store.Post([ask = std::move(*ask)](Store& s) { (void)s.PutResponseAsk(ask); });
     return std::make_shared<OpenAiStreamFrames<openai::ResponseEventWriter>>(
         openai::ResponseEventWriter(std::move(named)));
   };
@@ -150,10 +167,17 @@ asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
   if (asked.asked.stream) co_return co_await Streamed(deps, r, call, std::move(header));
   // A queued run's key stores its 202: the call's own answer renders nothing.
   if (asked.asked.background) co_return co_await Background(deps, call, std::move(header));
-  const InvokeRenderer render = [header](const Result<InvokeResult>& result) {
-    return RenderAnswered(result, header);
+  auto answered = std::make_shared<std::optional<openai::ResponseHeader>>();
+  // The whole response of a plain call: the turn's id names it, or its run's when it paused.
+  const InvokeRenderer render = [header, answered](const Result<InvokeResult>& result) {
+    if (!result) return ResponsesError(result.error());
+    auto& named = answered->emplace(header);
+    named.id = ids::ResponseOf(result->run_id.empty() ? result->turn_id : result->run_id);
+    return JsonResponse(200, openai::AnsweredResponse(named, InvokeBody(*result)));
   };
-  co_return co_await InvokeOnce(deps, call, render);
+  Response response = co_await InvokeOnce(deps, call, render);
+  if (*answered) co_await KeepAsk(deps, *caller, **answered);
+  co_return response;
 }
 
 // GET /v1/responses/{id} and its cancel: the response as its run stands.
@@ -164,6 +188,17 @@ asio::awaitable<Response> OnStoredResponse(RouteDeps& deps, Request& r, Use use)
   auto response = co_await use(deps.runs, *caller, r.Param("response_id"));
   if (!response) co_return ResponsesError(response.error());
   co_return JsonResponse(200, *response);
+}
+
+asio::awaitable<Response> InputItems(RouteDeps& deps, Request& r) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) co_return ResponsesError(caller.error());
+  auto query = ListQueryOf(r);
+  if (!query) co_return ResponsesError(query.error());
+  auto items = co_await ReadInputItems(deps.store, deps.tenants, deps.runs, *caller,
+                                       r.Param("response_id"), *query);
+  if (!items) co_return ResponsesError(items.error());
+  co_return JsonResponse(200, *items);
 }
 
 }  // namespace
@@ -183,7 +218,16 @@ void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps) {
       ResponsesError);
   router.Add(
       "POST", "/v1/responses/{response_id}/cancel",
-      [&deps](Request& r) { return OnStoredResponse(deps, r, CancelResponse); }, ResponsesError);
+      [&deps](Request& r) {
+        return OnStoredResponse(deps, r,
+                                [&deps](Runs& runs, const Caller& caller, const std::string& id) {
+                                  return CancelResponse(deps.store, runs, caller, id);
+                                });
+      },
+      ResponsesError);
+  router.Add(
+      "GET", "/v1/responses/{response_id}/input_items",
+      [&deps](Request& r) { return InputItems(deps, r); }, ResponsesError);
 }
 
 }  // namespace agentgate::http
