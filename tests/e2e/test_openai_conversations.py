@@ -213,3 +213,11 @@ def test_a_conversation_made_on_one_server_is_continued_and_listed_on_the_other(
     assert out["output_text"] == "From the second.", out
     listed = conv(tenant, key, "items-list", id=made["id"], order="asc")["result"]
     assert texts(listed["items"])[-2:] == [("user", "And now?"), ("assistant", "From the second.")]
+    # Its items, referenced from the other server, are read from the shared store.
+    llm.push(openai_text("Read across."))
+    ref = [{"type": "item_reference", "id": i["id"]} for i in listed["items"][:2]]
+    across = sdk(other, key, "response", model="bot", store="false",
+                 input=ref + [{"role": "user", "content": "Still?"}])["result"]
+    assert across["output_text"] == "Read across.", across
+    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "Noted: order A-1."),
+                                  ("user", "Still?")]

@@ -382,6 +382,47 @@ def test_a_reference_to_our_reply_continues_its_conversation_instead_of_storing_
     assert len(llm.requests) == calls
 
 
+def test_a_reference_to_a_conversation_item_or_from_a_stateless_call_reads_the_stored_text(
+        start_server, llm):
+    """Issue 74 §3: an item_reference to a conversation's item (msg_<conv>_<seq>), or to our reply
+    from a call with "store": false, is that message's text in the turn's history; one the key may
+    not read is a 400 naming it, before any model call."""
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    made = sdk(tenant, key, "conversation", op="create", items=RESENT_HISTORY[:2])["result"]
+    listed = sdk(tenant, key, "conversation", op="items-list", id=made["id"], order="asc")["result"]
+    first, second = (i["id"] for i in listed["items"])
+    llm.push(openai_text("It ships today."))
+    out = sdk(tenant, key, "response", model="bot",
+              input=[{"type": "item_reference", "id": first}, {"type": "item_reference", "id": second},
+                     {"role": "user", "content": "When does it ship?"}])["result"]
+    assert out["output_text"] == "It ships today.", out
+    assert sent_messages(llm) == [(m["role"], m["content"]) for m in RESENT_HISTORY]
+
+    llm.push(openai_text("Stateless."))
+    out = sdk(tenant, key, "response", model="bot", store="false",
+              input=[{"role": "user", "content": "Hi, I ordered A-1."},
+                     {"type": "item_reference", "id": out["output"][0]["id"]},
+                     {"role": "user", "content": "Again?"}])["result"]
+    assert out["output_text"] == "Stateless." and out["store"] is False, out
+    assert sent_messages(llm) == [("user", "Hi, I ordered A-1."), ("assistant", "It ships today."),
+                                  ("user", "Again?")]
+
+    calls = len(llm.requests)
+    assert tenant.server.admin("POST", f"/orgs/{tenant.org}/environments", {"name": "dev"})[0] == 201
+    _, _, tok = tenant.server.admin("POST", f"/orgs/{tenant.org}/tokens", {"name": "dev", "environments": ["dev"]})
+    tenant.server.admin("PUT", f"/orgs/{tenant.org}/grants",
+                        {"token_id": tok["id"], "agent_id": "bot", "permissions": ["chat"]})
+    other_env = tok["api_keys"]["dev"]
+    for who, ref in ((key, made["id"].replace("conv_", "msg_") + "_99"), (other_env, first),
+                     (key, "msg_0123456789abcdef0123456789abcdef_1")):
+        refused = sdk(tenant, who, "response", model="bot", store="false",
+                      input=[{"type": "item_reference", "id": ref}, {"role": "user", "content": "x"}])
+        error = refused["error"]
+        assert error["status"] == 400 and error["param"] == "input[0].id", (ref, refused)
+    assert len(llm.requests) == calls
+
+
 def test_a_background_response_keeps_the_history_it_was_sent_until_it_runs(start_server, llm):
     tenant = start(start_server, llm)
     key = new_key(tenant)

@@ -171,14 +171,20 @@ asio::awaitable<Result<json::object>> OpenAiConversations::ListItems(const std::
 
 asio::awaitable<Result<json::object>> OpenAiConversations::ReadItem(const std::string& id,
                                                                     const std::string& item_id) {
+  AG_CO_TRY(const auto message, co_await FindItem(id, item_id));
+  co_return ItemOf(id, message);
+}
+
+asio::awaitable<Result<MessageRecord>> OpenAiConversations::FindItem(const std::string& id,
+                                                                     const std::string& item_id) {
   AG_CO_TRY(const auto found, co_await Find(id));
   const auto seq = SeqIn(found.id, item_id);
   if (!seq) co_return NoSuchItem(item_id);
   const ItemPage page{*seq - 1, 1, false};
-  AG_CO_TRY(const auto messages,
+  AG_CO_TRY(auto messages,
             co_await store_.Run([&](Store& s) { return s.ConversationItems(found.id, page); }));
   if (messages.empty() || messages.front().seq != *seq) co_return NoSuchItem(item_id);
-  co_return ItemOf(found.id, messages.front());
+  co_return std::move(messages.front());
 }
 
 asio::awaitable<Result<void>> OpenAiConversations::BindForResponse(const std::string& id,

@@ -49,6 +49,9 @@ class OpenAiConversations {
                                                                 const ItemListQuery& query);
   boost::asio::awaitable<Result<boost::json::object>> ReadItem(const std::string& id,
                                                                const std::string& item_id);
+  // The message an item id names in conversation `id`: 404 for none the caller may read.
+  boost::asio::awaitable<Result<MessageRecord>> FindItem(const std::string& id,
+                                                         const std::string& item_id);
 
   // A response naming the conversation (`conversation` on POST /v1/responses): the caller's, bound
   // to `agent_id` (bound to it now when bound to none); 404 for none the caller may use, 400

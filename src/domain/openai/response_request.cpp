@@ -33,24 +33,47 @@ std::optional<std::string> OurMessageId(const object& item) {
   return std::string(text);
 }
 
+// The turn continues the conversation of the stored message `named`: what input sent before it
+// is that conversation's own.
+void Continue(ResponseRequest& out, std::string named, std::string field) {
+  out.continues = InputReference{std::move(named), std::move(field)};
+  out.request.history.clear();
+  out.resolve.clear();
+}
+
+// An item_reference: to a conversation's item, or (stateless) to a response's reply, its text is
+// history, read from the store; to a response's reply of a stored call, it continues.
+Result<void> ReadReference(const object& item, const std::string& at, bool store,
+                           ResponseRequest& out) {
+  AG_TRY(const std::string id, jf::RequiredString(item, "id", at));
+  const auto reply = OurMessageId(item);
+  if (ids::ItemPlaceOf(id) || (reply && !store)) {
+    out.resolve.push_back(ItemToResolve{id, at + ".id", out.request.history.size()});
+    out.request.history.push_back(ChatMessage{Role::kUser, "", {}, {}, {}});  // its place
+    return {};
+  }
+  if (!reply) {
+    return InvalidField(at + ".id",
+                        "must name a message of one of this API's responses or conversations "
+                        "(msg_...)");
+  }
+  Continue(out, *reply, at + ".id");
+  return {};
+}
+
 // `input` as a list of items: messages ({role, content} or {type: "message", role, content}) and
 // references to stored ones (item_reference). The last user or assistant message must be the
-// user's; the earlier ones are the turn's history, except those up to the last reference to one
-// of our messages: they are its conversation's, which the turn continues.
-Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::string& instructions) {
+// user's; the earlier ones are the turn's history, except those up to the last reply of ours a
+// stored call names: they are its conversation's, which the turn continues.
+Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::string& instructions,
+                            bool store) {
   InvokeRequest& request = out.request;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string at = "input[" + std::to_string(i) + "]";
     AG_TRY(const object* item, jf::AsObject(items[i], at));
     AG_TRY(const auto type, jf::OptionalString(*item, "type", at));
     if (type && *type == "item_reference") {
-      auto named = OurMessageId(*item);
-      if (!named) {
-        return InvalidField(at + ".id",
-                            "must name a message of one of this API's responses (msg_...)");
-      }
-      out.continues = InputReference{std::move(*named), at + ".id"};
-      request.history.clear();  // the conversation's own, before the reference
+      AG_TRYV(ReadReference(*item, at, store, out));
       continue;
     }
     if (type && *type != "message") {
@@ -64,11 +87,10 @@ Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::strin
       return InvalidField(at + ".content", "is required");
     AG_TRY(std::string text,
            openai::TextOf(*content, at + ".content", {"input_text", "output_text", "text"}));
-    if (role == "assistant") {
+    if (role == "assistant" && store) {
       if (auto named = OurMessageId(*item)) {
         // A reply of ours, resent as the client kept it (an SDK's session, its history).
-        out.continues = InputReference{std::move(*named), at + ".id"};
-        request.history.clear();
+        Continue(out, std::move(*named), at + ".id");
         continue;
       }
     }
@@ -80,6 +102,10 @@ Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::strin
     } else {
       return InvalidField(at + ".role", "must be system, developer, user or assistant");
     }
+  }
+  if (!out.resolve.empty() && out.resolve.back().history_index + 1 == request.history.size()) {
+    return InvalidField(out.resolve.back().field,
+                        "names a stored message: the user's new message is sent as text");
   }
   if (request.history.empty() || request.history.back().role != Role::kUser)
     return InvalidField("input", "the last user or assistant message must be the user's");
@@ -96,17 +122,12 @@ Result<void> ReadInput(const object& o, ResponseRequest& out, bool store) {
   if (input != nullptr && input->is_string()) {
     request.message = std::string(input->get_string());
   } else if (input != nullptr && input->is_array() && !input->get_array().empty()) {
-    AG_TRYV(ReadInputItems(input->get_array(), out, instructions));
+    AG_TRYV(ReadInputItems(input->get_array(), out, instructions, store));
   } else {
     return InvalidField("input", "must be a string, or a non-empty array of messages");
   }
   if (request.message.empty()) return InvalidField("input", "the user's message must not be empty");
   if (out.continues) {
-    if (!store) {
-      return InvalidField(out.continues->field,
-                          "names a stored message, which continues its stored conversation: "
-                          "leave \"store\" at true, or send the message's text instead");
-    }
     if (out.previous_response_id) {
       return InvalidField(out.continues->field,
                           "names a stored message; with previous_response_id, input takes only "

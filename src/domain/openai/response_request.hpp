@@ -25,12 +25,22 @@ struct InputReference {
   std::string field;       // where it was named: "input[2].id"
 };
 
+// An input item naming a stored message whose text the turn takes as history (a conversation's
+// item, msg_<hex>_<seq>; or, with "store": false, a response's reply): the store's text goes to
+// request.history[history_index], which holds its place until then.
+struct ItemToResolve {
+  std::string item_id;
+  std::string field;  // where it was named: "input[1].id"
+  std::size_t history_index = 0;
+};
+
 struct ResponseRequest {
   std::string model;     // as sent: the response names it
   std::string agent_id;  // model, up to a ':'
   InvokeRequest request;
   std::optional<std::string> previous_response_id;  // its conversation is continued
   std::optional<InputReference> continues;          // the last stored message input names
+  std::vector<ItemToResolve> resolve;               // references read into the history
   std::optional<std::string> conversation;  // "conversation": the turn adds to it (conv_...)
   // Echoed by the Response as asked (docs/openai.md): `store`, `text.format`, `metadata`.
   bool store = true;

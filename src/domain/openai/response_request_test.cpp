@@ -180,15 +180,48 @@ TEST(ResponseHistories, AReferenceToOurMessageContinuesItsConversation) {
   EXPECT_EQ(resent->continues->field, "input[1].id");
 }
 
+TEST(ResponseHistories, AConversationItemOrAStatelessCallsReferenceIsReadIntoTheHistory) {
+  // A conversation's item, wherever it is: its place in the history waits for the store's text.
+  const auto item = ParseText(R"({"model":"shop","input":[{"type":"item_reference","id":"msg_0a_3"},
+      {"role":"assistant","content":"b"},{"role":"user","content":"c"}]})");
+  ASSERT_TRUE(item) << item.error().message;
+  EXPECT_FALSE(item->continues);
+  ASSERT_EQ(item->resolve.size(), 1u);
+  EXPECT_EQ(item->resolve[0].item_id, "msg_0a_3");
+  EXPECT_EQ(item->resolve[0].field, "input[0].id");
+  EXPECT_EQ(item->resolve[0].history_index, 0u);
+  ASSERT_EQ(item->request.history.size(), 2u);
+  EXPECT_EQ(item->request.history[1].content, "b");
+  // With "store": false a reply of ours does not continue (nothing is stored): it is read too,
+  // and one resent whole is its own text.
+  const auto unstored = ParseText(R"({"model":"shop","store":false,"input":[
+      {"role":"user","content":"a"},{"type":"item_reference","id":"msg_01"},
+      {"type":"message","id":"msg_02","role":"assistant","content":"d"},
+      {"role":"user","content":"c"}]})");
+  ASSERT_TRUE(unstored) << unstored.error().message;
+  EXPECT_FALSE(unstored->continues);
+  ASSERT_EQ(unstored->resolve.size(), 1u);
+  EXPECT_EQ(unstored->resolve[0].history_index, 1u);
+  EXPECT_EQ(unstored->request.history.size(), 3u);
+  // A later reply that continues drops what came before it, references included.
+  const auto continued = ParseText(R"({"model":"shop","input":[
+      {"type":"item_reference","id":"msg_0a_3"},{"type":"item_reference","id":"msg_01"},
+      {"role":"user","content":"c"}]})");
+  ASSERT_TRUE(continued);
+  EXPECT_TRUE(continued->continues);
+  EXPECT_TRUE(continued->resolve.empty());
+  EXPECT_TRUE(continued->request.history.empty());
+}
+
 TEST(ResponseHistories, AReferenceThatCannotBeFollowedIsA400NamingIt) {
   const auto theirs = ParseText(R"({"model":"shop","input":[{"type":"item_reference","id":"rs_1"},
       {"role":"user","content":"c"}]})");
   ASSERT_FALSE(theirs);
   EXPECT_EQ(std::string(theirs.error().field().value_or("")), "input[0].id");
-  const auto unstored = ParseText(R"({"model":"shop","store":false,"input":[
-      {"type":"item_reference","id":"msg_01"},{"role":"user","content":"c"}]})");
-  ASSERT_FALSE(unstored);
-  EXPECT_EQ(std::string(unstored.error().field().value_or("")), "input[0].id");
+  const auto last = ParseText(R"({"model":"shop","input":[{"role":"user","content":"a"},
+      {"type":"item_reference","id":"msg_01_2"}]})");
+  ASSERT_FALSE(last);
+  EXPECT_EQ(std::string(last.error().field().value_or("")), "input[1].id");
   const auto after = ParseText(R"({"model":"shop","input":[{"type":"item_reference","id":"msg_01"},
       {"role":"user","content":"c"},{"role":"assistant","content":"d"},{"role":"user","content":"e"}]})");
   ASSERT_FALSE(after);

@@ -7,6 +7,7 @@
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/openai/conversations.hpp"
+#include "app/openai/input_references.hpp"
 #include "app/openai/responses.hpp"
 #include "app/turn/idempotency.hpp"
 #include "domain/governance/governance.hpp"
@@ -134,6 +135,10 @@ asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
   r.ReleasePayload();
   ResponseCall& asked = *read;
   InvokeRequest& request = asked.asked.request;
+  if (!asked.asked.resolve.empty()) {
+    auto read_in = co_await ReadReferences(deps.store, deps.tenants, *caller, asked.asked);
+    if (!read_in) co_return ResponsesError(read_in.error());
+  }
   // previous_response_id, or the stored message the input last names (an item_reference, a
   // reply resent with its id): its conversation is continued.
   std::optional<std::pair<std::string, std::string>> continuing;
