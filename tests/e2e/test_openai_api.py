@@ -17,6 +17,17 @@ def start(start_server, llm, server_extra=""):
     return tenant
 
 
+def two_servers(start_server, llm):
+    """Two servers on one store (PostgreSQL), the tenant made on the first with its agent "bot":
+    (the tenant on the first, the same tenant on the second, its key)."""
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                                "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    tenant.agent("bot")
+    return tenant, tenant.via(second), new_key(tenant)
+
+
 def new_key(tenant, agents=("bot",), permissions=("chat",)):
     """A new token of the tenant's organization, granted `permissions` on `agents`: its prod key."""
     status, _, tok = tenant.server.admin("POST", f"/orgs/{tenant.org}/tokens", {"name": "sdk"})

@@ -8,9 +8,8 @@ import time
 
 import pytest
 
-from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text
-from test_openai_api import new_key, sdk, start
+from test_openai_api import new_key, sdk, start, two_servers
 
 FIRST_ITEMS = [{"type": "message", "role": "user", "content": "Hi, I ordered A-1."},
                {"type": "message", "role": "assistant",
@@ -200,14 +199,8 @@ def test_bad_conversation_input_names_the_field(start_server, llm):
 
 @pytest.mark.postgres
 def test_a_conversation_made_on_one_server_is_continued_and_listed_on_the_other(start_server, llm):
-    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
-    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                                "AGENTGATE_STORE_URL": first.store_url})
-    tenant = Tenant(first)
-    tenant.agent("bot")
-    key = new_key(tenant)
+    tenant, other, key = two_servers(start_server, llm)
     made = conv(tenant, key, "create", items=FIRST_ITEMS)["result"]
-    other = tenant.via(second)
     llm.push(openai_text("From the second."))
     out = sdk(other, key, "response", model="bot", input="And now?", conversation=made["id"])["result"]
     assert out["output_text"] == "From the second.", out

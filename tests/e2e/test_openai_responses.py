@@ -12,7 +12,7 @@ import pytest
 
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
-from test_openai_api import new_key, sdk, start
+from test_openai_api import new_key, sdk, start, two_servers
 
 TOOL = {"type": "http", "description": "Orders", "parameters": {"type": "object"}}
 
@@ -216,15 +216,9 @@ def test_a_stateless_response_keeps_nothing_and_an_idempotency_key_replays_a_sto
 
 @pytest.mark.postgres
 def test_a_response_created_on_one_server_is_continued_and_read_on_the_other(start_server, llm):
-    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
-    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                                "AGENTGATE_STORE_URL": first.store_url})
-    tenant = Tenant(first)
-    tenant.agent("bot")
-    key = new_key(tenant)
+    tenant, other, key = two_servers(start_server, llm)
     llm.push(openai_text("On the first."))
     r1 = sdk(tenant, key, "response", model="bot", input="Hello.")["result"]
-    other = tenant.via(second)
     llm.push(openai_text("On the second."))
     r2 = sdk(other, key, "response", model="bot", input="Again.", previous=r1["id"])["result"]
     assert r2["output_text"] == "On the second." and r2["previous_response_id"] == r1["id"], r2
