@@ -340,7 +340,7 @@ def test_a_reference_to_our_reply_continues_its_conversation_instead_of_storing_
         start_server, llm):
     """Issue 74 §3: the AI SDK's second message sends our reply as an item_reference; the Agents
     SDK's session resends it with the id we gave it. Either continues the conversation whose latest
-    reply it is; an older one is 409, an unknown one 404, each naming the input item."""
+    reply it is; an older one is 409, an unknown one 400, each naming the input item."""
     tenant = start(start_server, llm)
     key = new_key(tenant)
     llm.push(openai_text("Noted: order A-1."))
@@ -372,7 +372,7 @@ def test_a_reference_to_our_reply_continues_its_conversation_instead_of_storing_
     unknown = sdk(tenant, key, "response", model="bot",
                   input=[{"type": "item_reference", "id": "msg_0123456789abcdef0123456789abcdef"},
                          {"role": "user", "content": "x"}])
-    assert unknown["error"]["status"] == 404 and unknown["error"]["param"] == "input[0].id", unknown
+    assert unknown["error"]["status"] == 400 and unknown["error"]["param"] == "input[0].id", unknown
     assert len(llm.requests) == calls
 
 

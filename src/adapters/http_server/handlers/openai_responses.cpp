@@ -150,7 +150,18 @@ asio::awaitable<Response> CreateResponse(RouteDeps& deps, Request& r) {
   if (continuing) {
     auto continued = co_await ContinuedFrom(deps.store, deps.runs, *caller, continuing->first,
                                             continuing->second);
-    if (!continued) co_return ResponsesError(continued.error());
+    if (!continued) {
+      // An input item naming a message that is not there is a bad item, as a reference read into
+      // the history is (previous_response_id keeps its 404).
+      if (continued.error().code == ErrorCode::kNotFound && asked.asked.continues &&
+          !asked.asked.previous_response_id) {
+        co_return ResponsesError(
+            InvalidField(continuing->second,
+                         "names no stored message this key may read (unknown, another "
+                         "environment's, or past its retention)"));
+      }
+      co_return ResponsesError(continued.error());
+    }
     request.conversation_id = std::move(continued->conversation_id);
     request.after_turn_id = std::move(continued->turn_id);
   }
