@@ -103,23 +103,23 @@ def test_a_conversation_busy_with_a_turn_takes_no_items_and_is_not_deleted(start
     tenant = start(start_server, llm)
     key = new_key(tenant)
     made = conv(tenant, key, "create")["result"]
-    llm.push(dict(openai_text("Slow answer."), delay=3.0))
+    llm.push(dict(openai_text("Slow answer."), delay=6.0))  # long enough for three SDK calls
     status, _, created = tenant.server.request(
         "POST", "/v1/responses", {"model": "bot", "input": "Think.", "background": True,
                                   "conversation": made["id"]}, {"authorization": f"Bearer {key}"})
     assert status == 200 and created["status"] == "queued", created
-    deadline = time.time() + 2.5
+    deadline = time.time() + 5
     while not llm.requests and time.time() < deadline:
         time.sleep(0.05)
     assert llm.requests, "the background turn never reached the model"
+    # Its input items are read once it has answered.
+    early = sdk(tenant, key, "input-items", id=created["id"])["error"]
+    assert early["status"] == 409 and early["code"] == "conflict", early
     busy = conv(tenant, key, "items-create", id=made["id"], items=FIRST_ITEMS)
     assert busy["error"]["status"] == 409 and busy["error"]["code"] == "conversation_busy", busy
     assert busy["requests"] == 1  # a 409 is not retried by the SDK
     still = conv(tenant, key, "delete", id=made["id"])["error"]
     assert still["status"] == 409 and still["code"] == "conversation_busy", still
-    # Its input items are read once it has answered.
-    early = sdk(tenant, key, "input-items", id=created["id"])["error"]
-    assert early["status"] == 409 and early["code"] == "conflict", early
     for _ in range(100):
         read = sdk(tenant, key, "retrieve", id=created["id"])["result"]
         if read["status"] == "completed":
