@@ -83,8 +83,12 @@ def test_a_streamed_turn_survives_a_cut_connection_without_a_gap_or_a_repeat(sta
     assert seen["error"] is None, seen
     events = seen["events"]
     assert_whole(events)
-    assert [e["type"] for e in events] == ["run.started", "model.started", "model.finished", "text.delta",
-                                           "run.completed"]
+    types = [e["type"] for e in events]
+    # The text streams as the model writes it (no check holds any back here), before its call ends.
+    assert types[:3] == ["run.started", "model.started", "text.delta"], types
+    # The rest (what arrived within 20 ms of the last release) follows, before or after the call's end.
+    assert types[-1] == "run.completed" and types.count("model.finished") == 1, types
+    assert set(types[2:-1]) == {"text.delta", "model.finished"}, types
     # The client came back on its own, from the last event it had, at the run's own address.
     first, again = seen["requests"][0], seen["requests"][1]
     assert first["method"] == "POST" and first["last_event_id"] is None
@@ -92,7 +96,8 @@ def test_a_streamed_turn_survives_a_cut_connection_without_a_gap_or_a_repeat(sta
     assert again["last_event_id"] == "2"
     done = events[-1]["data"]
     assert set(done) == PLAIN_BODY_KEYS and done["response"] == "Slowly, then all at once."
-    assert events[3]["data"] == {"text": "Slowly, then all at once.", "call": 1}
+    assert "".join(e["data"]["text"] for e in events if e["type"] == "text.delta") == "Slowly, then all at once."
+    assert all(e["data"]["call"] == 1 for e in events if e["type"] == "text.delta")
     run_id = events[0]["data"]["run_id"]
     _, _, run = get_run(tenant, run_id)
     assert run["status"] == "completed" and run["result"] == done

@@ -179,6 +179,8 @@ struct InvokeDeps {
   // A call to a version that may pause is refused (429 queue_full) while its organization has this
   // many runs waiting, queued or paused ([runs] max_queued_per_org).
   int max_waiting_runs_per_org = 10000;
+  // The events a run keeps ([runs] max_events): half may be its reply's text.delta events.
+  std::size_t max_run_events = 2000;
 };
 
 class ModelChain;

@@ -48,9 +48,17 @@ struct TurnRun {
               deadlines_in.soft, &remembered, &mcp_tools} {
     result.conversation_id = place_in.conversation_id;
     if (command.observer != nullptr && command.observer->FollowsText()) {
-      reply_stream.emplace(agent.safety);
-      text_sink = [this](std::string_view piece) {
-        if (auto event = reply_stream->Piece(piece)) command.observer->Report(std::move(*event));
+      reply_stream.emplace(agent.safety, d.max_run_events / 2);
+      // Every piece is added; what may be shown goes out at most once per kTextEventGap (what
+      // arrives meanwhile goes with the next), so a fast model makes no storm of events.
+      text_sink = [this, &clock = d.clock](std::string_view piece) {
+        reply_stream->Add(piece);
+        const SteadyTime now = clock.SteadyNow();
+        if (now - last_text_event < kTextEventGap) return;
+        if (auto event = reply_stream->Release()) {
+          last_text_event = now;
+          command.observer->Report(std::move(*event));
+        }
       };
     }
   }
@@ -88,6 +96,8 @@ struct TurnRun {
   // model calls stream into. A plain turn has neither.
   std::optional<ReplyStream> reply_stream;
   TextSink text_sink;
+  static constexpr std::chrono::milliseconds kTextEventGap{20};
+  SteadyTime last_text_event{};
 
   const TextSink* TextSinkOrNull() const { return reply_stream ? &text_sink : nullptr; }
 

@@ -349,6 +349,31 @@ Result<void> ParseResources(const object& root, AgentConfig& c) {
   return {};
 }
 
+// A block pattern: its RE2 text, or {"pattern", "max_match_bytes"}.
+Result<BlockPattern> ParseBlockPattern(const boost::json::value& given, const std::string& item) {
+  std::string at = item;
+  BlockPattern out{""};
+  if (given.is_object()) {
+    const object& o = given.get_object();
+    AG_TRYV(jf::RejectUnknownKeys(o, item, {"pattern", "max_match_bytes"}));
+    AG_TRY(out.pattern, jf::RequiredString(o, "pattern", item));
+    at = jf::Join(item, "pattern");
+    if (const boost::json::value* max = o.if_contains("max_match_bytes");
+        max != nullptr && !max->is_null()) {
+      if (!max->is_int64() || max->get_int64() < 1 || max->get_int64() > 4096)
+        return InvalidField(jf::Join(item, "max_match_bytes"), "must be an integer from 1 to 4096");
+      out.max_match_bytes = static_cast<std::size_t>(max->get_int64());
+    }
+  } else if (given.is_string()) {
+    out.pattern = std::string(given.get_string());
+  } else {
+    return InvalidField(item, "must be a string, or {\"pattern\", \"max_match_bytes\"}");
+  }
+  RE2 compiled(out.pattern, RE2::Quiet);
+  if (!compiled.ok()) return InvalidField(at, "is not a valid RE2 pattern: " + compiled.error());
+  return out;
+}
+
 Result<void> ParseSafety(const object& root, AgentConfig& c) {
   const std::string path = jf::Join(kRoot, "safety");
   const auto* v = root.if_contains("safety");
@@ -358,13 +383,8 @@ Result<void> ParseSafety(const object& root, AgentConfig& c) {
   AG_TRY(const auto* patterns, OptionalArray(*o, "block_patterns", path));
   if (patterns != nullptr) {
     for (std::size_t i = 0; i < patterns->size(); ++i) {
-      const std::string item = Indexed(path + ".block_patterns", i);
-      if (!(*patterns)[i].is_string()) return InvalidField(item, "must be a string");
-      const std::string pattern((*patterns)[i].get_string());
-      RE2 compiled(pattern, RE2::Quiet);
-      if (!compiled.ok())
-        return InvalidField(item, "is not a valid RE2 pattern: " + compiled.error());
-      c.safety.block_patterns.push_back(pattern);
+      AG_TRY(auto pattern, ParseBlockPattern((*patterns)[i], Indexed(path + ".block_patterns", i)));
+      c.safety.block_patterns.push_back(std::move(pattern));
     }
   }
   AG_TRY(const auto* detect, OptionalArray(*o, "detect", path));

@@ -97,8 +97,18 @@ struct TrustedResource {
   std::string text;
 };
 
+// A block pattern (RE2 syntax), with the operator's bound on its matches' length for a pattern
+// whose own syntax bounds none (domain/agent/pattern_bound): a stream holds back that much.
+struct BlockPattern {
+  BlockPattern(std::string p, std::optional<std::size_t> max = std::nullopt)
+      : pattern(std::move(p)), max_match_bytes(max) {}
+  BlockPattern(const char* p) : pattern(p) {}
+  std::string pattern;
+  std::optional<std::size_t> max_match_bytes;  // 1-4096
+};
+
 struct SafetyPolicy {
-  std::vector<std::string> block_patterns;  // RE2 syntax
+  std::vector<BlockPattern> block_patterns;
   bool detect_credit_card = false;
   bool detect_secret = false;
   std::string placeholder = "This reply was withheld by the agent's safety policy.";

@@ -77,6 +77,31 @@ TEST(AgentConfig, AppliesDefaults) {
   EXPECT_FALSE(c->history.max_input_tokens);
 }
 
+TEST(AgentConfig, ABlockPatternMayCarryTheBoundOfItsMatches) {
+  const std::string model = R"("model": {"provider": "offline", "name": "m"})";
+  auto c = Parse(R"({"name": "n", )" + model +
+                 R"(, "safety": {"block_patterns": ["internal only",
+                     {"pattern": "confidential.*plan", "max_match_bytes": 200}]}})");
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->safety.block_patterns.size(), 2u);
+  EXPECT_EQ(c->safety.block_patterns[0].pattern, "internal only");
+  EXPECT_FALSE(c->safety.block_patterns[0].max_match_bytes);
+  EXPECT_EQ(c->safety.block_patterns[1].pattern, "confidential.*plan");
+  EXPECT_EQ(c->safety.block_patterns[1].max_match_bytes, 200u);
+  for (const auto& [item, field] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"pattern": "a.*b", "max_match_bytes": 0})",
+            "config.safety.block_patterns[0].max_match_bytes"},
+           {R"({"pattern": "a.*b", "max_match_bytes": 5000})",
+            "config.safety.block_patterns[0].max_match_bytes"},
+           {R"({"pattern": "(unclosed"})", "config.safety.block_patterns[0].pattern"},
+           {R"({"max_match_bytes": 10})", "config.safety.block_patterns[0].pattern"},
+           {R"({"pattern": "a", "bound": 10})", "config.safety.block_patterns[0].bound"},
+           {"7", "config.safety.block_patterns[0]"}}) {
+    ExpectFieldError(
+        R"({"name": "n", )" + model + R"(, "safety": {"block_patterns": [)" + item + "]}}", field);
+  }
+}
+
 TEST(AgentConfig, ParsesTheHistoryStrategy) {
   auto c = Parse(R"({"name": "n", "model": {"provider": "p", "name": "m"},
                      "history": {"strategy": "summarize", "max_input_tokens": 4000}})");

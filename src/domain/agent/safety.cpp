@@ -1,5 +1,7 @@
 #include "domain/agent/safety.hpp"
 
+#include "domain/agent/pattern_bound.hpp"
+
 #include <re2/re2.h>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -23,12 +25,29 @@ bool LuhnValid(const std::string& digits) {
   return sum % 10 == 0;
 }
 
+// The whole pattern is one group, so a match's place can be read.
 const re2::RE2& SecretPattern() {
   static const re2::RE2 pattern(
-      R"((sk-(ant-|proj-)?[A-Za-z0-9_\-]{20,})|(AKIA[0-9A-Z]{16})|(gh[pousr]_[A-Za-z0-9]{36,})|)"
-      R"((xox[abprs]-[A-Za-z0-9\-]{10,})|(AIza[0-9A-Za-z_\-]{35})|(-----BEGIN [A-Z ]*PRIVATE KEY-----)|)"
-      R"((00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{20,}))");
+      R"(((?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,})|(?:AKIA[0-9A-Z]{16})|(?:gh[pousr]_[A-Za-z0-9]{36,})|)"
+      R"((?:xox[abprs]-[A-Za-z0-9\-]{10,})|(?:AIza[0-9A-Za-z_\-]{35})|(?:-----BEGIN [A-Z ]*PRIVATE KEY-----)|)"
+      R"((?:00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{20,})))");
   return pattern;
+}
+
+// Every proper prefix of a match of SecretPattern (and more: a superset is safe), ending at the
+// end of the text. The forms' tails are runs of their classes, so a prefix is the form's literal
+// head, cut anywhere, then any run of its class.
+const re2::RE2& SecretPrefixPattern() {
+  static const re2::RE2 pattern(
+      R"(((?:s|sk|sk-[A-Za-z0-9_\-]*)|(?:A|AK|AKI|AKIA[0-9A-Z]{0,16})|)"
+      R"((?:g|gh|gh[pousr]|gh[pousr]_[A-Za-z0-9]*)|(?:x|xo|xox|xox[abprs]|xox[abprs]-[A-Za-z0-9\-]*)|)"
+      R"((?:AI|AIz|AIza[0-9A-Za-z_\-]{0,35})|(?:-{1,5}|-----B(?:E(?:G(?:I(?:N(?: [A-Z ]*-{0,4})?)?)?)?)?)|)"
+      R"((?:0|00|00D[A-Za-z0-9]{0,15}|00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]*))\z)");
+  return pattern;
+}
+
+bool IsCardCharacter(char c) {
+  return (c >= '0' && c <= '9') || c == ' ' || c == '-';
 }
 
 void AppendShown(const boost::json::value& v, std::string& out) {
@@ -107,12 +126,54 @@ bool ContainsSecret(std::string_view text) {
   return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), SecretPattern());
 }
 
+std::optional<std::size_t> FirstSecretAt(std::string_view text) {
+  re2::StringPiece match;
+  if (!re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), SecretPattern(), &match))
+    return std::nullopt;
+  return static_cast<std::size_t>(match.data() - text.data());
+}
+
+std::size_t CardCouldStartAt(std::string_view text, std::size_t from) {
+  // A card number's digits and separators run unbroken: only the trailing run can still grow
+  // into one, from its first digit.
+  std::size_t start = text.size();
+  while (start > from && IsCardCharacter(text[start - 1])) --start;
+  while (start < text.size() && (text[start] < '0' || text[start] > '9')) ++start;
+  return start;
+}
+
+std::size_t SecretCouldStartAt(std::string_view text, std::size_t from) {
+  // SecretPattern has no anchors or word boundaries: a match the text does not hold yet must end
+  // past its end, so the text from its start is a prefix of a secret. The leftmost such start.
+  const std::string_view tail = text.substr(from);
+  re2::StringPiece prefix;
+  if (!re2::RE2::PartialMatch(re2::StringPiece(tail.data(), tail.size()), SecretPrefixPattern(),
+                              &prefix)) {
+    return text.size();
+  }
+  return from + static_cast<std::size_t>(prefix.data() - tail.data());
+}
+
 SafetyChecker::SafetyChecker(const SafetyPolicy& policy)
     : detect_credit_card_(policy.detect_credit_card), detect_secret_(policy.detect_secret) {
   for (const auto& p : policy.block_patterns) {
-    auto compiled = std::make_unique<re2::RE2>(p, re2::RE2::Quiet);
-    if (compiled->ok()) patterns_.push_back(std::move(compiled));  // validated at creation
+    auto compiled = std::make_unique<re2::RE2>(p.pattern, re2::RE2::Quiet);
+    if (!compiled->ok()) continue;  // validated at creation
+    const auto bound = MaxMatchBytes(p.pattern);
+    patterns_.push_back(Pattern{std::move(compiled),
+                                bound.value_or(p.max_match_bytes.value_or(kDefaultPatternHold))});
   }
+}
+
+std::size_t SafetyChecker::HoldFrom(std::string_view text, std::size_t from) const {
+  std::size_t hold = text.size();
+  // A pattern's match the text does not hold yet ends at its end or past it (a `$` or `\b` there
+  // may change), so it starts within its bound of the end.
+  for (const auto& p : patterns_)
+    hold = std::min(hold, text.size() - std::min(text.size(), p.hold));
+  if (detect_credit_card_) hold = std::min(hold, CardCouldStartAt(text, from));
+  if (detect_secret_) hold = std::min(hold, SecretCouldStartAt(text, from));
+  return std::max(hold, from);
 }
 
 SafetyChecker::~SafetyChecker() = default;
@@ -121,7 +182,7 @@ SafetyChecker::SafetyChecker(SafetyChecker&&) noexcept = default;
 bool SafetyChecker::Blocks(std::string_view text) const {
   const re2::StringPiece piece(text.data(), text.size());
   for (const auto& p : patterns_) {
-    if (re2::RE2::PartialMatch(piece, *p)) return true;
+    if (re2::RE2::PartialMatch(piece, *p.compiled)) return true;
   }
   if (detect_credit_card_ && ContainsCardNumber(text)) return true;
   if (detect_secret_ && ContainsSecret(text)) return true;

@@ -5,6 +5,7 @@
 #include "domain/admin/agent_config.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +28,22 @@ class SafetyChecker {
   // ShownArgumentsText) and as their JSON text, so no escape hides a match.
   bool BlocksArguments(std::string_view arguments_json) const;
 
+  // For a text that Blocks passes and that may still grow: the first offset (at or after `from`,
+  // an offset no match can start before) at which a match could start once more text follows.
+  // What lies before it can be shown (docs/runs.md, "Safety on a stream"): a card number grows
+  // only from a trailing run of digits and separators, a secret only from a trailing run that is
+  // still a prefix of one of its forms, and a block pattern's match only within its bound of the
+  // end (kDefaultPatternHold bytes for one without a bound). `text.size()` when nothing could.
+  std::size_t HoldFrom(std::string_view text, std::size_t from) const;
+
+  static constexpr std::size_t kDefaultPatternHold = 64;
+
  private:
-  std::vector<std::unique_ptr<re2::RE2>> patterns_;
+  struct Pattern {
+    std::unique_ptr<re2::RE2> compiled;
+    std::size_t hold = kDefaultPatternHold;  // its longest match, in bytes
+  };
+  std::vector<Pattern> patterns_;
   bool detect_credit_card_;
   bool detect_secret_;
 };
@@ -38,6 +53,12 @@ bool ContainsCardNumber(std::string_view text);
 // Shapes of well-known credentials: OpenAI/Anthropic keys, AWS access keys, GitHub and Slack
 // tokens, Google API keys, PEM private keys, Salesforce session ids.
 bool ContainsSecret(std::string_view text);
+// Where the first secret ContainsSecret finds starts.
+std::optional<std::size_t> FirstSecretAt(std::string_view text);
+// Where, at or after `from`, a card number or a secret could start in `text` once more follows
+// it (SafetyChecker::HoldFrom's parts); `text.size()` when nowhere.
+std::size_t CardCouldStartAt(std::string_view text, std::size_t from);
+std::size_t SecretCouldStartAt(std::string_view text, std::size_t from);
 
 // What a person reads of a tool call's arguments: every string value and key of the JSON decoded,
 // and every number as it is shown, one a line (so `(?m)^` patterns see what a reader sees).

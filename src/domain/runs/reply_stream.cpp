@@ -3,8 +3,19 @@
 namespace agentgate {
 namespace {
 
-bool IsSpace(char c) {
-  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+// `end`, moved back to the start of the UTF-8 character it falls in, or of one the text ends
+// before it is whole: no event carries part of a character.
+std::size_t CharacterStart(std::string_view text, std::size_t end, std::size_t floor) {
+  if (end < text.size()) {
+    while (end > floor && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    return end;
+  }
+  if (end == floor) return end;
+  std::size_t last = end - 1;  // the start of the text's last character
+  while (last > floor && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
+  const auto lead = static_cast<unsigned char>(text[last]);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  return last + length > end ? last : end;
 }
 
 }  // namespace
@@ -23,17 +34,21 @@ std::optional<RunEvent> ReplyStream::Release(CallText& call, std::size_t end) {
   return event;
 }
 
-std::optional<RunEvent> ReplyStream::Piece(std::string_view piece) {
-  current_.text.append(piece);
-  if (current_.stopped || current_.text.size() < kHoldBack) return std::nullopt;
-  std::size_t end = current_.text.size() - kHoldBack;
-  while (end > current_.released && !IsSpace(current_.text[end - 1])) --end;
-  if (end < current_.released + kMinRelease) return std::nullopt;
+std::optional<RunEvent> ReplyStream::Release() {
+  if (current_.stopped || events_ + 1 >= text_events_) return std::nullopt;
+  const std::size_t end = CharacterStart(
+      current_.text, safety_.HoldFrom(current_.text, current_.released), current_.released);
+  if (end <= current_.released) return std::nullopt;
+  // Past half the budget, each release adds an eighth of what came before: a few dozen more
+  // events reach any length.
+  if (events_ >= text_events_ / 2 && (end - current_.released) * 8 < released_total_)
+    return std::nullopt;
   // The whole text so far, held-back part included: a match anywhere stops the call's release.
   if (safety_.Blocks(current_.text)) {
     current_.stopped = true;
     return std::nullopt;
   }
+  ++events_;
   return Release(current_, end);
 }
 

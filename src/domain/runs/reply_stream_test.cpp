@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
+
 namespace agentgate {
 namespace {
 
@@ -70,42 +72,89 @@ TEST(ReplyStream, ASecretAndACardNumberSplitAcrossDeltasAreNeverShown) {
   }
 }
 
-TEST(ReplyStream, ReleasesWholeWordsWellBehindTheModelInPiecesOfSomeSize) {
-  const SafetyChecker safety = Detectors();
-  ReplyStream stream(safety);
-  std::string reply;
-  for (int i = 0; i < 40; ++i) reply += "word" + std::to_string(i) + " ";
-  reply += "end.";
-  stream.CallStarted(3);
-  std::string fed;
+// Feeds `text` `piece` bytes at a time; after each piece, what is held back (fed but not shown).
+std::vector<std::size_t> HeldAfterEachPiece(ReplyStream& stream, std::string_view text,
+                                            std::size_t piece) {
+  std::vector<std::size_t> held;
   std::string shown;
-  for (std::size_t at = 0; at < reply.size(); at += 2) {
-    fed += reply.substr(at, 2);
-    if (auto event = stream.Piece(reply.substr(at, 2))) {
-      const std::string text = TextOf(*event);
-      EXPECT_GE(text.size(), ReplyStream::kMinRelease);
-      EXPECT_EQ(text.back(), ' ');  // ends at whitespace: no token is cut
-      shown += text;
-      EXPECT_GE(fed.size() - shown.size(), ReplyStream::kHoldBack);
-      EXPECT_EQ(json::parse(event->data).as_object().at("call").as_int64(), 3);
-    }
+  stream.CallStarted(1);
+  for (std::size_t at = 0; at < text.size(); at += piece) {
+    if (auto event = stream.Piece(text.substr(at, piece))) shown += TextOf(*event);
+    held.push_back(std::min(text.size(), at + piece) - shown.size());
   }
-  EXPECT_FALSE(shown.empty());
-  EXPECT_TRUE(stream.CallEnded(true, false).empty());  // the reply's rest waits for its verdict
-  const auto rest = stream.Settled(reply, false);
-  ASSERT_EQ(rest.size(), 1u);
-  EXPECT_EQ(shown + TextOf(rest[0]), reply);
+  return held;
 }
 
-TEST(ReplyStream, ALongTokenIsHeldWholeUntilWhitespaceFollowsIt) {
+TEST(ReplyStream, ProseIsShownAsItArrivesAndOnlyWhatCouldStillMatchWaits) {
+  const std::string prose = "The renewal is due in March and the owner is the regional team. ";
+  // The detectors hold only a trailing run that could still grow into a secret's head (`s`, `AK`,
+  // `xox`...): a few bytes at most in prose.
+  const SafetyChecker detectors = Detectors();
+  ReplyStream detected(detectors);
+  for (const std::size_t held : HeldAfterEachPiece(detected, prose, 3)) EXPECT_LE(held, 3u);
+  // A version with no checks holds nothing; one with an unbounded pattern holds 64 bytes; one
+  // with a bounded pattern holds its bound.
+  const SafetyChecker none{SafetyPolicy{}};
+  ReplyStream unchecked(none);
+  for (const std::size_t held : HeldAfterEachPiece(unchecked, prose, 3)) EXPECT_EQ(held, 0u);
+  SafetyPolicy unbounded;
+  unbounded.block_patterns = {"project [A-Z]+ budget"};
+  const SafetyChecker wide(unbounded);
+  ReplyStream widely(wide);
+  const auto wide_held = HeldAfterEachPiece(widely, prose + prose, 3);
+  EXPECT_EQ(*std::max_element(wide_held.begin(), wide_held.end()), 64u);
+  SafetyPolicy bounded;
+  bounded.block_patterns = {"internal only", {"confidential.*plan", 40}};
+  const SafetyChecker tight(bounded);
+  ReplyStream tightly(tight);
+  for (const std::size_t held : HeldAfterEachPiece(tightly, prose, 3)) EXPECT_LE(held, 40u);
+}
+
+TEST(ReplyStream, ARunThatCouldStillBecomeASecretOrACardIsHeldWholeThenShown) {
   const SafetyChecker safety = Detectors();
   ReplyStream stream(safety);
-  const std::string token(300, 'x');
-  const std::string reply = "See " + token + " " + kPreamble;
-  const auto events = Stream(stream, 1, reply, 5);
-  const std::string shown = Shown(events);
-  // Never a part of it: the first release holds the whole token and the space after it.
-  EXPECT_TRUE(shown.starts_with("See " + token + " ")) << shown.size();
+  // Fifteen key characters are not yet a key (it takes twenty): held until the space ends it.
+  const std::string reply = "Try sk-proj-ABCDEFGHIJ then call 555 0100 now.";
+  stream.CallStarted(1);
+  std::string shown;
+  for (std::size_t at = 0; at < reply.size(); ++at) {
+    if (auto event = stream.Piece(reply.substr(at, 1))) shown += TextOf(*event);
+    const std::string fed = reply.substr(0, at + 1);
+    if (fed.size() <= 22) {  // until the space after the key's characters
+      EXPECT_EQ(shown.find("sk"), std::string::npos) << fed;
+    }
+    if (fed.size() >= 34 && fed.size() <= 41) {  // the phone number's digits, until its space
+      EXPECT_EQ(shown.find("555"), std::string::npos) << fed;
+    }
+  }
+  EXPECT_EQ(shown, "Try sk-proj-ABCDEFGHIJ then call 555 0100 now.");
+}
+
+TEST(ReplyStream, ALongReplyStaysWithinItsBudgetOfEvents) {
+  const SafetyChecker none{SafetyPolicy{}};
+  ReplyStream stream(none, 20);
+  std::string reply;
+  for (int i = 0; i < 300; ++i) reply += "word" + std::to_string(i) + " ";
+  const auto events = Stream(stream, 1, reply, 1);
+  EXPECT_LE(events.size(), 19u);  // one is left for the verdict's rest
+  EXPECT_GE(events.size(), 10u);
+  EXPECT_TRUE(stream.CallEnded(true, false).empty());
+  const auto rest = stream.Settled(reply, false);
+  EXPECT_EQ(Shown(events) + Shown(rest), reply);
+}
+
+TEST(ReplyStream, NoEventCarriesPartOfACharacter) {
+  const SafetyChecker none{SafetyPolicy{}};
+  ReplyStream stream(none);
+  const std::string reply = "caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x98\x80 fin";
+  const auto events = Stream(stream, 1, reply, 1);
+  for (const auto& e : events) {
+    const std::string text = TextOf(e);
+    const auto lead = static_cast<unsigned char>(text.front());
+    EXPECT_NE(lead & 0xC0, 0x80) << "starts inside a character";
+  }
+  EXPECT_TRUE(stream.CallEnded(true, false).empty());
+  EXPECT_EQ(Shown(events) + Shown(stream.Settled(reply, false)), reply);
 }
 
 TEST(ReplyStream, AFailedCallTakesBackWhatItShowed) {
@@ -118,32 +167,35 @@ TEST(ReplyStream, AFailedCallTakesBackWhatItShowed) {
   EXPECT_EQ(ended[0].type, "text.retracted");
   EXPECT_EQ(ended[0].data, R"({"reason":"model_call_failed","call":1})");
   // The retry's reply is what counts; nothing is retracted at the verdict then.
-  const auto again = Stream(stream, 2, "Short answer.", 4);
-  EXPECT_TRUE(again.empty());
+  auto again = Stream(stream, 2, "Short answer.", 4);
   EXPECT_TRUE(stream.CallEnded(true, false).empty());
-  const auto rest = stream.Settled("Short answer.", false);
-  ASSERT_EQ(rest.size(), 1u);
-  EXPECT_EQ(TextOf(rest[0]), "Short answer.");
-  EXPECT_EQ(json::parse(rest[0].data).as_object().at("call").as_int64(), 2);
+  for (auto& e : stream.Settled("Short answer.", false)) again.push_back(std::move(e));
+  ASSERT_FALSE(again.empty());
+  EXPECT_EQ(Shown(again), "Short answer.");
+  for (const auto& e : again) {
+    EXPECT_EQ(e.type, "text.delta");
+    EXPECT_EQ(json::parse(e.data).as_object().at("call").as_int64(), 2);
+  }
 }
 
 TEST(ReplyStream, AStepsCommentaryIsShownWholeWhenItPassesAndThenTheReply) {
   const SafetyChecker safety = Detectors();
   ReplyStream stream(safety);
-  Stream(stream, 1, "Let me look that up.", 3);
-  const auto commentary = stream.CallEnded(true, true);
-  ASSERT_EQ(commentary.size(), 1u);
-  EXPECT_EQ(TextOf(commentary[0]), "Let me look that up.");
-  Stream(stream, 2, "It ships Monday.", 3);
+  auto commentary = Stream(stream, 1, "Let me look that up.", 3);
+  for (auto& e : stream.CallEnded(true, true)) commentary.push_back(std::move(e));
+  EXPECT_EQ(Shown(commentary), "Let me look that up.");  // whole once its call ended
+  auto reply = Stream(stream, 2, "It ships Monday.", 3);
   EXPECT_TRUE(stream.CallEnded(true, false).empty());
-  const auto rest = stream.Settled("It ships Monday.", false);
-  ASSERT_EQ(rest.size(), 1u);
-  EXPECT_EQ(TextOf(rest[0]), "It ships Monday.");
-  // A commentary holding a card number is never shown.
+  for (auto& e : stream.Settled("It ships Monday.", false)) reply.push_back(std::move(e));
+  EXPECT_EQ(Shown(reply), "It ships Monday.");
+  // A commentary holding a card number: no digit of it is ever shown, and what was is retracted.
   ReplyStream other(safety);
-  Stream(other, 1, "Charging 4111 1111 1111 1111 now.", 3);
+  const auto before = Stream(other, 1, "Charging 4111 1111 1111 1111 now.", 3);
   EXPECT_TRUE(other.CallEnded(true, true).empty());
-  EXPECT_TRUE(other.Settled("Charging 4111 1111 1111 1111 now.", true).empty());  // none shown
+  EXPECT_EQ(Shown(before).find('4'), std::string::npos);
+  const auto settled = other.Settled("Charging 4111 1111 1111 1111 now.", true);
+  ASSERT_EQ(settled.size(), 1u);
+  EXPECT_EQ(settled[0].type, "text.retracted");
 }
 
 TEST(ReplyStream, AnOperatorsPatternMatchWithinTheHoldBackIsNeverCut) {
