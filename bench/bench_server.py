@@ -87,15 +87,19 @@ output_per_mtok = 0.60
     def admin(self, method, path, body):
         return admin(self.port, self.admin_token, method, path, body)
 
-    def provision(self):
-        """Org acme (a high limit), environment prod, agent bench granted to a new token: the token."""
+    def provision(self, safety=None):
+        """Org acme (a high limit), environment prod, agent bench (with `safety`, when given)
+        granted to a new token: the token (its prod API key is `api_key`)."""
         self.admin("POST", "/orgs", {"id": "acme", "name": "Acme", "monthly_spend_limit_usd": 1000000})
         self.admin("POST", "/orgs/acme/environments", {"name": "prod"})
         token = self.admin("POST", "/orgs/acme/tokens", {"name": "bench"})
         self.token_id = token["id"]
-        self.admin("POST", "/orgs/acme/agents", {"id": "bench", "config": {
-            "name": "Bench", "instructions": "Answer briefly.",
-            "model": {"provider": "bench", "name": "gpt-bench", "max_output_tokens": 256}}})
+        self.api_key = token["api_keys"]["prod"]
+        config = {"name": "Bench", "instructions": "Answer briefly.",
+                  "model": {"provider": "bench", "name": "gpt-bench", "max_output_tokens": 256}}
+        if safety:
+            config["safety"] = safety
+        self.admin("POST", "/orgs/acme/agents", {"id": "bench", "config": config})
         self.admin("PUT", "/orgs/acme/agents/bench/deployments/prod", {"version": 1})
         self.admin("PUT", "/orgs/acme/grants",
                    {"token_id": token["id"], "agent_id": "bench", "permissions": ["chat"]})

@@ -11,6 +11,7 @@
 #include "app/turn/turn_place.hpp"
 #include "domain/agent/turn.hpp"
 #include "domain/governance/governance.hpp"
+#include "domain/runs/event_pace.hpp"
 #include "domain/runs/paused_turn.hpp"
 #include "domain/runs/reply_stream.hpp"
 
@@ -49,14 +50,14 @@ struct TurnRun {
     result.conversation_id = place_in.conversation_id;
     if (command.observer != nullptr && command.observer->FollowsText()) {
       reply_stream.emplace(agent.safety, d.max_run_events / 2);
-      // Every piece is added; what may be shown goes out at most once per kTextEventGap (what
-      // arrives meanwhile goes with the next), so a fast model makes no storm of events.
+      // Every piece is added; what may be shown goes out at one event per kTextEventGap on
+      // average (what arrives meanwhile goes with the next), so a fast model makes no storm of
+      // events, and a model as fast as the gap is not held back by its jitter.
       text_sink = [this, &clock = d.clock](std::string_view piece) {
         reply_stream->Add(piece);
-        const SteadyTime now = clock.SteadyNow();
-        if (now - last_text_event < kTextEventGap) return;
+        if (!text_pace.Allows(clock.SteadyNow())) return;
         if (auto event = reply_stream->Release()) {
-          last_text_event = now;
+          text_pace.Spend();
           command.observer->Report(std::move(*event));
         }
       };
@@ -96,8 +97,7 @@ struct TurnRun {
   // model calls stream into. A plain turn has neither.
   std::optional<ReplyStream> reply_stream;
   TextSink text_sink;
-  static constexpr std::chrono::milliseconds kTextEventGap{20};
-  SteadyTime last_text_event{};
+  EventPace text_pace{std::chrono::milliseconds(20)};
 
   const TextSink* TextSinkOrNull() const { return reply_stream ? &text_sink : nullptr; }
 

@@ -14,8 +14,8 @@
 // the rest of its text if the whole passes; the final reply's rest waits for the turn's verdict.
 // A failed call's released text is retracted; a blocked reply retracts everything released.
 //
-// Pieces may be added (Add) more often than events are wanted: the caller paces Release (at most
-// one text.delta per 20 ms per run, app/turn); Piece is Add then Release.
+// Pieces may be added (Add) more often than events are wanted: the caller paces Release (one
+// text.delta per 20 ms per run on average, domain/runs/event_pace); Piece is Add then Release.
 
 #include "domain/agent/safety.hpp"
 #include "domain/runs/run_events.hpp"
