@@ -80,6 +80,12 @@ struct Error {
   std::optional<int> retry_after_seconds;  // sent as the Retry-After header
 };
 
+// A failure of the service itself (its store, a dependency), not an answer about the caller's
+// request: passed on as it is, never hidden behind a "no such thing".
+inline bool IsServiceFailure(const Error& error) {
+  return error.code == ErrorCode::kUnavailable || error.code == ErrorCode::kInternal;
+}
+
 inline Error MakeError(ErrorCode code, std::string message) {
   return Error{code, std::move(message)};
 }

@@ -77,6 +77,15 @@ boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const C
   co_return Result<void>{};
 }
 
+boost::asio::awaitable<Result<bool>> MayUse(TenantDirectory& tenants, const Caller& caller,
+                                            const std::string& agent_id,
+                                            const std::string& permission) {
+  const auto granted = co_await Authorize(tenants, caller, agent_id, permission);
+  if (granted) co_return true;
+  if (IsServiceFailure(granted.error())) co_return granted.error();
+  co_return false;
+}
+
 boost::asio::awaitable<Result<void>> AuthorizeMetadataCall(TenantDirectory& tenants,
                                                            const Caller& caller,
                                                            const GatewayCall& call) {

@@ -42,6 +42,12 @@ boost::asio::awaitable<Result<void>> Authorize(TenantDirectory& tenants, const C
                                                const std::string& agent_id,
                                                const std::string& permission);
 
+// Authorize as a yes or no, for what a caller without the grant must not learn exists: false
+// when refused for the caller's reasons, the error only when the service failed.
+boost::asio::awaitable<Result<bool>> MayUse(TenantDirectory& tenants, const Caller& caller,
+                                            const std::string& agent_id,
+                                            const std::string& permission);
+
 // 403 unless the caller's token holds the permission `call` needs on its environment
 // (domain/gateway/metadata_grant), naming the permission.
 boost::asio::awaitable<Result<void>> AuthorizeMetadataCall(TenantDirectory& tenants,

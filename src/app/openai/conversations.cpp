@@ -60,13 +60,8 @@ asio::awaitable<Result<ConversationRecord>> OpenAiConversations::Find(const std:
   if (!found || found->org_id != caller_.org_id || found->env != caller_.env)
     co_return NoSuchConversation(id);
   if (!found->agent_id.empty()) {
-    const auto granted = co_await Authorize(tenants_, caller_, found->agent_id, "chat");
-    if (!granted) {
-      const ErrorCode code = granted.error().code;
-      if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal)
-        co_return granted.error();
-      co_return NoSuchConversation(id);
-    }
+    AG_CO_TRY(const bool may, co_await MayUse(tenants_, caller_, found->agent_id, "chat"));
+    if (!may) co_return NoSuchConversation(id);
   }
   co_return std::move(*found);
 }

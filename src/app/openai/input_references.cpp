@@ -33,9 +33,7 @@ asio::awaitable<Result<void>> ReadReferences(StoreRunner& store, TenantDirectory
   for (const ItemToResolve& reference : asked.resolve) {
     auto message = co_await StoredMessage(store, tenants, caller, reference.item_id);
     if (!message) {
-      const ErrorCode code = message.error().code;
-      if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal)
-        co_return message.error();
+      if (IsServiceFailure(message.error())) co_return message.error();
       co_return InvalidField(reference.field,
                              "names no stored message this key may read (unknown, another "
                              "environment's, or past its retention)");

@@ -93,8 +93,7 @@ asio::awaitable<Result<ContinuedResponse>> ContinuedFrom(StoreRunner& store, Run
     if (!run) {
       // Refused for any reason of the caller's (none, another's, no grant on its agent): no such
       // response, naming nothing of what was found.
-      const ErrorCode code = run.error().code;
-      if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal) co_return run.error();
+      if (IsServiceFailure(run.error())) co_return run.error();
       co_return NoSuchResponse(field, response_id);
     }
     if (run->status == RunStatus::kRequiresAction) {
@@ -221,12 +220,8 @@ asio::awaitable<Result<AnsweredTurn>> AnsweringTurn(StoreRunner& store, TenantDi
   if (!turn || turn->org_id != caller.org_id || turn->env != caller.env ||
       turn->conversation_id.empty())
     co_return NoSuchResponse("response_id", response_id);
-  const auto granted = co_await Authorize(tenants, caller, turn->agent_id, "chat");
-  if (!granted) {
-    const ErrorCode code = granted.error().code;
-    if (code == ErrorCode::kUnavailable || code == ErrorCode::kInternal) co_return granted.error();
-    co_return NoSuchResponse("response_id", response_id);
-  }
+  AG_CO_TRY(const bool may, co_await MayUse(tenants, caller, turn->agent_id, "chat"));
+  if (!may) co_return NoSuchResponse("response_id", response_id);
   AG_CO_TRY(auto messages, co_await store.Run([&](Store& s) {
     return s.TurnMessages(turn->conversation_id, turn_id);
   }));
