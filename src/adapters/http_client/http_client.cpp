@@ -224,23 +224,55 @@ struct HttpClient::Impl {
   // is read whole.
   template <class Stream>
   static asio::awaitable<boost::system::error_code> ReadStreamed(
-      Stream& stream, beast::flat_buffer& buffer,
-      bhttp::response_parser<bhttp::string_body>& parser,
+      Stream& stream, beast::tcp_stream& lowest, Clock::time_point deadline,
+      beast::flat_buffer& buffer, bhttp::response_parser<bhttp::string_body>& parser,
       const std::function<void(std::string_view)>& on_data) {
     auto [head_ec, head_read] = co_await bhttp::async_read_header(stream, buffer, parser, kTuple);
     if (head_ec) co_return head_ec;
     const auto& message = parser.get();
-    const bool streamed = message.result_int() / 100 == 2 &&
-                          message[bhttp::field::content_type].starts_with("text/event-stream");
-    while (!parser.is_done()) {
-      auto [ec, read] = co_await bhttp::async_read_some(stream, buffer, parser, kTuple);
-      if (ec) co_return ec;
-      if (streamed && !parser.get().body().empty()) {
+    if (message.result_int() / 100 != 2 ||
+        !message[bhttp::field::content_type].starts_with("text/event-stream")) {
+      auto [ec, read] = co_await bhttp::async_read(stream, buffer, parser, kTuple);
+      co_return ec;
+    }
+    // An event stream reads a few bytes a token for minutes: one deadline for all of it rather
+    // than Beast's timer armed and canceled around every read, and each read takes what is there.
+    lowest.expires_never();
+    const upstream::SocketDeadline watch(lowest.socket(), deadline);
+    parser.eager(true);
+    for (;;) {
+      while (buffer.size() > 0 && !parser.is_done()) {
+        boost::system::error_code ec;
+        const auto used = parser.put(buffer.data(), ec);
+        buffer.consume(used);
+        if (ec == bhttp::error::need_more) break;
+        if (ec) co_return ec;
+        if (used == 0) break;
+      }
+      if (!parser.get().body().empty()) {
         on_data(parser.get().body());
         parser.get().body().clear();
       }
+      if (parser.is_done()) co_return boost::system::error_code{};
+      const auto room = std::clamp<std::size_t>(buffer.capacity() - buffer.size(), 512, 16384);
+      boost::system::error_code ec;
+      std::size_t read = 0;
+      if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+        std::tie(ec, read) = co_await lowest.socket().async_read_some(buffer.prepare(room), kTuple);
+      } else {
+        std::tie(ec, read) = co_await stream.async_read_some(buffer.prepare(room), kTuple);
+      }
+      if (watch.expired()) co_return beast::error::timeout;
+      buffer.commit(read);
+      if (ec == asio::error::eof) {
+        // The body may run to the connection's close; otherwise the stream was cut.
+        ec = {};
+        parser.put_eof(ec);
+        if (!ec && !parser.get().body().empty()) on_data(parser.get().body());
+        co_return ec;
+      }
+      if (ec) co_return ec;
     }
-    co_return boost::system::error_code{};
   }
 
   template <class Stream>
@@ -273,7 +305,8 @@ struct HttpClient::Impl {
     beast::flat_buffer buffer;
     boost::system::error_code read_ec;
     if (p.on_event_stream) {
-      read_ec = co_await ReadStreamed(stream, buffer, parser, p.on_event_stream);
+      read_ec =
+          co_await ReadStreamed(stream, lowest, p.deadline, buffer, parser, p.on_event_stream);
     } else {
       std::tie(read_ec, std::ignore) = co_await bhttp::async_read(stream, buffer, parser, kTuple);
     }

@@ -61,6 +61,15 @@ void StreamedReply::OpenAiEvent(const SseEvent& event, const TextSink& on_text) 
     ended_ = true;
     return;
   }
+  if (const auto text = scanner_.Scan(event.data)) {
+    if (model_.empty()) model_ = std::string(text->model);
+    if (!text->finish_reason.empty()) finish_reason_ = std::string(text->finish_reason);
+    if (!text->content.empty()) {
+      text_.append(text->content);
+      if (on_text) on_text(text->content);
+    }
+    return;
+  }
   boost::system::error_code ec;
   const json::value chunk = json::parse(event.data, ec);
   if (ec || !chunk.is_object()) return Malformed();

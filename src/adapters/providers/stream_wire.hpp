@@ -4,6 +4,7 @@
 // or the failure a stream that ended early or reported an error means (a cut stream is transient,
 // so the turn retries it like any other llm_error).
 
+#include "adapters/providers/chat_chunk_scan.hpp"
 #include "adapters/providers/provider_wire.hpp"
 #include "domain/sse.hpp"
 
@@ -40,6 +41,7 @@ class StreamedReply {
 
   StreamDialect dialect_;
   SseDecoder decoder_;
+  ChatChunkScanner scanner_;  // OpenAI's text chunks, before the DOM
   std::string text_;
   std::map<std::int64_t, PartialCall> calls_;  // by the stream's index, in order
   TokenUsage usage_;
