@@ -341,11 +341,14 @@ TEST(HttpClientResend, AWriteIsNeverResentButAReadIsOnAFreshConnection) {
 
 // Answers one request with a chunked event stream: the first event, then (once the test says
 // the client has it, or after 3 s) the second and the end. With `status`/`type` it answers that
-// instead, whole.
+// instead, whole. `ending` makes the stream end otherwise: cut after its first event, stalled
+// after it for 2 s, or a body without chunks that runs to the connection's close.
+enum class StreamEnding { kComplete, kCut, kStall, kUntilClose };
 class EventStreamServer {
  public:
-  EventStreamServer(int status = 200, std::string type = "text/event-stream")
-      : status_(status), type_(std::move(type)) {
+  EventStreamServer(int status = 200, std::string type = "text/event-stream",
+                    StreamEnding ending = StreamEnding::kComplete)
+      : status_(status), type_(std::move(type)), ending_(ending) {
     listener_ = ListenOnLoopback(port_);
     thread_ = std::thread([this] { Serve(); });
   }
@@ -377,10 +380,24 @@ class EventStreamServer {
       if (n <= 0) break;
       request.append(buffer, static_cast<std::size_t>(n));
     }
+    if (ending_ == StreamEnding::kUntilClose) {
+      Send(fd,
+           "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+           "data: one\n\n");
+      std::this_thread::sleep_for(50ms);
+      Send(fd, "data: two\n\n");
+      ::close(fd);
+      return;
+    }
     const std::string head = "HTTP/1.1 " + std::to_string(status_) +
                              " X\r\nContent-Type: " + type_ +
                              "\r\nTransfer-Encoding: chunked\r\n\r\n";
     Send(fd, head + Chunk("data: one\n\n"));
+    if (ending_ != StreamEnding::kComplete) {
+      if (ending_ == StreamEnding::kStall) std::this_thread::sleep_for(2s);
+      ::close(fd);
+      return;
+    }
     const bool streams = status_ == 200 && type_ == "text/event-stream";
     const auto until = std::chrono::steady_clock::now() + (streams ? 3s : 0s);
     while (!client_has_first && std::chrono::steady_clock::now() < until)
@@ -392,6 +409,7 @@ class EventStreamServer {
 
   int status_;
   std::string type_;
+  StreamEnding ending_;
   int listener_ = -1;
   int port_ = 0;
   std::thread thread_;
@@ -433,6 +451,48 @@ TEST(HttpClientEventStream, AnyOtherAnswerIsReadWhole) {
     EXPECT_FALSE(called);
     EXPECT_EQ(response->body, "data: one\n\ndata: two\n\ndata: [DONE]\n\n");
   }
+}
+
+TEST(HttpClientEventStream, AStreamCutBeforeItsEndIsAnError) {
+  asio::io_context io;
+  HttpClient client(io.get_executor(), HttpClientOptions{});
+  EventStreamServer server(200, "text/event-stream", StreamEnding::kCut);
+  std::string heard;
+  HttpClientRequest request;
+  request.url = server.url();
+  request.on_event_stream = [&](std::string_view piece) { heard.append(piece); };
+  const auto response = RunAsync(io, client.Send(std::move(request)));
+  ASSERT_FALSE(response);
+  EXPECT_EQ(heard, "data: one\n\n");
+}
+
+TEST(HttpClientEventStream, AStreamThatRunsToTheConnectionsCloseIsWhole) {
+  asio::io_context io;
+  HttpClient client(io.get_executor(), HttpClientOptions{});
+  EventStreamServer server(200, "text/event-stream", StreamEnding::kUntilClose);
+  std::string heard;
+  HttpClientRequest request;
+  request.url = server.url();
+  request.on_event_stream = [&](std::string_view piece) { heard.append(piece); };
+  const auto response = RunAsync(io, client.Send(std::move(request)));
+  ASSERT_TRUE(response) << response.error().message;
+  EXPECT_EQ(heard, "data: one\n\ndata: two\n\n");
+}
+
+TEST(HttpClientEventStream, AStalledStreamEndsAtTheCallsDeadline) {
+  asio::io_context io;
+  HttpClient client(io.get_executor(), HttpClientOptions{});
+  EventStreamServer server(200, "text/event-stream", StreamEnding::kStall);
+  std::string heard;
+  HttpClientRequest request;
+  request.url = server.url();
+  request.timeout = 300ms;
+  request.on_event_stream = [&](std::string_view piece) { heard.append(piece); };
+  const auto started = std::chrono::steady_clock::now();
+  const auto response = RunAsync(io, client.Send(std::move(request)));
+  ASSERT_FALSE(response);
+  EXPECT_EQ(heard, "data: one\n\n");  // what came before the stall was handed over
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1500ms);
 }
 
 class HttpsClientTest : public ::testing::Test {
