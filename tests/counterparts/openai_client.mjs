@@ -5,6 +5,9 @@
 //   node openai_client.mjs --base URL --key KEY --call stream --model M --messages JSON
 //                          [--idempotency-key K]
 //   node openai_client.mjs --base URL --key KEY --call models
+//   (chat and stream take --tools JSON and --tool-choice JSON: the caller's own functions)
+//   node openai_client.mjs --base URL --key KEY --call run-tools --model M --messages JSON [--stream true]
+//     the SDK's own tool loop (chat.completions.runTools) with a `weather` function it runs itself
 //   node openai_client.mjs --base URL --key KEY --call response --model M --input JSON|TEXT
 //                          [--text JSON: the Responses API's text param, e.g. its json_schema format]
 //                          [--previous ID] [--instructions TEXT] [--store BOOL] [--idempotency-key K]
@@ -104,21 +107,47 @@ async function conversation(conversations, op) {
   }
 }
 
+// The caller's own functions, when the test gives them.
+function withTools(body) {
+  if (arg('tools')) body.tools = JSON.parse(arg('tools'));
+  if (arg('tool-choice')) body.tool_choice = JSON.parse(arg('tool-choice'));
+  return body;
+}
+
 async function call() {
   switch (arg('call')) {
     case 'chat': {
       const body = { model: arg('model'), messages: JSON.parse(arg('messages')) };
       if (arg('metadata')) body.metadata = JSON.parse(arg('metadata'));
       if (arg('response-format')) body.response_format = JSON.parse(arg('response-format'));
+      withTools(body);
       const options = idempotency();
       return client.chat.completions.create(body, options);
     }
+    case 'run-tools': {
+      // The SDK runs `weather` itself and sends its result back, the history resent each time.
+      const called = [];
+      const runner = client.chat.completions.runTools({
+        model: arg('model'), messages: JSON.parse(arg('messages')), stream: arg('stream') === 'true',
+        tools: [{
+          type: 'function',
+          function: {
+            name: 'weather', description: 'The weather in a city',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            parse: JSON.parse,
+            function: ({ city }) => { called.push(city); return `sunny in ${city}`; },
+          },
+        }],
+      });
+      const content = await runner.finalContent();
+      return { content, called, messages: runner.messages };
+    }
     case 'stream': {
       // Every chunk as the SDK hands it over; an error in the stream is thrown by its iterator.
-      const stream = await client.chat.completions.create({
+      const stream = await client.chat.completions.create(withTools({
         model: arg('model'), messages: JSON.parse(arg('messages')), stream: true,
         stream_options: { include_usage: true },
-      }, idempotency());
+      }), idempotency());
       const chunks = [];
       try {
         for await (const chunk of stream) chunks.push(chunk);

@@ -100,7 +100,7 @@ def test_refusals_are_the_sdks_error_classes_naming_openais_param(start_server, 
     assert missing["status"] == 404 and missing["class"] == "NotFoundError", missing
     bad = sdk(tenant, key, "chat", model="bot", messages=[{"role": "tool", "content": "x"}])["error"]
     assert bad["status"] == 400 and bad["class"] == "BadRequestError", bad
-    assert bad["param"] == "messages[0].role" and bad["type"] == "invalid_request_error", bad
+    assert bad["param"] == "messages[0].tool_call_id" and bad["type"] == "invalid_request_error", bad
     wrong = sdk(tenant, "agk_" + tenant.org + ".prod.agt_0000000000000000." + "x" * 43, "models")["error"]
     assert wrong["status"] == 401 and wrong["class"] == "AuthenticationError", wrong
     unreadable = sdk(tenant, "sk-not-ours", "models")["error"]

@@ -149,6 +149,13 @@ std::string OpenAiRequestBody(const ModelRequest& r, bool stream) {
       tools.push_back(std::move(tool));
     }
     body.emplace("tools", std::move(tools));
+    if (r.required_tool && r.required_tool->empty()) {
+      body.emplace("tool_choice", "required");
+    } else if (r.required_tool) {
+      body.emplace("tool_choice",
+                   json::object{{"type", "function"},
+                                {"function", json::object{{"name", *r.required_tool}}}});
+    }
   }
   const auto& format = r.answer_format;
   if (format && schema::IsJsonObjectSchema(format->schema)) {
@@ -345,6 +352,11 @@ std::string AnthropicRequestBody(const ModelRequest& r, bool stream, AnswerWay a
     // text differs (its per-call context).
     if (cached) tools.back().as_object()["cache_control"] = Breakpoint();
     body["tools"] = std::move(tools);
+    if (r.required_tool && r.required_tool->empty()) {
+      body["tool_choice"] = json::object{{"type", "any"}};
+    } else if (r.required_tool) {
+      body["tool_choice"] = json::object{{"type", "tool"}, {"name", *r.required_tool}};
+    }
   }
   return json_text::Write(body);
 }

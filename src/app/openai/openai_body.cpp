@@ -6,6 +6,7 @@
 namespace agentgate {
 
 std::string_view FinishReasonOf(const InvokeResult& result) {
+  if (!result.blocked && !result.tool_calls.empty()) return "tool_calls";
   return openai::FinishReason(result.blocked, StopReasonName(result.stop_reason));
 }
 
@@ -22,10 +23,28 @@ std::string ChatCompletionText(const InvokeResult& result, std::string_view mode
       .Object()
       .Int("index", 0)
       .Object("message")
-      .String("role", "assistant")
-      .String("content", result.response)
-      .Null("refusal")
-      .End()
+      .String("role", "assistant");
+  if (result.tool_calls.empty() || !result.response.empty()) {
+    out.String("content", result.response);
+  } else {
+    out.Null("content");  // as OpenAI answers a step that only calls functions
+  }
+  out.Null("refusal");
+  if (!result.tool_calls.empty()) {
+    out.Array("tool_calls");
+    for (const auto& call : result.tool_calls) {
+      out.Object()
+          .String("id", call.id)
+          .String("type", "function")
+          .Object("function")
+          .String("name", call.name)
+          .String("arguments", call.arguments_json)
+          .End()
+          .End();
+    }
+    out.End();
+  }
+  out.End()
       .String("finish_reason", FinishReasonOf(result))
       .Null("logprobs")
       .End()

@@ -62,6 +62,18 @@ void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result)
     for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
     out.Value("pending_actions", json::value(PendingActionsJson(pending)));
   }
+  if (!result.tool_calls.empty()) {
+    // The caller's own functions the model called (/v1 `tools`, docs/openai.md).
+    out.Array("tool_calls");
+    for (const auto& call : result.tool_calls) {
+      out.Object()
+          .String("call_id", call.id)
+          .String("name", call.name)
+          .String("arguments", call.arguments_json)
+          .End();
+    }
+    out.End();
+  }
 }
 
 json::object InvokeBody(const InvokeResult& result) {

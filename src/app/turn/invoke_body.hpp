@@ -32,6 +32,8 @@ struct InvokeResult {
   std::vector<ToolCall> pending_actions = {};
   // The answer parsed, under an answer schema it kept to (docs/structured-output.md); else null.
   std::optional<boost::json::value> output = {};
+  // The model called the caller's own functions (/v1 `tools`): the caller runs them.
+  std::vector<ToolCall> tool_calls = {};
   bool operator==(const InvokeResult&) const = default;
 };
 

@@ -4,6 +4,7 @@
 #include "app/turn/turn_run.hpp"
 #include "domain/agent/memory_recall.hpp"
 #include "domain/agent/prompt.hpp"
+#include "domain/openai/caller_tools.hpp"
 
 #include <algorithm>
 
@@ -29,6 +30,9 @@ PromptInputs InputsOf(const InvokeRequest& request, std::string instance_instruc
   inputs.message = request.message;
   inputs.history = request.history;  // a stateless call's own (a stored conversation's is read)
   inputs.answer_schema = request.answer_schema;
+  inputs.caller_tools = request.caller_tools;
+  inputs.required_tool = request.required_tool;
+  inputs.continuation = request.continuation;
   return inputs;
 }
 
@@ -139,6 +143,17 @@ asio::awaitable<Result<void>> InvokeAgent::Prepare(TurnRun& run,
         co_await d_.mcp.ToolsFor(run.command.caller.org_id, config, run.deadlines.soft, trace);
     inputs.extra_tools = run.mcp_tools.offered;
   }
+  // The caller's functions may not take a name the model already has (inputs has no caller
+  // tools in this look: only the agent's own are offered).
+  if (!inputs.caller_tools.empty()) {
+    auto callers = std::move(inputs.caller_tools);
+    const auto offered = AssemblePrompt(config, inputs).request.tools;
+    AG_CO_TRYV(openai::CheckNoCollision(callers, offered,
+                                        run.command.request.caller_tools_flat
+                                            ? openai::ToolShape::kResponses
+                                            : openai::ToolShape::kChat));
+    inputs.caller_tools = std::move(callers);
+  }
   auto prompt = AssemblePrompt(config, inputs);
   if (config.history.strategy == HistoryStrategy::kSummarize && prompt.history_messages_dropped > 0)
     AG_CO_TRYV(co_await FoldHistory(d_, run, inputs, stored, prompt));
@@ -146,6 +161,9 @@ asio::awaitable<Result<void>> InvokeAgent::Prepare(TurnRun& run,
   run.history_sent = prompt.history_messages_sent;
   run.turn.emplace(std::move(prompt.request), std::move(prompt.action_names),
                    config.max_iterations);
+  std::set<std::string> caller_tools;
+  for (const auto& tool : inputs.caller_tools) caller_tools.insert(tool.name);
+  run.turn->SetCallerTools(std::move(caller_tools));
   co_return Result<void>{};
 }
 

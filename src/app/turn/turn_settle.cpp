@@ -157,6 +157,27 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   return pause;
 }
 
+// What the turn answers, once the safety policy has seen it: its text (the placeholder when
+// withheld), its parsed output, and the caller's function calls, checked as a paused call's
+// arguments are.
+void SettleAnswer(TurnRun& run, const TurnOutcome& outcome) {
+  InvokeResult& result = run.result;
+  result.response = RenderResponse(outcome);
+  const auto& calls = outcome.caller_calls;
+  const bool arguments_withheld = std::any_of(calls.begin(), calls.end(), [&](const ToolCall& c) {
+    return run.agent.safety.BlocksArguments(c.arguments_json);
+  });
+  result.blocked =
+      outcome.approval_withheld || arguments_withheld || run.agent.safety.Blocks(result.response);
+  // The withheld text is never stored, logged or answered.
+  if (result.blocked) {
+    result.response = run.agent.config.safety.placeholder;
+    return;
+  }
+  result.output = outcome.output;
+  result.tool_calls = calls;
+}
+
 }  // namespace
 
 TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
@@ -166,11 +187,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   const int earlier_steps = run.resumed != nullptr ? run.resumed->progress.model_calls : 0;
   result.model_calls = run.turn->model_calls() - earlier_steps + (run.SummaryCalled() ? 1 : 0);
   result.models = run.metered.TakeUsageByModel();
-  result.response = RenderResponse(outcome);
-  result.blocked = outcome.approval_withheld || run.agent.safety.Blocks(result.response);
-  // The withheld text is never stored, logged or answered.
-  if (result.blocked) result.response = run.agent.config.safety.placeholder;
-  if (!result.blocked) result.output = outcome.output;
+  SettleAnswer(run, outcome);
 
   const std::int64_t now = d_.clock.NowMs();
   const auto duration =

@@ -41,6 +41,16 @@ struct InvokeRequest {
   // "if_busy", when the call gave it; a background run's is done as it is queued (its place in
   // line taken then), so it is not kept with a queued run's request.
   std::optional<IfBusy> if_busy = {};
+  // The caller's own functions (/v1 `tools`, docs/openai.md "The caller's tools"): offered to the
+  // model beside the agent's; a call to one ends the turn with it, for the caller to run. Never
+  // run by the server nor stored as the agent's.
+  std::vector<ToolSpec> caller_tools = {};
+  bool caller_tools_flat = false;  // sent as the Responses API's (a 400 names tools[i].name)
+  // The first model call must call a tool: any ("") or the caller's one named (`tool_choice`).
+  std::optional<std::string> required_tool = {};
+  // A continuation: what followed `message` in the caller's resent history, the model's calls of
+  // the caller's functions and their results; the model goes on from them.
+  std::vector<ChatMessage> continuation = {};
 };
 
 // "response_format": {"type": "json_schema", "schema": {...}}, or OpenAI's {"type":

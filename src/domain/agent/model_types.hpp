@@ -75,6 +75,9 @@ struct ModelRequest {
   std::size_t history_messages = 0;
   // The final answer's schema, when the turn has one; shared: every step's request carries it.
   std::shared_ptr<const AnswerFormat> answer_format = {};
+  // The call must call a tool: any ("") or the one named (a /v1 caller's tool_choice; its first
+  // model call only).
+  std::optional<std::string> required_tool = {};
 };
 
 // A call's tokens. `input_tokens` is every input token, however the provider counts them (Anthropic

@@ -143,6 +143,8 @@ ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
   request.system = SystemText(config, in, true);
   request.tools = OfferedTools(config);
   request.tools.insert(request.tools.end(), in.extra_tools.begin(), in.extra_tools.end());
+  request.tools.insert(request.tools.end(), in.caller_tools.begin(), in.caller_tools.end());
+  request.required_tool = in.required_tool;
   for (auto& t : request.tools) t.schema_tokens = EstimateTokens(json_text::Write(t.parameters));
   const auto& schema = in.answer_schema ? in.answer_schema : config.output_schema;
   if (schema) {
@@ -155,6 +157,7 @@ ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
     request.answer_format = std::make_shared<const AnswerFormat>(std::move(format));
   }
   request.messages.push_back(ChatMessage{Role::kUser, in.message, {}, "", ""});
+  request.messages.insert(request.messages.end(), in.continuation.begin(), in.continuation.end());
   return request;
 }
 

@@ -22,7 +22,10 @@ struct PromptInputs {
   std::string history_summary;       // the gist of turns older than `history` (summarize)
   std::vector<ChatMessage> history;  // user/assistant turns, oldest first
   std::string message;
-  std::vector<ToolSpec> extra_tools;  // offered after the config's own (the MCP servers' tools)
+  std::vector<ToolSpec> extra_tools;   // offered after the config's own (the MCP servers' tools)
+  std::vector<ToolSpec> caller_tools;  // offered last: the /v1 caller's own functions
+  std::optional<std::string> required_tool;  // the first call must call one (tool_choice)
+  std::vector<ChatMessage> continuation;     // after the message: the caller's tool results
   // The call's own answer schema (response_format), else the version's output_schema applies.
   std::optional<boost::json::value> answer_schema;
 };

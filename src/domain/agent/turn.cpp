@@ -76,6 +76,7 @@ Turn::Step Turn::Finished(std::optional<StopReason> reason, std::string failure)
 }
 
 Turn::Step Turn::OnModelReply(const ModelReply& reply) {
+  request_.required_tool.reset();  // asked of the first call only
   if (!reply.text.empty()) reply_text_ = reply.text;
   ChatMessage assistant;
   assistant.role = Role::kAssistant;
@@ -85,6 +86,18 @@ Turn::Step Turn::OnModelReply(const ModelReply& reply) {
   if (reply.tool_calls.empty()) {
     if (request_.answer_format) return Answered(reply.text);
     return Finished(std::nullopt);
+  }
+  std::vector<ToolCall> for_the_caller;
+  for (const auto& call : reply.tool_calls)
+    if (caller_tools_.contains(call.name)) for_the_caller.push_back(call);
+  if (!for_the_caller.empty()) {
+    // The caller runs them and comes back with their results in a call of its own: the step is
+    // the caller's, so the agent's calls in it do not run (the model may make them again).
+    request_.messages.back().tool_calls = for_the_caller;
+    state_ = State::kFinished;
+    TurnOutcome outcome{reply.text, actions_, std::nullopt, ""};
+    outcome.caller_calls = std::move(for_the_caller);
+    return Finish{std::move(outcome)};
   }
 
   for (const auto& call : reply.tool_calls) {

@@ -42,6 +42,9 @@ struct TurnOutcome {
   bool approval_withheld = false;
   // The final answer parsed, when the turn's request has an answer schema and it kept to it.
   std::optional<boost::json::value> output = {};
+  // The model called the caller's own functions (a /v1 caller's tools): the turn ends with these
+  // calls for the caller to run; the same step's calls of the agent's tools did not run.
+  std::vector<ToolCall> caller_calls = {};
 };
 
 // What a turn has done besides its messages, kept while it waits for a person's approval
@@ -79,6 +82,10 @@ class Turn {
   Turn(ModelRequest request, std::set<std::string> action_names, int max_iterations,
        TurnProgress progress);
 
+  // The tools (among the request's) that are the caller's own: a reply calling any of them ends
+  // the turn with those calls.
+  void SetCallerTools(std::set<std::string> names) { caller_tools_ = std::move(names); }
+
   Step Start();
   Step OnModelReply(const ModelReply& reply);
   Step OnModelFailed(StopReason reason, const std::string& failure);
@@ -115,6 +122,7 @@ class Turn {
 
   ModelRequest request_;
   std::set<std::string> action_names_;
+  std::set<std::string> caller_tools_;
   int max_iterations_;
   State state_ = State::kNotStarted;
   int model_calls_ = 0;

@@ -301,3 +301,43 @@ TEST(TurnAnswerSchema, WithoutASchemaTextIsTheAnswerAsBefore) {
 }
 
 }  // namespace agentgate
+
+namespace agentgate {
+
+TEST(Turn, ACallOfTheCallersFunctionEndsTheTurnWithTheStepsCallsForTheCaller) {
+  ModelRequest prompt = Prompt();
+  prompt.required_tool = "weather";
+  Turn turn(prompt, {}, 10);
+  turn.SetCallerTools({"weather"});
+  auto step = turn.Start();
+  EXPECT_EQ(std::get<Turn::CallModel>(step).request->required_tool, "weather");
+  // The agent's own lookup in the same step does not run: the step is the caller's.
+  step = turn.OnModelReply(Calls({{"c1", "lookup", "{}"},
+                                  {"c2", "weather", R"({"city":"Paris"})"},
+                                  {"c3", "weather", R"({"city":"Rome"})"}},
+                                 "Let me check."));
+  const auto outcome = OutcomeOf(step);
+  ASSERT_EQ(outcome.caller_calls.size(), 2u);
+  EXPECT_EQ(outcome.caller_calls[0].id, "c2");
+  EXPECT_EQ(outcome.caller_calls[1].arguments_json, R"({"city":"Rome"})");
+  EXPECT_EQ(outcome.reply_text, "Let me check.");
+  EXPECT_FALSE(outcome.stop_reason);
+  EXPECT_EQ(turn.state(), Turn::State::kFinished);
+  // The transcript keeps the calls the caller was given.
+  ASSERT_EQ(turn.transcript().back().tool_calls.size(), 2u);
+  EXPECT_FALSE(turn.request().required_tool);
+}
+
+TEST(Turn, TheForcedToolIsAskedOfTheFirstCallOnly) {
+  ModelRequest prompt = Prompt();
+  prompt.required_tool = "";
+  Turn turn(prompt, {}, 10);
+  turn.SetCallerTools({"weather"});
+  turn.Start();
+  auto step = turn.OnModelReply(Calls({{"c1", "lookup", "{}"}}));
+  ASSERT_TRUE(std::holds_alternative<Turn::RunTools>(step));
+  step = turn.OnToolResults({{"c1", "lookup", "found"}});
+  EXPECT_FALSE(std::get<Turn::CallModel>(step).request->required_tool);
+}
+
+}  // namespace agentgate

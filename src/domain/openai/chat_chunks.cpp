@@ -56,7 +56,26 @@ void ChatChunkWriter::AppendEnd(std::string& out, json::object body) {
                                  ? body.at("usage").as_object()
                                  : json::object();
   body.erase("response");  // the content
-  AppendChunk(out, "{}", finish, json_text::Write(body));
+  // The caller's functions the model called: sent once, whole, after the safety check.
+  const json::value* calls = body.if_contains("tool_calls");
+  if (calls != nullptr && calls->is_array() && !calls->get_array().empty()) {
+    json::array deltas;
+    for (const auto& call : calls->get_array()) {
+      if (!call.is_object()) continue;
+      const json::object& c = call.as_object();
+      deltas.push_back(json::object{
+          {"index", static_cast<std::int64_t>(deltas.size())},
+          {"id", StringIn(c, "call_id")},
+          {"type", "function"},
+          {"function",
+           json::object{{"name", StringIn(c, "name")}, {"arguments", StringIn(c, "arguments")}}}});
+    }
+    AppendChunk(out, json_text::Write(json::object{{"tool_calls", std::move(deltas)}}));
+    body.erase("tool_calls");
+    AppendChunk(out, "{}", "tool_calls", json_text::Write(body));
+  } else {
+    AppendChunk(out, "{}", finish, json_text::Write(body));
+  }
   if (stream_.include_usage) {
     const std::int64_t prompt = IntIn(usage, "input_tokens");
     const std::int64_t completion = IntIn(usage, "output_tokens");

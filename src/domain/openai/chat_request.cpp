@@ -1,7 +1,11 @@
 #include "domain/openai/chat_request.hpp"
 
 #include "domain/json_fields.hpp"
+#include "domain/openai/caller_tools.hpp"
 #include "domain/openai/request_fields.hpp"
+
+#include <algorithm>
+#include <iterator>
 
 namespace agentgate {
 namespace {
@@ -11,41 +15,117 @@ using boost::json::array;
 using boost::json::object;
 using boost::json::value;
 
-Result<void> ReadMessages(const object& o, InvokeRequest& request) {
-  const value* messages = o.if_contains("messages");
-  if (messages == nullptr || !messages->is_array() || messages->get_array().empty())
-    return InvalidField("messages", "must be a non-empty array of {role, content}");
-  const array& items = messages->get_array();
-  std::string instructions;
+// An assistant message's tool_calls: [{id, type: "function", function: {name, arguments}}].
+Result<std::vector<ToolCall>> ReadToolCalls(const value& calls, const std::string& at) {
+  if (!calls.is_array()) return InvalidField(at, "must be an array of function calls");
+  std::vector<ToolCall> out;
+  for (std::size_t j = 0; j < calls.get_array().size(); ++j) {
+    const std::string cat = at + "[" + std::to_string(j) + "]";
+    AG_TRY(const object* call, jf::AsObject(calls.get_array()[j], cat));
+    ToolCall read;
+    AG_TRY(read.id, jf::RequiredString(*call, "id", cat));
+    const value* function = call->if_contains("function");
+    if (function == nullptr) return InvalidField(cat + ".function", "is required");
+    AG_TRY(const object* f, jf::AsObject(*function, cat + ".function"));
+    AG_TRY(read.name, jf::RequiredString(*f, "name", cat + ".function"));
+    AG_TRY(const auto arguments, jf::OptionalString(*f, "arguments", cat + ".function"));
+    read.arguments_json = arguments.value_or("{}");
+    out.push_back(std::move(read));
+  }
+  return out;
+}
+
+// The calls of the latest assistant message still waiting for their tool messages.
+struct OpenCalls {
+  std::vector<ToolCall> calls;
+  std::vector<std::string> fields;  // where each was sent: messages[i].tool_calls[j]
+  Result<void> AllAnswered() const {
+    if (calls.empty()) return {};
+    return InvalidField(fields.front(), "has no tool message with its result (tool_call_id '" +
+                                            calls.front().id + "')");
+  }
+};
+
+// The messages, in order, as the model's: every tool call answered by a tool message naming it.
+Result<std::vector<ChatMessage>> ReadHistory(const array& items, std::string& instructions) {
+  std::vector<ChatMessage> history;
+  OpenCalls open;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string at = "messages[" + std::to_string(i) + "]";
     AG_TRY(const object* m, jf::AsObject(items[i], at));
     AG_TRY(const std::string role, jf::RequiredString(*m, "role", at));
-    if (const value* calls = m->if_contains("tool_calls");
-        calls != nullptr && calls->is_array() && !calls->get_array().empty()) {
-      return InvalidField(at + ".tool_calls",
-                          "the agent calls its own tools; a client's tool calls are not accepted");
-    }
     const value* content = m->if_contains("content");
-    if (content == nullptr || content->is_null())
-      return InvalidField(at + ".content", "is required");
-    AG_TRY(std::string text, openai::TextOf(*content, at + ".content", {"text"}));
+    const bool no_content = content == nullptr || content->is_null();
+    if (role == "tool") {
+      AG_TRY(const std::string call_id, jf::RequiredString(*m, "tool_call_id", at));
+      const auto it = std::find_if(open.calls.begin(), open.calls.end(),
+                                   [&](const ToolCall& c) { return c.id == call_id; });
+      if (it == open.calls.end()) {
+        return InvalidField(
+            at + ".tool_call_id",
+            "answers no call of the assistant message before it ('" + call_id + "')");
+      }
+      std::string text;
+      if (!no_content) {
+        AG_TRY(text, openai::TextOf(*content, at + ".content", {"text"}));
+      }
+      history.push_back(ChatMessage{Role::kTool, std::move(text), {}, call_id, it->name});
+      open.fields.erase(open.fields.begin() + (it - open.calls.begin()));
+      open.calls.erase(it);
+      continue;
+    }
+    if (role != "system" && role != "developer" && role != "user" && role != "assistant") {
+      return InvalidField(at + ".role", "must be system, developer, user, assistant or tool");
+    }
+    if (role != "system" && role != "developer") AG_TRYV(open.AllAnswered());
+    std::vector<ToolCall> calls;
+    if (const value* sent = m->if_contains("tool_calls");
+        role == "assistant" && sent != nullptr && !sent->is_null()) {
+      AG_TRY(calls, ReadToolCalls(*sent, at + ".tool_calls"));
+    }
+    if (no_content && calls.empty()) return InvalidField(at + ".content", "is required");
+    std::string text;
+    if (!no_content) {
+      AG_TRY(text, openai::TextOf(*content, at + ".content", {"text", "refusal"}));
+    }
     if (role == "system" || role == "developer") {
       if (!instructions.empty()) instructions += "\n\n";
       instructions += text;
-    } else if (role == "user" || role == "assistant") {
-      request.history.push_back(ChatMessage{
-          role == "user" ? Role::kUser : Role::kAssistant, std::move(text), {}, {}, {}});
-    } else {
-      return InvalidField(at + ".role",
-                          "must be system, developer, user or assistant (the agent runs its own "
-                          "tools)");
+      continue;
     }
+    for (std::size_t j = 0; j < calls.size(); ++j) {
+      open.calls.push_back(calls[j]);
+      open.fields.push_back(at + ".tool_calls[" + std::to_string(j) + "]");
+    }
+    history.push_back(ChatMessage{role == "user" ? Role::kUser : Role::kAssistant,
+                                  std::move(text),
+                                  std::move(calls),
+                                  {},
+                                  {}});
   }
-  if (request.history.empty() || request.history.back().role != Role::kUser)
+  AG_TRYV(open.AllAnswered());
+  return history;
+}
+
+// The last user message is the turn's own; what follows it may only be the model's calls of the
+// caller's functions and their results (a continuation, ending with a result).
+Result<void> ReadMessages(const object& o, InvokeRequest& request) {
+  const value* messages = o.if_contains("messages");
+  if (messages == nullptr || !messages->is_array() || messages->get_array().empty())
+    return InvalidField("messages", "must be a non-empty array of {role, content}");
+  std::string instructions;
+  AG_TRY(auto history, ReadHistory(messages->get_array(), instructions));
+  auto last_user = std::find_if(history.rbegin(), history.rend(),
+                                [](const ChatMessage& m) { return m.role == Role::kUser; });
+  if (last_user == history.rend()) return InvalidField("messages", "must hold the user's message");
+  if (history.back().role == Role::kAssistant)
     return InvalidField("messages", "the last user or assistant message must be the user's");
-  request.message = std::move(request.history.back().content);
-  request.history.pop_back();
+  const auto user = std::prev(last_user.base());
+  request.message = std::move(user->content);
+  request.continuation.assign(std::make_move_iterator(user + 1),
+                              std::make_move_iterator(history.end()));
+  history.erase(user, history.end());
+  request.history = std::move(history);
   if (request.message.empty())
     return InvalidField("messages", "the last user message must not be empty");
   if (!instructions.empty()) request.additional_instructions = std::move(instructions);
@@ -57,14 +137,10 @@ Result<void> ReadMessages(const object& o, InvokeRequest& request) {
 Result<void> RefuseWhatCannotBeHonoured(const object& o) {
   AG_TRY(const auto n, jf::OptionalInteger(o, "n", ""));
   if (n && *n != 1) return InvalidField("n", "must be 1: an agent's turn has one answer");
-  for (const char* field : {"tools", "functions"}) {
-    const value* tools = o.if_contains(field);
-    if (tools != nullptr && !tools->is_null() &&
-        !(tools->is_array() && tools->get_array().empty())) {
-      return InvalidField(field,
-                          "the agent runs its own tools (its version's config); a client's tools "
-                          "are not accepted");
-    }
+  const value* functions = o.if_contains("functions");
+  if (functions != nullptr && !functions->is_null() &&
+      !(functions->is_array() && functions->get_array().empty())) {
+    return InvalidField("functions", "is OpenAI's deprecated form: send them as `tools`");
   }
   return {};
 }
@@ -95,6 +171,14 @@ Result<void> ReadConversation(const object& o, InvokeRequest& request) {
   AG_TRY(const object* m, jf::AsObject(*metadata, "metadata"));
   AG_TRY(auto conversation, jf::OptionalString(*m, "conversation_id", "metadata"));
   if (!conversation) return {};
+  // A stored conversation keeps the turn's text, not the calls of the caller's functions a
+  // continuation needs: these go on from the resent history (docs/openai.md).
+  if (!request.caller_tools.empty())
+    return InvalidField("tools",
+                        "the caller's tools need the history resent, not metadata.conversation_id");
+  if (!request.continuation.empty())
+    return InvalidField("messages",
+                        "tool results continue a resent history, not metadata.conversation_id");
   request.stateful = true;
   request.conversation_id = std::move(conversation);
   request.history.clear();
@@ -123,6 +207,7 @@ Result<ChatCompletionRequest> ParseChatCompletionRequest(const value& body) {
   AG_TRYV(RefuseWhatCannotBeHonoured(*o));
   AG_TRYV(ReadResponseFormat(*o, out.request));
   AG_TRYV(ReadMessages(*o, out.request));
+  AG_TRYV(openai::ReadCallerTools(*o, openai::ToolShape::kChat, out.request));
   AG_TRYV(ReadConversation(*o, out.request));
   return out;
 }

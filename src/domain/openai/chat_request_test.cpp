@@ -86,7 +86,7 @@ TEST(ChatCompletionRequests, WhatCannotBeHonouredIsRefusedNamingOpenAisField) {
             "stream_options");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "n": 2, )" + user + "}")), "n");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [{"type": "function"}], )" + user + "}")),
-            "tools");
+            "tools[0].function");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "response_format": {"type": "xml"}, )" + user + "}")),
             "response_format");
   // JSON mode: the answer is one JSON object, any (issue 74 §2).
@@ -101,6 +101,8 @@ TEST(ChatCompletionRequests, WhatCannotBeHonouredIsRefusedNamingOpenAisField) {
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [{"role": "user", "content": ""}]})")),
             "messages");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [{"role": "tool", "content": "x"}]})")),
+            "messages[0].tool_call_id");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [{"role": "function", "content": "x"}]})")),
             "messages[0].role");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [{"role": "user"}]})")),
             "messages[0].content");
@@ -110,10 +112,137 @@ TEST(ChatCompletionRequests, WhatCannotBeHonouredIsRefusedNamingOpenAisField) {
       "messages[0].content[0].type");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [{"role": "assistant", "content": null,
              "tool_calls": [{"id": "c"}]}, {"role": "user", "content": "x"}]})")),
-            "messages[0].tool_calls");
+            "messages[0].tool_calls[0].function");
   EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "metadata": {"conversation_id": 7}, )" + user + "}")),
             "metadata.conversation_id");
   EXPECT_EQ(FieldOf(Parse("[]")), "body");  // not an object
+}
+
+// What OpenAI's SDKs send for a function of the caller's (issue 76 §1).
+constexpr std::string_view kWeather = R"({"type": "function", "function": {"name": "weather",
+    "description": "The weather in a city", "parameters": {"type": "object",
+    "properties": {"city": {"type": "string"}}, "required": ["city"],
+    "additionalProperties": false}, "strict": true}})";
+
+TEST(ChatCompletionRequests, TheCallersFunctionsAreOfferedAsTheySentThem) {
+  const auto parsed = Parse(R"({"model": "a", "messages": [{"role": "user", "content": "hi"}],
+      "tools": [)" + std::string(kWeather) +
+                            R"(], "tool_choice": "auto"})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->request.caller_tools.size(), 1u);
+  EXPECT_EQ(parsed->request.caller_tools[0].name, "weather");
+  EXPECT_EQ(parsed->request.caller_tools[0].description, "The weather in a city");
+  EXPECT_EQ(parsed->request.caller_tools[0].parameters.at("required").at(0), "city");
+  EXPECT_FALSE(parsed->request.required_tool);
+  EXPECT_FALSE(parsed->request.caller_tools_flat);
+}
+
+TEST(ChatCompletionRequests, ToolChoiceNoneOffersNothingAndRequiredOrANameForcesTheFirstCall) {
+  const std::string head = R"({"model": "a", "messages": [{"role": "user", "content": "hi"}],
+      "tools": [)" + std::string(kWeather) +
+                           "], ";
+  auto parsed = Parse(head + R"("tool_choice": "none"})");
+  ASSERT_TRUE(parsed);
+  EXPECT_TRUE(parsed->request.caller_tools.empty());
+  parsed = Parse(head + R"("tool_choice": "required"})");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->request.required_tool, "");
+  parsed = Parse(head + R"("tool_choice": {"type": "function", "function": {"name": "weather"}}})");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->request.required_tool, "weather");
+  EXPECT_EQ(
+      FieldOf(Parse(head + R"("tool_choice": {"type": "function", "function": {"name": "x"}}})")),
+      "tool_choice.function.name");
+  EXPECT_EQ(FieldOf(Parse(head + R"("tool_choice": "sometimes"})")), "tool_choice");
+}
+
+TEST(ChatCompletionRequests, BadToolsAreRefusedNamingTheField) {
+  const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": {}, )" + user + "}")), "tools");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [{"type": "web_search"}], )" + user + "}")),
+            "tools[0].type");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [{"type": "function", "function":
+      {"name": "a b"}}], )" +
+                          user + "}")),
+            "tools[0].function.name");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [{"type": "function", "function":
+      {"name": "f", "parameters": {"type": "string"}}}], )" +
+                          user + "}")),
+            "tools[0].function.parameters.type");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [)" + std::string(kWeather) + ", " +
+                          std::string(kWeather) + "], " + user + "}")),
+            "tools[1].function.name");
+  std::string many = R"({"model": "a", "tools": [)";
+  for (int i = 0; i < 129; ++i)
+    many += std::string(i ? "," : "") + R"({"type": "function", "function": {"name": "f)" +
+            std::to_string(i) + R"("}})";
+  EXPECT_EQ(FieldOf(Parse(many + "], " + user + "}")), "tools");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [)" + std::string(kWeather) +
+                          R"(], "metadata": {"conversation_id": "conv_1"}, )" + user + "}")),
+            "tools");
+  // A function with no parameters takes none.
+  const auto bare = Parse(R"({"model": "a", "tools": [{"type": "function", "function":
+      {"name": "now"}}], )" +
+                          user + "}");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->request.caller_tools[0].parameters.at("type"), "object");
+}
+
+TEST(ChatCompletionRequests, ToolResultsAfterTheUserMessageContinueTheTurn) {
+  const auto parsed = Parse(R"({"model": "a", "tools": [)" + std::string(kWeather) + R"(],
+    "messages": [
+      {"role": "user", "content": "Weather in Paris and Rome?"},
+      {"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Paris\"}"}},
+        {"id": "call_2", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Rome\"}"}}]},
+      {"role": "tool", "tool_call_id": "call_2", "content": "sunny"},
+      {"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "rain"}]}
+    ]})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const InvokeRequest& request = parsed->request;
+  EXPECT_EQ(request.message, "Weather in Paris and Rome?");
+  EXPECT_TRUE(request.history.empty());
+  ASSERT_EQ(request.continuation.size(), 3u);
+  EXPECT_EQ(request.continuation[0].role, Role::kAssistant);
+  ASSERT_EQ(request.continuation[0].tool_calls.size(), 2u);
+  EXPECT_EQ(request.continuation[0].tool_calls[1].arguments_json, R"({"city":"Rome"})");
+  EXPECT_EQ(request.continuation[1].role, Role::kTool);
+  EXPECT_EQ(request.continuation[1].tool_call_id, "call_2");
+  EXPECT_EQ(request.continuation[1].tool_name, "weather");
+  EXPECT_EQ(request.continuation[2].content, "rain");
+}
+
+TEST(ChatCompletionRequests, AnEarlierRoundOfCallsStaysInTheHistory) {
+  const auto parsed = Parse(R"({"model": "a", "messages": [
+      {"role": "user", "content": "Paris?"},
+      {"role": "assistant", "content": "Checking", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}]},
+      {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+      {"role": "assistant", "content": "Sunny."},
+      {"role": "user", "content": "And tomorrow?"}]})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->request.message, "And tomorrow?");
+  EXPECT_EQ(parsed->request.history.size(), 4u);
+  EXPECT_TRUE(parsed->request.continuation.empty());
+}
+
+TEST(ChatCompletionRequests, AResultForAnUnknownCallOrACallWithoutItsResultIsRefused) {
+  const std::string call = R"({"role": "user", "content": "Paris?"},
+      {"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}]})";
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [)" + call +
+                          R"(, {"role": "tool", "tool_call_id": "call_9", "content": "x"}]})")),
+            "messages[2].tool_call_id");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [)" + call +
+                          R"(, {"role": "user", "content": "well?"}]})")),
+            "messages[1].tool_calls[0]");
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [)" + call + "]}")),
+            "messages[1].tool_calls[0]");
+  // Answered twice: the second names no call still waiting.
+  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "messages": [)" + call +
+                          R"(, {"role": "tool", "tool_call_id": "call_1", "content": "x"},
+                          {"role": "tool", "tool_call_id": "call_1", "content": "y"}]})")),
+            "messages[3].tool_call_id");
 }
 
 }  // namespace

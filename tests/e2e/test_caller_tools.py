@@ -1,0 +1,121 @@
+"""The caller's own functions on /v1 (issue 76 §1), through the real `openai` SDK: a call of one
+ends the turn with `tool_calls` for the caller to run, plain and streamed; the SDK's own tool loop
+(`runTools`) resends the history with the results and gets the model's answer; bad tools are 400s
+naming the field."""
+import json
+
+from fakes.fake_llm import openai_text, openai_tools
+from test_openai_api import new_key, sdk, start
+
+WEATHER = {"type": "function", "function": {
+    "name": "weather", "description": "The weather in a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+                   "additionalProperties": False}}}
+ASK = [{"role": "user", "content": "Weather in Paris?"}]
+
+
+def offered(request):
+    return [t["function"]["name"] for t in request["body"].get("tools", [])]
+
+
+def test_a_call_of_the_callers_function_ends_the_turn_with_it(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_tools([("weather", {"city": "Paris"})], text="Let me look."))
+    out = sdk(tenant, key, "chat", model="bot", messages=ASK, tools=[WEATHER])
+    choice = out["result"]["choices"][0]
+    assert choice["finish_reason"] == "tool_calls", choice
+    assert choice["message"]["content"] == "Let me look."
+    [call] = choice["message"]["tool_calls"]
+    assert call["type"] == "function" and call["function"]["name"] == "weather"
+    assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
+    assert call["id"]
+    # The model was offered the caller's function beside the agent's own, and called once.
+    assert "weather" in offered(llm.requests[-1]) and len(llm.requests) == 1
+    # tool_choice "none": nothing of the caller's is offered.
+    llm.push(openai_text("No tools today."))
+    out = sdk(tenant, key, "chat", model="bot", messages=ASK, tools=[WEATHER], tool_choice=json.dumps("none"))
+    assert out["result"]["choices"][0]["finish_reason"] == "stop"
+    assert "weather" not in offered(llm.requests[-1])
+    # A named function is asked of the model as OpenAI's tool_choice.
+    llm.push(openai_tools([("weather", {"city": "Paris"})]))
+    named = {"type": "function", "function": {"name": "weather"}}
+    out = sdk(tenant, key, "chat", model="bot", messages=ASK, tools=[WEATHER], tool_choice=named)
+    assert llm.requests[-1]["body"]["tool_choice"] == named
+    assert out["result"]["choices"][0]["message"]["content"] is None
+
+
+def test_the_sdks_own_tool_loop_runs_the_function_and_gets_the_answer(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    for stream in ("false", "true"):
+        llm.push(openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny in Paris today."))
+        out = sdk(tenant, key, "run-tools", model="bot", messages=ASK, stream=stream)
+        result = out["result"]
+        assert result["content"] == "Sunny in Paris today.", (stream, result)
+        assert result["called"] == ["Paris"], stream
+        # The continuation carried the call and its result to the model, with no new user message.
+        sent = [m for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+        assert [m["role"] for m in sent] == ["user", "assistant", "tool"], sent
+        assert sent[1]["tool_calls"][0]["function"]["name"] == "weather"
+        assert sent[2]["content"] == "sunny in Paris"
+        assert sent[2]["tool_call_id"] == sent[1]["tool_calls"][0]["id"]
+
+
+def test_a_streamed_call_of_the_callers_function_comes_whole_at_the_end(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_tools([("weather", {"city": "Paris"}), ("weather", {"city": "Rome"})]))
+    out = sdk(tenant, key, "stream", model="bot", messages=ASK, tools=[WEATHER])
+    chunks = out["result"]["chunks"]
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    calls = [d["tool_calls"] for d in deltas if d.get("tool_calls")]
+    assert len(calls) == 1, deltas  # once, whole
+    assert [c["function"]["name"] for c in calls[0]] == ["weather", "weather"]
+    assert [json.loads(c["function"]["arguments"])["city"] for c in calls[0]] == ["Paris", "Rome"]
+    assert [c["index"] for c in calls[0]] == [0, 1]
+    finishes = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
+    assert finishes == ["tool_calls"], chunks
+
+
+def test_bad_tools_and_continuations_are_400s_naming_the_field(start_server, llm):
+    tenant = start(start_server, llm)
+    tenant.agent("desk", actions=[{"name": "weather", "description": "The agent's own"}])
+    key = new_key(tenant, agents=("bot", "desk"))
+
+    def refused(model, messages, **fields):
+        out = sdk(tenant, key, "chat", model=model, messages=messages, **fields)
+        assert "error" in out and out["error"]["status"] == 400, out
+        return out["error"]["param"] if "param" in out["error"] else out["error"]
+
+    asked = len(llm.requests)
+    assert refused("desk", ASK, tools=[WEATHER]) == "tools[0].function.name"
+    assert refused("bot", ASK, tools=[{"type": "function", "function": {"name": "bad name"}}]) == \
+        "tools[0].function.name"
+    assert refused("bot", ASK, tools=[WEATHER], tool_choice={"type": "function", "function": {"name": "x"}}) == \
+        "tool_choice.function.name"
+    call = {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
+    assert refused("bot", ASK + [{"role": "assistant", "content": None, "tool_calls": [call]}],
+                   tools=[WEATHER]) == "messages[1].tool_calls[0]"
+    assert refused("bot", ASK + [{"role": "assistant", "content": None, "tool_calls": [call]},
+                                 {"role": "tool", "tool_call_id": "call_9", "content": "x"}],
+                   tools=[WEATHER]) == "messages[2].tool_call_id"
+    assert len(llm.requests) == asked  # no model call for any of them
+
+
+def test_a_call_whose_arguments_the_safety_policy_blocks_is_never_shown(start_server, llm):
+    tenant = start(start_server, llm)
+    tenant.agent("guarded", safety={"block_patterns": ["(?i)internal only"], "placeholder": "Withheld."})
+    key = new_key(tenant, agents=("guarded",))
+    for call in ("chat", "stream"):
+        llm.push(openai_tools([("weather", {"city": "Internal only HQ"})]))
+        out = sdk(tenant, key, call, model="guarded", messages=ASK, tools=[WEATHER])
+        assert "Internal only" not in json.dumps(out), out
+        if call == "chat":
+            choice = out["result"]["choices"][0]
+            assert choice["finish_reason"] == "content_filter" and choice["message"]["content"] == "Withheld."
+            assert "tool_calls" not in choice["message"]
+        else:
+            finishes = [c["choices"][0]["finish_reason"] for c in out["result"]["chunks"]
+                        if c["choices"] and c["choices"][0]["finish_reason"]]
+            assert finishes == ["content_filter"], out
