@@ -5,12 +5,14 @@
 //   node clients.mjs --base URL --key KEY --model M --call NAME
 // Prints one JSON line: {"result": ...} or {"error": {"name", "message", "status"}}.
 import {
-  Agent, MemorySession, OpenAIConversationsSession, run, setDefaultOpenAIClient, setTracingDisabled,
+  Agent, MemorySession, OpenAIConversationsSession, run, setDefaultOpenAIClient, setOpenAIAPI,
+  setTracingDisabled, tool,
 } from '@openai/agents';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { tool as langchainTool } from '@langchain/core/tools';
 import { generateObject, generateText, Output, streamText } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -59,8 +61,41 @@ function agentsSetUp() {
   setDefaultOpenAIClient(new OpenAI({ baseURL, apiKey }));
 }
 
+// The caller's own function, which each SDK runs itself: what it was called with is kept.
+const weatherCalls = [];
+const weatherOf = async ({ city }) => {
+  weatherCalls.push(city);
+  return `sunny in ${city}`;
+};
+const WeatherInput = z.object({ city: z.string() });
+
 async function call() {
   switch (arg('call')) {
+    case 'agents-tool': {
+      // An Agents SDK function tool on its default loop: each step resends the history (or, with
+      // --previous true, goes on from the last response); --api chat_completions switches API.
+      agentsSetUp();
+      if (arg('api')) setOpenAIAPI(arg('api'));
+      const weather = tool({ name: 'weather', description: 'The weather in a city',
+                             parameters: WeatherInput, execute: weatherOf });
+      const agent = new Agent({ name: 'desk', model, instructions: 'Help.', tools: [weather] });
+      const options = arg('previous') === 'true' ? { previousResponseId: undefined } : {};
+      const result = await run(agent, 'Weather in Paris?', options);
+      return { output: result.finalOutput, called: weatherCalls };
+    }
+    case 'langchain-tools': {
+      // LangChain's tool calling: the model's calls, each run by the tool, its ToolMessage sent back.
+      const weather = langchainTool(weatherOf, { name: 'weather', description: 'The weather in a city',
+                                                 schema: WeatherInput });
+      const llm = langchain().bindTools([weather]);
+      const messages = [new HumanMessage('Weather in Paris?')];
+      const asked = await llm.invoke(messages);
+      messages.push(asked);
+      for (const call of asked.tool_calls) messages.push(await weather.invoke(call));
+      const answer = await llm.invoke(messages);
+      return { calls: asked.tool_calls.map((c) => [c.name, c.args]), output: answer.content,
+               called: weatherCalls };
+    }
     case 'ai-generate-object': {
       const { object } = await generateObject({ model: aiOpenAI()(model), schema: Ticket,
                                                 prompt: 'File a ticket.' });

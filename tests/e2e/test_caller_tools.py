@@ -119,3 +119,20 @@ def test_a_call_whose_arguments_the_safety_policy_blocks_is_never_shown(start_se
             finishes = [c["choices"][0]["finish_reason"] for c in out["result"]["chunks"]
                         if c["choices"] and c["choices"][0]["finish_reason"]]
             assert finishes == ["content_filter"], out
+
+
+def test_langchains_tool_calling_and_the_agents_sdk_on_chat_completions_run_their_tools(
+        start_server, llm):
+    from test_client_sdks import client
+    tenant = start(start_server, llm)
+    tenant.agent("desk")
+    key = new_key(tenant, agents=("desk",))
+    llm.push(openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny in Paris."))
+    out = client(tenant, key, "langchain-tools")
+    assert out == {"calls": [["weather", {"city": "Paris"}]], "output": "Sunny in Paris.",
+                   "called": ["Paris"]}, out
+    sent = [m["role"] for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert sent == ["user", "assistant", "tool"], sent
+    llm.push(openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny in Paris."))
+    out = client(tenant, key, "agents-tool", api="chat_completions")
+    assert out == {"output": "Sunny in Paris.", "called": ["Paris"]}, out
