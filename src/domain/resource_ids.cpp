@@ -53,6 +53,23 @@ std::optional<std::string> ResponseHex(std::string_view response_id) {
   return std::string(hex);
 }
 
+std::string FunctionCallOfResponse(std::string_view response_id, std::size_t n) {
+  return Make(kFunctionCall, PartOf(response_id)) + "_" + std::to_string(n);
+}
+
+std::optional<std::string> ResponseOfFunctionCall(std::string_view function_call_id) {
+  if (!function_call_id.starts_with(kFunctionCall)) return std::nullopt;
+  const std::string_view rest = function_call_id.substr(kFunctionCall.size());
+  const auto underscore = rest.find('_');
+  if (underscore == std::string_view::npos) return std::nullopt;
+  const std::string_view hex = rest.substr(0, underscore);
+  const std::string_view digits = rest.substr(underscore + 1);
+  if (!IsHex(hex) || digits.empty() || digits.size() > 4 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return Make(kResponse, hex);
+}
+
 std::string ItemOf(std::string_view conversation_id, std::int64_t seq) {
   return Make(kMessage, PartOf(conversation_id)) + "_" + std::to_string(seq);
 }

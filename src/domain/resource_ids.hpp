@@ -39,6 +39,11 @@ std::string RunOfTurn(std::string_view turn_id);
 // "resp_X" of a run's or a turn's id; "msg_X" of a response's id.
 std::string ResponseOf(std::string_view run_or_turn_id);
 std::string MessageOfResponse(std::string_view response_id);
+// The function_call items of a response's output: "fc_<hex>_<n>" of "resp_<hex>" (n from 0); and
+// the response one names (none for any other shape).
+inline constexpr std::string_view kFunctionCall = "fc_";
+std::string FunctionCallOfResponse(std::string_view response_id, std::size_t n);
+std::optional<std::string> ResponseOfFunctionCall(std::string_view function_call_id);
 
 // "chatcmpl-<id>" of the run or turn a chat completion answers for.
 std::string ChatCompletionOf(std::string_view run_or_turn_id);

@@ -79,7 +79,15 @@ async function call() {
       const weather = tool({ name: 'weather', description: 'The weather in a city',
                              parameters: WeatherInput, execute: weatherOf });
       const agent = new Agent({ name: 'desk', model, instructions: 'Help.', tools: [weather] });
-      const options = arg('previous') === 'true' ? { previousResponseId: undefined } : {};
+      let options = {};
+      if (arg('previous') === 'true') {
+        // The server keeps the state: the run goes on from an earlier response, sending only what
+        // is new at each step.
+        const first = await run(agent, 'Hi.');
+        options = { previousResponseId: first.lastResponseId };
+      } else if (arg('conversation') === 'true') {
+        options = { conversationId: (await new OpenAI({ baseURL, apiKey }).conversations.create({})).id };
+      }
       const result = await run(agent, 'Weather in Paris?', options);
       return { output: result.finalOutput, called: weatherCalls };
     }

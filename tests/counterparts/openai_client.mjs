@@ -159,6 +159,7 @@ async function call() {
     }
     case 'response': {
       const body = { model: arg('model'), input: input() };
+      withTools(body);
       if (arg('previous')) body.previous_response_id = arg('previous');
       if (arg('instructions')) body.instructions = arg('instructions');
       if (arg('store')) body.store = JSON.parse(arg('store'));
@@ -172,7 +173,9 @@ async function call() {
     case 'response-stream': {
       // The SDK's own accumulation of the events (it throws on any it cannot place).
       const body = { model: arg('model'), input: input() };
+      withTools(body);
       if (arg('previous')) body.previous_response_id = arg('previous');
+      if (arg('store')) body.store = JSON.parse(arg('store'));
       if (arg('metadata')) body.metadata = JSON.parse(arg('metadata'));
       const stream = client.responses.stream(body, idempotency());
       const events = [];

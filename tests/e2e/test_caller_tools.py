@@ -4,8 +4,10 @@ ends the turn with `tool_calls` for the caller to run, plain and streamed; the S
 naming the field."""
 import json
 
+import pytest
+
 from fakes.fake_llm import openai_text, openai_tools
-from test_openai_api import new_key, sdk, start
+from test_openai_api import new_key, sdk, start, two_servers
 
 WEATHER = {"type": "function", "function": {
     "name": "weather", "description": "The weather in a city",
@@ -136,3 +138,117 @@ def test_langchains_tool_calling_and_the_agents_sdk_on_chat_completions_run_thei
     llm.push(openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny in Paris."))
     out = client(tenant, key, "agents-tool", api="chat_completions")
     assert out == {"output": "Sunny in Paris.", "called": ["Paris"]}, out
+
+
+FLAT_WEATHER = {"type": "function", "name": "weather", "description": "The weather in a city",
+                "parameters": WEATHER["function"]["parameters"]}
+
+
+def function_calls(response):
+    return [i for i in response["output"] if i["type"] == "function_call"]
+
+
+@pytest.mark.both_stores
+def test_a_response_that_calls_the_callers_function_is_continued_by_its_output(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    for store in ("true", "false"):
+        llm.push(openai_tools([("weather", {"city": "Paris"})], text="Looking."))
+        first = sdk(tenant, key, "response", model="bot", input="Weather in Paris?", tools=[FLAT_WEATHER],
+                    store=store)["result"]
+        assert first["status"] == "completed", first
+        [call] = function_calls(first)
+        assert call["id"].startswith("fc_") and call["name"] == "weather" and call["call_id"]
+        assert json.loads(call["arguments"]) == {"city": "Paris"}
+        assert first["output_text"] == "Looking."
+        output = {"type": "function_call_output", "call_id": call["call_id"], "output": "sunny"}
+        llm.push(openai_text("Sunny in Paris."))
+        if store == "true":
+            # The stored response is continued by the output alone.
+            second = sdk(tenant, key, "response", model="bot", input=[output], tools=[FLAT_WEATHER],
+                         previous=first["id"])["result"]
+        else:
+            # Stateless: the history resent, the call with it.
+            resent = [{"role": "user", "content": "Weather in Paris?"},
+                      {"type": "function_call", "call_id": call["call_id"], "name": "weather",
+                       "arguments": call["arguments"]}, output]
+            second = sdk(tenant, key, "response", model="bot", input=resent, tools=[FLAT_WEATHER],
+                         store="false")["result"]
+        assert second["output_text"] == "Sunny in Paris.", (store, second)
+        sent = [m for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+        assert [m["role"] for m in sent] == ["user", "assistant", "tool"], (store, sent)
+        assert sent[1]["tool_calls"][0]["id"] == call["call_id"]
+        assert sent[2] == {"role": "tool", "tool_call_id": call["call_id"], "content": "sunny"}, sent
+        if store == "true":
+            # Read back as answered: the call is the first's output, its result the second's input.
+            again = sdk(tenant, key, "retrieve", id=first["id"])["result"]
+            assert function_calls(again) == [call], again
+            items = sdk(tenant, key, "input-items", id=second["id"])["result"]["items"]
+            assert [(i["type"], i.get("call_id"), i.get("output")) for i in items] == \
+                [("function_call_output", call["call_id"], "sunny")], items
+
+
+def test_a_streamed_response_sends_the_call_whole(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_tools([("weather", {"city": "Paris"})]))
+    out = sdk(tenant, key, "response-stream", model="bot", input="Weather in Paris?", tools=[FLAT_WEATHER])
+    assert "error" not in out, out
+    events = out["result"]["events"]
+    deltas = [e for e in events if e["type"] == "response.function_call_arguments.delta"]
+    assert len(deltas) == 1 and json.loads(deltas[0]["delta"]) == {"city": "Paris"}, events
+    [call] = function_calls(out["result"]["final"])
+    assert call["name"] == "weather" and json.loads(call["arguments"]) == {"city": "Paris"}
+
+
+def test_an_unanswered_call_or_an_unknown_output_is_a_400(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_tools([("weather", {"city": "Paris"})]))
+    first = sdk(tenant, key, "response", model="bot", input="Weather in Paris?", tools=[FLAT_WEATHER])["result"]
+    asked = len(llm.requests)
+    unknown = {"type": "function_call_output", "call_id": "call_nope", "output": "x"}
+    out = sdk(tenant, key, "response", model="bot", input=[unknown], previous=first["id"])
+    assert out["error"]["status"] == 400 and out["error"]["param"] == "input[0].call_id", out
+    out = sdk(tenant, key, "response", model="bot", input="And Rome?", previous=first["id"])
+    assert out["error"]["status"] == 400 and out["error"]["param"] == "input", out
+    assert len(llm.requests) == asked
+
+
+@pytest.mark.both_stores
+def test_the_agents_sdks_function_tool_on_its_default_loop_and_with_previous_response_id(
+        start_server, llm):
+    from test_client_sdks import client
+    tenant = start(start_server, llm)
+    tenant.agent("desk")
+    key = new_key(tenant, agents=("desk",))
+    llm.push(openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny in Paris."))
+    out = client(tenant, key, "agents-tool")
+    assert out == {"output": "Sunny in Paris.", "called": ["Paris"]}, out
+    sent = [m["role"] for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert sent == ["user", "assistant", "tool"], sent
+    llm.push(openai_text("Hello."), openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny."))
+    out = client(tenant, key, "agents-tool", previous="true")
+    assert out == {"output": "Sunny.", "called": ["Paris"]}, out
+    sent = [m["role"] for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert sent == ["user", "assistant", "user", "assistant", "tool"], sent
+    # A conversation the server keeps: each step sends only what is new.
+    llm.push(openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny."))
+    out = client(tenant, key, "agents-tool", conversation="true")
+    assert out == {"output": "Sunny.", "called": ["Paris"]}, out
+    sent = [m["role"] for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert sent == ["user", "assistant", "tool"], sent
+
+
+@pytest.mark.postgres
+def test_a_response_calling_the_callers_function_is_continued_on_another_server(start_server, llm):
+    tenant, other, key = two_servers(start_server, llm)
+    llm.push(openai_tools([("weather", {"city": "Paris"})]))
+    first = sdk(tenant, key, "response", model="bot", input="Weather in Paris?", tools=[FLAT_WEATHER])["result"]
+    [call] = function_calls(first)
+    llm.push(openai_text("Sunny in Paris."))
+    output = {"type": "function_call_output", "call_id": call["call_id"], "output": "sunny"}
+    second = sdk(other, key, "response", model="bot", input=[output], previous=first["id"])["result"]
+    assert second["output_text"] == "Sunny in Paris.", second
+    sent = [m["role"] for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert sent == ["user", "assistant", "tool"], sent

@@ -169,8 +169,9 @@ def test_bad_conversation_input_names_the_field(start_server, llm):
     key = new_key(tenant)
     made = conv(tenant, key, "create")["result"]
     cases = [
-        ("create", {"items": [{"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"}]},
-         "items[0].type"),
+        ("create", {"items": [{"type": "web_search_call", "id": "w"}]}, "items[0].type"),
+        ("create", {"items": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
+         "items[0].call_id"),
         ("create", {"items": [{"role": "system", "content": "x"}]}, "items[0].role"),
         ("create", {"metadata": {"k": 5}}, "metadata.k"),
         ("items-create", {"id": made["id"], "items": [{"role": "user", "content": 5}]}, "items[0].content"),

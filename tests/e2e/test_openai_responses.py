@@ -191,7 +191,7 @@ def test_bad_input_and_refusals_name_the_responses_param(start_server, llm):
     status, _, body = tenant.server.request(
         "POST", "/v1/responses", {"model": "bot", "input": "hi", "tools": [{"type": "web_search"}]},
         {"authorization": f"Bearer {key}", "content-type": "application/json"})
-    assert status == 400 and body["error"]["param"] == "tools", body
+    assert status == 400 and body["error"]["param"] == "tools[0].type", body
 
 
 def test_a_stateless_response_keeps_nothing_and_an_idempotency_key_replays_a_stored_one(

@@ -2,6 +2,7 @@
 // response's turn wrote before its reply, as conversation items (msg_<conversation hex>_<seq>).
 #include "app/openai/conversations.hpp"
 #include "app/openai/responses.hpp"
+#include "domain/agent/stored_messages.hpp"
 #include "domain/openai/conversation_objects.hpp"
 #include "domain/resource_ids.hpp"
 
@@ -53,7 +54,9 @@ asio::awaitable<Result<json::object>> ReadInputItems(StoreRunner& store, TenantD
                                               "read once it has");
   }
   std::vector<MessageRecord> inputs = std::move(answered->messages);
-  if (!inputs.empty() && inputs.back().role == "assistant") inputs.pop_back();  // its reply
+  // Its output: the calls of the caller's functions, and its reply.
+  while (!inputs.empty() && inputs.back().role == stored_messages::kFunctionCall) inputs.pop_back();
+  if (!inputs.empty() && inputs.back().role == "assistant") inputs.pop_back();
   co_return PageOf(answered->turn.conversation_id, std::move(inputs), query);
 }
 

@@ -1,4 +1,5 @@
 #include "app/openai/responses.hpp"
+#include "domain/agent/stored_messages.hpp"
 
 #include "app/access/authenticate.hpp"
 
@@ -176,9 +177,21 @@ namespace {
 // The invoke body a stored turn's record and messages make, as its call answered it (less what
 // only the call knew: its output, pending actions and per-model usage).
 json::object StoredTurnBody(const TurnRecord& turn, const std::vector<MessageRecord>& messages) {
+  // The reply, and the calls of the caller's functions after it, of the turn's last step.
   std::string reply;
-  for (const auto& m : messages)
-    if (m.role == "assistant") reply = m.content;
+  json::array calls;
+  for (const auto& m : messages) {
+    if (m.role == "assistant") {
+      reply = m.content;
+    } else if (m.role == stored_messages::kFunctionCall) {
+      const auto call = stored_messages::ReadStoredCall(m.content);
+      calls.push_back(json::object{
+          {"call_id", call.call_id}, {"name", call.name}, {"arguments", call.arguments}});
+    } else {
+      reply.clear();
+      calls.clear();
+    }
+  }
   json::object body{{"response", reply},
                     {"turn_id", turn.id},
                     {"conversation_id", turn.conversation_id},
@@ -188,6 +201,7 @@ json::object StoredTurnBody(const TurnRecord& turn, const std::vector<MessageRec
       turn.stop_reason.empty() ? json::value(nullptr) : json::value(turn.stop_reason);
   body["usage"] =
       json::object{{"input_tokens", turn.input_tokens}, {"output_tokens", turn.output_tokens}};
+  if (!calls.empty()) body["tool_calls"] = std::move(calls);
   return body;
 }
 

@@ -4,6 +4,7 @@
 #include "app/turn/turn_run.hpp"
 #include "domain/agent/memory_recall.hpp"
 #include "domain/agent/prompt.hpp"
+#include "domain/agent/stored_messages.hpp"
 #include "domain/openai/caller_tools.hpp"
 
 #include <algorithm>
@@ -55,12 +56,18 @@ asio::awaitable<Result<void>> ReadHistory(InvokeDeps& d, const TurnRun& run, Pro
     inputs.history_summary = stored.summary.text;
   }
   for (auto& m : history) {
-    ChatMessage message;
-    message.role = m.role == "assistant" ? Role::kAssistant : Role::kUser;
-    message.content = std::move(m.content);
-    inputs.history.push_back(std::move(message));
-    stored.seqs.push_back(m.seq);
+    // A function call joins its step's message, which then ends at the call's place.
+    if (stored_messages::AppendToHistory(inputs.history, m.role, std::move(m.content))) {
+      stored.seqs.push_back(m.seq);
+    } else {
+      stored.seqs.back() = m.seq;
+    }
   }
+  // The model's calls of the caller's functions wait for their results: a continuation brings
+  // them, and nothing else may (docs/openai.md, "The caller's tools").
+  const InvokeRequest& request = run.command.request;
+  AG_CO_TRYV(stored_messages::CheckContinuation(inputs.history, request.continuation,
+                                                request.continuation_fields, "input"));
   co_return Result<void>{};
 }
 

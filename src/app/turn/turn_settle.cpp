@@ -4,6 +4,7 @@
 #include "app/turn/turn_run.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/agent/prompt.hpp"
+#include "domain/agent/stored_messages.hpp"
 #include "domain/agent/transcript.hpp"
 #include "domain/resource_ids.hpp"
 #include "domain/runs/run_events.hpp"
@@ -157,6 +158,27 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   return pause;
 }
 
+// `message` as the conversation keeps it: its text, then each call of a caller's function (a
+// reply that only calls them has no text to keep); a tool message is a function's output.
+void AddRecords(std::vector<MessageRecord>& out, const ChatMessage& message, std::int64_t at_ms,
+                const std::string& turn_id) {
+  if (message.role == Role::kTool) {
+    out.push_back(MessageRecord{
+        0, std::string(stored_messages::kFunctionCallOutput),
+        stored_messages::FunctionCallOutputContent(message.tool_call_id, message.content), at_ms,
+        turn_id});
+    return;
+  }
+  const bool assistant = message.role == Role::kAssistant;
+  if (!message.content.empty() || message.tool_calls.empty())
+    out.push_back(
+        MessageRecord{0, assistant ? "assistant" : "user", message.content, at_ms, turn_id});
+  for (const auto& call : message.tool_calls) {
+    out.push_back(MessageRecord{0, std::string(stored_messages::kFunctionCall),
+                                stored_messages::FunctionCallContent(call), at_ms, turn_id});
+  }
+}
+
 // What the turn answers, once the safety policy has seen it: its text (the placeholder when
 // withheld), its parsed output, and the caller's function calls, checked as a paused call's
 // arguments are.
@@ -211,18 +233,22 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   } else if (run.place.conversation_id) {
     // A new conversation starts with the history its first call brought, as much as the agent's
     // history window holds (a client that keeps its own history, docs/openai.md).
-    const auto& brought = run.command.request.history;
+    const InvokeRequest& request = run.command.request;
+    const auto& brought = request.history;
     if (run.place.new_conversation && !brought.empty()) {
       const std::size_t from = SeedFrom(brought, HistoryBudgetOf(run.agent.config));
-      for (std::size_t i = from; i < brought.size(); ++i) {
-        commit.messages.push_back(
-            MessageRecord{0, brought[i].role == Role::kAssistant ? "assistant" : "user",
-                          brought[i].content, run.started_ms, result.turn_id});
-      }
+      for (std::size_t i = from; i < brought.size(); ++i)
+        AddRecords(commit.messages, brought[i], run.started_ms, result.turn_id);
     }
-    commit.messages.push_back(
-        MessageRecord{0, "user", run.command.request.message, run.started_ms, result.turn_id});
-    commit.messages.push_back(MessageRecord{0, "assistant", result.response, now, result.turn_id});
+    // A continuation has no message of its own: the results it brought follow the calls.
+    if (!request.message.empty() || request.continuation.empty()) {
+      commit.messages.push_back(
+          MessageRecord{0, "user", request.message, run.started_ms, result.turn_id});
+    }
+    for (const auto& m : request.continuation)
+      AddRecords(commit.messages, m, run.started_ms, result.turn_id);
+    const ChatMessage reply{Role::kAssistant, result.response, result.tool_calls, {}, {}};
+    AddRecords(commit.messages, reply, now, result.turn_id);
   }
   if (const auto& idempotency = run.command.idempotency) {
     StoredResponse answer = idempotency->answer(result);

@@ -51,6 +51,7 @@ struct InvokeRequest {
   // A continuation: what followed `message` in the caller's resent history, the model's calls of
   // the caller's functions and their results; the model goes on from them.
   std::vector<ChatMessage> continuation = {};
+  std::vector<std::string> continuation_fields = {};  // where each was sent ("input[1]")
 };
 
 // "response_format": {"type": "json_schema", "schema": {...}}, or OpenAI's {"type":

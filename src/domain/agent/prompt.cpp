@@ -156,7 +156,9 @@ ModelRequest WithoutHistory(const AgentConfig& config, const PromptInputs& in) {
                         EstimateTokens(json_text::Write(*schema))};
     request.answer_format = std::make_shared<const AnswerFormat>(std::move(format));
   }
-  request.messages.push_back(ChatMessage{Role::kUser, in.message, {}, "", ""});
+  // A continuation of a stored conversation has no new message: its results follow the history.
+  if (!in.message.empty() || in.continuation.empty())
+    request.messages.push_back(ChatMessage{Role::kUser, in.message, {}, "", ""});
   request.messages.insert(request.messages.end(), in.continuation.begin(), in.continuation.end());
   return request;
 }

@@ -1,5 +1,6 @@
 #include "domain/openai/conversation_objects.hpp"
 
+#include "domain/agent/stored_messages.hpp"
 #include "domain/json_fields.hpp"
 #include "domain/openai/request_fields.hpp"
 
@@ -20,10 +21,30 @@ Result<std::vector<ItemText>> ReadItems(const value& items, const std::string& a
     const std::string item_at = at + "[" + std::to_string(i) + "]";
     AG_TRY(const object* item, jf::AsObject(list[i], item_at));
     AG_TRY(const auto type, jf::OptionalString(*item, "type", item_at));
+    if (type && (*type == "function_call" || *type == "function_call_output")) {
+      // The model's call of a caller's function, or its output, kept as a turn keeps them.
+      AG_TRY(const std::string call_id, jf::RequiredString(*item, "call_id", item_at));
+      if (*type == "function_call") {
+        AG_TRY(const std::string name, jf::RequiredString(*item, "name", item_at));
+        AG_TRY(const auto arguments, jf::OptionalString(*item, "arguments", item_at));
+        out.push_back(ItemText{
+            std::string(stored_messages::kFunctionCall),
+            stored_messages::FunctionCallContent({call_id, name, arguments.value_or("{}")})});
+      } else {
+        const value* output = item->if_contains("output");
+        if (output == nullptr || output->is_null())
+          return InvalidField(item_at + ".output", "is required");
+        AG_TRY(std::string text,
+               TextOf(*output, item_at + ".output", {"input_text", "output_text", "text"}));
+        out.push_back(ItemText{std::string(stored_messages::kFunctionCallOutput),
+                               stored_messages::FunctionCallOutputContent(call_id, text)});
+      }
+      continue;
+    }
     if (type && *type != "message") {
       return InvalidField(item_at + ".type",
-                          "only messages are kept (the agent runs its own tools; a client's tool "
-                          "calls and their outputs are not)");
+                          "must be message, function_call or function_call_output (the agent's "
+                          "own tools run on the server)");
     }
     AG_TRY(std::string role, jf::RequiredString(*item, "role", item_at));
     if (role != "user" && role != "assistant")
@@ -39,6 +60,19 @@ Result<std::vector<ItemText>> ReadItems(const value& items, const std::string& a
 }
 
 object ItemObject(const std::string& item_id, const ItemText& item) {
+  if (item.role == stored_messages::kFunctionCall) {
+    auto call = stored_messages::ReadStoredCall(item.text);
+    return object{{"type", "function_call"}, {"id", item_id},     {"status", "completed"},
+                  {"call_id", call.call_id}, {"name", call.name}, {"arguments", call.arguments}};
+  }
+  if (item.role == stored_messages::kFunctionCallOutput) {
+    auto result = stored_messages::ReadStoredCall(item.text);
+    return object{{"type", "function_call_output"},
+                  {"id", item_id},
+                  {"status", "completed"},
+                  {"call_id", result.call_id},
+                  {"output", result.output}};
+  }
   const bool assistant = item.role == "assistant";
   object part{{"type", assistant ? "output_text" : "input_text"}, {"text", item.text}};
   if (assistant) part["annotations"] = array{};

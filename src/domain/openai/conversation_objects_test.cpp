@@ -21,12 +21,32 @@ TEST(ConversationObjects, ItemsAreMessagesOfTheUserOrTheAssistant) {
   EXPECT_EQ((*items)[1].text, "hello");
 }
 
+TEST(ConversationObjects, FunctionCallsAndTheirOutputsAreKeptAndShownAsTheirItems) {
+  const auto items = ReadItems(json::parse(R"([
+    {"type": "function_call", "call_id": "call_1", "name": "weather", "arguments": "{}"},
+    {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}])"),
+                               "items");
+  ASSERT_TRUE(items) << items.error().message;
+  ASSERT_EQ(items->size(), 2u);
+  const auto call = ItemObject("msg_1_1", (*items)[0]);
+  EXPECT_EQ(call.at("type"), "function_call");
+  EXPECT_EQ(call.at("call_id"), "call_1");
+  EXPECT_EQ(call.at("name"), "weather");
+  const auto output = ItemObject("msg_1_2", (*items)[1]);
+  EXPECT_EQ(output.at("type"), "function_call_output");
+  EXPECT_EQ(output.at("output"), "sunny");
+}
+
 TEST(ConversationObjects, WhatIsNotAMessageIsRefusedNamingItsField) {
   auto refused = ReadItems(json::parse(R"([{"role": "user", "content": "a"},
-    {"type": "function_call", "name": "f"}])"),
+    {"type": "web_search_call", "id": "f"}])"),
                            "items");
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("items[1].type"), std::string::npos);
+  // A function call needs its call_id.
+  refused = ReadItems(json::parse(R"([{"type": "function_call", "name": "f"}])"), "items");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("items[0].call_id"), std::string::npos);
   refused = ReadItems(json::parse(R"([{"role": "system", "content": "a"}])"), "items");
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("items[0].role"), std::string::npos);

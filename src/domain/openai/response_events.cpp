@@ -86,7 +86,29 @@ void ResponseEventWriter::AppendEnd(std::string& out, const json::object& body) 
   // The whole response as the stream wrote it (its text as it went out).
   json::object response = AnsweredResponse(header_, body, &text_);
   const bool completed = response.at("status") == "completed";
+  const bool message = message_open_;
   CloseMessage(out, completed ? "completed" : "incomplete");
+  // The caller's functions the model called: each item whole, after the safety check.
+  std::int64_t index = message ? 1 : 0;
+  for (auto& call : FunctionCallsOf(header_, body)) {
+    const json::value item_id = call.at("id");
+    const json::value arguments = call.at("arguments");
+    json::object added = call;
+    added["status"] = "in_progress";
+    added["arguments"] = "";
+    AppendEvent(out, "response.output_item.added",
+                json::object{{"output_index", index}, {"item", std::move(added)}});
+    AppendEvent(out, "response.function_call_arguments.delta",
+                json::object{{"item_id", item_id}, {"output_index", index}, {"delta", arguments}});
+    AppendEvent(out, "response.function_call_arguments.done",
+                json::object{{"item_id", item_id},
+                             {"output_index", index},
+                             {"name", call.at("name")},
+                             {"arguments", arguments}});
+    AppendEvent(out, "response.output_item.done",
+                json::object{{"output_index", index}, {"item", std::move(call)}});
+    ++index;
+  }
   AppendEvent(out, completed ? "response.completed" : "response.incomplete",
               json::object{{"response", std::move(response)}});
   over_ = true;

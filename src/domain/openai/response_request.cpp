@@ -4,6 +4,7 @@
 #include "domain/schema/json_schema.hpp"
 
 #include "domain/json_fields.hpp"
+#include "domain/openai/caller_tools.hpp"
 #include "domain/openai/request_fields.hpp"
 
 #include <algorithm>
@@ -33,6 +34,14 @@ std::optional<std::string> OurMessageId(const object& item) {
   return std::string(text);
 }
 
+// The response a function call of ours names ("fc_<hex>_<n>" of "resp_<hex>"), as its reply's
+// message id ("msg_<hex>").
+std::optional<std::string> OurCallsMessageId(std::string_view id) {
+  const auto response = ids::ResponseOfFunctionCall(id);
+  if (!response) return std::nullopt;
+  return ids::MessageOfResponse(*response);
+}
+
 // The turn continues the conversation of the stored message `named`: what input sent before it
 // is that conversation's own.
 void Continue(ResponseRequest& out, std::string named, std::string field) {
@@ -46,6 +55,15 @@ void Continue(ResponseRequest& out, std::string named, std::string field) {
 Result<void> ReadReference(const object& item, const std::string& at, bool store,
                            ResponseRequest& out) {
   AG_TRY(const std::string id, jf::RequiredString(item, "id", at));
+  if (const auto calls = OurCallsMessageId(id)) {
+    if (!store) {
+      return InvalidField(at + ".id",
+                          "names a function call of a stored response: resend the call itself "
+                          "with \"store\": false");
+    }
+    Continue(out, *calls, at + ".id");
+    return {};
+  }
   const auto reply = OurMessageId(item);
   if (ids::ItemPlaceOf(id) || (reply && !store)) {
     out.resolve.push_back(ItemToResolve{id, at + ".id", out.request.history.size()});
@@ -61,6 +79,66 @@ Result<void> ReadReference(const object& item, const std::string& at, bool store
   return {};
 }
 
+// A function_call (the model's call of a caller's function, resent) or a function_call_output
+// (its result). A call of ours resent to a stored call continues its response's conversation.
+Result<void> ReadFunctionItem(const object& item, std::string_view type, const std::string& at,
+                              bool store, ResponseRequest& out, std::vector<std::string>& fields) {
+  InvokeRequest& request = out.request;
+  AG_TRY(const std::string call_id, jf::RequiredString(item, "call_id", at));
+  if (type == "function_call") {
+    AG_TRY(const auto id, jf::OptionalString(item, "id", at));
+    if (const auto ours = id ? OurCallsMessageId(*id) : std::nullopt; ours && store) {
+      Continue(out, *ours, at + ".id");
+      return {};
+    }
+    AG_TRY(std::string name, jf::RequiredString(item, "name", at));
+    AG_TRY(const auto arguments, jf::OptionalString(item, "arguments", at));
+    ToolCall call{call_id, std::move(name), arguments.value_or("{}")};
+    if (!request.history.empty() && request.history.back().role == Role::kAssistant &&
+        !request.history.back().tool_calls.empty()) {
+      request.history.back().tool_calls.push_back(std::move(call));
+    } else {
+      request.history.push_back(ChatMessage{Role::kAssistant, "", {std::move(call)}, {}, {}});
+    }
+    fields.resize(request.history.size());
+    fields.back() = at;
+    return {};
+  }
+  const value* output = item.if_contains("output");
+  if (output == nullptr || output->is_null()) return InvalidField(at + ".output", "is required");
+  AG_TRY(std::string text,
+         openai::TextOf(*output, at + ".output", {"input_text", "output_text", "text"}));
+  request.history.push_back(ChatMessage{Role::kTool, std::move(text), {}, call_id, {}});
+  fields.resize(request.history.size());
+  fields.back() = at;
+  return {};
+}
+
+// The last user message is the turn's own; what follows it, the model's calls of the caller's
+// functions and their results, continues it. A stored call continuing a response may bring results
+// alone.
+Result<void> SplitAtTheUsersMessage(ResponseRequest& out, std::vector<std::string>& fields) {
+  InvokeRequest& request = out.request;
+  auto& history = request.history;
+  fields.resize(history.size());
+  const auto last_user = std::find_if(history.rbegin(), history.rend(),
+                                      [](const ChatMessage& m) { return m.role == Role::kUser; });
+  const bool continues_stored = out.continues || out.previous_response_id || out.conversation;
+  if (!history.empty() && history.back().role == Role::kAssistant)
+    return InvalidField("input", "the last user or assistant message must be the user's");
+  if (last_user == history.rend() && !(continues_stored && !history.empty()))
+    return InvalidField("input", "the last user or assistant message must be the user's");
+  const auto from = last_user == history.rend() ? 0 : (history.rend() - last_user);
+  if (last_user != history.rend()) request.message = std::move(history[from - 1].content);
+  for (auto i = static_cast<std::size_t>(from); i < history.size(); ++i) {
+    request.continuation.push_back(std::move(history[i]));
+    request.continuation_fields.push_back(fields[i]);
+  }
+  history.erase(history.begin() + (last_user == history.rend() ? 0 : from - 1), history.end());
+  fields.clear();
+  return {};
+}
+
 // `input` as a list of items: messages ({role, content} or {type: "message", role, content}) and
 // references to stored ones (item_reference). The last user or assistant message must be the
 // user's; the earlier ones are the turn's history, except those up to the last reply of ours a
@@ -68,6 +146,7 @@ Result<void> ReadReference(const object& item, const std::string& at, bool store
 Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::string& instructions,
                             bool store) {
   InvokeRequest& request = out.request;
+  std::vector<std::string> fields;  // where each history item was sent, for a result's 400
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string at = "input[" + std::to_string(i) + "]";
     AG_TRY(const object* item, jf::AsObject(items[i], at));
@@ -76,10 +155,14 @@ Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::strin
       AG_TRYV(ReadReference(*item, at, store, out));
       continue;
     }
+    if (type && (*type == "function_call" || *type == "function_call_output")) {
+      AG_TRYV(ReadFunctionItem(*item, *type, at, store, out, fields));
+      continue;
+    }
     if (type && *type != "message") {
       return InvalidField(at + ".type",
-                          "only messages and item references are accepted (the agent runs its "
-                          "own tools; a client's tool calls and their outputs are not)");
+                          "must be message, item_reference, function_call or "
+                          "function_call_output (the agent's own tools run on the server)");
     }
     AG_TRY(const std::string role, jf::RequiredString(*item, "role", at));
     const value* content = item->if_contains("content");
@@ -107,11 +190,7 @@ Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::strin
     return InvalidField(out.resolve.back().field,
                         "names a stored message: the user's new message is sent as text");
   }
-  if (request.history.empty() || request.history.back().role != Role::kUser)
-    return InvalidField("input", "the last user or assistant message must be the user's");
-  request.message = std::move(request.history.back().content);
-  request.history.pop_back();
-  return {};
+  return SplitAtTheUsersMessage(out, fields);
 }
 
 Result<void> ReadInput(const object& o, ResponseRequest& out, bool store) {
@@ -126,7 +205,8 @@ Result<void> ReadInput(const object& o, ResponseRequest& out, bool store) {
   } else {
     return InvalidField("input", "must be a string, or a non-empty array of messages");
   }
-  if (request.message.empty()) return InvalidField("input", "the user's message must not be empty");
+  if (request.message.empty() && request.continuation.empty())
+    return InvalidField("input", "the user's message must not be empty");
   if (out.continues) {
     if (out.previous_response_id) {
       return InvalidField(out.continues->field,
@@ -150,17 +230,6 @@ Result<void> ReadInput(const object& o, ResponseRequest& out, bool store) {
                         "conversation keeps the rest)");
   }
   if (!instructions.empty()) request.additional_instructions = std::move(instructions);
-  return {};
-}
-
-// What agentgate cannot honour is refused, naming the field; the rest is ignored (docs/openai.md).
-Result<void> RefuseWhatCannotBeHonoured(const object& o) {
-  if (const value* tools = o.if_contains("tools");
-      tools != nullptr && !tools->is_null() && !(tools->is_array() && tools->get_array().empty())) {
-    return InvalidField("tools",
-                        "the agent runs its own tools (its version's config); a client's tools are "
-                        "not accepted");
-  }
   return {};
 }
 
@@ -214,7 +283,6 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
   AG_TRY(const object* o, jf::AsObject(body, ""));
   ResponseRequest out;
   AG_TRYV(openai::ReadModel(*o, out.model, out.agent_id, out.request.instance_id));
-  AG_TRYV(RefuseWhatCannotBeHonoured(*o));
   AG_TRY(const auto store, jf::OptionalBool(*o, "store", ""));
   AG_TRY(const auto stream, jf::OptionalBool(*o, "stream", ""));
   AG_TRY(const auto background, jf::OptionalBool(*o, "background", ""));
@@ -238,6 +306,7 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
   AG_TRYV(ReadConversation(*o, out, stored));
   AG_TRYV(ReadInput(*o, out, stored));
   AG_TRYV(ReadTextFormat(*o, out.request));
+  AG_TRYV(openai::ReadCallerTools(*o, openai::ToolShape::kResponses, out.request));
   AG_TRYV(openai::ReadMetadata(*o, out.metadata));
   out.request.stateful = stored;
   out.store = stored;

@@ -70,7 +70,9 @@ TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[]})")), "input");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":""})")), "input");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","tools":[{"type":"web_search"}]})")),
-            "tools");
+            "tools[0].type");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","tools":[{"type":"function"}]})")),
+            "tools[0].name");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":"resp_1"})")),
             "conversation");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":"hi","conversation":{"id":7}})")),
@@ -101,7 +103,9 @@ TEST(ResponseRequests, WhatCannotBeHonouredIsA400NamingTheField) {
             "stream");
   EXPECT_EQ(
       FieldOf(Parse(R"({"model":"shop","input":[{"type":"function_call_output","output":"x"}]})")),
-      "input[0].type");
+      "input[0].call_id");
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"type":"web_search_call","id":"x"}]})")),
+            "input[0].type");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"role":"tool","content":"x"}]})")),
             "input[0].role");
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","input":[{"role":"assistant","content":"x"}]})")),
@@ -229,4 +233,50 @@ TEST(ResponseHistories, AReferenceThatCannotBeFollowedIsA400NamingIt) {
 }
 
 }  // namespace
+}  // namespace agentgate
+
+namespace agentgate {
+
+TEST(ResponseRequests, FunctionItemsAfterTheUsersMessageContinueTheTurn) {
+  const auto parsed = Parse(R"({"model":"shop","store":false,
+    "tools":[{"type":"function","name":"weather","parameters":{"type":"object","properties":{}}}],
+    "input":[{"role":"user","content":"Paris?"},
+      {"type":"function_call","call_id":"call_1","name":"weather","arguments":"{}"},
+      {"type":"function_call","call_id":"call_2","name":"weather","arguments":"{}"},
+      {"type":"function_call_output","call_id":"call_1","output":"sunny"},
+      {"type":"function_call_output","call_id":"call_2","output":[{"type":"input_text","text":"rain"}]}]})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const InvokeRequest& request = parsed->request;
+  EXPECT_EQ(request.message, "Paris?");
+  EXPECT_TRUE(request.history.empty());
+  ASSERT_EQ(request.continuation.size(), 3u);
+  EXPECT_EQ(request.continuation[0].tool_calls.size(), 2u);  // one step's calls, one message
+  EXPECT_EQ(request.continuation[2].content, "rain");
+  EXPECT_EQ(request.continuation_fields[1], "input[3]");
+  ASSERT_EQ(request.caller_tools.size(), 1u);
+  EXPECT_TRUE(request.caller_tools_flat);
+}
+
+TEST(ResponseRequests, AStoredResponseIsContinuedByItsFunctionsOutputsAlone) {
+  auto parsed = Parse(R"({"model":"shop","previous_response_id":"resp_0a",
+    "input":[{"type":"function_call_output","call_id":"call_1","output":"sunny"}]})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->request.message, "");
+  ASSERT_EQ(parsed->request.continuation.size(), 1u);
+  EXPECT_EQ(parsed->request.continuation_fields[0], "input[0]");
+  // A call of ours resent (an SDK's own history) continues its response's conversation.
+  parsed = Parse(R"({"model":"shop","input":[{"role":"user","content":"Paris?"},
+    {"type":"function_call","id":"fc_0a_0","call_id":"call_1","name":"weather","arguments":"{}"},
+    {"type":"function_call_output","call_id":"call_1","output":"sunny"}]})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_TRUE(parsed->continues);
+  EXPECT_EQ(parsed->continues->message_id, "msg_0a");
+  EXPECT_TRUE(parsed->request.history.empty());
+  EXPECT_EQ(parsed->request.continuation.size(), 1u);
+  // Without a stored response to go on from, outputs alone are not a turn.
+  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","store":false,
+    "input":[{"type":"function_call_output","call_id":"call_1","output":"sunny"}]})")),
+            "input");
+}
+
 }  // namespace agentgate

@@ -92,6 +92,24 @@ std::string MessageIdOf(const ResponseHeader& header) {
   return ids::MessageOfResponse(header.id);
 }
 
+std::vector<json::object> FunctionCallsOf(const ResponseHeader& header,
+                                          const json::object& invoke_body) {
+  std::vector<json::object> out;
+  const json::value* calls = invoke_body.if_contains("tool_calls");
+  if (calls == nullptr || !calls->is_array()) return out;
+  for (const auto& call : calls->get_array()) {
+    if (!call.is_object()) continue;
+    const json::object& c = call.get_object();
+    out.push_back(json::object{{"type", "function_call"},
+                               {"id", ids::FunctionCallOfResponse(header.id, out.size())},
+                               {"call_id", StringIn(c, "call_id")},
+                               {"name", StringIn(c, "name")},
+                               {"arguments", StringIn(c, "arguments")},
+                               {"status", "completed"}});
+  }
+  return out;
+}
+
 json::object AnsweredResponse(const ResponseHeader& header, const json::object& invoke_body,
                               const std::string* text) {
   const auto incomplete = IncompleteReason(invoke_body);
@@ -99,15 +117,17 @@ json::object AnsweredResponse(const ResponseHeader& header, const json::object& 
   if (incomplete) response["incomplete_details"] = json::object{{"reason", *incomplete}};
   const std::string_view reply =
       text != nullptr ? std::string_view(*text) : StringIn(invoke_body, "response");
+  json::array items;
   if (!reply.empty()) {
     json::object part{{"type", "output_text"}, {"text", reply}, {"annotations", json::array()}};
-    response["output"] =
-        json::array{json::object{{"type", "message"},
+    items.push_back(json::object{{"type", "message"},
                                  {"id", MessageIdOf(header)},
                                  {"status", incomplete ? "incomplete" : "completed"},
                                  {"role", "assistant"},
-                                 {"content", json::array{std::move(part)}}}};
+                                 {"content", json::array{std::move(part)}}});
   }
+  for (auto& call : FunctionCallsOf(header, invoke_body)) items.push_back(std::move(call));
+  response["output"] = std::move(items);
   json::object usage;
   if (const auto* u = invoke_body.if_contains("usage"); u != nullptr && u->is_object())
     usage = u->as_object();
@@ -120,6 +140,7 @@ json::object AnsweredResponse(const ResponseHeader& header, const json::object& 
                                    {"total_tokens", input + output}};
   json::object extension = invoke_body;
   extension.erase("response");  // the output
+  extension.erase("tool_calls");
   response["agentgate"] = std::move(extension);
   return response;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace agentgate::openai {
 
@@ -46,5 +47,9 @@ boost::json::object UnansweredResponse(const ResponseHeader& header, std::string
                                        const boost::json::object* error = nullptr);
 // The output message's id ("msg_<hex>" of the response's).
 std::string MessageIdOf(const ResponseHeader& header);
+// The function_call output items of an answer whose model called the caller's functions (its
+// invoke body's tool_calls): ids "fc_<hex>_<n>" of the response.
+std::vector<boost::json::object> FunctionCallsOf(const ResponseHeader& header,
+                                                 const boost::json::object& invoke_body);
 
 }  // namespace agentgate::openai
