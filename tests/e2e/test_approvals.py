@@ -72,7 +72,7 @@ def test_a_plain_call_pauses_before_the_step_and_an_approval_runs_it_once(start_
     assert paused["terminated_reason"] == "approval_required"
     run_id = paused["run_id"]
     assert run_id.startswith("run_")
-    assert paused["pending_actions"] == [{"call_id": "call_0", "tool": "refund", "arguments": {"order": "A-1"}}]
+    assert paused["pending_actions"] == [{"call_id": "call_0", "kind": "approval", "tool": "refund", "arguments": {"order": "A-1"}}]
     assert tools.calls == []  # not even the GET of the same step ran
     _, _, run = get_run(tenant, run_id)
     assert run["status"] == "requires_action" and run["pending_actions"] == paused["pending_actions"]
@@ -93,6 +93,37 @@ def test_a_plain_call_pauses_before_the_step_and_an_approval_runs_it_once(start_
     assert run["status"] == "completed" and run["result"] == done
     usage = tenant.settled_usage()
     assert usage["total_spent_usd"] == pytest.approx(done["usage"]["cost_usd"])  # spent once
+
+
+def test_an_approval_with_edited_arguments_runs_the_tool_once_with_them(start_server, llm, tools):
+    tenant = start(start_server, llm)
+    tenant.agent("shop", tools=[
+        {**TOOL, "name": "refund", "url": f"http://127.0.0.1:{tools.port}/refund", "method": "POST",
+         "approval": "always",
+         "parameters": {"type": "object", "properties": {"order": {"type": "string"}},
+                        "required": ["order"], "additionalProperties": False}},
+        {**TOOL, "name": "status", "url": f"http://127.0.0.1:{tools.port}/status", "method": "GET"}])
+    run_id = pause_a_refund(tenant, llm)["run_id"]
+    token = approver(tenant)
+    # Arguments that break the tool's parameters, or on a denial, are 400s naming them.
+    status, _, refused = decide(tenant, token, run_id,
+                                [{"call_id": "call_0", "approve": True, "arguments": {"amount": 5}}])
+    assert status == 400 and "decisions[0].arguments" in error_of(refused)["message"], refused
+    status, _, refused = decide(tenant, token, run_id,
+                                [{"call_id": "call_0", "approve": False, "arguments": {"order": "A-2"}}])
+    assert status == 400 and "decisions[0].arguments" in error_of(refused)["message"], refused
+    assert tools.calls == []
+    llm.push(openai_text("Refunded A-2."))
+    status, _, done = decide(tenant, token, run_id,
+                             [{"call_id": "call_0", "approve": True, "arguments": {"order": "A-2"}}])
+    assert status == 200 and done["response"] == "Refunded A-2.", done
+    refunds = [c for c in tools.calls if c["path"].startswith("/refund")]
+    assert len(refunds) == 1 and json.loads(refunds[0]["body"]) == {"order": "A-2"}, tools.calls
+    # The model is told what ran; its own call keeps the arguments it wrote.
+    sent = llm.requests[-1]["body"]["messages"]
+    [call] = [c for m in sent for c in m.get("tool_calls") or [] if c["function"]["name"] == "refund"]
+    assert json.loads(call["function"]["arguments"]) == {"order": "A-1"}
+    assert any('{"order":"A-2"}' in r for r in tool_messages(llm.requests[-1])), sent
 
 
 def test_a_denied_call_is_told_to_the_model_and_never_runs(start_server, llm, tools):
@@ -304,7 +335,7 @@ def test_a_background_runs_pause_and_end_are_signed_webhooks_of_their_own(start_
         assert paused["verified"] and paused["body"]["type"] == "run.requires_action"
         data = paused["body"]["data"]
         assert data["run_id"] == queued["run_id"] and data["status"] == "requires_action"
-        assert data["pending_actions"] == [{"call_id": "call_0", "tool": "refund", "arguments": {"order": "A-1"}}]
+        assert data["pending_actions"] == [{"call_id": "call_0", "kind": "approval", "tool": "refund", "arguments": {"order": "A-1"}}]
         llm.push(openai_text("Refunded."))
         assert decide(tenant, approver(tenant), queued["run_id"], [{"call_id": "call_0", "approve": True}])[0] == 200
         ended = receiver.wait(2)[1]

@@ -56,6 +56,7 @@ asio::awaitable<Result<Runs::DecideAnswer>> Runs::DecideFound(RunRecord found_ru
   if (found->expires_at_ms <= now) co_return Expired(*found);
   AG_CO_TRY(auto paused, ParsePausedTurn(found->paused_json));
   AG_CO_TRYV(CheckDecisions(request, paused.needs_approval));
+  AG_CO_TRYV(CheckEditedArguments(request, paused));
   AG_CO_TRY(const auto events, co_await store_.Run([&](Store& s) {
     return s.ListRunEvents(run_id, 0, std::numeric_limits<int>::max());
   }));

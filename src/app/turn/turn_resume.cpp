@@ -6,6 +6,7 @@
 #include "app/turn/turn_run.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace agentgate {
 
@@ -28,20 +29,38 @@ asio::awaitable<Result<void>> InvokeAgent::Restore(TurnRun& run) {
   for (const auto& action : config.actions) action_names.insert(action.name);
   run.turn.emplace(paused.request, std::move(action_names), config.max_iterations, paused.progress);
 
-  // Each call of the paused step in its order: denied ones are told to the model, the rest run.
+  // Each call of the paused step in its order: denied ones are told to the model, the rest run,
+  // an edited one with the arguments approved (the model's own stay in the transcript).
   std::vector<ToolCall> to_run;
   std::vector<ToolResult> denied;
+  std::map<std::string, std::string> edited;  // call id -> arguments approved
   for (const auto& call : paused.to_run) {
     const auto decision =
         std::find_if(decisions.begin(), decisions.end(),
                      [&](const ApprovalDecision& d) { return d.call_id == call.id; });
     if (decision != decisions.end() && !decision->approve) {
       denied.push_back(ToolResult{call.id, call.name, DeniedResult(*decision)});
-    } else {
-      to_run.push_back(call);
+      continue;
+    }
+    to_run.push_back(call);
+    if (decision != decisions.end() && decision->arguments) {
+      to_run.back().arguments_json = *decision->arguments;
+      edited[call.id] = *decision->arguments;
+    }
+  }
+  // Edited arguments the safety policy blocks end the turn blocked, none of its calls run, as
+  // a paused call's blocked arguments do.
+  for (const auto& [id, arguments] : edited) {
+    if (run.agent.safety.BlocksArguments(arguments)) {
+      run.first_step = run.turn->OnApprovalWithheld();
+      co_return Result<void>{};
     }
   }
   std::vector<ToolResult> results = co_await RunToolCalls(d_.tools, to_run, run, d_.clock, true);
+  for (auto& result : results) {
+    if (auto it = edited.find(result.call_id); it != edited.end())
+      result.content = EditedResult(it->second, result.content);
+  }
   results.insert(results.end(), std::make_move_iterator(denied.begin()),
                  std::make_move_iterator(denied.end()));
   run.first_step = run.turn->OnToolResults(results);

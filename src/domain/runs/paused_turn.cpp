@@ -2,6 +2,7 @@
 
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
+#include "domain/schema/json_schema.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -238,6 +239,7 @@ json::array PendingActionsJson(const PausedTurn& paused) {
         paused.needs_approval.end())
       continue;
     out.push_back(json::object{{"call_id", call.id},
+                               {"kind", "approval"},
                                {"tool", call.name},
                                {"arguments", ArgumentsValue(call.arguments_json)}});
   }
@@ -257,7 +259,7 @@ Result<ApprovalRequest> ParseApprovalRequest(const json::value& body) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string at = "decisions[" + std::to_string(i) + "]";
     AG_TRY(const json::object* d, jf::AsObject(items[i], at));
-    AG_TRYV(jf::RejectUnknownKeys(*d, at, {"call_id", "approve", "reason"}));
+    AG_TRYV(jf::RejectUnknownKeys(*d, at, {"call_id", "approve", "reason", "arguments"}));
     ApprovalDecision decision;
     AG_TRY(decision.call_id, jf::RequiredString(*d, "call_id", at));
     AG_TRY(auto approve, jf::OptionalBool(*d, "approve", at));
@@ -267,6 +269,13 @@ Result<ApprovalRequest> ParseApprovalRequest(const json::value& body) {
     decision.reason = reason.value_or("");
     if (decision.reason.size() > kMaxReason)
       return InvalidField(at + ".reason", "must be at most 1000 characters");
+    if (const auto* edited = d->if_contains("arguments"); edited != nullptr && !edited->is_null()) {
+      if (!edited->is_object())
+        return InvalidField(at + ".arguments", "must be the tool's arguments, a JSON object");
+      if (!decision.approve)
+        return InvalidField(at + ".arguments", "edits an approval's arguments; a denial has none");
+      decision.arguments = json_text::Write(*edited);
+    }
     request.decisions.push_back(std::move(decision));
   }
   return request;
@@ -277,6 +286,7 @@ std::string DecidedRunJson(const DecidedRun& decided) {
   for (const auto& d : decided.decisions) {
     json::object decision{{"call_id", d.call_id}, {"approve", d.approve}};
     if (!d.reason.empty()) decision["reason"] = d.reason;
+    if (d.arguments) decision["arguments"] = json::parse(*d.arguments);
     decisions.push_back(std::move(decision));
   }
   const json::object queued{{"decided", json::object{{"decisions", std::move(decisions)}}},
@@ -311,6 +321,36 @@ Result<void> CheckDecisions(const ApprovalRequest& request,
       return InvalidField("decisions", "must decide every pending call; '" + id + "' is missing");
   }
   return {};
+}
+
+Result<void> CheckEditedArguments(const ApprovalRequest& request, const PausedTurn& paused) {
+  for (std::size_t i = 0; i < request.decisions.size(); ++i) {
+    const ApprovalDecision& d = request.decisions[i];
+    if (!d.arguments) continue;
+    const std::string at = "decisions[" + std::to_string(i) + "].arguments";
+    const auto call = std::find_if(paused.to_run.begin(), paused.to_run.end(),
+                                   [&](const ToolCall& c) { return c.id == d.call_id; });
+    if (call == paused.to_run.end()) continue;  // CheckDecisions names it
+    const auto& tools = paused.request.tools;
+    const auto tool = std::find_if(tools.begin(), tools.end(),
+                                   [&](const ToolSpec& t) { return t.name == call->name; });
+    // A schema the checker cannot read (an MCP server's own) is the tool's to judge.
+    if (tool == tools.end() || tool->parameters.is_null() ||
+        !schema::CheckSchema(tool->parameters, "parameters"))
+      continue;
+    const auto violations = schema::Validate(tool->parameters, json::parse(*d.arguments), 1);
+    if (!violations.empty()) {
+      return InvalidField(at, "do not keep to " + call->name + "'s parameters: " +
+                                  violations.front().path + " " + violations.front().message);
+    }
+  }
+  return {};
+}
+
+std::string EditedResult(const std::string& arguments, const std::string& result) {
+  // After the result, so a tool's failure still reads as one ("error: ...").
+  return result + "\n\n(An approver changed this call's arguments to " + arguments +
+         "; the tool ran with them.)";
 }
 
 std::string DeniedResult(const ApprovalDecision& decision) {

@@ -10,6 +10,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,18 +44,25 @@ struct ApprovalDecision {
   std::string call_id;
   bool approve = false;
   std::string reason;  // optional; a denial's reaches the model
+  // An approval with the arguments edited (a JSON object's text): the tool runs with these.
+  std::optional<std::string> arguments = {};
 };
 
-// POST /api/runs/{run_id}/approvals: {"decisions": [{call_id, approve, reason?}], "background"?},
-// its shape checked with 400s naming the field.
+// POST /api/runs/{run_id}/approvals: {"decisions": [{call_id, approve, reason?, arguments?}],
+// "background"?}, its shape checked with 400s naming the field.
 struct ApprovalRequest {
   std::vector<ApprovalDecision> decisions;
   bool background = false;
 };
 Result<ApprovalRequest> ParseApprovalRequest(const boost::json::value& body);
-// Once the run is read: every pending call is decided, once, and only pending calls are.
+// Once the run is read: every pending call is decided, once, and only pending calls are; edited
+// arguments keep to their tool's parameters (the tool's name never changes).
 Result<void> CheckDecisions(const ApprovalRequest& request,
                             const std::vector<std::string>& pending);
+Result<void> CheckEditedArguments(const ApprovalRequest& request, const PausedTurn& paused);
+
+// What an approved call with edited arguments tells the model with its result.
+std::string EditedResult(const std::string& arguments, const std::string& result);
 
 // A paused run decided to go on in the background waits in the queue, as any run waits for a
 // server with room (docs/runs.md): what it needs then is kept as its queued request, the decisions

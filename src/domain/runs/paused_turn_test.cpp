@@ -86,7 +86,40 @@ TEST(PausedTurn, PendingActionsAreTheCallsThatWaitWithTheirArguments) {
   ASSERT_EQ(pending.size(), 1u);
   EXPECT_EQ(pending[0].at("call_id"), "c1");
   EXPECT_EQ(pending[0].at("tool"), "refund");
+  EXPECT_EQ(pending[0].at("kind"), "approval");
   EXPECT_EQ(pending[0].at("arguments").at("order"), "A-1");
+}
+
+TEST(ApprovalRequests, AnApprovalMayEditTheArgumentsWithinTheToolsParameters) {
+  PausedTurn paused = Sample();
+  paused.request.tools[0].parameters = json::parse(
+      R"({"type":"object","properties":{"order":{"type":"string"}},"required":["order"],
+          "additionalProperties":false})");
+  auto request = ParseApprovalRequest(json::parse(
+      R"({"decisions":[{"call_id":"c1","approve":true,"arguments":{"order":"A-2"}}]})"));
+  ASSERT_TRUE(request) << request.error().message;
+  EXPECT_EQ(request->decisions[0].arguments, R"({"order":"A-2"})");
+  EXPECT_TRUE(CheckEditedArguments(*request, paused));
+  request = ParseApprovalRequest(
+      json::parse(R"({"decisions":[{"call_id":"c1","approve":true,"arguments":{"amount":5}}]})"));
+  ASSERT_TRUE(request);
+  const auto refused = CheckEditedArguments(*request, paused);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().field(), "decisions[0].arguments");
+  for (const char* bad :
+       {R"({"decisions":[{"call_id":"c1","approve":true,"arguments":"{}"}]})",
+        R"({"decisions":[{"call_id":"c1","approve":false,"arguments":{"order":"A-2"}}]})"}) {
+    const auto parsed = ParseApprovalRequest(json::parse(bad));
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_EQ(parsed.error().field(), "decisions[0].arguments");
+  }
+  // Kept with a decided run that waits in the queue.
+  const DecidedRun decided{{ApprovalDecision{"c1", true, "", R"({"order":"A-2"})"}}, 3};
+  const auto back = ParseDecidedRun(DecidedRunJson(decided));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->decisions[0].arguments, R"({"order":"A-2"})");
+  EXPECT_NE(EditedResult(R"({"order":"A-2"})", "error: down").find("error: "), std::string::npos);
+  EXPECT_TRUE(EditedResult("{}", "error: down").starts_with("error: "));
 }
 
 TEST(ApprovalRequests, ShapeErrorsNameTheField) {
