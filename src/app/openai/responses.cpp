@@ -40,6 +40,7 @@ json::object PausedAnswer(const RunRecord& run) {
       {"terminated_reason", "approval_required"},
       {"run_id", run.id}};
   if (auto paused = ParsePausedTurn(run.paused_json)) {
+    if (!paused->needs_answer.empty()) body["terminated_reason"] = "input_required";
     body["usage"] = json::object{{"input_tokens", paused->usage.input_tokens},
                                  {"output_tokens", paused->usage.output_tokens},
                                  {"cost_usd", paused->cost_usd},

@@ -33,7 +33,11 @@ asio::awaitable<Result<Runs::DecideAnswer>> Runs::Decide(const Caller& caller,
   AG_CO_TRY(auto found, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
   if (!found || found->org_id != caller.org_id || found->env != caller.env)
     co_return Error(ErrorCode::kRunNotFound, "run '" + run_id + "' not found");
-  AG_CO_TRYV(co_await Authorize(tenants_, caller, found->agent_id, "approve"));
+  // Approving, denying and editing need `approve`; answering the model's questions, `chat`.
+  if (request.Approves() || request.answered.empty())
+    AG_CO_TRYV(co_await Authorize(tenants_, caller, found->agent_id, "approve"));
+  if (!request.answered.empty())
+    AG_CO_TRYV(co_await Authorize(tenants_, caller, found->agent_id, "chat"));
   co_return co_await DecideFound(std::move(*found), std::move(request));
 }
 
@@ -57,6 +61,7 @@ asio::awaitable<Result<Runs::DecideAnswer>> Runs::DecideFound(RunRecord found_ru
   AG_CO_TRY(auto paused, ParsePausedTurn(found->paused_json));
   AG_CO_TRYV(CheckDecisions(request, paused.needs_approval));
   AG_CO_TRYV(CheckEditedArguments(request, paused));
+  AG_CO_TRYV(CheckAnswers(request, paused));
   AG_CO_TRY(const auto events, co_await store_.Run([&](Store& s) {
     return s.ListRunEvents(run_id, 0, std::numeric_limits<int>::max());
   }));

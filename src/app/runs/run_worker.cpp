@@ -196,7 +196,7 @@ asio::awaitable<Result<InvokeResult>> RunWorker::RunOne(std::shared_ptr<const Ru
   if (resumed == nullptr) recorder.ReportStarted(run.conversation_id, run.agent_id);
   Result<InvokeResult> result = co_await RunTurn(run, start, queued ? &*queued : nullptr,
                                                  std::move(cancel), recorder, traced);
-  if (result && result->stop_reason == StopReason::kApprovalRequired) {
+  if (result && Pauses(result->stop_reason)) {
     co_await Pause(run, *result, recorder, traced);
   } else {
     co_await Finish(run, result, recorder, traced);

@@ -242,6 +242,9 @@ class InvokeAgent {
   boost::asio::awaitable<Result<void>> Restore(TurnRun& run);
   // Leaves how the turn finished in run.outcome.
   boost::asio::awaitable<Result<void>> RunModelAndTools(TurnRun& run);
+  // What a step's calls wait for (approvals, answers), and the pause for them.
+  void NoteNeeds(TurnRun& run, const std::vector<ToolCall>& calls);
+  Turn::Step PauseForNeeds(TurnRun& run, const std::vector<ToolCall>& calls);
   // One model step: the call, and its retries and fallbacks until one answers or the chain says
   // stop; the turn's next step.
   boost::asio::awaitable<Result<Turn::Step>> CallModel(TurnRun& run, const ModelRequest& request);

@@ -59,6 +59,7 @@ void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result)
     out.String("run_id", result.run_id);
     PausedTurn pending;
     pending.to_run = result.pending_actions;
+    pending.needs_answer = result.questions;
     for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
     out.Value("pending_actions", json::value(PendingActionsJson(pending)));
   }

@@ -30,6 +30,7 @@ struct InvokeResult {
   // calls that wait for the decision.
   std::string run_id = {};
   std::vector<ToolCall> pending_actions = {};
+  std::vector<std::string> questions = {};  // which of them are the model's questions
   // The answer parsed, under an answer schema it kept to (docs/structured-output.md); else null.
   std::optional<boost::json::value> output = {};
   // The model called the caller's own functions (/v1 `tools`): the caller runs them.

@@ -1,4 +1,6 @@
 #include "app/turn/tool_runner.hpp"
+#include "domain/agent/prompt.hpp"
+#include "domain/agent/user_question.hpp"
 
 #include "domain/agent/approval_rules.hpp"
 #include "domain/json_text.hpp"
@@ -78,6 +80,13 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
   }
   const auto args = ArgumentsOf(call.arguments_json);
   const auto& config = context.agent.config;
+  if (call.name == kAskUserTool && config.ask_user) {
+    // A well-asked question pauses the run before it gets here; this one the model must fix.
+    const auto question = ReadUserQuestion(call.arguments_json);
+    result.content =
+        question ? "error: the question was not asked" : "error: " + question.error().message;
+    co_return result;
+  }
   if (call.name == "search_resources" && !config.resources.empty()) {
     const std::string query = args ? StringArgument(*args, "query") : "";
     result.content = query.empty() ? "error: give a non-empty \"query\""

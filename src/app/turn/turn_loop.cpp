@@ -4,6 +4,8 @@
 // (app/model_chain), within the soft deadline.
 #include "app/turn/invoke_agent.hpp"
 #include "app/turn/turn_run.hpp"
+#include "domain/agent/prompt.hpp"
+#include "domain/agent/user_question.hpp"
 #include "domain/tracing/genai_content.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -142,6 +144,38 @@ Error SpendLimitReached(const SpendDecision& refused, std::int64_t now_ms) {
 
 }  // namespace
 
+void InvokeAgent::NoteNeeds(TurnRun& run, const std::vector<ToolCall>& calls) {
+  for (const auto& call : calls) {
+    // A question the model could not ask well is the tool's error for it, not a pause.
+    if (call.name == kAskUserTool && run.agent.config.ask_user &&
+        ReadUserQuestion(call.arguments_json)) {
+      run.needs_answer.push_back(call.id);
+    } else if (d_.tools.NeedsApproval(call, run.tools)) {
+      run.needs_approval.push_back(call.id);
+    }
+  }
+}
+
+Turn::Step InvokeAgent::PauseForNeeds(TurnRun& run, const std::vector<ToolCall>& calls) {
+  // Arguments (a question) the safety policy blocks are never shown to the person asked, nor
+  // anywhere a paused call is shown: such a step ends the turn blocked.
+  const bool withheld = std::any_of(calls.begin(), calls.end(), [&](const ToolCall& call) {
+    const bool waits = NeedsApproval(run, call.id) ||
+                       std::find(run.needs_answer.begin(), run.needs_answer.end(), call.id) !=
+                           run.needs_answer.end();
+    return waits && run.agent.safety.BlocksArguments(call.arguments_json);
+  });
+  if (withheld) {
+    run.needs_approval.clear();
+    run.needs_answer.clear();
+    return run.turn->OnApprovalWithheld();
+  }
+  run.paused_calls = calls;
+  // Stored as they are shown, so what was checked is what a person reads and approves.
+  for (auto& call : run.paused_calls) call.arguments_json = ShownArguments(call.arguments_json);
+  return run.turn->OnApprovalNeeded(!run.needs_answer.empty());
+}
+
 asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
   Turn& turn = *run.turn;
   auto step = run.first_step ? std::move(*run.first_step) : turn.Start();
@@ -156,27 +190,11 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
       continue;
     }
     if (const auto* tools = std::get_if<Turn::RunTools>(&step)) {
-      // A step any of whose calls needs a person's approval pauses before any of them runs.
-      for (const auto& call : tools->calls)
-        if (d_.tools.NeedsApproval(call, run.tools)) run.needs_approval.push_back(call.id);
-      if (!run.needs_approval.empty()) {
-        // Arguments the safety policy blocks are never shown to the person asked to approve, nor
-        // anywhere a paused call is shown: such a step ends the turn blocked.
-        const bool withheld =
-            std::any_of(tools->calls.begin(), tools->calls.end(), [&](const ToolCall& call) {
-              return NeedsApproval(run, call.id) &&
-                     run.agent.safety.BlocksArguments(call.arguments_json);
-            });
-        if (withheld) {
-          run.needs_approval.clear();
-          step = turn.OnApprovalWithheld();
-          continue;
-        }
-        run.paused_calls = tools->calls;
-        // Stored as they are shown, so what was checked is what a person reads and approves.
-        for (auto& call : run.paused_calls)
-          call.arguments_json = ShownArguments(call.arguments_json);
-        step = turn.OnApprovalNeeded();
+      // A step any of whose calls needs a person's approval, or asks the user a question, pauses
+      // before any of them runs.
+      NoteNeeds(run, tools->calls);
+      if (!run.needs_approval.empty() || !run.needs_answer.empty()) {
+        step = PauseForNeeds(run, tools->calls);
         continue;
       }
       step =

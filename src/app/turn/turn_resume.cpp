@@ -42,6 +42,10 @@ asio::awaitable<Result<void>> InvokeAgent::Restore(TurnRun& run) {
       denied.push_back(ToolResult{call.id, call.name, DeniedResult(*decision)});
       continue;
     }
+    if (decision != decisions.end() && decision->answer) {
+      denied.push_back(ToolResult{call.id, call.name, *decision->answer});  // the user's answer
+      continue;
+    }
     to_run.push_back(call);
     if (decision != decisions.end() && decision->arguments) {
       to_run.back().arguments_json = *decision->arguments;

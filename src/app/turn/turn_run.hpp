@@ -91,6 +91,7 @@ struct TurnRun {
   // step (the paused step's results given).
   std::vector<ToolCall> paused_calls;
   std::vector<std::string> needs_approval;
+  std::vector<std::string> needs_answer;  // the model's questions to the user (ask_user)
   const PausedTurn* resumed = nullptr;
   std::optional<Turn::Step> first_step;
   // A follower that shows the reply as it is written: what of it may be shown, and the sink the

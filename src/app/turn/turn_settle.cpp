@@ -115,6 +115,7 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   paused.progress = run.turn->Progress();
   paused.to_run = run.paused_calls;
   paused.needs_approval = run.needs_approval;
+  paused.needs_answer = run.needs_answer;
   paused.recorded_system = run.recorded_system;
   paused.history_sent = run.history_sent;
   paused.usage = result.usage;
@@ -150,11 +151,14 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   record.expires_at_ms = now + timeout.count();
 
   result.run_id = record.id;
+  auto listed = [](const std::vector<std::string>& ids, const std::string& id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
   for (const auto& call : paused.to_run) {
-    if (std::find(paused.needs_approval.begin(), paused.needs_approval.end(), call.id) !=
-        paused.needs_approval.end())
+    if (listed(paused.needs_approval, call.id) || listed(paused.needs_answer, call.id))
       result.pending_actions.push_back(call);
   }
+  result.questions = paused.needs_answer;
   return pause;
 }
 
@@ -220,7 +224,7 @@ TurnCommit InvokeAgent::Settle(TurnRun& run, const TurnOutcome& outcome) {
   // record is a part of the run, with an id of its own.
   const std::string_view run_id =
       run.command.observer != nullptr ? run.command.observer->RunId() : std::string_view();
-  const bool pauses = outcome.stop_reason == StopReason::kApprovalRequired;
+  const bool pauses = Pauses(outcome.stop_reason);
   result.turn_id = !pauses && run_id.starts_with(ids::kRun)
                        ? ids::TurnOfRun(run_id)
                        : ids::Make(ids::kTurn, crypto::TimeOrderedHex(now, 8));

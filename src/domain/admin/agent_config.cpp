@@ -411,7 +411,7 @@ Result<void> ParseSafety(const object& root, AgentConfig& c) {
 
 // Tool and action names share one namespace with the built-in tools the model is offered.
 Result<void> CheckNamesUnique(const AgentConfig& c) {
-  std::set<std::string> seen{"search_resources", "remember", "crm_metadata",
+  std::set<std::string> seen{"search_resources", "remember", "crm_metadata", "ask_user",
                              std::string(schema::kAnswerToolName)};
   auto claim = [&](const std::string& name, const std::string& field) -> Result<void> {
     if (!IsValidToolName(name)) return InvalidField(field, "must match [A-Za-z0-9_-]{1,64}");
@@ -433,11 +433,11 @@ Result<void> CheckNamesUnique(const AgentConfig& c) {
 
 Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
   AG_TRY(const object* root, jf::AsObject(config, kRoot));
-  AG_TRYV(
-      jf::RejectUnknownKeys(*root, kRoot,
-                            {"name", "description", "instructions", "model", "memory",
-                             "per_instance", "monthly_spend_limit_usd", "max_iterations", "tools",
-                             "actions", "resources", "safety", "history", "output_schema"}));
+  AG_TRYV(jf::RejectUnknownKeys(
+      *root, kRoot,
+      {"name", "description", "instructions", "model", "memory", "per_instance",
+       "monthly_spend_limit_usd", "max_iterations", "tools", "actions", "resources", "safety",
+       "history", "output_schema", "ask_user"}));
   AgentConfig c;
   AG_TRY(c.name, jf::RequiredString(*root, "name", kRoot));
   if (c.name.empty() || c.name.size() > 200) {
@@ -457,6 +457,8 @@ Result<AgentConfig> ParseAgentConfig(const boost::json::value& config) {
     return InvalidField("config.memory", "must be \"none\" or \"shared\"");
   }
   AG_TRY(c.history, ParseHistory(*root));
+  AG_TRY(auto ask_user, jf::OptionalBool(*root, "ask_user", kRoot));
+  c.ask_user = ask_user.value_or(false);
   AG_TRY(auto per_instance, jf::OptionalBool(*root, "per_instance", kRoot));
   c.per_instance = per_instance.value_or(false);
   AG_TRY(c.monthly_spend_limit_usd, jf::OptionalNumber(*root, "monthly_spend_limit_usd", kRoot));

@@ -141,6 +141,9 @@ struct AgentConfig {
   SafetyPolicy safety;
   // The JSON Schema every final answer keeps to unless a call gives its own (structured-output.md).
   std::optional<boost::json::value> output_schema;
+  // The model may ask the user a question (the built-in ask_user tool): the run pauses for the
+  // answer (docs/runs.md, "What a run needs").
+  bool ask_user = false;
 };
 
 // Validates `config` against the schema; errors name the field, e.g. "config.tools[1].url".

@@ -99,6 +99,24 @@ std::vector<ToolSpec> OfferedTools(const AgentConfig& config) {
         "crm_metadata", "Call the CRM's Tooling REST or Metadata API through the metadata gateway.",
         std::move(schema)});
   }
+  if (config.ask_user) {
+    boost::json::object schema{
+        {"type", "object"},
+        {"required", boost::json::array{"question"}},
+        {"properties",
+         boost::json::object{
+             {"question",
+              boost::json::object{{"type", "string"},
+                                  {"description", "The question, as the user reads it"}}},
+             {"answer_schema",
+              boost::json::object{
+                  {"type", "object"},
+                  {"description", "Optional: a JSON Schema the answer keeps to"}}}}}};
+    tools.push_back(ToolSpec{std::string(kAskUserTool),
+                             "Ask the user a question and wait for the answer, when you cannot go "
+                             "on without it.",
+                             std::move(schema)});
+  }
   for (const auto& t : config.http_tools)
     tools.push_back(ToolSpec{t.name, t.description, t.parameters});
   for (const auto& a : config.actions)

@@ -40,8 +40,11 @@ struct AssembledPrompt {
   std::string recorded_system;
 };
 
-// The tools the model is offered: search_resources, remember, crm_metadata when they apply,
-// each http tool and each action by its own name.
+// The built-in tool that asks the user a question (a version's "ask_user": true).
+inline constexpr std::string_view kAskUserTool = "ask_user";
+
+// The tools the model is offered: search_resources, remember, crm_metadata, ask_user when they
+// apply, each http tool and each action by its own name.
 std::vector<ToolSpec> OfferedTools(const AgentConfig& config);
 
 AssembledPrompt AssemblePrompt(const AgentConfig& config, const PromptInputs& inputs);

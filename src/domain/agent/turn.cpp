@@ -36,6 +36,8 @@ std::string_view StopReasonName(StopReason reason) {
       return "spend_limit_reached";
     case StopReason::kApprovalRequired:
       return "approval_required";
+    case StopReason::kInputRequired:
+      return "input_required";
     case StopReason::kInvalidOutput:
       return "invalid_output";
   }
@@ -188,10 +190,11 @@ Turn::Step Turn::OnSoftDeadline() {
 Turn::Step Turn::OnSpendExhausted() {
   return Finished(StopReason::kSpendLimitReached);
 }
-Turn::Step Turn::OnApprovalNeeded() {
+Turn::Step Turn::OnApprovalNeeded(bool asks_user) {
   // Not Finished: its progress (the pending calls above all) is kept for the turn that goes on.
   state_ = State::kFinished;
-  return Finish{TurnOutcome{reply_text_, actions_, StopReason::kApprovalRequired, ""}};
+  const StopReason reason = asks_user ? StopReason::kInputRequired : StopReason::kApprovalRequired;
+  return Finish{TurnOutcome{reply_text_, actions_, reason, ""}};
 }
 
 Turn::Step Turn::OnApprovalWithheld() {

@@ -96,7 +96,8 @@ class Turn {
   Step OnSpendExhausted();
   // Some of the calls RunTools asked for need a person's approval: the turn pauses before any of
   // them runs (its progress is what it goes on from).
-  Step OnApprovalNeeded();
+  // `asks_user`: among them is the model's question to the user (input_required).
+  Step OnApprovalNeeded(bool asks_user = false);
   // Some of those calls' arguments are what the safety policy blocks: the turn ends, blocked,
   // with nothing offered for approval and none of the step's calls run.
   Step OnApprovalWithheld();

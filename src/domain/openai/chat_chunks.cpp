@@ -23,7 +23,9 @@ void AppendData(std::string& out, std::string_view json_text) {
 
 std::string_view FinishReason(bool blocked, std::optional<std::string_view> terminated_reason) {
   if (blocked) return "content_filter";
-  if (!terminated_reason || *terminated_reason == "approval_required") return "stop";
+  if (!terminated_reason || *terminated_reason == "approval_required" ||
+      *terminated_reason == "input_required")
+    return "stop";
   return "length";
 }
 

@@ -48,7 +48,7 @@ std::optional<std::string_view> IncompleteReason(const json::object& body) {
   if (BlockedIn(body)) return "content_filter";
   const std::string_view reason = StringIn(body, "terminated_reason");
   if (reason.empty()) return std::nullopt;
-  if (reason == "approval_required") return "approval_required";
+  if (reason == "approval_required" || reason == "input_required") return reason;
   return "max_output_tokens";  // the reply is partial, as a chat completion's "length"
 }
 

@@ -1,5 +1,6 @@
 #include "domain/runs/paused_turn.hpp"
 
+#include "domain/agent/user_question.hpp"
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
 #include "domain/schema/json_schema.hpp"
@@ -92,6 +93,25 @@ json::value ArgumentsValue(const std::string& arguments) {
   return ec ? json::value(arguments) : parsed;
 }
 
+// "answers": [{call_id, answer}], kept raw until the run's questions are read.
+Result<void> ReadAnswers(const json::object& body, ApprovalRequest& request) {
+  const auto* answers = body.if_contains("answers");
+  if (answers == nullptr || answers->is_null()) return {};
+  if (!answers->is_array() || answers->get_array().empty())
+    return InvalidField("answers", "must be a non-empty array of {call_id, answer}");
+  const auto& items = answers->get_array();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string at = "answers[" + std::to_string(i) + "]";
+    AG_TRY(const json::object* a, jf::AsObject(items[i], at));
+    AG_TRYV(jf::RejectUnknownKeys(*a, at, {"call_id", "answer"}));
+    AG_TRY(auto call_id, jf::RequiredString(*a, "call_id", at));
+    const auto* answer = a->if_contains("answer");
+    if (answer == nullptr || answer->is_null()) return InvalidField(at + ".answer", "is required");
+    request.answered.emplace_back(std::move(call_id), *answer);
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string PausedTurnJson(const PausedTurn& p) {
@@ -134,6 +154,8 @@ std::string PausedTurnJson(const PausedTurn& p) {
 
   json::array needs;
   for (const auto& id : p.needs_approval) needs.emplace_back(id);
+  json::array questions;
+  for (const auto& id : p.needs_answer) questions.emplace_back(id);
   json::array models;
   for (const auto& m : p.models) {
     json::object item{{"provider", m.provider},
@@ -154,6 +176,7 @@ std::string PausedTurnJson(const PausedTurn& p) {
                          {"progress", std::move(progress)},
                          {"to_run", CallsJson(p.to_run)},
                          {"needs_approval", std::move(needs)},
+                         {"needs_answer", std::move(questions)},
                          {"recorded_system", p.recorded_system},
                          {"history_sent", p.history_sent},
                          {"usage", std::move(usage)},
@@ -214,6 +237,8 @@ Result<PausedTurn> ParsePausedTurn(std::string_view text) {
   p.to_run = CallsOf(Arr(v, "to_run"));
   for (const auto& id : Arr(v, "needs_approval"))
     if (id.is_string()) p.needs_approval.emplace_back(id.get_string());
+  for (const auto& id : Arr(v, "needs_answer"))
+    if (id.is_string()) p.needs_answer.emplace_back(id.get_string());
   p.recorded_system = Str(v, "recorded_system");
   p.history_sent = static_cast<std::size_t>(Int(v, "history_sent"));
   const json::value& usage = Field(v, "usage");
@@ -233,34 +258,52 @@ Result<PausedTurn> ParsePausedTurn(std::string_view text) {
 }
 
 json::array PendingActionsJson(const PausedTurn& paused) {
+  auto listed = [](const std::vector<std::string>& ids, const std::string& id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
   json::array out;
   for (const auto& call : paused.to_run) {
-    if (std::find(paused.needs_approval.begin(), paused.needs_approval.end(), call.id) ==
-        paused.needs_approval.end())
-      continue;
-    out.push_back(json::object{{"call_id", call.id},
-                               {"kind", "approval"},
-                               {"tool", call.name},
-                               {"arguments", ArgumentsValue(call.arguments_json)}});
+    const bool question = listed(paused.needs_answer, call.id);
+    if (!question && !listed(paused.needs_approval, call.id)) continue;
+    json::object item{{"call_id", call.id},
+                      {"kind", question ? "question" : "approval"},
+                      {"tool", call.name},
+                      {"arguments", ArgumentsValue(call.arguments_json)}};
+    if (question) {
+      const auto asked = ReadUserQuestion(call.arguments_json);
+      item["question"] = asked ? asked->question : std::string();
+      item["answer_schema"] =
+          asked && asked->answer_schema ? *asked->answer_schema : json::value(nullptr);
+    }
+    out.push_back(std::move(item));
   }
   return out;
 }
 
+bool ApprovalRequest::Approves() const {
+  return std::any_of(decisions.begin(), decisions.end(),
+                     [](const ApprovalDecision& d) { return !d.answer; });
+}
+
 Result<ApprovalRequest> ParseApprovalRequest(const json::value& body) {
   AG_TRY(const json::object* o, jf::AsObject(body, ""));
-  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"decisions", "background"}));
+  AG_TRYV(jf::RejectUnknownKeys(*o, "", {"decisions", "answers", "background"}));
   ApprovalRequest request;
   AG_TRY(auto background, jf::OptionalBool(*o, "background", ""));
   request.background = background.value_or(false);
+  AG_TRYV(ReadAnswers(*o, request));
   const auto* decisions = o->if_contains("decisions");
+  if (decisions == nullptr && !request.answered.empty()) return request;
   if (decisions == nullptr || !decisions->is_array() || decisions->get_array().empty())
-    return InvalidField("decisions", "must be a non-empty array of {call_id, approve, reason?}");
+    return InvalidField("decisions",
+                        "must be a non-empty array of {call_id, approve, reason?, arguments?}");
   const auto& items = decisions->get_array();
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string at = "decisions[" + std::to_string(i) + "]";
     AG_TRY(const json::object* d, jf::AsObject(items[i], at));
     AG_TRYV(jf::RejectUnknownKeys(*d, at, {"call_id", "approve", "reason", "arguments"}));
     ApprovalDecision decision;
+    decision.at = i;
     AG_TRY(decision.call_id, jf::RequiredString(*d, "call_id", at));
     AG_TRY(auto approve, jf::OptionalBool(*d, "approve", at));
     if (!approve) return InvalidField(at + ".approve", "is required: true or false");
@@ -283,13 +326,21 @@ Result<ApprovalRequest> ParseApprovalRequest(const json::value& body) {
 
 std::string DecidedRunJson(const DecidedRun& decided) {
   json::array decisions;
+  json::array answers;  // checked already: the text the model reads
   for (const auto& d : decided.decisions) {
+    if (d.answer) {
+      answers.push_back(json::object{{"call_id", d.call_id}, {"text", *d.answer}});
+      continue;
+    }
     json::object decision{{"call_id", d.call_id}, {"approve", d.approve}};
     if (!d.reason.empty()) decision["reason"] = d.reason;
     if (d.arguments) decision["arguments"] = json::parse(*d.arguments);
     decisions.push_back(std::move(decision));
   }
-  const json::object queued{{"decided", json::object{{"decisions", std::move(decisions)}}},
+  json::object decided_json;
+  if (!decisions.empty()) decided_json["decisions"] = std::move(decisions);
+  const json::object queued{{"decided", std::move(decided_json)},
+                            {"answers_given", std::move(answers)},
                             {"after_seq", decided.after_seq}};
   return json_text::Write(queued);
 }
@@ -302,16 +353,27 @@ Result<DecidedRun> ParseDecidedRun(std::string_view text) {
   const auto* decided = o != nullptr ? o->if_contains("decided") : nullptr;
   if (after == nullptr || !after->is_int64() || decided == nullptr)
     return Error(ErrorCode::kInternal, "a decided run's queued request is unreadable");
-  AG_TRY(auto request, ParseApprovalRequest(*decided));
-  return DecidedRun{std::move(request.decisions), after->as_int64()};
+  DecidedRun out{{}, after->as_int64()};
+  if (decided->is_object() && decided->as_object().contains("decisions")) {
+    AG_TRY(auto request, ParseApprovalRequest(*decided));
+    out.decisions = std::move(request.decisions);
+  }
+  for (const auto& given : Arr(parsed, "answers_given")) {
+    ApprovalDecision answer{Str(given, "call_id"), true, "", std::nullopt, Str(given, "text")};
+    out.decisions.push_back(std::move(answer));
+  }
+  if (out.decisions.empty())
+    return Error(ErrorCode::kInternal, "a decided run's queued request decides nothing");
+  return out;
 }
 
 Result<void> CheckDecisions(const ApprovalRequest& request,
                             const std::vector<std::string>& pending) {
   std::set<std::string> decided;
-  for (std::size_t i = 0; i < request.decisions.size(); ++i) {
-    const std::string& id = request.decisions[i].call_id;
-    const std::string at = "decisions[" + std::to_string(i) + "].call_id";
+  for (const auto& decision : request.decisions) {
+    if (decision.answer) continue;
+    const std::string& id = decision.call_id;
+    const std::string at = "decisions[" + std::to_string(decision.at) + "].call_id";
     if (std::find(pending.begin(), pending.end(), id) == pending.end())
       return InvalidField(at, "'" + id + "' is not a pending call of this run");
     if (!decided.insert(id).second) return InvalidField(at, "decides '" + id + "' twice");
@@ -344,6 +406,30 @@ Result<void> CheckEditedArguments(const ApprovalRequest& request, const PausedTu
                                   violations.front().path + " " + violations.front().message);
     }
   }
+  return {};
+}
+
+Result<void> CheckAnswers(ApprovalRequest& request, const PausedTurn& paused) {
+  std::set<std::string> answered;
+  for (std::size_t i = 0; i < request.answered.size(); ++i) {
+    const auto& [id, answer] = request.answered[i];
+    const std::string at = "answers[" + std::to_string(i) + "]";
+    const auto& asked = paused.needs_answer;
+    const auto call = std::find_if(paused.to_run.begin(), paused.to_run.end(),
+                                   [&](const ToolCall& c) { return c.id == id; });
+    if (std::find(asked.begin(), asked.end(), id) == asked.end() || call == paused.to_run.end())
+      return InvalidField(at + ".call_id", "'" + id + "' is not a question of this run");
+    if (!answered.insert(id).second)
+      return InvalidField(at + ".call_id", "answers '" + id + "' twice");
+    AG_TRY(const auto question, ReadUserQuestion(call->arguments_json));
+    AG_TRY(auto text, AnswerText(question, answer, at + ".answer"));
+    request.decisions.push_back(ApprovalDecision{id, true, "", std::nullopt, std::move(text), i});
+  }
+  for (const auto& id : paused.needs_answer) {
+    if (!answered.contains(id))
+      return InvalidField("answers", "must answer every question; '" + id + "' is missing");
+  }
+  request.answered.clear();
   return {};
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace agentgate {
@@ -22,6 +23,7 @@ struct PausedTurn {
   TurnProgress progress;
   std::vector<ToolCall> to_run;             // the paused step's calls, run once decided
   std::vector<std::string> needs_approval;  // which of them wait for a decision (call ids)
+  std::vector<std::string> needs_answer;    // which are the model's questions (ask_user)
   std::string recorded_system;              // the system text as the transcript keeps it
   std::size_t history_sent = 0;
   // What the run has cost so far, every part of it: its answer's usage adds them up.
@@ -36,8 +38,9 @@ struct PausedTurn {
 std::string PausedTurnJson(const PausedTurn& paused);
 Result<PausedTurn> ParsePausedTurn(std::string_view json);
 
-// The calls a person decides, as callers see them: [{call_id, tool, arguments}], the arguments as
-// the model wrote them (parsed when they are JSON).
+// What the run waits for, as callers see it: [{call_id, kind, tool, arguments}], the arguments as
+// the model wrote them (parsed when they are JSON); kind "approval", or "question" with the
+// `question` and its `answer_schema` (null when any answer goes).
 boost::json::array PendingActionsJson(const PausedTurn& paused);
 
 struct ApprovalDecision {
@@ -46,13 +49,20 @@ struct ApprovalDecision {
   std::string reason;  // optional; a denial's reaches the model
   // An approval with the arguments edited (a JSON object's text): the tool runs with these.
   std::optional<std::string> arguments = {};
+  // An answer to the model's question (`answers[at]`), as the model reads it: the call's result.
+  std::optional<std::string> answer = {};
+  std::size_t at = 0;  // its place in `decisions` or `answers`, for a 400
 };
 
 // POST /api/runs/{run_id}/approvals: {"decisions": [{call_id, approve, reason?, arguments?}],
-// "background"?}, its shape checked with 400s naming the field.
+// "answers": [{call_id, answer}], "background"?}, its shape checked with 400s naming the field.
+// Answers are kept among the decisions (an approval whose result is the answer); the raw answers
+// wait in `answered` until the run's questions are read (CheckAnswers).
 struct ApprovalRequest {
   std::vector<ApprovalDecision> decisions;
   bool background = false;
+  std::vector<std::pair<std::string, boost::json::value>> answered = {};  // call_id, answer
+  bool Approves() const;  // decides a call (needs `approve`), not only answers
 };
 Result<ApprovalRequest> ParseApprovalRequest(const boost::json::value& body);
 // Once the run is read: every pending call is decided, once, and only pending calls are; edited
@@ -60,6 +70,8 @@ Result<ApprovalRequest> ParseApprovalRequest(const boost::json::value& body);
 Result<void> CheckDecisions(const ApprovalRequest& request,
                             const std::vector<std::string>& pending);
 Result<void> CheckEditedArguments(const ApprovalRequest& request, const PausedTurn& paused);
+// Every question answered, once, within its answer_schema: the answers join the decisions.
+Result<void> CheckAnswers(ApprovalRequest& request, const PausedTurn& paused);
 
 // What an approved call with edited arguments tells the model with its result.
 std::string EditedResult(const std::string& arguments, const std::string& result);

@@ -90,6 +90,48 @@ TEST(PausedTurn, PendingActionsAreTheCallsThatWaitWithTheirArguments) {
   EXPECT_EQ(pending[0].at("arguments").at("order"), "A-1");
 }
 
+TEST(ApprovalRequests, QuestionsAreAnsweredEachOnceWithinTheirSchema) {
+  PausedTurn paused = Sample();
+  paused.to_run.push_back(ToolCall{"q1", "ask_user", R"({"question":"Which order?"})"});
+  paused.needs_answer = {"q1"};
+  const auto pending = PendingActionsJson(paused);
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[1].at("kind"), "question");
+  EXPECT_EQ(pending[1].at("question"), "Which order?");
+  EXPECT_TRUE(pending[1].at("answer_schema").is_null());
+  auto request = ParseApprovalRequest(json::parse(
+      R"({"decisions":[{"call_id":"c1","approve":true}],"answers":[{"call_id":"q1","answer":"A-7"}]})"));
+  ASSERT_TRUE(request) << request.error().message;
+  EXPECT_TRUE(request->Approves());
+  ASSERT_TRUE(CheckDecisions(*request, paused.needs_approval));
+  ASSERT_TRUE(CheckAnswers(*request, paused));
+  ASSERT_EQ(request->decisions.size(), 2u);
+  EXPECT_EQ(request->decisions[1].answer, "A-7");
+  // Answers alone need no decisions; a stray, a repeated or a missing answer is a 400.
+  request = ParseApprovalRequest(json::parse(R"({"answers":[{"call_id":"q1","answer":"x"}]})"));
+  ASSERT_TRUE(request);
+  EXPECT_FALSE(request->Approves());
+  for (const char* bad :
+       {R"({"answers":[{"call_id":"c1","answer":"x"}]})",
+        R"({"answers":[{"call_id":"q1","answer":"x"},{"call_id":"q1","answer":"y"}]})"}) {
+    auto parsed = ParseApprovalRequest(json::parse(bad));
+    ASSERT_TRUE(parsed);
+    EXPECT_FALSE(CheckAnswers(*parsed, paused)) << bad;
+  }
+  auto none =
+      ParseApprovalRequest(json::parse(R"({"decisions":[{"call_id":"c1","approve":true}]})"));
+  ASSERT_TRUE(none);
+  const auto missing = CheckAnswers(*none, paused);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().field(), "answers");
+  EXPECT_FALSE(ParseApprovalRequest(json::parse(R"({"answers":[{"call_id":"q1"}]})")));
+  // A decided run keeps its answers as the model reads them.
+  const DecidedRun decided{{ApprovalDecision{"q1", true, "", std::nullopt, "A-7"}}, 4};
+  const auto back = ParseDecidedRun(DecidedRunJson(decided));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->decisions[0].answer, "A-7");
+}
+
 TEST(ApprovalRequests, AnApprovalMayEditTheArgumentsWithinTheToolsParameters) {
   PausedTurn paused = Sample();
   paused.request.tools[0].parameters = json::parse(
