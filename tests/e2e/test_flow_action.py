@@ -129,3 +129,18 @@ def test_the_conversation_window_is_a_429_fault(flow, llm):
     assert [s[0] for s in statuses].count(429) == 1
     fault(statuses[-1], 429)
     assert "retry-after" in statuses[-1][1]
+
+
+def test_a_pause_gives_the_flow_its_run_and_what_it_waits_for(flow, llm):
+    import json
+    flow.agent("asker", ask_user=True)
+    llm.push(openai_tools([("ask_user", {"question": "Which order?"})]))
+    status, _, out = call(flow, {"agentExternalId": "asker", "message": "refund"})
+    assert status == 200, out
+    assert out["isComplete"] is False and out["stoppedBecause"] == "input_required", out
+    assert out["runId"].startswith("run_")
+    [need] = json.loads(out["pendingActionsJson"])
+    assert need["kind"] == "question" and need["question"] == "Which order?", need
+    llm.push(openai_text("Done."))
+    status, _, out = call(flow, {"agentExternalId": "asker", "message": "hi"})
+    assert status == 200 and out["runId"] is None and out["pendingActionsJson"] is None, out

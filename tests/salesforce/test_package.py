@@ -12,7 +12,8 @@ READER = (ROOT / "salesforce/force-app/main/default/classes/ReadAgentOutputField
 
 INPUT_LABELS = ["Agent External Id", "Message", "Stateful", "Conversation Id", "Host Context JSON", "Group Key",
                 "Idempotency Key", "Additional Instructions", "If Busy", "Output Schema JSON"]
-OUTPUT_LABELS = ["Response", "Conversation Id", "Is Complete", "Stopped Because", "Blocked", "Output JSON"]
+OUTPUT_LABELS = ["Response", "Conversation Id", "Is Complete", "Stopped Because", "Blocked", "Output JSON", "Run Id",
+                 "Pending Actions JSON"]
 
 
 def inner_class(name, source=CLASS):
@@ -50,7 +51,8 @@ def test_the_fields_sent_and_read_are_the_endpoints():
     fields = [name for _, name in variables(inner_class("Request"))]
     assert set(fields) == set(sent)
     assert [name for _, name in variables(inner_class("Result"))] == ["response", "conversationId", "isComplete",
-                                                                     "stoppedBecause", "blocked", "outputJson"]
+                                                                     "stoppedBecause", "blocked", "outputJson",
+                                                                     "runId", "pendingActionsJson"]
     assert "callout:Agentgate/api/flow-actions/invoke-agent" in CLASS
     assert "/api/flow-actions/invoke-agent" in OPENAPI["paths"]
 
@@ -70,7 +72,8 @@ def test_the_apex_test_covers_every_fault_status():
     test_class = (ROOT / "salesforce/force-app/main/default/classes/InvokeAgentDaemonTest.cls").read_text()
     for status in (400, 401, 402, 403, 404, 409, 429, 504):
         assert f"{status} => '{status}: " in test_class
-    for name in ("returnsACompleteReply", "continuesAStatefulConversation", "reportsAStopReason", "reportsABlockedReply"):
+    for name in ("returnsACompleteReply", "continuesAStatefulConversation", "reportsAStopReason", "reportsABlockedReply",
+                 "reportsThePausedRunAndWhatItWaitsFor"):
         assert f"static void {name}()" in test_class
 
 

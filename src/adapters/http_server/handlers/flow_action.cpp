@@ -8,6 +8,7 @@
 #include "domain/governance/governance.hpp"
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
+#include "domain/runs/paused_turn.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -38,6 +39,17 @@ Response FlowResult(const InvokeResult& result) {
   // A Flow reads text: the parsed answer as JSON text, for Read Agent Output Field.
   out["outputJson"] =
       result.output ? json::value(json_text::Write(*result.output)) : json::value(nullptr);
+  // A pause (approval_required, input_required): the run that waits, and what it waits for as
+  // JSON text, so a Flow can branch on it (answering from a Flow is done elsewhere).
+  out["runId"] = result.run_id.empty() ? json::value(nullptr) : json::value(result.run_id);
+  out["pendingActionsJson"] = nullptr;
+  if (!result.run_id.empty()) {
+    PausedTurn pending;
+    pending.to_run = result.pending_actions;
+    pending.needs_answer = result.questions;
+    for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
+    out["pendingActionsJson"] = json_text::Write(json::value(PendingActionsJson(pending)));
+  }
   return JsonResponse(200, out);
 }
 
