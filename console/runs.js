@@ -1,5 +1,6 @@
-// An environment's runs (#/orgs/<id>/environments/<env>/runs): the calls waiting for a person's
-// approval first, each with its arguments and Approve / Deny (docs/daemon.md, Tool approvals), then
+// An environment's runs (#/orgs/<id>/environments/<env>/runs): what paused runs wait for first,
+// each approval with its arguments (editable) and each question with a box for its answer, and
+// Approve / Deny (docs/runs.md, "What a run needs"), then
 // the latest runs, newest first, with their outcome; a queued, running or paused one can be
 // canceled.
 import { api, confirmButton, date, h, show, showError, table } from "./ui.js";
@@ -11,31 +12,72 @@ function outcome(run) {
   return "";
 }
 
-// Every pending call of a paused run decided alike: approved, or denied with the operator's reason.
-// The run goes on in the background; the list shows it running, then ended.
+// What a paused run waits for, met in one request (docs/runs.md, "What a run needs"): every
+// approval approved (with the arguments as edited in its box) or denied with the operator's reason,
+// and every question answered from its box. The run goes on in the background; the list shows it
+// running, then ended.
+function needsOf(run) {
+  const decisions = [];
+  const answers = [];
+  for (const a of run.pending_actions) {
+    const box = document.querySelector(`[data-need='${a.call_id}'][data-run='${run.run_id}']`);
+    const text = box ? box.value : "";
+    if (a.kind === "question") {
+      // Under an answer schema the answer is JSON; else it is the text as written.
+      answers.push({ call_id: a.call_id, answer: a.answer_schema ? JSON.parse(text) : text });
+    } else {
+      const edited = JSON.parse(text);
+      const same = JSON.stringify(edited) === JSON.stringify(a.arguments);
+      decisions.push({ call_id: a.call_id, ...(same ? {} : { arguments: edited }) });
+    }
+  }
+  return { decisions, answers };
+}
+
 function decideButtons(base, run, again) {
   const decide = async (approve, reason) => {
-    const decisions = run.pending_actions.map((a) => ({ call_id: a.call_id, approve, ...(reason ? { reason } : {}) }));
-    await api("POST", base + "/" + encodeURIComponent(run.run_id) + "/approvals", { decisions, background: true });
+    const { decisions, answers } = needsOf(run);
+    const body = { background: true };
+    if (decisions.length) {
+      body.decisions = decisions.map((d) => approve ? { ...d, approve }
+        : { call_id: d.call_id, approve, ...(reason ? { reason } : {}) });
+    }
+    if (answers.length) body.answers = answers;
+    await api("POST", base + "/" + encodeURIComponent(run.run_id) + "/approvals", body);
     await again();
   };
+  const approvals = run.pending_actions.filter((a) => a.kind !== "question").length;
   return h("span", { class: "decide" },
     h("button", {
       type: "button", "data-approve": run.run_id,
       onclick: async () => {
-        if (!window.confirm("Run " + run.pending_actions.length + " call(s) of run " + run.run_id + "?")) return;
+        if (!window.confirm("Go on with run " + run.run_id + " (" + approvals + " call(s) approved)?")) return;
         try { await decide(true); } catch (e) { showError(e); }
       },
-    }, "Approve"),
-    " ",
-    h("button", {
+    }, approvals ? "Approve" : "Answer"),
+    approvals ? " " : "",
+    approvals ? h("button", {
       type: "button", class: "danger", "data-deny": run.run_id,
       onclick: async () => {
         const reason = window.prompt("Why not? (the agent is told)", "");
         if (reason === null) return;
         try { await decide(false, reason); } catch (e) { showError(e); }
       },
-    }, "Deny"));
+    }, "Deny") : "");
+}
+
+// A need's box: an approval's arguments, editable; a question with its answer's box.
+function needBox(run, action) {
+  if (action.kind === "question") {
+    return h("span", {},
+      h("p", { class: "question" }, action.question),
+      action.answer_schema ? h("pre", { class: "arguments" }, JSON.stringify(action.answer_schema, null, 2)) : "",
+      h("textarea", { class: "answer", rows: 3, "data-need": action.call_id, "data-run": run.run_id,
+        placeholder: action.answer_schema ? "The answer, as JSON" : "The answer" }));
+  }
+  const box = h("textarea", { class: "arguments", rows: 6, "data-need": action.call_id, "data-run": run.run_id });
+  box.value = JSON.stringify(action.arguments, null, 2);
+  return box;
 }
 
 function pendingSection(base, runs, again) {
@@ -44,9 +86,9 @@ function pendingSection(base, runs, again) {
   const rows = paused.flatMap((r) => r.pending_actions.map((a, i) => ({ run: r, action: a, first: i === 0 })));
   return h("section", { class: "card" },
     h("h2", {}, "Waiting for approval"),
-    table("pending-list", ["Run", "Agent", "Tool", "Arguments", "Expires", ""], rows, (p) => [
+    table("pending-list", ["Run", "Agent", "Tool", "Arguments or question", "Expires", ""], rows, (p) => [
       h("code", {}, p.run.run_id), p.run.agent_id, h("code", {}, p.action.tool),
-      h("pre", { class: "arguments" }, JSON.stringify(p.action.arguments, null, 2)),
+      needBox(p.run, p.action),
       date(p.run.expires_at),
       p.first ? decideButtons(base, p.run, again) : ""]));
 }

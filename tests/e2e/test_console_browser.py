@@ -419,8 +419,12 @@ def test_an_operator_sees_a_pending_action_with_its_arguments_and_approves_it(st
         wait_text(browser, "h2", "Waiting for approval")
         row = browser.find_element(By.CSS_SELECTOR, "#pending-list tbody tr")
         assert paused["run_id"] in row.text and "refund" in row.text
-        assert '"amount": 40' in row.find_element(By.CSS_SELECTOR, "pre.arguments").text
+        box = row.find_element(By.CSS_SELECTOR, "textarea.arguments")
+        assert '"amount": 40' in box.get_attribute("value")
         shot(browser, "14-approvals")
+        # The operator approves with the amount edited: the tool gets the edited arguments.
+        box.clear()
+        box.send_keys('{"order": "A-1", "amount": 30}')
         row.find_element(By.CSS_SELECTOR, f"button[data-approve='{paused['run_id']}']").click()
         browser.switch_to.alert.accept()
         deadline = time.monotonic() + 10
@@ -428,6 +432,7 @@ def test_an_operator_sees_a_pending_action_with_its_arguments_and_approves_it(st
             assert time.monotonic() < deadline
             time.sleep(0.05)
         assert [c["path"] for c in tools.calls] == ["/refund"]
+        assert json.loads(tools.calls[0]["body"]) == {"order": "A-1", "amount": 30}
         # The approval's answer re-renders the page: the button found may be replaced before the
         # click lands (StaleElementReference, seen once in CI); find it again until one is taken.
         WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
@@ -493,3 +498,28 @@ def test_an_operator_registers_an_oauth_client_sees_its_secret_once_and_revokes_
     browser.switch_to.alert.accept()
     wait_text(browser, "#oauth-client-empty", "No OAuth clients yet")
     assert token_status(client_id, secret) == 401
+
+
+def test_an_operator_answers_the_models_question(start_server, llm, browser):
+    from fakes.fake_llm import openai_tools
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server, org="questions-org")
+    tenant.agent("desk", ask_user=True)
+    llm.push(openai_tools([("ask_user", {"question": "Which order?"})]), openai_text("Refunding A-7."))
+    headers = {"fl-api-org": "questions-org", "fl-api-env": "prod", "fl-api-token": tenant.token}
+    _, _, paused = server.request("POST", "/api/agents/desk/invoke", {"message": "refund my order"}, headers)
+    assert paused["terminated_reason"] == "input_required", paused
+    open_environment_page(browser, server, "questions-org", "runs")
+    wait_text(browser, "h2", "Waiting for approval")
+    row = browser.find_element(By.CSS_SELECTOR, "#pending-list tbody tr")
+    assert "Which order?" in row.find_element(By.CSS_SELECTOR, "p.question").text
+    row.find_element(By.CSS_SELECTOR, "textarea.answer").send_keys("A-7")
+    assert not row.find_elements(By.CSS_SELECTOR, "button[data-deny]")  # a question is answered, not denied
+    row.find_element(By.CSS_SELECTOR, f"button[data-approve='{paused['run_id']}']").click()
+    browser.switch_to.alert.accept()
+    deadline = time.monotonic() + 10
+    while server.request("GET", f"/api/runs/{paused['run_id']}", headers=headers)[2]["status"] != "completed":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    results = [m["content"] for m in llm.requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert results == ["A-7"], results

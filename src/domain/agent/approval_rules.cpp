@@ -21,7 +21,8 @@ bool McpCallNeedsApproval(Approval approval, const McpHints& hints) {
 
 bool CanPause(const AgentConfig& config) {
   const auto gated = [](const auto& tool) { return tool.approval != Approval::kNever; };
-  return std::any_of(config.http_tools.begin(), config.http_tools.end(), gated) ||
+  return config.ask_user ||  // a question pauses as an approval does
+         std::any_of(config.http_tools.begin(), config.http_tools.end(), gated) ||
          std::any_of(config.mcp_servers.begin(), config.mcp_servers.end(), gated) ||
          (config.crm_metadata_tool && gated(*config.crm_metadata_tool));
 }

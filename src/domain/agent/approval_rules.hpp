@@ -26,8 +26,9 @@ bool CrmCallNeedsApproval(Approval approval, const std::optional<std::string_vie
 // An MCP tool's call: a write unless its server marks it read-only and not destructive.
 bool McpCallNeedsApproval(Approval approval, const McpHints& hints);
 
-// Whether a turn of this version may pause for a person (a tool whose approval is not `never`):
-// such a call counts against its organization's waiting runs ([runs] max_queued_per_org).
+// Whether a turn of this version may pause for a person (a tool whose approval is not `never`, or
+// "ask_user"): such a call counts against its organization's waiting runs ([runs]
+// max_queued_per_org).
 bool CanPause(const AgentConfig& config);
 
 }  // namespace agentgate::approval

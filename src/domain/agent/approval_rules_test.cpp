@@ -51,6 +51,9 @@ TEST(ApprovalRules, AVersionCanPauseWhenAnyToolIsGated) {
   config.mcp_servers.push_back(McpServerTool{});
   config.mcp_servers.back().approval = Approval::kAlways;
   EXPECT_TRUE(CanPause(config));
+  config.mcp_servers.clear();
+  config.ask_user = true;  // the model may ask the user a question
+  EXPECT_TRUE(CanPause(config));
 }
 
 }  // namespace agentgate::approval
