@@ -5,7 +5,10 @@ question's answer_schema, and the model goes on with the answer as the tool's re
 run expires as an approval does."""
 import json
 
+import pytest
+
 from conftest import error_of
+from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
 from test_approvals import approver, headers, start
 from test_runs import wait_status
@@ -80,3 +83,37 @@ def test_an_unanswered_question_expires(start_server, llm):
     run_id = ask(tenant, llm)["run_id"]
     run = wait_status(tenant, run_id, {"failed"}, within=6.0)
     assert run["status"] == "failed" and run["error"]["code"] == "approval_expired", run
+
+
+def test_an_mcp_client_is_told_what_the_run_waits_for_and_where_to_answer(start_server, llm):
+    tenant = start(start_server, llm)
+    tenant.agent("desk", ask_user=True)
+    llm.push(openai_tools([("ask_user", {"question": "Which order?"})]))
+    h = headers(tenant, tenant.token)
+    h["mcp-protocol-version"] = "2025-11-25"
+    h["mcp-session-id"] = "s-1"
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "desk", "arguments": {"message": "refund my order"}}}
+    status, _, out = tenant.server.request("POST", "/mcp", call, h)
+    assert status == 200, out
+    result = out["result"]
+    assert result["isError"] is True
+    structured = result["structuredContent"]
+    assert structured["terminated_reason"] == "input_required"
+    assert structured["pending_actions"][0]["kind"] == "question"
+    text = result["content"][0]["text"]
+    assert "input_required" in text and f"/api/runs/{structured['run_id']}/approvals" in text, text
+
+
+@pytest.mark.postgres
+def test_a_question_asked_on_one_server_is_answered_on_the_other(start_server, llm):
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY, "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    paused = ask(tenant, llm)
+    first.stop()  # nothing of the run waits on the server it paused on
+    other = tenant.via(second)
+    llm.push(openai_text("Refunding A-7."))
+    need = paused["pending_actions"][0]
+    status, _, done = answer(other, tenant.token, paused["run_id"], [{"call_id": need["call_id"], "answer": {"order": "A-7"}}])
+    assert status == 200 and done["response"] == "Refunding A-7.", done

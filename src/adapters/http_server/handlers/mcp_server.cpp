@@ -54,9 +54,16 @@ json::object TurnAsToolResult(const Result<InvokeResult>& result) {
   if (result->blocked) {
     text = "blocked: the agent's safety policy withheld the reply.\n\n" + text;
   } else if (!result->run_id.empty()) {
-    text = "paused (approval_required): run " + result->run_id +
-           " waits for a person's approval of " + std::to_string(result->pending_actions.size()) +
-           " tool call(s).\n\n" + text;
+    // Without elicitation the client is told what the run waits for and where it is met.
+    const std::size_t questions = result->questions.size();
+    const std::size_t approvals = result->pending_actions.size() - questions;
+    text = "paused (" + std::string(reason.value_or("approval_required")) + "): run " +
+           result->run_id + " waits for " +
+           (approvals > 0 ? std::to_string(approvals) + " tool call approval(s)" : "") +
+           (approvals > 0 && questions > 0 ? " and " : "") +
+           (questions > 0 ? std::to_string(questions) + " answer(s) to the agent's question" : "") +
+           "; decide or answer at POST /api/runs/" + result->run_id +
+           "/approvals (the run's pending_actions say what).\n\n" + text;
   } else if (reason) {
     text = "stopped early (" + std::string(*reason) + "): the reply may be incomplete.\n\n" + text;
   }
