@@ -252,3 +252,24 @@ def test_a_response_calling_the_callers_function_is_continued_on_another_server(
     assert second["output_text"] == "Sunny in Paris.", second
     sent = [m["role"] for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
     assert sent == ["user", "assistant", "tool"], sent
+
+
+def test_a_run_that_pauses_goes_on_without_the_callers_functions(start_server, llm):
+    from fakes.fake_llm import FakeToolServer
+    from test_approvals import approver, decide, shop
+    tools = FakeToolServer()
+    try:
+        tenant = start(start_server, llm)
+        shop(tenant, tools)
+        key = new_key(tenant, agents=("shop",))
+        llm.push(openai_tools([("refund", {"order": "A-1"})]))
+        out = sdk(tenant, key, "chat", model="shop", messages=ASK, tools=[WEATHER])
+        paused = out["result"]["agentgate"]
+        assert paused["terminated_reason"] == "approval_required", out
+        assert "weather" in offered(llm.requests[-1])
+        llm.push(openai_text("Refunded."))
+        status, _, done = decide(tenant, approver(tenant), paused["run_id"], [{"call_id": "call_0", "approve": True}])
+        assert status == 200 and done["response"] == "Refunded.", done
+        assert "weather" not in offered(llm.requests[-1])  # that caller is no longer in the loop
+    finally:
+        tools.close()

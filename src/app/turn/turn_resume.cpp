@@ -27,7 +27,14 @@ asio::awaitable<Result<void>> InvokeAgent::Restore(TurnRun& run) {
   }
   std::set<std::string> action_names;
   for (const auto& action : config.actions) action_names.insert(action.name);
-  run.turn.emplace(paused.request, std::move(action_names), config.max_iterations, paused.progress);
+  // A /v1 caller's own functions are not offered once the run goes on without that caller.
+  ModelRequest request = paused.request;
+  std::erase_if(request.tools, [&](const ToolSpec& tool) {
+    return std::find(paused.caller_tools.begin(), paused.caller_tools.end(), tool.name) !=
+           paused.caller_tools.end();
+  });
+  run.turn.emplace(std::move(request), std::move(action_names), config.max_iterations,
+                   paused.progress);
 
   // Each call of the paused step in its order: denied ones are told to the model, the rest run,
   // an edited one with the arguments approved (the model's own stay in the transcript).

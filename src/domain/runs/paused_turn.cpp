@@ -156,6 +156,8 @@ std::string PausedTurnJson(const PausedTurn& p) {
   for (const auto& id : p.needs_approval) needs.emplace_back(id);
   json::array questions;
   for (const auto& id : p.needs_answer) questions.emplace_back(id);
+  json::array callers;
+  for (const auto& name : p.caller_tools) callers.emplace_back(name);
   json::array models;
   for (const auto& m : p.models) {
     json::object item{{"provider", m.provider},
@@ -177,6 +179,7 @@ std::string PausedTurnJson(const PausedTurn& p) {
                          {"to_run", CallsJson(p.to_run)},
                          {"needs_approval", std::move(needs)},
                          {"needs_answer", std::move(questions)},
+                         {"caller_tools", std::move(callers)},
                          {"recorded_system", p.recorded_system},
                          {"history_sent", p.history_sent},
                          {"usage", std::move(usage)},
@@ -239,6 +242,8 @@ Result<PausedTurn> ParsePausedTurn(std::string_view text) {
     if (id.is_string()) p.needs_approval.emplace_back(id.get_string());
   for (const auto& id : Arr(v, "needs_answer"))
     if (id.is_string()) p.needs_answer.emplace_back(id.get_string());
+  for (const auto& name : Arr(v, "caller_tools"))
+    if (name.is_string()) p.caller_tools.emplace_back(name.get_string());
   p.recorded_system = Str(v, "recorded_system");
   p.history_sent = static_cast<std::size_t>(Int(v, "history_sent"));
   const json::value& usage = Field(v, "usage");

@@ -24,7 +24,10 @@ struct PausedTurn {
   std::vector<ToolCall> to_run;             // the paused step's calls, run once decided
   std::vector<std::string> needs_approval;  // which of them wait for a decision (call ids)
   std::vector<std::string> needs_answer;    // which are the model's questions (ask_user)
-  std::string recorded_system;              // the system text as the transcript keeps it
+  // The /v1 caller's own functions among the request's tools: not offered once the run goes on,
+  // for that caller is no longer in the loop (docs/openai.md, "The caller's tools").
+  std::vector<std::string> caller_tools;
+  std::string recorded_system;  // the system text as the transcript keeps it
   std::size_t history_sent = 0;
   // What the run has cost so far, every part of it: its answer's usage adds them up.
   TokenUsage usage;

@@ -45,6 +45,7 @@ PausedTurn Sample() {
   p.invoke =
       json::object{{"message", "refund A-1"}, {"stateful", true}, {"conversation_id", "c_1"}};
   p.agent_version = 3;
+  p.caller_tools = {"weather"};
   return p;
 }
 
@@ -77,6 +78,7 @@ TEST(PausedTurn, ItsStateReadsBackAsItWasWritten) {
   EXPECT_EQ(back->models.at(0).tokens.input_tokens, 120);
   EXPECT_EQ(back->invoke.at("conversation_id"), "c_1");
   EXPECT_EQ(back->agent_version, 3);
+  EXPECT_EQ(back->caller_tools, std::vector<std::string>{"weather"});
   EXPECT_FALSE(ParsePausedTurn("{}"));
   EXPECT_FALSE(ParsePausedTurn("not json"));
 }
