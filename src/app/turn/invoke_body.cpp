@@ -57,11 +57,7 @@ void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result)
   if (!result.run_id.empty()) {
     // Paused for approval: the run to decide, and what waits (docs/daemon.md, Tool approvals).
     out.String("run_id", result.run_id);
-    PausedTurn pending;
-    pending.to_run = result.pending_actions;
-    pending.needs_answer = result.questions;
-    for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
-    out.Value("pending_actions", json::value(PendingActionsJson(pending)));
+    out.Value("pending_actions", json::value(PendingActionsOf(result)));
   }
   if (!result.tool_calls.empty()) {
     // The caller's own functions the model called (/v1 `tools`, docs/openai.md).
@@ -75,6 +71,14 @@ void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result)
     }
     out.End();
   }
+}
+
+json::array PendingActionsOf(const InvokeResult& result) {
+  PausedTurn pending;
+  pending.to_run = result.pending_actions;
+  pending.needs_answer = result.questions;
+  for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
+  return PendingActionsJson(pending);
 }
 
 json::object InvokeBody(const InvokeResult& result) {

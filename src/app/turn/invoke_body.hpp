@@ -44,5 +44,7 @@ std::string InvokeBodyText(const InvokeResult& result);
 void WriteInvokeFields(json_text::ObjectWriter& out, const InvokeResult& result);
 // The same body as a JSON object (MCP's structured content): the text, read back.
 boost::json::object InvokeBody(const InvokeResult& result);
+// A paused answer's pending_actions, typed (docs/runs.md, "What a run needs").
+boost::json::array PendingActionsOf(const InvokeResult& result);
 
 }  // namespace agentgate

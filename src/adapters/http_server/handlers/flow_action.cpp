@@ -8,7 +8,6 @@
 #include "domain/governance/governance.hpp"
 #include "domain/json_fields.hpp"
 #include "domain/json_text.hpp"
-#include "domain/runs/paused_turn.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -43,13 +42,8 @@ Response FlowResult(const InvokeResult& result) {
   // JSON text, so a Flow can branch on it (answering from a Flow is done elsewhere).
   out["runId"] = result.run_id.empty() ? json::value(nullptr) : json::value(result.run_id);
   out["pendingActionsJson"] = nullptr;
-  if (!result.run_id.empty()) {
-    PausedTurn pending;
-    pending.to_run = result.pending_actions;
-    pending.needs_answer = result.questions;
-    for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
-    out["pendingActionsJson"] = json_text::Write(json::value(PendingActionsJson(pending)));
-  }
+  if (!result.run_id.empty())
+    out["pendingActionsJson"] = json_text::Write(json::value(PendingActionsOf(result)));
   return JsonResponse(200, out);
 }
 
