@@ -189,10 +189,11 @@ async function call() {
       }
     }
     case 'background': {
-      const created = await client.responses.create({
+      const created = await client.responses.create(withTools({
         model: arg('model'), input: input(), background: true,
         ...(arg('metadata') ? { metadata: JSON.parse(arg('metadata')) } : {}),
-      });
+        ...(arg('previous') ? { previous_response_id: arg('previous') } : {}),
+      }));
       if (arg('cancel')) {
         const canceled = await client.responses.cancel(created.id);
         return { created, final: canceled, seen: [created.status, canceled.status] };

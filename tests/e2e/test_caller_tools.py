@@ -273,3 +273,22 @@ def test_a_run_that_pauses_goes_on_without_the_callers_functions(start_server, l
         assert "weather" not in offered(llm.requests[-1])  # that caller is no longer in the loop
     finally:
         tools.close()
+
+
+@pytest.mark.both_stores
+def test_a_background_response_calls_the_callers_function_and_its_output_goes_on_in_the_background(
+        start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_tools([("weather", {"city": "Paris"})]))
+    first = sdk(tenant, key, "background", model="bot", input="Weather in Paris?", tools=[FLAT_WEATHER])["result"]
+    assert first["final"]["status"] == "completed", first
+    [call] = function_calls(first["final"])
+    assert "weather" in offered(llm.requests[-1])  # the queued run kept the caller's function
+    llm.push(openai_text("Sunny in Paris."))
+    output = {"type": "function_call_output", "call_id": call["call_id"], "output": "sunny"}
+    second = sdk(tenant, key, "background", model="bot", input=[output], tools=[FLAT_WEATHER],
+                 previous=first["final"]["id"])["result"]
+    assert second["final"]["output_text"] == "Sunny in Paris.", second
+    sent = [m["role"] for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert sent == ["user", "assistant", "tool"], sent

@@ -74,18 +74,7 @@ struct RunWorker::QueuedRequest {
     if (object == nullptr) return;
     trace = QueuedTrace(*object);
     object->erase(kRunTraceKey);
-    std::optional<std::string> after_turn;
-    if (const auto* kept = object->if_contains(kAfterTurnKey); kept && kept->is_string())
-      after_turn = std::string(kept->get_string());
-    object->erase(kAfterTurnKey);
-    std::vector<ChatMessage> history;
-    if (const auto* kept = object->if_contains(kHistoryKey)) history = HistoryOfJson(*kept);
-    object->erase(kHistoryKey);
-    request = ParseInvokeRequest(body);
-    if (request) {
-      request->after_turn_id = std::move(after_turn);
-      request->history = std::move(history);
-    }
+    request = KeptInvokeRequest(std::move(body));
   }
   Result<InvokeRequest> request = Error(ErrorCode::kInternal, "unreadable run request");
   std::optional<SpanContext> trace;
@@ -302,16 +291,9 @@ asio::awaitable<Result<InvokeResult>> RunWorker::ResumeTurn(const RunRecord& run
                                                             std::shared_ptr<TurnCancel> cancel,
                                                             RunRecorder& recorder) {
   // It goes on from where it paused: whether its conversation moved on was checked as it began.
-  boost::json::value invoke = resumption.paused.invoke;
-  std::vector<ChatMessage> history;
-  if (auto* fields = invoke.if_object()) {
-    fields->erase(kAfterTurnKey);
-    if (const auto* kept = fields->if_contains(kHistoryKey)) history = HistoryOfJson(*kept);
-    fields->erase(kHistoryKey);
-  }
-  auto request = ParseInvokeRequest(invoke);
+  auto request = KeptInvokeRequest(resumption.paused.invoke);
   if (!request) co_return Error(ErrorCode::kInternal, "the paused run's request could not be read");
-  request->history = std::move(history);
+  request->after_turn_id.reset();
   // It goes on as the caller that started it, with the agent version it began with.
   const Caller caller{run.org_id, run.env, run.token_id};
   AG_CO_TRY(const auto token, co_await d_.tenants.Token(run.token_id));

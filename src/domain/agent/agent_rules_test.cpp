@@ -340,6 +340,37 @@ TEST(InvokeRequest, AQueuedRequestReadsBackAsItWasSent) {
   EXPECT_EQ(again->group_key, "g");
 }
 
+TEST(InvokeRequest, AKeptRequestKeepsTheCallersFunctionsAndItsContinuation) {
+  InvokeRequest sent;
+  sent.message = "";
+  sent.stateful = true;
+  sent.conversation_id = "conv_1";
+  sent.after_turn_id = "turn_1";
+  sent.caller_tools = {
+      ToolSpec{"weather", "The weather", boost::json::parse(R"({"type":"object"})")}};
+  sent.caller_tools_flat = true;
+  sent.required_tool = "weather";
+  sent.history = {ChatMessage{Role::kUser, "Paris?", {}, "", ""},
+                  ChatMessage{Role::kAssistant, "", {{"c1", "weather", "{}"}}, "", ""}};
+  sent.continuation = {ChatMessage{Role::kTool, "sunny", {}, "c1", "weather"}};
+  const auto again = KeptInvokeRequest(InvokeRequestJson(sent));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->message, "");  // a continuation has none
+  EXPECT_EQ(again->after_turn_id, "turn_1");
+  ASSERT_EQ(again->caller_tools.size(), 1u);
+  EXPECT_EQ(again->caller_tools[0].name, "weather");
+  EXPECT_EQ(again->caller_tools[0].parameters, sent.caller_tools[0].parameters);
+  EXPECT_TRUE(again->caller_tools_flat);
+  EXPECT_EQ(again->required_tool, "weather");
+  ASSERT_EQ(again->history.size(), 2u);
+  EXPECT_EQ(again->history[1].tool_calls, sent.history[1].tool_calls);
+  ASSERT_EQ(again->continuation.size(), 1u);
+  EXPECT_EQ(again->continuation[0].role, Role::kTool);
+  EXPECT_EQ(again->continuation[0].tool_call_id, "c1");
+  EXPECT_EQ(again->continuation[0].content, "sunny");
+  EXPECT_FALSE(KeptInvokeRequest(boost::json::value("not an object")));
+}
+
 TEST(InvokeRequest, ResponseFormatTakesEitherShapeAndNamesWhatIsWrong) {
   const char* schema = R"({"type": "object", "properties": {"ok": {"type": "boolean"}}})";
   const auto ours = ParseInvokeRequest(boost::json::parse(

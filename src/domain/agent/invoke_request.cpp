@@ -156,6 +156,38 @@ Result<InvokeRequest> ParseInvokeRequest(const boost::json::value& body, RunOpti
   return r;
 }
 
+namespace {
+
+std::string StringIn(const boost::json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+boost::json::object MessageJson(const ChatMessage& m) {
+  boost::json::object out{{"role", m.role == Role::kAssistant ? "assistant"
+                                   : m.role == Role::kTool    ? "tool"
+                                                              : "user"},
+                          {"content", m.content}};
+  if (!m.tool_calls.empty()) {
+    boost::json::array calls;
+    for (const auto& c : m.tool_calls)
+      calls.push_back(
+          boost::json::object{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments_json}});
+    out["tool_calls"] = std::move(calls);
+  }
+  if (!m.tool_call_id.empty()) out["tool_call_id"] = m.tool_call_id;
+  if (!m.tool_name.empty()) out["tool_name"] = m.tool_name;
+  return out;
+}
+
+boost::json::array MessagesJson(const std::vector<ChatMessage>& messages) {
+  boost::json::array out;
+  for (const auto& m : messages) out.push_back(MessageJson(m));
+  return out;
+}
+
+}  // namespace
+
 std::vector<ChatMessage> HistoryOfJson(const boost::json::value& kept) {
   std::vector<ChatMessage> history;
   if (!kept.is_array()) return history;
@@ -165,14 +197,72 @@ std::vector<ChatMessage> HistoryOfJson(const boost::json::value& kept) {
     const auto* content = o != nullptr ? o->if_contains("content") : nullptr;
     if (role == nullptr || !role->is_string() || content == nullptr || !content->is_string())
       continue;
-    history.push_back(
-        ChatMessage{role->get_string() == "assistant" ? Role::kAssistant : Role::kUser,
-                    std::string(content->get_string()),
-                    {},
-                    {},
-                    {}});
+    ChatMessage message{role->get_string() == "assistant" ? Role::kAssistant
+                        : role->get_string() == "tool"    ? Role::kTool
+                                                          : Role::kUser,
+                        std::string(content->get_string()),
+                        {},
+                        StringIn(*o, "tool_call_id"),
+                        StringIn(*o, "tool_name")};
+    if (const auto* calls = o->if_contains("tool_calls"); calls != nullptr && calls->is_array()) {
+      for (const auto& c : calls->get_array()) {
+        if (!c.is_object()) continue;
+        const auto& call = c.get_object();
+        message.tool_calls.push_back(
+            ToolCall{StringIn(call, "id"), StringIn(call, "name"), StringIn(call, "arguments")});
+      }
+    }
+    history.push_back(std::move(message));
   }
   return history;
+}
+
+Result<InvokeRequest> KeptInvokeRequest(boost::json::value kept) {
+  auto* fields = kept.if_object();
+  if (fields == nullptr) return Error(ErrorCode::kInternal, "a kept request is not an object");
+  std::optional<std::string> after_turn;
+  if (const auto* v = fields->if_contains(kAfterTurnKey); v != nullptr && v->is_string())
+    after_turn = std::string(v->get_string());
+  std::vector<ChatMessage> history;
+  if (const auto* v = fields->if_contains(kHistoryKey)) history = HistoryOfJson(*v);
+  std::vector<ChatMessage> continuation;
+  if (const auto* v = fields->if_contains(kContinuationKey)) continuation = HistoryOfJson(*v);
+  std::vector<ToolSpec> caller_tools;
+  std::optional<std::string> required_tool;
+  bool flat = false;
+  if (const auto* v = fields->if_contains(kCallerToolsKey); v != nullptr && v->is_object()) {
+    const auto& kept_tools = v->get_object();
+    if (const auto* tools = kept_tools.if_contains("tools");
+        tools != nullptr && tools->is_array()) {
+      for (const auto& t : tools->get_array()) {
+        if (!t.is_object()) continue;
+        const auto& tool = t.get_object();
+        const auto* parameters = tool.if_contains("parameters");
+        caller_tools.push_back(
+            ToolSpec{StringIn(tool, "name"), StringIn(tool, "description"),
+                     parameters != nullptr ? *parameters : boost::json::value()});
+      }
+    }
+    if (const auto* r = kept_tools.if_contains("required"); r != nullptr && r->is_string())
+      required_tool = std::string(r->get_string());
+    if (const auto* f = kept_tools.if_contains("flat"); f != nullptr && f->is_bool())
+      flat = f->get_bool();
+  }
+  for (const auto key : {kAfterTurnKey, kHistoryKey, kContinuationKey, kCallerToolsKey})
+    fields->erase(key);
+  // A continuation of a stored conversation has no message of its own; the body's reader wants
+  // one, so it reads a stand-in that is dropped again.
+  const bool no_message = !continuation.empty() && StringIn(*fields, "message").empty();
+  if (no_message) (*fields)["message"] = "-";
+  AG_TRY(auto request, ParseInvokeRequest(kept));
+  if (no_message) request.message.clear();
+  request.after_turn_id = std::move(after_turn);
+  request.history = std::move(history);
+  request.continuation = std::move(continuation);
+  request.caller_tools = std::move(caller_tools);
+  request.required_tool = std::move(required_tool);
+  request.caller_tools_flat = flat;
+  return request;
 }
 
 boost::json::object InvokeRequestJson(const InvokeRequest& r) {
@@ -183,13 +273,17 @@ boost::json::object InvokeRequestJson(const InvokeRequest& r) {
   if (r.instance_id) out["instance_id"] = *r.instance_id;
   if (r.group_key) out["group_key"] = *r.group_key;
   if (r.after_turn_id) out[kAfterTurnKey] = *r.after_turn_id;
-  if (!r.history.empty()) {
-    boost::json::array history;
-    for (const auto& m : r.history) {
-      history.push_back(boost::json::object{
-          {"role", m.role == Role::kAssistant ? "assistant" : "user"}, {"content", m.content}});
+  if (!r.history.empty()) out[kHistoryKey] = MessagesJson(r.history);
+  if (!r.continuation.empty()) out[kContinuationKey] = MessagesJson(r.continuation);
+  if (!r.caller_tools.empty() || r.required_tool) {
+    boost::json::array tools;
+    for (const auto& t : r.caller_tools) {
+      tools.push_back(boost::json::object{
+          {"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
     }
-    out[kHistoryKey] = std::move(history);
+    boost::json::object kept{{"tools", std::move(tools)}, {"flat", r.caller_tools_flat}};
+    if (r.required_tool) kept["required"] = *r.required_tool;
+    out[kCallerToolsKey] = std::move(kept);
   }
   if (r.answer_schema)
     out["response_format"] =

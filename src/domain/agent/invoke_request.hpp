@@ -71,6 +71,14 @@ inline constexpr std::string_view kAfterTurnKey = "_agentgate_after_turn";
 inline constexpr std::string_view kHistoryKey = "_agentgate_history";
 // The history kept under kHistoryKey, read back; messages it cannot read are left out.
 std::vector<ChatMessage> HistoryOfJson(const boost::json::value& kept);
+// The keys under which a kept request holds a /v1 caller's functions and a continuation.
+inline constexpr std::string_view kCallerToolsKey = "_agentgate_caller_tools";
+inline constexpr std::string_view kContinuationKey = "_agentgate_continuation";
+
+// A request kept by InvokeRequestJson (a queued run's, a paused run's), read back whole: the
+// invoke body's fields and what only a call kept (its place after a turn, its history, a caller's
+// functions, a continuation).
+Result<InvokeRequest> KeptInvokeRequest(boost::json::value kept);
 
 // How the HTTP invoke's caller wants the turn delivered (docs/runs.md): as a background run, or
 // streamed as it happens (and whether a streaming caller that hangs up cancels it).

@@ -307,13 +307,6 @@ Result<ResponseRequest> ParseResponseRequest(const value& body) {
   AG_TRYV(ReadInput(*o, out, stored));
   AG_TRYV(ReadTextFormat(*o, out.request));
   AG_TRYV(openai::ReadCallerTools(*o, openai::ToolShape::kResponses, out.request));
-  // A queued run keeps its request as the invoke body does, which has no caller's functions
-  // (docs/openai.md, "The caller's tools").
-  if (out.background && (!out.request.caller_tools.empty() || !out.request.continuation.empty())) {
-    return InvalidField("background",
-                        "is not taken with the caller's functions (tools, function_call_output); "
-                        "answer in the foreground or stream");
-  }
   AG_TRYV(openai::ReadMetadata(*o, out.metadata));
   out.request.stateful = stored;
   out.store = stored;

@@ -273,10 +273,6 @@ TEST(ResponseRequests, AStoredResponseIsContinuedByItsFunctionsOutputsAlone) {
   EXPECT_EQ(parsed->continues->message_id, "msg_0a");
   EXPECT_TRUE(parsed->request.history.empty());
   EXPECT_EQ(parsed->request.continuation.size(), 1u);
-  // A background run keeps no caller's functions.
-  EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","background":true,"input":"hi",
-    "tools":[{"type":"function","name":"weather"}]})")),
-            "background");
   // Without a stored response to go on from, outputs alone are not a turn.
   EXPECT_EQ(FieldOf(Parse(R"({"model":"shop","store":false,
     "input":[{"type":"function_call_output","call_id":"call_1","output":"sunny"}]})")),
