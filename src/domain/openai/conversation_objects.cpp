@@ -23,21 +23,15 @@ Result<std::vector<ItemText>> ReadItems(const value& items, const std::string& a
     AG_TRY(const auto type, jf::OptionalString(*item, "type", item_at));
     if (type && (*type == "function_call" || *type == "function_call_output")) {
       // The model's call of a caller's function, or its output, kept as a turn keeps them.
-      AG_TRY(const std::string call_id, jf::RequiredString(*item, "call_id", item_at));
-      if (*type == "function_call") {
-        AG_TRY(const std::string name, jf::RequiredString(*item, "name", item_at));
-        AG_TRY(const auto arguments, jf::OptionalString(*item, "arguments", item_at));
+      AG_TRY(const auto read, ReadFunctionItem(*item, *type, item_at));
+      if (read.output) {
+        out.push_back(
+            ItemText{std::string(stored_messages::kFunctionCallOutput),
+                     stored_messages::FunctionCallOutputContent(read.call_id, *read.output)});
+      } else {
         out.push_back(ItemText{
             std::string(stored_messages::kFunctionCall),
-            stored_messages::FunctionCallContent({call_id, name, arguments.value_or("{}")})});
-      } else {
-        const value* output = item->if_contains("output");
-        if (output == nullptr || output->is_null())
-          return InvalidField(item_at + ".output", "is required");
-        AG_TRY(std::string text,
-               TextOf(*output, item_at + ".output", {"input_text", "output_text", "text"}));
-        out.push_back(ItemText{std::string(stored_messages::kFunctionCallOutput),
-                               stored_messages::FunctionCallOutputContent(call_id, text)});
+            stored_messages::FunctionCallContent({read.call_id, read.name, read.arguments})});
       }
       continue;
     }

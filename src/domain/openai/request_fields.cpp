@@ -66,4 +66,20 @@ Result<void> ReadMetadata(const object& o, object& metadata) {
   return {};
 }
 
+Result<FunctionItem> ReadFunctionItem(const boost::json::object& item, std::string_view type,
+                                      const std::string& at) {
+  FunctionItem out;
+  AG_TRY(out.call_id, json_fields::RequiredString(item, "call_id", at));
+  if (type == "function_call") {
+    AG_TRY(out.name, json_fields::RequiredString(item, "name", at));
+    AG_TRY(const auto arguments, json_fields::OptionalString(item, "arguments", at));
+    out.arguments = arguments.value_or("{}");
+    return out;
+  }
+  const boost::json::value* output = item.if_contains("output");
+  if (output == nullptr || output->is_null()) return InvalidField(at + ".output", "is required");
+  AG_TRY(out.output, TextOf(*output, at + ".output", {"input_text", "output_text", "text"}));
+  return out;
+}
+
 }  // namespace agentgate::openai

@@ -22,6 +22,18 @@ Result<void> ReadModel(const boost::json::object& body, std::string& model, std:
 Result<std::string> TextOf(const boost::json::value& content, const std::string& at,
                            std::initializer_list<std::string_view> part_types);
 
+// A `function_call` item ({call_id, name, arguments}) or a `function_call_output` one ({call_id,
+// output: a string or text parts}), as the Responses and Conversations APIs take them; `at` names
+// it.
+struct FunctionItem {
+  std::string call_id;
+  std::string name;                   // function_call
+  std::string arguments;              // function_call ("{}" when absent)
+  std::optional<std::string> output;  // function_call_output
+};
+Result<FunctionItem> ReadFunctionItem(const boost::json::object& item, std::string_view type,
+                                      const std::string& at);
+
 // `metadata` (when sent and not null): at most 16 keys of at most 64 characters, each a string of
 // at most 512, as OpenAI takes it.
 Result<void> ReadMetadata(const boost::json::object& body, boost::json::object& metadata);

@@ -81,19 +81,21 @@ Result<void> ReadReference(const object& item, const std::string& at, bool store
 
 // A function_call (the model's call of a caller's function, resent) or a function_call_output
 // (its result). A call of ours resent to a stored call continues its response's conversation.
-Result<void> ReadFunctionItem(const object& item, std::string_view type, const std::string& at,
-                              bool store, ResponseRequest& out, std::vector<std::string>& fields) {
+Result<void> AddFunctionItem(const object& item, std::string_view type, const std::string& at,
+                             bool store, ResponseRequest& out, std::vector<std::string>& fields) {
   InvokeRequest& request = out.request;
-  AG_TRY(const std::string call_id, jf::RequiredString(item, "call_id", at));
+  AG_TRYV(jf::RequiredString(item, "call_id", at));
   if (type == "function_call") {
+    // A call of ours resent: its response is continued, whatever else the item says.
     AG_TRY(const auto id, jf::OptionalString(item, "id", at));
     if (const auto ours = id ? OurCallsMessageId(*id) : std::nullopt; ours && store) {
       Continue(out, *ours, at + ".id");
       return {};
     }
-    AG_TRY(std::string name, jf::RequiredString(item, "name", at));
-    AG_TRY(const auto arguments, jf::OptionalString(item, "arguments", at));
-    ToolCall call{call_id, std::move(name), arguments.value_or("{}")};
+  }
+  AG_TRY(auto read, openai::ReadFunctionItem(item, type, at));
+  if (type == "function_call") {
+    ToolCall call{std::move(read.call_id), std::move(read.name), std::move(read.arguments)};
     if (!request.history.empty() && request.history.back().role == Role::kAssistant &&
         !request.history.back().tool_calls.empty()) {
       request.history.back().tool_calls.push_back(std::move(call));
@@ -104,11 +106,8 @@ Result<void> ReadFunctionItem(const object& item, std::string_view type, const s
     fields.back() = at;
     return {};
   }
-  const value* output = item.if_contains("output");
-  if (output == nullptr || output->is_null()) return InvalidField(at + ".output", "is required");
-  AG_TRY(std::string text,
-         openai::TextOf(*output, at + ".output", {"input_text", "output_text", "text"}));
-  request.history.push_back(ChatMessage{Role::kTool, std::move(text), {}, call_id, {}});
+  request.history.push_back(
+      ChatMessage{Role::kTool, std::move(*read.output), {}, std::move(read.call_id), {}});
   fields.resize(request.history.size());
   fields.back() = at;
   return {};
@@ -156,7 +155,7 @@ Result<void> ReadInputItems(const array& items, ResponseRequest& out, std::strin
       continue;
     }
     if (type && (*type == "function_call" || *type == "function_call_output")) {
-      AG_TRYV(ReadFunctionItem(*item, *type, at, store, out, fields));
+      AG_TRYV(AddFunctionItem(*item, *type, at, store, out, fields));
       continue;
     }
     if (type && *type != "message") {
