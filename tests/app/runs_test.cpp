@@ -514,6 +514,43 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
   EXPECT_FALSE(store_->GetRun(running.id).value());  // this test wrote no commit for it
 }
 
+// Written running by its first events' write, a run only this server follows writes the rest at
+// its end, not every write-behind (issue 75: a streamed turn's store writes).
+TEST_F(UnwrittenRunsTest, ARunWrittenLateWritesItsLaterEventsAtItsEnd) {
+  RunRecord running;
+  running.id = "run_late";
+  running.org_id = "acme";
+  running.env = "prod";
+  running.agent_id = "bot";
+  running.token_id = "tok";
+  running.status = RunStatus::kRunning;
+  running.created_at_ms = running.started_at_ms = 1000;
+  auto channel = std::make_shared<RunChannel>(100);
+  RunRecorder recorder(committer_, channel, running.id, 100, io_.get_executor(), 0,
+                       std::make_shared<const RunRecord>(running), 20ms);
+  recorder.ReportStarted("", "bot");
+  ASSERT_TRUE(RunUntil([&] { return recorder.RunStored(); }));
+  EXPECT_EQ(Stored(running.id).status, RunStatus::kRunning);
+  EXPECT_EQ(EventTypes(running.id), std::vector<std::string>{"run.started"});
+  const std::size_t batches = committer_.batches();
+  recorder.Report(run_events::TextDelta("Hello"));
+  recorder.Report(run_events::TextDelta(" world"));
+  // Ten write-behind waits pass with no write.
+  EXPECT_FALSE(RunUntil([&] { return committer_.batches() > batches; }, 200ms));
+  EXPECT_EQ(channel->After(0).size(), 3u);  // its followers have them meanwhile
+
+  RunRecord completed = running;
+  completed.status = RunStatus::kCompleted;
+  completed.ended_at_ms = 2000;
+  completed.result_json = R"({"response":"Hello world"})";
+  ASSERT_TRUE(
+      Await(recorder.Finish(completed, run_events::Completed(completed.result_json))).value());
+  EXPECT_EQ(committer_.batches() - batches, 1u);
+  EXPECT_EQ(Stored(running.id).status, RunStatus::kCompleted);
+  EXPECT_EQ(EventTypes(running.id),
+            (std::vector<std::string>{"run.started", "text.delta", "text.delta", "run.completed"}));
+}
+
 TEST_F(UnwrittenRunsTest, AnUnwrittenRunIsReadFollowedAndCanceledOnItsServer) {
   model_.thinking = 5s;
   model_.script.push_back([](const ModelRequest&) { return Reply("Too late."); });

@@ -31,7 +31,7 @@ void RunRecorder::Report(RunEvent event) {
   if (static_cast<std::size_t>(last_seq_) + 1 >= max_events_) return;
   event.seq = ++last_seq_;
   channel_->Add(std::move(event));
-  if (write_behind_state_ != WriteBehindState::kIdle) return;
+  if (write_behind_state_ != WriteBehindState::kIdle || events_at_end_) return;
   // The first wait is a plain timer: a quick run ends before it, and needs no coroutine for it.
   write_behind_state_ = WriteBehindState::kFirstWait;
   gathering_.expires_after(write_behind_);
@@ -89,7 +89,13 @@ asio::awaitable<void> RunRecorder::WriteBehind() {
     write_behind_state_ = WriteBehindState::kGathering;
     if (!written) break;  // the run's end writes them with its outcome
     written_seq_ = through;
-    if (create) unwritten_run_.reset();
+    if (create) {
+      // A run written late is one only this server follows: its row is in the store now, for
+      // `interrupted` to hold, and its later events wait for its end's write.
+      unwritten_run_.reset();
+      events_at_end_ = true;
+      break;
+    }
     gathering_.expires_after(write_behind_);
     co_await gathering_.async_wait(asio::as_tuple(asio::use_awaitable));
   }

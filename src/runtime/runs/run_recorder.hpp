@@ -9,6 +9,7 @@
 //
 // A run not in the store yet (a short streamed run, docs/runs.md) is written with its first
 // events' write, as a running run, or, when it ends first, once: as it ended, its events with it.
+// Written so, its later events wait for its end: no other server follows it.
 //
 // Bounded: past `max_events` a run's events are dropped, all but its terminal one.
 
@@ -83,6 +84,7 @@ class RunRecorder final : public TurnObserver, public RunEndInCommit {
   const std::chrono::milliseconds write_behind_;
   std::int64_t last_seq_ = 0;
   std::int64_t written_seq_ = 0;  // the channel's events up to this one are in the store
+  bool events_at_end_ = false;    // a run created late: no write-behind after its create
 
   // Where the write-behind is: none; Report's first timer pending; waiting for more events to
   // share a write; or a write with the store.
