@@ -14,6 +14,7 @@
 #include "app/access/authorization_server.hpp"
 #include "app/admin/demo_provisioning.hpp"
 #include "app/admin/maintenance.hpp"
+#include "app/mcp/request_state.hpp"
 #include "app/runs/runs.hpp"
 #include "app/runs/webhook_sender.hpp"
 #include "config/config.hpp"
@@ -342,7 +343,10 @@ struct UseCases {
                                        1000, settings.config.webhooks.first_retry_milliseconds)),
                                    std::chrono::milliseconds(10000),
                                    WebhookShares{settings.config.webhooks.max_in_flight_per_webhook,
-                                                 settings.config.webhooks.max_in_flight_per_org}}) {
+                                                 settings.config.webhooks.max_in_flight_per_org}}),
+        // An elicited pause is answered within the run's own wait for it.
+        mcp_request_states(settings.master_key, rt.clock,
+                           std::chrono::seconds(settings.config.runs.approval_timeout_seconds)) {
     rt.metrics.DeclareGauge("agentgate_runs_running", "Background runs running on this server.",
                             [this] { return static_cast<double>(run_worker.Running()); });
     rt.metrics.DeclareGauge("agentgate_event_streams_open",
@@ -368,6 +372,7 @@ struct UseCases {
   Runs runs;
   StreamRoster streams;
   WebhookSender webhooks;
+  McpRequestStates mcp_request_states;
 };
 
 // Each client connection in flight may hold an upstream connection too. Raises the soft
@@ -557,6 +562,7 @@ int Serve(const ServeOptions& options) {
                        config.server.public_url,
                        config.server.allowed_origins,
                        ListensOnLoopbackOnly(config.server)};
+  deps.mcp_request_states = &app.mcp_request_states;
   const http::Router router = http::BuildRouter(deps);
   http::ServerOptions server_options = ServerOptionsOf(config);
   server_options.tracer = &tracing.tracer;

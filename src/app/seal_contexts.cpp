@@ -19,4 +19,8 @@ std::string SigningKeySealContext(const std::string& kid) {
   return "oauth_signing_key:" + kid;
 }
 
+std::string McpRequestStateContext() {
+  return "mcp_request_state:v1";
+}
+
 }  // namespace agentgate

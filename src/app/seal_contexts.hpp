@@ -16,5 +16,7 @@ std::string WebhookSealContext(const std::string& org_id, const std::string& env
                                const std::string& webhook_id);
 // The authorization server's signing key, for its kid.
 std::string SigningKeySealContext(const std::string& kid);
+// An MCP input_required result's requestState (it names its run and caller inside).
+std::string McpRequestStateContext();
 
 }  // namespace agentgate

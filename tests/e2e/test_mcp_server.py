@@ -20,11 +20,11 @@ def daemon(llm, start_server):
     return Tenant(start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY}))
 
 
-def run_client(tenant, sdk, calls, env="prod", token=None):
+def run_client(tenant, sdk, calls, env="prod", token=None, extra=()):
     out = subprocess.run(
         ["node", "sdk_client.mjs", "--url", f"http://{tenant.server.host}:{tenant.server.port}/mcp",
          "--org", tenant.org, "--env", env, "--token", token or tenant.token, "--sdk", sdk,
-         "--calls", json.dumps(calls)],
+         "--calls", json.dumps(calls), *extra],
         cwd=counterparts_dir(), capture_output=True, text=True, timeout=90)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])

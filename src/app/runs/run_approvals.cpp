@@ -33,11 +33,12 @@ asio::awaitable<Result<Runs::DecideAnswer>> Runs::Decide(const Caller& caller,
   AG_CO_TRY(auto found, co_await store_.Run([&](Store& s) { return s.GetRun(run_id); }));
   if (!found || found->org_id != caller.org_id || found->env != caller.env)
     co_return Error(ErrorCode::kRunNotFound, "run '" + run_id + "' not found");
-  // Approving, denying and editing need `approve`; answering the model's questions, `chat`.
-  if (request.Approves() || request.answered.empty())
+  // Approving, denying and editing need `approve`; answering (or declining) the model's
+  // questions, `chat`.
+  const bool answers = !request.answered.empty() || !request.declined.empty();
+  if (request.Approves() || !answers)
     AG_CO_TRYV(co_await Authorize(tenants_, caller, found->agent_id, "approve"));
-  if (!request.answered.empty())
-    AG_CO_TRYV(co_await Authorize(tenants_, caller, found->agent_id, "chat"));
+  if (answers) AG_CO_TRYV(co_await Authorize(tenants_, caller, found->agent_id, "chat"));
   co_return co_await DecideFound(std::move(*found), std::move(request));
 }
 

@@ -430,11 +430,20 @@ Result<void> CheckAnswers(ApprovalRequest& request, const PausedTurn& paused) {
     AG_TRY(auto text, AnswerText(question, answer, at + ".answer"));
     request.decisions.push_back(ApprovalDecision{id, true, "", std::nullopt, std::move(text), i});
   }
+  for (auto& [id, told] : request.declined) {
+    const auto& asked = paused.needs_answer;
+    if (std::find(asked.begin(), asked.end(), id) == asked.end())
+      return InvalidField("answers", "'" + id + "' is not a question of this run");
+    if (!answered.insert(id).second) return InvalidField("answers", "answers '" + id + "' twice");
+    request.decisions.push_back(
+        ApprovalDecision{id, true, "", std::nullopt, std::move(told), request.decisions.size()});
+  }
   for (const auto& id : paused.needs_answer) {
     if (!answered.contains(id))
       return InvalidField("answers", "must answer every question; '" + id + "' is missing");
   }
   request.answered.clear();
+  request.declined.clear();
   return {};
 }
 

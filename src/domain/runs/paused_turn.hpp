@@ -65,6 +65,9 @@ struct ApprovalRequest {
   std::vector<ApprovalDecision> decisions;
   bool background = false;
   std::vector<std::pair<std::string, boost::json::value>> answered = {};  // call_id, answer
+  // Questions the user would not answer (an MCP client's declined form): call_id, what the model
+  // is told instead of an answer.
+  std::vector<std::pair<std::string, std::string>> declined = {};
   bool Approves() const;  // decides a call (needs `approve`), not only answers
 };
 Result<ApprovalRequest> ParseApprovalRequest(const boost::json::value& body);
@@ -73,7 +76,8 @@ Result<ApprovalRequest> ParseApprovalRequest(const boost::json::value& body);
 Result<void> CheckDecisions(const ApprovalRequest& request,
                             const std::vector<std::string>& pending);
 Result<void> CheckEditedArguments(const ApprovalRequest& request, const PausedTurn& paused);
-// Every question answered, once, within its answer_schema: the answers join the decisions.
+// Every question answered (or declined), once, within its answer_schema: the answers join the
+// decisions.
 Result<void> CheckAnswers(ApprovalRequest& request, const PausedTurn& paused);
 
 // What an approved call with edited arguments tells the model with its result.

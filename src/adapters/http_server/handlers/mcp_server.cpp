@@ -13,6 +13,7 @@
 #include "crypto/crypto.hpp"
 #include "domain/agent/invoke_request.hpp"
 #include "domain/json_text.hpp"
+#include "domain/mcp/elicitation.hpp"
 #include "domain/mcp/mcp_origin.hpp"
 #include "runtime/runs/turn_observer.hpp"
 #include "runtime/tracer.hpp"
@@ -108,9 +109,44 @@ Response RpcResponse(int status, std::string body) {
   return response;
 }
 
+// Who a paused call's needs are asked of, as form elicitations (docs/mcp.md, "Elicitation"): a
+// 2026-07-28 client that takes them, when a master key can seal the request state.
+struct Elicits {
+  const McpRequestStates* states = nullptr;  // null: the pause is told as text
+  Caller caller;
+  std::string agent_id;
+};
+
+Elicits ElicitsOf(const RouteDeps& deps, const Caller& caller, const std::string& agent_id,
+                  const mcp::IncomingMessage& message, const mcp::Era& era) {
+  const bool takes = era.modern && deps.mcp_request_states != nullptr &&
+                     deps.mcp_request_states->enabled() &&
+                     mcp::AcceptsFormElicitation(message.params);
+  return Elicits{takes ? deps.mcp_request_states : nullptr, caller, agent_id};
+}
+
+// A paused turn's needs as an input_required result, its state sealed for this caller.
+std::optional<std::string> Elicited(const json::value& id, const Elicits& elicits,
+                                    const Result<InvokeResult>& result) {
+  if (elicits.states == nullptr || !result || result->run_id.empty() ||
+      result->pending_actions.empty() || !Pauses(result->stop_reason))
+    return std::nullopt;
+  auto elicitation =
+      mcp::ElicitationOf(elicits.agent_id, result->pending_actions, result->questions);
+  const std::string state = elicits.states->Seal(McpRequestState{
+      result->run_id, elicits.agent_id, elicits.caller, 0, std::move(elicitation.needs)});
+  return mcp::ResultBody(id,
+                         mcp::InputRequiredResult(std::move(elicitation.input_requests), state));
+}
+
 // A tools/call's answer; its span (the MCP server span) says whether the tool result is an error.
 Response AnswerCall(const json::value& id, const mcp::Era& era, const Result<InvokeResult>& result,
-                    Span* span) {
+                    Span* span, const Elicits& elicits) {
+  if (auto elicited = Elicited(id, elicits, result)) {
+    if (span != nullptr && span->recording())
+      span->Set("mcp.result.type", std::string("input_required"));
+    return RpcResponse(200, std::move(*elicited));
+  }
   json::object tool_result = TurnAsToolResult(result);
   if (span != nullptr && span->recording()) {
     const auto* is_error = tool_result.if_contains("isError");
@@ -222,6 +258,32 @@ bool AcceptsEventStream(const Request& r) {
   return accept && accept->find("text/event-stream") != std::string_view::npos;
 }
 
+// A retried tools/call (2026-07-28) carrying the client's answers to an input_required result:
+// its sealed state names the paused run, and the answers decide it as a person's would; the run
+// goes on here and the call is answered with its end, or with its next pause.
+asio::awaitable<Response> AnswerInput(RouteDeps& deps, const Caller& caller,
+                                      const std::string& agent_id,
+                                      const mcp::IncomingMessage& message,
+                                      const InvokeRenderer& render) {
+  const auto invalid = [&message](const Error& e) {
+    return Refused(mcp::Refusal{200, {mcp::kInvalidParams, e.message, nullptr}}, message.id);
+  };
+  const auto* sealed = message.params.if_contains("requestState");
+  if (!sealed->is_string())
+    co_return invalid(InvalidField("params.requestState", "must be a string"));
+  if (deps.mcp_request_states == nullptr)
+    co_return invalid(InvalidField("params.requestState", "is not one this server gave"));
+  auto state = deps.mcp_request_states->Open(sealed->get_string(), caller, agent_id);
+  if (!state) co_return invalid(state.error());
+  auto decisions =
+      mcp::ReadInputResponses(message.params.if_contains("inputResponses"), state->needs);
+  if (!decisions) co_return invalid(decisions.error());
+  auto decided = co_await deps.runs.Decide(caller, state->run_id, std::move(*decisions));
+  if (!decided) co_return render(decided.error());  // expired, decided already, not allowed
+  if (auto* result = std::get_if<InvokeResult>(&*decided)) co_return render(std::move(*result));
+  co_return render(Error(ErrorCode::kInternal, "the run went on in the background"));
+}
+
 asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Request& r,
                                    const Caller& caller, const mcp::IncomingMessage& message,
                                    const mcp::Era& era, Span& span) {
@@ -244,13 +306,17 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
                         message.id);
     }
   }
+  const json::value id = message.id;
+  const Elicits elicits = ElicitsOf(deps, caller, agent_id, message, era);
+  const InvokeRenderer render = [&id, &era, &span, &elicits](const Result<InvokeResult>& result) {
+    return AnswerCall(id, era, result, &span, elicits);
+  };
+  // A retried call answers what the run asked; it starts no turn.
+  if (era.modern && message.params.contains("requestState"))
+    co_return co_await AnswerInput(deps, caller, agent_id, message, render);
   const auto* arguments = message.params.if_contains("arguments");
   const json::value args = arguments != nullptr ? *arguments : json::value(json::object{});
   auto request = ParseInvokeRequest(args);
-  const json::value id = message.id;
-  const InvokeRenderer render = [&id, &era, &span](const Result<InvokeResult>& result) {
-    return AnswerCall(id, era, result, &span);
-  };
   if (!request) co_return render(request.error());  // the client's model can correct itself
 
   const auto cancel = std::make_shared<TurnCancel>(co_await asio::this_coro::executor);
@@ -278,11 +344,12 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
   // span too: it ends with the stream).
   auto call_span = std::make_shared<Span>(std::move(span));
   streamed.stream = [&deps, &running, &r, caller, agent_id, request = std::move(*request), id, era,
-                     cancel, key, token = std::move(*token),
-                     call_span](ResponseStream& out) -> asio::awaitable<void> {
+                     cancel, key, token = std::move(*token), call_span,
+                     elicits](ResponseStream& out) -> asio::awaitable<void> {
     using namespace asio::experimental::awaitable_operators;
-    const InvokeRenderer answer = [&id, &era, &call_span](const Result<InvokeResult>& result) {
-      return AnswerCall(id, era, result, call_span.get());
+    const InvokeRenderer answer = [&id, &era, &call_span,
+                                   &elicits](const Result<InvokeResult>& result) {
+      return AnswerCall(id, era, result, call_span.get(), elicits);
     };
     const SpanContext* trace = call_span->context_ptr();
     ProgressWriter progress(out, token, co_await asio::this_coro::executor);

@@ -7,6 +7,7 @@
 #include "app/access/console_sessions.hpp"
 #include "app/admin/admin_service.hpp"
 #include "app/gateway/metadata_gateway.hpp"
+#include "app/mcp/request_state.hpp"
 #include "app/runs/runs.hpp"
 #include "app/turn/invoke_agent.hpp"
 #include "observability/metrics.hpp"
@@ -42,6 +43,9 @@ struct RouteDeps {
       {};  // [server] allowed_origins: /mcp's browser callers
   // Every listener is on loopback: without a public_url, a request's Host may name the server.
   bool loopback_only = true;
+  // Seals and opens the requestState of /mcp's input_required results (none: a paused call says
+  // where to answer instead).
+  const McpRequestStates* mcp_request_states = nullptr;
 };
 
 void AddOperatorRoutes(Router& router, RouteDeps& deps);

@@ -1,0 +1,273 @@
+#include "domain/mcp/elicitation.hpp"
+
+#include "domain/agent/user_question.hpp"
+#include "domain/json_text.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace agentgate::mcp {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kCapabilities = "io.modelcontextprotocol/clientCapabilities";
+constexpr std::size_t kArgumentsShown = 2000;  // a form's message stays readable
+
+// The keywords a form's primitive field may carry (the elicitation schema's subset).
+constexpr std::array<std::string_view, 12> kFieldKeywords = {
+    "type",      "title",     "description", "enum",    "enumNames", "oneOf",
+    "minLength", "maxLength", "format",      "minimum", "maximum",   "default"};
+
+bool PrimitiveField(const json::value& schema) {
+  if (!schema.is_object()) return false;
+  const auto* type = schema.get_object().if_contains("type");
+  if (type == nullptr || !type->is_string()) return false;
+  const std::string_view t = type->get_string();
+  return t == "string" || t == "number" || t == "integer" || t == "boolean";
+}
+
+// A field as a form may hold it: only the keywords forms know.
+json::object FormField(const json::object& schema) {
+  json::object field;
+  for (const auto& [key, value] : schema) {
+    if (std::find(kFieldKeywords.begin(), kFieldKeywords.end(), std::string_view(key)) !=
+        kFieldKeywords.end())
+      field[key] = value;
+  }
+  return field;
+}
+
+// An object schema whose every property is a primitive field: the form is the schema itself.
+std::optional<json::object> FlatForm(const json::value& schema) {
+  if (!schema.is_object()) return std::nullopt;
+  const auto& o = schema.get_object();
+  const auto* type = o.if_contains("type");
+  const auto* properties = o.if_contains("properties");
+  if (type == nullptr || *type != "object" || properties == nullptr || !properties->is_object() ||
+      properties->get_object().empty())
+    return std::nullopt;
+  json::object fields;
+  for (const auto& [name, field] : properties->get_object()) {
+    if (!PrimitiveField(field)) return std::nullopt;
+    fields[name] = FormField(field.get_object());
+  }
+  json::object form{{"type", "object"}, {"properties", std::move(fields)}};
+  if (const auto* required = o.if_contains("required")) form["required"] = *required;
+  return form;
+}
+
+json::object AnswerForm(json::object field) {
+  return json::object{{"type", "object"},
+                      {"properties", json::object{{"answer", std::move(field)}}},
+                      {"required", json::array{"answer"}}};
+}
+
+json::object Request(std::string message, json::object schema) {
+  return json::object{{"method", "elicitation/create"},
+                      {"params", json::object{{"mode", "form"},
+                                              {"message", std::move(message)},
+                                              {"requestedSchema", std::move(schema)}}}};
+}
+
+json::object ApprovalRequestOf(std::string_view agent_id, const ToolCall& call) {
+  std::string arguments = call.arguments_json;
+  if (arguments.size() > kArgumentsShown) arguments = arguments.substr(0, kArgumentsShown) + "...";
+  json::object approve{
+      {"type", "boolean"}, {"title", "Approve"}, {"description", "Let the agent make this call"}};
+  json::object reason{{"type", "string"},
+                      {"title", "Reason"},
+                      {"description", "Optional: why, told to the agent when you deny"}};
+  json::object schema{
+      {"type", "object"},
+      {"properties", json::object{{"approve", std::move(approve)}, {"reason", std::move(reason)}}},
+      {"required", json::array{"approve"}}};
+  return Request("The agent " + std::string(agent_id) + " asks to call " + call.name +
+                     " with these arguments: " + arguments + "\nApprove this call?",
+                 std::move(schema));
+}
+
+// A question's form, and how its content reads back.
+std::pair<json::object, FormShape> QuestionRequestOf(const ToolCall& call) {
+  auto question = ReadUserQuestion(call.arguments_json);
+  // A paused question was read when the run paused: this is only a guard.
+  std::string text = question ? question->question : call.arguments_json;
+  const auto* schema = question && question->answer_schema ? &*question->answer_schema : nullptr;
+  if (schema == nullptr) {
+    return {Request(std::move(text), AnswerForm(json::object{{"type", "string"}})),
+            FormShape::kAnswerField};
+  }
+  if (auto flat = FlatForm(*schema)) {
+    return {Request(std::move(text), std::move(*flat)), FormShape::kWholeAnswer};
+  }
+  json::object field{
+      {"type", "string"},
+      {"description", "Your answer as JSON that keeps to: " + json_text::Write(*schema)}};
+  return {Request(std::move(text), AnswerForm(std::move(field))), FormShape::kJsonAnswerField};
+}
+
+std::string FieldOf(std::string_view call_id) {
+  return "params.inputResponses[\"" + std::string(call_id) + "\"]";
+}
+
+// An accepted question form's answer, as the run's answers take it.
+Result<json::value> AnswerOf(const ElicitedNeed& need, const json::object& content,
+                             const std::string& at) {
+  if (need.shape == FormShape::kWholeAnswer) return json::value(content);
+  const auto* answer = content.if_contains("answer");
+  if (answer == nullptr) return InvalidField(at + ".content.answer", "is required");
+  if (need.shape != FormShape::kJsonAnswerField) return *answer;
+  if (!answer->is_string()) return InvalidField(at + ".content.answer", "must be JSON text");
+  boost::system::error_code ec;
+  json::value parsed = json::parse(answer->get_string(), ec);
+  if (ec) return InvalidField(at + ".content.answer", "is not JSON");
+  return parsed;
+}
+
+std::string_view ShapeName(FormShape shape) {
+  switch (shape) {
+    case FormShape::kApproval:
+      return "approval";
+    case FormShape::kWholeAnswer:
+      return "whole";
+    case FormShape::kAnswerField:
+      return "answer";
+    case FormShape::kJsonAnswerField:
+      return "json";
+  }
+  return "approval";
+}
+
+// One need's response into the request being built.
+Result<void> ReadOne(const ElicitedNeed& need, const json::value& response,
+                     ApprovalRequest& request) {
+  const std::string at = FieldOf(need.call_id);
+  if (!response.is_object()) return InvalidField(at, "must be an elicitation result object");
+  const auto& r = response.get_object();
+  const auto* action = r.if_contains("action");
+  if (action == nullptr || !action->is_string() ||
+      (*action != "accept" && *action != "decline" && *action != "cancel"))
+    return InvalidField(at + ".action", "must be accept, decline or cancel");
+  const bool accepted = *action == "accept";
+  const auto* content = r.if_contains("content");
+  if (accepted && (content == nullptr || !content->is_object()))
+    return InvalidField(at + ".content", "must be an object when the form is accepted");
+  const std::size_t place = request.decisions.size();
+  if (need.shape == FormShape::kApproval) {
+    ApprovalDecision decision{need.call_id, false, "", std::nullopt, std::nullopt, place};
+    if (!accepted) {
+      decision.reason = *action == "cancel" ? "the MCP client's user canceled the form"
+                                            : "the MCP client's user declined the form";
+    } else {
+      const auto* approve = content->get_object().if_contains("approve");
+      if (approve == nullptr || !approve->is_bool())
+        return InvalidField(at + ".content.approve", "must be a boolean");
+      decision.approve = approve->get_bool();
+      const auto* reason = content->get_object().if_contains("reason");
+      if (reason != nullptr && reason->is_string()) decision.reason = reason->get_string();
+    }
+    request.decisions.push_back(std::move(decision));
+    return {};
+  }
+  if (!accepted) {
+    request.declined.emplace_back(need.call_id, *action == "cancel"
+                                                    ? "The user canceled the question."
+                                                    : "The user declined to answer.");
+    return {};
+  }
+  AG_TRY(auto answer, AnswerOf(need, content->get_object(), at));
+  request.answered.emplace_back(need.call_id, std::move(answer));
+  return {};
+}
+
+}  // namespace
+
+bool AcceptsFormElicitation(const json::object& params) {
+  const auto* meta = params.if_contains("_meta");
+  if (meta == nullptr || !meta->is_object()) return false;
+  const auto* capabilities = meta->get_object().if_contains(kCapabilities);
+  if (capabilities == nullptr || !capabilities->is_object()) return false;
+  const auto* elicitation = capabilities->get_object().if_contains("elicitation");
+  if (elicitation == nullptr || !elicitation->is_object()) return false;
+  const auto& modes = elicitation->get_object();
+  // An empty capability means forms (the revisions before modes were named).
+  return modes.contains("form") || !modes.contains("url");
+}
+
+Elicitation ElicitationOf(std::string_view agent_id, const std::vector<ToolCall>& pending,
+                          const std::vector<std::string>& questions) {
+  Elicitation out;
+  for (const auto& call : pending) {
+    const bool question = std::find(questions.begin(), questions.end(), call.id) != questions.end();
+    if (!question) {
+      out.input_requests[call.id] = ApprovalRequestOf(agent_id, call);
+      out.needs.push_back({call.id, FormShape::kApproval});
+      continue;
+    }
+    auto [request, shape] = QuestionRequestOf(call);
+    out.input_requests[call.id] = std::move(request);
+    out.needs.push_back({call.id, shape});
+  }
+  return out;
+}
+
+json::object InputRequiredResult(json::object input_requests, std::string request_state) {
+  return json::object{{"resultType", "input_required"},
+                      {"inputRequests", std::move(input_requests)},
+                      {"requestState", std::move(request_state)}};
+}
+
+Result<ApprovalRequest> ReadInputResponses(const json::value* responses,
+                                           const std::vector<ElicitedNeed>& needs) {
+  if (responses == nullptr || !responses->is_object())
+    return InvalidField("params.inputResponses", "must be an object of the elicitations' results");
+  const auto& given = responses->get_object();
+  for (const auto& [key, value] : given) {
+    const bool asked = std::any_of(needs.begin(), needs.end(),
+                                   [&](const ElicitedNeed& n) { return n.call_id == key; });
+    if (!asked) return InvalidField(FieldOf(key), "answers nothing this call asked");
+  }
+  ApprovalRequest request;
+  for (const auto& need : needs) {
+    const auto* response = given.if_contains(need.call_id);
+    if (response == nullptr) return InvalidField(FieldOf(need.call_id), "is missing");
+    AG_TRYV(ReadOne(need, *response, request));
+  }
+  return request;
+}
+
+json::array NeedsJson(const std::vector<ElicitedNeed>& needs) {
+  json::array out;
+  for (const auto& need : needs) out.push_back(json::array{need.call_id, ShapeName(need.shape)});
+  return out;
+}
+
+Result<std::vector<ElicitedNeed>> ParseNeeds(const json::value& value) {
+  const auto bad = Error(ErrorCode::kInvalidRequest, "the request state's needs are unreadable");
+  if (!value.is_array()) return bad;
+  std::vector<ElicitedNeed> needs;
+  for (const auto& item : value.get_array()) {
+    if (!item.is_array() || item.get_array().size() != 2 || !item.get_array()[0].is_string() ||
+        !item.get_array()[1].is_string())
+      return bad;
+    ElicitedNeed need{std::string(item.get_array()[0].get_string()), FormShape::kApproval};
+    const std::string_view shape = item.get_array()[1].get_string();
+    bool known = false;
+    for (FormShape s : {FormShape::kApproval, FormShape::kWholeAnswer, FormShape::kAnswerField,
+                        FormShape::kJsonAnswerField}) {
+      if (ShapeName(s) == shape) {
+        need.shape = s;
+        known = true;
+      }
+    }
+    if (!known) return bad;
+    needs.push_back(std::move(need));
+  }
+  return needs;
+}
+
+}  // namespace agentgate::mcp
