@@ -1,7 +1,9 @@
 // An MCP server built on the official TypeScript SDK, for the black-box tests.
 //   node test_server.mjs --port N --era modern [--response json|sse]   (v2 SDK, 2026-07-28)
 //   node test_server.mjs --port N --era legacy [--version 2025-06-18]  (v1 SDK, sessions)
-// Tools: lookup (text and structured content), fail (isError), slow (waits until canceled).
+// Tools: lookup (text and structured content), fail (isError), slow (waits until canceled),
+// refund (modern only: asks the user to confirm first, with an input_required result and a
+// requestState it checks on the retry).
 // GET /events lists what it saw (calls, cancellations, protocol versions) so tests can check.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -57,6 +59,32 @@ function registerTools(server) {
   );
 }
 
+// The modern SDK's multi-round-trip tool: the first call asks, the retry carries the answer.
+function registerRefund(server, { inputRequired, acceptedContent }) {
+  const confirmation = z.object({ confirm: z.boolean().describe('Refund it?') });
+  server.registerTool(
+    'refund',
+    { description: 'Refunds an order once the user confirms.', inputSchema: { order_id: z.string() } },
+    async ({ order_id }, ctx) => {
+      const responses = ctx.mcpReq.inputResponses;
+      const state = ctx.mcpReq.requestState();
+      events.push({ event: 'call', tool: 'refund', order_id, responses: responses ?? null, state: state ?? null });
+      if (responses === undefined) {
+        return inputRequired({
+          inputRequests: { confirm: inputRequired.elicit({ message: `Refund order ${order_id}?`, requestedSchema: confirmation }) },
+          requestState: `refund:${order_id}:"ticket"`,
+        });
+      }
+      if (state !== `refund:${order_id}:"ticket"`) {
+        return { content: [{ type: 'text', text: 'the request state came back altered' }], isError: true };
+      }
+      const answer = acceptedContent(responses, 'confirm', confirmation);
+      if (answer?.confirm !== true) return { content: [{ type: 'text', text: `order ${order_id} was not refunded` }] };
+      return { content: [{ type: 'text', text: `order ${order_id} refunded` }] };
+    },
+  );
+}
+
 async function readBody(req) {
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
@@ -69,11 +97,13 @@ function serveEvents(req, res) {
 }
 
 async function modernApp() {
-  const { McpServer, createMcpHandler } = await import('@modelcontextprotocol/server');
+  const sdk = await import('@modelcontextprotocol/server');
+  const { McpServer, createMcpHandler } = sdk;
   const handler = createMcpHandler(
     () => {
       const server = new McpServer({ name: 'agentgate-test-modern', version: '1.0.0' });
       registerTools(server);
+      registerRefund(server, sdk);
       return server;
     },
     { responseMode, legacy: 'reject' },

@@ -1,13 +1,16 @@
-"""MCP elicitation (issue 76 §4, docs/mcp.md "Elicitation"): a run started by an MCP client that
-pauses for an approval or a question asks that client, when it declares form elicitation, with a
-2026-07-28 `input_required` result; the client's retried `tools/call` (its `inputResponses` and the
-sealed `requestState`) decides the run, which goes on and answers the call. Driven by the official
-v2 SDK client (@modelcontextprotocol/client, its multi-round-trip driver), and by raw JSON-RPC for
-the refusals and for a retry taken by another server."""
+"""MCP elicitation (issue 76 §4, docs/mcp.md "Elicitation"). Inbound: a run started by an MCP
+client that pauses for an approval or a question asks that client, when it declares form
+elicitation, with a 2026-07-28 `input_required` result; the client's retried `tools/call` (its
+`inputResponses` and the sealed `requestState`) decides the run, which goes on and answers the call.
+Driven by the official v2 SDK client (@modelcontextprotocol/client, its multi-round-trip driver),
+and by raw JSON-RPC for the refusals and for a retry taken by another server. Outbound: an MCP
+server an agent calls (the v2 SDK's server, its inputRequired()) asks for input: the run pauses with
+a question, and the answer goes back upstream."""
 import json
 
 import pytest
 
+from counterparts import SdkServer
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
 from test_approvals import TOOL, start
@@ -203,3 +206,67 @@ def test_the_retry_is_taken_by_another_server(start_server, llm):
                                                                     "content": {"answer": "A-7"}}}})
     assert done["result"]["content"][0]["text"] == "Refunding A-7.", done
     assert tool_results(llm) == ["A-7"]
+
+
+# Outbound: an MCP server an agent calls asks for input (its 2026-07-28 input_required): the run
+# pauses with a `question` need, and the answer is retried upstream with the server's exact state.
+
+@pytest.fixture
+def docs():
+    server = SdkServer("modern")
+    yield server
+    server.close()
+
+
+def refunding(tenant, docs):
+    tenant.agent("shop", tools=[{"type": "mcp", "name": "docs", "url": docs.url}])
+
+
+def test_a_servers_question_is_the_runs_and_its_answer_goes_back_upstream(start_server, llm, docs):
+    tenant = start(start_server, llm)
+    refunding(tenant, docs)
+    llm.push(openai_tools([("docs__lookup", {"order_id": "A-1"}), ("docs__refund", {"order_id": "A-1"})]))
+    status, _, paused = tenant.invoke("shop", {"message": "refund A-1"})
+    assert status == 200 and paused["terminated_reason"] == "input_required", paused
+    [need] = paused["pending_actions"]
+    assert need["kind"] == "question" and need["tool"] == "docs__refund", need
+    assert need["question"] == "Refund order A-1?", need
+    assert need["answer_schema"]["properties"]["confirm"]["type"] == "boolean", need
+    assert need["arguments"] == {"order_id": "A-1"}, need
+    # An answer outside the server's form is refused; the run still waits.
+    status, _, body = answer(tenant, paused["run_id"], need["call_id"], {"confirm": "yes"})
+    assert status == 400 and "answers[0].answer" in body["error"]["message"], body
+    status, _, body = answer(tenant, paused["run_id"], need["call_id"], "yes")
+    assert status == 400 and "answers[0].answer" in body["error"]["message"], body
+    llm.push(openai_text("Refunded A-1."))
+    status, _, done = answer(tenant, paused["run_id"], need["call_id"], {"confirm": True})
+    assert status == 200 and done["response"] == "Refunded A-1.", done
+    # The lookup ran once, before the pause; the refund twice: asked, then answered with the state.
+    calls = docs.events("call")
+    assert [c["tool"] for c in calls] == ["lookup", "refund", "refund"], calls
+    assert calls[2]["state"] == 'refund:A-1:"ticket"', calls
+    assert calls[2]["responses"] == {"confirm": {"action": "accept", "content": {"confirm": True}}}, calls
+    found, refunded = tool_results(llm)
+    assert found.startswith("Order A-1 has shipped.") and refunded == "order A-1 refunded", tool_results(llm)
+
+
+def test_a_servers_question_reaches_an_mcp_caller_by_elicitation(start_server, llm, docs):
+    tenant = start(start_server, llm)
+    refunding(tenant, docs)
+    llm.push(openai_tools([("docs__refund", {"order_id": "A-2"})]))
+    llm.push(openai_text("Not refunded."))
+    result, asked = elicit(tenant, "shop", "refund A-2", [{"action": "decline"}])
+    assert text_of(result) == "Not refunded.", result
+    assert asked[0]["message"] == "Refund order A-2?", asked
+    assert asked[0]["requestedSchema"]["properties"]["confirm"]["type"] == "boolean", asked
+    # Declined by the caller's user: the server is told so, and its answer reaches the model.
+    last = docs.events("call")[-1]
+    assert last["responses"] == {"confirm": {"action": "decline"}}, last
+    assert tool_results(llm) == ["order A-2 was not refunded"]
+
+
+def answer(tenant, run_id, call_id, value):
+    return tenant.server.request("POST", f"/api/runs/{run_id}/approvals",
+                                 {"answers": [{"call_id": call_id, "answer": value}]},
+                                 {"content-type": "application/json", "fl-api-org": tenant.org,
+                                  "fl-api-env": "prod", "fl-api-token": tenant.token}, timeout=30)

@@ -69,7 +69,7 @@ def test_a_current_revision_server_in_both_response_forms(daemon, llm, response)
         llm.push(openai_tools([("docs__lookup", {"order_id": "A-1"}), ("docs__fail", {})]), openai_text("Shipped."))
         status, _, body = daemon.invoke("shop", {"message": "where is A-1?"})
         assert status == 200 and body["response"] == "Shipped.", body
-        assert offered(llm.requests[0]) == ["docs__fail", "docs__lookup", "docs__slow"]
+        assert offered(llm.requests[0]) == ["docs__fail", "docs__lookup", "docs__refund", "docs__slow"]
         found, failed = tool_messages(llm.requests[1])
         assert found == 'Order A-1 has shipped.\n{"order_id":"A-1","status":"shipped","items":2}'
         assert failed == "error: the warehouse is closed"

@@ -64,6 +64,29 @@ class McpToolboxTest : public ::testing::Test {
                                              {"inputSchema", json::object{{"type", "object"}}}}}},
           {"ttlMs", 60000},
           {"resultType", "complete"}};
+    } else if (asks_ && !request.at("params").as_object().contains("requestState")) {
+      // It asks the user to confirm first, once the client declared form elicitation.
+      asked_with_ =
+          request.at("params").at("_meta").at("io.modelcontextprotocol/clientCapabilities");
+      result = json::object{
+          {"resultType", "input_required"},
+          {"inputRequests",
+           json::object{
+               {"confirm",
+                json::object{{"method", "elicitation/create"},
+                             {"params", json::object{{"mode", "form"},
+                                                     {"message", "Really look it up?"},
+                                                     {"requestedSchema", kConfirmSchema}}}}}}},
+          {"requestState", "state \"1\""}};
+    } else if (asks_) {
+      const auto& params = request.at("params").as_object();
+      const auto& response = params.at("inputResponses").at("confirm");
+      const std::string text = params.at("requestState") == "state \"1\""
+                                   ? "confirmed: " + json::serialize(response)
+                                   : "the request state came back altered";
+      result =
+          json::object{{"content", json::array{json::object{{"type", "text"}, {"text", text}}}},
+                       {"resultType", "complete"}};
     } else {
       result = json::object{
           {"content", json::array{json::object{{"type", "text"}, {"text", "found it"}}}},
@@ -94,6 +117,9 @@ class McpToolboxTest : public ::testing::Test {
     return config;
   }
 
+  static inline const json::value kConfirmSchema = json::parse(
+      R"({"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]})");
+
   std::vector<std::string> Seen() {
     std::lock_guard lock(mutex_);
     return seen_;
@@ -110,6 +136,8 @@ class McpToolboxTest : public ::testing::Test {
   std::string url_;
   std::mutex mutex_;
   std::vector<std::string> seen_;
+  std::atomic<bool> asks_{false};  // tools/call asks the user first (input_required)
+  json::value asked_with_;         // the client capabilities of the call that was asked
   std::atomic<bool> sse_{false};
   std::atomic<bool> failing_{false};
   asio::io_context client_io_;
@@ -130,7 +158,7 @@ TEST_F(McpToolboxTest, ListsOnceUntilTheServersTtlAndCallsWithTheMirroredHeaders
 
   const auto& target = tools.by_model_name.at("docs__lookup");
   const std::string text =
-      RunAsync(client_io_, toolbox.Call(target, "{}", clock_.SteadyNow() + 5s, 8000));
+      RunAsync(client_io_, toolbox.Call(target, "{}", clock_.SteadyNow() + 5s, 8000)).text;
   EXPECT_EQ(text, "found it");
   EXPECT_EQ(Seen().back(), "tools/call 2026-07-28 lookup");
 
@@ -146,12 +174,39 @@ TEST_F(McpToolboxTest, AListChangedNotificationOnACallsStreamRefreshesTheList) {
   auto tools = ToolsFor(toolbox, config);
   sse_ = true;
   const std::string text = RunAsync(client_io_, toolbox.Call(tools.by_model_name.at("docs__lookup"),
-                                                             "{}", clock_.SteadyNow() + 5s, 8000));
+                                                             "{}", clock_.SteadyNow() + 5s, 8000))
+                               .text;
   EXPECT_EQ(text, "found it");  // read from the event stream
   ToolsFor(toolbox, config);
   const auto seen = Seen();
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[2].substr(0, 10), "tools/list");
+}
+
+// A 2026-07-28 server's input_required: one form becomes the question the turn asks its user,
+// and the answer goes back with the server's request state byte for byte (docs/mcp.md).
+TEST_F(McpToolboxTest, AServersFormIsAskedAndAnsweredWithItsExactRequestState) {
+  McpClient client(http_);
+  McpToolbox toolbox(client, headers_, clock_);
+  auto tools = ToolsFor(toolbox, AgentWith("k1"));
+  const auto& target = tools.by_model_name.at("docs__lookup");
+  asks_ = true;
+  auto asked = RunAsync(client_io_, toolbox.Call(target, "{}", clock_.SteadyNow() + 5s, 8000));
+  ASSERT_TRUE(asked.ask) << asked.text;
+  EXPECT_EQ(asked_with_, json::parse(R"({"elicitation":{"form":{}}})"));
+  EXPECT_EQ(asked.ask->input_key, "confirm");
+  EXPECT_EQ(asked.ask->question, "Really look it up?");
+  EXPECT_EQ(asked.ask->answer_schema, kConfirmSchema);
+
+  const McpToolbox::InputAnswer yes{*asked.ask, json::parse(R"({"confirm":true})")};
+  auto answered = RunAsync(
+      client_io_, toolbox.Call(target, "{}", clock_.SteadyNow() + 5s, 8000, nullptr, &yes));
+  EXPECT_FALSE(answered.ask);
+  EXPECT_EQ(answered.text, R"(confirmed: {"action":"accept","content":{"confirm":true}})");
+  const McpToolbox::InputAnswer no{*asked.ask, std::nullopt};
+  auto declined =
+      RunAsync(client_io_, toolbox.Call(target, "{}", clock_.SteadyNow() + 5s, 8000, nullptr, &no));
+  EXPECT_EQ(declined.text, R"(confirmed: {"action":"decline"})");
 }
 
 TEST_F(McpToolboxTest, TheCachesAreBounded) {

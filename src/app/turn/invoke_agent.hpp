@@ -245,6 +245,10 @@ class InvokeAgent {
   // What a step's calls wait for (approvals, answers), and the pause for them.
   void NoteNeeds(TurnRun& run, const std::vector<ToolCall>& calls);
   Turn::Step PauseForNeeds(TurnRun& run, const std::vector<ToolCall>& calls);
+  // A step whose MCP servers ask the user first (docs/mcp.md): it pauses with their questions,
+  // the other calls' results kept; else the step's results go to the model.
+  Turn::Step AfterToolResults(TurnRun& run, const std::vector<ToolCall>& calls,
+                              std::vector<ToolResult> results);
   // One model step: the call, and its retries and fallbacks until one answers or the chain says
   // stop; the turn's next step.
   boost::asio::awaitable<Result<Turn::Step>> CallModel(TurnRun& run, const ModelRequest& request);

@@ -77,6 +77,7 @@ json::array PendingActionsOf(const InvokeResult& result) {
   PausedTurn pending;
   pending.to_run = result.pending_actions;
   pending.needs_answer = result.questions;
+  pending.asks = result.asks;
   for (const auto& call : result.pending_actions) pending.needs_approval.push_back(call.id);
   return PendingActionsJson(pending);
 }

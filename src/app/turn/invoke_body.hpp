@@ -5,10 +5,12 @@
 
 #include "domain/agent/model_types.hpp"
 #include "domain/agent/stop_reason.hpp"
+#include "domain/agent/turn.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/fwd.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +32,8 @@ struct InvokeResult {
   // calls that wait for the decision.
   std::string run_id = {};
   std::vector<ToolCall> pending_actions = {};
-  std::vector<std::string> questions = {};  // which of them are the model's questions
+  std::vector<std::string> questions = {};   // which of them are questions
+  std::map<std::string, ToolAsk> asks = {};  // the questions an MCP server asks, by call id
   // The answer parsed, under an answer schema it kept to (docs/structured-output.md); else null.
   std::optional<boost::json::value> output = {};
   // The model called the caller's own functions (/v1 `tools`): the caller runs them.

@@ -1,5 +1,7 @@
 #include "app/turn/mcp_toolbox.hpp"
 
+#include "domain/mcp/elicitation.hpp"
+
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
@@ -133,30 +135,36 @@ asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
   co_return out;
 }
 
-asio::awaitable<std::string> McpToolbox::Call(const McpToolTarget& target,
-                                              const std::string& arguments_json,
-                                              SteadyTime deadline, std::size_t max_chars,
-                                              const SpanContext* trace) {
+asio::awaitable<McpToolbox::Answer> McpToolbox::Call(const McpToolTarget& target,
+                                                     const std::string& arguments_json,
+                                                     SteadyTime deadline, std::size_t max_chars,
+                                                     const SpanContext* trace,
+                                                     const InputAnswer* answering) {
   boost::system::error_code ec;
   auto arguments = json::parse(arguments_json.empty() ? "{}" : arguments_json, ec);
-  if (ec || !arguments.is_object()) co_return "error: the arguments must be a JSON object";
+  if (ec || !arguments.is_object()) co_return Answer{"error: the arguments must be a JSON object"};
   McpCall call{"tools/call",
                json::object{{"name", target.tool.name}, {"arguments", arguments}},
                {{"Mcp-Name", mcp::EncodedHeaderValue(target.tool.name)}},
                trace};
+  if (answering != nullptr) mcp::AddInputResponse(call.params, answering->ask, answering->content);
   for (auto& h : mcp::ParamHeaders(target.tool, arguments.get_object()))
     call.extra_headers.push_back(std::move(h));
   const milliseconds left = Within(target.timeout, deadline, clock_);
   auto reply = co_await client_.Request(target.endpoint, call, left);
-  if (!reply) co_return "error: " + reply.error().message;
+  if (!reply) co_return Answer{"error: " + reply.error().message};
   if (reply->tools_list_changed) Forget(target.endpoint.Key());
   if (reply->error) {
     // A tool the server no longer has: its list is fetched again on the next turn.
     if (reply->error->code == mcp::kInvalidParams || reply->error->code == mcp::kMethodNotFound)
       Forget(target.endpoint.Key());
-    co_return ErrorText(*reply->error);
+    co_return Answer{ErrorText(*reply->error)};
   }
-  co_return mcp::RenderCallResult(*reply->result, max_chars);
+  if (auto asked = mcp::ReadInputRequired(*reply->result)) {
+    if (!*asked) co_return Answer{"error: " + asked->error().message};
+    co_return Answer{"", std::move(**asked)};
+  }
+  co_return Answer{mcp::RenderCallResult(*reply->result, max_chars)};
 }
 
 }  // namespace agentgate

@@ -9,6 +9,7 @@
 #include "app/turn/tool_headers.hpp"
 #include "domain/admin/agent_config.hpp"
 #include "domain/agent/model_types.hpp"
+#include "domain/agent/turn.hpp"
 #include "domain/mcp/mcp_tools.hpp"
 #include "ports/clock.hpp"
 #include "ports/mcp_caller.hpp"
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,11 +53,21 @@ class McpToolbox {
                                                 const AgentConfig& config, SteadyTime deadline,
                                                 const SpanContext* trace = nullptr);
 
-  // A tools/call; the model reads the returned text (errors included, as "error: ...").
-  boost::asio::awaitable<std::string> Call(const McpToolTarget& target,
-                                           const std::string& arguments_json, SteadyTime deadline,
-                                           std::size_t max_chars,
-                                           const SpanContext* trace = nullptr);
+  // The user's answer to a server's question (its input_required), sent with the call again:
+  // the form's content, or none when the user declined.
+  struct InputAnswer {
+    ToolAsk ask;
+    std::optional<boost::json::value> content;
+  };
+  struct Answer {
+    std::string text;                           // what the model reads (errors as "error: ...")
+    std::optional<ToolAsk> ask = std::nullopt;  // the server asks the user first: no text yet
+  };
+  // A tools/call, or its retry with `answering`'s answer and the server's exact request state.
+  boost::asio::awaitable<Answer> Call(const McpToolTarget& target,
+                                      const std::string& arguments_json, SteadyTime deadline,
+                                      std::size_t max_chars, const SpanContext* trace = nullptr,
+                                      const InputAnswer* answering = nullptr);
 
   std::size_t CachedServers();
 

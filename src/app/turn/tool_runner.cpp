@@ -121,8 +121,15 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
     }
   } else if (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) {
     const auto& target = context.mcp_tools->by_model_name.at(call.name);
-    result.content =
-        co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars, trace);
+    const McpToolbox::InputAnswer* answering = nullptr;
+    if (context.answering != nullptr) {
+      if (auto it = context.answering->find(call.id); it != context.answering->end())
+        answering = &it->second;
+    }
+    auto answer = co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars,
+                                     trace, answering);
+    result.content = std::move(answer.text);
+    result.ask = std::move(answer.ask);
   } else {
     auto tool = std::find_if(config.http_tools.begin(), config.http_tools.end(),
                              [&](const HttpTool& t) { return t.name == call.name; });

@@ -22,6 +22,9 @@ struct ToolContext {
   SteadyTime deadline;                      // the turn's soft deadline (on the Clock's steady time)
   std::vector<RememberedFact>* remembered;  // `remember` adds here; the turn's commit saves
   const McpTurnTools* mcp_tools;            // this turn's tools of MCP servers
+  // A resumed turn's answers to what MCP servers asked its user, by call id: those calls are
+  // made again with them.
+  const std::map<std::string, McpToolbox::InputAnswer>* answering = nullptr;
 };
 
 class ToolRunner {

@@ -176,6 +176,31 @@ Turn::Step InvokeAgent::PauseForNeeds(TurnRun& run, const std::vector<ToolCall>&
   return run.turn->OnApprovalNeeded(!run.needs_answer.empty());
 }
 
+Turn::Step InvokeAgent::AfterToolResults(TurnRun& run, const std::vector<ToolCall>& calls,
+                                         std::vector<ToolResult> results) {
+  const bool asked = std::any_of(results.begin(), results.end(),
+                                 [](const ToolResult& r) { return r.ask.has_value(); });
+  if (!asked) return run.turn->OnToolResults(results);
+  run.ran.clear();
+  for (auto& result : results) {
+    if (!result.ask) {
+      run.ran.push_back(std::move(result));
+      continue;
+    }
+    // A question the safety policy blocks is never shown: the turn ends blocked.
+    if (run.agent.safety.Blocks(result.ask->question)) {
+      run.asks.clear();
+      run.needs_answer.clear();
+      return run.turn->OnApprovalWithheld();
+    }
+    run.needs_answer.push_back(result.call_id);
+    run.asks[result.call_id] = std::move(*result.ask);
+  }
+  run.paused_calls = calls;
+  for (auto& call : run.paused_calls) call.arguments_json = ShownArguments(call.arguments_json);
+  return run.turn->OnApprovalNeeded(true);
+}
+
 asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
   Turn& turn = *run.turn;
   auto step = run.first_step ? std::move(*run.first_step) : turn.Start();
@@ -197,8 +222,8 @@ asio::awaitable<Result<void>> InvokeAgent::RunModelAndTools(TurnRun& run) {
         step = PauseForNeeds(run, tools->calls);
         continue;
       }
-      step =
-          turn.OnToolResults(co_await RunToolCalls(d_.tools, tools->calls, run, d_.clock, false));
+      auto results = co_await RunToolCalls(d_.tools, tools->calls, run, d_.clock, false);
+      step = AfterToolResults(run, tools->calls, std::move(results));
       continue;
     }
     const ModelRequest& request = *std::get<Turn::CallModel>(step).request;

@@ -5,6 +5,8 @@
 #include "app/turn/invoke_agent.hpp"
 #include "app/turn/turn_run.hpp"
 
+#include <boost/json/parse.hpp>
+
 #include <algorithm>
 #include <map>
 
@@ -39,12 +41,24 @@ asio::awaitable<Result<void>> InvokeAgent::Restore(TurnRun& run) {
   // Each call of the paused step in its order: denied ones are told to the model, the rest run,
   // an edited one with the arguments approved (the model's own stay in the transcript).
   std::vector<ToolCall> to_run;
-  std::vector<ToolResult> denied;
-  std::map<std::string, std::string> edited;  // call id -> arguments approved
+  std::vector<ToolResult> denied = paused.ran;  // a step that ran before it paused: as it ran
+  std::map<std::string, std::string> edited;    // call id -> arguments approved
   for (const auto& call : paused.to_run) {
+    const bool ran = std::any_of(paused.ran.begin(), paused.ran.end(),
+                                 [&](const ToolResult& r) { return r.call_id == call.id; });
+    if (ran) continue;
     const auto decision =
         std::find_if(decisions.begin(), decisions.end(),
                      [&](const ApprovalDecision& d) { return d.call_id == call.id; });
+    if (auto ask = paused.asks.find(call.id); ask != paused.asks.end()) {
+      // Its MCP server asked the user: the call is made again with the answer (or the decline).
+      std::optional<boost::json::value> content;
+      if (decision != decisions.end() && decision->answer && !decision->declined)
+        content = boost::json::parse(*decision->answer);
+      run.answering[call.id] = McpToolbox::InputAnswer{ask->second, std::move(content)};
+      to_run.push_back(call);
+      continue;
+    }
     if (decision != decisions.end() && !decision->approve) {
       denied.push_back(ToolResult{call.id, call.name, DeniedResult(*decision)});
       continue;
@@ -74,7 +88,7 @@ asio::awaitable<Result<void>> InvokeAgent::Restore(TurnRun& run) {
   }
   results.insert(results.end(), std::make_move_iterator(denied.begin()),
                  std::make_move_iterator(denied.end()));
-  run.first_step = run.turn->OnToolResults(results);
+  run.first_step = AfterToolResults(run, paused.to_run, std::move(results));
   co_return Result<void>{};
 }
 

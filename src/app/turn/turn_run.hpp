@@ -46,7 +46,10 @@ struct TurnRun {
         tools{agent,
               MemoryScope{command_in.caller.org_id, command_in.caller.env, command_in.agent_id,
                           command_in.request.group_key.value_or("")},
-              deadlines_in.soft, &remembered, &mcp_tools} {
+              deadlines_in.soft,
+              &remembered,
+              &mcp_tools,
+              &answering} {
     result.conversation_id = place_in.conversation_id;
     if (command.observer != nullptr && command.observer->FollowsText()) {
       reply_stream.emplace(agent.safety, d.max_run_events / 2);
@@ -91,7 +94,13 @@ struct TurnRun {
   // step (the paused step's results given).
   std::vector<ToolCall> paused_calls;
   std::vector<std::string> needs_approval;
-  std::vector<std::string> needs_answer;  // the model's questions to the user (ask_user)
+  std::vector<std::string> needs_answer;  // questions to the user (ask_user, an MCP server's)
+  // A step paused after it ran, for what its MCP servers asked the user: their questions by call
+  // id, and the results of its calls that answered.
+  std::map<std::string, ToolAsk> asks;
+  std::vector<ToolResult> ran;
+  // A turn going on from such a pause: the user's answers, sent to those servers with the calls.
+  std::map<std::string, McpToolbox::InputAnswer> answering;
   const PausedTurn* resumed = nullptr;
   std::optional<Turn::Step> first_step;
   // A follower that shows the reply as it is written: what of it may be shown, and the sink the

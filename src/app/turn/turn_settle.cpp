@@ -116,6 +116,8 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
   paused.to_run = run.paused_calls;
   paused.needs_approval = run.needs_approval;
   paused.needs_answer = run.needs_answer;
+  paused.asks = run.asks;
+  paused.ran = run.ran;
   for (const auto& tool : run.command.request.caller_tools)
     paused.caller_tools.push_back(tool.name);
   paused.recorded_system = run.recorded_system;
@@ -161,6 +163,7 @@ RunPause PauseOf(TurnRun& run, std::int64_t now, std::chrono::milliseconds timeo
       result.pending_actions.push_back(call);
   }
   result.questions = paused.needs_answer;
+  result.asks = paused.asks;
   return pause;
 }
 

@@ -20,10 +20,22 @@ struct RecordedAction {
   boost::json::value arguments;
 };
 
+// A tool's server asked for the user's input before it answers (an MCP server's input_required
+// result, docs/mcp.md): the call waits as a question of the run, and the answer goes back to that
+// server with its request state, exactly as it was given.
+struct ToolAsk {
+  std::string input_key;      // the server's name for its one request
+  std::string request_state;  // echoed byte for byte
+  std::string question;
+  boost::json::value answer_schema;  // the form's schema
+  bool operator==(const ToolAsk&) const = default;
+};
+
 struct ToolResult {
   std::string call_id;
   std::string name;
   std::string content;  // what the model reads; "error: ..." when the tool could not answer
+  std::optional<ToolAsk> ask = std::nullopt;  // no answer yet: the server asks the user first
 };
 
 // Whether a tool could not answer (bad arguments, no such tool, its host unreachable): every tool

@@ -199,9 +199,19 @@ bool AcceptsFormElicitation(const json::object& params) {
 }
 
 Elicitation ElicitationOf(std::string_view agent_id, const std::vector<ToolCall>& pending,
-                          const std::vector<std::string>& questions) {
+                          const std::vector<std::string>& questions,
+                          const std::map<std::string, ToolAsk>& asks) {
   Elicitation out;
   for (const auto& call : pending) {
+    if (auto ask = asks.find(call.id); ask != asks.end()) {
+      // An MCP server's own form, passed on as it asked it.
+      json::object form = ask->second.answer_schema.is_object()
+                              ? ask->second.answer_schema.get_object()
+                              : json::object{{"type", "object"}, {"properties", json::object{}}};
+      out.input_requests[call.id] = Request(ask->second.question, std::move(form));
+      out.needs.push_back({call.id, FormShape::kWholeAnswer});
+      continue;
+    }
     const bool question = std::find(questions.begin(), questions.end(), call.id) != questions.end();
     if (!question) {
       out.input_requests[call.id] = ApprovalRequestOf(agent_id, call);
@@ -268,6 +278,45 @@ Result<std::vector<ElicitedNeed>> ParseNeeds(const json::value& value) {
     needs.push_back(std::move(need));
   }
   return needs;
+}
+
+std::optional<Result<ToolAsk>> ReadInputRequired(const json::value& result) {
+  const auto* o = result.if_object();
+  const auto* type = o != nullptr ? o->if_contains("resultType") : nullptr;
+  if (type == nullptr || *type != "input_required") return std::nullopt;
+  const auto unsupported = [](std::string what) {
+    return Error(ErrorCode::kUnavailable,
+                 "the MCP server asked for input agentgate cannot give (" + what + ")");
+  };
+  const auto* requests = o->if_contains("inputRequests");
+  const auto* state = o->if_contains("requestState");
+  if (requests == nullptr || !requests->is_object() || requests->get_object().size() != 1)
+    return unsupported("it must ask exactly one form");
+  if (state == nullptr || !state->is_string()) return unsupported("it gave no requestState");
+  const auto& [key, request] = *requests->get_object().begin();
+  const auto* method = request.is_object() ? request.get_object().if_contains("method") : nullptr;
+  if (method == nullptr || *method != "elicitation/create")
+    return unsupported(method != nullptr && method->is_string() ? std::string(method->get_string())
+                                                                : "an unreadable request");
+  const auto* params = request.get_object().if_contains("params");
+  const auto* p = params != nullptr ? params->if_object() : nullptr;
+  const auto* mode = p != nullptr ? p->if_contains("mode") : nullptr;
+  if (p == nullptr || (mode != nullptr && *mode != "form")) return unsupported("a URL elicitation");
+  const auto* message = p->if_contains("message");
+  const auto* schema = p->if_contains("requestedSchema");
+  if (message == nullptr || !message->is_string() || message->get_string().empty() ||
+      schema == nullptr || !schema->is_object())
+    return unsupported("a form without a message or a schema");
+  return Result<ToolAsk>(ToolAsk{std::string(key), std::string(state->get_string()),
+                                 std::string(message->get_string()), *schema});
+}
+
+void AddInputResponse(json::object& params, const ToolAsk& ask,
+                      const std::optional<json::value>& content) {
+  json::object response{{"action", content ? "accept" : "decline"}};
+  if (content) response["content"] = *content;
+  params["inputResponses"] = json::object{{ask.input_key, std::move(response)}};
+  params["requestState"] = ask.request_state;
 }
 
 }  // namespace agentgate::mcp

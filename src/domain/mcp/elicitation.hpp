@@ -6,6 +6,7 @@
 // decisions and answers a person sends to POST /api/runs/{id}/approvals. Pure.
 
 #include "domain/agent/model_types.hpp"
+#include "domain/agent/turn.hpp"
 #include "domain/error.hpp"
 #include "domain/runs/paused_turn.hpp"
 
@@ -13,6 +14,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,9 +44,11 @@ struct Elicitation {
   std::vector<ElicitedNeed> needs;
 };
 // The pending calls of a paused answer as form elicitations; `questions` names the ones that are
-// the model's questions (ask_user), the rest wait for an approval.
+// questions (the model's ask_user, or what a tool's MCP server asks, in `asks`: its own form),
+// the rest wait for an approval.
 Elicitation ElicitationOf(std::string_view agent_id, const std::vector<ToolCall>& pending,
-                          const std::vector<std::string>& questions);
+                          const std::vector<std::string>& questions,
+                          const std::map<std::string, ToolAsk>& asks = {});
 
 // The 2026-07-28 `input_required` result.
 boost::json::object InputRequiredResult(boost::json::object input_requests,
@@ -59,5 +63,14 @@ Result<ApprovalRequest> ReadInputResponses(const boost::json::value* responses,
 // The needs as the sealed request state keeps them, and back.
 boost::json::array NeedsJson(const std::vector<ElicitedNeed>& needs);
 Result<std::vector<ElicitedNeed>> ParseNeeds(const boost::json::value& json);
+
+// Outbound: an external server's tools/call result. Not input_required: nullopt. One form
+// elicitation with its request state: the question the run asks its user. Anything else (URL
+// elicitation, sampling, roots, several requests, no request state) is an error the model reads.
+std::optional<Result<ToolAsk>> ReadInputRequired(const boost::json::value& result);
+// The retried call's params beside name and arguments: the user's form content (an object), or
+// nullopt when the user declined.
+void AddInputResponse(boost::json::object& params, const ToolAsk& ask,
+                      const std::optional<boost::json::value>& content);
 
 }  // namespace agentgate::mcp

@@ -76,6 +76,20 @@ TEST(McpElicitation, EachPendingCallIsOneFormShapedByWhatItNeeds) {
   EXPECT_EQ(items.at("properties").at("answer").at("type"), "string");
 }
 
+TEST(McpElicitation, AToolServersQuestionIsPassedOnAsItsOwnForm) {
+  const json::value form = json::parse(
+      R"({"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]})");
+  const std::map<std::string, ToolAsk> asks = {
+      {"call_9", ToolAsk{"confirm", "opaque", "Refund order A-1?", form}}};
+  const auto e = ElicitationOf("shop", {Call("call_9", "docs__refund", R"({"order_id":"A-1"})")},
+                               {"call_9"}, asks);
+  ASSERT_EQ(e.needs.size(), 1u);
+  EXPECT_EQ(e.needs[0], (ElicitedNeed{"call_9", FormShape::kWholeAnswer}));
+  const auto& params = e.input_requests.at("call_9").at("params");
+  EXPECT_EQ(params.at("message"), "Refund order A-1?");
+  EXPECT_EQ(params.at("requestedSchema"), form);
+}
+
 TEST(McpElicitation, ResponsesBecomeDecisionsAnswersAndDeclines) {
   const std::vector<ElicitedNeed> needs = {{"a", FormShape::kApproval},
                                            {"b", FormShape::kApproval},

@@ -16,7 +16,9 @@ json::object ModernMeta(std::string_view client_name, std::string_view client_ve
   return json::object{{"io.modelcontextprotocol/protocolVersion", kModernVersion},
                       {"io.modelcontextprotocol/clientInfo",
                        json::object{{"name", client_name}, {"version", client_version}}},
-                      {"io.modelcontextprotocol/clientCapabilities", json::object{}}};
+                      // A server may ask the user of the turn a form's question (docs/mcp.md).
+                      {"io.modelcontextprotocol/clientCapabilities",
+                       json::object{{"elicitation", json::object{{"form", json::object{}}}}}}};
 }
 
 std::string RequestBody(std::int64_t id, std::string_view method, json::object params) {

@@ -112,6 +112,21 @@ Result<void> ReadAnswers(const json::object& body, ApprovalRequest& request) {
   return {};
 }
 
+// An answer to an MCP server's form: an object within the form's schema, sent back as it is.
+Result<std::string> FormAnswerText(const ToolAsk& ask, const json::value& answer,
+                                   const std::string& field) {
+  if (!answer.is_object())
+    return InvalidField(field, "must be an object: the fields of the MCP server's form");
+  if (ask.answer_schema.is_object()) {
+    const auto violations = schema::Validate(ask.answer_schema, answer, 1);
+    if (!violations.empty()) {
+      return InvalidField(field, "does not keep to the MCP server's form: " +
+                                     violations.front().path + " " + violations.front().message);
+    }
+  }
+  return json_text::Write(answer);
+}
+
 }  // namespace
 
 std::string PausedTurnJson(const PausedTurn& p) {
@@ -173,18 +188,32 @@ std::string PausedTurnJson(const PausedTurn& p) {
   usage["model_calls"] = p.model_calls;
   usage["models"] = std::move(models);
 
-  const json::object out{{"version", 1},
-                         {"request", std::move(request)},
-                         {"progress", std::move(progress)},
-                         {"to_run", CallsJson(p.to_run)},
-                         {"needs_approval", std::move(needs)},
-                         {"needs_answer", std::move(questions)},
-                         {"caller_tools", std::move(callers)},
-                         {"recorded_system", p.recorded_system},
-                         {"history_sent", p.history_sent},
-                         {"usage", std::move(usage)},
-                         {"invoke", p.invoke},
-                         {"agent_version", p.agent_version}};
+  json::object asks;
+  for (const auto& [id, ask] : p.asks) {
+    asks[id] = json::object{{"key", ask.input_key},
+                            {"state", ask.request_state},
+                            {"question", ask.question},
+                            {"schema", ask.answer_schema}};
+  }
+  json::array ran;
+  for (const auto& kept : p.ran) {
+    ran.push_back(
+        json::object{{"call_id", kept.call_id}, {"name", kept.name}, {"content", kept.content}});
+  }
+  json::object out{{"version", 1},
+                   {"request", std::move(request)},
+                   {"progress", std::move(progress)},
+                   {"to_run", CallsJson(p.to_run)},
+                   {"needs_approval", std::move(needs)},
+                   {"needs_answer", std::move(questions)},
+                   {"caller_tools", std::move(callers)},
+                   {"recorded_system", p.recorded_system},
+                   {"history_sent", p.history_sent},
+                   {"usage", std::move(usage)},
+                   {"invoke", p.invoke},
+                   {"agent_version", p.agent_version}};
+  if (!asks.empty()) out["asks"] = std::move(asks);
+  if (!ran.empty()) out["ran"] = std::move(ran);
   return json_text::Write(out);
 }
 
@@ -259,6 +288,15 @@ Result<PausedTurn> ParsePausedTurn(std::string_view text) {
   }
   if (const auto* invoke = At(v, "invoke")) p.invoke = *invoke;
   p.agent_version = static_cast<int>(Int(v, "agent_version"));
+  if (const auto* asks = At(v, "asks"); asks != nullptr && asks->is_object()) {
+    for (const auto& [id, a] : asks->get_object()) {
+      const auto* schema = At(a, "schema");
+      p.asks[std::string(id)] = ToolAsk{Str(a, "key"), Str(a, "state"), Str(a, "question"),
+                                        schema != nullptr ? *schema : json::value()};
+    }
+  }
+  for (const auto& kept : Arr(v, "ran"))
+    p.ran.push_back(ToolResult{Str(kept, "call_id"), Str(kept, "name"), Str(kept, "content")});
   return p;
 }
 
@@ -274,7 +312,10 @@ json::array PendingActionsJson(const PausedTurn& paused) {
                       {"kind", question ? "question" : "approval"},
                       {"tool", call.name},
                       {"arguments", ArgumentsValue(call.arguments_json)}};
-    if (question) {
+    if (auto ask = paused.asks.find(call.id); question && ask != paused.asks.end()) {
+      item["question"] = ask->second.question;  // what the tool's MCP server asks
+      item["answer_schema"] = ask->second.answer_schema;
+    } else if (question) {
       const auto asked = ReadUserQuestion(call.arguments_json);
       item["question"] = asked ? asked->question : std::string();
       item["answer_schema"] =
@@ -334,7 +375,9 @@ std::string DecidedRunJson(const DecidedRun& decided) {
   json::array answers;  // checked already: the text the model reads
   for (const auto& d : decided.decisions) {
     if (d.answer) {
-      answers.push_back(json::object{{"call_id", d.call_id}, {"text", *d.answer}});
+      json::object given{{"call_id", d.call_id}, {"text", *d.answer}};
+      if (d.declined) given["declined"] = true;
+      answers.push_back(std::move(given));
       continue;
     }
     json::object decision{{"call_id", d.call_id}, {"approve", d.approve}};
@@ -365,6 +408,7 @@ Result<DecidedRun> ParseDecidedRun(std::string_view text) {
   }
   for (const auto& given : Arr(parsed, "answers_given")) {
     ApprovalDecision answer{Str(given, "call_id"), true, "", std::nullopt, Str(given, "text")};
+    answer.declined = Bool(given, "declined");
     out.decisions.push_back(std::move(answer));
   }
   if (out.decisions.empty())
@@ -426,8 +470,13 @@ Result<void> CheckAnswers(ApprovalRequest& request, const PausedTurn& paused) {
       return InvalidField(at + ".call_id", "'" + id + "' is not a question of this run");
     if (!answered.insert(id).second)
       return InvalidField(at + ".call_id", "answers '" + id + "' twice");
-    AG_TRY(const auto question, ReadUserQuestion(call->arguments_json));
-    AG_TRY(auto text, AnswerText(question, answer, at + ".answer"));
+    std::string text;
+    if (auto ask = paused.asks.find(id); ask != paused.asks.end()) {
+      AG_TRY(text, FormAnswerText(ask->second, answer, at + ".answer"));
+    } else {
+      AG_TRY(const auto question, ReadUserQuestion(call->arguments_json));
+      AG_TRY(text, AnswerText(question, answer, at + ".answer"));
+    }
     request.decisions.push_back(ApprovalDecision{id, true, "", std::nullopt, std::move(text), i});
   }
   for (auto& [id, told] : request.declined) {
@@ -435,8 +484,8 @@ Result<void> CheckAnswers(ApprovalRequest& request, const PausedTurn& paused) {
     if (std::find(asked.begin(), asked.end(), id) == asked.end())
       return InvalidField("answers", "'" + id + "' is not a question of this run");
     if (!answered.insert(id).second) return InvalidField("answers", "answers '" + id + "' twice");
-    request.decisions.push_back(
-        ApprovalDecision{id, true, "", std::nullopt, std::move(told), request.decisions.size()});
+    request.decisions.push_back(ApprovalDecision{id, true, "", std::nullopt, std::move(told),
+                                                 request.decisions.size(), true});
   }
   for (const auto& id : paused.needs_answer) {
     if (!answered.contains(id))

@@ -10,6 +10,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,7 +24,11 @@ struct PausedTurn {
   TurnProgress progress;
   std::vector<ToolCall> to_run;             // the paused step's calls, run once decided
   std::vector<std::string> needs_approval;  // which of them wait for a decision (call ids)
-  std::vector<std::string> needs_answer;    // which are the model's questions (ask_user)
+  std::vector<std::string> needs_answer;    // which are questions (ask_user, or an MCP server's)
+  // A step paused after it ran, for its MCP servers' questions (docs/mcp.md): what those servers
+  // asked, by call id, and the results of its calls that answered, kept for the model.
+  std::map<std::string, ToolAsk> asks;
+  std::vector<ToolResult> ran;
   // The /v1 caller's own functions among the request's tools: not offered once the run goes on,
   // for that caller is no longer in the loop (docs/openai.md, "The caller's tools").
   std::vector<std::string> caller_tools;
@@ -54,7 +59,8 @@ struct ApprovalDecision {
   std::optional<std::string> arguments = {};
   // An answer to the model's question (`answers[at]`), as the model reads it: the call's result.
   std::optional<std::string> answer = {};
-  std::size_t at = 0;  // its place in `decisions` or `answers`, for a 400
+  std::size_t at = 0;     // its place in `decisions` or `answers`, for a 400
+  bool declined = false;  // an answer the user would not give (`answer` tells the model so)
 };
 
 // POST /api/runs/{run_id}/approvals: {"decisions": [{call_id, approve, reason?, arguments?}],

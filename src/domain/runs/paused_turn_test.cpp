@@ -134,6 +134,52 @@ TEST(ApprovalRequests, QuestionsAreAnsweredEachOnceWithinTheirSchema) {
   EXPECT_EQ(back->decisions[0].answer, "A-7");
 }
 
+// A step paused after it ran for what a tool's MCP server asks (docs/mcp.md): the question is
+// the server's, its answer an object within the server's form, and a decline is kept as one.
+TEST(ApprovalRequests, AnMcpServersQuestionIsAnsweredWithinItsFormOrDeclined) {
+  PausedTurn paused = Sample();
+  paused.to_run = {ToolCall{"m1", "docs__refund", R"({"order_id":"A-1"})"},
+                   ToolCall{"m2", "docs__lookup", "{}"}};
+  paused.needs_approval.clear();
+  paused.needs_answer = {"m1"};
+  paused.asks["m1"] = ToolAsk{"confirm", R"(state "1")", "Refund order A-1?",
+                              json::parse(R"({"type":"object","properties":{
+                                  "confirm":{"type":"boolean"}},"required":["confirm"]})")};
+  paused.ran = {ToolResult{"m2", "docs__lookup", "found it"}};
+  auto back = ParsePausedTurn(PausedTurnJson(paused));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->asks, paused.asks);
+  ASSERT_EQ(back->ran.size(), 1u);
+  EXPECT_EQ(back->ran[0].content, "found it");
+
+  const auto pending = PendingActionsJson(paused);
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].at("kind"), "question");
+  EXPECT_EQ(pending[0].at("tool"), "docs__refund");
+  EXPECT_EQ(pending[0].at("question"), "Refund order A-1?");
+  EXPECT_EQ(pending[0].at("answer_schema"), paused.asks["m1"].answer_schema);
+
+  const auto field = [&](std::string_view body) {
+    auto request = ParseApprovalRequest(json::parse(body));
+    EXPECT_TRUE(request);
+    auto checked = CheckAnswers(*request, paused);
+    return checked ? std::string("ok") : std::string(checked.error().field().value_or(""));
+  };
+  EXPECT_EQ(field(R"({"answers":[{"call_id":"m1","answer":{"confirm":true}}]})"), "ok");
+  EXPECT_EQ(field(R"({"answers":[{"call_id":"m1","answer":{"confirm":"yes"}}]})"),
+            "answers[0].answer");
+  EXPECT_EQ(field(R"({"answers":[{"call_id":"m1","answer":"yes"}]})"), "answers[0].answer");
+
+  ApprovalRequest declined;
+  declined.declined.emplace_back("m1", "The user declined to answer.");
+  ASSERT_TRUE(CheckAnswers(declined, paused));
+  ASSERT_EQ(declined.decisions.size(), 1u);
+  EXPECT_TRUE(declined.decisions[0].declined);
+  const auto kept = ParseDecidedRun(DecidedRunJson(DecidedRun{declined.decisions, 3}));
+  ASSERT_TRUE(kept);
+  EXPECT_TRUE(kept->decisions[0].declined);
+}
+
 TEST(ApprovalRequests, AnApprovalMayEditTheArgumentsWithinTheToolsParameters) {
   PausedTurn paused = Sample();
   paused.request.tools[0].parameters = json::parse(
