@@ -1,6 +1,5 @@
 #include "domain/mcp/elicitation.hpp"
 
-#include "domain/agent/user_question.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
@@ -74,8 +73,10 @@ json::object Request(std::string message, json::object schema) {
                                               {"requestedSchema", std::move(schema)}}}};
 }
 
-json::object ApprovalRequestOf(std::string_view agent_id, const ToolCall& call) {
-  std::string arguments = call.arguments_json;
+json::object ApprovalRequestOf(std::string_view agent_id, std::string_view tool,
+                               const json::value& arguments_value) {
+  std::string arguments = arguments_value.is_string() ? std::string(arguments_value.get_string())
+                                                      : json_text::Write(arguments_value);
   if (arguments.size() > kArgumentsShown) arguments = arguments.substr(0, kArgumentsShown) + "...";
   json::object approve{
       {"type", "boolean"}, {"title", "Approve"}, {"description", "Let the agent make this call"}};
@@ -86,28 +87,30 @@ json::object ApprovalRequestOf(std::string_view agent_id, const ToolCall& call) 
       {"type", "object"},
       {"properties", json::object{{"approve", std::move(approve)}, {"reason", std::move(reason)}}},
       {"required", json::array{"approve"}}};
-  return Request("The agent " + std::string(agent_id) + " asks to call " + call.name +
+  return Request("The agent " + std::string(agent_id) + " asks to call " + std::string(tool) +
                      " with these arguments: " + arguments + "\nApprove this call?",
                  std::move(schema));
 }
 
-// A question's form, and how its content reads back.
-std::pair<json::object, FormShape> QuestionRequestOf(const ToolCall& call) {
-  auto question = ReadUserQuestion(call.arguments_json);
-  // A paused question was read when the run paused: this is only a guard.
-  std::string text = question ? question->question : call.arguments_json;
-  const auto* schema = question && question->answer_schema ? &*question->answer_schema : nullptr;
-  if (schema == nullptr) {
+// A question's form, and how its content reads back: a flat form is asked as it is; no schema
+// is any text; any other schema is JSON text that keeps to it.
+std::pair<json::object, FormShape> QuestionRequestOf(std::string text, const json::value& schema) {
+  if (schema.is_null()) {
     return {Request(std::move(text), AnswerForm(json::object{{"type", "string"}})),
             FormShape::kAnswerField};
   }
-  if (auto flat = FlatForm(*schema)) {
+  if (auto flat = FlatForm(schema)) {
     return {Request(std::move(text), std::move(*flat)), FormShape::kWholeAnswer};
   }
   json::object field{
       {"type", "string"},
-      {"description", "Your answer as JSON that keeps to: " + json_text::Write(*schema)}};
+      {"description", "Your answer as JSON that keeps to: " + json_text::Write(schema)}};
   return {Request(std::move(text), AnswerForm(std::move(field))), FormShape::kJsonAnswerField};
+}
+
+std::string_view TextOf(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
 }
 
 std::string FieldOf(std::string_view call_id) {
@@ -198,29 +201,24 @@ bool AcceptsFormElicitation(const json::object& params) {
   return modes.contains("form") || !modes.contains("url");
 }
 
-Elicitation ElicitationOf(std::string_view agent_id, const std::vector<ToolCall>& pending,
-                          const std::vector<std::string>& questions,
-                          const std::map<std::string, ToolAsk>& asks) {
+Elicitation ElicitationOf(std::string_view agent_id, const json::array& pending_actions) {
   Elicitation out;
-  for (const auto& call : pending) {
-    if (auto ask = asks.find(call.id); ask != asks.end()) {
-      // An MCP server's own form, passed on as it asked it.
-      json::object form = ask->second.answer_schema.is_object()
-                              ? ask->second.answer_schema.get_object()
-                              : json::object{{"type", "object"}, {"properties", json::object{}}};
-      out.input_requests[call.id] = Request(ask->second.question, std::move(form));
-      out.needs.push_back({call.id, FormShape::kWholeAnswer});
+  for (const auto& item : pending_actions) {
+    if (!item.is_object()) continue;
+    const auto& need = item.get_object();
+    const std::string call_id(TextOf(need, "call_id"));
+    const auto* arguments = need.if_contains("arguments");
+    if (TextOf(need, "kind") != "question") {
+      out.input_requests[call_id] = ApprovalRequestOf(
+          agent_id, TextOf(need, "tool"), arguments != nullptr ? *arguments : json::value());
+      out.needs.push_back({call_id, FormShape::kApproval});
       continue;
     }
-    const bool question = std::find(questions.begin(), questions.end(), call.id) != questions.end();
-    if (!question) {
-      out.input_requests[call.id] = ApprovalRequestOf(agent_id, call);
-      out.needs.push_back({call.id, FormShape::kApproval});
-      continue;
-    }
-    auto [request, shape] = QuestionRequestOf(call);
-    out.input_requests[call.id] = std::move(request);
-    out.needs.push_back({call.id, shape});
+    const auto* schema = need.if_contains("answer_schema");
+    auto [request, shape] = QuestionRequestOf(std::string(TextOf(need, "question")),
+                                              schema != nullptr ? *schema : json::value());
+    out.input_requests[call_id] = std::move(request);
+    out.needs.push_back({call_id, shape});
   }
   return out;
 }

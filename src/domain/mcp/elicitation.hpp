@@ -43,12 +43,9 @@ struct Elicitation {
   boost::json::object input_requests;  // keyed by call id: {method: elicitation/create, params}
   std::vector<ElicitedNeed> needs;
 };
-// The pending calls of a paused answer as form elicitations; `questions` names the ones that are
-// questions (the model's ask_user, or what a tool's MCP server asks, in `asks`: its own form),
-// the rest wait for an approval.
-Elicitation ElicitationOf(std::string_view agent_id, const std::vector<ToolCall>& pending,
-                          const std::vector<std::string>& questions,
-                          const std::map<std::string, ToolAsk>& asks = {});
+// A paused answer's `pending_actions` (docs/runs.md, "What a run needs": {call_id, kind, tool,
+// arguments, question?, answer_schema?}) as form elicitations.
+Elicitation ElicitationOf(std::string_view agent_id, const boost::json::array& pending_actions);
 
 // The 2026-07-28 `input_required` result.
 boost::json::object InputRequiredResult(boost::json::object input_requests,

@@ -1,4 +1,5 @@
 #include "domain/mcp/elicitation.hpp"
+#include "domain/json_text.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json/parse.hpp>
@@ -14,8 +15,16 @@ json::object Params(std::string_view meta_capabilities) {
       .as_object();
 }
 
-ToolCall Call(std::string id, std::string name, std::string arguments) {
-  return ToolCall{std::move(id), std::move(name), std::move(arguments)};
+// A need as a paused answer's pending_actions show it.
+json::value Need(std::string call_id, std::string kind, std::string tool, std::string arguments,
+                 std::string question = "", std::string schema = "null") {
+  json::object need{
+      {"call_id", call_id}, {"kind", kind}, {"tool", tool}, {"arguments", json::parse(arguments)}};
+  if (kind == "question") {
+    need["question"] = question;
+    need["answer_schema"] = json::parse(schema);
+  }
+  return need;
 }
 
 TEST(McpElicitation, AClientTakesFormsWhenItDeclaresThem) {
@@ -27,21 +36,20 @@ TEST(McpElicitation, AClientTakesFormsWhenItDeclaresThem) {
 }
 
 TEST(McpElicitation, EachPendingCallIsOneFormShapedByWhatItNeeds) {
-  const std::vector<ToolCall> pending = {
-      Call("call_1", "refund", R"({"amount":40})"),
-      Call("call_2", "ask_user", R"({"question":"Which plan?"})"),
-      Call("call_3", "ask_user",
-           R"({"question":"Ship where?","answer_schema":{"type":"object","properties":{
+  const json::array pending = {
+      Need("call_1", "approval", "refund", R"({"amount":40})"),
+      Need("call_2", "question", "ask_user", R"({"question":"Which plan?"})", "Which plan?"),
+      Need("call_3", "question", "ask_user", "{}", "Ship where?",
+           R"({"type":"object","properties":{
                "city":{"type":"string","pattern":"^[A-Z]"},"express":{"type":"boolean"}},
-               "required":["city"]}})"),
-      Call("call_4", "ask_user",
-           R"({"question":"How many?","answer_schema":{"type":"object","properties":{
-               "count":{"type":"integer","minimum":1}}}})"),
-      Call("call_5", "ask_user",
-           R"({"question":"Which items?","answer_schema":{"type":"object","properties":{
-               "items":{"type":"array","items":{"type":"string"}}}}})"),
+               "required":["city"]})"),
+      Need("call_4", "question", "ask_user", "{}", "How many?",
+           R"({"type":"object","properties":{"count":{"type":"integer","minimum":1}}})"),
+      Need(
+          "call_5", "question", "ask_user", "{}", "Which items?",
+          R"({"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}})"),
   };
-  const auto e = ElicitationOf("support", pending, {"call_2", "call_3", "call_4", "call_5"});
+  const auto e = ElicitationOf("support", pending);
   ASSERT_EQ(e.needs.size(), 5u);
   EXPECT_EQ(e.needs[0], (ElicitedNeed{"call_1", FormShape::kApproval}));
   EXPECT_EQ(e.needs[1].shape, FormShape::kAnswerField);
@@ -76,13 +84,12 @@ TEST(McpElicitation, EachPendingCallIsOneFormShapedByWhatItNeeds) {
   EXPECT_EQ(items.at("properties").at("answer").at("type"), "string");
 }
 
-TEST(McpElicitation, AToolServersQuestionIsPassedOnAsItsOwnForm) {
+TEST(McpElicitation, AToolServersFlatFormIsPassedOnAsItIs) {
   const json::value form = json::parse(
       R"({"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]})");
-  const std::map<std::string, ToolAsk> asks = {
-      {"call_9", ToolAsk{"confirm", "opaque", "Refund order A-1?", form}}};
-  const auto e = ElicitationOf("shop", {Call("call_9", "docs__refund", R"({"order_id":"A-1"})")},
-                               {"call_9"}, asks);
+  const json::array pending = {Need("call_9", "question", "docs__refund", R"({"order_id":"A-1"})",
+                                    "Refund order A-1?", json_text::Write(form))};
+  const auto e = ElicitationOf("shop", pending);
   ASSERT_EQ(e.needs.size(), 1u);
   EXPECT_EQ(e.needs[0], (ElicitedNeed{"call_9", FormShape::kWholeAnswer}));
   const auto& params = e.input_requests.at("call_9").at("params");

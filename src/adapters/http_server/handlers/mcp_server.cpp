@@ -131,8 +131,7 @@ std::optional<std::string> Elicited(const json::value& id, const Elicits& elicit
   if (elicits.states == nullptr || !result || result->run_id.empty() ||
       result->pending_actions.empty() || !Pauses(result->stop_reason))
     return std::nullopt;
-  auto elicitation = mcp::ElicitationOf(elicits.agent_id, result->pending_actions,
-                                        result->questions, result->asks);
+  auto elicitation = mcp::ElicitationOf(elicits.agent_id, PendingActionsOf(*result));
   const std::string state = elicits.states->Seal(McpRequestState{
       result->run_id, elicits.agent_id, elicits.caller, 0, std::move(elicitation.needs)});
   return mcp::ResultBody(id,
