@@ -6,6 +6,7 @@ Driven by the official v2 SDK client (@modelcontextprotocol/client, its multi-ro
 and by raw JSON-RPC for the refusals and for a retry taken by another server. Outbound: an MCP
 server an agent calls (the v2 SDK's server, its inputRequired()) asks for input: the run pauses with
 a question, and the answer goes back upstream."""
+import http.client
 import json
 
 import pytest
@@ -25,9 +26,9 @@ def tools():
     server.close()
 
 
-def elicit(tenant, agent, message, responses, progress=False):
+def elicit(tenant, agent, message, responses, progress=False, sdk="v2"):
     call = {"name": agent, "arguments": {"message": message}, "progress": progress}
-    out = run_client(tenant, "v2", [call], extra=["--elicit", json.dumps(responses)])
+    out = run_client(tenant, sdk, [call], extra=["--elicit", json.dumps(responses)])
     [result] = out["results"]
     return result, out["elicitations"]
 
@@ -41,19 +42,20 @@ def tool_results(llm):
     return [m["content"] for m in llm.requests[-1]["body"]["messages"] if m["role"] == "tool"]
 
 
-@pytest.mark.parametrize("progress", [False, True])
-def test_a_question_is_asked_of_the_client_and_its_answer_goes_on(start_server, llm, progress):
+# v1 is the 2025-11-25 SDK: asked on the call's SSE stream, its answer POSTed as a JSON-RPC response.
+@pytest.mark.parametrize("sdk,progress", [("v2", False), ("v2", True), ("v1", False), ("v1", True)])
+def test_a_question_is_asked_of_the_client_and_its_answer_goes_on(start_server, llm, sdk, progress):
     tenant = start(start_server, llm)
     tenant.agent("desk", ask_user=True)
     llm.push(openai_tools([("ask_user", {"question": "Which order?", "answer_schema": ORDER})]))
     llm.push(openai_text("Refunding A-7."))
     # Asked for progress, the first call is a stream whose last message is the input_required.
     result, asked = elicit(tenant, "desk", "refund my order",
-                           [{"action": "accept", "content": {"order": "A-7"}}], progress)
+                           [{"action": "accept", "content": {"order": "A-7"}}], progress, sdk)
     assert "isError" not in result or result["isError"] is False, result
     assert text_of(result) == "Refunding A-7.", result
     [form] = asked
-    assert form["message"] == "Which order?" and form["mode"] == "form", form
+    assert form["message"] == "Which order?" and form.get("mode", "form") == "form", form
     assert form["requestedSchema"]["properties"]["order"]["type"] == "string", form
     assert form["requestedSchema"]["required"] == ["order"], form
     assert [json.loads(r) for r in tool_results(llm)] == [{"order": "A-7"}]
@@ -270,3 +272,68 @@ def answer(tenant, run_id, call_id, value):
                                  {"answers": [{"call_id": call_id, "answer": value}]},
                                  {"content-type": "application/json", "fl-api-org": tenant.org,
                                   "fl-api-env": "prod", "fl-api-token": tenant.token}, timeout=30)
+
+
+def legacy_session(server, tenant):
+    """A raw 2025-11-25 session that declared form elicitation: its headers."""
+    h = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+         "fl-api-org": tenant.org, "fl-api-env": "prod", "fl-api-token": tenant.token}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                       "clientInfo": {"name": "raw", "version": "1"}}}
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    connection.request("POST", "/mcp", json.dumps(init), h)
+    response = connection.getresponse()
+    response.read()
+    return {**h, "mcp-session-id": response.getheader("mcp-session-id"), "mcp-protocol-version": "2025-11-25"}
+
+
+def sse_messages(response):
+    """The JSON-RPC messages of an SSE response, as they come."""
+    while True:
+        line = response.readline()
+        if not line:
+            return
+        if line.startswith(b"data:"):
+            yield json.loads(line[5:])
+
+
+def post(server, h, message):
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    connection.request("POST", "/mcp", json.dumps(message), h)
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+@pytest.mark.postgres
+def test_a_2025_clients_answer_is_taken_by_another_server_and_the_asking_stream_ends_the_call(start_server, llm):
+    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
+                                                "AGENTGATE_STORE_URL": first.store_url})
+    tenant = Tenant(first)
+    tenant.agent("desk", ask_user=True)
+    llm.push(openai_tools([("ask_user", {"question": "Which order?"})]))
+    llm.push(openai_text("Refunding A-7."))
+    h = legacy_session(first, tenant)
+    assert h["mcp-session-id"].endswith(".forms"), h
+    call = http.client.HTTPConnection(first.host, first.port, timeout=60)
+    call.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                              "params": {"name": "desk", "arguments": {"message": "refund"}}}), h)
+    stream = call.getresponse()
+    assert stream.status == 200 and stream.getheader("content-type") == "text/event-stream"
+    messages = sse_messages(stream)
+    asked = next(messages)
+    assert asked["method"] == "elicitation/create" and asked["params"]["message"] == "Which order?", asked
+    # A response that answers nothing of ours, or another caller's, is refused.
+    status, body = post(second, h, {"jsonrpc": "2.0", "id": "elsewhere", "result": {"action": "decline"}})
+    assert status == 400, body
+    status, body = post(second, h, {"jsonrpc": "2.0", "id": asked["id"],
+                                    "result": {"action": "accept", "content": {"answer": "A-7"}}})
+    assert status == 202, body
+    done = next(messages)
+    assert done["id"] == 2 and done["result"]["content"][0]["text"] == "Refunding A-7.", done
+    assert tool_results(llm) == ["A-7"]
+    # Answered once: the same response again finds the run no longer waiting.
+    status, body = post(second, h, {"jsonrpc": "2.0", "id": asked["id"],
+                                    "result": {"action": "accept", "content": {"answer": "A-8"}}})
+    assert status == 409, body

@@ -33,8 +33,8 @@ std::string McpRequestStates::Seal(McpRequestState state) const {
   return crypto::Base64Url(crypto::Seal(*key_, json_text::Write(plain), McpRequestStateContext()));
 }
 
-Result<McpRequestState> McpRequestStates::Open(std::string_view sealed, const Caller& caller,
-                                               std::string_view agent_id) const {
+Result<McpRequestState> McpRequestStates::Open(std::string_view sealed,
+                                               const Caller& caller) const {
   if (!key_) return Unusable("cannot be opened here: no master key is configured");
   const auto raw = crypto::FromBase64Url(sealed);
   if (!raw) return Unusable("is not one this server gave");
@@ -50,10 +50,10 @@ Result<McpRequestState> McpRequestStates::Open(std::string_view sealed, const Ca
   state.caller = Caller{Text(o, "org"), Text(o, "env"), Text(o, "token")};
   const auto* exp = o.if_contains("exp");
   state.expires_at_ms = exp != nullptr && exp->is_int64() ? exp->get_int64() : 0;
-  // Only the client it was given to may echo it, for the call it was given on.
+  // Only the client it was given to may echo it.
   if (state.caller.org_id != caller.org_id || state.caller.env != caller.env ||
-      state.caller.token_id != caller.token_id || state.agent_id != agent_id)
-    return Unusable("was given to another caller or for another tool");
+      state.caller.token_id != caller.token_id)
+    return Unusable("was given to another caller");
   if (state.expires_at_ms <= clock_.NowMs()) return Unusable("has expired");
   const auto* needs = o.if_contains("needs");
   if (needs == nullptr) return Unusable("is not one this server gave");

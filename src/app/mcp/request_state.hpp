@@ -37,10 +37,9 @@ class McpRequestStates {
   bool enabled() const { return key_.has_value(); }
   // The state as the client echoes it (unpadded base64url); it expires `lifetime` from now.
   std::string Seal(McpRequestState state) const;
-  // The state a retried call echoes, if it is one this deployment sealed for this caller and
-  // tool and it has not expired; else a 400 naming params.requestState.
-  Result<McpRequestState> Open(std::string_view sealed, const Caller& caller,
-                               std::string_view agent_id) const;
+  // The state a client echoes, if it is one this deployment sealed for this caller and it has not
+  // expired; else a 400 naming params.requestState. (Its tool is the caller's to check.)
+  Result<McpRequestState> Open(std::string_view sealed, const Caller& caller) const;
 
  private:
   std::optional<crypto::MasterKey> key_;

@@ -189,6 +189,32 @@ Result<void> ReadOne(const ElicitedNeed& need, const json::value& response,
 
 }  // namespace
 
+bool InitializeDeclaresForms(const json::object& params) {
+  const auto* capabilities = params.if_contains("capabilities");
+  const auto* c = capabilities != nullptr ? capabilities->if_object() : nullptr;
+  const auto* elicitation = c != nullptr ? c->if_contains("elicitation") : nullptr;
+  if (elicitation == nullptr || !elicitation->is_object()) return false;
+  const auto& modes = elicitation->get_object();
+  return modes.contains("form") || !modes.contains("url");
+}
+
+constexpr std::string_view kFormsMark = ".forms";
+
+std::string LegacySessionId(std::string random, bool takes_forms) {
+  if (takes_forms) random += kFormsMark;
+  return random;
+}
+
+bool LegacySessionTakesForms(std::string_view session_id) {
+  return session_id.ends_with(kFormsMark);
+}
+
+json::object LegacyElicitParams(const json::object& input_request, std::string_view version) {
+  json::object params = input_request.at("params").as_object();
+  if (version != "2025-11-25") params.erase("mode");  // named from 2025-11-25 on
+  return params;
+}
+
 bool AcceptsFormElicitation(const json::object& params) {
   const auto* meta = params.if_contains("_meta");
   if (meta == nullptr || !meta->is_object()) return false;

@@ -43,6 +43,15 @@ struct Elicitation {
   boost::json::object input_requests;  // keyed by call id: {method: elicitation/create, params}
   std::vector<ElicitedNeed> needs;
 };
+// 2025 revisions: whether an initialize's client capabilities take form elicitations, and the
+// session id that says so (nothing is kept of a session: its id carries what the server needs).
+bool InitializeDeclaresForms(const boost::json::object& initialize_params);
+std::string LegacySessionId(std::string random, bool takes_forms);
+bool LegacySessionTakesForms(std::string_view session_id);
+// The 2025 elicitation/create request's params (`mode` only from 2025-11-25 on).
+boost::json::object LegacyElicitParams(const boost::json::object& input_request,
+                                       std::string_view version);
+
 // A paused answer's `pending_actions` (docs/runs.md, "What a run needs": {call_id, kind, tool,
 // arguments, question?, answer_schema?}) as form elicitations.
 Elicitation ElicitationOf(std::string_view agent_id, const boost::json::array& pending_actions);

@@ -81,12 +81,19 @@ std::variant<IncomingMessage, Refusal> ReadIncoming(std::string_view body) {
   if (o.if_contains("jsonrpc") == nullptr || o.at("jsonrpc") != "2.0")
     return Refuse(400, kInvalidRequest, "jsonrpc must be \"2.0\"");
   const auto* method = o.if_contains("method");
-  if (method == nullptr || !method->is_string()) {
-    return Refuse(400, kInvalidRequest,
-                  o.contains("result") || o.contains("error")
-                      ? "this server sends no requests, so it takes no responses"
-                      : "method must be a string");
+  if (method == nullptr && (o.contains("result") || o.contains("error"))) {
+    const auto* id = o.if_contains("id");
+    if (id == nullptr || (!id->is_string() && !id->is_int64()))
+      return Refuse(400, kInvalidRequest, "a response's id must be a string or an integer");
+    IncomingMessage response;
+    response.response = true;
+    response.id = *id;
+    if (const auto* result = o.if_contains("result"); result != nullptr && result->is_object())
+      response.result = *result;
+    return response;
   }
+  if (method == nullptr || !method->is_string())
+    return Refuse(400, kInvalidRequest, "method must be a string");
   IncomingMessage message;
   message.method = std::string(method->get_string());
   if (const auto* id = o.if_contains("id")) {

@@ -21,6 +21,10 @@ struct IncomingMessage {
   bool notification = false;
   std::string method;
   boost::json::object params;
+  // A response to a request of ours (a 2025 client's answer to an elicitation): its result, or
+  // null when it is an error.
+  bool response = false;
+  boost::json::value result = nullptr;
 };
 
 // An error the client is told: the HTTP status and the JSON-RPC error (id null if unknown).
@@ -29,7 +33,7 @@ struct Refusal {
   RpcError error;
 };
 
-// Reads one JSON-RPC request or notification (batches and responses are refused).
+// Reads one JSON-RPC request, notification or response (batches are refused).
 std::variant<IncomingMessage, Refusal> ReadIncoming(std::string_view body);
 
 struct TransportHeaders {

@@ -30,11 +30,19 @@ TEST(McpServerWire, ReadsRequestsAndNotificationsAndRefusesTheRest) {
   EXPECT_TRUE(Read(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").notification);
   for (std::string_view bad :
        {"{", "[]", R"({"jsonrpc":"1.0","id":1,"method":"x"})",
-        R"({"jsonrpc":"2.0","id":1,"result":{}})", R"({"jsonrpc":"2.0","id":1.5,"method":"x"})",
+        R"({"jsonrpc":"2.0","id":1.5,"result":{}})", R"({"jsonrpc":"2.0","id":1.5,"method":"x"})",
         R"({"jsonrpc":"2.0","id":1,"method":"x","params":[1]})"}) {
     EXPECT_TRUE(std::holds_alternative<Refusal>(ReadIncoming(bad))) << bad;
   }
   EXPECT_EQ(std::get<Refusal>(ReadIncoming("{")).error.code, kParseError);
+  // A response to a request of ours: its result, or null for an error.
+  const auto answered = Read(R"({"jsonrpc":"2.0","id":"e1","result":{"action":"decline"}})");
+  EXPECT_TRUE(answered.response);
+  EXPECT_EQ(answered.id, "e1");
+  EXPECT_EQ(answered.result.at("action"), "decline");
+  const auto failed = Read(R"({"jsonrpc":"2.0","id":"e1","error":{"code":-1,"message":"no"}})");
+  EXPECT_TRUE(failed.response);
+  EXPECT_TRUE(failed.result.is_null());
 }
 
 TEST(McpServerWire, AModernRequestsHeadersMustMatchItsBody) {

@@ -7,6 +7,7 @@
 // notifications/progress, one per step of the turn, then the result.
 #include "domain/mcp/mcp_server.hpp"
 #include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/mcp_elicitation.hpp"
 #include "adapters/http_server/handlers/oauth_common.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/turn/invoke_body.hpp"
@@ -39,40 +40,9 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kServerVersion = "1";
+using namespace mcp_elicitation;
 
-// A turn as a tool result: a stop reason or a withheld reply is an error result naming it, so a
-// client cannot take a partial answer for a complete one; a refusal names its status and code.
-json::object TurnAsToolResult(const Result<InvokeResult>& result) {
-  if (!result) {
-    const auto& e = result.error();
-    return mcp::CallToolResult(std::to_string(HttpStatusOf(e.code)) + " " +
-                                   std::string(ErrorCodeName(e.code)) + ": " + e.message,
-                               {}, true);
-  }
-  const auto reason = StopReasonName(result->stop_reason);
-  std::string text = result->response;
-  if (result->blocked) {
-    text = "blocked: the agent's safety policy withheld the reply.\n\n" + text;
-  } else if (!result->run_id.empty()) {
-    // Without elicitation the client is told what the run waits for and where it is met.
-    const std::size_t questions = result->questions.size();
-    const std::size_t approvals = result->pending_actions.size() - questions;
-    text = "paused (" + std::string(reason.value_or("approval_required")) + "): run " +
-           result->run_id + " waits for " +
-           (approvals > 0 ? std::to_string(approvals) + " tool call approval(s)" : "") +
-           (approvals > 0 && questions > 0 ? " and " : "") +
-           (questions > 0 ? std::to_string(questions) + " answer(s) to the agent's question" : "") +
-           "; decide or answer at POST /api/runs/" + result->run_id +
-           "/approvals (the run's pending_actions say what).\n\n" + text;
-  } else if (reason) {
-    text = "stopped early (" + std::string(*reason) + "): the reply may be incomplete.\n\n" + text;
-  }
-  json::object structured = InvokeBody(*result);  // the invoke route's body
-  structured.erase("response");                   // (the text says it)
-  return mcp::CallToolResult(std::move(text), std::move(structured),
-                             result->blocked || reason.has_value());
-}
+constexpr std::string_view kServerVersion = "1";
 
 // The tools/call requests running on this server, so a notifications/cancelled can end one. Keyed
 // by the caller's token and session, so nobody else can cancel them.
@@ -102,49 +72,14 @@ std::string CallKey(const Caller& caller, const Request& r, const json::value& i
          json_text::Write(id);
 }
 
-Response RpcResponse(int status, std::string body) {
-  Response response;
-  response.status = status;
-  response.body = std::move(body);
-  return response;
-}
-
-// Who a paused call's needs are asked of, as form elicitations (docs/mcp.md, "Elicitation"): a
-// 2026-07-28 client that takes them, when a master key can seal the request state.
-struct Elicits {
-  const McpRequestStates* states = nullptr;  // null: the pause is told as text
-  Caller caller;
-  std::string agent_id;
-};
-
-Elicits ElicitsOf(const RouteDeps& deps, const Caller& caller, const std::string& agent_id,
-                  const mcp::IncomingMessage& message, const mcp::Era& era) {
-  const bool takes = era.modern && deps.mcp_request_states != nullptr &&
-                     deps.mcp_request_states->enabled() &&
-                     mcp::AcceptsFormElicitation(message.params);
-  return Elicits{takes ? deps.mcp_request_states : nullptr, caller, agent_id};
-}
-
-// A paused turn's needs as an input_required result, its state sealed for this caller.
-std::optional<std::string> Elicited(const json::value& id, const Elicits& elicits,
-                                    const Result<InvokeResult>& result) {
-  if (elicits.states == nullptr || !result || result->run_id.empty() ||
-      result->pending_actions.empty() || !Pauses(result->stop_reason))
-    return std::nullopt;
-  auto elicitation = mcp::ElicitationOf(elicits.agent_id, PendingActionsOf(*result));
-  const std::string state = elicits.states->Seal(McpRequestState{
-      result->run_id, elicits.agent_id, elicits.caller, 0, std::move(elicitation.needs)});
-  return mcp::ResultBody(id,
-                         mcp::InputRequiredResult(std::move(elicitation.input_requests), state));
-}
-
 // A tools/call's answer; its span (the MCP server span) says whether the tool result is an error.
-Response AnswerCall(const json::value& id, const mcp::Era& era, const Result<InvokeResult>& result,
-                    Span* span, const Elicits& elicits) {
-  if (auto elicited = Elicited(id, elicits, result)) {
+// A paused turn is asked of a client that takes forms.
+Response AnswerCall(RouteDeps& deps, const json::value& id, const mcp::Era& era,
+                    const Result<InvokeResult>& result, Span* span, const Elicits& elicits) {
+  if (auto elicited = Elicited(deps, id, elicits, result)) {
     if (span != nullptr && span->recording())
       span->Set("mcp.result.type", std::string("input_required"));
-    return RpcResponse(200, std::move(*elicited));
+    return std::move(*elicited);
   }
   json::object tool_result = TurnAsToolResult(result);
   if (span != nullptr && span->recording()) {
@@ -222,12 +157,16 @@ class ProgressWriter final : public TurnObserver {
     writing_ = true;
     asio::co_spawn(executor_, Drain(), asio::detached);
   }
-  // Once what was reported is out: the result, and the end of the stream.
-  asio::awaitable<void> Finish(std::string result) {
+  // Once what was reported is out.
+  asio::awaitable<void> Idle() {
     while (writing_) {
       idle_.expires_at(asio::steady_timer::time_point::max());
       co_await idle_.async_wait(asio::as_tuple(asio::use_awaitable));
     }
+  }
+  // Then the result, and the end of the stream.
+  asio::awaitable<void> Finish(std::string result) {
+    co_await Idle();
     co_await out_.WriteLast(mcp::SseMessage(result));
   }
 
@@ -257,32 +196,6 @@ bool AcceptsEventStream(const Request& r) {
   return accept && accept->find("text/event-stream") != std::string_view::npos;
 }
 
-// A retried tools/call (2026-07-28) carrying the client's answers to an input_required result:
-// its sealed state names the paused run, and the answers decide it as a person's would; the run
-// goes on here and the call is answered with its end, or with its next pause.
-asio::awaitable<Response> AnswerInput(RouteDeps& deps, const Caller& caller,
-                                      const std::string& agent_id,
-                                      const mcp::IncomingMessage& message,
-                                      const InvokeRenderer& render) {
-  const auto invalid = [&message](const Error& e) {
-    return Refused(mcp::Refusal{200, {mcp::kInvalidParams, e.message, nullptr}}, message.id);
-  };
-  const auto* sealed = message.params.if_contains("requestState");
-  if (!sealed->is_string())
-    co_return invalid(InvalidField("params.requestState", "must be a string"));
-  if (deps.mcp_request_states == nullptr)
-    co_return invalid(InvalidField("params.requestState", "is not one this server gave"));
-  auto state = deps.mcp_request_states->Open(sealed->get_string(), caller, agent_id);
-  if (!state) co_return invalid(state.error());
-  auto decisions =
-      mcp::ReadInputResponses(message.params.if_contains("inputResponses"), state->needs);
-  if (!decisions) co_return invalid(decisions.error());
-  auto decided = co_await deps.runs.Decide(caller, state->run_id, std::move(*decisions));
-  if (!decided) co_return render(decided.error());  // expired, decided already, not allowed
-  if (auto* result = std::get_if<InvokeResult>(&*decided)) co_return render(std::move(*result));
-  co_return render(Error(ErrorCode::kInternal, "the run went on in the background"));
-}
-
 asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Request& r,
                                    const Caller& caller, const mcp::IncomingMessage& message,
                                    const mcp::Era& era, Span& span) {
@@ -306,9 +219,10 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
     }
   }
   const json::value id = message.id;
-  const Elicits elicits = ElicitsOf(deps, caller, agent_id, message, era);
-  const InvokeRenderer render = [&id, &era, &span, &elicits](const Result<InvokeResult>& result) {
-    return AnswerCall(id, era, result, &span, elicits);
+  const Elicits elicits = ElicitsOf(deps, r, caller, agent_id, message, era);
+  const InvokeRenderer render = [&deps, &id, &era, &span,
+                                 &elicits](const Result<InvokeResult>& result) {
+    return AnswerCall(deps, id, era, result, &span, elicits);
   };
   // A retried call answers what the run asked; it starts no turn.
   if (era.modern && message.params.contains("requestState"))
@@ -346,9 +260,9 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
                      cancel, key, token = std::move(*token), call_span,
                      elicits](ResponseStream& out) -> asio::awaitable<void> {
     using namespace asio::experimental::awaitable_operators;
-    const InvokeRenderer answer = [&id, &era, &call_span,
+    const InvokeRenderer answer = [&deps, &id, &era, &call_span,
                                    &elicits](const Result<InvokeResult>& result) {
-      return AnswerCall(id, era, result, call_span.get(), elicits);
+      return AnswerCall(deps, id, era, result, call_span.get(), elicits);
     };
     const SpanContext* trace = call_span->context_ptr();
     ProgressWriter progress(out, token, co_await asio::this_coro::executor);
@@ -365,7 +279,13 @@ asio::awaitable<Response> CallTool(RouteDeps& deps, RunningCalls& running, Reque
     auto raced = co_await (InvokeOnce(deps, call, answer) || CancelOnClose(r, cancel));
     running.Remove(key);
     Response answered = std::visit([](Response& response) { return std::move(response); }, raced);
-    co_await progress.Finish(std::move(answered.body));
+    if (answered.stream) {
+      // A 2025 client asked on this stream: the question, then the run followed to its end.
+      co_await progress.Idle();
+      co_await answered.stream(out);
+    } else {
+      co_await progress.Finish(std::move(answered.body));
+    }
     call_span->End();
   };
   co_return streamed;
@@ -419,6 +339,8 @@ asio::awaitable<Response> Serve(RouteDeps& deps, RunningCalls& running, Request&
   if (auto* refusal = std::get_if<mcp::Refusal>(&checked)) co_return Refused(*refusal, message.id);
   const auto& era = std::get<mcp::Era>(checked);
 
+  // A 2025 client's answer to our elicitation/create.
+  if (message.response) co_return co_await AnswerElicitation(deps, *caller, message);
   if (message.notification) {
     if (message.method == "notifications/cancelled") {
       if (const auto* id = message.params.if_contains("requestId"))
@@ -436,9 +358,12 @@ asio::awaitable<Response> Serve(RouteDeps& deps, RunningCalls& running, Request&
   if (message.method == "ping") co_return answer(json::object{});
   if (message.method == "server/discover") co_return answer(mcp::DiscoverResult(kServerVersion));
   if (message.method == "initialize" && !era.modern) {
-    // A session id only names this client's calls for notifications/cancelled; nothing is kept.
+    // A session id only names this client's calls for notifications/cancelled, and says whether
+    // it takes form elicitations; nothing is kept.
     Response response = answer(mcp::InitializeResult(message.params, kServerVersion));
-    response.headers.emplace_back("Mcp-Session-Id", crypto::RandomBase64Url(18));
+    response.headers.emplace_back(
+        "Mcp-Session-Id", mcp::LegacySessionId(crypto::RandomBase64Url(18),
+                                               mcp::InitializeDeclaresForms(message.params)));
     co_return response;
   }
   co_return RpcResponse(
