@@ -402,6 +402,19 @@ class UnwrittenRunsTest : public RunsTest {
     return std::get<Result<RunRecord>>(answer).value();
   }
 
+  // A running run as its recorder starts it, not in the store yet.
+  static RunRecord Running(std::string id) {
+    RunRecord running;
+    running.id = std::move(id);
+    running.org_id = "acme";
+    running.env = "prod";
+    running.agent_id = "bot";
+    running.token_id = "tok";
+    running.status = RunStatus::kRunning;
+    running.created_at_ms = running.started_at_ms = 1000;
+    return running;
+  }
+
   RunWorker later_worker_{LaterDeps()};
   Runs later_runs_{invoke_,    idempotency_,  tenants_, runner_,
                    committer_, later_worker_, clock_,   RunsOptions{3, 5000ms, true}};
@@ -450,14 +463,7 @@ TEST_F(UnwrittenRunsTest, AQuickStreamedRunEndsInItsTurnsCommit) {
 // The recorder's side of a run ending in its turn's commit (RunRecorder::EndWithTurn): a refused
 // commit gives the events back and the run ends on its own; a written one only tells followers.
 TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEvent) {
-  RunRecord running;
-  running.id = "run_x";
-  running.org_id = "acme";
-  running.env = "prod";
-  running.agent_id = "bot";
-  running.token_id = "tok";
-  running.status = RunStatus::kRunning;
-  running.created_at_ms = running.started_at_ms = 1000;
+  RunRecord running = Running("run_x");
   auto channel = std::make_shared<RunChannel>(100);
   RunRecorder recorder(committer_, channel, running.id, 100, io_.get_executor(), 0,
                        std::make_shared<const RunRecord>(running), 10s);
@@ -517,14 +523,7 @@ TEST_F(UnwrittenRunsTest, ARunWhoseTurnsCommitIsRefusedEndsOnItsOwnWithEveryEven
 // Written running by its first events' write, a run only this server follows writes the rest at
 // its end, not every write-behind (issue 75: a streamed turn's store writes).
 TEST_F(UnwrittenRunsTest, ARunWrittenLateWritesItsLaterEventsAtItsEnd) {
-  RunRecord running;
-  running.id = "run_late";
-  running.org_id = "acme";
-  running.env = "prod";
-  running.agent_id = "bot";
-  running.token_id = "tok";
-  running.status = RunStatus::kRunning;
-  running.created_at_ms = running.started_at_ms = 1000;
+  RunRecord running = Running("run_late");
   auto channel = std::make_shared<RunChannel>(100);
   RunRecorder recorder(committer_, channel, running.id, 100, io_.get_executor(), 0,
                        std::make_shared<const RunRecord>(running), 20ms);

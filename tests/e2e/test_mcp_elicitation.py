@@ -191,14 +191,20 @@ def test_bad_retries_are_invalid_params_naming_the_field(start_server, llm):
     assert again["isError"] is True and "409" in again["content"][0]["text"], again
 
 
-@pytest.mark.postgres
-def test_the_retry_is_taken_by_another_server(start_server, llm):
+def asking_on_two_servers(start_server, llm):
+    """Two servers on one store, and a desk agent whose model asks the user a question."""
     first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
     second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
                                                 "AGENTGATE_STORE_URL": first.store_url})
     tenant = Tenant(first)
     tenant.agent("desk", ask_user=True)
     llm.push(openai_tools([("ask_user", {"question": "Which order?"})]))
+    return first, second, tenant
+
+
+@pytest.mark.postgres
+def test_the_retry_is_taken_by_another_server(start_server, llm):
+    first, second, tenant = asking_on_two_servers(start_server, llm)
     asked = modern(tenant, {})["result"]
     first.stop()  # nothing of the pause waits on the server that asked
     [call_id] = asked["inputRequests"]
@@ -307,12 +313,7 @@ def post(server, h, message):
 
 @pytest.mark.postgres
 def test_a_2025_clients_answer_is_taken_by_another_server_and_the_asking_stream_ends_the_call(start_server, llm):
-    first = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
-    second = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY,
-                                                "AGENTGATE_STORE_URL": first.store_url})
-    tenant = Tenant(first)
-    tenant.agent("desk", ask_user=True)
-    llm.push(openai_tools([("ask_user", {"question": "Which order?"})]))
+    first, second, tenant = asking_on_two_servers(start_server, llm)
     llm.push(openai_text("Refunding A-7."))
     h = legacy_session(first, tenant)
     assert h["mcp-session-id"].endswith(".forms"), h
