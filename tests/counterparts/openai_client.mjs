@@ -7,6 +7,7 @@
 //   node openai_client.mjs --base URL --key KEY --call models
 //   (chat and stream take --tools JSON and --tool-choice JSON: the caller's own functions)
 //   node openai_client.mjs --base URL --key KEY --call run-tools --model M --messages JSON [--stream true]
+//                          [--metadata JSON]
 //     the SDK's own tool loop (chat.completions.runTools) with a `weather` function it runs itself
 //   node openai_client.mjs --base URL --key KEY --call response --model M --input JSON|TEXT
 //                          [--text JSON: the Responses API's text param, e.g. its json_schema format]
@@ -129,6 +130,7 @@ async function call() {
       const called = [];
       const runner = client.chat.completions.runTools({
         model: arg('model'), messages: JSON.parse(arg('messages')), stream: arg('stream') === 'true',
+        ...(arg('metadata') ? { metadata: JSON.parse(arg('metadata')) } : {}),
         tools: [{
           type: 'function',
           function: {

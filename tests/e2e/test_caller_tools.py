@@ -80,6 +80,39 @@ def test_a_streamed_call_of_the_callers_function_comes_whole_at_the_end(start_se
     assert finishes == ["tool_calls"], chunks
 
 
+def test_a_stored_chat_conversation_keeps_the_calls_and_results_of_the_sdks_tool_loop(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    # A conversation begun by a stateful invoke, continued on chat with metadata.conversation_id.
+    llm.push(openai_text("Hello."))
+    status, _, first = tenant.invoke("bot", {"message": "Hi", "stateful": True})
+    assert status == 200, first
+    metadata = json.dumps({"conversation_id": first["conversation_id"]})
+    llm.push(openai_tools([("weather", {"city": "Paris"})]), openai_text("Sunny in Paris today."))
+    out = sdk(tenant, key, "run-tools", model="bot", messages=ASK, metadata=metadata)
+    assert "result" in out, out
+    assert out["result"]["content"] == "Sunny in Paris today.", out
+    assert out["result"]["called"] == ["Paris"]
+    # The continuation was the stored call and the SDK's result, with no new user message.
+    sent = [m for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant", "tool"], sent
+    assert sent[4]["content"] == "sunny in Paris"
+    # A later turn of the conversation reads them back from the store, before its own message.
+    llm.push(openai_text("Still sunny."))
+    later = [{"role": "user", "content": "And tomorrow?"}]
+    out = sdk(tenant, key, "chat", model="bot", messages=later, metadata=metadata)
+    assert out["result"]["choices"][0]["message"]["content"] == "Still sunny.", out
+    sent = [m for m in llm.requests[-1]["body"]["messages"] if m["role"] != "system"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant", "tool", "assistant",
+                                         "user"], sent
+    # A result for a call the conversation does not wait on is a 400 naming it.
+    call = {"id": "call_9", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
+    stray = ASK + [{"role": "assistant", "content": None, "tool_calls": [call]},
+                   {"role": "tool", "tool_call_id": "call_9", "content": "x"}]
+    out = sdk(tenant, key, "chat", model="bot", messages=stray, tools=[WEATHER], metadata=metadata)
+    assert out["error"]["status"] == 400 and out["error"]["param"] == "messages[2].tool_call_id", out
+
+
 def test_bad_tools_and_continuations_are_400s_naming_the_field(start_server, llm):
     tenant = start(start_server, llm)
     tenant.agent("desk", actions=[{"name": "weather", "description": "The agent's own"}])

@@ -67,7 +67,8 @@ asio::awaitable<Result<void>> ReadHistory(InvokeDeps& d, const TurnRun& run, Pro
   // them, and nothing else may (docs/openai.md, "The caller's tools").
   const InvokeRequest& request = run.command.request;
   AG_CO_TRYV(stored_messages::CheckContinuation(inputs.history, request.continuation,
-                                                request.continuation_fields, "input"));
+                                                request.continuation_fields,
+                                                request.continuation_input));
   co_return Result<void>{};
 }
 

@@ -52,6 +52,7 @@ struct InvokeRequest {
   // the caller's functions and their results; the model goes on from them.
   std::vector<ChatMessage> continuation = {};
   std::vector<std::string> continuation_fields = {};  // where each was sent ("input[1]")
+  std::string continuation_input = "input";  // the request's field a missing result is named by
 };
 
 // "response_format": {"type": "json_schema", "schema": {...}}, or OpenAI's {"type":

@@ -163,22 +163,36 @@ Result<void> ReadResponseFormat(const object& o, InvokeRequest& request) {
   return {};
 }
 
+// In a stored conversation the model's calls of the caller's functions are the store's (the turn
+// that made them kept them): a continuation brings only the tool messages after the last of them,
+// and no new message of the user's. Each is named by its place in `messages`.
+void KeepTheNewResults(const array& messages, InvokeRequest& request) {
+  auto& continuation = request.continuation;
+  const auto calls = std::find_if(continuation.rbegin(), continuation.rend(),
+                                  [](const ChatMessage& m) { return m.role != Role::kTool; });
+  continuation.erase(continuation.begin(), calls.base());
+  request.message.clear();
+  request.continuation_input = "messages";
+  std::vector<std::string> fields;
+  for (std::size_t i = messages.size(); i-- > 0 && fields.size() < continuation.size();) {
+    const object* m = messages[i].if_object();
+    const value* role = m != nullptr ? m->if_contains("role") : nullptr;
+    if (role != nullptr && *role == "tool")
+      fields.insert(fields.begin(), "messages[" + std::to_string(i) + "]");
+  }
+  request.continuation_fields = std::move(fields);
+}
+
 // metadata.conversation_id continues a stored conversation: its history is the store's, and
-// only the last message is the turn's.
+// only the last message is the turn's (or, after the model called the caller's functions, only
+// their results are).
 Result<void> ReadConversation(const object& o, InvokeRequest& request) {
   const value* metadata = o.if_contains("metadata");
   if (metadata == nullptr || metadata->is_null()) return {};
   AG_TRY(const object* m, jf::AsObject(*metadata, "metadata"));
   AG_TRY(auto conversation, jf::OptionalString(*m, "conversation_id", "metadata"));
   if (!conversation) return {};
-  // A stored conversation keeps the turn's text, not the calls of the caller's functions a
-  // continuation needs: these go on from the resent history (docs/openai.md).
-  if (!request.caller_tools.empty())
-    return InvalidField("tools",
-                        "the caller's tools need the history resent, not metadata.conversation_id");
-  if (!request.continuation.empty())
-    return InvalidField("messages",
-                        "tool results continue a resent history, not metadata.conversation_id");
+  if (!request.continuation.empty()) KeepTheNewResults(o.at("messages").get_array(), request);
   request.stateful = true;
   request.conversation_id = std::move(conversation);
   request.history.clear();

@@ -177,15 +177,38 @@ TEST(ChatCompletionRequests, BadToolsAreRefusedNamingTheField) {
     many += std::string(i ? "," : "") + R"({"type": "function", "function": {"name": "f)" +
             std::to_string(i) + R"("}})";
   EXPECT_EQ(FieldOf(Parse(many + "], " + user + "}")), "tools");
-  EXPECT_EQ(FieldOf(Parse(R"({"model": "a", "tools": [)" + std::string(kWeather) +
-                          R"(], "metadata": {"conversation_id": "conv_1"}, )" + user + "}")),
-            "tools");
   // A function with no parameters takes none.
   const auto bare = Parse(R"({"model": "a", "tools": [{"type": "function", "function":
       {"name": "now"}}], )" +
                           user + "}");
   ASSERT_TRUE(bare);
   EXPECT_EQ(bare->request.caller_tools[0].parameters.at("type"), "object");
+}
+
+// In a stored conversation the calls are the store's: only the results after them are new, and
+// there is no new user message (the store checks them against its calls, docs/openai.md).
+TEST(ChatCompletionRequests, AStoredConversationIsContinuedByTheNewResultsAlone) {
+  const auto parsed = Parse(R"({"model": "a", "tools": [)" + std::string(kWeather) + R"(],
+    "metadata": {"conversation_id": "conv_1"},
+    "messages": [
+      {"role": "user", "content": "Weather in Paris?"},
+      {"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}]},
+      {"role": "tool", "tool_call_id": "call_1", "content": "rain"},
+      {"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_2", "type": "function", "function": {"name": "weather", "arguments": "{}"}}]},
+      {"role": "tool", "tool_call_id": "call_2", "content": "sun"}
+    ]})");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const InvokeRequest& request = parsed->request;
+  EXPECT_EQ(request.conversation_id, "conv_1");
+  EXPECT_TRUE(request.message.empty());
+  EXPECT_TRUE(request.history.empty());
+  ASSERT_EQ(request.continuation.size(), 1u);
+  EXPECT_EQ(request.continuation[0].tool_call_id, "call_2");
+  EXPECT_EQ(request.continuation_fields, std::vector<std::string>{"messages[4]"});
+  EXPECT_EQ(request.continuation_input, "messages");
+  ASSERT_EQ(request.caller_tools.size(), 1u);
 }
 
 TEST(ChatCompletionRequests, ToolResultsAfterTheUserMessageContinueTheTurn) {
