@@ -135,6 +135,16 @@ def test_a_client_without_the_capability_is_told_where_to_answer(start_server, l
     assert f"/api/runs/{run_id}/approvals" in text_of(result), result
 
 
+def test_a_2025_client_is_told_of_a_pause_with_several_needs_as_text(start_server, llm):
+    tenant = start(start_server, llm)
+    tenant.agent("desk", ask_user=True)
+    llm.push(openai_tools([("ask_user", {"question": "Which order?"}), ("ask_user", {"question": "Why?"})]))
+    result, asked = elicit(tenant, "desk", "refund my order", [], sdk="v1")
+    assert asked == [], asked  # one form per request, and their answers would arrive apart
+    assert result["isError"] is True, result
+    assert "2 answer(s)" in text_of(result) and "/approvals" in text_of(result), result
+
+
 def modern(tenant, params, capabilities=None, name="desk"):
     """A raw 2026-07-28 tools/call: its headers and its _meta as the revision wants them."""
     h = {"content-type": "application/json", "accept": "application/json, text/event-stream",

@@ -25,8 +25,10 @@ std::string Str(const json::object& o, std::string_view key) {
 std::string PausedText(const json::object& body, std::string_view reason) {
   std::size_t approvals = 0;
   std::size_t questions = 0;
-  for (const auto& need : body.at("pending_actions").as_array())
-    (Str(need.as_object(), "kind") == "question" ? questions : approvals) += 1;
+  for (const auto& need : body.at("pending_actions").as_array()) {
+    if (need.is_object())
+      (Str(need.get_object(), "kind") == "question" ? questions : approvals) += 1;
+  }
   const std::string run_id = Str(body, "run_id");
   // Without elicitation the client is told what the run waits for and where it is met.
   return "paused (" + std::string(reason.empty() ? "approval_required" : reason) + "): run " +
@@ -59,8 +61,10 @@ json::object FailedAsToolResult(std::string_view data) {
 // The elicitation/create request a 2025 client is sent for a pause with one need, its id the
 // sealed state; nullopt when the pause has several (they are told as text).
 std::optional<std::string> LegacyRequest(const Elicits& elicits, const json::object& body) {
-  const auto& pending = body.at("pending_actions").as_array();
-  if (pending.size() != 1) return std::nullopt;
+  const auto* listed = body.if_contains("pending_actions");
+  if (listed == nullptr || !listed->is_array() || listed->get_array().size() != 1)
+    return std::nullopt;
+  const auto& pending = listed->get_array();
   auto elicitation = mcp::ElicitationOf(elicits.agent_id, pending);
   const std::string call_id = elicitation.needs.front().call_id;
   const std::string state = elicits.states->Seal(McpRequestState{
@@ -86,7 +90,10 @@ std::optional<NextMessage> AfterEvent(const json::value& id, const Elicits& elic
         mcp::ResultBody(id, mcp::Finished(FailedAsToolResult(event.data), elicits.era)), true};
   }
   if (event.type != "run.completed" && event.type != "run.requires_action") return std::nullopt;
-  json::object body = json::parse(event.data).as_object();
+  boost::system::error_code ec;
+  json::value parsed = json::parse(event.data, ec);
+  if (ec || !parsed.is_object()) return std::nullopt;  // (the run's own writing: never so)
+  json::object body = std::move(parsed.get_object());
   if (event.type == "run.requires_action") {
     if (auto asked = LegacyRequest(elicits, body)) return NextMessage{mcp::SseMessage(*asked)};
   }
