@@ -17,6 +17,7 @@ from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
 from test_approvals import TOOL, start
 from test_mcp_server import run_client, text_of
 from test_questions import ORDER
+from test_runs import wait_status
 
 
 @pytest.fixture
@@ -348,3 +349,27 @@ def test_a_2025_clients_answer_is_taken_by_another_server_and_the_asking_stream_
     status, body = post(second, h, {"jsonrpc": "2.0", "id": asked["id"],
                                     "result": {"action": "accept", "content": {"answer": "A-8"}}})
     assert status == 409, body
+
+
+def test_a_servers_question_in_a_background_run_is_answered_in_the_background(start_server, llm, docs):
+    tenant = start(start_server, llm)
+    refunding(tenant, docs)
+    llm.push(openai_tools([("docs__refund", {"order_id": "A-3"})]))
+    status, _, queued = tenant.invoke("shop", {"message": "refund A-3", "background": True})
+    assert status == 202, queued
+    paused = wait_status(tenant, queued["run_id"], {"requires_action"})
+    assert paused["status"] == "requires_action", paused
+    [need] = paused["pending_actions"]
+    assert need["kind"] == "question" and need["question"] == "Refund order A-3?", need
+    llm.push(openai_text("Refunded A-3."))
+    status, _, going = tenant.server.request(
+        "POST", f"/api/runs/{queued['run_id']}/approvals",
+        {"answers": [{"call_id": need["call_id"], "answer": {"confirm": True}}], "background": True},
+        {"content-type": "application/json", "fl-api-org": tenant.org, "fl-api-env": "prod",
+         "fl-api-token": tenant.token}, timeout=30)
+    assert status == 202, going
+    done = wait_status(tenant, queued["run_id"], {"completed", "failed"})
+    assert done["status"] == "completed" and done["result"]["response"] == "Refunded A-3.", done
+    last = docs.events("call")[-1]
+    assert last["state"] == 'refund:A-3:"ticket"', last
+    assert last["responses"] == {"confirm": {"action": "accept", "content": {"confirm": True}}}, last
