@@ -21,6 +21,12 @@ def free_port():
         return s.getsockname()[1]
 
 
+def sse_chunk(payload):
+    """One Server-Sent Event carrying `payload` as JSON, as an HTTP/1.1 chunk (a provider's stream)."""
+    data = b"data: " + json.dumps(payload).encode() + b"\n\n"
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:

@@ -16,17 +16,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import BenchServer, rss_kib  # noqa: E402
+from bench_server import BenchServer, rss_kib, sse_chunk  # noqa: E402
 from in_flight import raise_descriptor_limit, read_message  # noqa: E402
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build-release"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 HOLD_S = 60.0  # the provider's wait after its first tokens: the streams stay open meanwhile
-
-
-def chunk(payload):
-    data = b"data: " + json.dumps(payload).encode() + b"\n\n"
-    return b"%x\r\n%s\r\n" % (len(data), data)
 
 
 async def provider(reader, writer):
@@ -37,7 +32,7 @@ async def provider(reader, writer):
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                          b"Transfer-Encoding: chunked\r\n\r\n")
             for i in range(5):
-                writer.write(chunk({"id": "c", "object": "chat.completion.chunk", "model": "gpt-bench",
+                writer.write(sse_chunk({"id": "c", "object": "chat.completion.chunk", "model": "gpt-bench",
                                     "choices": [{"index": 0, "delta": {"content": f"word{i} "}}]}))
                 await writer.drain()
                 await asyncio.sleep(0.02)

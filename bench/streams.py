@@ -23,18 +23,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import BenchServer, free_port, rss_kib  # noqa: E402
+from bench_server import BenchServer, free_port, rss_kib, sse_chunk  # noqa: E402
 from in_flight import raise_descriptor_limit, read_message  # noqa: E402
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build-release"
 SIZES = [int(n) for n in sys.argv[2:]] or [100, 1000]
 FIRST_TOKEN_S, TOKEN_GAP_S, TOKENS = 0.3, 0.02, 50
 WORDS = "the renewal is due in march and the owner is the regional team who asked".split()
-
-
-def chunk(payload):
-    data = b"data: " + json.dumps(payload).encode() + b"\n\n"
-    return b"%x\r\n%s\r\n" % (len(data), data)
 
 
 async def provider(reader, writer):
@@ -49,9 +44,9 @@ async def provider(reader, writer):
                 if i:
                     await asyncio.sleep(TOKEN_GAP_S)
                 word = WORDS[i % len(WORDS)] + ("." if i == TOKENS - 1 else " ")
-                writer.write(chunk({"id": "c", "object": "chat.completion.chunk", "model": "gpt-bench",
+                writer.write(sse_chunk({"id": "c", "object": "chat.completion.chunk", "model": "gpt-bench",
                                     "choices": [{"index": 0, "delta": {"content": word}}]}))
-            writer.write(chunk({"id": "c", "object": "chat.completion.chunk", "model": "gpt-bench",
+            writer.write(sse_chunk({"id": "c", "object": "chat.completion.chunk", "model": "gpt-bench",
                                 "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
                                 "usage": {"prompt_tokens": 20, "completion_tokens": TOKENS}}))
             writer.write(b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n")
