@@ -27,6 +27,18 @@ def sse_chunk(payload):
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 
+def stream_limits(n):
+    """A server's config for n streams at once: room upstream, per token and in its runs."""
+    return f"""
+[upstream]
+max_connections_per_origin = {n + 1000}
+
+[runs]
+max_streams_per_token = {n + 1000}
+max_concurrent = {n + 1000}
+"""
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:

@@ -4,19 +4,20 @@ and at N: the heap in use (`malloc_info` through gdb: what the arenas hold minus
 chunks) against RSS, per stream. A gap between them would be the allocator's slack; none means
 the memory is live objects.
 
-    python3 bench/stream_memory.py [build-dir] [N]     (default: build-release 1000; needs gdb)
+    python3 bench/stream_memory.py [build-dir] [N]     (default: build-release 1000; installs gdb when missing)
 """
 import asyncio
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import BenchServer, rss_kib, sse_chunk  # noqa: E402
+from bench_server import BenchServer, rss_kib, sse_chunk, stream_limits  # noqa: E402
 from in_flight import raise_descriptor_limit, read_message  # noqa: E402
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build-release"
@@ -94,15 +95,10 @@ async def held(server, token, n, work):
 
 async def main():
     raise_descriptor_limit(65536)
+    if not shutil.which("gdb"):  # reads the heap of the server it measures
+        subprocess.run(["apt-get", "install", "-y", "-qq", "gdb"], check=True, capture_output=True)
     upstream = await asyncio.start_server(provider, "127.0.0.1", 0, backlog=8192)
-    config = f"""
-[upstream]
-max_connections_per_origin = {N + 1000}
-
-[runs]
-max_streams_per_token = {N + 1000}
-max_concurrent = {N + 1000}
-"""
+    config = stream_limits(N)
     work = tempfile.mkdtemp()
     print(f"command: python3 bench/stream_memory.py {BUILD} {N}  (1 and {N} `/api` streams held "
           f"mid-reply, one server each; {os.cpu_count()} cores)")

@@ -23,7 +23,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import BenchServer, free_port, rss_kib, sse_chunk  # noqa: E402
+from bench_server import BenchServer, free_port, rss_kib, sse_chunk, stream_limits  # noqa: E402
 from in_flight import raise_descriptor_limit, read_message  # noqa: E402
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build-release"
@@ -165,14 +165,7 @@ async def main():
     upstream = await asyncio.start_server(provider, "127.0.0.1", 0, backlog=8192)
     provider_port = upstream.sockets[0].getsockname()[1]
     biggest = max(SIZES)
-    config = f"""
-[upstream]
-max_connections_per_origin = {biggest + 1000}
-
-[runs]
-max_streams_per_token = {biggest + 1000}
-max_concurrent = {biggest + 1000}
-"""
+    config = stream_limits(biggest)
     work = tempfile.mkdtemp()
     nginx_port, nginx_worker, nginx_master = nginx(work, provider_port)
     servers = []

@@ -51,7 +51,8 @@ struct InvokeRequest {
   // A continuation: what followed `message` in the caller's resent history, the model's calls of
   // the caller's functions and their results; the model goes on from them.
   std::vector<ChatMessage> continuation = {};
-  std::vector<std::string> continuation_fields = {};  // where each was sent ("input[1]")
+  // Where each was sent: a result, the field naming its call ("input[1].call_id").
+  std::vector<std::string> continuation_fields = {};
   std::string continuation_input = "input";  // the request's field a missing result is named by
 };
 

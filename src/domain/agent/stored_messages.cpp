@@ -102,11 +102,8 @@ Result<void> CheckContinuation(const std::vector<ChatMessage>& history,
     const auto it = std::find_if(open.begin(), open.end(),
                                  [&](const ToolCall& c) { return c.id == m.tool_call_id; });
     if (it == open.end()) {
-      // A chat message names its call by tool_call_id, a Responses item by call_id.
-      const std::string_view id_key = input_field == "messages" ? ".tool_call_id" : ".call_id";
       return InvalidField(
-          field_of(i) + std::string(id_key),
-          "answers no call still waiting for its result ('" + m.tool_call_id + "')");
+          field_of(i), "answers no call still waiting for its result ('" + m.tool_call_id + "')");
     }
     open.erase(it);
   }

@@ -49,7 +49,8 @@ namespace agentgate::stored_messages {
 // A continuation's results against the calls they answer: each result answers a call still
 // waiting (in `history`'s last step or the continuation's own), and no call is left without its
 // result; a history whose last step waits needs a continuation. 400s name `fields[i]` (where
-// continuation[i] was sent) or `input_field`.
+// result continuation[i] named its call: "input[3].call_id", "messages[4].tool_call_id") or
+// `input_field`.
 Result<void> CheckContinuation(const std::vector<ChatMessage>& history,
                                const std::vector<ChatMessage>& continuation,
                                const std::vector<std::string>& fields,

@@ -47,12 +47,14 @@ TEST(StoredMessages, AContinuationAnswersEveryWaitingCallAndNothingElse) {
   const ChatMessage one{Role::kTool, "sunny", {}, "call_1", ""};
   const ChatMessage two{Role::kTool, "rain", {}, "call_2", ""};
   const ChatMessage stray{Role::kTool, "?", {}, "call_9", ""};
-  EXPECT_TRUE(CheckContinuation(history, {two, one}, {"input[0]", "input[1]"}, "input"));
-  auto refused = CheckContinuation(history, {one}, {"input[0]"}, "input");
+  EXPECT_TRUE(
+      CheckContinuation(history, {two, one}, {"input[0].call_id", "input[1].call_id"}, "input"));
+  auto refused = CheckContinuation(history, {one}, {"input[0].call_id"}, "input");
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().field(), "input");
   refused =
-      CheckContinuation(history, {one, two, stray}, {"input[0]", "input[1]", "input[2]"}, "input");
+      CheckContinuation(history, {one, two, stray},
+                        {"input[0].call_id", "input[1].call_id", "input[2].call_id"}, "input");
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().field(), "input[2].call_id");
   // A new message while calls wait is refused; with none waiting, anything goes.

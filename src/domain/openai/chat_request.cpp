@@ -178,7 +178,7 @@ void KeepTheNewResults(const array& messages, InvokeRequest& request) {
     const object* m = messages[i].if_object();
     const value* role = m != nullptr ? m->if_contains("role") : nullptr;
     if (role != nullptr && *role == "tool")
-      fields.insert(fields.begin(), "messages[" + std::to_string(i) + "]");
+      fields.insert(fields.begin(), "messages[" + std::to_string(i) + "].tool_call_id");
   }
   request.continuation_fields = std::move(fields);
 }

@@ -206,7 +206,7 @@ TEST(ChatCompletionRequests, AStoredConversationIsContinuedByTheNewResultsAlone)
   EXPECT_TRUE(request.history.empty());
   ASSERT_EQ(request.continuation.size(), 1u);
   EXPECT_EQ(request.continuation[0].tool_call_id, "call_2");
-  EXPECT_EQ(request.continuation_fields, std::vector<std::string>{"messages[4]"});
+  EXPECT_EQ(request.continuation_fields, std::vector<std::string>{"messages[4].tool_call_id"});
   EXPECT_EQ(request.continuation_input, "messages");
   ASSERT_EQ(request.caller_tools.size(), 1u);
 }

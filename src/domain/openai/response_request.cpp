@@ -130,8 +130,9 @@ Result<void> SplitAtTheUsersMessage(ResponseRequest& out, std::vector<std::strin
   const auto from = last_user == history.rend() ? 0 : (history.rend() - last_user);
   if (last_user != history.rend()) request.message = std::move(history[from - 1].content);
   for (auto i = static_cast<std::size_t>(from); i < history.size(); ++i) {
+    const bool result = history[i].role == Role::kTool;
     request.continuation.push_back(std::move(history[i]));
-    request.continuation_fields.push_back(fields[i]);
+    request.continuation_fields.push_back(result ? fields[i] + ".call_id" : fields[i]);
   }
   history.erase(history.begin() + (last_user == history.rend() ? 0 : from - 1), history.end());
   fields.clear();

@@ -252,7 +252,7 @@ TEST(ResponseRequests, FunctionItemsAfterTheUsersMessageContinueTheTurn) {
   ASSERT_EQ(request.continuation.size(), 3u);
   EXPECT_EQ(request.continuation[0].tool_calls.size(), 2u);  // one step's calls, one message
   EXPECT_EQ(request.continuation[2].content, "rain");
-  EXPECT_EQ(request.continuation_fields[1], "input[3]");
+  EXPECT_EQ(request.continuation_fields[1], "input[3].call_id");
   ASSERT_EQ(request.caller_tools.size(), 1u);
   EXPECT_TRUE(request.caller_tools_flat);
 }
@@ -263,7 +263,7 @@ TEST(ResponseRequests, AStoredResponseIsContinuedByItsFunctionsOutputsAlone) {
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->request.message, "");
   ASSERT_EQ(parsed->request.continuation.size(), 1u);
-  EXPECT_EQ(parsed->request.continuation_fields[0], "input[0]");
+  EXPECT_EQ(parsed->request.continuation_fields[0], "input[0].call_id");
   // A call of ours resent (an SDK's own history) continues its response's conversation.
   parsed = Parse(R"({"model":"shop","input":[{"role":"user","content":"Paris?"},
     {"type":"function_call","id":"fc_0a_0","call_id":"call_1","name":"weather","arguments":"{}"},
