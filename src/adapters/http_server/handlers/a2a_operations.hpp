@@ -1,0 +1,58 @@
+#pragma once
+// What A2A's two bindings share (docs/a2a.md): the caller admitted at an agent's interface, and
+// each operation, answered as a result, a protocol error, or a stream. The JSON-RPC and HTTP+JSON
+// routes (a2a_server.cpp) only read their requests and render these answers their way.
+
+#include "adapters/http_server/handlers/route_deps.hpp"
+#include "domain/a2a/protocol.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace agentgate::http {
+
+// An agent's interface, and who calls it.
+struct A2aInterface {
+  std::string org;
+  std::string env;
+  std::string agent_id;
+  Caller caller;
+  // A JSON-RPC request's id: its stream's frames are JSON-RPC responses to it. None for REST.
+  std::optional<boost::json::value> rpc_id;
+};
+
+// A result, an error in the protocol's terms, or an answer of its own (a stream).
+using A2aAnswer = std::variant<boost::json::value, a2a::ProtocolError, Response>;
+
+// The caller of /a2a/{org}/{env}/{agent}/...: an API key as Bearer or the fl-api headers, of that
+// organization and environment (any other is told there is no such agent: 404), at a protocol
+// version served (the card is read at any). The refusal is in the binding's shape (`rpc`:
+// JSON-RPC's).
+boost::asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(
+    RouteDeps& deps, Request& r, bool rpc, bool any_version = false);
+
+// The card, for a caller admitted to the interface (404 for an agent it may not chat with).
+boost::asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r,
+                                                   const A2aInterface& at);
+
+// SendMessage (`stream`: SendStreamingMessage), GetTask, CancelTask, SubscribeToTask.
+boost::asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                                const boost::json::value& params, bool stream);
+boost::asio::awaitable<A2aAnswer> GetTaskOp(RouteDeps& deps, const A2aInterface& at,
+                                            const boost::json::value& params);
+boost::asio::awaitable<A2aAnswer> CancelTaskOp(RouteDeps& deps, const A2aInterface& at,
+                                               const boost::json::value& params);
+boost::asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                              const boost::json::value& params);
+
+// The operations this release does not offer, each with the protocol's error for it.
+a2a::ProtocolError NotOffered(std::string_view operation);
+
+// The content type an HTTP+JSON answer is written in: the protocol's own when the caller sent or
+// accepts it, else plain JSON.
+std::string_view RestContentType(const Request& r);
+
+}  // namespace agentgate::http

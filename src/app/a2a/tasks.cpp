@@ -1,0 +1,116 @@
+#include "app/a2a/tasks.hpp"
+
+#include "app/runs/run_body.hpp"
+#include "crypto/crypto.hpp"
+#include "domain/a2a/task.hpp"
+#include "domain/json_text.hpp"
+#include "domain/resource_ids.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <chrono>
+
+namespace agentgate::a2a {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+// How long one look at a waited-for run lasts; the wait goes on until the run ends or pauses.
+constexpr std::chrono::seconds kLookFor{30};
+
+Error NoSuchTask(const std::string& task_id) {
+  return Error(ErrorCode::kRunNotFound, "no task '" + task_id + "' of this agent");
+}
+
+// The run a key's stored answer names.
+std::string RunOfStoredAnswer(const StoredResponse& stored) {
+  boost::system::error_code ec;
+  const json::value body = json::parse(stored.body, ec);
+  const auto* run_id = !ec && body.is_object() ? body.get_object().if_contains("run_id") : nullptr;
+  return run_id != nullptr && run_id->is_string() ? std::string(run_id->get_string()) : "";
+}
+
+}  // namespace
+
+AnswerRenderer TaskAnswer() {
+  return [](const InvokeResult& result) {
+    const std::string run_id =
+        result.run_id.empty() ? ids::RunOfTurn(result.turn_id) : result.run_id;
+    json_text::ObjectWriter body;
+    body.String("run_id", run_id);
+    return StoredResponse{200, body.Finish()};
+  };
+}
+
+bool RejectsTask(const Error& error) {
+  return error.code == ErrorCode::kSpendLimitReached || error.code == ErrorCode::kForbidden ||
+         error.code == ErrorCode::kQueueFull || error.code == ErrorCode::kRateLimited;
+}
+
+asio::awaitable<Result<RunRecord>> TaskRun(Runs& runs, const Caller& caller,
+                                           const std::string& agent_id,
+                                           const std::string& task_id) {
+  auto run = co_await runs.Get(caller, task_id);
+  // Another's task, or one of an agent this caller may not use, is not there for it.
+  if (!run && !IsServiceFailure(run.error())) co_return NoSuchTask(task_id);
+  if (!run) co_return run.error();
+  if (run->agent_id != agent_id) co_return NoSuchTask(task_id);
+  co_return std::move(*run);
+}
+
+asio::awaitable<Result<json::object>> GetTask(Runs& runs, const Caller& caller,
+                                              const std::string& agent_id,
+                                              const std::string& task_id) {
+  AG_CO_TRY(const RunRecord run, co_await TaskRun(runs, caller, agent_id, task_id));
+  co_return TaskOfRun(RunBody(run));
+}
+
+asio::awaitable<Result<json::object>> CancelTask(Runs& runs, const Caller& caller,
+                                                 const std::string& agent_id,
+                                                 const std::string& task_id) {
+  AG_CO_TRY(const RunRecord found, co_await TaskRun(runs, caller, agent_id, task_id));
+  AG_CO_TRY(const RunRecord canceled, co_await runs.Cancel(caller, found.id));
+  co_return TaskOfRun(RunBody(canceled));
+}
+
+asio::awaitable<Result<json::object>> ReplayedTask(Runs& runs, const InvokeCall& call,
+                                                   const StoredResponse& stored) {
+  const std::string run_id = RunOfStoredAnswer(stored);
+  if (run_id.empty()) {
+    co_return Error(ErrorCode::kIdempotencyKeyReused,
+                    "field 'message.messageId': was sent before in another kind of call");
+  }
+  co_return co_await GetTask(runs, call.caller, call.agent_id, run_id);
+}
+
+asio::awaitable<Result<json::object>> SendMessage(Runs& runs, const InvokeCall& call,
+                                                  bool immediately, std::int64_t now_ms) {
+  StreamAnswer begun;
+  if (immediately) {
+    begun.answer = co_await runs.Queue(call, /*notify=*/false);
+  } else {
+    begun = co_await runs.Stream(call, /*notify=*/false, /*hand_over=*/false);
+  }
+  if (const auto* replay = std::get_if<StoredResponse>(&begun.answer))
+    co_return co_await ReplayedTask(runs, call, *replay);
+  const auto& run = std::get<Result<RunRecord>>(begun.answer);
+  if (!run) {
+    if (!RejectsTask(run.error())) co_return run.error();
+    const std::string id = ids::Make(ids::kRun, crypto::RandomHex(16));
+    co_return RejectedTask(id, call.request.conversation_id.value_or(""), run.error(), now_ms);
+  }
+  if (immediately) co_return TaskOfRun(RunBody(*run));
+  // Waited for to its end or pause; the run is read then, as GetTask reads it.
+  RunCursor cursor{run->id, 0, nullptr, nullptr};
+  const RunEventSink ignore = [](const RunEvent&) {};
+  for (;;) {
+    AG_CO_TRY(const RunEventsRead read,
+              co_await runs.NextEvents(cursor, kLookFor, ignore, /*until_end=*/true));
+    if (read.ended) break;
+  }
+  co_return co_await GetTask(runs, call.caller, call.agent_id, run->id);
+}
+
+}  // namespace agentgate::a2a

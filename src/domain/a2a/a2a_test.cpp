@@ -1,0 +1,264 @@
+#include "domain/a2a/agent_card.hpp"
+#include "domain/a2a/protocol.hpp"
+#include "domain/a2a/send_message.hpp"
+#include "domain/a2a/task.hpp"
+#include "domain/a2a/task_answer.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace agentgate::a2a {
+namespace {
+
+namespace json = boost::json;
+
+json::object Parse(std::string_view text) {
+  return json::parse(text).as_object();
+}
+
+ProtocolError Refusal(std::string_view params) {
+  auto read = ReadSendMessage(json::parse(params));
+  EXPECT_TRUE(std::holds_alternative<ProtocolError>(read)) << params;
+  return std::holds_alternative<ProtocolError>(read) ? std::get<ProtocolError>(read)
+                                                     : ProtocolError{};
+}
+
+TEST(A2aSendMessage, ReadsTextAndDataPartsAndTheDelivery) {
+  auto read = ReadSendMessage(json::parse(R"({"message": {"messageId": "m-1", "role": "ROLE_USER",
+      "contextId": "conv_1", "taskId": "", "parts": [{"text": "Hello"}, {"data": {"order": "A-1"}}]},
+      "configuration": {"returnImmediately": true, "historyLength": 2, "acceptedOutputModes": []}})"));
+  ASSERT_TRUE(std::holds_alternative<SentMessage>(read));
+  const auto& sent = std::get<SentMessage>(read);
+  EXPECT_EQ(sent.message_id, "m-1");
+  EXPECT_EQ(sent.text, "Hello\n\n{\"order\":\"A-1\"}");
+  EXPECT_EQ(sent.context_id, "conv_1");
+  EXPECT_FALSE(sent.task_id);  // proto3's empty string is none
+  EXPECT_TRUE(sent.return_immediately);
+  EXPECT_EQ(sent.history_length, 2);
+  EXPECT_EQ(MessageKey("bot", sent.message_id), "a2a:bot:m-1");
+}
+
+TEST(A2aSendMessage, RefusalsNameTheFieldAndTheProtocolsError) {
+  EXPECT_EQ(Refusal(R"({})").field, "message");
+  EXPECT_EQ(Refusal(R"({"message": {"role": "ROLE_USER", "parts": [{"text": "x"}]}})").field,
+            "message.messageId");
+  EXPECT_EQ(Refusal(R"({"message": {"messageId": "has space", "parts": [{"text": "x"}]}})").field,
+            "message.messageId");
+  EXPECT_EQ(
+      Refusal(R"({"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "x"}]}})")
+          .field,
+      "message.role");
+  EXPECT_EQ(Refusal(R"({"message": {"messageId": "m", "parts": []}})").field, "message.parts");
+  EXPECT_EQ(Refusal(R"({"message": {"messageId": "m", "parts": [{"text": 3}]}})").field,
+            "message.parts[0].text");
+  EXPECT_EQ(Refusal(R"({"message": {"messageId": "m", "parts": [{"metadata": {}}]}})").field,
+            "message.parts[0]");
+  const auto file = Refusal(R"({"message": {"messageId": "m", "parts": [{"text": "a"},
+      {"url": "https://example.com/x.pdf"}]}})");
+  EXPECT_EQ(file.fault, Fault::kContentTypeNotSupported);
+  EXPECT_EQ(file.field, "message.parts[1]");
+  EXPECT_EQ(Refusal(R"({"message": {"messageId": "m", "parts": [{"text": "a"}]},
+      "configuration": {"returnImmediately": "yes"}})")
+                .field,
+            "configuration.returnImmediately");
+  EXPECT_EQ(Refusal(R"({"message": {"messageId": "m", "parts": [{"text": "a"}]},
+      "configuration": {"taskPushNotificationConfig": {"url": "https://x"}}})")
+                .fault,
+            Fault::kPushNotificationNotSupported);
+}
+
+TEST(A2aProtocol, ErrorsAreTheBindingsShapes) {
+  const ProtocolError bad{Fault::kInvalidParams, "field 'message.parts': empty", "message.parts"};
+  const auto rpc = JsonRpcErrorBody(7, bad);
+  EXPECT_EQ(rpc.at("id"), 7);
+  EXPECT_EQ(rpc.at("error").at("code"), -32602);
+  EXPECT_EQ(rpc.at("error").at("data").at(0).at("reason"), "INVALID_PARAMS");
+  EXPECT_EQ(rpc.at("error").at("data").at(1).at("fieldViolations").at(0).at("field"),
+            "message.parts");
+  const auto rest = RestErrorBody({Fault::kTaskNotFound, "no task"});
+  EXPECT_EQ(rest.at("error").at("code"), 404);
+  EXPECT_EQ(rest.at("error").at("status"), "NOT_FOUND");
+  EXPECT_EQ(rest.at("error").at("details").at(0).at("reason"), "TASK_NOT_FOUND");
+  EXPECT_EQ(rest.at("error").at("details").at(0).at("domain"), "a2a-protocol.org");
+  EXPECT_EQ(HttpStatusOf(Fault::kVersionNotSupported), 400);
+  EXPECT_EQ(JsonRpcCode(Fault::kVersionNotSupported), -32009);
+}
+
+TEST(A2aProtocol, TheContractsErrorsReadAsTheProtocols) {
+  EXPECT_EQ(FromError(InvalidField("message", "bad")).field, "message");
+  EXPECT_EQ(FromError(Error(ErrorCode::kRunNotFound, "x")).fault, Fault::kTaskNotFound);
+  EXPECT_EQ(FromError(Error(ErrorCode::kRunEnded, "x")).fault, Fault::kTaskNotCancelable);
+  EXPECT_EQ(FromError(Error(ErrorCode::kConversationBusy, "x")).fault,
+            Fault::kUnsupportedOperation);
+  EXPECT_EQ(FromError(Error(ErrorCode::kIdempotencyKeyReused, "x")).field, "message.messageId");
+  const auto internal = FromError(Error(ErrorCode::kUnavailable, "store away"));
+  EXPECT_EQ(internal.fault, Fault::kInternal);
+  EXPECT_NE(internal.message.find("store away"), std::string::npos);
+}
+
+TEST(A2aProtocol, OnlyVersionOneIsServed) {
+  EXPECT_FALSE(CheckVersion("1.0"));
+  EXPECT_FALSE(CheckVersion("1.0.3"));  // a patch part is not negotiated
+  ASSERT_TRUE(CheckVersion(std::nullopt));
+  EXPECT_EQ(CheckVersion(std::nullopt)->fault, Fault::kVersionNotSupported);  // none is 0.3
+  EXPECT_TRUE(CheckVersion("0.3"));
+  EXPECT_TRUE(CheckVersion("1.1"));
+  EXPECT_TRUE(CheckVersion("10.0"));
+}
+
+std::string StateOf(std::string_view run) {
+  return std::string(TaskOfRun(Parse(run)).at("status").at("state").as_string());
+}
+
+TEST(A2aTask, RunStatesAreTaskStates) {
+  EXPECT_EQ(StateOf(R"({"run_id": "run_1", "status": "queued"})"), "TASK_STATE_SUBMITTED");
+  EXPECT_EQ(StateOf(R"({"run_id": "run_1", "status": "running"})"), "TASK_STATE_WORKING");
+  EXPECT_EQ(StateOf(R"({"run_id": "run_1", "status": "canceled", "error": {"code": "canceled"}})"),
+            "TASK_STATE_CANCELED");
+  EXPECT_EQ(
+      StateOf(R"({"run_id": "run_1", "status": "failed", "error": {"code": "turn_timeout"}})"),
+      "TASK_STATE_FAILED");
+  EXPECT_EQ(StateOf(R"({"run_id": "run_1", "status": "completed",
+      "result": {"response": "hi", "terminated_reason": null, "blocked": false}})"),
+            "TASK_STATE_COMPLETED");
+}
+
+TEST(A2aTask, ACompletedTaskCarriesItsReplyAndAStoppedOrBlockedOneFails) {
+  const auto done = TaskOfRun(Parse(R"({"run_id": "run_1", "conversation_id": "conv_1",
+      "status": "completed", "ended_at": "2026-12-07T10:00:00Z",
+      "result": {"response": "{\"a\":1}", "output": {"a": 1}, "terminated_reason": null}})"));
+  EXPECT_EQ(done.at("id"), "run_1");
+  EXPECT_EQ(done.at("contextId"), "conv_1");
+  EXPECT_EQ(done.at("status").at("timestamp"), "2026-12-07T10:00:00Z");
+  const auto& parts = done.at("artifacts").at(0).at("parts").as_array();
+  EXPECT_EQ(parts.at(0).at("text"), "{\"a\":1}");
+  EXPECT_EQ(parts.at(1).at("data").at("a"), 1);  // the parsed answer as data
+
+  const auto stopped = TaskOfRun(Parse(R"({"run_id": "run_1", "status": "completed",
+      "result": {"response": "partial", "terminated_reason": "max_iterations"}})"));
+  EXPECT_EQ(stopped.at("status").at("state"), "TASK_STATE_FAILED");
+  EXPECT_NE(json::serialize(stopped.at("status").at("message")).find("max_iterations"),
+            std::string::npos);
+  const auto blocked = TaskOfRun(Parse(R"({"run_id": "run_1", "status": "completed",
+      "result": {"response": "[withheld]", "blocked": true}})"));
+  EXPECT_EQ(blocked.at("status").at("state"), "TASK_STATE_FAILED");
+  EXPECT_EQ(blocked.at("artifacts").at(0).at("parts").at(0).at("text"), "[withheld]");
+}
+
+TEST(A2aTask, APausedTaskNeedsInputAndSaysWhatAsADataPart) {
+  const auto paused = TaskOfRun(Parse(R"({"run_id": "run_1", "status": "requires_action",
+      "pending_actions": [{"call_id": "c1", "kind": "approval", "name": "refund"}]})"));
+  EXPECT_EQ(paused.at("status").at("state"), "TASK_STATE_INPUT_REQUIRED");
+  const auto& parts = paused.at("status").at("message").at("parts").as_array();
+  EXPECT_EQ(parts.at(1).at("data").at("pending_actions").at(0).at("call_id"), "c1");
+  EXPECT_FALSE(paused.contains("artifacts"));
+}
+
+TEST(A2aTask, ARejectedTaskSaysWhy) {
+  const auto rejected =
+      RejectedTask("run_x", "", Error(ErrorCode::kSpendLimitReached, "limit reached"), 0);
+  EXPECT_EQ(rejected.at("status").at("state"), "TASK_STATE_REJECTED");
+  EXPECT_FALSE(rejected.contains("contextId"));
+  EXPECT_NE(json::serialize(rejected).find("spend_limit_reached"), std::string::npos);
+}
+
+std::vector<json::object> Events(TaskEvents& events, std::vector<RunEvent> run) {
+  std::vector<json::object> out;
+  for (const auto& event : run) events.Add(event, 0, out);
+  return out;
+}
+
+TEST(A2aTaskEvents, TheTaskThenItsReplyInPiecesThenItsEnd) {
+  TaskEvents events("run_1", "conv_1");
+  const auto out = Events(events, {run_events::Started("run_1", "conv_1", "bot"),
+                                   run_events::ModelStarted(1, "openai", "gpt"),
+                                   run_events::TextDelta("Hello, "), run_events::TextDelta("world"),
+                                   run_events::Completed(R"({"response": "Hello, world"})")});
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[0].at("task").at("status").at("state"), "TASK_STATE_WORKING");
+  EXPECT_EQ(out[1].at("artifactUpdate").at("append"), false);
+  EXPECT_EQ(out[2].at("artifactUpdate").at("append"), true);
+  EXPECT_EQ(out[2].at("artifactUpdate").at("artifact").at("parts").at(0).at("text"), "world");
+  // All of the reply was streamed: the last chunk adds nothing.
+  EXPECT_EQ(out[3].at("artifactUpdate").at("append"), true);
+  EXPECT_EQ(out[3].at("artifactUpdate").at("lastChunk"), true);
+  EXPECT_EQ(out[3].at("artifactUpdate").at("artifact").at("parts").at(0).at("text"), "");
+  EXPECT_EQ(out[4].at("statusUpdate").at("status").at("state"), "TASK_STATE_COMPLETED");
+  EXPECT_EQ(out[4].at("statusUpdate").at("contextId"), "conv_1");
+}
+
+TEST(A2aTaskEvents, ALateBlockReplacesWhatWasStreamedWithThePlaceholder) {
+  TaskEvents events("run_1", "conv_1");
+  const auto out =
+      Events(events, {run_events::TextDelta("card 4111"), run_events::TextRetracted(std::nullopt),
+                      run_events::Completed(R"({"response": "[withheld]",
+                                       "blocked": true})")});
+  ASSERT_EQ(out.size(), 5u);  // the task, the piece, the retraction, the placeholder, the end
+  EXPECT_EQ(out[2].at("artifactUpdate").at("append"), false);
+  EXPECT_EQ(out[3].at("artifactUpdate").at("append"), false);
+  EXPECT_EQ(out[3].at("artifactUpdate").at("artifact").at("parts").at(0).at("text"), "[withheld]");
+  EXPECT_EQ(out[4].at("statusUpdate").at("status").at("state"), "TASK_STATE_FAILED");
+}
+
+TEST(A2aTaskEvents, APauseAndACancelAreStatusUpdates) {
+  TaskEvents paused("run_1", "conv_1");
+  auto out = Events(
+      paused,
+      {run_events::RequiresAction(R"({"response": "", "pending_actions": [{"call_id": "c1"}]})")});
+  EXPECT_EQ(out.back().at("statusUpdate").at("status").at("state"), "TASK_STATE_INPUT_REQUIRED");
+  TaskEvents canceled("run_2", "conv_1");
+  out = Events(canceled, {run_events::Failed(Error(ErrorCode::kCanceled, "canceled"))});
+  EXPECT_EQ(out.back().at("statusUpdate").at("status").at("state"), "TASK_STATE_CANCELED");
+}
+
+TEST(A2aTaskAnswer, ADataPartIsTheApprovalsBodyAndTextAnswersOnlyALoneQuestion) {
+  const auto approval = json::parse(R"([{"call_id": "c1", "kind": "approval"}])").as_array();
+  auto read = ReadTaskAnswer(
+      json::parse(R"([{"text": "ok"}, {"data": {"decisions": [{"call_id": "c1", "approve": true}],
+                       "background": true}}])")
+          .as_array(),
+      approval);
+  ASSERT_TRUE(std::holds_alternative<ApprovalRequest>(read));
+  const auto& request = std::get<ApprovalRequest>(read);
+  ASSERT_EQ(request.decisions.size(), 1u);
+  EXPECT_TRUE(request.decisions[0].approve);
+  EXPECT_FALSE(request.background);  // the send says how it is delivered
+  // Text never approves a call.
+  read = ReadTaskAnswer(json::parse(R"([{"text": "yes, approve it"}])").as_array(), approval);
+  ASSERT_TRUE(std::holds_alternative<ProtocolError>(read));
+  EXPECT_EQ(std::get<ProtocolError>(read).field, "message.parts");
+  // A bad data part names its field inside the part.
+  read = ReadTaskAnswer(json::parse(R"([{"data": {"decisions": [{"call_id": "c1"}]}}])").as_array(),
+                        approval);
+  ASSERT_TRUE(std::holds_alternative<ProtocolError>(read));
+  EXPECT_EQ(std::get<ProtocolError>(read).field.rfind("message.parts[0].data.decisions[0]", 0), 0u);
+  // A lone question takes the text as its answer; two do not.
+  const auto question = json::parse(R"([{"call_id": "q1", "kind": "question"}])").as_array();
+  read = ReadTaskAnswer(json::parse(R"([{"text": "A-7"}])").as_array(), question);
+  ASSERT_TRUE(std::holds_alternative<ApprovalRequest>(read));
+  EXPECT_EQ(std::get<ApprovalRequest>(read).answered.at(0).first, "q1");
+  EXPECT_EQ(std::get<ApprovalRequest>(read).answered.at(0).second, "A-7");
+  const auto two = json::parse(R"([{"call_id": "q1", "kind": "question"},
+                                   {"call_id": "q2", "kind": "question"}])")
+                       .as_array();
+  EXPECT_TRUE(std::holds_alternative<ProtocolError>(
+      ReadTaskAnswer(json::parse(R"([{"text": "A-7"}])").as_array(), two)));
+}
+
+TEST(A2aCard, DeclaresBothBindingsStreamingAndTheAgentAsASkill) {
+  const auto card = AgentCard(
+      {"https://gw.example.com/a2a/acme/prod/bot/", "bot", "Bot", "Answers orders", 3, true});
+  EXPECT_EQ(card.at("version"), "3");
+  const auto& interfaces = card.at("supportedInterfaces").as_array();
+  ASSERT_EQ(interfaces.size(), 2u);
+  EXPECT_EQ(interfaces[0].at("protocolBinding"), "JSONRPC");
+  EXPECT_EQ(interfaces[1].at("protocolBinding"), "HTTP+JSON");
+  EXPECT_EQ(interfaces[1].at("url"), "https://gw.example.com/a2a/acme/prod/bot/");
+  EXPECT_EQ(card.at("capabilities").at("pushNotifications"), false);
+  EXPECT_EQ(card.at("skills").at(0).at("id"), "bot");
+  EXPECT_EQ(card.at("defaultOutputModes").as_array().size(), 2u);  // structured: JSON too
+}
+
+}  // namespace
+}  // namespace agentgate::a2a

@@ -1,0 +1,54 @@
+#include "domain/a2a/agent_card.hpp"
+
+#include "domain/a2a/protocol.hpp"
+
+#include <boost/json/array.hpp>
+
+namespace agentgate::a2a {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char* kBearerScheme = "agentgateApiKey";
+
+json::object Interface(const std::string& url, std::string_view binding) {
+  return json::object{
+      {"url", url}, {"protocolBinding", binding}, {"protocolVersion", kProtocolVersion}};
+}
+
+}  // namespace
+
+json::object AgentCard(const CardFacts& facts) {
+  const std::string description = facts.description.empty() ? facts.name : facts.description;
+  json::array output_modes{"text/plain"};
+  if (facts.structured) output_modes.emplace_back("application/json");
+  json::object skill{{"id", facts.agent_id},
+                     {"name", facts.name.empty() ? facts.agent_id : facts.name},
+                     {"description", description},
+                     {"tags", json::array{facts.agent_id}}};
+  json::object bearer{
+      {"httpAuthSecurityScheme",
+       json::object{{"scheme", "Bearer"},
+                    {"description",
+                     "An agentgate API key (agk_...) of this organization and environment, with "
+                     "the chat permission on this agent"}}}};
+  json::object requirement{
+      {"schemes", json::object{{kBearerScheme, json::object{{"list", json::array{}}}}}}};
+  return json::object{
+      {"name", facts.name.empty() ? facts.agent_id : facts.name},
+      {"description", description},
+      {"supportedInterfaces", json::array{Interface(facts.interface_url, "JSONRPC"),
+                                          Interface(facts.interface_url, "HTTP+JSON")}},
+      {"version", std::to_string(facts.version)},
+      {"capabilities",
+       json::object{
+           {"streaming", true}, {"pushNotifications", false}, {"extendedAgentCard", false}}},
+      {"securitySchemes", json::object{{kBearerScheme, std::move(bearer)}}},
+      {"securityRequirements", json::array{std::move(requirement)}},
+      {"defaultInputModes", json::array{"text/plain", "application/json"}},
+      {"defaultOutputModes", std::move(output_modes)},
+      {"skills", json::array{std::move(skill)}}};
+}
+
+}  // namespace agentgate::a2a

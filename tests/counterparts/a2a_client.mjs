@@ -1,0 +1,119 @@
+// The official A2A JS SDK's client (@a2a-js/sdk, pinned) against an agent's interface, for the
+// black-box tests of the A2A server (docs/a2a.md). It finds the agent by its card
+// (<url>.well-known/agent-card.json) with the key as a Bearer credential, on the binding asked
+// for, as an application would.
+//   node a2a_client.mjs --url URL --key KEY --transport JSONRPC|HTTP+JSON --call CALL [...]
+//   CALL: card                                    the card the client resolved
+//         send --text T [--data JSON] [--message-id ID] [--context C] [--task T] [--immediately true]
+//         stream --text T [--data JSON] [--message-id ID] [--context C] [--task T]
+//                                                   every stream response, in order
+//         (--data: a data part; with --task, the answer to a task that waits for its caller)
+//         get --task ID | cancel --task ID | subscribe --task ID
+//         list | push-create --task ID              (operations the agent does not offer)
+// Prints one JSON line: {"result": ...} in the protocol's JSON, or {"error": {name, message,
+// reason}}: the SDK's own error class.
+import { Role, Message, StreamResponse, Task, AgentCard } from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
+import { randomUUID } from 'node:crypto';
+
+const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
+
+const auth = { Authorization: `Bearer ${arg('key')}` };
+// The card is read apart from the transports: it needs the credential too.
+const fetchWithKey = (input, init) => {
+  const headers = new Headers(auth);
+  new Headers(init?.headers).forEach((value, key) => headers.set(key, value));
+  return fetch(input, { ...init, headers });
+};
+
+const factory = new ClientFactory(
+  ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: fetchWithKey }),
+    transports: [new JsonRpcTransportFactory(), new RestTransportFactory()],
+    preferredTransports: [arg('transport') ?? 'JSONRPC'],
+  })
+);
+
+const options = { serviceParameters: auth };
+
+const message = () => ({
+  messageId: arg('message-id') ?? randomUUID(),
+  role: Role.ROLE_USER,
+  parts: [
+    ...(arg('text') !== undefined
+      ? [{ content: { $case: 'text', value: arg('text') }, filename: '', mediaType: 'text/plain' }]
+      : []),
+    ...(arg('data') !== undefined
+      ? [{ content: { $case: 'data', value: JSON.parse(arg('data')) }, filename: '', mediaType: '' }]
+      : []),
+  ],
+  taskId: arg('task') ?? '',
+  contextId: arg('context') ?? '',
+  extensions: [],
+  metadata: undefined,
+  referenceTaskIds: [],
+});
+
+const request = () => ({
+  tenant: '',
+  message: message(),
+  configuration:
+    arg('immediately') === 'true'
+      ? { acceptedOutputModes: [], returnImmediately: true, taskPushNotificationConfig: undefined }
+      : undefined,
+  metadata: undefined,
+});
+
+async function collect(stream) {
+  const seen = [];
+  for await (const event of stream) seen.push(StreamResponse.toJSON(event));
+  return seen;
+}
+
+async function run() {
+  const client = await factory.createFromUrl(arg('url'));
+  switch (arg('call')) {
+    case 'card':
+      return AgentCard.toJSON(await client.getAgentCard());
+    case 'send': {
+      const answer = await client.sendMessage(request(), options);
+      return 'status' in answer ? { task: Task.toJSON(answer) } : { message: Message.toJSON(answer) };
+    }
+    case 'stream':
+      return collect(client.sendMessageStream(request(), options));
+    case 'get':
+      return Task.toJSON(await client.getTask({ tenant: '', id: arg('task') }, options));
+    case 'cancel':
+      return Task.toJSON(
+        await client.cancelTask({ tenant: '', id: arg('task'), metadata: undefined }, options)
+      );
+    case 'subscribe':
+      return collect(client.resubscribeTask({ tenant: '', id: arg('task') }, options));
+    case 'list':
+      return client.listTasks({ tenant: '', contextId: '', status: 0, pageToken: '' }, options);
+    case 'push-create':
+      return client.createTaskPushNotificationConfig(
+        { tenant: '', id: '', taskId: arg('task'), url: 'https://example.com/hook', token: '' },
+        options
+      );
+    default:
+      throw new Error(`unknown --call ${arg('call')}`);
+  }
+}
+
+try {
+  console.log(JSON.stringify({ result: await run() }));
+} catch (error) {
+  console.log(
+    JSON.stringify({ error: { name: error.name, message: error.message, reason: error.reason } })
+  );
+}

@@ -1,0 +1,334 @@
+"""Agents as A2A 1.0 agents (docs/a2a.md, issue 77), through the binary, spoken to by the official
+A2A JS SDK's client (tests/counterparts/a2a_client.mjs, pinned) on both of its bindings, JSON-RPC
+and HTTP+JSON, and by raw HTTP for what the SDK never sends: the card, a task's send, stream,
+read, cancel and subscribe, a resent message, and the protocol's errors."""
+import json
+import time
+
+import counterparts
+import pytest
+from daemon_harness import API_KEY, Tenant, config_for
+from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
+from test_openai_api import new_key
+
+BINDINGS = ["JSONRPC", "HTTP+JSON"]
+
+
+def start(start_server, llm):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("bot", description="Answers questions about orders.")
+    return tenant
+
+
+def interface(tenant, agent="bot", env="prod"):
+    return f"http://{tenant.server.host}:{tenant.server.port}/a2a/{tenant.org}/{env}/{agent}/"
+
+
+def client(tenant, key, transport, call, **args):
+    url = args.pop("url", interface(tenant))
+    return counterparts.run_script(
+        "a2a_client.mjs", ["--url", url, "--key", key, "--transport", transport, "--call", call], args)
+
+
+def rpc(tenant, key, method, params, version="1.0", agent="bot"):
+    headers = {"authorization": f"Bearer {key}", "content-type": "application/json"}
+    if version is not None:
+        headers["a2a-version"] = version
+    body = {"jsonrpc": "2.0", "id": 7, "method": method, "params": params}
+    return tenant.server.request("POST", f"/a2a/{tenant.org}/prod/{agent}/", body, headers=headers)
+
+
+def reply_text(task):
+    return "".join(p.get("text", "") for a in task.get("artifacts", []) for p in a["parts"])
+
+
+def streamed_text(events):
+    """The reply as a follower of the stream has it: appends, or a replacement."""
+    text = ""
+    for event in events:
+        update = event.get("artifactUpdate")
+        if update:
+            piece = "".join(p.get("text", "") for p in update["artifact"]["parts"])
+            text = text + piece if update.get("append") else piece
+    return text
+
+
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_the_sdk_finds_the_agent_by_its_card_and_is_answered_a_completed_task(start_server, llm, transport):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    card = client(tenant, key, transport, "card")["result"]
+    assert card["name"] == "bot" and card["description"] == "Answers questions about orders."
+    assert card["version"] == "1"
+    assert {(i["protocolBinding"], i["protocolVersion"], i["url"]) for i in card["supportedInterfaces"]} == {
+        ("JSONRPC", "1.0", interface(tenant)), ("HTTP+JSON", "1.0", interface(tenant))}
+    assert card["capabilities"]["streaming"] is True and card["capabilities"]["pushNotifications"] is False
+    assert card["skills"][0]["id"] == "bot"
+
+    llm.push(openai_text("Order A-1 ships today."))
+    task = client(tenant, key, transport, "send", text="When does A-1 ship?")["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
+    assert task["id"].startswith("run_") and task["contextId"].startswith("conv_")
+    assert reply_text(task) == "Order A-1 ships today."
+    assert llm.requests[-1]["body"]["messages"][-1]["content"] == "When does A-1 ship?"
+    # The task is the run: read back by GetTask, and seen by the runs API.
+    again = client(tenant, key, transport, "get", task=task["id"])["result"]
+    assert again["status"]["state"] == "TASK_STATE_COMPLETED" and reply_text(again) == "Order A-1 ships today."
+    status, _, run = tenant.server.request("GET", f"/api/runs/{task['id']}",
+                                           headers={"authorization": f"Bearer {key}"})
+    assert status == 200 and run["status"] == "completed", run
+
+    # The context is the conversation: the next message continues it.
+    llm.push(openai_text("Yes, by courier."))
+    follow = client(tenant, key, transport, "send", text="By courier?", context=task["contextId"])["result"]["task"]
+    assert follow["contextId"] == task["contextId"] and reply_text(follow) == "Yes, by courier."
+    sent = [(m["role"], m["content"]) for m in llm.requests[-1]["body"]["messages"][1:]]
+    assert sent == [("user", "When does A-1 ship?"), ("assistant", "Order A-1 ships today."),
+                    ("user", "By courier?")]
+
+
+def test_a_message_sent_twice_is_one_task_and_one_model_call(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("Once."))
+    first = client(tenant, key, "JSONRPC", "send", text="hi", message_id="m-1")["result"]["task"]
+    again = client(tenant, key, "HTTP+JSON", "send", text="hi", message_id="m-1")["result"]["task"]
+    assert again["id"] == first["id"] and reply_text(again) == "Once."
+    assert len(llm.requests) == 1
+    # Another message under the same id is refused, naming the field.
+    other = client(tenant, key, "JSONRPC", "send", text="something else", message_id="m-1")["error"]
+    assert other["reason"] == "INVALID_PARAMS" and "message.messageId" in other["message"], other
+    assert len(llm.requests) == 1
+
+
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_a_streamed_message_is_the_task_then_its_reply_as_artifact_updates_then_its_end(
+        start_server, llm, transport):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    reply = "The parcel left the warehouse this morning and arrives on Thursday before noon."
+    llm.push(dict(openai_text(reply), piece=6, event_delay=0.02))
+    events = client(tenant, key, transport, "stream", text="Where is my parcel?")["result"]
+    assert "task" in events[0], events
+    task_id = events[0]["task"]["id"]
+    updates = [e["artifactUpdate"] for e in events if "artifactUpdate" in e]
+    assert len(updates) >= 3, events  # the reply came in pieces, not whole at the end
+    assert all(u["taskId"] == task_id and u["artifact"]["artifactId"] == "reply" for u in updates)
+    assert updates[-1]["lastChunk"] is True
+    assert streamed_text(events) == reply
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", events[-1]
+    task = client(tenant, key, transport, "get", task=task_id)["result"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and reply_text(task) == reply
+
+
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_a_task_returned_at_once_is_followed_by_subscribe_and_read_back(start_server, llm, transport):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(dict(openai_text("Done after a while."), delay=1.5))
+    task = client(tenant, key, transport, "send", text="slow one", immediately="true")["result"]["task"]
+    assert task["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"), task
+    events = client(tenant, key, transport, "subscribe", task=task["id"])["result"]
+    assert events[0]["task"]["id"] == task["id"], events
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", events
+    assert streamed_text(events) == "Done after a while."
+    # An ended task has nothing to subscribe to: the protocol's error.
+    ended = client(tenant, key, transport, "subscribe", task=task["id"])["error"]
+    assert ended["name"] == "UnsupportedOperationError", ended
+
+
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_a_running_task_is_canceled_and_an_ended_one_is_not_cancelable(start_server, llm, transport):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(dict(openai_text("too late"), delay=20))
+    task = client(tenant, key, transport, "send", text="slow", immediately="true")["result"]["task"]
+    deadline = time.time() + 10
+    while not llm.requests and time.time() < deadline:
+        time.sleep(0.05)
+    canceled = client(tenant, key, transport, "cancel", task=task["id"])["result"]
+    assert canceled["status"]["state"] == "TASK_STATE_CANCELED", canceled
+    again = client(tenant, key, transport, "cancel", task=task["id"])["result"]
+    assert again["status"]["state"] == "TASK_STATE_CANCELED"
+
+    llm.push(openai_text("quick"))
+    done = client(tenant, key, transport, "send", text="quick")["result"]["task"]
+    refused = client(tenant, key, transport, "cancel", task=done["id"])["error"]
+    assert refused["name"] == "TaskNotCancelableError", refused
+
+
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_tasks_of_other_agents_callers_or_none_are_not_found(start_server, llm, transport):
+    tenant = start(start_server, llm)
+    tenant.agent("other")
+    key = new_key(tenant, agents=("bot", "other"))
+    llm.push(openai_text("mine"))
+    task = client(tenant, key, transport, "send", text="hi")["result"]["task"]
+    missing = client(tenant, key, transport, "get", task="run_0000000000000000")["error"]
+    assert missing["name"] == "TaskNotFoundError", missing
+    # The same task asked of another agent's interface, or by a key of another organization.
+    elsewhere = client(tenant, key, transport, "get", task=task["id"], url=interface(tenant, agent="other"))
+    assert elsewhere["error"]["name"] == "TaskNotFoundError", elsewhere
+    stranger = Tenant(tenant.server, org="globex")
+    stranger.agent("bot")
+    foreign = client(stranger, new_key(stranger), transport, "get", task=task["id"])["error"]
+    assert foreign["name"] == "TaskNotFoundError", foreign
+
+
+def test_a_caller_without_a_grant_is_rejected_and_the_task_is_not_kept(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant, permissions=())
+    status, _, body = rpc(tenant, key, "SendMessage",
+                          {"message": {"messageId": "r-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}})
+    assert status == 200, body
+    task = body["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_REJECTED", task
+    assert "forbidden" in task["status"]["message"]["parts"][0]["text"]
+    _, _, read = rpc(tenant, new_key(tenant), "GetTask", {"id": task["id"]})
+    assert read["error"]["code"] == -32001, read
+    assert len(llm.requests) == 0
+    # An agent not deployed in the environment is not there at all.
+    status, _, body = rpc(tenant, key, "SendMessage",
+                          {"message": {"messageId": "r-2", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
+                          agent="nobody")
+    assert status == 404 and body["error"]["code"] == -32600, body
+
+
+def test_the_protocols_errors_name_what_is_wrong(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+
+    def message(**fields):
+        return {"message": {"messageId": "e-1", "role": "ROLE_USER", "parts": [{"text": "hi"}], **fields}}
+
+    _, _, no_version = rpc(tenant, key, "SendMessage", message(), version=None)
+    assert no_version["error"]["code"] == -32009, no_version
+    _, _, wrong_version = rpc(tenant, key, "SendMessage", message(), version="2.0")
+    assert wrong_version["error"]["code"] == -32009, wrong_version
+    _, _, file_part = rpc(tenant, key, "SendMessage",
+                          message(parts=[{"url": "https://example.com/a.pdf", "mediaType": "application/pdf"}]))
+    assert file_part["error"]["code"] == -32005, file_part
+    _, _, no_parts = rpc(tenant, key, "SendMessage", message(parts=[]))
+    assert no_parts["error"]["code"] == -32602, no_parts
+    violation = no_parts["error"]["data"][1]["fieldViolations"][0]
+    assert violation["field"] == "message.parts", no_parts
+    _, _, unknown_context = rpc(tenant, key, "SendMessage", message(contextId="conv_ffffffffffffffff"))
+    assert unknown_context["error"]["code"] == -32602, unknown_context
+    _, _, no_method = rpc(tenant, key, "message/teleport", {})
+    assert no_method["error"]["code"] == -32601, no_method
+    status, _, not_json = tenant.server.request(
+        "POST", f"/a2a/{tenant.org}/prod/bot/", raw="{nope",
+        headers={"authorization": f"Bearer {key}", "a2a-version": "1.0", "content-type": "application/json"})
+    assert status == 200 and not_json["error"]["code"] == -32700, not_json
+    assert len(llm.requests) == 0
+    # What the agent does not offer, in the SDK's own error classes.
+    listed = client(tenant, key, "HTTP+JSON", "list")["error"]
+    assert listed["name"] == "UnsupportedOperationError", listed
+    pushed = client(tenant, key, "JSONRPC", "push-create", task="run_0000000000000000")["error"]
+    assert pushed["name"] == "PushNotificationNotSupportedError", pushed
+
+
+def test_the_card_needs_a_credential_of_its_environment_and_is_cached_by_etag(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    path = f"/a2a/{tenant.org}/prod/bot/.well-known/agent-card.json"
+    status, headers, _ = tenant.server.request("GET", path)
+    assert status == 401 and headers["www-authenticate"].startswith("Bearer"), headers
+    status, headers, card = tenant.server.request("GET", path, headers={"authorization": f"Bearer {key}"})
+    assert status == 200 and card["name"] == "bot", card
+    assert headers["cache-control"].startswith("private"), headers
+    status, _, _ = tenant.server.request("GET", path, headers={"authorization": f"Bearer {key}",
+                                                              "if-none-match": headers["etag"]})
+    assert status == 304
+    # Another environment's or agent's interface is not there for this key.
+    tenant.server.admin("POST", f"/orgs/{tenant.org}/environments", {"name": "staging"})
+    status, _, _ = tenant.server.request("GET", f"/a2a/{tenant.org}/staging/bot/.well-known/agent-card.json",
+                                         headers={"authorization": f"Bearer {key}"})
+    assert status == 404
+    status, _, _ = tenant.server.request("GET", f"/a2a/{tenant.org}/prod/nobody/.well-known/agent-card.json",
+                                         headers={"authorization": f"Bearer {key}"})
+    assert status == 404
+
+
+def test_a_late_block_replaces_the_streamed_text_with_the_placeholder_and_fails_the_task(start_server, llm):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("bot", safety={"detect": ["credit_card"], "placeholder": "Withheld."})
+    key = new_key(tenant)
+    prose = "Here is everything we have on file for your account, as you asked a moment ago. " * 3
+    llm.push(dict(openai_text(prose + "The card is 4111 1111 1111 1111."), piece=5))
+    events = client(tenant, key, "JSONRPC", "stream", text="everything")["result"]
+    shown = json.dumps(events)
+    assert "4111" not in shown and "1111 1111" not in shown
+    assert any("artifactUpdate" in e and e["artifactUpdate"].get("append") for e in events), events
+    assert streamed_text(events) == "Withheld."
+    end = events[-1]["statusUpdate"]["status"]
+    assert end["state"] == "TASK_STATE_FAILED" and "blocked" in end["message"]["parts"][0]["text"], end
+
+
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_a_task_that_needs_an_approval_is_input_required_and_answered_with_a_data_part(
+        start_server, llm, transport):
+    tools = FakeToolServer()
+    try:
+        server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+        tenant = Tenant(server)
+        tenant.agent("bot", tools=[{"type": "http", "name": "refund", "description": "Refunds",
+                                    "parameters": {"type": "object"}, "method": "POST",
+                                    "url": f"http://127.0.0.1:{tools.port}/refund", "approval": "always"}])
+        key = new_key(tenant, permissions=("chat", "approve"))
+        llm.push(openai_tools([("refund", {"order": "A-1"})]))
+        task = client(tenant, key, transport, "send", text="refund A-1")["result"]["task"]
+        status = task["status"]
+        assert status["state"] == "TASK_STATE_INPUT_REQUIRED", task
+        needs = status["message"]["parts"][1]["data"]
+        assert needs["run_id"] == task["id"]
+        assert needs["pending_actions"] == [{"call_id": "call_0", "kind": "approval", "tool": "refund",
+                                             "arguments": {"order": "A-1"}}], needs
+        assert client(tenant, key, transport, "get", task=task["id"])["result"]["status"]["state"] == \
+            "TASK_STATE_INPUT_REQUIRED"
+        assert tools.calls == []  # nothing ran before its approval
+
+        # Text never approves a call; a key without `approve` may not decide; a wrong context is refused.
+        text = client(tenant, key, transport, "send", text="yes, go ahead", task=task["id"])["error"]
+        assert text["reason"] == "INVALID_PARAMS" and "message.parts" in text["message"], text
+        chat_only = new_key(tenant, permissions=("chat",))
+        approve = {"decisions": [{"call_id": "call_0", "approve": True}]}
+        denied = client(tenant, chat_only, transport, "send", data=approve, task=task["id"])["error"]
+        # The protocol has no error of its own for it: the SDK's generic class, our message.
+        assert "no 'approve' grant" in denied["message"], denied
+        bad = client(tenant, key, transport, "send", data={"decisions": [{"call_id": "call_0"}]},
+                     task=task["id"])["error"]
+        assert bad["reason"] == "INVALID_PARAMS" and "message.parts[0].data.decisions[0]" in bad["message"], bad
+        assert tools.calls == []
+
+        llm.push(openai_text("Refunded A-1."))
+        done = client(tenant, key, transport, "send", data=approve, task=task["id"],
+                      context=task["contextId"])["result"]["task"]
+        assert done["id"] == task["id"] and done["status"]["state"] == "TASK_STATE_COMPLETED", done
+        assert reply_text(done) == "Refunded A-1."
+        assert len(tools.calls) == 1
+        ended = client(tenant, key, transport, "send", data=approve, task=task["id"])["error"]
+        assert ended["name"] == "UnsupportedOperationError", ended
+    finally:
+        tools.close()
+
+
+def test_a_question_is_answered_with_text_and_the_answer_streams(start_server, llm):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("bot", ask_user=True)
+    key = new_key(tenant)
+    llm.push(openai_tools([("ask_user", {"question": "Which order?"})], text="I need the order."))
+    task = client(tenant, key, "JSONRPC", "send", text="refund my order")["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", task
+    [need] = task["status"]["message"]["parts"][1]["data"]["pending_actions"]
+    assert need["kind"] == "question" and need["question"] == "Which order?", need
+    llm.push(dict(openai_text("Refunding order A-7 now, it takes a day or two."), piece=5))
+    events = client(tenant, key, "JSONRPC", "stream", text="A-7", task=task["id"])["result"]
+    assert events[0]["task"]["id"] == task["id"], events
+    assert streamed_text(events) == "Refunding order A-7 now, it takes a day or two."
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", events
+    results = [m["content"] for m in llm.requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert results == ["A-7"], results
