@@ -4,6 +4,7 @@
 // for, as an application would.
 //   node a2a_client.mjs --url URL --key KEY --transport JSONRPC|HTTP+JSON --call CALL [...]
 //   CALL: card                                    the card the client resolved
+//         verify                                  the card's signature checked against our JWKS
 //         send --text T [--data JSON] [--message-id ID] [--context C] [--task T] [--immediately true]
 //         stream --text T [--data JSON] [--message-id ID] [--context C] [--task T]
 //                                                   every stream response, in order
@@ -12,7 +13,16 @@
 //         list | push-create --task ID              (operations the agent does not offer)
 // Prints one JSON line: {"result": ...} in the protocol's JSON, or {"error": {name, message,
 // reason}}: the SDK's own error class.
-import { Role, Message, StreamResponse, Task, AgentCard } from '@a2a-js/sdk';
+import {
+  Role,
+  Message,
+  StreamResponse,
+  Task,
+  AgentCard,
+  canonicalizeAgentCard,
+  verifyAgentCardSignature,
+} from '@a2a-js/sdk';
+import * as jose from 'jose';
 import {
   ClientFactory,
   ClientFactoryOptions,
@@ -82,6 +92,24 @@ async function collect(stream) {
 async function run() {
   const client = await factory.createFromUrl(arg('url'));
   switch (arg('call')) {
+    case 'verify': {
+      // The card as served, verified with the key its signature's jku publishes (jose), as the
+      // SDK's own sample does; then a tampered copy, which must not verify.
+      const raw = await (await fetchWithKey(new URL('.well-known/agent-card.json', arg('url')))).json();
+      const header = JSON.parse(Buffer.from(raw.signatures[0].protected, 'base64url').toString());
+      const verifier = verifyAgentCardSignature(async (kid, jku) => {
+        const jwks = await (await fetch(jku)).json();
+        return jose.importJWK(jwks.keys.find((k) => k.kid === kid), 'ES256');
+      });
+      await verifier(raw);
+      let tampered = 'verified';
+      try {
+        await verifier({ ...raw, description: 'something else' });
+      } catch {
+        tampered = 'refused';
+      }
+      return { header, tampered, canonical: canonicalizeAgentCard(raw) };
+    }
     case 'card':
       return AgentCard.toJSON(await client.getAgentCard());
     case 'send': {

@@ -332,3 +332,18 @@ def test_a_question_is_answered_with_text_and_the_answer_streams(start_server, l
     assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", events
     results = [m["content"] for m in llm.requests[-1]["body"]["messages"] if m["role"] == "tool"]
     assert results == ["A-7"], results
+
+
+def test_the_card_is_signed_with_the_key_the_jwks_publishes_and_resigned_after_a_rotation(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    signed = client(tenant, key, "JSONRPC", "verify")["result"]
+    header = signed["header"]
+    base = f"http://{tenant.server.host}:{tenant.server.port}"
+    assert header["alg"] == "ES256" and header["typ"] == "JOSE" and header["jku"] == base + "/oauth/jwks", header
+    assert signed["tampered"] == "refused"
+    assert '"name":"bot"' in signed["canonical"]
+    status, _, rotated = tenant.server.admin("POST", "/oauth/signing-keys/rotate")
+    assert status in (200, 201), rotated
+    again = client(tenant, key, "JSONRPC", "verify")["result"]
+    assert again["header"]["kid"] != header["kid"] and again["tampered"] == "refused", again

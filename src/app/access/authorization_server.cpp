@@ -3,6 +3,7 @@
 #include "app/seal_contexts.hpp"
 #include "domain/auth/access_token.hpp"
 #include "domain/auth/oauth_metadata.hpp"
+#include "domain/json_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -153,6 +154,18 @@ asio::awaitable<Result<IssuedAccessToken>> AuthorizationServer::IssueToken(
   issued.expires_in_s = settings_.token_lifetime_s;
   issued.scope = claims.scope;
   co_return issued;
+}
+
+asio::awaitable<Result<AuthorizationServer::DetachedSignature>> AuthorizationServer::SignDetached(
+    std::string payload, std::string jku) {
+  AG_CO_TRY(const auto key, co_await CurrentKey());
+  json_text::ObjectWriter header;
+  header.String("alg", "ES256").String("typ", "JOSE").String("kid", key.first).String("jku", jku);
+  DetachedSignature signed_;
+  signed_.protected_header = crypto::Base64Url(header.Finish());
+  const std::string input = signed_.protected_header + "." + crypto::Base64Url(payload);
+  signed_.signature = crypto::Base64Url(crypto::SignEs256(key.second, input));
+  co_return signed_;
 }
 
 void AuthorizationServer::Remember(const std::string& digest, const Verified& verified) {

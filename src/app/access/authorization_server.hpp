@@ -68,6 +68,16 @@ class AuthorizationServer {
   // 403 when its API token may no longer use its environment.
   boost::asio::awaitable<Result<Caller>> Admit(std::string token, std::string base);
 
+  // A detached JWS (RFC 7515 appendix F) of `payload` under the current key, as an A2A card's
+  // signature carries it: the protected header ({alg: ES256, typ: JOSE, kid, jku}) and the
+  // signature, each base64url. Verified with the key `jku` publishes (the JWKS).
+  struct DetachedSignature {
+    std::string protected_header;  // base64url
+    std::string signature;         // base64url
+  };
+  boost::asio::awaitable<Result<DetachedSignature>> SignDetached(std::string payload,
+                                                                 std::string jku);
+
   // The keys that verify: the current one and the retired ones still in their overlap.
   boost::asio::awaitable<Result<std::vector<PublishedKey>>> PublishedKeys();
 

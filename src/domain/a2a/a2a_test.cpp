@@ -262,3 +262,19 @@ TEST(A2aCard, DeclaresBothBindingsStreamingAndTheAgentAsASkill) {
 
 }  // namespace
 }  // namespace agentgate::a2a
+
+namespace agentgate::a2a {
+namespace {
+
+TEST(A2aCard, TheSignedFormLeavesOutEmptiesAndSignaturesAndSortsKeys) {
+  const auto card = boost::json::parse(R"({"name": "b", "description": "", "skills": [],
+      "capabilities": {"streaming": false, "extensions": []},
+      "securityRequirements": [{"schemes": {"k": {"list": []}}}],
+      "signatures": [{"protected": "x", "signature": "y"}], "version": "1"})")
+                        .as_object();
+  EXPECT_EQ(CanonicalCard(card),
+            R"({"capabilities":{"streaming":false},"name":"b","version":"1"})");
+}
+
+}  // namespace
+}  // namespace agentgate::a2a

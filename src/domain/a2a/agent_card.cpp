@@ -1,6 +1,7 @@
 #include "domain/a2a/agent_card.hpp"
 
 #include "domain/a2a/protocol.hpp"
+#include "domain/json_text.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -17,7 +18,36 @@ json::object Interface(const std::string& url, std::string_view binding) {
       {"url", url}, {"protocolBinding", binding}, {"protocolVersion", kProtocolVersion}};
 }
 
+// The value without its empty members (null when nothing is left of it).
+json::value WithoutEmpty(const json::value& v) {
+  if (v.is_null() || (v.is_string() && v.get_string().empty())) return nullptr;
+  if (v.is_array()) {
+    json::array kept;
+    for (const auto& item : v.get_array()) {
+      json::value cleaned = WithoutEmpty(item);
+      if (!cleaned.is_null()) kept.push_back(std::move(cleaned));
+    }
+    return kept.empty() ? json::value(nullptr) : json::value(std::move(kept));
+  }
+  if (v.is_object()) {
+    json::object kept;
+    for (const auto& [key, item] : v.get_object()) {
+      json::value cleaned = WithoutEmpty(item);
+      if (!cleaned.is_null()) kept[key] = std::move(cleaned);
+    }
+    return kept.empty() ? json::value(nullptr) : json::value(std::move(kept));
+  }
+  return v;
+}
+
 }  // namespace
+
+std::string CanonicalCard(const json::object& card) {
+  json::object unsigned_card = card;
+  unsigned_card.erase("signatures");
+  const json::value cleaned = WithoutEmpty(unsigned_card);
+  return cleaned.is_null() ? "{}" : json_text::WriteCanonical(cleaned);
+}
 
 json::object AgentCard(const CardFacts& facts) {
   const std::string description = facts.description.empty() ? facts.name : facts.description;

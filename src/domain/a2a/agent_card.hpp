@@ -5,6 +5,7 @@
 #include <boost/json/object.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace agentgate::a2a {
 
@@ -20,5 +21,10 @@ struct CardFacts {
 // Both bindings at the one URL, protocol 1.0; streaming; no push notifications and no extended
 // card; the agent as one skill; API keys as Bearer tokens.
 boost::json::object AgentCard(const CardFacts& facts);
+
+// The card as its signature covers it (the specification's §8.4.1, as the official SDKs compute
+// it): without `signatures`, every empty string, array, object and null left out, keys sorted,
+// no whitespace (RFC 8785; the card holds no numbers).
+std::string CanonicalCard(const boost::json::object& card);
 
 }  // namespace agentgate::a2a

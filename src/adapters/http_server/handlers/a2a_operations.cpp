@@ -242,8 +242,22 @@ asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r, const A
                        loaded.config.description,
                        loaded.version,
                        loaded.config.output_schema.has_value()};
-  std::string body = json_text::Write(a2a::AgentCard(facts));
-  const std::string etag = "\"" + ToHex(crypto::Sha256(body)).substr(0, 32) + "\"";
+  json::object card = a2a::AgentCard(facts);
+  const std::string canonical = a2a::CanonicalCard(card);
+  // Signed as served, with the current key: a rotation re-signs it. Without a master key (no key
+  // to open) it goes unsigned.
+  auto signature =
+      co_await deps.oauth.SignDetached(canonical, *base + std::string(oauth::kJwksPath));
+  std::string kid;
+  if (signature) {
+    card["signatures"] = json::array{json::object{{"protected", signature->protected_header},
+                                                  {"signature", signature->signature}}};
+    kid = signature->protected_header;
+  }
+  // ECDSA signatures differ each time: the tag is the content's and the key's.
+  const std::string etag =
+      "\"" + ToHex(crypto::Sha256(canonical + "\n" + kid)).substr(0, 32) + "\"";
+  std::string body = json_text::Write(card);
   Response response;
   if (const auto match = r.Header("if-none-match"); match && *match == etag) {
     response.status = 304;
