@@ -347,3 +347,33 @@ def test_the_card_is_signed_with_the_key_the_jwks_publishes_and_resigned_after_a
     assert status in (200, 201), rotated
     again = client(tenant, key, "JSONRPC", "verify")["result"]
     assert again["header"]["kid"] != header["kid"] and again["tampered"] == "refused", again
+
+
+def test_an_oauth_client_calls_with_an_a2a_token_and_an_mcp_one_is_refused(start_server, llm):
+    from test_mcp_oauth import access_token, mcp, register
+    tenant = start(start_server, llm)
+    client_pair = register(tenant)
+    base = f"http://{tenant.server.host}:{tenant.server.port}"
+    card = client(tenant, new_key(tenant), "JSONRPC", "card")["result"]
+    flow = card["securitySchemes"]["agentgateOAuth"]["oauth2SecurityScheme"]["flows"]["clientCredentials"]
+    assert flow["tokenUrl"] == base + "/oauth/token" and "a2a" in flow["scopes"], card
+
+    a2a_token = access_token(tenant.server, client_pair, resource=base + "/a2a")
+    assert a2a_token["scope"] == "a2a", a2a_token
+    llm.push(openai_text("Over OAuth."))
+    task = client(tenant, a2a_token["access_token"], "HTTP+JSON", "send", text="hi")["result"]["task"]
+    assert reply_text(task) == "Over OAuth."
+    # A token for /mcp only is not one for /a2a (nor the other way round).
+    mcp_token = access_token(tenant.server, client_pair, scope="mcp")["access_token"]
+    status, headers, _ = rpc(tenant, mcp_token, "GetTask", {"id": task["id"]})
+    assert status == 401 and 'scope="a2a"' in headers["www-authenticate"], headers
+    assert "invalid_token" in headers["www-authenticate"]
+    status, _, _ = mcp(tenant.server, a2a_token["access_token"])
+    assert status == 401
+    # Asking for nothing grants both, each at its own resource.
+    both = access_token(tenant.server, client_pair)
+    assert both["scope"] == "mcp a2a", both
+    _, _, read = rpc(tenant, both["access_token"], "GetTask", {"id": task["id"]})
+    assert read["result"]["status"]["state"] == "TASK_STATE_COMPLETED", read
+    status, _, listed = mcp(tenant.server, both["access_token"])
+    assert status == 200, listed

@@ -137,14 +137,14 @@ asio::awaitable<Result<IssuedAccessToken>> AuthorizationServer::IssueToken(
             "'");
   }
   AG_CO_TRY(std::string scope, oauth::GrantedScope(request.scope));
-  AG_CO_TRYV(oauth::CheckResource(request.resource, oauth::ResourceOf(base)));
+  AG_CO_TRY(auto target, oauth::TargetOf(request.resource, scope, base));
 
   AG_CO_TRY(const auto key, co_await CurrentKey());
   oauth::AccessTokenClaims claims;
   claims.issuer = base;
-  claims.audience = oauth::ResourceOf(base);
+  claims.audiences = std::move(target.audiences);
   claims.client_id = registered.id;
-  claims.scope = std::move(scope);
+  claims.scope = std::move(target.scope);
   claims.jti = crypto::RandomHex(16);
   claims.issued_at_s = clock_.NowMs() / 1000;
   claims.expires_at_s = claims.issued_at_s + settings_.token_lifetime_s;
@@ -180,8 +180,10 @@ void AuthorizationServer::Remember(const std::string& digest, const Verified& ve
 }
 
 asio::awaitable<Result<AuthorizationServer::Verified>> AuthorizationServer::Verify(
-    const std::string& token, const std::string& base) {
-  const std::string digest = crypto::Sha256(base + "\n" + token);
+    const std::string& token, const std::string& base, Resource resource) {
+  const bool a2a = resource == Resource::kA2a;
+  // A token verified for one resource is not thereby verified for the other.
+  const std::string digest = crypto::Sha256(base + (a2a ? "\na2a\n" : "\n") + token);
   const std::int64_t now_s = clock_.NowMs() / 1000;
   std::optional<Verified> remembered;
   {
@@ -223,15 +225,17 @@ asio::awaitable<Result<AuthorizationServer::Verified>> AuthorizationServer::Veri
   if (!crypto::VerifyEs256(key->public_point, jws->signing_input, jws->signature))
     co_return Unauthenticated("the access token was refused: its signature does not verify");
   AG_CO_TRY(const auto claims,
-            oauth::AcceptedClaims(jws->payload_json, base, oauth::ResourceOf(base),
-                                  oauth::kMcpScope, now_s));
+            oauth::AcceptedClaims(jws->payload_json, base,
+                                  a2a ? oauth::A2aResourceOf(base) : oauth::ResourceOf(base),
+                                  a2a ? oauth::kA2aScope : oauth::kMcpScope, now_s));
   const Verified verified{claims.client_id, claims.expires_at_s, kid};
   Remember(digest, verified);
   co_return verified;
 }
 
-asio::awaitable<Result<Caller>> AuthorizationServer::Admit(std::string token, std::string base) {
-  AG_CO_TRY(const auto verified, co_await Verify(token, base));
+asio::awaitable<Result<Caller>> AuthorizationServer::Admit(std::string token, std::string base,
+                                                           Resource resource) {
+  AG_CO_TRY(const auto verified, co_await Verify(token, base, resource));
   AG_CO_TRY(const auto client, co_await tenants_.OAuthClient(verified.client_id));
   if (!client) co_return Unauthenticated("the access token was refused: its client was revoked");
   Caller caller{client->org_id, client->env, client->token_id};

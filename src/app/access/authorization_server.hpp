@@ -64,9 +64,13 @@ class AuthorizationServer {
   boost::asio::awaitable<Result<IssuedAccessToken>> IssueToken(oauth::TokenRequest request,
                                                                std::string base);
 
-  // The caller a Bearer access token presented at /mcp acts as; 401 saying why it was refused,
-  // 403 when its API token may no longer use its environment.
-  boost::asio::awaitable<Result<Caller>> Admit(std::string token, std::string base);
+  // The protected resources: /mcp (scope mcp) and the A2A interfaces under /a2a (scope a2a).
+  enum class Resource { kMcp, kA2a };
+  // The caller a Bearer access token presented at `resource` acts as; 401 saying why it was
+  // refused (another resource's token, or one without its scope), 403 when its API token may no
+  // longer use its environment.
+  boost::asio::awaitable<Result<Caller>> Admit(std::string token, std::string base,
+                                               Resource resource = Resource::kMcp);
 
   // A detached JWS (RFC 7515 appendix F) of `payload` under the current key, as an A2A card's
   // signature carries it: the protected header ({alg: ES256, typ: JOSE, kid, jku}) and the
@@ -102,8 +106,8 @@ class AuthorizationServer {
   boost::asio::awaitable<Result<std::pair<std::string, crypto::Es256Key>>> CurrentKey();
   Result<SigningKeyRecord> NewKey();
   bool StillVerifies(const SigningKeyRecord& key) const;
-  boost::asio::awaitable<Result<Verified>> Verify(const std::string& token,
-                                                  const std::string& base);
+  boost::asio::awaitable<Result<Verified>> Verify(const std::string& token, const std::string& base,
+                                                  Resource resource);
   void Remember(const std::string& digest, const Verified& verified);
   std::int64_t SteadyMs() const;
 
@@ -117,7 +121,8 @@ class AuthorizationServer {
   std::vector<SigningKeyRecord> keys_;
   std::int64_t keys_read_at_ms_ = -1;                         // steady time; -1: never read
   std::unordered_map<std::string, crypto::Es256Key> opened_;  // kid -> the key, for signing
-  std::unordered_map<std::string, Verified> verified_;        // SHA-256(base, token) -> claims
+  // SHA-256(base, resource, token) -> claims
+  std::unordered_map<std::string, Verified> verified_;
 };
 
 }  // namespace agentgate

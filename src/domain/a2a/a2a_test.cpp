@@ -247,8 +247,9 @@ TEST(A2aTaskAnswer, ADataPartIsTheApprovalsBodyAndTextAnswersOnlyALoneQuestion) 
 }
 
 TEST(A2aCard, DeclaresBothBindingsStreamingAndTheAgentAsASkill) {
-  const auto card = AgentCard(
-      {"https://gw.example.com/a2a/acme/prod/bot/", "bot", "Bot", "Answers orders", 3, true});
+  const auto card = AgentCard({"https://gw.example.com/a2a/acme/prod/bot/", "bot", "Bot",
+                               "Answers orders", 3, true, "https://gw.example.com/oauth/token",
+                               "https://gw.example.com/.well-known/oauth-authorization-server"});
   EXPECT_EQ(card.at("version"), "3");
   const auto& interfaces = card.at("supportedInterfaces").as_array();
   ASSERT_EQ(interfaces.size(), 2u);
@@ -258,6 +259,12 @@ TEST(A2aCard, DeclaresBothBindingsStreamingAndTheAgentAsASkill) {
   EXPECT_EQ(card.at("capabilities").at("pushNotifications"), false);
   EXPECT_EQ(card.at("skills").at(0).at("id"), "bot");
   EXPECT_EQ(card.at("defaultOutputModes").as_array().size(), 2u);  // structured: JSON too
+  const auto& oauth = card.at("securitySchemes").at("agentgateOAuth").at("oauth2SecurityScheme");
+  EXPECT_EQ(oauth.at("flows").at("clientCredentials").at("tokenUrl"),
+            "https://gw.example.com/oauth/token");
+  EXPECT_EQ(
+      card.at("securityRequirements").at(1).at("schemes").at("agentgateOAuth").at("list").at(0),
+      "a2a");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char* kBearerScheme = "agentgateApiKey";
+constexpr const char* kOAuthScheme = "agentgateOAuth";
 
 json::object Interface(const std::string& url, std::string_view binding) {
   return json::object{
@@ -63,8 +64,22 @@ json::object AgentCard(const CardFacts& facts) {
                     {"description",
                      "An agentgate API key (agk_...) of this organization and environment, with "
                      "the chat permission on this agent"}}}};
-  json::object requirement{
-      {"schemes", json::object{{kBearerScheme, json::object{{"list", json::array{}}}}}}};
+  json::object oauth{
+      {"oauth2SecurityScheme",
+       json::object{
+           {"description",
+            "An access token of the built-in authorization server (client credentials of an OAuth "
+            "client of this organization and environment), scope a2a"},
+           {"flows",
+            json::object{{"clientCredentials",
+                          json::object{{"tokenUrl", facts.token_url},
+                                       {"scopes", json::object{{"a2a", "Call this agent"}}}}}}},
+           {"oauth2MetadataUrl", facts.oauth_metadata_url}}}};
+  json::array requirements{
+      json::object{
+          {"schemes", json::object{{kBearerScheme, json::object{{"list", json::array{}}}}}}},
+      json::object{
+          {"schemes", json::object{{kOAuthScheme, json::object{{"list", json::array{"a2a"}}}}}}}};
   return json::object{
       {"name", facts.name.empty() ? facts.agent_id : facts.name},
       {"description", description},
@@ -74,8 +89,9 @@ json::object AgentCard(const CardFacts& facts) {
       {"capabilities",
        json::object{
            {"streaming", true}, {"pushNotifications", false}, {"extendedAgentCard", false}}},
-      {"securitySchemes", json::object{{kBearerScheme, std::move(bearer)}}},
-      {"securityRequirements", json::array{std::move(requirement)}},
+      {"securitySchemes",
+       json::object{{kBearerScheme, std::move(bearer)}, {kOAuthScheme, std::move(oauth)}}},
+      {"securityRequirements", std::move(requirements)},
       {"defaultInputModes", json::array{"text/plain", "application/json"}},
       {"defaultOutputModes", std::move(output_modes)},
       {"skills", json::array{std::move(skill)}}};

@@ -14,12 +14,15 @@ struct CardFacts {
   std::string agent_id;
   std::string name;
   std::string description;
-  int version = 0;          // the deployed version
-  bool structured = false;  // its answers keep to a schema: data is among its output modes
+  int version = 0;                 // the deployed version
+  bool structured = false;         // its answers keep to a schema: data is among its output modes
+  std::string token_url;           // the built-in authorization server's token endpoint
+  std::string oauth_metadata_url;  // its RFC 8414 metadata
 };
 
 // Both bindings at the one URL, protocol 1.0; streaming; no push notifications and no extended
-// card; the agent as one skill; API keys as Bearer tokens.
+// card; the agent as one skill; API keys as Bearer tokens, or OAuth client-credentials tokens with
+// scope a2a.
 boost::json::object AgentCard(const CardFacts& facts);
 
 // The card as its signature covers it (the specification's §8.4.1, as the official SDKs compute

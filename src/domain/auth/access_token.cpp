@@ -1,5 +1,7 @@
 #include "domain/auth/access_token.hpp"
 
+#include <algorithm>
+
 #include "domain/json_text.hpp"
 
 #include <boost/json/parse.hpp>
@@ -62,10 +64,16 @@ std::string AccessTokenHeader(std::string_view kid) {
 }
 
 std::string AccessTokenPayload(const AccessTokenClaims& c) {
-  return json_text::ObjectWriter(256)
-      .String("iss", c.issuer)
-      .String("aud", c.audience)
-      .String("sub", c.client_id)
+  json_text::ObjectWriter out(256);
+  out.String("iss", c.issuer);
+  if (c.audiences.size() == 1) {
+    out.String("aud", c.audiences.front());
+  } else {
+    out.Array("aud");
+    for (const auto& audience : c.audiences) out.String(audience);
+    out.End();
+  }
+  return out.String("sub", c.client_id)
       .String("client_id", c.client_id)
       .String("scope", c.scope)
       .String("jti", c.jti)
@@ -91,14 +99,22 @@ Result<AccessTokenClaims> AcceptedClaims(std::string_view payload_json, std::str
   const auto claims = ObjectOf(payload_json);
   if (!claims) return Refused("its claims are not a JSON object");
   if (StringAt(*claims, "iss") != issuer) return Refused("it was issued by another server (iss)");
-  // aud may be an array (RFC 7519 §4.1.3); ours is always one string.
-  if (StringAt(*claims, "aud") != audience) return Refused("it is for another resource (aud)");
+  // aud is one string, or an array of them (RFC 7519 §4.1.3).
+  const auto* aud = claims->if_contains("aud");
+  const bool for_us =
+      aud != nullptr &&
+      ((aud->is_string() && aud->get_string() == audience) ||
+       (aud->is_array() &&
+        std::any_of(aud->get_array().begin(), aud->get_array().end(), [&](const json::value& a) {
+          return a.is_string() && a.get_string() == audience;
+        })));
+  if (!for_us) return Refused("it is for another resource (aud)");
   AccessTokenClaims out;
   if (!IntegerAt(*claims, "exp", out.expires_at_s) || !IntegerAt(*claims, "iat", out.issued_at_s))
     return Refused("it has no exp or iat");
   if (out.expires_at_s <= now_s) return Refused("it has expired");
   out.issuer = issuer;
-  out.audience = audience;
+  out.audiences = {std::string(audience)};
   out.client_id = StringAt(*claims, "client_id");
   out.scope = StringAt(*claims, "scope");
   out.jti = StringAt(*claims, "jti");

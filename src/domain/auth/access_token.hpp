@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace agentgate::oauth {
 
@@ -18,8 +19,9 @@ inline constexpr std::int64_t kMaxTokenLifetimeS = 3600;
 inline constexpr std::int64_t kRetiredKeyVerifiesForMs = kMaxTokenLifetimeS * 1000 + 60'000;
 
 struct AccessTokenClaims {
-  std::string issuer;    // iss: the authorization server's URL
-  std::string audience;  // aud: the MCP endpoint's URL
+  std::string issuer;  // iss: the authorization server's URL
+  // aud: the resources it is for (/mcp, /a2a): one is written as a string, several as an array
+  std::vector<std::string> audiences;
   std::string client_id;
   std::string scope;
   std::string jti;
@@ -34,7 +36,8 @@ std::string AccessTokenPayload(const AccessTokenClaims& claims);
 // The key id of a header of ours: alg ES256 and typ at+jwt, else 401 naming what is wrong.
 Result<std::string> SigningKeyOf(std::string_view header_json);
 
-// The claims of a token whose signature was verified, if it is for `audience` from `issuer`,
+// The claims of a token whose signature was verified, if it is for `audience` (among others) from
+// `issuer`,
 // grants `scope` and has not expired at `now_s`: else 401 saying which (never repeating it).
 Result<AccessTokenClaims> AcceptedClaims(std::string_view payload_json, std::string_view issuer,
                                          std::string_view audience, std::string_view scope,

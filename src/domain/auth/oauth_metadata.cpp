@@ -9,6 +9,10 @@ std::string ResourceOf(std::string_view base) {
   return std::string(base) + std::string(kResourcePath);
 }
 
+std::string A2aResourceOf(std::string_view base) {
+  return std::string(base) + std::string(kA2aResourcePath);
+}
+
 std::string ProtectedResourceMetadata(std::string_view base) {
   return json_text::ObjectWriter(256)
       .String("resource", ResourceOf(base))
@@ -48,9 +52,11 @@ std::string AuthorizationServerMetadata(std::string_view base) {
       .End()
       .Array("scopes_supported")
       .String(kMcpScope)
+      .String(kA2aScope)
       .End()
       .Array("protected_resources")
       .String(ResourceOf(base))
+      .String(A2aResourceOf(base))
       .End()
       .Finish();
 }

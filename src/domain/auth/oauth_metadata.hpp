@@ -11,6 +11,7 @@
 namespace agentgate::oauth {
 
 inline constexpr std::string_view kResourcePath = "/mcp";
+inline constexpr std::string_view kA2aResourcePath = "/a2a";  // every agent's A2A interface
 inline constexpr std::string_view kResourceMetadataPath = "/.well-known/oauth-protected-resource";
 inline constexpr std::string_view kServerMetadataPath = "/.well-known/oauth-authorization-server";
 inline constexpr std::string_view kTokenPath = "/oauth/token";
@@ -19,6 +20,7 @@ inline constexpr std::string_view kAuthorizePath = "/oauth/authorize";
 
 // The resource's identifier (RFC 8707), the audience of its tokens.
 std::string ResourceOf(std::string_view base);
+std::string A2aResourceOf(std::string_view base);
 
 std::string ProtectedResourceMetadata(std::string_view base);
 std::string AuthorizationServerMetadata(std::string_view base);

@@ -96,15 +96,42 @@ TEST(TokenRequest, OnlyAnIdShapedLikeOursIsLookedUp) {
 }
 
 TEST(TokenRequest, GrantsTheOneScopeAndOnlyOurResource) {
-  EXPECT_EQ(GrantedScope(std::nullopt).value(), "mcp");
+  EXPECT_EQ(GrantedScope(std::nullopt).value(), "mcp a2a");  // none asked: every scope
   EXPECT_EQ(GrantedScope("mcp").value(), "mcp");
   EXPECT_EQ(GrantedScope("mcp  mcp").value(), "mcp");
+  EXPECT_EQ(GrantedScope("a2a").value(), "a2a");
+  EXPECT_EQ(GrantedScope("a2a mcp").value(), "mcp a2a");
   EXPECT_EQ(OAuthErrorName(GrantedScope("mcp admin").error()), "invalid_scope");
   EXPECT_EQ(OAuthErrorName(GrantedScope(" ").error()), "invalid_scope");
-  EXPECT_TRUE(CheckResource(std::nullopt, "https://a/mcp"));
-  EXPECT_TRUE(CheckResource("https://a/mcp", "https://a/mcp"));
-  EXPECT_EQ(OAuthErrorName(CheckResource("https://b/mcp", "https://a/mcp").error()),
+}
+
+TEST(TokenRequest, ATokenIsForTheResourceAskedWithItsScopeOrForEachScopeGranted) {
+  const auto both = TargetOf(std::nullopt, "mcp a2a", "https://a").value();
+  EXPECT_EQ(both.audiences, (std::vector<std::string>{"https://a/mcp", "https://a/a2a"}));
+  EXPECT_EQ(both.scope, "mcp a2a");
+  EXPECT_EQ(TargetOf(std::nullopt, "a2a", "https://a").value().audiences,
+            (std::vector<std::string>{"https://a/a2a"}));
+  const auto a2a = TargetOf("https://a/a2a", "mcp a2a", "https://a").value();
+  EXPECT_EQ(a2a.audiences, (std::vector<std::string>{"https://a/a2a"}));
+  EXPECT_EQ(a2a.scope, "a2a");  // the resource's scope alone
+  EXPECT_EQ(TargetOf("https://a/mcp", "mcp a2a", "https://a").value().scope, "mcp");
+  EXPECT_EQ(OAuthErrorName(TargetOf("https://a/a2a", "mcp", "https://a").error()),
             "invalid_target");
+  EXPECT_EQ(OAuthErrorName(TargetOf("https://b/mcp", "mcp", "https://a").error()),
+            "invalid_target");
+}
+
+TEST(AccessToken, ATokenForBothResourcesIsAcceptedByEachForItsScope) {
+  AccessTokenClaims claims{
+      "https://a", {"https://a/mcp", "https://a/a2a"}, "agc_1", "mcp a2a", "j1", 1000, 1600};
+  const std::string payload = AccessTokenPayload(claims);
+  EXPECT_TRUE(boost::json::parse(payload).at("aud").is_array());
+  EXPECT_TRUE(AcceptedClaims(payload, "https://a", "https://a/a2a", "a2a", 1500));
+  EXPECT_TRUE(AcceptedClaims(payload, "https://a", "https://a/mcp", "mcp", 1500));
+  EXPECT_FALSE(AcceptedClaims(payload, "https://a", "https://a/admin", "a2a", 1500));
+  claims.scope = "mcp";
+  EXPECT_FALSE(
+      AcceptedClaims(AccessTokenPayload(claims), "https://a", "https://a/a2a", "a2a", 1500));
 }
 
 TEST(TokenRequest, ARefusalsOAuthNameAndStatusComeFromItsCode) {
@@ -122,7 +149,7 @@ TEST(TokenRequest, ARefusalsOAuthNameAndStatusComeFromItsCode) {
 }
 
 TEST(AccessToken, AcceptsItsOwnClaimsAndRefusesAnotherIssuerAudienceScopeOrAnExpiredOne) {
-  AccessTokenClaims claims{"https://a", "https://a/mcp", "agc_1", "mcp", "j1", 1000, 1600};
+  AccessTokenClaims claims{"https://a", {"https://a/mcp"}, "agc_1", "mcp", "j1", 1000, 1600};
   const std::string payload = AccessTokenPayload(claims);
   const auto parsed = boost::json::parse(payload).as_object();
   EXPECT_EQ(parsed.at("sub"), "agc_1");  // RFC 9068 §2.2: the client, with no user

@@ -1,5 +1,7 @@
 #include "domain/auth/oauth_token_request.hpp"
 
+#include "domain/auth/oauth_metadata.hpp"
+
 #include "domain/resource_ids.hpp"
 #include "domain/url_encoding.hpp"
 
@@ -122,33 +124,48 @@ Result<TokenRequest> ReadTokenRequest(std::optional<std::string_view> content_ty
 }
 
 Result<std::string> GrantedScope(const std::optional<std::string>& requested) {
-  if (!requested) return std::string(kMcpScope);
+  if (!requested) return std::string(kMcpScope) + " " + std::string(kA2aScope);
   std::string_view rest = *requested;
-  bool any = false;
+  bool mcp = false;
+  bool a2a = false;
   while (!rest.empty()) {
     const auto space = rest.find(' ');
     const std::string_view scope = rest.substr(0, space);
     rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
     if (scope.empty()) continue;
-    if (scope != kMcpScope) {
+    if (scope != kMcpScope && scope != kA2aScope) {
       return OAuthRefusal(ErrorCode::kInvalidRequest, "invalid_scope",
                           "scope '" + std::string(scope) + "' is not one this server grants (" +
-                              std::string(kMcpScope) + ")");
+                              std::string(kMcpScope) + ", " + std::string(kA2aScope) + ")");
     }
-    any = true;
+    (scope == kMcpScope ? mcp : a2a) = true;
   }
-  if (!any) {
+  if (!mcp && !a2a) {
     return OAuthRefusal(ErrorCode::kInvalidRequest, "invalid_scope",
                         "the scope parameter names no scope");
   }
-  return std::string(kMcpScope);
+  if (mcp && a2a) return std::string(kMcpScope) + " " + std::string(kA2aScope);
+  return std::string(mcp ? kMcpScope : kA2aScope);
 }
 
-Result<void> CheckResource(const std::optional<std::string>& resource, std::string_view ours) {
-  if (!resource || *resource == ours) return {};
+Result<TokenTarget> TargetOf(const std::optional<std::string>& resource, std::string_view granted,
+                             std::string_view base) {
+  const bool mcp = granted.find(kMcpScope) != std::string_view::npos;
+  const bool a2a = granted.find(kA2aScope) != std::string_view::npos;
+  if (!resource) {
+    TokenTarget target{{}, std::string(granted)};
+    if (mcp) target.audiences.push_back(ResourceOf(base));
+    if (a2a) target.audiences.push_back(A2aResourceOf(base));
+    return target;
+  }
+  if (*resource == ResourceOf(base) && mcp) return TokenTarget{{*resource}, std::string(kMcpScope)};
+  if (*resource == A2aResourceOf(base) && a2a)
+    return TokenTarget{{*resource}, std::string(kA2aScope)};
   return OAuthRefusal(ErrorCode::kInvalidRequest, "invalid_target",
-                      "resource '" + *resource + "' is not served here; this server's is '" +
-                          std::string(ours) + "'");
+                      "resource '" + *resource +
+                          "' is not served here within the scope asked; this server's are '" +
+                          ResourceOf(base) + "' (scope mcp) and '" + A2aResourceOf(base) +
+                          "' (scope a2a)");
 }
 
 Error InvalidClient() {

@@ -9,11 +9,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace agentgate::oauth {
 
 // The one scope there is: list and call, at /mcp, the agents the client's API token may chat with.
 inline constexpr std::string_view kMcpScope = "mcp";
+// Call the agents the client's API token may chat with as A2A agents, at /a2a (docs/a2a.md).
+inline constexpr std::string_view kA2aScope = "a2a";
 
 enum class ClientAuthentication { kBasic, kPost };
 
@@ -44,8 +47,15 @@ Result<TokenRequest> ReadTokenRequest(std::optional<std::string_view> content_ty
 // (invalid_scope); none asked is every scope.
 Result<std::string> GrantedScope(const std::optional<std::string>& requested);
 
-// invalid_target unless the resource asked for, if any, is `ours` (the MCP endpoint's URL).
-Result<void> CheckResource(const std::optional<std::string>& resource, std::string_view ours);
+// Who a token is for (its aud) and what it grants there: the resource asked for, which must be
+// one of ours within the granted scope, and that resource's scope alone; with none asked, the
+// resource of each scope granted.
+struct TokenTarget {
+  std::vector<std::string> audiences;
+  std::string scope;
+};
+Result<TokenTarget> TargetOf(const std::optional<std::string>& resource, std::string_view granted,
+                             std::string_view base);
 
 Error InvalidClient();
 

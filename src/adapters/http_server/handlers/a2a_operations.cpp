@@ -13,6 +13,7 @@
 #include "domain/a2a/send_message.hpp"
 #include "domain/a2a/task.hpp"
 #include "domain/a2a/task_answer.hpp"
+#include "domain/auth/api_token.hpp"
 #include "domain/auth/oauth_metadata.hpp"
 #include "domain/governance/governance.hpp"
 #include "domain/json_text.hpp"
@@ -42,6 +43,18 @@ Response Refusal(bool rpc, int status, const ProtocolError& error) {
   if (rpc) return JsonResponse(status, a2a::JsonRpcErrorBody(nullptr, error));
   Response response = JsonResponse(status, a2a::RestErrorBody(error));
   return response;
+}
+
+// A 401's challenge (RFC 6750 §3): the scope an access token needs here, and why one presented
+// was refused.
+std::string A2aChallenge(bool token_presented, const Error& why) {
+  std::string challenge = "Bearer scope=\"a2a\"";
+  if (token_presented) {
+    std::string said;
+    for (char c : why.message) said += c == '"' || c == '\\' ? '\'' : c;
+    challenge += ", error=\"invalid_token\", error_description=\"" + said + "\"";
+  }
+  return challenge;
 }
 
 // A run's events as A2A stream responses, each one SSE `data:` line: bare (HTTP+JSON) or as a
@@ -194,7 +207,20 @@ asio::awaitable<A2aAnswer> AnswerTask(RouteDeps& deps, Request& r, const A2aInte
 
 asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& deps, Request& r,
                                                                      bool rpc, bool any_version) {
-  auto caller = co_await Authenticate(deps.tenants, CallerHeadersOf(r));
+  const CallerHeaders headers = CallerHeadersOf(r);
+  const std::string base = OAuthBase(deps, r).value_or("");
+  // A Bearer credential that is not an API key is an access token of ours with scope a2a, or
+  // nothing. Two statements, not a conditional of two co_awaits (which GCC 12 miscompiles).
+  Result<Caller> caller = Error(ErrorCode::kUnauthenticated, kNoPublicUrl);
+  if (headers.unreadable_key) {
+    std::string presented(BearerCredential(*r.Header("authorization")).value_or(""));
+    if (!base.empty()) {
+      caller = co_await deps.oauth.Admit(std::move(presented), base,
+                                         AuthorizationServer::Resource::kA2a);
+    }
+  } else {
+    caller = co_await Authenticate(deps.tenants, headers);
+  }
   if (!caller) {
     const Error& why = caller.error();
     if (why.code != ErrorCode::kUnauthenticated && why.code != ErrorCode::kMissingHeader) {
@@ -203,8 +229,7 @@ asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& 
                         {Fault::kInvalidRequest, "no A2A agent here for this credential"});
     }
     Response refused = Refusal(rpc, 401, {Fault::kUnauthenticated, why.message});
-    refused.headers.emplace_back(
-        "WWW-Authenticate", oauth::BearerChallenge(OAuthBase(deps, r).value_or(""), std::nullopt));
+    refused.headers.emplace_back("WWW-Authenticate", A2aChallenge(headers.unreadable_key, why));
     co_return refused;
   }
   A2aInterface at{r.Param("org"), r.Param("env"), r.Param("agent"), std::move(*caller), {}};
@@ -241,7 +266,9 @@ asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r, const A
                        loaded.config.name,
                        loaded.config.description,
                        loaded.version,
-                       loaded.config.output_schema.has_value()};
+                       loaded.config.output_schema.has_value(),
+                       *base + std::string(oauth::kTokenPath),
+                       *base + std::string(oauth::kServerMetadataPath)};
   json::object card = a2a::AgentCard(facts);
   const std::string canonical = a2a::CanonicalCard(card);
   // Signed as served, with the current key: a rotation re-signs it. Without a master key (no key
