@@ -377,3 +377,28 @@ def test_an_oauth_client_calls_with_an_a2a_token_and_an_mcp_one_is_refused(start
     assert read["result"]["status"]["state"] == "TASK_STATE_COMPLETED", read
     status, _, listed = mcp(tenant.server, both["access_token"])
     assert status == 200, listed
+
+
+@pytest.mark.postgres
+def test_a_task_started_on_one_server_is_followed_read_and_canceled_on_another(start_server, llm):
+    from test_openai_api import two_servers
+    first, second, key = two_servers(start_server, llm)
+    # A streamed task runs on the first server; the second subscribes to it and reads it back.
+    llm.push(dict(openai_text("From the first server, slowly, piece by piece."), piece=4, event_delay=0.05))
+    task = client(first, key, "JSONRPC", "send", text="hi", immediately="true")["result"]["task"]
+    events = client(second, key, "HTTP+JSON", "subscribe", task=task["id"], url=interface(second))["result"]
+    assert events[0]["task"]["id"] == task["id"], events
+    assert streamed_text(events) == "From the first server, slowly, piece by piece."
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", events
+    read = client(second, key, "JSONRPC", "get", task=task["id"], url=interface(second))["result"]
+    assert reply_text(read) == "From the first server, slowly, piece by piece."
+    # A slow one started on the first is canceled through the second.
+    llm.push(dict(openai_text("never"), delay=20))
+    slow = client(first, key, "HTTP+JSON", "send", text="slow", immediately="true")["result"]["task"]
+    deadline = time.time() + 10
+    while len(llm.requests) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    canceled = client(second, key, "JSONRPC", "cancel", task=slow["id"], url=interface(second))["result"]
+    assert canceled["status"]["state"] == "TASK_STATE_CANCELED", canceled
+    again = client(first, key, "JSONRPC", "get", task=slow["id"])["result"]
+    assert again["status"]["state"] == "TASK_STATE_CANCELED", again
