@@ -110,6 +110,12 @@ class TenantStore {
   virtual Result<std::optional<int>> GetDeployment(const std::string& org_id,
                                                    const std::string& agent_id,
                                                    const std::string& env) = 0;
+  // Whether the deployment's A2A card is read anonymously (docs/a2a.md); kept across redeploys.
+  // Setting it answers false when the agent is not deployed there; reading it, false too.
+  virtual Result<bool> SetA2aDiscoverable(const std::string& org_id, const std::string& agent_id,
+                                          const std::string& env, bool discoverable) = 0;
+  virtual Result<bool> IsA2aDiscoverable(const std::string& org_id, const std::string& agent_id,
+                                         const std::string& env) = 0;
   virtual Result<void> CreateInstance(
       const InstanceRecord& instance) = 0;  // kConflict if it exists
   virtual Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id,

@@ -402,3 +402,40 @@ def test_a_task_started_on_one_server_is_followed_read_and_canceled_on_another(s
     assert canceled["status"]["state"] == "TASK_STATE_CANCELED", canceled
     again = client(first, key, "JSONRPC", "get", task=slow["id"])["result"]
     assert again["status"]["state"] == "TASK_STATE_CANCELED", again
+
+
+@pytest.mark.both_stores
+def test_an_operator_makes_a_card_anonymous_and_takes_it_back(start_server, llm):
+    tenant = start(start_server, llm)
+    path = f"/a2a/{tenant.org}/prod/bot/.well-known/agent-card.json"
+    setting = f"/orgs/{tenant.org}/environments/prod/agents/bot/a2a"
+    status, _, _ = tenant.server.request("GET", path)
+    assert status == 401
+    assert tenant.server.admin("GET", setting)[2]["discoverable"] is False
+    status, _, body = tenant.server.admin("PUT", setting, {"discoverable": True})
+    assert status == 200 and body == {"agent_id": "bot", "env": "prod", "discoverable": True}, body
+    status, headers, card = tenant.server.request("GET", path)
+    assert status == 200 and card["name"] == "bot" and card["signatures"], card
+    assert headers["cache-control"].startswith("public"), headers
+    # A redeploy keeps it; the agent's other environments and other agents are not opened by it.
+    tenant.server.admin("PUT", f"/orgs/{tenant.org}/agents/bot/deployments/prod", {"version": 1})
+    assert tenant.server.request("GET", path)[0] == 200
+    tenant.agent("other")
+    assert tenant.server.request("GET", f"/a2a/{tenant.org}/prod/other/.well-known/agent-card.json")[0] == 401
+    # Only the card: every operation still needs a credential.
+    status, _, _ = tenant.server.request("POST", f"/a2a/{tenant.org}/prod/bot/", {"jsonrpc": "2.0", "id": 1,
+                                         "method": "GetTask", "params": {"id": "run_1"}},
+                                         headers={"a2a-version": "1.0"})
+    assert status == 401
+    status, _, body = tenant.server.admin("PUT", setting, {"discoverable": False})
+    assert status == 200 and body["discoverable"] is False
+    assert tenant.server.request("GET", path)[0] == 401
+    # Bad input and an agent not deployed there.
+    status, _, body = tenant.server.admin("PUT", setting, {"discoverable": "yes"})
+    assert status == 400 and "discoverable" in body["error"]["message"], body
+    status, _, body = tenant.server.admin("PUT", setting, {"discoverable": True, "public": True})
+    assert status == 400, body
+    tenant.server.admin("POST", f"/orgs/{tenant.org}/environments", {"name": "staging"})
+    status, _, body = tenant.server.admin("PUT", f"/orgs/{tenant.org}/environments/staging/agents/bot/a2a",
+                                          {"discoverable": True})
+    assert status == 404 and "not deployed" in body["error"]["message"], body

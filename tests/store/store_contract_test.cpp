@@ -276,6 +276,24 @@ TYPED_TEST(StoreContract, AgentVersionsAreNumberedAndDeploymentsPointAtThem) {
   EXPECT_EQ(s.GetDeployment("acme", "bot", "prod").value(), 2);
 }
 
+TYPED_TEST(StoreContract, ADeploymentIsMarkedDiscoverableAndKeepsItAcrossRedeploys) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateAgent(AgentVersionRecord{"acme", "bot", 1, R"({"v":1})", 1}));
+  ASSERT_TRUE(s.AddAgentVersion("acme", "bot", R"({"v":2})", 2));
+  // Not deployed: nothing to mark, and nothing is discoverable.
+  EXPECT_FALSE(s.SetA2aDiscoverable("acme", "bot", "prod", true).value());
+  EXPECT_FALSE(s.IsA2aDiscoverable("acme", "bot", "prod").value());
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "prod", 1));
+  EXPECT_FALSE(s.IsA2aDiscoverable("acme", "bot", "prod").value());
+  EXPECT_TRUE(s.SetA2aDiscoverable("acme", "bot", "prod", true).value());
+  EXPECT_TRUE(s.IsA2aDiscoverable("acme", "bot", "prod").value());
+  ASSERT_TRUE(s.SetDeployment("acme", "bot", "prod", 2));
+  EXPECT_TRUE(s.IsA2aDiscoverable("acme", "bot", "prod").value());
+  EXPECT_FALSE(s.IsA2aDiscoverable("acme", "bot", "dev").value());
+  EXPECT_TRUE(s.SetA2aDiscoverable("acme", "bot", "prod", false).value());
+  EXPECT_FALSE(s.IsA2aDiscoverable("acme", "bot", "prod").value());
+}
+
 TYPED_TEST(StoreContract, AnOrgsAgentsAreListedWithTheirVersionsDeploymentsGrantsAndInstances) {
   auto& s = *this->store_;
   ASSERT_TRUE(s.CreateOrg(OrgRecord{"other", "Other", std::nullopt, 1}));

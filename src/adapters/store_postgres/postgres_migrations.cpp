@@ -7,7 +7,8 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 29> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 30> kMigrations = {
+    R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
 CREATE TABLE environments (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL, PRIMARY KEY (org_id, name));
@@ -47,57 +48,57 @@ CREATE TABLE spend_totals (org_id TEXT NOT NULL, agent_id TEXT NOT NULL, month T
 CREATE TABLE spend_reservations (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, agent_id TEXT NOT NULL, month TEXT NOT NULL,
   amount_usd DOUBLE PRECISION NOT NULL, created_at_ms BIGINT NOT NULL);
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE turns (id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, org_id TEXT NOT NULL, env TEXT NOT NULL,
   agent_id TEXT NOT NULL, version INTEGER NOT NULL, started_at_ms BIGINT NOT NULL, duration_ms BIGINT NOT NULL,
   stop_reason TEXT NOT NULL, blocked BOOLEAN NOT NULL, model_calls INTEGER NOT NULL, input_tokens BIGINT NOT NULL,
   output_tokens BIGINT NOT NULL, cost_usd DOUBLE PRECISION NOT NULL, transcript TEXT NOT NULL);
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE crm_refresh_claims (org_id TEXT NOT NULL, env TEXT NOT NULL, holder TEXT NOT NULL,
   expires_at_ms BIGINT NOT NULL, PRIMARY KEY (org_id, env));
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE conversation_turn_queue (ticket BIGSERIAL PRIMARY KEY, conversation_id TEXT NOT NULL,
   expires_at_ms BIGINT NOT NULL);
 CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(conversation_id, ticket);
 )sql",
-                                                          R"sql(
+    R"sql(
 ALTER TABLE crm_credentials ADD COLUMN version BIGINT NOT NULL DEFAULT 1;
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE tool_secrets (org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL,
   sealed BYTEA NOT NULL, updated_at_ms BIGINT NOT NULL, PRIMARY KEY (org_id, name));
 )sql",
-                                                          R"sql(
+    R"sql(
 ALTER TABLE memories ADD COLUMN fact_tsv tsvector
   GENERATED ALWAYS AS (to_tsvector('english', fact)) STORED;
 CREATE INDEX memories_fact_tsv ON memories USING GIN (fact_tsv);
 )sql",
-                                                          R"sql(
+    R"sql(
 ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '',
   ADD COLUMN summary_through_seq BIGINT NOT NULL DEFAULT 0;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- What the operator console browses: an org's conversations and turns by time.
 CREATE INDEX conversations_by_org ON conversations(org_id, created_at_ms, id);
 CREATE INDEX turns_by_org ON turns(org_id, started_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- The overview: turns by time across orgs, and gateway calls per day and status.
 CREATE INDEX turns_by_time ON turns(started_at_ms);
 CREATE TABLE gateway_calls_daily (day BIGINT NOT NULL, status INTEGER NOT NULL,
   calls BIGINT NOT NULL, PRIMARY KEY (day, status));
 )sql",
-                                                          R"sql(
+    R"sql(
 -- What the console shows of CRM credentials: when the operator set them, and how the last OAuth
 -- refresh went (NULL: none since; '': it worked; else why it failed).
 ALTER TABLE crm_credentials ADD COLUMN set_at_ms BIGINT NOT NULL DEFAULT 0,
   ADD COLUMN last_refresh_at_ms BIGINT, ADD COLUMN last_refresh_error TEXT;
 UPDATE crm_credentials SET set_at_ms = updated_at_ms;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Retention: a conversation's UTC day of last use (its creation, then each turn that adds to it),
 -- moved at most once a day, so idle conversations are found by an index; facts by their age.
 ALTER TABLE conversations ADD COLUMN active_day BIGINT NOT NULL DEFAULT 0;
@@ -106,7 +107,7 @@ UPDATE conversations SET active_day = COALESCE((SELECT MAX(created_at_ms) FROM m
 CREATE INDEX conversations_by_active_day ON conversations(active_day);
 CREATE INDEX memories_by_time ON memories(created_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Fewer index entries for a turn's commit to write: turns_by_org served no query, and a stateless
 -- turn (conversation '') has no place in turns_by_conversation.
 DROP INDEX turns_by_org;
@@ -114,7 +115,7 @@ DROP INDEX turns_by_conversation;
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms)
   WHERE conversation_id <> '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Each server's liveness lease, and the server each queue ticket, running Idempotency-Key claim
 -- and spend reservation belongs to: a server whose lease lapsed has them released.
 CREATE TABLE servers (id TEXT PRIMARY KEY, started_at_ms BIGINT NOT NULL, lease_until_ms BIGINT NOT NULL);
@@ -126,7 +127,7 @@ CREATE INDEX idempotency_keys_running_by_server ON idempotency_keys(server_id) W
 ALTER TABLE spend_reservations ADD COLUMN server_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX spend_reservations_by_server ON spend_reservations(server_id);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Runs (docs/runs.md): background runs queued, claimed and ended here, with their events.
 CREATE TABLE runs (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, env TEXT NOT NULL, agent_id TEXT NOT NULL,
   token_id TEXT NOT NULL, status TEXT NOT NULL, conversation_id TEXT NOT NULL DEFAULT '',
@@ -142,7 +143,7 @@ CREATE INDEX runs_by_end ON runs(ended_at_ms) WHERE ended_at_ms > 0;
 CREATE TABLE run_events (run_id TEXT NOT NULL, seq BIGINT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
   PRIMARY KEY (run_id, seq));
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Webhooks (docs/webhooks.md): endpoints per environment, and each run end's deliveries to them.
 ALTER TABLE runs ADD COLUMN notify BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE TABLE webhooks (id TEXT PRIMARY KEY, org_id TEXT NOT NULL, env TEXT NOT NULL, url TEXT NOT NULL,
@@ -156,22 +157,22 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at_ms) WH
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, created_at_ms);
 CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms) WHERE status <> 'pending';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Tool approvals (docs/daemon.md): a run paused for a person's decision keeps where its turn stopped.
 ALTER TABLE runs ADD COLUMN paused TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN expires_at_ms BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX runs_paused_by_expiry ON runs(expires_at_ms) WHERE status = 'requires_action';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A short streamed run written once, at its end, keeps its events in its row (docs/runs.md).
 ALTER TABLE runs ADD COLUMN events TEXT NOT NULL DEFAULT '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A run that has ended keeps nothing of what it held while paused (its system prompt with the
 -- call's host context, its request, its tool results): docs/runs.md.
 UPDATE runs SET paused = '', request = '' WHERE status IN ('completed', 'failed', 'canceled');
 )sql",
-                                                          R"sql(
+    R"sql(
 -- The metadata gateway needs a grant on the environment (docs/gateway.md). Every live token keeps
 -- the access it had, write on every environment of its organization; tokens made later have none.
 CREATE TABLE environment_grants (org_id TEXT NOT NULL, env TEXT NOT NULL,
@@ -181,7 +182,7 @@ INSERT INTO environment_grants(org_id, env, token_id, permissions)
   SELECT t.org_id, e.name, t.id, 'metadata_write' FROM api_tokens t
   JOIN environments e ON e.org_id = t.org_id WHERE NOT t.revoked;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A run's writes are told to every server (channel agentgate_runs, the run's id), so that its
 -- followers on another server read its events as they are written (docs/runs.md): once per run
 -- per statement.
@@ -202,7 +203,7 @@ CREATE OR REPLACE TRIGGER runs_updated AFTER UPDATE ON runs REFERENCING NEW TABL
 CREATE OR REPLACE TRIGGER run_events_inserted AFTER INSERT ON run_events REFERENCING NEW TABLE AS written
   FOR EACH STATEMENT EXECUTE FUNCTION agentgate_run_events_written();
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A webhook claim counts the deliveries in flight (held) per webhook and per organization, and
 -- an organization's queue bound counts its paused runs with its queued ones (docs/runs.md).
 CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_until_ms)
@@ -210,12 +211,12 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_un
 CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
   WHERE status IN ('queued', 'requires_action');
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Each message names the turn that wrote it: a Responses call continuing from a response checks
 -- that the conversation's last reply is that response's (docs/openai.md). Older messages name none.
 ALTER TABLE messages ADD COLUMN IF NOT EXISTS turn_id TEXT NOT NULL DEFAULT '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- OAuth clients of the built-in authorization server (docs/mcp.md): each bound to an API token
 -- in one environment; the secret kept as its SHA-256.
 CREATE TABLE IF NOT EXISTS oauth_clients (
@@ -229,7 +230,7 @@ CREATE TABLE IF NOT EXISTS oauth_clients (
 );
 CREATE INDEX IF NOT EXISTS oauth_clients_by_env ON oauth_clients(org_id, env, created_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- The authorization server's signing keys (docs/mcp.md, OAuth): the private part sealed under the
 -- master key; retired_at_ms 0 for the current one. Retired keys are purged once their tokens
 -- have expired.
@@ -241,7 +242,7 @@ CREATE TABLE IF NOT EXISTS oauth_signing_keys (
   retired_at_ms BIGINT NOT NULL DEFAULT 0
 );
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A queue ticket whose turn a newer call interrupted ("if_busy": "interrupt", docs/daemon.md):
 -- its turn may no longer commit, and its server ends it superseded.
 ALTER TABLE conversation_turn_queue ADD COLUMN IF NOT EXISTS superseded BOOLEAN NOT NULL DEFAULT FALSE;
@@ -253,7 +254,7 @@ ALTER TABLE conversation_turn_queue ADD COLUMN IF NOT EXISTS run_id TEXT NOT NUL
 CREATE INDEX IF NOT EXISTS conversation_turn_queue_by_run ON conversation_turn_queue(run_id)
   WHERE run_id <> '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A run claimed from the queue is a background run: what [runs] max_running_per_org counts
 -- (docs/runs.md, "Fair shares"). Runs running as this migration runs count from their next claim.
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS background BOOLEAN NOT NULL DEFAULT FALSE;
@@ -263,12 +264,12 @@ CREATE INDEX IF NOT EXISTS runs_background_running_by_org ON runs(org_id)
 CREATE INDEX IF NOT EXISTS runs_queued_by_org_age ON runs(org_id, created_at_ms, id)
   WHERE status = 'queued';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A conversation's metadata, as the Conversations API keeps it (docs/openai.md): a JSON object's
 -- text, '' for none.
 ALTER TABLE conversations ADD COLUMN IF NOT EXISTS metadata TEXT NOT NULL DEFAULT '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- What a Responses API call asked, echoed when its response is read back (docs/openai.md); kept
 -- as long as turns are.
 CREATE TABLE IF NOT EXISTS response_asks (
@@ -279,6 +280,11 @@ CREATE TABLE IF NOT EXISTS response_asks (
   created_at_ms BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
+)sql",
+    // An agent deployed in an environment may be marked discoverable: its A2A card is read
+    // anonymously (docs/a2a.md).
+    R"sql(
+ALTER TABLE deployments ADD COLUMN IF NOT EXISTS a2a_discoverable BOOLEAN NOT NULL DEFAULT FALSE;
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

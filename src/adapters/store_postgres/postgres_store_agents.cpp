@@ -114,6 +114,29 @@ Result<std::optional<int>> PostgresStore::GetDeployment(const std::string& org_i
   });
 }
 
+Result<bool> PostgresStore::SetA2aDiscoverable(const std::string& org_id,
+                                               const std::string& agent_id, const std::string& env,
+                                               bool discoverable) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    auto r = c.Exec(
+        "UPDATE deployments SET a2a_discoverable = ($1::int <> 0) WHERE org_id = $2 AND "
+        "agent_id = $3 AND env = $4",
+        {P(discoverable ? 1 : 0), P(org_id), P(agent_id), P(env)});
+    return r.Affected() > 0;
+  });
+}
+
+Result<bool> PostgresStore::IsA2aDiscoverable(const std::string& org_id,
+                                              const std::string& agent_id, const std::string& env) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    auto r = c.Exec(
+        "SELECT a2a_discoverable::int FROM deployments WHERE org_id = $1 AND agent_id = $2 AND "
+        "env = $3",
+        {P(org_id), P(agent_id), P(env)});
+    return !r.empty() && r.Int(0, 0) != 0;
+  });
+}
+
 Result<void> PostgresStore::CreateInstance(const InstanceRecord& i) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<void> {
     c.Exec(

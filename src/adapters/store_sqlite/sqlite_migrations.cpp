@@ -7,7 +7,8 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 31> kMigrations = {R"sql(
+constexpr std::array<std::string_view, 32> kMigrations = {
+    R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -137,7 +138,7 @@ CREATE TABLE spend_reservations (
   created_at_ms INTEGER NOT NULL
 );
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE turns (
   id TEXT PRIMARY KEY,
   conversation_id TEXT NOT NULL,
@@ -157,7 +158,7 @@ CREATE TABLE turns (
 );
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE crm_refresh_claims (
   org_id TEXT NOT NULL,
   env TEXT NOT NULL,
@@ -166,7 +167,7 @@ CREATE TABLE crm_refresh_claims (
   PRIMARY KEY (org_id, env)
 );
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE conversation_turn_queue (
   ticket INTEGER PRIMARY KEY AUTOINCREMENT,
   conversation_id TEXT NOT NULL,
@@ -174,10 +175,10 @@ CREATE TABLE conversation_turn_queue (
 );
 CREATE INDEX conversation_turn_queue_by_conversation ON conversation_turn_queue(conversation_id, ticket);
 )sql",
-                                                          R"sql(
+    R"sql(
 ALTER TABLE crm_credentials ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 )sql",
-                                                          R"sql(
+    R"sql(
 CREATE TABLE tool_secrets (
   org_id TEXT NOT NULL REFERENCES orgs(id),
   name TEXT NOT NULL,
@@ -186,7 +187,7 @@ CREATE TABLE tool_secrets (
   PRIMARY KEY (org_id, name)
 );
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Memory recall: an FTS5 index over the facts, kept by triggers. Each fact is indexed with a token
 -- naming its (org, env, agent, group) scope, so a search reads only its scope's postings.
 ALTER TABLE memories ADD COLUMN scope_token TEXT GENERATED ALWAYS AS
@@ -202,17 +203,17 @@ CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
 END;
 INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
 )sql",
-                                                          R"sql(
+    R"sql(
 -- History strategy summarize: a conversation's running summary of its messages 1..through_seq.
 ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '';
 ALTER TABLE conversations ADD COLUMN summary_through_seq INTEGER NOT NULL DEFAULT 0;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- What the operator console browses: an org's conversations and turns by time.
 CREATE INDEX conversations_by_org ON conversations(org_id, created_at_ms, id);
 CREATE INDEX turns_by_org ON turns(org_id, started_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- The overview: turns by time across orgs, and gateway calls per day and status.
 CREATE INDEX turns_by_time ON turns(started_at_ms);
 CREATE TABLE gateway_calls_daily (
@@ -222,7 +223,7 @@ CREATE TABLE gateway_calls_daily (
   PRIMARY KEY (day, status)
 );
 )sql",
-                                                          R"sql(
+    R"sql(
 -- What the console shows of CRM credentials: when the operator set them, and how the last OAuth
 -- refresh went (NULL: none since; '': it worked; else why it failed).
 ALTER TABLE crm_credentials ADD COLUMN set_at_ms INTEGER NOT NULL DEFAULT 0;
@@ -230,7 +231,7 @@ UPDATE crm_credentials SET set_at_ms = updated_at_ms;
 ALTER TABLE crm_credentials ADD COLUMN last_refresh_at_ms INTEGER;
 ALTER TABLE crm_credentials ADD COLUMN last_refresh_error TEXT;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Retention: a conversation's UTC day of last use (its creation, then each turn that adds to it),
 -- moved at most once a day, so idle conversations are found by an index; facts by their age.
 ALTER TABLE conversations ADD COLUMN active_day INTEGER NOT NULL DEFAULT 0;
@@ -239,7 +240,7 @@ UPDATE conversations SET active_day = COALESCE((SELECT MAX(created_at_ms) FROM m
 CREATE INDEX conversations_by_active_day ON conversations(active_day);
 CREATE INDEX memories_by_time ON memories(created_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A turn's commit writes every b-tree page it changes to the WAL. turns_by_org served no query,
 -- and a stateless turn (conversation '') has no place in turns_by_conversation: two pages fewer.
 DROP INDEX turns_by_org;
@@ -247,7 +248,7 @@ DROP INDEX turns_by_conversation;
 CREATE INDEX turns_by_conversation ON turns(conversation_id, started_at_ms)
   WHERE conversation_id <> '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Each server's liveness lease, and the server each queue ticket, running Idempotency-Key claim
 -- and spend reservation belongs to: a server whose lease lapsed has them released.
 CREATE TABLE servers (
@@ -264,7 +265,7 @@ CREATE INDEX idempotency_keys_running_by_server ON idempotency_keys(server_id)
 ALTER TABLE spend_reservations ADD COLUMN server_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX spend_reservations_by_server ON spend_reservations(server_id);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Runs (docs/runs.md): background runs queued, claimed and ended here, with their events.
 CREATE TABLE runs (
   id TEXT PRIMARY KEY,
@@ -298,7 +299,7 @@ CREATE TABLE run_events (
   PRIMARY KEY (run_id, seq)
 );
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Webhooks (docs/webhooks.md): endpoints per environment, and each run end's deliveries to them.
 ALTER TABLE runs ADD COLUMN notify INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE webhooks (
@@ -330,22 +331,22 @@ CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, cre
 CREATE INDEX webhook_deliveries_done ON webhook_deliveries(created_at_ms)
   WHERE status <> 'pending';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Tool approvals (docs/daemon.md): a run paused for a person's decision keeps where its turn stopped.
 ALTER TABLE runs ADD COLUMN paused TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN expires_at_ms INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX runs_paused_by_expiry ON runs(expires_at_ms) WHERE status = 'requires_action';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A short streamed run written once, at its end, keeps its events in its row (docs/runs.md).
 ALTER TABLE runs ADD COLUMN events TEXT NOT NULL DEFAULT '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Retention walks runs in the order they were written (rowid): an index on their end cost each
 -- quick streamed run's commit a fifth of its row (docs/performance.md).
 DROP INDEX runs_by_end;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A quick stateless streamed run is kept in its turn's row (docs/runs.md, "Where a run is
 -- kept"): a row of its own, its indexes and its pages were a tenth of such a turn's cost.
 ALTER TABLE turns ADD COLUMN run_created_at_ms INTEGER NOT NULL DEFAULT 0;
@@ -355,12 +356,12 @@ ALTER TABLE turns ADD COLUMN run_events TEXT NOT NULL DEFAULT '';
 CREATE INDEX turns_runs_by_env ON turns(org_id, env, run_created_at_ms)
   WHERE run_created_at_ms > 0;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A run that has ended keeps nothing of what it held while paused (its system prompt with the
 -- call's host context, its request, its tool results): docs/runs.md.
 UPDATE runs SET paused = '', request = '' WHERE status IN ('completed', 'failed', 'canceled');
 )sql",
-                                                          R"sql(
+    R"sql(
 -- The metadata gateway needs a grant on the environment (docs/gateway.md). Every live token keeps
 -- the access it had, write on every environment of its organization; tokens made later have none.
 CREATE TABLE environment_grants (
@@ -375,7 +376,7 @@ INSERT INTO environment_grants(org_id, env, token_id, permissions)
   SELECT t.org_id, e.name, t.id, 'metadata_write' FROM api_tokens t
   JOIN environments e ON e.org_id = t.org_id WHERE t.revoked = 0;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Every run has one home, its `runs` row (docs/runs.md): those kept in their turns' rows were
 -- moved out first (MoveRunsOutOfTurns), and the turn's run columns go.
 DROP INDEX turns_runs_by_env;
@@ -384,7 +385,7 @@ ALTER TABLE turns DROP COLUMN run;
 ALTER TABLE turns DROP COLUMN run_result;
 ALTER TABLE turns DROP COLUMN run_events;
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A webhook claim counts the deliveries in flight (held) per webhook and per organization, and
 -- an organization's queue bound counts its paused runs with its queued ones (docs/runs.md).
 CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_until_ms)
@@ -392,12 +393,12 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_held ON webhook_deliveries(held_un
 CREATE INDEX IF NOT EXISTS runs_waiting_by_org ON runs(org_id)
   WHERE status IN ('queued', 'requires_action');
 )sql",
-                                                          R"sql(
+    R"sql(
 -- Each message names the turn that wrote it: a Responses call continuing from a response checks
 -- that the conversation's last reply is that response's (docs/openai.md). Older messages name none.
 ALTER TABLE messages ADD COLUMN turn_id TEXT NOT NULL DEFAULT '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- OAuth clients of the built-in authorization server (docs/mcp.md): each bound to an API token
 -- in one environment; the secret kept as its SHA-256.
 CREATE TABLE IF NOT EXISTS oauth_clients (
@@ -411,7 +412,7 @@ CREATE TABLE IF NOT EXISTS oauth_clients (
 );
 CREATE INDEX IF NOT EXISTS oauth_clients_by_env ON oauth_clients(org_id, env, created_at_ms);
 )sql",
-                                                          R"sql(
+    R"sql(
 -- The authorization server's signing keys (docs/mcp.md, OAuth): the private part sealed under the
 -- master key; retired_at_ms 0 for the current one. Retired keys are purged once their tokens
 -- have expired.
@@ -423,7 +424,7 @@ CREATE TABLE IF NOT EXISTS oauth_signing_keys (
   retired_at_ms INTEGER NOT NULL DEFAULT 0
 );
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A queue ticket whose turn a newer call interrupted ("if_busy": "interrupt", docs/daemon.md):
 -- its turn may no longer commit, and its server ends it superseded.
 ALTER TABLE conversation_turn_queue ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
@@ -432,7 +433,7 @@ ALTER TABLE conversation_turn_queue ADD COLUMN superseded INTEGER NOT NULL DEFAU
 ALTER TABLE conversation_turn_queue ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX conversation_turn_queue_by_run ON conversation_turn_queue(run_id) WHERE run_id <> '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A run claimed from the queue is a background run: what [runs] max_running_per_org counts
 -- (docs/runs.md, "Fair shares"). Runs running as this migration runs count from their next claim.
 ALTER TABLE runs ADD COLUMN background INTEGER NOT NULL DEFAULT 0;
@@ -440,12 +441,12 @@ CREATE INDEX runs_background_running_by_org ON runs(org_id) WHERE status = 'runn
 -- Each organization's queued runs, oldest first: what a fair claim reads.
 CREATE INDEX runs_queued_by_org_age ON runs(org_id, created_at_ms, id) WHERE status = 'queued';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- A conversation's metadata, as the Conversations API keeps it (docs/openai.md): a JSON object's
 -- text, '' for none.
 ALTER TABLE conversations ADD COLUMN metadata TEXT NOT NULL DEFAULT '';
 )sql",
-                                                          R"sql(
+    R"sql(
 -- What a Responses API call asked, echoed when its response is read back (docs/openai.md); kept
 -- as long as turns are.
 CREATE TABLE IF NOT EXISTS response_asks (
@@ -456,6 +457,11 @@ CREATE TABLE IF NOT EXISTS response_asks (
   created_at_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
+)sql",
+    // An agent deployed in an environment may be marked discoverable: its A2A card is read
+    // anonymously (docs/a2a.md).
+    R"sql(
+ALTER TABLE deployments ADD COLUMN a2a_discoverable INTEGER NOT NULL DEFAULT 0;
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -77,6 +77,10 @@ class SqliteStore final : public Store {
                              const std::string& env, int version) override;
   Result<std::optional<int>> GetDeployment(const std::string& org_id, const std::string& agent_id,
                                            const std::string& env) override;
+  Result<bool> SetA2aDiscoverable(const std::string& org_id, const std::string& agent_id,
+                                  const std::string& env, bool discoverable) override;
+  Result<bool> IsA2aDiscoverable(const std::string& org_id, const std::string& agent_id,
+                                 const std::string& env) override;
   Result<void> CreateInstance(const InstanceRecord& instance) override;
   Result<std::optional<InstanceRecord>> GetInstance(const std::string& org_id,
                                                     const std::string& agent_id,

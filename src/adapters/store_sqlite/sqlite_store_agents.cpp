@@ -95,6 +95,28 @@ Result<std::optional<int>> SqliteStore::GetDeployment(const std::string& org_id,
   });
 }
 
+Result<bool> SqliteStore::SetA2aDiscoverable(const std::string& org_id, const std::string& agent_id,
+                                             const std::string& env, bool discoverable) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    c.Prepare(
+         "UPDATE deployments SET a2a_discoverable = ? WHERE org_id = ? AND agent_id = ? AND env = "
+         "?")
+        .Bind(discoverable ? 1 : 0, org_id, agent_id, env)
+        .Run();
+    return c.Changes() > 0;
+  });
+}
+
+Result<bool> SqliteStore::IsA2aDiscoverable(const std::string& org_id, const std::string& agent_id,
+                                            const std::string& env) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    auto s = c.Prepare(
+        "SELECT a2a_discoverable FROM deployments WHERE org_id = ? AND agent_id = ? AND env = ?");
+    s.Bind(org_id, agent_id, env);
+    return s.Step() && s.Int(0) != 0;
+  });
+}
+
 Result<std::vector<AgentVersionRecord>> SqliteStore::ListChatAgents(const std::string& org_id,
                                                                     const std::string& env,
                                                                     const std::string& token_id) {

@@ -72,6 +72,14 @@ asio::awaitable<Result<std::optional<int>>> TenantDirectory::Deployment(const st
                                  [&](Store& s) { return s.GetDeployment(org_id, agent_id, env); });
 }
 
+asio::awaitable<Result<bool>> TenantDirectory::A2aDiscoverable(const std::string& org_id,
+                                                               const std::string& agent_id,
+                                                               const std::string& env) {
+  const std::string key = Key(org_id, agent_id, env);
+  co_return co_await ReadThrough(
+      discoverable_, key, [&](Store& s) { return s.IsA2aDiscoverable(org_id, agent_id, env); });
+}
+
 asio::awaitable<Result<std::optional<std::int64_t>>> TenantDirectory::CrmCredentialVersion(
     const std::string& org_id, const std::string& env) {
   const std::string key = Key(org_id, env);
@@ -86,12 +94,14 @@ void TenantDirectory::Invalidate() {
   grants_.InvalidateAll();
   environment_grants_.InvalidateAll();
   deployments_.InvalidateAll();
+  discoverable_.InvalidateAll();
   crm_versions_.InvalidateAll();
 }
 
 std::size_t TenantDirectory::CachedBytes() const {
   return tokens_.bytes() + oauth_clients_.bytes() + environments_.bytes() + grants_.bytes() +
-         environment_grants_.bytes() + deployments_.bytes() + crm_versions_.bytes();
+         environment_grants_.bytes() + deployments_.bytes() + discoverable_.bytes() +
+         crm_versions_.bytes();
 }
 
 }  // namespace agentgate

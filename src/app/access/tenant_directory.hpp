@@ -38,6 +38,11 @@ class TenantDirectory {
   boost::asio::awaitable<Result<std::optional<int>>> Deployment(const std::string& org_id,
                                                                 const std::string& agent_id,
                                                                 const std::string& env);
+  // Whether the agent's A2A card is read anonymously there (docs/a2a.md): cached as the rest, so
+  // strangers' card reads cost no store read past the first each second.
+  boost::asio::awaitable<Result<bool>> A2aDiscoverable(const std::string& org_id,
+                                                       const std::string& agent_id,
+                                                       const std::string& env);
   // The version of the (org, env) CRM credentials in force; nullopt when none are set.
   boost::asio::awaitable<Result<std::optional<std::int64_t>>> CrmCredentialVersion(
       const std::string& org_id, const std::string& env);
@@ -61,6 +66,7 @@ class TenantDirectory {
   ReadCache<std::vector<std::string>> grants_{kFreshForMs, kCapacity};
   ReadCache<std::vector<std::string>> environment_grants_{kFreshForMs, kCapacity};
   ReadCache<std::optional<int>> deployments_{kFreshForMs, kCapacity};
+  ReadCache<bool> discoverable_{kFreshForMs, kCapacity};
   ReadCache<std::optional<std::int64_t>> crm_versions_{kFreshForMs, kCapacity};
 };
 

@@ -190,6 +190,34 @@ asio::awaitable<Result<void>> AdminService::SetDeployment(std::string org_id, st
   co_return set;
 }
 
+asio::awaitable<Result<void>> AdminService::SetA2aDiscoverable(std::string org_id,
+                                                               std::string agent_id,
+                                                               std::string env, bool discoverable) {
+  if (auto agent = co_await RequireAgent(org_id, agent_id); !agent) co_return agent.error();
+  AG_CO_TRY(const bool set, co_await store_.Run([&](Store& s) {
+    return s.SetA2aDiscoverable(org_id, agent_id, env, discoverable);
+  }));
+  tenants_.Invalidate();
+  if (!set) {
+    co_return Error(ErrorCode::kNotFound,
+                    "agent '" + agent_id + "' is not deployed in environment '" + env + "'");
+  }
+  co_return Result<void>();
+}
+
+asio::awaitable<Result<bool>> AdminService::A2aDiscoverable(std::string org_id,
+                                                            std::string agent_id, std::string env) {
+  if (auto agent = co_await RequireAgent(org_id, agent_id); !agent) co_return agent.error();
+  AG_CO_TRY(const auto deployed,
+            co_await store_.Run([&](Store& s) { return s.GetDeployment(org_id, agent_id, env); }));
+  if (!deployed) {
+    co_return Error(ErrorCode::kNotFound,
+                    "agent '" + agent_id + "' is not deployed in environment '" + env + "'");
+  }
+  co_return co_await store_.Run(
+      [&](Store& s) { return s.IsA2aDiscoverable(org_id, agent_id, env); });
+}
+
 asio::awaitable<Result<void>> AdminService::CreateInstance(std::string org_id, std::string agent_id,
                                                            CreateInstanceCommand cmd) {
   if (auto agent = co_await RequireAgent(org_id, agent_id); !agent) co_return agent.error();

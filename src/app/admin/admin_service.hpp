@@ -145,6 +145,12 @@ class AdminService {
                                                       CreateAgentCommand cmd);
   boost::asio::awaitable<Result<void>> SetDeployment(std::string org_id, std::string agent_id,
                                                      std::string env, SetDeploymentCommand cmd);
+  // Marks a deployment's A2A card anonymous or not (docs/a2a.md); 404 when the agent is not
+  // deployed in the environment. Read back as it stands.
+  boost::asio::awaitable<Result<void>> SetA2aDiscoverable(std::string org_id, std::string agent_id,
+                                                          std::string env, bool discoverable);
+  boost::asio::awaitable<Result<bool>> A2aDiscoverable(std::string org_id, std::string agent_id,
+                                                       std::string env);
   boost::asio::awaitable<Result<void>> CreateInstance(std::string org_id, std::string agent_id,
                                                       CreateInstanceCommand cmd);
   boost::asio::awaitable<Result<void>> PutGrant(std::string org_id, PutGrantCommand cmd);

@@ -41,6 +41,13 @@ asio::awaitable<Result<AdmittedAgent>> InvokeAgent::Admit(const Caller& caller,
   co_return AdmittedAgent(std::move(agent));
 }
 
+asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> InvokeAgent::Discoverable(
+    const std::string& org_id, const std::string& agent_id, const std::string& env) {
+  AG_CO_TRY(const bool discoverable, co_await d_.tenants.A2aDiscoverable(org_id, agent_id, env));
+  if (!discoverable) co_return Error(ErrorCode::kAgentNotFound, "no discoverable agent here");
+  co_return co_await d_.catalog.Deployed(org_id, agent_id, env);
+}
+
 asio::awaitable<Result<AdmittedAgent>> InvokeAgent::AdmitVersion(const Caller& caller,
                                                                  const std::string& agent_id,
                                                                  int version) {

@@ -202,6 +202,10 @@ class InvokeAgent {
   // same check for a fresh turn and for an idempotent replay (SPEC §5).
   boost::asio::awaitable<Result<AdmittedAgent>> Admit(const Caller& caller,
                                                       const std::string& agent_id);
+  // The deployed version of an agent whose A2A card anyone may read (docs/a2a.md); 404 when it
+  // is not deployed there or not marked discoverable. It admits no caller: only the card reads it.
+  boost::asio::awaitable<Result<std::shared_ptr<const LoadedAgent>>> Discoverable(
+      const std::string& org_id, const std::string& agent_id, const std::string& env);
   // One turn under the hard cap and the caller's cancellation: its answer. A turn that does not
   // commit releases the command's Idempotency-Key, so the caller may retry. `command` must outlive
   // the call: every phase of the turn refers to it.

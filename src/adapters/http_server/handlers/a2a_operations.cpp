@@ -251,18 +251,35 @@ asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& 
   co_return at;
 }
 
-asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r, const A2aInterface& at) {
-  auto admitted = co_await deps.invoke.Admit(at.caller, at.agent_id);
-  if (!admitted) {
-    if (IsServiceFailure(admitted.error())) co_return ErrorResponse(admitted.error());
-    co_return Refusal(false, 404,
-                      {Fault::kInvalidRequest, "no A2A agent here for this credential"});
+asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r) {
+  const std::string& org = r.Param("org");
+  const std::string& env = r.Param("env");
+  const std::string& agent_id = r.Param("agent");
+  // Without a credential, only a discoverable agent's card is there; anything else asks for one,
+  // saying nothing of whether the agent exists.
+  const bool anonymous = !r.Header("authorization") && !r.Header("fl-api-token");
+  std::shared_ptr<const LoadedAgent> found;
+  if (anonymous) {
+    auto discoverable = co_await deps.invoke.Discoverable(org, agent_id, env);
+    if (discoverable) found = std::move(*discoverable);
   }
-  const auto& loaded = *admitted->loaded();
+  if (!found) {
+    auto admitted_caller = co_await AdmitA2aCaller(deps, r, /*rpc=*/false, /*any_version=*/true);
+    if (auto* refused = std::get_if<Response>(&admitted_caller)) co_return std::move(*refused);
+    auto admitted =
+        co_await deps.invoke.Admit(std::get<A2aInterface>(admitted_caller).caller, agent_id);
+    if (!admitted) {
+      if (IsServiceFailure(admitted.error())) co_return ErrorResponse(admitted.error());
+      co_return Refusal(false, 404,
+                        {Fault::kInvalidRequest, "no A2A agent here for this credential"});
+    }
+    found = admitted->loaded();
+  }
+  const auto& loaded = *found;
   const auto base = OAuthBase(deps, r);
   if (!base) co_return Refusal(false, 503, {Fault::kInternal, kNoPublicUrl});
-  a2a::CardFacts facts{*base + "/a2a/" + at.org + "/" + at.env + "/" + at.agent_id + "/",
-                       at.agent_id,
+  a2a::CardFacts facts{*base + "/a2a/" + org + "/" + env + "/" + agent_id + "/",
+                       agent_id,
                        loaded.config.name,
                        loaded.config.description,
                        loaded.version,
@@ -292,8 +309,9 @@ asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r, const A
     response = JsonTextResponse(200, std::move(body));
   }
   response.headers.emplace_back("ETag", etag);
-  // Read with a credential: a shared cache must not keep it.
-  response.headers.emplace_back("Cache-Control", "private, max-age=60");
+  // Read with a credential, a shared cache must not keep it.
+  response.headers.emplace_back("Cache-Control",
+                                anonymous ? "public, max-age=60" : "private, max-age=60");
   co_return response;
 }
 

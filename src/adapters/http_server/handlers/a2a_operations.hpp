@@ -34,9 +34,9 @@ using A2aAnswer = std::variant<boost::json::value, a2a::ProtocolError, Response>
 boost::asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(
     RouteDeps& deps, Request& r, bool rpc, bool any_version = false);
 
-// The card, for a caller admitted to the interface (404 for an agent it may not chat with).
-boost::asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r,
-                                                   const A2aInterface& at);
+// The card: anonymously for an agent marked discoverable, else for a caller admitted to the
+// interface (404 for an agent it may not chat with).
+boost::asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r);
 
 // SendMessage (`stream`: SendStreamingMessage), GetTask, CancelTask, SubscribeToTask.
 boost::asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aInterface& at,

@@ -182,11 +182,7 @@ void AddA2aRoutes(Router& router, RouteDeps& deps) {
     router.Add(method, path, std::move(handler), A2aHttpError);
   };
   add("GET", base + "/.well-known/agent-card.json",
-      [&deps](Request& r) -> asio::awaitable<Response> {
-        auto admitted = co_await AdmitA2aCaller(deps, r, /*rpc=*/false, /*any_version=*/true);
-        if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
-        co_return co_await AgentCardResponse(deps, r, std::get<A2aInterface>(admitted));
-      });
+      [&deps](Request& r) { return AgentCardResponse(deps, r); });
   for (const std::string& path : {base + "/", base})
     add("POST", path, [&deps](Request& r) { return ServeRpc(deps, r); });
   add("POST", base + "/message:send",

@@ -1,5 +1,6 @@
 // /admin/v1/orgs/{org}/agents: creation, versions, deployments, instances; and conversations.
 #include "adapters/http_server/handlers/admin_common.hpp"
+#include "domain/json_fields.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
@@ -38,6 +39,34 @@ void AddAdminAgentRoutes(Router& router, RouteDeps& deps) {
                                                         {"env", r.Param("env")},
                                                         {"version", cmd.version}});
              }));
+
+  // An agent's A2A card read anonymously in an environment (docs/a2a.md).
+  const auto discoverable_body = [](const Request& r, bool discoverable) {
+    return JsonResponse(200, json::object{{"agent_id", r.Param("agent")},
+                                          {"env", r.Param("env")},
+                                          {"discoverable", discoverable}});
+  };
+  router.Add("PUT", "/admin/v1/orgs/{org}/environments/{env}/agents/{agent}/a2a",
+             AdminHandler(
+                 deps, [&deps, discoverable_body](Request& r) -> asio::awaitable<Result<Response>> {
+                   AG_CO_TRY(auto body, ParseJsonBody(r));
+                   AG_CO_TRY(const json::object* o, json_fields::AsObject(body, ""));
+                   AG_CO_TRYV(json_fields::RejectUnknownKeys(*o, "", {"discoverable"}));
+                   AG_CO_TRY(const auto discoverable,
+                             json_fields::OptionalBool(*o, "discoverable", ""));
+                   if (!discoverable) co_return InvalidField("discoverable", "must be a boolean");
+                   AG_CO_TRYV(co_await deps.admin.SetA2aDiscoverable(
+                       r.Param("org"), r.Param("agent"), r.Param("env"), *discoverable));
+                   co_return discoverable_body(r, *discoverable);
+                 }));
+  router.Add("GET", "/admin/v1/orgs/{org}/environments/{env}/agents/{agent}/a2a",
+             AdminHandler(
+                 deps, [&deps, discoverable_body](Request& r) -> asio::awaitable<Result<Response>> {
+                   AG_CO_TRY(const bool discoverable,
+                             co_await deps.admin.A2aDiscoverable(r.Param("org"), r.Param("agent"),
+                                                                 r.Param("env")));
+                   co_return discoverable_body(r, discoverable);
+                 }));
 
   router.Add("POST", "/admin/v1/orgs/{org}/agents/{agent}/instances",
              AdminHandler(deps, [&deps](Request& r) -> asio::awaitable<Result<Response>> {
