@@ -62,8 +62,18 @@ export async function showAgent(orgId, agentId) {
   const spent = (usage.agents.find((a) => a.agent_id === agentId) || { spent_usd: 0 }).spent_usd;
   const limit = latest.config.monthly_spend_limit_usd;
 
+  // The A2A card of each deployment: read with a credential, or by anyone (docs/a2a.md).
+  const cardSwitch = (d) => h("button", {
+    type: "button", class: "secondary", "data-a2a": d.env,
+    onclick: async () => {
+      await api("PUT", base + "/environments/" + encodeURIComponent(d.env) + "/agents/" +
+        encodeURIComponent(agentId) + "/a2a", { discoverable: !d.a2a_discoverable });
+      await again();
+    },
+  }, d.a2a_discoverable ? "Require a credential" : "Make public");
   const deployments = agent.deployments.length
-    ? table("deployment-list", ["Environment", "Version"], agent.deployments, (d) => [d.env, "v" + d.version])
+    ? table("deployment-list", ["Environment", "Version", "A2A card", ""], agent.deployments, (d) => [
+      d.env, "v" + d.version, d.a2a_discoverable ? "public" : "with a credential", cardSwitch(d)])
     : h("p", { class: "muted" }, "Not deployed — an agent answers only in environments it is deployed to.");
 
   const grants = agent.grants.length

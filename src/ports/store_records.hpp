@@ -72,6 +72,7 @@ struct DeploymentRecord {
   std::string agent_id;
   std::string env;
   int version = 0;
+  bool a2a_discoverable = false;  // its A2A card is read anonymously (docs/a2a.md)
 };
 
 struct GrantRecord {

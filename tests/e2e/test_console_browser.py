@@ -209,6 +209,16 @@ def test_an_operator_sets_up_an_org_and_an_agent_runs_a_turn_and_revokes_the_tok
     wait_text(browser, "h1", "Support bot 2")
     browser.find_element(By.ID, "deploy-form").submit()  # prod, v2: the newest is preselected
     wait_text(browser, "#deployment-list", "v2")
+    # Its A2A card is read with a credential until the operator makes it public (docs/a2a.md).
+    card_path = "/a2a/browser-org/prod/support/.well-known/agent-card.json"
+    assert server.request("GET", card_path)[0] == 401
+    browser.find_element(By.CSS_SELECTOR, "#deployment-list [data-a2a='prod']").click()
+    wait_text(browser, "#deployment-list", "public")
+    status, _, card = server.request("GET", card_path)
+    assert status == 200 and card["name"] == "Support bot 2", card
+    browser.find_element(By.CSS_SELECTOR, "#deployment-list [data-a2a='prod']").click()
+    wait_text(browser, "#deployment-list", "with a credential")
+    assert server.request("GET", card_path)[0] == 401
     blocked = invoke_body(server, token, {"message": "What is agentgate?", "stateful": True, "conversation_id": conversation})
     assert blocked["blocked"] is True
     shot(browser, "04-agent")

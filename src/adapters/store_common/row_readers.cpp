@@ -191,7 +191,7 @@ OrgSpend ReadOrgSpend(const RowView& row) {
 }
 
 DeploymentRecord ReadDeployment(const RowView& row) {
-  return DeploymentRecord{row.Text(0), row.Text(1), static_cast<int>(row.Int(2))};
+  return DeploymentRecord{row.Text(0), row.Text(1), static_cast<int>(row.Int(2)), row.Int(3) != 0};
 }
 
 }  // namespace agentgate

@@ -65,8 +65,9 @@ Result<std::vector<DeploymentRecord>> PostgresStore::ListDeployments(const std::
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<DeploymentRecord>> {
     return c
         .Exec(
-            "SELECT agent_id, env, version FROM deployments WHERE org_id = $1 ORDER BY agent_id, "
-            "env LIMIT $2",
+            "SELECT agent_id, env, version, a2a_discoverable::int FROM deployments WHERE org_id = "
+            "$1 "
+            "ORDER BY agent_id, env LIMIT $2",
             {P(org_id), P(kMaxListedDeployments)})
         .All(ReadDeployment);
   });

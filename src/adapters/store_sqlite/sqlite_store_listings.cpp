@@ -67,7 +67,8 @@ Result<std::vector<DeploymentRecord>> SqliteStore::ListDeployments(const std::st
       *pool_, [&](Connection& c) -> Result<std::vector<DeploymentRecord>> {
         return c
             .Prepare(
-                "SELECT agent_id, env, version FROM deployments WHERE org_id = ? ORDER BY "
+                "SELECT agent_id, env, version, a2a_discoverable FROM deployments WHERE org_id = ? "
+                "ORDER BY "
                 "agent_id, env LIMIT ?")
             .Bind(org_id, kMaxListedDeployments)
             .All(ReadDeployment);

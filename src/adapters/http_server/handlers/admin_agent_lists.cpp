@@ -27,7 +27,8 @@ std::string ConfigString(const json::value& config, std::string_view key) {
 json::array DeploymentsJson(const std::vector<DeploymentRecord>& deployments) {
   json::array out;
   for (const auto& d : deployments)
-    out.push_back(json::object{{"env", d.env}, {"version", d.version}});
+    out.push_back(json::object{
+        {"env", d.env}, {"version", d.version}, {"a2a_discoverable", d.a2a_discoverable}});
   return out;
 }
 
