@@ -248,6 +248,22 @@ struct RunRecord {
   std::int64_t expires_at_ms = 0;
 };
 
+// Which of an agent's runs a page lists (Store::ListAgentRuns).
+struct AgentRunsQuery {
+  std::string org_id;
+  std::string env;
+  std::string agent_id;
+  std::string conversation_id;  // "": any
+  // The outcomes listed, as ",completed,stopped," ("": any): a run's status, but a completed run
+  // whose turn stopped short or whose reply was blocked is "stopped".
+  std::string outcomes;
+  std::int64_t changed_after_ms = 0;  // its latest change after this (0: any)
+  // The page starts after this run, the previous page's last (0: from the latest).
+  std::int64_t before_changed_ms = 0;
+  std::string before_id;
+  int limit = 50;
+};
+
 // A turn that paused for approval (docs/daemon.md, Tool approvals): its commit writes the run as
 // requires_action, a new run for a plain call, else the running run it is.
 struct RunPause {

@@ -10,7 +10,9 @@
 //                                                   every stream response, in order
 //         (--data: a data part; with --task, the answer to a task that waits for its caller)
 //         get --task ID | cancel --task ID | subscribe --task ID
-//         list | push-create --task ID              (operations the agent does not offer)
+//         list [--context C] [--status TASK_STATE_X] [--page-size N] [--after ISO]
+//              [--include-artifacts true]           every page, walked by nextPageToken
+//         push-create --task ID                     (an operation the agent does not offer)
 // Prints one JSON line: {"result": ...} in the protocol's JSON, or {"error": {name, message,
 // reason}}: the SDK's own error class.
 import {
@@ -19,6 +21,8 @@ import {
   StreamResponse,
   Task,
   AgentCard,
+  ListTasksRequest,
+  ListTasksResponse,
   canonicalizeAgentCard,
   verifyAgentCardSignature,
 } from '@a2a-js/sdk';
@@ -126,8 +130,25 @@ async function run() {
       );
     case 'subscribe':
       return collect(client.resubscribeTask({ tenant: '', id: arg('task') }, options));
-    case 'list':
-      return client.listTasks({ tenant: '', contextId: '', status: 0, pageToken: '' }, options);
+    case 'list': {
+      // Every page, walked by its tokens (--page-size N a page), with the filters asked.
+      const pages = [];
+      let pageToken = '';
+      do {
+        const asked = ListTasksRequest.fromJSON({
+          contextId: arg('context'),
+          status: arg('status'),
+          pageSize: arg('page-size'),
+          pageToken,
+          statusTimestampAfter: arg('after'),
+          includeArtifacts: arg('include-artifacts'),
+        });
+        const page = ListTasksResponse.toJSON(await client.listTasks(asked, options));
+        pages.push(page);
+        pageToken = page.nextPageToken ?? '';
+      } while (pageToken && pages.length < 20);
+      return pages;
+    }
     case 'push-create':
       return client.createTaskPushNotificationConfig(
         { tenant: '', id: '', taskId: arg('task'), url: 'https://example.com/hook', token: '' },

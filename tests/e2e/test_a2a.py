@@ -223,8 +223,6 @@ def test_the_protocols_errors_name_what_is_wrong(start_server, llm):
     assert status == 200 and not_json["error"]["code"] == -32700, not_json
     assert len(llm.requests) == 0
     # What the agent does not offer, in the SDK's own error classes.
-    listed = client(tenant, key, "HTTP+JSON", "list")["error"]
-    assert listed["name"] == "UnsupportedOperationError", listed
     pushed = client(tenant, key, "JSONRPC", "push-create", task="run_0000000000000000")["error"]
     assert pushed["name"] == "PushNotificationNotSupportedError", pushed
 
@@ -439,3 +437,52 @@ def test_an_operator_makes_a_card_anonymous_and_takes_it_back(start_server, llm)
     status, _, body = tenant.server.admin("PUT", f"/orgs/{tenant.org}/environments/staging/agents/bot/a2a",
                                           {"discoverable": True})
     assert status == 404 and "not deployed" in body["error"]["message"], body
+
+
+@pytest.mark.both_stores
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_tasks_are_listed_latest_first_in_pages_filtered_by_context_and_state(start_server, llm, transport):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    tenant.agent("other")
+    done = []
+    for i in range(3):
+        llm.push(openai_text(f"reply {i}"))
+        done.append(client(tenant, key, transport, "send", text=f"m{i}")["result"]["task"])
+    llm.push(openai_text("in the first context again"))
+    again = client(tenant, key, transport, "send", text="more", context=done[0]["contextId"])["result"]["task"]
+    llm.push(dict(openai_text("never"), delay=20))
+    slow = client(tenant, key, transport, "send", text="slow", immediately="true")["result"]["task"]
+    deadline = time.time() + 10
+    while len(llm.requests) < 5 and time.time() < deadline:
+        time.sleep(0.05)
+    client(tenant, key, transport, "cancel", task=slow["id"])
+
+    pages = client(tenant, key, transport, "list", page_size="2")["result"]
+    assert [len(p.get("tasks", [])) for p in pages] == [2, 2, 1], pages
+    assert all(p["totalSize"] == 5 and p["pageSize"] == 2 for p in pages), pages
+    assert pages[-1].get("nextPageToken", "") == ""
+    ids = [t["id"] for p in pages for t in p["tasks"]]
+    assert ids == [slow["id"], again["id"], done[2]["id"], done[1]["id"], done[0]["id"]], ids
+    assert all("artifacts" not in t for p in pages for t in p["tasks"])
+    [context] = client(tenant, key, transport, "list", context=done[0]["contextId"],
+                       include_artifacts="true")["result"]
+    assert [t["id"] for t in context["tasks"]] == [again["id"], done[0]["id"]], context
+    assert reply_text(context["tasks"][0]) == "in the first context again"
+    [canceled] = client(tenant, key, transport, "list", status="TASK_STATE_CANCELED")["result"]
+    assert [t["id"] for t in canceled["tasks"]] == [slow["id"]] and canceled["totalSize"] == 1, canceled
+    [completed] = client(tenant, key, transport, "list", status="TASK_STATE_COMPLETED")["result"]
+    assert completed["totalSize"] == 4, completed
+    [none] = client(tenant, key, transport, "list", after="2999-01-01T00:00:00Z")["result"]
+    assert none.get("tasks", []) == [] and none.get("totalSize", 0) == 0, none
+    # Another agent's interface lists its own; a caller without chat on the agent sees none.
+    [other] = client(tenant, new_key(tenant, agents=("other",)), transport, "list",
+                     url=interface(tenant, agent="other"))["result"]
+    assert other.get("tasks", []) == [], other
+    # (Its card is not shown to it, so the SDK finds no agent: raw JSON-RPC.)
+    _, _, blind = rpc(tenant, new_key(tenant, permissions=()), "ListTasks", {})
+    assert blind["result"]["tasks"] == [] and blind["result"]["totalSize"] == 0, blind
+    _, _, bad = rpc(tenant, key, "ListTasks", {"pageSize": 1000})
+    assert bad["error"]["code"] == -32602 and "pageSize" in bad["error"]["message"], bad
+    _, _, bad = rpc(tenant, key, "ListTasks", {"pageToken": "garbage"})
+    assert bad["error"]["code"] == -32602 and "pageToken" in bad["error"]["message"], bad

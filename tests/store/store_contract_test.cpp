@@ -2555,4 +2555,61 @@ TYPED_TEST(StoreContract, ALeaseIsSettledInPartsAndGivesBackWhatIsUnused) {
 }
 
 }  // namespace
+TYPED_TEST(StoreContract, AnAgentsRunsArePagedLatestChangeFirstAndFilteredByOutcome) {
+  auto& s = *this->store_;
+  const auto run = [](std::string id, std::string agent, RunStatus status, std::int64_t created,
+                      std::int64_t ended, std::string result = "") {
+    RunRecord r;
+    r.id = std::move(id);
+    r.org_id = "acme";
+    r.env = "prod";
+    r.agent_id = std::move(agent);
+    r.token_id = "t1";
+    r.status = status;
+    r.conversation_id = "conv_a";
+    r.created_at_ms = created;
+    r.started_at_ms = ended > 0 ? created + 1 : 0;
+    r.ended_at_ms = ended;
+    r.result_json = std::move(result);
+    return r;
+  };
+  const std::vector<RunRecord> runs = {
+      run("run_1", "bot", RunStatus::kCompleted, 100, 900,
+          R"({"response":"ok","terminated_reason":null,"blocked":false})"),
+      run("run_2", "bot", RunStatus::kCompleted, 200, 800,
+          R"({"response":"\"blocked\":true","terminated_reason":"max_iterations","blocked":false})"),
+      run("run_3", "bot", RunStatus::kCompleted, 300, 700,
+          R"({"response":"[withheld]","terminated_reason":null,"blocked":true})"),
+      run("run_4", "bot", RunStatus::kQueued, 1000, 0),
+      run("run_5", "other", RunStatus::kQueued, 1100, 0)};
+  for (const auto& r : runs) {
+    if (r.status == RunStatus::kQueued) {
+      ASSERT_TRUE(s.CreateRun(r, 100, std::nullopt).value());
+    } else {
+      const RunWrite once = EndedOnce(r, {});
+      ASSERT_TRUE(s.WriteRuns({&once}).at(0).value());
+    }
+  }
+  AgentRunsQuery query{"acme", "prod", "bot", "", "", 0, 0, "", 2};
+  const auto ids = [&](const AgentRunsQuery& q) {
+    std::vector<std::string> out;
+    for (const auto& r : s.ListAgentRuns(q).value()) out.push_back(r.id);
+    return out;
+  };
+  EXPECT_EQ(ids(query), (std::vector<std::string>{"run_4", "run_1"}));  // by the latest change
+  EXPECT_EQ(s.CountAgentRuns(query).value(), 4);
+  query.before_changed_ms = 900;
+  query.before_id = "run_1";
+  EXPECT_EQ(ids(query), (std::vector<std::string>{"run_2", "run_3"}));
+  query = AgentRunsQuery{"acme", "prod", "bot", "", ",completed,", 0, 0, "", 10};
+  EXPECT_EQ(ids(query), (std::vector<std::string>{"run_1"}));  // a stop or a block is "stopped"
+  query.outcomes = ",stopped,";
+  EXPECT_EQ(ids(query), (std::vector<std::string>{"run_2", "run_3"}));
+  EXPECT_EQ(s.CountAgentRuns(query).value(), 2);
+  query = AgentRunsQuery{"acme", "prod", "bot", "conv_other", "", 0, 0, "", 10};
+  EXPECT_TRUE(ids(query).empty());
+  query = AgentRunsQuery{"acme", "prod", "bot", "", "", 850, 0, "", 10};
+  EXPECT_EQ(ids(query), (std::vector<std::string>{"run_4", "run_1"}));
+}
+
 }  // namespace agentgate::testing

@@ -190,6 +190,26 @@ OrgSpend ReadOrgSpend(const RowView& row) {
   return OrgSpend{row.Text(0), row.Double(1), row.Double(2)};
 }
 
+std::string AgentRunsSql(char placeholder, bool count) {
+  const auto p = [placeholder](int n) { return std::string(1, placeholder) + std::to_string(n); };
+  // Typed where PostgreSQL would guess a 32-bit integer from `= 0`.
+  const auto ms = [&p](int n) { return "CAST(" + p(n) + " AS BIGINT)"; };
+  std::string sql = std::string("WITH t AS (SELECT ") + kRunColumns +
+                    ", CASE WHEN ended_at_ms > 0 THEN ended_at_ms WHEN started_at_ms > 0 THEN "
+                    "started_at_ms ELSE created_at_ms END AS changed_ms, CASE WHEN status = "
+                    "'completed' AND (result LIKE '%\"blocked\":true%' OR result NOT LIKE "
+                    "'%\"terminated\\_reason\":null%' ESCAPE '\\') THEN 'stopped' ELSE status END "
+                    "AS outcome FROM runs WHERE org_id = " +
+                    p(1) + " AND env = " + p(2) + " AND agent_id = " + p(3) + ") SELECT ";
+  sql += count ? std::string("COUNT(*)") : std::string(kRunColumns);
+  sql += " FROM t WHERE (" + p(4) + " = '' OR conversation_id = " + p(4) + ") AND (" + p(5) +
+         " = '' OR " + p(5) + " LIKE '%,' || outcome || ',%') AND changed_ms > " + ms(6);
+  if (count) return sql;
+  sql += " AND (" + ms(7) + " = 0 OR changed_ms < " + ms(7) + " OR (changed_ms = " + ms(7) +
+         " AND id < " + p(8) + ")) ORDER BY changed_ms DESC, id DESC LIMIT " + p(9);
+  return sql;
+}
+
 DeploymentRecord ReadDeployment(const RowView& row) {
   return DeploymentRecord{row.Text(0), row.Text(1), static_cast<int>(row.Int(2)), row.Int(3) != 0};
 }

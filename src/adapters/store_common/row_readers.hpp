@@ -100,6 +100,14 @@ inline constexpr const char* kRunColumns =
     "paused, expires_at_ms";
 RunRecord ReadRun(const RowView& row);
 
+// Store::ListAgentRuns and CountAgentRuns for each engine, its placeholders written `placeholder`
+// then the number ("?1" for SQLite, "$1" for PostgreSQL). Parameters: org, env, agent,
+// conversation, outcomes, changed after, before changed, before id, limit (the count takes the
+// first six). The outcome reads the result as the server wrote it (domain/json_text): a literal
+// `"blocked":true` or a `"terminated_reason"` not null can only be those fields, since a string's
+// own quotes are escaped.
+std::string AgentRunsSql(char placeholder, bool count);
+
 inline constexpr const char* kWebhookColumns =
     "id, org_id, env, url, events, secret, created_at_ms";
 WebhookRecord ReadWebhook(const RowView& row);

@@ -205,6 +205,8 @@ class PostgresStore final : public Store {
   std::vector<Result<bool>> WriteRuns(const std::vector<const RunWrite*>& writes) override;
   Result<std::optional<RunRecord>> GetRun(const std::string& run_id) override;
   Result<std::int64_t> CountWaitingRuns(const std::string& org_id) override;
+  Result<std::vector<RunRecord>> ListAgentRuns(const AgentRunsQuery& query) override;
+  Result<std::int64_t> CountAgentRuns(const AgentRunsQuery& query) override;
   Result<std::vector<RunRecord>> ListRuns(const std::string& org_id, const std::string& env,
                                           int limit) override;
   Result<std::vector<RunRecord>> ClaimRuns(const std::string& server_id, std::int64_t now_ms,

@@ -163,6 +163,26 @@ Result<std::vector<RunRecord>> PostgresStore::ListRuns(const std::string& org_id
   });
 }
 
+Result<std::vector<RunRecord>> PostgresStore::ListAgentRuns(const AgentRunsQuery& q) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
+    static const std::string sql = AgentRunsSql('$', false);
+    return c
+        .Exec(sql, {P(q.org_id), P(q.env), P(q.agent_id), P(q.conversation_id), P(q.outcomes),
+                    P(q.changed_after_ms), P(q.before_changed_ms), P(q.before_id), P(q.limit)})
+        .All(ReadRun);
+  });
+}
+
+Result<std::int64_t> PostgresStore::CountAgentRuns(const AgentRunsQuery& q) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    static const std::string sql = AgentRunsSql('$', true);
+    return c
+        .Exec(sql, {P(q.org_id), P(q.env), P(q.agent_id), P(q.conversation_id), P(q.outcomes),
+                    P(q.changed_after_ms)})
+        .Int(0, 0);
+  });
+}
+
 // run_state::Start for each claimed run, as one conditional write (status = 'queued'). Servers
 // claiming at once rank the same runs; SKIP LOCKED gives each run to one of them, so each server
 // may start one batch past an organization's share (docs/runs.md, "Fair shares").

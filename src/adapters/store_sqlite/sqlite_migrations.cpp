@@ -462,6 +462,7 @@ CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
     // anonymously (docs/a2a.md).
     R"sql(
 ALTER TABLE deployments ADD COLUMN a2a_discoverable INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(org_id, env, agent_id);
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

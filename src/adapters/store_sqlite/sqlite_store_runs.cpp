@@ -175,6 +175,26 @@ Result<std::vector<RunRecord>> SqliteStore::ListRuns(const std::string& org_id,
   });
 }
 
+Result<std::vector<RunRecord>> SqliteStore::ListAgentRuns(const AgentRunsQuery& q) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<RunRecord>> {
+    static const std::string sql = AgentRunsSql('?', false);
+    return c.Prepare(sql)
+        .Bind(q.org_id, q.env, q.agent_id, q.conversation_id, q.outcomes, q.changed_after_ms,
+              q.before_changed_ms, q.before_id, q.limit)
+        .All(ReadRun);
+  });
+}
+
+Result<std::int64_t> SqliteStore::CountAgentRuns(const AgentRunsQuery& q) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::int64_t> {
+    static const std::string sql = AgentRunsSql('?', true);
+    auto s = c.Prepare(sql);
+    s.Bind(q.org_id, q.env, q.agent_id, q.conversation_id, q.outcomes, q.changed_after_ms);
+    s.Step();
+    return s.Int(0);
+  });
+}
+
 // run_state::Start for each claimed run, as one conditional write (status = 'queued').
 Result<std::vector<RunRecord>> SqliteStore::ClaimRuns(const std::string& server_id,
                                                       std::int64_t now_ms, int limit,

@@ -67,6 +67,39 @@ asio::awaitable<Result<json::object>> GetTask(Runs& runs, const Caller& caller,
   co_return TaskOfRun(RunBody(run));
 }
 
+asio::awaitable<Result<json::object>> ListTasks(StoreRunner& store, const Caller& caller,
+                                                const std::string& agent_id,
+                                                const TasksAsked& asked) {
+  json::array tasks;
+  std::string next;
+  std::int64_t total = 0;
+  if (!asked.none) {
+    AgentRunsQuery query{caller.org_id,          caller.env,     agent_id,
+                         asked.context_id,       asked.outcomes, asked.changed_after_ms,
+                         asked.after_changed_ms, asked.after_id, asked.page_size + 1};
+    AG_CO_TRY(auto runs, co_await store.Run([&](Store& s) { return s.ListAgentRuns(query); }));
+    AG_CO_TRY(total, co_await store.Run([&](Store& s) { return s.CountAgentRuns(query); }));
+    // One more than the page was read: whether a next page starts after it.
+    if (runs.size() > static_cast<std::size_t>(asked.page_size)) {
+      runs.resize(static_cast<std::size_t>(asked.page_size));
+      const RunRecord& last = runs.back();
+      const std::int64_t changed = last.ended_at_ms > 0     ? last.ended_at_ms
+                                   : last.started_at_ms > 0 ? last.started_at_ms
+                                                            : last.created_at_ms;
+      next = PageToken(changed, last.id);
+    }
+    for (const auto& run : runs) {
+      json::object task = TaskOfRun(RunBody(run));
+      if (!asked.include_artifacts) task.erase("artifacts");
+      tasks.push_back(std::move(task));
+    }
+  }
+  co_return json::object{{"tasks", std::move(tasks)},
+                         {"nextPageToken", next},
+                         {"pageSize", asked.page_size},
+                         {"totalSize", total}};
+}
+
 asio::awaitable<Result<json::object>> CancelTask(Runs& runs, const Caller& caller,
                                                  const std::string& agent_id,
                                                  const std::string& task_id) {

@@ -4,6 +4,7 @@
 // (domain/a2a/task); a call refused before it started is a REJECTED task stored nowhere.
 
 #include "app/runs/runs.hpp"
+#include "domain/a2a/list_tasks.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -34,6 +35,14 @@ boost::asio::awaitable<Result<boost::json::object>> GetTask(Runs& runs, const Ca
 boost::asio::awaitable<Result<boost::json::object>> CancelTask(Runs& runs, const Caller& caller,
                                                                const std::string& agent_id,
                                                                const std::string& task_id);
+
+// A page of the agent's tasks in the caller's environment (its runs, however they were started,
+// as the runs API shows them to any caller with chat on the agent), the latest change first:
+// {tasks, nextPageToken ("" on the last page), pageSize, totalSize}.
+boost::asio::awaitable<Result<boost::json::object>> ListTasks(StoreRunner& store,
+                                                              const Caller& caller,
+                                                              const std::string& agent_id,
+                                                              const TasksAsked& asked);
 
 // The run behind a task of this agent's that the caller may follow (its events), or why not.
 boost::asio::awaitable<Result<RunRecord>> TaskRun(Runs& runs, const Caller& caller,

@@ -1,4 +1,5 @@
 #include "domain/a2a/agent_card.hpp"
+#include "domain/a2a/list_tasks.hpp"
 #include "domain/a2a/protocol.hpp"
 #include "domain/a2a/send_message.hpp"
 #include "domain/a2a/task.hpp"
@@ -281,6 +282,59 @@ TEST(A2aCard, TheSignedFormLeavesOutEmptiesAndSignaturesAndSortsKeys) {
                         .as_object();
   EXPECT_EQ(CanonicalCard(card),
             R"({"capabilities":{"streaming":false},"name":"b","version":"1"})");
+}
+
+}  // namespace
+}  // namespace agentgate::a2a
+
+namespace agentgate::a2a {
+namespace {
+
+TEST(A2aListTasks, ReadsJsonAndQueryTextAndMapsStatesToRunOutcomes) {
+  auto read = ReadListTasks(boost::json::parse(R"({"contextId": "conv_1", "status":
+      "TASK_STATE_FAILED", "pageSize": "10", "pageToken": "1700000000000.run_ab",
+      "statusTimestampAfter": "2026-12-07T10:30:00.5Z", "includeArtifacts": true})"));
+  ASSERT_TRUE(std::holds_alternative<TasksAsked>(read));
+  const auto& asked = std::get<TasksAsked>(read);
+  EXPECT_EQ(asked.context_id, "conv_1");
+  EXPECT_EQ(asked.outcomes, ",failed,stopped,");  // a stopped or blocked turn fails its task
+  EXPECT_EQ(asked.page_size, 10);
+  EXPECT_EQ(asked.after_changed_ms, 1700000000000);
+  EXPECT_EQ(asked.after_id, "run_ab");
+  EXPECT_EQ(asked.changed_after_ms, 1796639400500);
+  EXPECT_TRUE(asked.include_artifacts);
+  EXPECT_EQ(PageToken(1700000000000, "run_ab"), "1700000000000.run_ab");
+  const auto rejected = ReadListTasks(boost::json::parse(R"({"status": "TASK_STATE_REJECTED"})"));
+  EXPECT_TRUE(std::get<TasksAsked>(rejected).none);  // never stored
+  const auto defaults = std::get<TasksAsked>(ReadListTasks(boost::json::parse("{}")));
+  EXPECT_EQ(defaults.page_size, kDefaultPageSize);
+  EXPECT_EQ(defaults.outcomes, "");
+}
+
+TEST(A2aListTasks, BadFieldsAreNamed) {
+  for (const auto& [params, field] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"pageSize": 0})", "pageSize"},
+           {R"({"pageSize": "101"})", "pageSize"},
+           {R"({"status": "done"})", "status"},
+           {R"({"pageToken": "x"})", "pageToken"},
+           {R"({"pageToken": "12."})", "pageToken"},
+           {R"({"historyLength": -1})", "historyLength"},
+           {R"({"statusTimestampAfter": "yesterday"})", "statusTimestampAfter"},
+           {R"({"includeArtifacts": "yes"})", "includeArtifacts"}}) {
+    auto read = ReadListTasks(boost::json::parse(params));
+    ASSERT_TRUE(std::holds_alternative<ProtocolError>(read)) << params;
+    EXPECT_EQ(std::get<ProtocolError>(read).field, field);
+  }
+}
+
+TEST(A2aListTasks, UtcTimestampsParseToTheMillisecond) {
+  EXPECT_EQ(ParseUtcTimestamp("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(ParseUtcTimestamp("1970-01-02T00:00:01.25Z"), 86'401'250);
+  EXPECT_EQ(ParseUtcTimestamp("2024-02-29T12:00:00.123456Z"), 1709208000123);
+  EXPECT_FALSE(ParseUtcTimestamp("2023-02-29T12:00:00Z"));  // no such day
+  EXPECT_FALSE(ParseUtcTimestamp("2026-12-07 10:30:00Z"));
+  EXPECT_FALSE(ParseUtcTimestamp("2026-12-07T10:30:00+01:00"));
+  EXPECT_FALSE(ParseUtcTimestamp("2026-12-07T25:30:00Z"));
 }
 
 }  // namespace

@@ -360,6 +360,19 @@ asio::awaitable<A2aAnswer> CancelTaskOp(RouteDeps& deps, const A2aInterface& at,
       co_await a2a::CancelTask(deps.runs, at.caller, at.agent_id, std::get<std::string>(id)));
 }
 
+asio::awaitable<A2aAnswer> ListTasksOp(RouteDeps& deps, const A2aInterface& at,
+                                       const json::value& params) {
+  auto read = a2a::ReadListTasks(params);
+  if (auto* refused = std::get_if<ProtocolError>(&read)) co_return std::move(*refused);
+  a2a::TasksAsked asked = std::get<a2a::TasksAsked>(read);
+  auto may = co_await MayUse(deps.tenants, at.caller, at.agent_id, "chat");
+  if (!may) co_return a2a::FromError(may.error());
+  asked.none = asked.none || !*may;
+  auto page = co_await a2a::ListTasks(deps.store, at.caller, at.agent_id, asked);
+  if (!page) co_return a2a::FromError(page.error());
+  co_return json::value(std::move(*page));
+}
+
 asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInterface& at,
                                        const json::value& params) {
   auto id = TaskIdOf(params);
@@ -385,7 +398,7 @@ ProtocolError NotOffered(std::string_view operation) {
             "capabilities.pushNotifications: false)"};
   }
   return {Fault::kUnsupportedOperation,
-          std::string(operation) + " is not offered by this agent yet (docs/a2a.md)"};
+          std::string(operation) + " is not offered by this agent (docs/a2a.md)"};
 }
 
 std::string_view RestContentType(const Request& r) {

@@ -45,6 +45,9 @@ boost::asio::awaitable<A2aAnswer> GetTaskOp(RouteDeps& deps, const A2aInterface&
                                             const boost::json::value& params);
 boost::asio::awaitable<A2aAnswer> CancelTaskOp(RouteDeps& deps, const A2aInterface& at,
                                                const boost::json::value& params);
+// ListTasks: a caller without chat on the agent sees none.
+boost::asio::awaitable<A2aAnswer> ListTasksOp(RouteDeps& deps, const A2aInterface& at,
+                                              const boost::json::value& params);
 boost::asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInterface& at,
                                               const boost::json::value& params);
 

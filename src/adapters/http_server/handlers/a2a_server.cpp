@@ -42,7 +42,8 @@ asio::awaitable<A2aAnswer> Dispatch(RouteDeps& deps, Request& r, const A2aInterf
   if (method == "GetTask") co_return co_await GetTaskOp(deps, at, params);
   if (method == "CancelTask") co_return co_await CancelTaskOp(deps, at, params);
   if (method == "SubscribeToTask") co_return co_await SubscribeOp(deps, r, at, params);
-  if (method == "ListTasks" || method == "GetExtendedAgentCard" ||
+  if (method == "ListTasks") co_return co_await ListTasksOp(deps, at, params);
+  if (method == "GetExtendedAgentCard" ||
       method.find("TaskPushNotificationConfig") != std::string_view::npos)
     co_return NotOffered(method);
   co_return ProtocolError{Fault::kMethodNotFound, "Method not found: " + std::string(method)};
@@ -131,6 +132,16 @@ asio::awaitable<A2aAnswer> CancelOp(RouteDeps& deps, Request&, const A2aInterfac
                                     const json::value& params) {
   return CancelTaskOp(deps, at, params);
 }
+// GET tasks: the request's fields are the query's parameters, as text.
+asio::awaitable<A2aAnswer> ListOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                  const json::value&) {
+  json::object params;
+  for (const char* name : {"contextId", "status", "pageSize", "pageToken", "historyLength",
+                           "statusTimestampAfter", "includeArtifacts"}) {
+    if (auto value = r.QueryParam(name)) params[name] = *value;
+  }
+  co_return co_await ListTasksOp(deps, at, params);
+}
 asio::awaitable<A2aAnswer> SubscribeRestOp(RouteDeps& deps, Request& r, const A2aInterface& at,
                                            const json::value& params) {
   return SubscribeOp(deps, r, at, params);
@@ -191,7 +202,8 @@ void AddA2aRoutes(Router& router, RouteDeps& deps) {
       [&deps](Request& r) { return ServeMessage(deps, r, StreamOp); });
   add("GET", base + "/tasks/{task}", [&deps](Request& r) { return ServeTask(deps, r, false); });
   add("POST", base + "/tasks/{task}", [&deps](Request& r) { return ServeTask(deps, r, true); });
-  add("GET", base + "/tasks", NotOfferedRoute(deps, "ListTasks"));
+  add("GET", base + "/tasks",
+      [&deps](Request& r) { return ServeRest(deps, r, ListOp, json::value()); });
   add("GET", base + "/extendedAgentCard", NotOfferedRoute(deps, "GetExtendedAgentCard"));
   const std::string configs = base + "/tasks/{task}/pushNotificationConfigs";
   add("GET", configs, NotOfferedRoute(deps, "ListTaskPushNotificationConfigs"));
