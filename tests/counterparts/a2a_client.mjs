@@ -3,6 +3,7 @@
 // (<url>.well-known/agent-card.json) with the key as a Bearer credential, on the binding asked
 // for, as an application would.
 //   node a2a_client.mjs --url URL --key KEY --transport JSONRPC|HTTP+JSON --call CALL [...]
+//                       [--legacy true]   (A2A 0.3: the SDK's compat JSON-RPC transport)
 //   CALL: card                                    the card the client resolved
 //         verify                                  the card's signature checked against our JWKS
 //         send --text T [--data JSON] [--message-id ID] [--context C] [--task T] [--immediately true]
@@ -57,6 +58,21 @@ const factory = new ClientFactory(
   })
 );
 
+// A 0.3 client: the SDK's compat transport, on the card's 0.3 interface alone.
+const legacyFactory = new ClientFactory(
+  ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: fetchWithKey, legacyCompat: { enabled: true } }),
+    transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
+  })
+);
+
+async function makeClient() {
+  if (arg('legacy') !== 'true') return factory.createFromUrl(arg('url'));
+  const raw = await (await fetchWithKey(new URL('.well-known/agent-card.json', arg('url')))).json();
+  raw.supportedInterfaces = raw.supportedInterfaces.filter((i) => i.protocolVersion === '0.3');
+  return legacyFactory.createFromAgentCard(raw);
+}
+
 const options = { serviceParameters: auth };
 
 const message = () => ({
@@ -94,7 +110,7 @@ async function collect(stream) {
 }
 
 async function run() {
-  const client = await factory.createFromUrl(arg('url'));
+  const client = await makeClient();
   switch (arg('call')) {
     case 'verify': {
       // The card as served, verified with the key its signature's jku publishes (jose), as the

@@ -62,7 +62,8 @@ def test_the_sdk_finds_the_agent_by_its_card_and_is_answered_a_completed_task(st
     assert card["name"] == "bot" and card["description"] == "Answers questions about orders."
     assert card["version"] == "1"
     assert {(i["protocolBinding"], i["protocolVersion"], i["url"]) for i in card["supportedInterfaces"]} == {
-        ("JSONRPC", "1.0", interface(tenant)), ("HTTP+JSON", "1.0", interface(tenant))}
+        ("JSONRPC", "1.0", interface(tenant)), ("HTTP+JSON", "1.0", interface(tenant)),
+        ("JSONRPC", "0.3", interface(tenant))}
     assert card["capabilities"]["streaming"] is True and card["capabilities"]["pushNotifications"] is False
     assert card["skills"][0]["id"] == "bot"
 
@@ -486,3 +487,48 @@ def test_tasks_are_listed_latest_first_in_pages_filtered_by_context_and_state(st
     assert bad["error"]["code"] == -32602 and "pageSize" in bad["error"]["message"], bad
     _, _, bad = rpc(tenant, key, "ListTasks", {"pageToken": "garbage"})
     assert bad["error"]["code"] == -32602 and "pageToken" in bad["error"]["message"], bad
+
+
+def test_a_0_3_client_sends_streams_reads_subscribes_and_cancels_in_0_3s_shapes(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+
+    def old(call, **args):
+        return client(tenant, key, "JSONRPC", call, legacy="true", **args)
+
+    llm.push(openai_text("Hello from 1.0, read by 0.3."))
+    task = old("send", text="hi")["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and reply_text(task) == "Hello from 1.0, read by 0.3."
+    assert old("get", task=task["id"])["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    llm.push(dict(openai_text("Streamed to an old client, piece by piece."), piece=5))
+    events = old("stream", text="stream it", context=task["contextId"])["result"]
+    assert "task" in events[0] and streamed_text(events) == "Streamed to an old client, piece by piece.", events
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    llm.push(dict(openai_text("never"), delay=20))
+    slow = old("send", text="slow", immediately="true")["result"]["task"]
+    deadline = time.time() + 10
+    while len(llm.requests) < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    assert old("cancel", task=slow["id"])["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+    missing = old("get", task="run_0000000000000000")["error"]
+    assert missing["name"] == "TaskNotFoundError", missing
+
+    # On the wire: 0.3's names and shapes, with no A2A-Version at all.
+    status, _, raw = rpc(tenant, key, "message/send", {"message": {
+        "kind": "message", "messageId": "old-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]},
+        "configuration": {"blocking": True}}, version=None)
+    llm_reply = raw["result"]
+    assert status == 200 and llm_reply["kind"] == "task", raw
+    assert llm_reply["status"]["state"] in ("completed", "failed"), raw
+    _, _, got = rpc(tenant, key, "tasks/get", {"id": task["id"]}, version=None)
+    assert got["result"]["kind"] == "task" and got["result"]["status"]["state"] == "completed", got
+    assert got["result"]["artifacts"][0]["parts"][0] == {"kind": "text", "text": "Hello from 1.0, read by 0.3."}
+    _, _, file_part = rpc(tenant, key, "message/send", {"message": {
+        "kind": "message", "messageId": "old-2", "role": "user",
+        "parts": [{"kind": "file", "file": {"uri": "https://example.com/a.pdf"}}]}}, version=None)
+    assert file_part["error"]["code"] == -32005, file_part
+    _, _, bad_kind = rpc(tenant, key, "message/send", {"message": {
+        "messageId": "old-3", "role": "user", "parts": [{"kind": "video"}]}}, version=None)
+    assert bad_kind["error"]["code"] == -32602 and "message.parts[0].kind" in bad_kind["error"]["message"]
+    _, _, mixed = rpc(tenant, key, "tasks/get", {"id": task["id"]}, version="1.0")
+    assert mixed["error"]["code"] == -32009, mixed

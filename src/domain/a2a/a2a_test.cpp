@@ -1,4 +1,5 @@
 #include "domain/a2a/agent_card.hpp"
+#include "domain/a2a/legacy.hpp"
 #include "domain/a2a/list_tasks.hpp"
 #include "domain/a2a/protocol.hpp"
 #include "domain/a2a/send_message.hpp"
@@ -247,15 +248,16 @@ TEST(A2aTaskAnswer, ADataPartIsTheApprovalsBodyAndTextAnswersOnlyALoneQuestion) 
       ReadTaskAnswer(json::parse(R"([{"text": "A-7"}])").as_array(), two)));
 }
 
-TEST(A2aCard, DeclaresBothBindingsStreamingAndTheAgentAsASkill) {
+TEST(A2aCard, DeclaresBothBindingsAndZeroThreeStreamingAndTheAgentAsASkill) {
   const auto card = AgentCard({"https://gw.example.com/a2a/acme/prod/bot/", "bot", "Bot",
                                "Answers orders", 3, true, "https://gw.example.com/oauth/token",
                                "https://gw.example.com/.well-known/oauth-authorization-server"});
   EXPECT_EQ(card.at("version"), "3");
   const auto& interfaces = card.at("supportedInterfaces").as_array();
-  ASSERT_EQ(interfaces.size(), 2u);
+  ASSERT_EQ(interfaces.size(), 3u);
   EXPECT_EQ(interfaces[0].at("protocolBinding"), "JSONRPC");
   EXPECT_EQ(interfaces[1].at("protocolBinding"), "HTTP+JSON");
+  EXPECT_EQ(interfaces[2].at("protocolVersion"), "0.3");  // JSON-RPC for 0.3's clients
   EXPECT_EQ(interfaces[1].at("url"), "https://gw.example.com/a2a/acme/prod/bot/");
   EXPECT_EQ(card.at("capabilities").at("pushNotifications"), false);
   EXPECT_EQ(card.at("skills").at(0).at("id"), "bot");
@@ -335,6 +337,70 @@ TEST(A2aListTasks, UtcTimestampsParseToTheMillisecond) {
   EXPECT_FALSE(ParseUtcTimestamp("2026-12-07 10:30:00Z"));
   EXPECT_FALSE(ParseUtcTimestamp("2026-12-07T10:30:00+01:00"));
   EXPECT_FALSE(ParseUtcTimestamp("2026-12-07T25:30:00Z"));
+}
+
+}  // namespace
+}  // namespace agentgate::a2a
+
+namespace agentgate::a2a {
+namespace {
+
+TEST(A2aLegacy, ZeroThreeNamesAndParamsReadAsOneZero) {
+  EXPECT_EQ(legacy::V1Method("message/send"), "SendMessage");
+  EXPECT_EQ(legacy::V1Method("tasks/resubscribe"), "SubscribeToTask");
+  EXPECT_EQ(legacy::V1Method("tasks/pushNotificationConfig/set"),
+            "CreateTaskPushNotificationConfig");
+  EXPECT_FALSE(legacy::V1Method("SendMessage"));
+  auto read = legacy::V1Params("SendMessage", boost::json::parse(R"({"message": {"kind": "message",
+      "messageId": "m", "role": "user", "contextId": "conv_1", "parts": [{"kind": "text", "text":
+      "hi"}, {"kind": "data", "data": {"a": 1}}, {"kind": "file", "file": {"uri": "https://x/a.pdf",
+      "mimeType": "application/pdf"}}]}, "configuration": {"blocking": false}})"));
+  ASSERT_TRUE(std::holds_alternative<boost::json::value>(read));
+  const auto& params = std::get<boost::json::value>(read);
+  EXPECT_EQ(params.at("message").at("role"), "ROLE_USER");
+  EXPECT_FALSE(params.at("message").as_object().contains("kind"));
+  EXPECT_EQ(params.at("message").at("parts").at(0), boost::json::parse(R"({"text": "hi"})"));
+  EXPECT_EQ(params.at("message").at("parts").at(1), boost::json::parse(R"({"data": {"a": 1}})"));
+  EXPECT_EQ(params.at("message").at("parts").at(2).at("url"), "https://x/a.pdf");
+  EXPECT_EQ(params.at("configuration").at("returnImmediately"), true);
+  // A configuration without `blocking` returns at once too (0.3's default); none at all waits.
+  read = legacy::V1Params("SendMessage", boost::json::parse(R"({"message": {"messageId": "m",
+      "role": "user", "parts": []}, "configuration": {}})"));
+  EXPECT_EQ(std::get<boost::json::value>(read).at("configuration").at("returnImmediately"), true);
+  read = legacy::V1Params("SendMessage", boost::json::parse(R"({"message": {"messageId": "m",
+      "role": "agent", "parts": []}})"));
+  EXPECT_EQ(std::get<ProtocolError>(read).field, "message.role");
+  // Other methods' params are the same in both.
+  read = legacy::V1Params("GetTask", boost::json::parse(R"({"id": "run_1"})"));
+  EXPECT_EQ(std::get<boost::json::value>(read).at("id"), "run_1");
+}
+
+TEST(A2aLegacy, OneZeroResultsAreWrittenInZeroThreesShapes) {
+  const auto task = legacy::LegacyResult(boost::json::parse(R"({"task": {"id": "run_1",
+      "contextId": "conv_1", "status": {"state": "TASK_STATE_INPUT_REQUIRED", "message": {
+      "messageId": "s", "role": "ROLE_AGENT", "parts": [{"text": "waits"}, {"data": [1, 2]}]}},
+      "artifacts": [{"artifactId": "reply", "parts": [{"text": "hi"}]}]}})"));
+  EXPECT_EQ(task.at("kind"), "task");
+  EXPECT_EQ(task.at("status").at("state"), "input-required");
+  EXPECT_EQ(task.at("status").at("message").at("role"), "agent");
+  EXPECT_EQ(task.at("status").at("message").at("kind"), "message");
+  const auto& parts = task.at("status").at("message").at("parts");
+  EXPECT_EQ(parts.at(0), boost::json::parse(R"({"kind": "text", "text": "waits"})"));
+  EXPECT_EQ(parts.at(1).at("data").at("value").at(1), 2);  // not an object: wrapped and marked
+  EXPECT_EQ(parts.at(1).at("metadata").at("data_part_compat"), true);
+  EXPECT_EQ(task.at("artifacts").at(0).at("parts").at(0).at("kind"), "text");
+  const auto update = legacy::LegacyResult(boost::json::parse(R"({"statusUpdate": {"taskId":
+      "run_1", "contextId": "conv_1", "status": {"state": "TASK_STATE_COMPLETED"}}})"));
+  EXPECT_EQ(update.at("kind"), "status-update");
+  EXPECT_EQ(update.at("status").at("state"), "completed");
+  EXPECT_EQ(update.at("final"), true);
+  const auto working = legacy::LegacyResult(boost::json::parse(R"({"statusUpdate": {"status":
+      {"state": "TASK_STATE_WORKING"}}})"));
+  EXPECT_EQ(working.at("final"), false);
+  const auto piece = legacy::LegacyResult(boost::json::parse(R"({"artifactUpdate": {"artifact":
+      {"artifactId": "reply", "parts": [{"text": "a"}]}, "append": true, "lastChunk": false}})"));
+  EXPECT_EQ(piece.at("kind"), "artifact-update");
+  EXPECT_EQ(piece.at("artifact").at("parts").at(0).at("kind"), "text");
 }
 
 }  // namespace

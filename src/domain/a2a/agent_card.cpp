@@ -43,6 +43,12 @@ json::value WithoutEmpty(const json::value& v) {
 
 }  // namespace
 
+void AddLegacyFields(json::object& card, const std::string& interface_url) {
+  card["protocolVersion"] = "0.3.0";
+  card["url"] = interface_url;
+  card["preferredTransport"] = "JSONRPC";
+}
+
 std::string CanonicalCard(const json::object& card) {
   json::object unsigned_card = card;
   unsigned_card.erase("signatures");
@@ -84,7 +90,10 @@ json::object AgentCard(const CardFacts& facts) {
       {"name", facts.name.empty() ? facts.agent_id : facts.name},
       {"description", description},
       {"supportedInterfaces", json::array{Interface(facts.interface_url, "JSONRPC"),
-                                          Interface(facts.interface_url, "HTTP+JSON")}},
+                                          Interface(facts.interface_url, "HTTP+JSON"),
+                                          json::object{{"url", facts.interface_url},
+                                                       {"protocolBinding", "JSONRPC"},
+                                                       {"protocolVersion", "0.3"}}}},
       {"version", std::to_string(facts.version)},
       {"capabilities",
        json::object{

@@ -20,10 +20,14 @@ struct CardFacts {
   std::string oauth_metadata_url;  // its RFC 8414 metadata
 };
 
-// Both bindings at the one URL, protocol 1.0; streaming; no push notifications and no extended
-// card; the agent as one skill; API keys as Bearer tokens, or OAuth client-credentials tokens with
-// scope a2a.
+// Both bindings at the one URL, protocol 1.0, and JSON-RPC for protocol 0.3 there too; streaming;
+// no push notifications and no extended card; the agent as one skill; API keys as Bearer tokens, or
+// OAuth client-credentials tokens with scope a2a.
 boost::json::object AgentCard(const CardFacts& facts);
+
+// 0.3's top-level fields (protocolVersion, url, preferredTransport), so a 0.3 client reads the
+// same card; 1.0 readers leave them out, and so does the signature (added after it is made).
+void AddLegacyFields(boost::json::object& card, const std::string& interface_url);
 
 // The card as its signature covers it (the specification's §8.4.1, as the official SDKs compute
 // it): without `signatures`, every empty string, array, object and null left out, keys sorted,

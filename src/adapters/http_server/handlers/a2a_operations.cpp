@@ -10,6 +10,7 @@
 #include "app/turn/idempotency.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/a2a/agent_card.hpp"
+#include "domain/a2a/legacy.hpp"
 #include "domain/a2a/send_message.hpp"
 #include "domain/a2a/task.hpp"
 #include "domain/a2a/task_answer.hpp"
@@ -61,8 +62,10 @@ std::string A2aChallenge(bool token_presented, const Error& why) {
 // JSON-RPC response to the request that opened the stream.
 class TaskStreamFrames final : public StreamFormat {
  public:
-  TaskStreamFrames(std::string task_id, std::string context_id, std::optional<json::value> rpc_id)
-      : events_(std::move(task_id), std::move(context_id)), rpc_id_(std::move(rpc_id)) {}
+  TaskStreamFrames(std::string task_id, std::string context_id, const A2aInterface& at)
+      : events_(std::move(task_id), std::move(context_id)),
+        rpc_id_(at.rpc_id),
+        legacy_(at.legacy) {}
 
   void Frame(std::string& out, const RunEvent& event) override {
     frames_.clear();
@@ -70,7 +73,9 @@ class TaskStreamFrames final : public StreamFormat {
     for (auto& frame : frames_) {
       out.append("data: ");
       if (rpc_id_) {
-        out.append(json_text::Write(a2a::JsonRpcResultBody(*rpc_id_, std::move(frame))));
+        json::value result =
+            legacy_ ? a2a::legacy::LegacyResult(frame) : json::value(std::move(frame));
+        out.append(json_text::Write(a2a::JsonRpcResultBody(*rpc_id_, std::move(result))));
       } else {
         out.append(json_text::Write(frame));
       }
@@ -86,6 +91,7 @@ class TaskStreamFrames final : public StreamFormat {
  private:
   a2a::TaskEvents events_;
   std::optional<json::value> rpc_id_;
+  bool legacy_ = false;
   std::vector<json::object> frames_;
 };
 
@@ -103,11 +109,12 @@ A2aAnswer FromResult(Result<json::object> result) {
 }
 
 // A stream of one task as it stands: a resent streaming message's answer.
-Response OneTaskStream(json::object task, const std::optional<json::value>& rpc_id) {
+Response OneTaskStream(json::object task, const A2aInterface& at) {
   Response response;
   response.content_type = "text/event-stream";
   json::value frame = json::object{{"task", std::move(task)}};
-  if (rpc_id) frame = a2a::JsonRpcResultBody(*rpc_id, std::move(frame));
+  if (at.legacy) frame = a2a::legacy::LegacyResult(frame);
+  if (at.rpc_id) frame = a2a::JsonRpcResultBody(*at.rpc_id, std::move(frame));
   response.stream = [text = "data: " + json_text::Write(frame) +
                             "\n\n"](ResponseStream& out) -> asio::awaitable<void> {
     co_await out.WriteLast(text);
@@ -119,7 +126,7 @@ Response OneTaskStream(json::object task, const std::optional<json::value>& rpc_
 // state to its end or pause. A message sent before, or refused before it started, is a stream of
 // its task as it stands.
 asio::awaitable<A2aAnswer> StreamTask(RouteDeps& deps, Request& r, const InvokeCall& call,
-                                      const std::optional<json::value>& rpc_id) {
+                                      const A2aInterface& at) {
   auto ticket =
       deps.streams.Enter(call.caller, call.agent_id, "", co_await asio::this_coro::executor);
   if (!ticket) co_return a2a::FromError(ticket.error());
@@ -127,17 +134,16 @@ asio::awaitable<A2aAnswer> StreamTask(RouteDeps& deps, Request& r, const InvokeC
   if (const auto* replay = std::get_if<StoredResponse>(&begun.answer)) {
     auto task = co_await a2a::ReplayedTask(deps.runs, call, *replay);
     if (!task) co_return a2a::FromError(task.error());
-    co_return OneTaskStream(std::move(*task), rpc_id);
+    co_return OneTaskStream(std::move(*task), at);
   }
   const auto& run = std::get<Result<RunRecord>>(begun.answer);
   if (!run) {
     if (!a2a::RejectsTask(run.error())) co_return a2a::FromError(run.error());
     const std::string id = ids::Make(ids::kRun, crypto::RandomHex(16));
     co_return OneTaskStream(
-        a2a::RejectedTask(id, call.request.conversation_id.value_or(""), run.error(), NowMs()),
-        rpc_id);
+        a2a::RejectedTask(id, call.request.conversation_id.value_or(""), run.error(), NowMs()), at);
   }
-  auto format = std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, rpc_id);
+  auto format = std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at);
   if (begun.handed)
     co_return OwnRunStream(deps, std::move(begun.handed), std::move(*ticket), std::move(format));
   co_return RunEventStream(deps, run->id, 0, std::move(*ticket), r, false, std::move(format));
@@ -194,9 +200,8 @@ asio::awaitable<A2aAnswer> AnswerTask(RouteDeps& deps, Request& r, const A2aInte
   auto decided = co_await deps.runs.Decide(at.caller, run->id, std::move(decision));
   if (!decided) co_return a2a::FromError(decided.error());
   if (stream) {
-    co_return RunEventStream(
-        deps, run->id, after, std::move(ticket), r, false,
-        std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at.rpc_id));
+    co_return RunEventStream(deps, run->id, after, std::move(ticket), r, false,
+                             std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at));
   }
   auto task = co_await a2a::GetTask(deps.runs, at.caller, at.agent_id, run->id);
   if (!task) co_return a2a::FromError(task.error());
@@ -301,6 +306,7 @@ asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r) {
   // ECDSA signatures differ each time: the tag is the content's and the key's.
   const std::string etag =
       "\"" + ToHex(crypto::Sha256(canonical + "\n" + kid)).substr(0, 32) + "\"";
+  a2a::AddLegacyFields(card, facts.interface_url);
   std::string body = json_text::Write(card);
   Response response;
   if (const auto match = r.Header("if-none-match"); match && *match == etag) {
@@ -341,7 +347,7 @@ asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aI
     co_return json::value(
         json::object{{"task", json::value(std::move(*task))}});  // a SendMessageResponse
   }
-  co_return co_await StreamTask(deps, r, call, at.rpc_id);
+  co_return co_await StreamTask(deps, r, call, at);
 }
 
 asio::awaitable<A2aAnswer> GetTaskOp(RouteDeps& deps, const A2aInterface& at,
@@ -386,9 +392,8 @@ asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInt
   auto ticket =
       deps.streams.Enter(at.caller, at.agent_id, run->id, co_await asio::this_coro::executor);
   if (!ticket) co_return a2a::FromError(ticket.error());
-  co_return RunEventStream(
-      deps, run->id, 0, std::move(*ticket), r, false,
-      std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at.rpc_id));
+  co_return RunEventStream(deps, run->id, 0, std::move(*ticket), r, false,
+                           std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at));
 }
 
 ProtocolError NotOffered(std::string_view operation) {

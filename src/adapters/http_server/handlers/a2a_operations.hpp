@@ -22,6 +22,7 @@ struct A2aInterface {
   Caller caller;
   // A JSON-RPC request's id: its stream's frames are JSON-RPC responses to it. None for REST.
   std::optional<boost::json::value> rpc_id;
+  bool legacy = false;  // a 0.3 request: its answers are written in 0.3's shapes
 };
 
 // A result, an error in the protocol's terms, or an answer of its own (a stream).

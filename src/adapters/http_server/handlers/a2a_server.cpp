@@ -5,6 +5,7 @@
 // HTTP+JSON's are google.rpc.Status bodies with the error's HTTP status.
 #include "adapters/http_server/handlers/a2a_operations.hpp"
 #include "adapters/http_server/responses.hpp"
+#include "domain/a2a/legacy.hpp"
 #include "domain/json_text.hpp"
 
 #include <boost/json/object.hpp>
@@ -49,8 +50,24 @@ asio::awaitable<A2aAnswer> Dispatch(RouteDeps& deps, Request& r, const A2aInterf
   co_return ProtocolError{Fault::kMethodNotFound, "Method not found: " + std::string(method)};
 }
 
+// The version a JSON-RPC request is served in: 1.0 for its method names under `A2A-Version: 1.0`;
+// 0.3 for 0.3's names, sent with no A2A-Version (which means 0.3) or with 0.3's.
+std::optional<ProtocolError> CheckRpcVersion(const Request& r, bool legacy) {
+  auto version = r.Header("a2a-version");
+  const std::optional<std::string> asked_in_query = r.QueryParam("A2A-Version");
+  if (!version && asked_in_query) version = *asked_in_query;
+  if (!legacy) return a2a::CheckVersion(version);
+  if (!version || version->empty() || *version == a2a::legacy::kVersion ||
+      version->starts_with("0.3."))
+    return std::nullopt;
+  return ProtocolError{Fault::kVersionNotSupported,
+                       "0.3's method names are served under A2A-Version 0.3 (or none); this "
+                       "request names " +
+                           std::string(version->substr(0, 32))};
+}
+
 asio::awaitable<Response> ServeRpc(RouteDeps& deps, Request& r) {
-  auto admitted = co_await AdmitA2aCaller(deps, r, /*rpc=*/true);
+  auto admitted = co_await AdmitA2aCaller(deps, r, /*rpc=*/true, /*any_version=*/true);
   if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
   A2aInterface& at = std::get<A2aInterface>(admitted);
   boost::system::error_code ec;
@@ -68,14 +85,23 @@ asio::awaitable<Response> ServeRpc(RouteDeps& deps, Request& r) {
                         "a string or integer id"});
   }
   const json::value* params = request->if_contains("params");
-  const json::value none = json::object{};
   if (params != nullptr && !params->is_object())
     co_return RpcError(*id, {Fault::kInvalidParams, "params must be an object", "params"});
   at.rpc_id = *id;
-  A2aAnswer answer =
-      co_await Dispatch(deps, r, at, method->get_string(), params != nullptr ? *params : none);
-  if (auto* result = std::get_if<json::value>(&answer))
+  // 0.3's names are read into 1.0's, and the answer written back in 0.3's shapes.
+  const auto v1_method = a2a::legacy::V1Method(method->get_string());
+  at.legacy = v1_method.has_value();
+  if (auto refused = CheckRpcVersion(r, at.legacy)) co_return RpcError(*id, std::move(*refused));
+  auto read = a2a::legacy::V1Params(v1_method.value_or(""),
+                                    params != nullptr ? *params : json::value(json::object{}));
+  if (auto* refused = std::get_if<ProtocolError>(&read))
+    co_return RpcError(*id, std::move(*refused));
+  const std::string name = v1_method.value_or(std::string(method->get_string()));
+  A2aAnswer answer = co_await Dispatch(deps, r, at, name, std::get<json::value>(read));
+  if (auto* result = std::get_if<json::value>(&answer)) {
+    if (at.legacy) *result = a2a::legacy::LegacyResult(*result);
     co_return JsonResponse(200, a2a::JsonRpcResultBody(*id, std::move(*result)));
+  }
   if (auto* error = std::get_if<ProtocolError>(&answer)) co_return RpcError(*id, std::move(*error));
   co_return std::move(std::get<Response>(answer));
 }
