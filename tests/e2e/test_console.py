@@ -199,13 +199,13 @@ def test_an_orgs_agents_are_listed_with_versions_deployments_grants_and_instance
     assert status == 200 and [a["id"] for a in body["agents"]] == ["demo-agent", "stores"]
     stores_agent = body["agents"][1]
     assert stores_agent["name"] == "Stores 2" and stores_agent["latest_version"] == 2
-    assert stores_agent["deployments"] == [{"env": "dev", "version": 1}]
+    assert stores_agent["deployments"] == [{"env": "dev", "version": 1, "a2a_discoverable": False}]
     assert server.admin("GET", "/orgs/demo/agents?limit=1")[2]["agents"][0]["id"] == "demo-agent"
 
     status, _, body = server.admin("GET", "/orgs/demo/agents/stores")
     assert status == 200 and [v["version"] for v in body["versions"]] == [2, 1]
     assert body["versions"][1]["config"]["name"] == "Stores"
-    assert body["deployments"] == [{"env": "dev", "version": 1}]
+    assert body["deployments"] == [{"env": "dev", "version": 1, "a2a_discoverable": False}]
     assert body["grants"] == [{"token_id": token_id, "permissions": ["chat"]}]
     assert body["instances"] == [{"instance_id": "berlin", "instructions": ""}]
     status, _, body = server.admin("GET", "/orgs/demo/agents/ghost")
