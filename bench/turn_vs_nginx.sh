@@ -38,6 +38,9 @@
 #   alternating slices on one server
 #   CHAT_AB=1 bash bench/turn_vs_nginx.sh  the same turn as an OpenAI chat completion (POST
 #   /v1/chat/completions with an API key, docs/openai.md) against the invoke, the same way
+#   A2A_AB=1 bash bench/turn_vs_nginx.sh  an A2A SendMessage (JSON-RPC, a new messageId each, so a
+#   task each: a run with its conversation and key, docs/a2a.md) against the /api turn that does
+#   the same work (stateful, a new Idempotency-Key each), the same way
 #   BINARY_AB=/tmp/agentgate-before bash bench/turn_vs_nginx.sh  a change's before and after the
 #   same way: the plain turn on a second server running that binary (a copy of the build before
 #   the change) against this build's, alternating slices; prints after / before
@@ -215,6 +218,38 @@ wrk.headers["content-type"] = "application/json"
 wrk.headers["authorization"] = "Bearer agk_acme.prod.$token"
 wrk.path = "/v1/chat/completions"  -- the slices' URL names the invoke's
 LUA
+# A2A_AB's pair: each request its own key, as each message is its own task.
+cat >"$work/keyed.lua" <<LUA
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+local salt = tostring(os.time())
+request = function()
+  n = n + 1
+  return wrk.format("POST", "/api/agents/bench/invoke", {["content-type"] = "application/json",
+    ["fl-api-org"] = "acme", ["fl-api-env"] = "prod", ["fl-api-token"] = "$token",
+    ["idempotency-key"] = "k" .. salt .. "-" .. tostring(tid) .. "-" .. n}, '{"message":"hi","stateful":true}')
+end
+LUA
+cat >"$work/a2a.lua" <<LUA
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+local salt = tostring(os.time())
+request = function()
+  n = n + 1
+  return wrk.format("POST", "/a2a/acme/prod/bench/", {["content-type"] = "application/json",
+    ["authorization"] = "Bearer agk_acme.prod.$token", ["a2a-version"] = "1.0"},
+    '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m' ..
+    salt .. '-' .. tostring(tid) .. '-' .. n .. '","role":"ROLE_USER","parts":[{"text":"hi"}]}}}')
+end
+LUA
 cat >"$work/sobjects.lua" <<'LUA'
 wrk.headers["authorization"] = "Bearer 00D000000000001!bench"
 LUA
@@ -349,6 +384,12 @@ if [ -n "${CHAT_AB:-}" ]; then
   # The same turn through the OpenAI-compatible route against the invoke, on the same server.
   ab_command "CHAT_AB=1"
   alternate "invoke" "$gate_pid" "$work/invoke.lua" "$gate" "chat completion" "$gate_pid" "$work/chat.lua" "$gate"
+  exit 0
+fi
+if [ -n "${A2A_AB:-}" ]; then
+  # The same work through A2A against the invoke, on the same server.
+  ab_command "A2A_AB=1"
+  alternate "invoke (stateful, keyed)" "$gate_pid" "$work/keyed.lua" "$gate" "A2A SendMessage" "$gate_pid" "$work/a2a.lua" "$gate"
   exit 0
 fi
 if [ -n "${TRACING_AB:-}" ]; then

@@ -411,3 +411,26 @@ def test_a_gateway_call_its_requests_and_its_oauth_refresh_are_spans(start_serve
     assert token_call["headers"]["traceparent"] == f"00-{CALLER_TRACE}-{refresh['spanId']}-01"
     assert data_call["headers"]["traceparent"] == f"00-{CALLER_TRACE}-{request['spanId']}-01"
     assert org.client_secret not in json.dumps(collector.exports())
+
+
+def test_an_a2a_message_is_a_server_span_under_the_callers_trace_and_its_turn_under_it(start_server, llm, receiver):
+    from test_openai_api import new_key
+    collector = receiver()
+    tenant = traced(start_server, llm, collector.endpoint)
+    tenant.agent("bot")
+    key = new_key(tenant)
+    llm.push(openai_text("Traced over A2A."))
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "t-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+    status, _, answer = tenant.server.request(
+        "POST", f"/a2a/{tenant.org}/prod/bot/", body,
+        headers={"authorization": f"Bearer {key}", "a2a-version": "1.0", "content-type": "application/json",
+                 "traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"})
+    assert status == 200 and answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", answer
+    spans = collector.wait_for(lambda s: any(x["name"] == "invoke_agent bot" for x in s) and
+                               any(x["traceId"] == CALLER_TRACE and x["kind"] == "SPAN_KIND_SERVER" for x in s))
+    request = next(s for s in spans if s["traceId"] == CALLER_TRACE and s["kind"] == "SPAN_KIND_SERVER")
+    assert request["parentSpanId"] == CALLER_SPAN
+    turn = next(s for s in spans if s["name"] == "invoke_agent bot")
+    assert turn["traceId"] == CALLER_TRACE and turn["parentSpanId"] == request["spanId"]
+    assert attributes(turn)["agentgate.run_id"] == answer["result"]["task"]["id"]
