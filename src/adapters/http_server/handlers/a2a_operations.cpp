@@ -1,22 +1,17 @@
+// The operations of an agent's A2A interface (docs/a2a.md): a task sent, streamed, answered, read,
+// listed, canceled and subscribed to, as runs, for either binding to render.
 #include "adapters/http_server/handlers/a2a_operations.hpp"
 
-#include "adapters/http_server/handlers/invoke_common.hpp"
-#include "adapters/http_server/handlers/oauth_common.hpp"
 #include "adapters/http_server/handlers/run_stream.hpp"
-#include "adapters/http_server/handlers/streamed_call.hpp"
 #include "adapters/http_server/responses.hpp"
 #include "app/a2a/tasks.hpp"
 #include "app/runs/run_body.hpp"
 #include "app/turn/idempotency.hpp"
 #include "crypto/crypto.hpp"
-#include "domain/a2a/agent_card.hpp"
 #include "domain/a2a/legacy.hpp"
 #include "domain/a2a/send_message.hpp"
 #include "domain/a2a/task.hpp"
 #include "domain/a2a/task_answer.hpp"
-#include "domain/auth/api_token.hpp"
-#include "domain/auth/oauth_metadata.hpp"
-#include "domain/governance/governance.hpp"
 #include "domain/json_text.hpp"
 #include "domain/resource_ids.hpp"
 
@@ -38,24 +33,6 @@ std::int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-Response Refusal(bool rpc, int status, const ProtocolError& error) {
-  if (rpc) return JsonResponse(status, a2a::JsonRpcErrorBody(nullptr, error));
-  Response response = JsonResponse(status, a2a::RestErrorBody(error));
-  return response;
-}
-
-// A 401's challenge (RFC 6750 §3): the scope an access token needs here, and why one presented
-// was refused.
-std::string A2aChallenge(bool token_presented, const Error& why) {
-  std::string challenge = "Bearer scope=\"a2a\"";
-  if (token_presented) {
-    std::string said;
-    for (char c : why.message) said += c == '"' || c == '\\' ? '\'' : c;
-    challenge += ", error=\"invalid_token\", error_description=\"" + said + "\"";
-  }
-  return challenge;
 }
 
 // A run's events as A2A stream responses, each one SSE `data:` line: bare (HTTP+JSON) or as a
@@ -209,117 +186,6 @@ asio::awaitable<A2aAnswer> AnswerTask(RouteDeps& deps, Request& r, const A2aInte
 }
 
 }  // namespace
-
-asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& deps, Request& r,
-                                                                     bool rpc, bool any_version) {
-  const CallerHeaders headers = CallerHeadersOf(r);
-  const std::string base = OAuthBase(deps, r).value_or("");
-  // A Bearer credential that is not an API key is an access token of ours with scope a2a, or
-  // nothing. Two statements, not a conditional of two co_awaits (which GCC 12 miscompiles).
-  Result<Caller> caller = Error(ErrorCode::kUnauthenticated, kNoPublicUrl);
-  if (headers.unreadable_key) {
-    std::string presented(BearerCredential(*r.Header("authorization")).value_or(""));
-    if (!base.empty()) {
-      caller = co_await deps.oauth.Admit(std::move(presented), base,
-                                         AuthorizationServer::Resource::kA2a);
-    }
-  } else {
-    caller = co_await Authenticate(deps.tenants, headers);
-  }
-  if (!caller) {
-    const Error& why = caller.error();
-    if (why.code != ErrorCode::kUnauthenticated && why.code != ErrorCode::kMissingHeader) {
-      // A credential of another environment: no such agent for it.
-      co_return Refusal(rpc, 404,
-                        {Fault::kInvalidRequest, "no A2A agent here for this credential"});
-    }
-    Response refused = Refusal(rpc, 401, {Fault::kUnauthenticated, why.message});
-    refused.headers.emplace_back("WWW-Authenticate", A2aChallenge(headers.unreadable_key, why));
-    co_return refused;
-  }
-  A2aInterface at{r.Param("org"), r.Param("env"), r.Param("agent"), std::move(*caller), {}};
-  if (at.caller.org_id != at.org || at.caller.env != at.env)
-    co_return Refusal(rpc, 404, {Fault::kInvalidRequest, "no A2A agent here for this credential"});
-  // An agent not deployed here is not here; one the caller may not chat with is (its messages are
-  // REJECTED tasks), but its card is not shown.
-  const auto agent = co_await deps.invoke.Admit(at.caller, at.agent_id);
-  if (!agent && IsServiceFailure(agent.error())) {
-    co_return Refusal(rpc, HttpStatusOf(agent.error().code), a2a::FromError(agent.error()));
-  }
-  if (!agent && agent.error().code != ErrorCode::kForbidden)
-    co_return Refusal(rpc, 404, {Fault::kInvalidRequest, "no A2A agent here for this credential"});
-  if (any_version) co_return at;
-  auto version = r.Header("a2a-version");
-  const std::optional<std::string> asked_in_query = r.QueryParam("A2A-Version");
-  if (!version && asked_in_query) version = *asked_in_query;
-  if (auto refused = a2a::CheckVersion(version)) co_return Refusal(rpc, rpc ? 200 : 400, *refused);
-  co_return at;
-}
-
-asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r) {
-  const std::string& org = r.Param("org");
-  const std::string& env = r.Param("env");
-  const std::string& agent_id = r.Param("agent");
-  // Without a credential, only a discoverable agent's card is there; anything else asks for one,
-  // saying nothing of whether the agent exists.
-  const bool anonymous = !r.Header("authorization") && !r.Header("fl-api-token");
-  std::shared_ptr<const LoadedAgent> found;
-  if (anonymous) {
-    auto discoverable = co_await deps.invoke.Discoverable(org, agent_id, env);
-    if (discoverable) found = std::move(*discoverable);
-  }
-  if (!found) {
-    auto admitted_caller = co_await AdmitA2aCaller(deps, r, /*rpc=*/false, /*any_version=*/true);
-    if (auto* refused = std::get_if<Response>(&admitted_caller)) co_return std::move(*refused);
-    auto admitted =
-        co_await deps.invoke.Admit(std::get<A2aInterface>(admitted_caller).caller, agent_id);
-    if (!admitted) {
-      if (IsServiceFailure(admitted.error())) co_return ErrorResponse(admitted.error());
-      co_return Refusal(false, 404,
-                        {Fault::kInvalidRequest, "no A2A agent here for this credential"});
-    }
-    found = admitted->loaded();
-  }
-  const auto& loaded = *found;
-  const auto base = OAuthBase(deps, r);
-  if (!base) co_return Refusal(false, 503, {Fault::kInternal, kNoPublicUrl});
-  a2a::CardFacts facts{*base + "/a2a/" + org + "/" + env + "/" + agent_id + "/",
-                       agent_id,
-                       loaded.config.name,
-                       loaded.config.description,
-                       loaded.version,
-                       loaded.config.output_schema.has_value(),
-                       *base + std::string(oauth::kTokenPath),
-                       *base + std::string(oauth::kServerMetadataPath)};
-  json::object card = a2a::AgentCard(facts);
-  const std::string canonical = a2a::CanonicalCard(card);
-  // Signed as served, with the current key: a rotation re-signs it. Without a master key (no key
-  // to open) it goes unsigned.
-  auto signature =
-      co_await deps.oauth.SignDetached(canonical, *base + std::string(oauth::kJwksPath));
-  std::string kid;
-  if (signature) {
-    card["signatures"] = json::array{json::object{{"protected", signature->protected_header},
-                                                  {"signature", signature->signature}}};
-    kid = signature->protected_header;
-  }
-  // ECDSA signatures differ each time: the tag is the content's and the key's.
-  const std::string etag =
-      "\"" + ToHex(crypto::Sha256(canonical + "\n" + kid)).substr(0, 32) + "\"";
-  a2a::AddLegacyFields(card, facts.interface_url);
-  std::string body = json_text::Write(card);
-  Response response;
-  if (const auto match = r.Header("if-none-match"); match && *match == etag) {
-    response.status = 304;
-  } else {
-    response = JsonTextResponse(200, std::move(body));
-  }
-  response.headers.emplace_back("ETag", etag);
-  // Read with a credential, a shared cache must not keep it.
-  response.headers.emplace_back("Cache-Control",
-                                anonymous ? "public, max-age=60" : "private, max-age=60");
-  co_return response;
-}
 
 asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aInterface& at,
                                          const json::value& params, bool stream) {

@@ -1,6 +1,7 @@
 #pragma once
-// What A2A's two bindings share (docs/a2a.md): the caller admitted at an agent's interface, and
-// each operation, answered as a result, a protocol error, or a stream. The JSON-RPC and HTTP+JSON
+// What A2A's two bindings share (docs/a2a.md): the caller admitted at an agent's interface and
+// the card (a2a_access.cpp), and each operation, answered as a result, a protocol error, or a
+// stream (a2a_operations.cpp). The JSON-RPC and HTTP+JSON
 // routes (a2a_server.cpp) only read their requests and render these answers their way.
 
 #include "adapters/http_server/handlers/route_deps.hpp"
@@ -27,6 +28,9 @@ struct A2aInterface {
 
 // A result, an error in the protocol's terms, or an answer of its own (a stream).
 using A2aAnswer = std::variant<boost::json::value, a2a::ProtocolError, Response>;
+
+// A refusal before any operation, in the binding's shape (`rpc`: a JSON-RPC error object).
+Response A2aRefusal(bool rpc, int status, const a2a::ProtocolError& error);
 
 // The caller of /a2a/{org}/{env}/{agent}/...: an API key as Bearer or the fl-api headers, of that
 // organization and environment (any other is told there is no such agent: 404), at a protocol
