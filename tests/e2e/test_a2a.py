@@ -532,3 +532,68 @@ def test_a_0_3_client_sends_streams_reads_subscribes_and_cancels_in_0_3s_shapes(
     assert bad_kind["error"]["code"] == -32602 and "message.parts[0].kind" in bad_kind["error"]["message"]
     _, _, mixed = rpc(tenant, key, "tasks/get", {"id": task["id"]}, version="1.0")
     assert mixed["error"]["code"] == -32009, mixed
+
+
+def test_an_instance_is_its_own_interface_and_a_data_part_reaches_the_model_as_json(start_server, llm):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("stores", per_instance=True)
+    status, _, _ = server.admin("POST", f"/orgs/{tenant.org}/agents/stores/instances",
+                                {"instance_id": "berlin", "instructions": "Berlin closes at 6."})
+    assert status == 201
+    key = new_key(tenant, agents=("stores",))
+    berlin = interface(tenant, agent="stores:berlin")
+    card = client(tenant, key, "JSONRPC", "card", url=berlin)["result"]
+    assert card["supportedInterfaces"][0]["url"] == berlin, card
+    llm.push(openai_text("Until six."))
+    task = client(tenant, key, "HTTP+JSON", "send", text="When do you close?", data={"store": "berlin"},
+                  url=berlin)["result"]["task"]
+    assert reply_text(task) == "Until six."
+    sent = llm.requests[-1]["body"]["messages"]
+    assert "Berlin closes at 6." in sent[0]["content"]
+    assert sent[-1]["content"] == 'When do you close?\n\n{"store":"berlin"}'
+    # The same messageId to another instance is another task; an unknown instance is refused.
+    status, _, _ = server.admin("POST", f"/orgs/{tenant.org}/agents/stores/instances", {"instance_id": "paris"})
+    llm.push(openai_text("Until seven."))
+    paris = client(tenant, key, "JSONRPC", "send", text="hi", message_id="same",
+                   url=interface(tenant, agent="stores:paris"))["result"]["task"]
+    llm.push(openai_text("Until six, again."))
+    again = client(tenant, key, "JSONRPC", "send", text="hi", message_id="same", url=berlin)["result"]["task"]
+    assert paris["id"] != again["id"] and reply_text(again) == "Until six, again."
+    status, _, body = rpc(tenant, key, "SendMessage", {"message": {
+        "messageId": "x", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}, agent="stores:madrid")
+    assert body["error"]["code"] == -32600 and "madrid" in body["error"]["message"], body
+    _, _, extended = rpc(tenant, key, "GetExtendedAgentCard", {}, agent="stores:berlin")
+    assert extended["error"]["code"] == -32007, extended
+
+
+def test_a_busy_context_makes_a_blocking_send_wait_and_refuses_one_returned_at_once(start_server, llm):
+    tenant = start(start_server, llm)
+    key = new_key(tenant)
+    llm.push(openai_text("first"))
+    first = client(tenant, key, "JSONRPC", "send", text="one")["result"]["task"]
+    llm.push(dict(openai_text("slow"), delay=1.5))
+    slow = client(tenant, key, "JSONRPC", "send", text="two", context=first["contextId"],
+                  immediately="true")["result"]["task"]
+    deadline = time.time() + 10
+    while len(llm.requests) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    busy = client(tenant, key, "JSONRPC", "send", text="three", context=first["contextId"],
+                  immediately="true")["error"]
+    assert busy["name"] == "UnsupportedOperationError", busy
+    llm.push(openai_text("after the slow one"))
+    waited = client(tenant, key, "JSONRPC", "send", text="four", context=first["contextId"])["result"]["task"]
+    assert reply_text(waited) == "after the slow one"
+    assert client(tenant, key, "JSONRPC", "get", task=slow["id"])["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_spent_agent_rejects_the_task_and_keeps_nothing(start_server, llm):
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("bot", monthly_spend_limit_usd=0.0)
+    key = new_key(tenant)
+    task = client(tenant, key, "JSONRPC", "send", text="hi")["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_REJECTED", task
+    assert "spend_limit_reached" in task["status"]["message"]["parts"][0]["text"]
+    assert client(tenant, key, "JSONRPC", "get", task=task["id"])["error"]["name"] == "TaskNotFoundError"
+    assert len(llm.requests) == 0

@@ -39,6 +39,8 @@ FaultInfo InfoOf(Fault fault) {
       return {-32005, 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"};
     case Fault::kVersionNotSupported:
       return {-32009, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"};
+    case Fault::kExtendedAgentCardNotConfigured:
+      return {-32007, 400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"};
     case Fault::kUnauthenticated:
       return {-32000, 401, "UNAUTHENTICATED", "UNAUTHENTICATED"};
     case Fault::kPermissionDenied:
@@ -96,11 +98,12 @@ ProtocolError FromError(const Error& error) {
   switch (error.code) {
     case ErrorCode::kInvalidRequest:
     case ErrorCode::kConversationNotFound:
-    case ErrorCode::kInstanceNotFound:
       return {Fault::kInvalidParams, error.message, std::string(error.field().value_or(""))};
     case ErrorCode::kRunNotFound:
     case ErrorCode::kNotFound:
       return {Fault::kTaskNotFound, error.message};
+    case ErrorCode::kInstanceNotFound:  // the interface's own instance (agent_id:instance_id)
+      return {Fault::kInvalidRequest, error.message};
     case ErrorCode::kRunEnded:
       return {Fault::kTaskNotCancelable, error.message};
     case ErrorCode::kRunNotPaused:

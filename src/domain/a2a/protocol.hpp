@@ -30,6 +30,7 @@ enum class Fault {
   kUnsupportedOperation,
   kContentTypeNotSupported,
   kVersionNotSupported,
+  kExtendedAgentCardNotConfigured,
   // Not the protocol's own (it leaves these to the binding): HTTP 401 and 403, JSON-RPC -32000.
   kUnauthenticated,
   kPermissionDenied,

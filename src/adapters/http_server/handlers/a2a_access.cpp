@@ -7,6 +7,7 @@
 #include "adapters/http_server/responses.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/a2a/agent_card.hpp"
+#include "domain/admin/names.hpp"
 #include "domain/auth/api_token.hpp"
 #include "domain/auth/oauth_metadata.hpp"
 #include "domain/json_text.hpp"
@@ -36,6 +37,17 @@ std::string A2aChallenge(bool token_presented, const Error& why) {
 }
 
 }  // namespace
+
+std::optional<std::pair<std::string, std::optional<std::string>>> A2aAgentOf(
+    const std::string& segment) {
+  const auto colon = segment.find(':');
+  std::string agent = segment.substr(0, colon);
+  if (!names::IsValidId(agent)) return std::nullopt;
+  if (colon == std::string::npos) return std::pair{std::move(agent), std::optional<std::string>()};
+  std::string instance = segment.substr(colon + 1);
+  if (!names::IsValidInstanceId(instance)) return std::nullopt;
+  return std::pair{std::move(agent), std::optional<std::string>(std::move(instance))};
+}
 
 Response A2aRefusal(bool rpc, int status, const ProtocolError& error) {
   if (rpc) return JsonResponse(status, a2a::JsonRpcErrorBody(nullptr, error));
@@ -70,8 +82,14 @@ asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& 
     refused.headers.emplace_back("WWW-Authenticate", A2aChallenge(headers.unreadable_key, why));
     co_return refused;
   }
-  A2aInterface at{r.Param("org"), r.Param("env"), r.Param("agent"), std::move(*caller), {}};
-  if (at.caller.org_id != at.org || at.caller.env != at.env)
+  const auto agent_of = A2aAgentOf(r.Param("agent"));
+  A2aInterface at{r.Param("org"),
+                  r.Param("env"),
+                  agent_of ? agent_of->first : "",
+                  agent_of ? agent_of->second : std::nullopt,
+                  std::move(*caller),
+                  {}};
+  if (!agent_of || at.caller.org_id != at.org || at.caller.env != at.env)
     co_return A2aRefusal(rpc, 404,
                          {Fault::kInvalidRequest, "no A2A agent here for this credential"});
   // An agent not deployed here is not here; one the caller may not chat with is (its messages are
@@ -95,7 +113,9 @@ asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& 
 asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r) {
   const std::string& org = r.Param("org");
   const std::string& env = r.Param("env");
-  const std::string& agent_id = r.Param("agent");
+  const auto agent_of = A2aAgentOf(r.Param("agent"));
+  if (!agent_of) co_return A2aRefusal(false, 404, {Fault::kInvalidRequest, "no A2A agent here"});
+  const std::string& agent_id = agent_of->first;
   // Without a credential, only a discoverable agent's card is there; anything else asks for one,
   // saying nothing of whether the agent exists.
   const bool anonymous = !r.Header("authorization") && !r.Header("fl-api-token");
@@ -119,7 +139,7 @@ asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r) {
   const auto& loaded = *found;
   const auto base = OAuthBase(deps, r);
   if (!base) co_return A2aRefusal(false, 503, {Fault::kInternal, kNoPublicUrl});
-  a2a::CardFacts facts{*base + "/a2a/" + org + "/" + env + "/" + agent_id + "/",
+  a2a::CardFacts facts{*base + "/a2a/" + org + "/" + env + "/" + r.Param("agent") + "/",
                        agent_id,
                        loaded.config.name,
                        loaded.config.description,

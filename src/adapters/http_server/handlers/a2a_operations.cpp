@@ -197,7 +197,10 @@ asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aI
   request.message = sent.text;
   request.stateful = true;
   request.conversation_id = sent.context_id;
-  const std::optional<std::string> key = a2a::MessageKey(at.agent_id, sent.message_id);
+  request.instance_id = at.instance_id;
+  // Each instance's messages are its own: the same messageId to two instances is two tasks.
+  const std::optional<std::string> key = a2a::MessageKey(
+      at.instance_id ? at.agent_id + ":" + *at.instance_id : at.agent_id, sent.message_id);
   const std::string fingerprint = Idempotency::Fingerprint(
       "a2a", at.agent_id, json_text::WriteCanonical(params.get_object().at("message")));
   InvokeCall call{.caller = at.caller,
@@ -263,6 +266,11 @@ asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInt
 }
 
 ProtocolError NotOffered(std::string_view operation) {
+  if (operation == "GetExtendedAgentCard") {
+    return {Fault::kExtendedAgentCardNotConfigured,
+            "this agent has no extended card: its card is the whole of it (capabilities."
+            "extendedAgentCard: false)"};
+  }
   if (operation.find("PushNotificationConfig") != std::string_view::npos) {
     return {Fault::kPushNotificationNotSupported,
             "push notifications are not offered by this agent (its card says "

@@ -20,6 +20,7 @@ struct A2aInterface {
   std::string org;
   std::string env;
   std::string agent_id;
+  std::optional<std::string> instance_id;  // the URL's agent_id:instance_id, as on /v1
   Caller caller;
   // A JSON-RPC request's id: its stream's frames are JSON-RPC responses to it. None for REST.
   std::optional<boost::json::value> rpc_id;
@@ -28,6 +29,11 @@ struct A2aInterface {
 
 // A result, an error in the protocol's terms, or an answer of its own (a stream).
 using A2aAnswer = std::variant<boost::json::value, a2a::ProtocolError, Response>;
+
+// The agent and instance an interface's path segment names ("bot", or "bot:berlin"); none for
+// one that names no agent.
+std::optional<std::pair<std::string, std::optional<std::string>>> A2aAgentOf(
+    const std::string& segment);
 
 // A refusal before any operation, in the binding's shape (`rpc`: a JSON-RPC error object).
 Response A2aRefusal(bool rpc, int status, const a2a::ProtocolError& error);
