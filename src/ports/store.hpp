@@ -392,8 +392,9 @@ class RunStore {
   // An organization's runs waiting: queued, or paused for a decision (what [runs]
   // max_queued_per_org bounds).
   virtual Result<std::int64_t> CountWaitingRuns(const std::string& org_id) = 0;
-  // A page of one agent's runs (A2A's ListTasks, docs/a2a.md), the latest change first (its end,
-  // else its start, else its creation; then the id, descending), and how many match in all.
+  // A page of one agent's runs of a conversation (A2A's ListTasks, docs/a2a.md: every task has a
+  // context), the latest change first (its end, else its start, else its creation; then the id,
+  // descending), and how many match in all.
   virtual Result<std::vector<RunRecord>> ListAgentRuns(const AgentRunsQuery& query) = 0;
   virtual Result<std::int64_t> CountAgentRuns(const AgentRunsQuery& query) = 0;
   // An environment's latest runs, newest first (the console's list).

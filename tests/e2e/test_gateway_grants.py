@@ -101,7 +101,8 @@ def test_an_upgraded_store_grants_write_to_every_token_it_had(org, start_server)
     # (PostgreSQL's 20, and 21 after it, which runs again as it stands; SQLite's 22, and 23 after it
     # dropped the turns' run columns that build had; its messages named no turn, 25; its queue
     # tickets were never superseded nor a run's, 28; no run was known to be a background one, 29; no
-    # conversation had metadata, 30).
+    # conversation had metadata, 30; no deployment was discoverable and no index listed an agent's
+    # runs, 32).
     if stores.KIND == "postgres":
         before = "DROP TABLE environment_grants; DELETE FROM schema_migrations WHERE version >= 20;"
     else:
@@ -118,7 +119,8 @@ def test_an_upgraded_store_grants_write_to_every_token_it_had(org, start_server)
                   "ALTER TABLE conversation_turn_queue DROP COLUMN superseded; "
                   "DROP INDEX runs_background_running_by_org; DROP INDEX runs_queued_by_org_age; "
                   "ALTER TABLE runs DROP COLUMN background; "
-                  "ALTER TABLE conversations DROP COLUMN metadata;")
+                  "ALTER TABLE conversations DROP COLUMN metadata; "
+                  "DROP INDEX runs_by_agent; ALTER TABLE deployments DROP COLUMN a2a_discoverable;")
     stores.execute(first.store_url, before)
     again = start_server(env={"AGENTGATE_STORE_URL": first.store_url})
     gw.server = again

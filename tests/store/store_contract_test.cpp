@@ -2573,7 +2573,7 @@ TYPED_TEST(StoreContract, AnAgentsRunsArePagedLatestChangeFirstAndFilteredByOutc
     r.result_json = std::move(result);
     return r;
   };
-  const std::vector<RunRecord> runs = {
+  std::vector<RunRecord> runs = {
       run("run_1", "bot", RunStatus::kCompleted, 100, 900,
           R"({"response":"ok","terminated_reason":null,"blocked":false})"),
       run("run_2", "bot", RunStatus::kCompleted, 200, 800,
@@ -2581,7 +2581,9 @@ TYPED_TEST(StoreContract, AnAgentsRunsArePagedLatestChangeFirstAndFilteredByOutc
       run("run_3", "bot", RunStatus::kCompleted, 300, 700,
           R"({"response":"[withheld]","terminated_reason":null,"blocked":true})"),
       run("run_4", "bot", RunStatus::kQueued, 1000, 0),
-      run("run_5", "other", RunStatus::kQueued, 1100, 0)};
+      run("run_5", "other", RunStatus::kQueued, 1100, 0),
+      run("run_6", "bot", RunStatus::kQueued, 1200, 0)};
+  runs[5].conversation_id = "";  // a stateless run: no task of a context
   for (const auto& r : runs) {
     if (r.status == RunStatus::kQueued) {
       ASSERT_TRUE(s.CreateRun(r, 100, std::nullopt).value());

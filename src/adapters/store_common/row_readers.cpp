@@ -200,7 +200,8 @@ std::string AgentRunsSql(char placeholder, bool count) {
                     "'completed' AND (result LIKE '%\"blocked\":true%' OR result NOT LIKE "
                     "'%\"terminated\\_reason\":null%' ESCAPE '\\') THEN 'stopped' ELSE status END "
                     "AS outcome FROM runs WHERE org_id = " +
-                    p(1) + " AND env = " + p(2) + " AND agent_id = " + p(3) + ") SELECT ";
+                    p(1) + " AND env = " + p(2) + " AND agent_id = " + p(3) +
+                    " AND conversation_id <> '') SELECT ";
   sql += count ? std::string("COUNT(*)") : std::string(kRunColumns);
   sql += " FROM t WHERE (" + p(4) + " = '' OR conversation_id = " + p(4) + ") AND (" + p(5) +
          " = '' OR " + p(5) + " LIKE '%,' || outcome || ',%') AND changed_ms > " + ms(6);

@@ -285,7 +285,7 @@ CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
     // anonymously (docs/a2a.md).
     R"sql(
 ALTER TABLE deployments ADD COLUMN IF NOT EXISTS a2a_discoverable BOOLEAN NOT NULL DEFAULT FALSE;
-CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(org_id, env, agent_id);
+CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(org_id, env, agent_id) WHERE conversation_id <> '';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

@@ -459,10 +459,11 @@ CREATE TABLE IF NOT EXISTS response_asks (
 CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
 )sql",
     // An agent deployed in an environment may be marked discoverable: its A2A card is read
-    // anonymously (docs/a2a.md).
+    // anonymously (docs/a2a.md). An agent's runs of a conversation are listed as its A2A tasks;
+    // a stateless run (the hot path's) writes no page of this index.
     R"sql(
 ALTER TABLE deployments ADD COLUMN a2a_discoverable INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(org_id, env, agent_id);
+CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(org_id, env, agent_id) WHERE conversation_id != '';
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.
