@@ -40,7 +40,8 @@
 #   /v1/chat/completions with an API key, docs/openai.md) against the invoke, the same way
 #   A2A_AB=1 bash bench/turn_vs_nginx.sh  an A2A SendMessage (JSON-RPC, a new messageId each, so a
 #   task each: a run with its conversation and key, docs/a2a.md) against the /api turn that does
-#   the same work (stateful, a new Idempotency-Key each), the same way
+#   the same work (stateful, a new Idempotency-Key each), the same way; A2A_AB=streamed against that
+#   invoke streamed (a run, as each task is)
 #   BINARY_AB=/tmp/agentgate-before bash bench/turn_vs_nginx.sh  a change's before and after the
 #   same way: the plain turn on a second server running that binary (a copy of the build before
 #   the change) against this build's, alternating slices; prints after / before
@@ -218,7 +219,11 @@ wrk.headers["content-type"] = "application/json"
 wrk.headers["authorization"] = "Bearer agk_acme.prod.$token"
 wrk.path = "/v1/chat/completions"  -- the slices' URL names the invoke's
 LUA
-# A2A_AB's pair: each request its own key, as each message is its own task.
+# A2A_AB's pair: each request its own key, as each message is its own task. A2A_AB=streamed: the
+# invoke streamed, a run as each A2A task is (what the A2A layer adds over the run it makes).
+keyed_accept=""
+[ "${A2A_AB:-}" != streamed ] || keyed_accept=', ["accept"] = "text/event-stream"'
+
 cat >"$work/keyed.lua" <<LUA
 local threads = 0
 function setup(thread)
@@ -231,7 +236,7 @@ request = function()
   n = n + 1
   return wrk.format("POST", "/api/agents/bench/invoke", {["content-type"] = "application/json",
     ["fl-api-org"] = "acme", ["fl-api-env"] = "prod", ["fl-api-token"] = "$token",
-    ["idempotency-key"] = "k" .. salt .. "-" .. tostring(tid) .. "-" .. n}, '{"message":"hi","stateful":true}')
+    ["idempotency-key"] = "k" .. salt .. "-" .. tostring(tid) .. "-" .. n$keyed_accept}, '{"message":"hi","stateful":true}')
 end
 LUA
 cat >"$work/a2a.lua" <<LUA
@@ -388,8 +393,10 @@ if [ -n "${CHAT_AB:-}" ]; then
 fi
 if [ -n "${A2A_AB:-}" ]; then
   # The same work through A2A against the invoke, on the same server.
-  ab_command "A2A_AB=1"
-  alternate "invoke (stateful, keyed)" "$gate_pid" "$work/keyed.lua" "$gate" "A2A SendMessage" "$gate_pid" "$work/a2a.lua" "$gate"
+  ab_command "A2A_AB=$A2A_AB"
+  ab_label="invoke (stateful, keyed)"
+  [ "$A2A_AB" != streamed ] || ab_label="invoke streamed (stateful, keyed: a run)"
+  alternate "$ab_label" "$gate_pid" "$work/keyed.lua" "$gate" "A2A SendMessage" "$gate_pid" "$work/a2a.lua" "$gate"
   exit 0
 fi
 if [ -n "${TRACING_AB:-}" ]; then
