@@ -224,14 +224,16 @@ LUA
 keyed_accept=""
 [ "${A2A_AB:-}" != streamed ] || keyed_accept=', ["accept"] = "text/event-stream"'
 
-cat >"$work/keyed.lua" <<LUA
-local threads = 0
+# A key per request: the slice's start, the wrk thread, the request's number.
+unique_lua='local threads = 0
 function setup(thread)
   threads = threads + 1
   thread:set("tid", threads)
 end
 local n = 0
-local salt = tostring(os.time())
+local salt = tostring(os.time())'
+cat >"$work/keyed.lua" <<LUA
+$unique_lua
 request = function()
   n = n + 1
   return wrk.format("POST", "/api/agents/bench/invoke", {["content-type"] = "application/json",
@@ -240,13 +242,7 @@ request = function()
 end
 LUA
 cat >"$work/a2a.lua" <<LUA
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-end
-local n = 0
-local salt = tostring(os.time())
+$unique_lua
 request = function()
   n = n + 1
   return wrk.format("POST", "/a2a/acme/prod/bench/", {["content-type"] = "application/json",

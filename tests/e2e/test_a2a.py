@@ -39,6 +39,14 @@ def rpc(tenant, key, method, params, version="1.0", agent="bot"):
     return tenant.server.request("POST", f"/a2a/{tenant.org}/prod/{agent}/", body, headers=headers)
 
 
+def wait_for_model_calls(llm, n, within=10):
+    """Until the model has been called n times (a task returned at once has reached its model)."""
+    deadline = time.time() + within
+    while len(llm.requests) < n and time.time() < deadline:
+        time.sleep(0.05)
+    assert len(llm.requests) >= n, llm.requests
+
+
 def reply_text(task):
     return "".join(p.get("text", "") for a in task.get("artifacts", []) for p in a["parts"])
 
@@ -145,9 +153,7 @@ def test_a_running_task_is_canceled_and_an_ended_one_is_not_cancelable(start_ser
     key = new_key(tenant)
     llm.push(dict(openai_text("too late"), delay=20))
     task = client(tenant, key, transport, "send", text="slow", immediately="true")["result"]["task"]
-    deadline = time.time() + 10
-    while not llm.requests and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for_model_calls(llm, 1)
     canceled = client(tenant, key, transport, "cancel", task=task["id"])["result"]
     assert canceled["status"]["state"] == "TASK_STATE_CANCELED", canceled
     again = client(tenant, key, transport, "cancel", task=task["id"])["result"]
@@ -394,9 +400,7 @@ def test_a_task_started_on_one_server_is_followed_read_and_canceled_on_another(s
     # A slow one started on the first is canceled through the second.
     llm.push(dict(openai_text("never"), delay=20))
     slow = client(first, key, "HTTP+JSON", "send", text="slow", immediately="true")["result"]["task"]
-    deadline = time.time() + 10
-    while len(llm.requests) < 2 and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for_model_calls(llm, 2)
     canceled = client(second, key, "JSONRPC", "cancel", task=slow["id"], url=interface(second))["result"]
     assert canceled["status"]["state"] == "TASK_STATE_CANCELED", canceled
     again = client(first, key, "JSONRPC", "get", task=slow["id"])["result"]
@@ -454,9 +458,7 @@ def test_tasks_are_listed_latest_first_in_pages_filtered_by_context_and_state(st
     again = client(tenant, key, transport, "send", text="more", context=done[0]["contextId"])["result"]["task"]
     llm.push(dict(openai_text("never"), delay=20))
     slow = client(tenant, key, transport, "send", text="slow", immediately="true")["result"]["task"]
-    deadline = time.time() + 10
-    while len(llm.requests) < 5 and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for_model_calls(llm, 5)
     client(tenant, key, transport, "cancel", task=slow["id"])
 
     pages = client(tenant, key, transport, "list", page_size="2")["result"]
@@ -506,9 +508,7 @@ def test_a_0_3_client_sends_streams_reads_subscribes_and_cancels_in_0_3s_shapes(
     assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
     llm.push(dict(openai_text("never"), delay=20))
     slow = old("send", text="slow", immediately="true")["result"]["task"]
-    deadline = time.time() + 10
-    while len(llm.requests) < 3 and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for_model_calls(llm, 3)
     assert old("cancel", task=slow["id"])["result"]["status"]["state"] == "TASK_STATE_CANCELED"
     missing = old("get", task="run_0000000000000000")["error"]
     assert missing["name"] == "TaskNotFoundError", missing
@@ -575,9 +575,7 @@ def test_a_busy_context_makes_a_blocking_send_wait_and_refuses_one_returned_at_o
     llm.push(dict(openai_text("slow"), delay=1.5))
     slow = client(tenant, key, "JSONRPC", "send", text="two", context=first["contextId"],
                   immediately="true")["result"]["task"]
-    deadline = time.time() + 10
-    while len(llm.requests) < 2 and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for_model_calls(llm, 2)
     busy = client(tenant, key, "JSONRPC", "send", text="three", context=first["contextId"],
                   immediately="true")["error"]
     assert busy["name"] == "UnsupportedOperationError", busy

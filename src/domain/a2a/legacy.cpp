@@ -4,6 +4,7 @@
 #include <boost/json/object.hpp>
 
 #include <array>
+#include <cctype>
 #include <utility>
 
 namespace agentgate::a2a::legacy {

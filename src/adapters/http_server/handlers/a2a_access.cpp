@@ -38,6 +38,11 @@ std::string A2aChallenge(bool token_presented, const Error& why) {
 
 }  // namespace
 
+std::optional<std::string> A2aVersionAsked(const Request& r) {
+  if (const auto header = r.Header("a2a-version")) return std::string(*header);
+  return r.QueryParam("A2A-Version");
+}
+
 std::optional<std::pair<std::string, std::optional<std::string>>> A2aAgentOf(
     const std::string& segment) {
   const auto colon = segment.find(':');
@@ -101,11 +106,9 @@ asio::awaitable<std::variant<A2aInterface, Response>> AdmitA2aCaller(RouteDeps& 
   if (!agent && agent.error().code != ErrorCode::kForbidden)
     co_return A2aRefusal(rpc, 404,
                          {Fault::kInvalidRequest, "no A2A agent here for this credential"});
+  if (agent) at.agent = agent->loaded();
   if (any_version) co_return at;
-  auto version = r.Header("a2a-version");
-  const std::optional<std::string> asked_in_query = r.QueryParam("A2A-Version");
-  if (!version && asked_in_query) version = *asked_in_query;
-  if (auto refused = a2a::CheckVersion(version))
+  if (auto refused = a2a::CheckVersion(A2aVersionAsked(r)))
     co_return A2aRefusal(rpc, rpc ? 200 : 400, *refused);
   co_return at;
 }
@@ -125,16 +128,13 @@ asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r) {
     if (discoverable) found = std::move(*discoverable);
   }
   if (!found) {
-    auto admitted_caller = co_await AdmitA2aCaller(deps, r, /*rpc=*/false, /*any_version=*/true);
-    if (auto* refused = std::get_if<Response>(&admitted_caller)) co_return std::move(*refused);
-    auto admitted =
-        co_await deps.invoke.Admit(std::get<A2aInterface>(admitted_caller).caller, agent_id);
-    if (!admitted) {
-      if (IsServiceFailure(admitted.error())) co_return ErrorResponse(admitted.error());
+    auto admitted = co_await AdmitA2aCaller(deps, r, /*rpc=*/false, /*any_version=*/true);
+    if (auto* refused = std::get_if<Response>(&admitted)) co_return std::move(*refused);
+    found = std::get<A2aInterface>(admitted).agent;
+    if (!found) {
       co_return A2aRefusal(false, 404,
                            {Fault::kInvalidRequest, "no A2A agent here for this credential"});
     }
-    found = admitted->loaded();
   }
   const auto& loaded = *found;
   const auto base = OAuthBase(deps, r);

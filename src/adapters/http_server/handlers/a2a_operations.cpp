@@ -80,9 +80,17 @@ std::variant<std::string, ProtocolError> TaskIdOf(const json::value& params) {
   return std::string(id->get_string());
 }
 
-A2aAnswer FromResult(Result<json::object> result) {
-  if (!result) return a2a::FromError(result.error());
-  return json::value(std::move(*result));
+// GetTask and CancelTask: `use` on the task the params' `id` names.
+using TaskUse = asio::awaitable<Result<json::object>> (*)(Runs&, const Caller&,
+                                                          const std::string& agent_id,
+                                                          const std::string& task_id);
+asio::awaitable<A2aAnswer> OnTask(RouteDeps& deps, const A2aInterface& at,
+                                  const json::value& params, TaskUse use) {
+  auto id = TaskIdOf(params);
+  if (auto* refused = std::get_if<ProtocolError>(&id)) co_return std::move(*refused);
+  auto task = co_await use(deps.runs, at.caller, at.agent_id, std::get<std::string>(id));
+  if (!task) co_return a2a::FromError(task.error());
+  co_return json::value(std::move(*task));
 }
 
 // A stream of one task as it stands: a resent streaming message's answer.
@@ -221,18 +229,12 @@ asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aI
 
 asio::awaitable<A2aAnswer> GetTaskOp(RouteDeps& deps, const A2aInterface& at,
                                      const json::value& params) {
-  auto id = TaskIdOf(params);
-  if (auto* refused = std::get_if<ProtocolError>(&id)) co_return std::move(*refused);
-  co_return FromResult(
-      co_await a2a::GetTask(deps.runs, at.caller, at.agent_id, std::get<std::string>(id)));
+  return OnTask(deps, at, params, a2a::GetTask);
 }
 
 asio::awaitable<A2aAnswer> CancelTaskOp(RouteDeps& deps, const A2aInterface& at,
                                         const json::value& params) {
-  auto id = TaskIdOf(params);
-  if (auto* refused = std::get_if<ProtocolError>(&id)) co_return std::move(*refused);
-  co_return FromResult(
-      co_await a2a::CancelTask(deps.runs, at.caller, at.agent_id, std::get<std::string>(id)));
+  return OnTask(deps, at, params, a2a::CancelTask);
 }
 
 asio::awaitable<A2aAnswer> ListTasksOp(RouteDeps& deps, const A2aInterface& at,

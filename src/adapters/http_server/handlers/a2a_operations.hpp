@@ -9,6 +9,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -25,7 +26,13 @@ struct A2aInterface {
   // A JSON-RPC request's id: its stream's frames are JSON-RPC responses to it. None for REST.
   std::optional<boost::json::value> rpc_id;
   bool legacy = false;  // a 0.3 request: its answers are written in 0.3's shapes
+  // The agent's deployed version, when the caller may chat with it (none: its messages are
+  // REJECTED tasks and its card is not shown).
+  std::shared_ptr<const LoadedAgent> agent = {};
 };
+
+// The A2A-Version a request asked for: its header, else its `A2A-Version` query parameter.
+std::optional<std::string> A2aVersionAsked(const Request& r);
 
 // A result, an error in the protocol's terms, or an answer of its own (a stream).
 using A2aAnswer = std::variant<boost::json::value, a2a::ProtocolError, Response>;

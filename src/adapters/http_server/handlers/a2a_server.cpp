@@ -53,9 +53,7 @@ asio::awaitable<A2aAnswer> Dispatch(RouteDeps& deps, Request& r, const A2aInterf
 // The version a JSON-RPC request is served in: 1.0 for its method names under `A2A-Version: 1.0`;
 // 0.3 for 0.3's names, sent with no A2A-Version (which means 0.3) or with 0.3's.
 std::optional<ProtocolError> CheckRpcVersion(const Request& r, bool legacy) {
-  auto version = r.Header("a2a-version");
-  const std::optional<std::string> asked_in_query = r.QueryParam("A2A-Version");
-  if (!version && asked_in_query) version = *asked_in_query;
+  const auto version = A2aVersionAsked(r);
   if (!legacy) return a2a::CheckVersion(version);
   if (!version || version->empty() || *version == a2a::legacy::kVersion ||
       version->starts_with("0.3."))
