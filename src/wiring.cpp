@@ -11,6 +11,7 @@
 #include "adapters/store_postgres/pg_run_notices.hpp"
 #include "adapters/store_postgres/postgres_store.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
+#include "app/a2a/push_configs.hpp"
 #include "app/access/authorization_server.hpp"
 #include "app/admin/demo_provisioning.hpp"
 #include "app/admin/maintenance.hpp"
@@ -346,7 +347,8 @@ struct UseCases {
                                                  settings.config.webhooks.max_in_flight_per_org}}),
         // An elicited pause is answered within the run's own wait for it.
         mcp_request_states(settings.master_key, rt.clock,
-                           std::chrono::seconds(settings.config.runs.approval_timeout_seconds)) {
+                           std::chrono::seconds(settings.config.runs.approval_timeout_seconds)),
+        a2a_push(rt.runner, rt.clock, settings.master_key, settings.config.webhooks.allow_private) {
     rt.metrics.DeclareGauge("agentgate_runs_running", "Background runs running on this server.",
                             [this] { return static_cast<double>(run_worker.Running()); });
     rt.metrics.DeclareGauge("agentgate_event_streams_open",
@@ -373,6 +375,7 @@ struct UseCases {
   StreamRoster streams;
   WebhookSender webhooks;
   McpRequestStates mcp_request_states;
+  a2a::TaskPushConfigs a2a_push;
 };
 
 // Each client connection in flight may hold an upstream connection too. Raises the soft
@@ -563,6 +566,7 @@ int Serve(const ServeOptions& options) {
                        config.server.allowed_origins,
                        ListensOnLoopbackOnly(config.server)};
   deps.mcp_request_states = &app.mcp_request_states;
+  deps.a2a_push = &app.a2a_push;
   const http::Router router = http::BuildRouter(deps);
   http::ServerOptions server_options = ServerOptionsOf(config);
   server_options.tracer = &tracing.tracer;

@@ -436,8 +436,9 @@ class RunStore {
   // queue ticket.
   virtual Result<bool> ConversationBusy(const std::string& conversation_id,
                                         std::int64_t now_ms) = 0;
-  // Deletes at most `limit` runs that ended before `ended_before_ms`, with their events, and at
-  // most `limit` webhook deliveries made before then that are no longer pending.
+  // Deletes at most `limit` runs that ended before `ended_before_ms`, with their events and their
+  // push configs (and those configs' deliveries), and at most `limit` webhook deliveries made
+  // before then that are no longer pending.
   virtual Result<std::int64_t> PurgeRuns(std::int64_t ended_before_ms, int limit) = 0;
 
   // Webhooks (docs/webhooks.md). Every run end of a run that notifies (RunRecord::notify) adds a
@@ -462,6 +463,18 @@ class RunStore {
                                                                  WebhookShares shares) = 0;
   // An attempt's outcome: `delivery` carries the new status, attempts, next attempt and log.
   virtual Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) = 0;
+
+  // An A2A task's push configs (docs/a2a.md): webhooks of one run (WebhookRecord::run_id), sent
+  // its pauses and its end, kept as long as the run is. Saving replaces the run's config of the
+  // same config_id (its webhook id is the same), else adds one unless the run has `max_per_run`
+  // (kFull). A run already paused or ended when a config is added gets that config's delivery
+  // of where it stands, so no end is missed by a config saved as its run ended.
+  virtual Result<PushConfigSaved> SaveTaskPushConfig(const WebhookRecord& config, int max_per_run,
+                                                     std::int64_t now_ms) = 0;
+  virtual Result<std::vector<WebhookRecord>> ListTaskPushConfigs(const std::string& run_id) = 0;
+  // With its deliveries; false when there was none.
+  virtual Result<bool> DeleteTaskPushConfig(const std::string& run_id,
+                                            const std::string& config_id) = 0;
 };
 
 // A group commit's writes (runtime/turn_committer): a result per turn, then one per run write.

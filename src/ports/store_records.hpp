@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -328,7 +329,19 @@ struct WebhookRecord {
   std::vector<std::string> events;  // which run ends it is sent
   std::string sealed_secret;        // the signing secret, sealed under the master key
   std::int64_t created_at_ms = 0;
+  // An A2A task's push notification config (docs/a2a.md, "Push notifications") is a webhook of
+  // one run: sent that run's pauses and end, in A2A's payload, authenticated its way.
+  std::string run_id = {};       // "" for an environment's webhook
+  std::string config_id = {};    // the caller's name for it, unique per run
+  std::string format = {};       // "" Standard Webhooks; kA2aPush or kA2aLegacyPush
+  std::string auth_scheme = {};  // its `authentication.scheme` (the credentials are sealed)
 };
+
+inline constexpr std::string_view kA2aPush = "a2a";            // a StreamResponse, A2A 1.0
+inline constexpr std::string_view kA2aLegacyPush = "a2a-0.3";  // the Task itself, A2A 0.3
+
+// How saving a task's push config went (Store::SaveTaskPushConfig).
+enum class PushConfigSaved { kCreated, kReplaced, kFull };
 
 // One run end on its way to one webhook: sent until answered 2xx, or until its retries are spent.
 // Its id is the `webhook-id` of every attempt, so a receiver dedupes retries.

@@ -13,7 +13,11 @@
 //         get --task ID | cancel --task ID | subscribe --task ID
 //         list [--context C] [--status TASK_STATE_X] [--page-size N] [--after ISO]
 //              [--include-artifacts true]           every page, walked by nextPageToken
-//         push-create --task ID                     (an operation the agent does not offer)
+//         (send and stream: --push-url U [--push-token T] [--push-scheme S --push-credentials C]
+//          [--push-id ID]: a push config with the message)
+//         push-create --task ID --push-url U [--push-id ID] [--push-token T]
+//                     [--push-scheme S --push-credentials C]
+//         push-get --task ID [--push-id ID] | push-list --task ID | push-delete --task ID --push-id ID
 // Prints one JSON line: {"result": ...} in the protocol's JSON, or {"error": {name, message,
 // reason}}: the SDK's own error class.
 import {
@@ -24,6 +28,8 @@ import {
   AgentCard,
   ListTasksRequest,
   ListTasksResponse,
+  TaskPushNotificationConfig,
+  ListTaskPushNotificationConfigsResponse,
   canonicalizeAgentCard,
   verifyAgentCardSignature,
 } from '@a2a-js/sdk';
@@ -93,12 +99,32 @@ const message = () => ({
   referenceTaskIds: [],
 });
 
+// The push config the flags describe (none without --push-url).
+const pushConfig = () =>
+  arg('push-url') === undefined
+    ? undefined
+    : {
+        tenant: '',
+        id: arg('push-id') ?? '',
+        taskId: arg('task') ?? '',
+        url: arg('push-url'),
+        token: arg('push-token') ?? '',
+        authentication:
+          arg('push-scheme') !== undefined
+            ? { scheme: arg('push-scheme'), credentials: arg('push-credentials') ?? '' }
+            : undefined,
+      };
+
 const request = () => ({
   tenant: '',
   message: message(),
   configuration:
-    arg('immediately') === 'true'
-      ? { acceptedOutputModes: [], returnImmediately: true, taskPushNotificationConfig: undefined }
+    arg('immediately') === 'true' || arg('push-url') !== undefined
+      ? {
+          acceptedOutputModes: [],
+          returnImmediately: arg('immediately') === 'true',
+          taskPushNotificationConfig: pushConfig() && { ...pushConfig(), taskId: '' },
+        }
       : undefined,
   metadata: undefined,
 });
@@ -166,10 +192,29 @@ async function run() {
       return pages;
     }
     case 'push-create':
-      return client.createTaskPushNotificationConfig(
-        { tenant: '', id: '', taskId: arg('task'), url: 'https://example.com/hook', token: '' },
+      return TaskPushNotificationConfig.toJSON(
+        await client.createTaskPushNotificationConfig(pushConfig(), options)
+      );
+    case 'push-get':
+      return TaskPushNotificationConfig.toJSON(
+        await client.getTaskPushNotificationConfig(
+          { tenant: '', taskId: arg('task'), id: arg('push-id') ?? '' },
+          options
+        )
+      );
+    case 'push-list':
+      return ListTaskPushNotificationConfigsResponse.toJSON(
+        await client.listTaskPushNotificationConfig(
+          { tenant: '', taskId: arg('task'), pageSize: 0, pageToken: '' },
+          options
+        )
+      );
+    case 'push-delete':
+      await client.deleteTaskPushNotificationConfig(
+        { tenant: '', taskId: arg('task'), id: arg('push-id') },
         options
       );
+      return 'deleted';
     default:
       throw new Error(`unknown --call ${arg('call')}`);
   }
@@ -179,6 +224,13 @@ try {
   console.log(JSON.stringify({ result: await run() }));
 } catch (error) {
   console.log(
-    JSON.stringify({ error: { name: error.name, message: error.message, reason: error.reason } })
+    JSON.stringify({
+      error: {
+        name: error.name,
+        message: error.message,
+        reason: error.reason,
+        ...(error.cause ? { cause: String(error.cause.message ?? error.cause) } : {}),
+      },
+    })
   );
 }

@@ -4,6 +4,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -20,6 +21,33 @@ def counterparts_dir():
                              check=True, capture_output=True, text=True, timeout=600)
         _installed = out.stdout.strip().splitlines()[-1]
     return _installed
+
+
+class LineReader:
+    """A counterpart process that prints one JSON line per thing it receives (a receiver of
+    webhooks or pushes), once it has printed `listening` on stderr; `seen` fills as lines come."""
+
+    def __init__(self, script, args):
+        self.proc = subprocess.Popen(["node", script, *args], cwd=counterparts_dir(),
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stderr.readline().strip() == "listening"
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.seen.append(json.loads(line))
+
+    def wait(self, count, within=20.0):
+        deadline = time.monotonic() + within
+        while len(self.seen) < count:
+            assert time.monotonic() < deadline, f"{len(self.seen)} received: {self.seen}"
+            time.sleep(0.02)
+        return self.seen
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait(5)
 
 
 def node22():

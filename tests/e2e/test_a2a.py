@@ -72,7 +72,7 @@ def test_the_sdk_finds_the_agent_by_its_card_and_is_answered_a_completed_task(st
     assert {(i["protocolBinding"], i["protocolVersion"], i["url"]) for i in card["supportedInterfaces"]} == {
         ("JSONRPC", "1.0", interface(tenant)), ("HTTP+JSON", "1.0", interface(tenant)),
         ("JSONRPC", "0.3", interface(tenant))}
-    assert card["capabilities"]["streaming"] is True and card["capabilities"]["pushNotifications"] is False
+    assert card["capabilities"]["streaming"] is True and card["capabilities"]["pushNotifications"] is True
     assert card["skills"][0]["id"] == "bot"
 
     llm.push(openai_text("Order A-1 ships today."))
@@ -229,9 +229,19 @@ def test_the_protocols_errors_name_what_is_wrong(start_server, llm):
         headers={"authorization": f"Bearer {key}", "a2a-version": "1.0", "content-type": "application/json"})
     assert status == 200 and not_json["error"]["code"] == -32700, not_json
     assert len(llm.requests) == 0
-    # What the agent does not offer, in the SDK's own error classes.
-    pushed = client(tenant, key, "JSONRPC", "push-create", task="run_0000000000000000")["error"]
-    assert pushed["name"] == "PushNotificationNotSupportedError", pushed
+    # A push config to a private address is refused on a server that does not allow one, and
+    # a config for no task is refused as the SDK expects.
+    llm.push(openai_text("done"))
+    task = client(tenant, key, "JSONRPC", "send", text="hi")["result"]["task"]
+    private = client(tenant, key, "JSONRPC", "push-create", task=task["id"],
+                     push_url="http://127.0.0.1:9/hook")["error"]
+    assert private["reason"] == "INVALID_PARAMS" and "url" in private["message"], private
+    inline = client(tenant, key, "HTTP+JSON", "send", text="hi", push_url="http://10.1.2.3/hook")["error"]
+    assert "configuration.taskPushNotificationConfig.url" in inline["message"], inline
+    unknown = client(tenant, key, "JSONRPC", "push-create", task="run_0000000000000000",
+                     push_url="https://hooks.example.com/a2a")["error"]
+    assert unknown["name"] == "TaskNotFoundError", unknown
+    assert len(llm.requests) == 1
 
 
 def test_the_card_needs_a_credential_of_its_environment_and_is_cached_by_etag(start_server, llm):
@@ -595,3 +605,131 @@ def test_a_spent_agent_rejects_the_task_and_keeps_nothing(start_server, llm):
     assert "spend_limit_reached" in task["status"]["message"]["parts"][0]["text"]
     assert client(tenant, key, "JSONRPC", "get", task=task["id"])["error"]["name"] == "TaskNotFoundError"
     assert len(llm.requests) == 0
+
+
+# --- Push notifications ----------------------------------------------------------------------
+
+PUSH_ENV = {"FAKE_LLM_KEY": API_KEY, "AGENTGATE_WEBHOOKS_ALLOW_PRIVATE": "true",
+            "AGENTGATE_WEBHOOKS_FIRST_RETRY_MILLISECONDS": "200"}
+
+
+class PushReceiver(counterparts.LineReader):
+    """a2a_push_receiver.mjs on a free port: the SDK reads every push; `seen` fills as they come."""
+
+    def __init__(self, answers="200"):
+        port = counterparts.free_port()
+        self.url = f"http://127.0.0.1:{port}/a2a-push"
+        super().__init__("a2a_push_receiver.mjs", ["--port", str(port), "--answers", answers])
+
+
+@pytest.mark.both_stores
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_a_tasks_push_configs_are_kept_shown_without_credentials_and_pushed_its_end(
+        start_server, llm, transport):
+    server = start_server(config_for(llm), env=PUSH_ENV)
+    tenant = Tenant(server)
+    tenant.agent("bot")
+    key = new_key(tenant)
+    receiver = PushReceiver(answers="500,200")  # the first attempt fails: it is tried again
+    try:
+        llm.push(dict(openai_text("Pushed when done."), delay=1.0))
+        task = client(tenant, key, transport, "send", text="work on it", immediately="true")["result"]["task"]
+        created = client(tenant, key, transport, "push-create", task=task["id"], push_url=receiver.url,
+                         push_id="ops", push_token="tok-1", push_scheme="Bearer",
+                         push_credentials="s3cret")["result"]
+        assert created == {"taskId": task["id"], "id": "ops", "url": receiver.url,
+                           "authentication": {"scheme": "Bearer"}}, created
+        assert "s3cret" not in json.dumps(created) and "tok-1" not in json.dumps(created)
+        got = client(tenant, key, transport, "push-get", task=task["id"], push_id="ops")["result"]
+        assert got["url"] == receiver.url and "token" not in got, got
+        listed = client(tenant, key, transport, "push-list", task=task["id"])["result"]
+        assert [c["id"] for c in listed["configs"]] == ["ops"], listed
+
+        first, second = receiver.wait(2)
+        assert first["status"] == 500 and second["status"] == 200
+        assert first["id"] == second["id"] and second["id"].startswith("msg_"), (first, second)
+        assert second["authorization"] == "Bearer s3cret" and second["token"] == "tok-1", second
+        assert second["content_type"] == "application/a2a+json", second
+        pushed = second["body"]["task"]
+        assert pushed["id"] == task["id"] and pushed["status"]["state"] == "TASK_STATE_COMPLETED", pushed
+        assert reply_text(pushed) == "Pushed when done."
+
+        assert client(tenant, key, transport, "push-delete", task=task["id"], push_id="ops")["result"] == "deleted"
+        assert client(tenant, key, transport, "push-list", task=task["id"])["result"].get("configs", []) == []
+        gone = client(tenant, key, transport, "push-get", task=task["id"], push_id="ops")["error"]
+        assert gone["name"] == "TaskNotFoundError", gone
+        time.sleep(0.5)
+        assert len(receiver.seen) == 2  # one end, delivered once
+    finally:
+        receiver.close()
+
+
+def test_a_config_sent_with_the_message_is_pushed_the_pause_and_a_task_keeps_at_most_ten(start_server, llm):
+    server = start_server(config_for(llm), env=PUSH_ENV)
+    tenant = Tenant(server)
+    tenant.agent("bot", ask_user=True)
+    key = new_key(tenant)
+    receiver = PushReceiver()
+    try:
+        llm.push(openai_tools([("ask_user", {"question": "Which order?"})], text="I need the order."))
+        task = client(tenant, key, "JSONRPC", "send", text="refund my order", push_url=receiver.url,
+                      push_token="inline-1")["result"]["task"]
+        assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", task
+        [pause] = receiver.wait(1)
+        assert pause["token"] == "inline-1" and pause["authorization"] is None, pause
+        assert pause["body"]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", pause
+        # The inline config is the task's default one: its id is the task's.
+        default = client(tenant, key, "JSONRPC", "push-get", task=task["id"])["result"]
+        assert default["id"] == task["id"] and default["url"] == receiver.url, default
+        named = client(tenant, key, "HTTP+JSON", "push-get", task=task["id"], push_id=task["id"])
+        assert "result" in named, named
+        named = named["result"]
+        assert named == default, (named, default)
+
+        # Answered: the end is pushed too.
+        llm.push(openai_text("Refunding A-7."))
+        done = client(tenant, key, "JSONRPC", "send", text="A-7", task=task["id"])["result"]["task"]
+        assert done["status"]["state"] == "TASK_STATE_COMPLETED", done
+        _, end = receiver.wait(2)
+        assert end["body"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", end
+
+        # Ten a task at most; one replaced by its id is not one more.
+        for i in range(9):
+            made = client(tenant, key, "HTTP+JSON", "push-create", task=task["id"], push_id=f"c{i}",
+                          push_url=f"https://hooks.example.com/{i}")
+            assert "result" in made, made
+        again = client(tenant, key, "JSONRPC", "push-create", task=task["id"], push_id="c0",
+                       push_url="https://hooks.example.com/replaced")["result"]
+        assert again["url"] == "https://hooks.example.com/replaced"
+        eleventh = client(tenant, key, "JSONRPC", "push-create", task=task["id"], push_id="c10",
+                          push_url="https://hooks.example.com/10")["error"]
+        assert eleventh["reason"] == "INVALID_PARAMS" and "10 push configs" in eleventh["message"], eleventh
+        assert len(client(tenant, key, "JSONRPC", "push-list", task=task["id"])["result"]["configs"]) == 10
+    finally:
+        receiver.close()
+
+
+def test_a_zero_three_client_keeps_push_configs_in_its_shapes_and_is_pushed_the_task(start_server, llm):
+    server = start_server(config_for(llm), env=PUSH_ENV)
+    tenant = Tenant(server)
+    tenant.agent("bot")
+    key = new_key(tenant)
+    receiver = PushReceiver()
+    try:
+        llm.push(dict(openai_text("For the old client."), delay=1.0))
+        task = client(tenant, key, "JSONRPC", "send", text="hi", immediately="true",
+                      legacy="true")["result"]["task"]
+        made = client(tenant, key, "JSONRPC", "push-create", task=task["id"], push_url=receiver.url,
+                      push_scheme="Bearer", push_credentials="old-secret", legacy="true")["result"]
+        assert made["id"] == task["id"] and made["authentication"]["scheme"] == "Bearer", made
+        listed = client(tenant, key, "JSONRPC", "push-list", task=task["id"], legacy="true")["result"]
+        assert [c["url"] for c in listed["configs"]] == [receiver.url], listed
+        [pushed] = receiver.wait(1)
+        assert pushed["authorization"] == "Bearer old-secret" and pushed["content_type"] == "application/json"
+        body = pushed["body"]
+        assert body["kind"] == "task" and body["status"]["state"] == "completed", body
+        assert body["id"] == task["id"]
+        assert client(tenant, key, "JSONRPC", "push-delete", task=task["id"], push_id=task["id"],
+                      legacy="true")["result"] == "deleted"
+    finally:
+        receiver.close()

@@ -102,7 +102,7 @@ def test_an_upgraded_store_grants_write_to_every_token_it_had(org, start_server)
     # dropped the turns' run columns that build had; its messages named no turn, 25; its queue
     # tickets were never superseded nor a run's, 28; no run was known to be a background one, 29; no
     # conversation had metadata, 30; no deployment was discoverable and no index listed an agent's
-    # runs, 32).
+    # runs, 32; no webhook was a task's, 33).
     if stores.KIND == "postgres":
         before = "DROP TABLE environment_grants; DELETE FROM schema_migrations WHERE version >= 20;"
     else:
@@ -120,7 +120,10 @@ def test_an_upgraded_store_grants_write_to_every_token_it_had(org, start_server)
                   "DROP INDEX runs_background_running_by_org; DROP INDEX runs_queued_by_org_age; "
                   "ALTER TABLE runs DROP COLUMN background; "
                   "ALTER TABLE conversations DROP COLUMN metadata; "
-                  "DROP INDEX runs_by_agent; ALTER TABLE deployments DROP COLUMN a2a_discoverable;")
+                  "DROP INDEX runs_by_agent; ALTER TABLE deployments DROP COLUMN a2a_discoverable; "
+                  "DROP INDEX webhooks_by_run; ALTER TABLE webhooks DROP COLUMN run_id; "
+                  "ALTER TABLE webhooks DROP COLUMN config_id; ALTER TABLE webhooks DROP COLUMN format; "
+                  "ALTER TABLE webhooks DROP COLUMN auth_scheme;")
     stores.execute(first.store_url, before)
     again = start_server(env={"AGENTGATE_STORE_URL": first.store_url})
     gw.server = again

@@ -2,9 +2,7 @@
 verifier (tests/counterparts, pinned) checks every delivery; a receiver that answers 500 twice
 gets the same webhook-id three times; deliveries and their attempts are in the admin API; bad
 registrations get a 4xx naming the field; a loopback URL is refused unless allowed."""
-import json
 import socket
-import subprocess
 import threading
 import time
 
@@ -17,33 +15,12 @@ ALLOW_PRIVATE = {"AGENTGATE_WEBHOOKS_ALLOW_PRIVATE": "true",
                  "AGENTGATE_WEBHOOKS_FIRST_RETRY_MILLISECONDS": "200"}
 
 
-class Receiver:
+class Receiver(counterparts.LineReader):
     """webhook_receiver.mjs on `port`; `seen` fills as deliveries arrive."""
 
     def __init__(self, port, secret, answers="200"):
-        self.proc = subprocess.Popen(
-            ["node", "webhook_receiver.mjs", "--port", str(port), "--secret", secret,
-             "--answers", answers],
-            cwd=counterparts.counterparts_dir(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True)
-        assert self.proc.stderr.readline().strip() == "listening"
-        self.seen = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.seen.append(json.loads(line))
-
-    def wait(self, count, within=20.0):
-        deadline = time.monotonic() + within
-        while len(self.seen) < count:
-            assert time.monotonic() < deadline, f"{len(self.seen)} deliveries: {self.seen}"
-            time.sleep(0.02)
-        return self.seen
-
-    def close(self):
-        self.proc.kill()
-        self.proc.wait(5)
+        super().__init__("webhook_receiver.mjs",
+                         ["--port", str(port), "--secret", secret, "--answers", answers])
 
 
 def start(start_server, llm, env=None):

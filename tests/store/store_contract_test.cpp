@@ -1188,6 +1188,106 @@ TYPED_TEST(StoreContract, AnEndedRunKeepsNothingOfWhatItHeldWhilePaused) {
   expect_nothing_held("completed", RunStatus::kCompleted);
 }
 
+WebhookRecord PushConfig(const std::string& run_id, const std::string& config_id,
+                         const std::string& url) {
+  WebhookRecord config{"wh_" + config_id + run_id.substr(4),
+                       "acme",
+                       "prod",
+                       url,
+                       {"run.completed", "run.failed", "run.canceled", "run.requires_action"},
+                       std::string("\x01sealed\x00", 8),
+                       50};
+  config.run_id = run_id;
+  config.config_id = config_id;
+  config.format = std::string(kA2aPush);
+  config.auth_scheme = "Bearer";
+  return config;
+}
+
+// An A2A task's push configs are webhooks of its run: at most so many, replaced by config id,
+// sent the run's pause and end (whether or not it notifies its environment), caught up when
+// saved after the run ended, deleted with their deliveries, and purged with their run.
+TYPED_TEST(StoreContract, ATasksPushConfigsAreSentItsPauseAndEndAndPurgedWithIt) {
+  auto& s = *this->store_;
+  ASSERT_TRUE(s.CreateWebhook(WebhookRecord{"wh_env",
+                                            "acme",
+                                            "prod",
+                                            "https://hooks.example/env",
+                                            {"run.completed", "run.requires_action"},
+                                            "sealed",
+                                            10}));
+  const std::string task = "run_000000000000000000000000000b1";
+  EXPECT_EQ(s.SaveTaskPushConfig(PushConfig(task, "a", "https://a.example/1"), 2, 60).value(),
+            PushConfigSaved::kCreated);
+  EXPECT_EQ(s.SaveTaskPushConfig(PushConfig(task, "a", "https://a.example/2"), 2, 61).value(),
+            PushConfigSaved::kReplaced);
+  EXPECT_EQ(s.SaveTaskPushConfig(PushConfig(task, "b", "https://b.example/"), 2, 62).value(),
+            PushConfigSaved::kCreated);
+  EXPECT_EQ(s.SaveTaskPushConfig(PushConfig(task, "c", "https://c.example/"), 2, 63).value(),
+            PushConfigSaved::kFull);
+  auto configs = s.ListTaskPushConfigs(task).value();
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].config_id, "a");
+  EXPECT_EQ(configs[0].url, "https://a.example/2");
+  EXPECT_EQ(configs[0].sealed_secret, std::string("\x01sealed\x00", 8));
+  EXPECT_EQ(configs[0].format, kA2aPush);
+  EXPECT_EQ(configs[0].auth_scheme, "Bearer");
+  // An environment's webhooks are not a task's, and the other way round.
+  ASSERT_EQ(s.ListWebhooks("acme", "prod").value().size(), 1u);
+  EXPECT_FALSE(s.DeleteWebhook("acme", "prod", configs[0].id).value());
+
+  RunRecord queued = Queued(task, 100, "c1");
+  queued.creates_conversation = true;
+  ASSERT_TRUE(s.CreateRun(queued, 10, std::nullopt).value());
+  auto claimed = s.ClaimRuns("server-a", 1000, 1).value();
+  ASSERT_EQ(claimed.size(), 1u);
+  RunRecord done = claimed[0];
+  done.status = RunStatus::kCompleted;
+  done.ended_at_ms = 2000;
+  done.result_json = R"({"response":"ok"})";
+  ASSERT_TRUE(s.FinishRun(done, {Numbered(run_events::Completed(done.result_json), 1)}).value());
+  for (const auto& config : configs) {
+    const auto sent = s.ListWebhookDeliveries(config.id, 10).value();
+    ASSERT_EQ(sent.size(), 1u) << config.config_id;
+    EXPECT_EQ(sent[0].type, "run.completed");
+    EXPECT_EQ(sent[0].run_id, task);
+  }
+  EXPECT_TRUE(s.ListWebhookDeliveries("wh_env", 10).value().empty());  // the run does not notify
+
+  // Saved after the end: the end is sent to it alone, once.
+  const WebhookRecord late = PushConfig(task, "c", "https://c.example/");
+  EXPECT_EQ(s.SaveTaskPushConfig(late, 3, 3000).value(), PushConfigSaved::kCreated);
+  EXPECT_EQ(s.SaveTaskPushConfig(late, 3, 3100).value(), PushConfigSaved::kReplaced);
+  const auto caught_up = s.ListWebhookDeliveries(late.id, 10).value();
+  ASSERT_EQ(caught_up.size(), 1u);
+  EXPECT_EQ(caught_up[0].type, "run.completed");
+  EXPECT_EQ(caught_up[0].next_attempt_at_ms, 3000);
+  EXPECT_EQ(s.ListWebhookDeliveries(configs[0].id, 10).value().size(), 1u);
+
+  // Deleted with what it had to send.
+  EXPECT_TRUE(s.DeleteTaskPushConfig(task, "b").value());
+  EXPECT_FALSE(s.DeleteTaskPushConfig(task, "b").value());
+  EXPECT_TRUE(s.ListWebhookDeliveries(configs[1].id, 10).value().empty());
+  EXPECT_EQ(s.ListTaskPushConfigs(task).value().size(), 2u);
+
+  // A pause of a run of a conversation is sent to its configs too, as its turn commits it.
+  const std::string paused = "run_000000000000000000000000000b2";
+  ASSERT_TRUE(s.SaveTaskPushConfig(PushConfig(paused, "p", "https://p.example/"), 10, 70));
+  TurnCommit pausing = Pausing("t-pause", paused, true, 5000);
+  pausing.pause->run.conversation_id = "c2";
+  ASSERT_TRUE(s.CommitTurn(pausing));
+  const auto pause_sent = s.ListWebhookDeliveries(PushConfig(paused, "p", "").id, 10).value();
+  ASSERT_EQ(pause_sent.size(), 1u);
+  EXPECT_EQ(pause_sent[0].type, "run.requires_action");
+
+  // Purged with the run.
+  EXPECT_GE(s.PurgeRuns(1'000'000, 10).value(), 1);
+  EXPECT_TRUE(s.ListTaskPushConfigs(task).value().empty());
+  EXPECT_TRUE(s.ListWebhookDeliveries(configs[0].id, 10).value().empty());
+  EXPECT_TRUE(s.ListWebhookDeliveries(late.id, 10).value().empty());
+  EXPECT_EQ(s.ListTaskPushConfigs(paused).value().size(), 1u);  // its run waits: kept
+}
+
 // A short streamed run is written once, as it ended, its events folded into its row; one that
 // ran longer was created running with its events so far, and a pause may have written it first.
 TYPED_TEST(StoreContract, AStreamedRunWrittenOnceAtItsEndKeepsItsEventsAndWebhooks) {

@@ -147,6 +147,10 @@ RunRecord ReadRun(const RowView& row) {
 WebhookRecord ReadWebhook(const RowView& row) {
   WebhookRecord webhook{row.Text(0), row.Text(1),  row.Text(2), row.Text(3),
                         {},          row.Bytes(5), row.Int(6)};
+  webhook.run_id = row.Text(7);
+  webhook.config_id = row.Text(8);
+  webhook.format = row.Text(9);
+  webhook.auth_scheme = row.Text(10);
   const std::string events = row.Text(4);
   std::size_t start = 0;
   while (start < events.size()) {

@@ -109,7 +109,7 @@ RunRecord ReadRun(const RowView& row);
 std::string AgentRunsSql(char placeholder, bool count);
 
 inline constexpr const char* kWebhookColumns =
-    "id, org_id, env, url, events, secret, created_at_ms";
+    "id, org_id, env, url, events, secret, created_at_ms, run_id, config_id, format, auth_scheme";
 WebhookRecord ReadWebhook(const RowView& row);
 // The events column: ",run.completed,run.failed," (matched with LIKE '%,type,%').
 std::string WebhookEventsColumn(const std::vector<std::string>& events);

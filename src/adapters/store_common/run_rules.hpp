@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 
 namespace agentgate {
 
@@ -62,7 +64,7 @@ inline constexpr const char* kEnqueueRunWebhooks =
     "INSERT INTO webhook_deliveries(id, webhook_id, run_id, type, status, attempts, "
     "next_attempt_at_ms, held_until_ms, created_at_ms, log) SELECT 'msg_' || substr($1, 5) || '_' "
     "|| substr(id, 4), id, $1, $2, 'pending', 0, $3, 0, $3, '[]' FROM webhooks WHERE org_id = $4 "
-    "AND env = $5 AND events LIKE $6";
+    "AND env = $5 AND events LIKE $6 AND run_id = ''";
 
 // What a run's pause for approval adds for its webhooks, in its turn's commit, when the run
 // notifies (both engines bind $1..$6 in order: run id, the pause's expiry as text (a run may pause
@@ -72,7 +74,37 @@ inline constexpr const char* kEnqueuePauseWebhooks =
     "next_attempt_at_ms, held_until_ms, created_at_ms, log) SELECT 'msg_' || substr($1, 5) || "
     "'_p' || $2 || '_' || substr(w.id, 4), w.id, $1, 'run.requires_action', 'pending', 0, $3, 0, "
     "$3, '[]' FROM webhooks w JOIN runs r ON r.id = $1 AND r.notify WHERE w.org_id = $4 AND "
-    "w.env = $5 AND w.events LIKE $6";
+    "w.env = $5 AND w.events LIKE $6 AND w.run_id = ''";
+
+// What a run's pause or end adds for its own push configs (an A2A task's, docs/a2a.md), whether
+// or not it notifies its environment; both engines bind $1..$5 in order: run id, the delivery
+// id's middle ("_" for an end, "_p<expiry>_" for a pause, as above), the type, now, and one
+// config's webhook id to add for it alone ("" for all). A delivery already there stays.
+inline constexpr const char* kEnqueueTaskWebhooks =
+    "INSERT INTO webhook_deliveries(id, webhook_id, run_id, type, status, attempts, "
+    "next_attempt_at_ms, held_until_ms, created_at_ms, log) SELECT 'msg_' || substr($1, 5) || $2 "
+    "|| substr(id, 4), id, $1, $3, 'pending', 0, $4, 0, $4, '[]' FROM webhooks WHERE run_id = $1 "
+    "AND ($5 = '' OR id = $5) ON CONFLICT DO NOTHING";
+
+// The delivery id's middle of a pause's delivery (kEnqueueTaskWebhooks).
+inline std::string PauseDeliveryMiddle(std::int64_t expires_at_ms) {
+  return "_p" + std::to_string(expires_at_ms) + "_";
+}
+
+// The delivery a push config saved on a run that already paused or ended gets at once: the same
+// one (id, type) the pause or end made for the run's other configs.
+struct TaskPushDelivery {
+  std::string middle;
+  std::string type;
+};
+inline std::optional<TaskPushDelivery> TaskPushCatchUp(const std::string& status,
+                                                       std::int64_t expires_at_ms) {
+  if (status == "requires_action")
+    return TaskPushDelivery{PauseDeliveryMiddle(expires_at_ms), "run.requires_action"};
+  if (status == "completed" || status == "failed" || status == "canceled")
+    return TaskPushDelivery{"_", "run." + status};
+  return std::nullopt;
+}
 
 // A run written once, as it ended (RunWrite::kCreateEnded), for both engines: they bind $1..$16 in
 // order: id, org, env, agent, token, status, conversation, creates_conversation, created, started,

@@ -12,8 +12,11 @@ std::string EndEvent(RunStatus ended) {
   return "run." + std::string(RunStatusName(ended));
 }
 
+// Its environment's webhooks when it notifies; its own push configs when it is of a conversation
+// (an A2A task always is).
 void EnqueueEnd(RunRowWriter& rows, const RunRecord& run) {
-  if (run.notify) rows.EnqueueEndWebhooks(run, EndEvent(run.status));
+  if (run.notify || !run.conversation_id.empty())
+    rows.EnqueueEndWebhooks(run, EndEvent(run.status));
 }
 
 // `run`'s end as it says, with its last `events` (its terminal one among them).

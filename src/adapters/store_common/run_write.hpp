@@ -35,7 +35,8 @@ class RunRowWriter {
   // Marks a running run for its server to cancel.
   virtual void AskCancel(const std::string& run_id) = 0;
   // A delivery of the run's end (`type`: run.completed, ...) per webhook of its environment that
-  // wants it (kEnqueueRunWebhooks).
+  // wants it when the run notifies (kEnqueueRunWebhooks), and per push config of its own when it
+  // is of a conversation (kEnqueueTaskWebhooks).
   virtual void EnqueueEndWebhooks(const RunRecord& run, const std::string& type) = 0;
 
  protected:

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // The same schema as SQLite's migrations, version for version. Append-only.
-constexpr std::array<std::string_view, 30> kMigrations = {
+constexpr std::array<std::string_view, 31> kMigrations = {
     R"sql(
 CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, monthly_spend_limit_usd DOUBLE PRECISION,
   created_at_ms BIGINT NOT NULL);
@@ -286,6 +286,14 @@ CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
     R"sql(
 ALTER TABLE deployments ADD COLUMN IF NOT EXISTS a2a_discoverable BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(org_id, env, agent_id) WHERE conversation_id <> '';
+)sql",
+    // An A2A task's push configs are webhooks of one run (docs/a2a.md, "Push notifications").
+    R"sql(
+ALTER TABLE webhooks ADD COLUMN IF NOT EXISTS run_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhooks ADD COLUMN IF NOT EXISTS config_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhooks ADD COLUMN IF NOT EXISTS format TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhooks ADD COLUMN IF NOT EXISTS auth_scheme TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX IF NOT EXISTS webhooks_by_run ON webhooks(run_id, config_id) WHERE run_id <> '';
 )sql"};
 
 constexpr std::int64_t kMigrationLock = 0x61676d6967;  // any constant shared by every server

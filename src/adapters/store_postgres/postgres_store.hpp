@@ -237,6 +237,11 @@ class PostgresStore final : public Store {
                                                          std::int64_t hold_until_ms, int limit,
                                                          WebhookShares shares) override;
   Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) override;
+  Result<PushConfigSaved> SaveTaskPushConfig(const WebhookRecord& config, int max_per_run,
+                                             std::int64_t now_ms) override;
+  Result<std::vector<WebhookRecord>> ListTaskPushConfigs(const std::string& run_id) override;
+  Result<bool> DeleteTaskPushConfig(const std::string& run_id,
+                                    const std::string& config_id) override;
 
  private:
   explicit PostgresStore(std::unique_ptr<pg::Pool> pool) : pool_(std::move(pool)) {}

@@ -290,6 +290,7 @@ class PostgresTurnRows final : public TurnRowWriter {
         c_.Exec("INSERT INTO run_events(run_id, seq, type, data) VALUES ($1, $2, $3, $4)",
                 {P(run.id), P(e.seq), P(e.type), P(e.data)});
       }
+      EnqueuePauseOfTask(run);
       return true;
     }
     if (c_.Exec("UPDATE runs SET status = 'requires_action', paused = $2, expires_at_ms = $3, "
@@ -301,10 +302,19 @@ class PostgresTurnRows final : public TurnRowWriter {
     c_.Exec(kEnqueuePauseWebhooks,
             {P(run.id), P(std::to_string(run.expires_at_ms)), P(run.created_at_ms), P(run.org_id),
              P(run.env), P(std::string("%,run.requires_action,%"))});
+    EnqueuePauseOfTask(run);
     return true;
   }
 
  private:
+  // The pause's delivery to the run's own push configs (an A2A task's: docs/a2a.md).
+  void EnqueuePauseOfTask(const RunRecord& run) {
+    if (run.conversation_id.empty()) return;
+    c_.Exec(kEnqueueTaskWebhooks,
+            {P(run.id), P(PauseDeliveryMiddle(run.expires_at_ms)),
+             P(std::string("run.requires_action")), P(run.created_at_ms), P(std::string())});
+  }
+
   Connection& c_;
   const std::set<std::string>& live_;
   std::vector<const TurnRecord*>* turn_rows_;

@@ -103,8 +103,14 @@ class PostgresRunRows final : public RunRowWriter {
     c_.Exec("UPDATE runs SET cancel_requested = TRUE WHERE id = $1", {P(run_id)});
   }
   void EnqueueEndWebhooks(const RunRecord& run, const std::string& type) override {
-    c_.Exec(kEnqueueRunWebhooks, {P(run.id), P(type), P(run.ended_at_ms), P(run.org_id), P(run.env),
-                                  P("%," + type + ",%")});
+    if (run.notify) {
+      c_.Exec(kEnqueueRunWebhooks, {P(run.id), P(type), P(run.ended_at_ms), P(run.org_id),
+                                    P(run.env), P("%," + type + ",%")});
+    }
+    if (!run.conversation_id.empty()) {
+      c_.Exec(kEnqueueTaskWebhooks,
+              {P(run.id), P(std::string("_")), P(type), P(run.ended_at_ms), P(std::string())});
+    }
   }
 
  private:
@@ -311,8 +317,11 @@ Result<std::int64_t> PostgresStore::PurgeRuns(std::int64_t ended_before_ms, int 
              "WITH gone AS (SELECT id FROM runs WHERE ended_at_ms > 0 AND ended_at_ms < $1 ORDER "
              "BY "
              "ended_at_ms LIMIT $2), e AS (DELETE FROM run_events WHERE run_id IN (SELECT id FROM "
-             "gone)), r AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1) SELECT "
-             "count(*) FROM r",
+             "gone)), r AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1), "
+             // Its push configs, and what they still had to send.
+             "w AS (DELETE FROM webhooks WHERE run_id IN (SELECT id FROM gone) RETURNING id), "
+             "d AS (DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM w)) "
+             "SELECT count(*) FROM r",
              {P(ended_before_ms), P(limit)})
             .Int(0, 0);
     c.Exec(
@@ -338,8 +347,8 @@ Result<std::vector<WebhookRecord>> PostgresStore::ListWebhooks(const std::string
                                                                const std::string& env) {
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookRecord>> {
     static const std::string sql = std::string("SELECT ") + kWebhookColumns +
-                                   " FROM webhooks WHERE org_id = $1 AND env = $2 ORDER BY "
-                                   "created_at_ms, id";
+                                   " FROM webhooks WHERE org_id = $1 AND env = $2 AND run_id = '' "
+                                   "ORDER BY created_at_ms, id";
     return c.Exec(sql, {P(org_id), P(env)}).All(ReadWebhook);
   });
 }
@@ -349,7 +358,8 @@ Result<bool> PostgresStore::DeleteWebhook(const std::string& org_id, const std::
   return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
     return c.Exec(
                 "WITH gone AS (DELETE FROM webhooks WHERE id = $1 AND org_id = $2 AND env = $3 "
-                "RETURNING id), d AS (DELETE FROM webhook_deliveries WHERE webhook_id IN "
+                "AND run_id = '' RETURNING id), d AS (DELETE FROM webhook_deliveries WHERE "
+                "webhook_id IN "
                 "(SELECT id FROM gone)) SELECT count(*) FROM gone",
                 {P(webhook_id), P(org_id), P(env)})
                .Int(0, 0) > 0;
@@ -411,6 +421,62 @@ Result<std::vector<WebhookJob>> PostgresStore::ClaimWebhookDeliveries(std::int64
     }
     tx.Commit();
     return jobs;
+  });
+}
+
+Result<PushConfigSaved> PostgresStore::SaveTaskPushConfig(const WebhookRecord& w, int max_per_run,
+                                                          std::int64_t now_ms) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<PushConfigSaved> {
+    pg::Transaction tx(c);
+    // The run's row locked first: its end (or another config) waits for this one, or this one
+    // sees it ended.
+    auto run =
+        c.Exec("SELECT status, expires_at_ms FROM runs WHERE id = $1 FOR UPDATE", {P(w.run_id)});
+    PushConfigSaved saved = PushConfigSaved::kReplaced;
+    if (c.Exec("UPDATE webhooks SET url = $1, secret = $2, format = $3, auth_scheme = $4 WHERE "
+               "run_id = $5 AND config_id = $6 RETURNING id",
+               {P(w.url), pg::Bytes(w.sealed_secret), P(w.format), P(w.auth_scheme), P(w.run_id),
+                P(w.config_id)})
+            .empty()) {
+      if (c.Exec("SELECT count(*) FROM webhooks WHERE run_id = $1", {P(w.run_id)}).Int(0, 0) >=
+          max_per_run)
+        return PushConfigSaved::kFull;
+      c.Exec(
+          "INSERT INTO webhooks(id, org_id, env, url, events, secret, created_at_ms, run_id, "
+          "config_id, format, auth_scheme) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+          {P(w.id), P(w.org_id), P(w.env), P(w.url), P(WebhookEventsColumn(w.events)),
+           pg::Bytes(w.sealed_secret), P(w.created_at_ms), P(w.run_id), P(w.config_id), P(w.format),
+           P(w.auth_scheme)});
+      saved = PushConfigSaved::kCreated;
+    }
+    if (!run.empty()) {
+      if (auto catch_up = TaskPushCatchUp(run.Text(0, 0), run.Int(0, 1))) {
+        c.Exec(kEnqueueTaskWebhooks,
+               {P(w.run_id), P(catch_up->middle), P(catch_up->type), P(now_ms), P(w.id)});
+      }
+    }
+    tx.Commit();
+    return saved;
+  });
+}
+
+Result<std::vector<WebhookRecord>> PostgresStore::ListTaskPushConfigs(const std::string& run_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookRecord>> {
+    static const std::string sql = std::string("SELECT ") + kWebhookColumns +
+                                   " FROM webhooks WHERE run_id = $1 ORDER BY created_at_ms, id";
+    return c.Exec(sql, {P(run_id)}).All(ReadWebhook);
+  });
+}
+
+Result<bool> PostgresStore::DeleteTaskPushConfig(const std::string& run_id,
+                                                 const std::string& config_id) {
+  return pg::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    return c.Exec(
+                "WITH gone AS (DELETE FROM webhooks WHERE run_id = $1 AND config_id = $2 AND "
+                "run_id <> '' RETURNING id), d AS (DELETE FROM webhook_deliveries WHERE "
+                "webhook_id IN (SELECT id FROM gone)) SELECT count(*) FROM gone",
+                {P(run_id), P(config_id)})
+               .Int(0, 0) > 0;
   });
 }
 

@@ -7,7 +7,7 @@ namespace agentgate {
 namespace {
 
 // Append-only: a released migration is never edited; a change is a new entry.
-constexpr std::array<std::string_view, 32> kMigrations = {
+constexpr std::array<std::string_view, 33> kMigrations = {
     R"sql(
 CREATE TABLE orgs (
   id TEXT PRIMARY KEY,
@@ -464,6 +464,14 @@ CREATE INDEX IF NOT EXISTS response_asks_by_age ON response_asks(created_at_ms);
     R"sql(
 ALTER TABLE deployments ADD COLUMN a2a_discoverable INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(org_id, env, agent_id) WHERE conversation_id != '';
+)sql",
+    // An A2A task's push configs are webhooks of one run (docs/a2a.md, "Push notifications").
+    R"sql(
+ALTER TABLE webhooks ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhooks ADD COLUMN config_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhooks ADD COLUMN format TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhooks ADD COLUMN auth_scheme TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX webhooks_by_run ON webhooks(run_id, config_id) WHERE run_id <> '';
 )sql"};
 
 // Code a migration runs before its SQL (by its version, 1-based): what SQL alone cannot decode.

@@ -238,6 +238,11 @@ class SqliteStore final : public Store {
                                                          std::int64_t hold_until_ms, int limit,
                                                          WebhookShares shares) override;
   Result<void> RecordWebhookAttempt(const WebhookDelivery& delivery) override;
+  Result<PushConfigSaved> SaveTaskPushConfig(const WebhookRecord& config, int max_per_run,
+                                             std::int64_t now_ms) override;
+  Result<std::vector<WebhookRecord>> ListTaskPushConfigs(const std::string& run_id) override;
+  Result<bool> DeleteTaskPushConfig(const std::string& run_id,
+                                    const std::string& config_id) override;
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::ConnectionPool> pool) : pool_(std::move(pool)) {}

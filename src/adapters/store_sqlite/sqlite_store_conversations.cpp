@@ -270,6 +270,7 @@ class SqliteTurnRows final : public TurnRowWriter {
             .Bind(run.id, e.seq, e.type, e.data)
             .Run();
       }
+      EnqueuePauseOfTask(run);
       return true;
     }
     c_.Prepare(
@@ -282,10 +283,20 @@ class SqliteTurnRows final : public TurnRowWriter {
         .Bind(run.id, std::to_string(run.expires_at_ms), run.created_at_ms, run.org_id, run.env,
               std::string("%,run.requires_action,%"))
         .Run();
+    EnqueuePauseOfTask(run);
     return true;
   }
 
  private:
+  // The pause's delivery to the run's own push configs (an A2A task's: docs/a2a.md).
+  void EnqueuePauseOfTask(const RunRecord& run) {
+    if (run.conversation_id.empty()) return;
+    c_.Prepare(kEnqueueTaskWebhooks)
+        .Bind(run.id, PauseDeliveryMiddle(run.expires_at_ms), std::string("run.requires_action"),
+              run.created_at_ms, std::string())
+        .Run();
+  }
+
   Connection& c_;
 };
 

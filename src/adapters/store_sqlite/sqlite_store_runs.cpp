@@ -112,9 +112,16 @@ class SqliteRunRows final : public RunRowWriter {
     c_.Prepare("UPDATE runs SET cancel_requested = 1 WHERE id = ?").Bind(run_id).Run();
   }
   void EnqueueEndWebhooks(const RunRecord& run, const std::string& type) override {
-    c_.Prepare(kEnqueueRunWebhooks)
-        .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
-        .Run();
+    if (run.notify) {
+      c_.Prepare(kEnqueueRunWebhooks)
+          .Bind(run.id, type, run.ended_at_ms, run.org_id, run.env, "%," + type + ",%")
+          .Run();
+    }
+    if (!run.conversation_id.empty()) {
+      c_.Prepare(kEnqueueTaskWebhooks)
+          .Bind(run.id, std::string("_"), type, run.ended_at_ms, std::string())
+          .Run();
+    }
   }
 
  private:
@@ -382,6 +389,13 @@ Result<std::int64_t> SqliteStore::PurgeRuns(std::int64_t ended_before_ms, int li
     for (const auto& [rowid, id] : ended) {
       c.Prepare("DELETE FROM run_events WHERE run_id = ?").Bind(id).Run();
       c.Prepare("DELETE FROM runs WHERE rowid = ?").Bind(rowid).Run();
+      // Its push configs, and what they still had to send.
+      c.Prepare(
+           "DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE "
+           "run_id = ?)")
+          .Bind(id)
+          .Run();
+      c.Prepare("DELETE FROM webhooks WHERE run_id = ?").Bind(id).Run();
     }
     c.Prepare(
          "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE "

@@ -1,6 +1,7 @@
 // Webhook endpoints and their deliveries (docs/webhooks.md): each run end's delivery claimed,
 // held while it is sent, and its attempts recorded.
 #include "adapters/store_common/row_readers.hpp"
+#include "adapters/store_common/run_rules.hpp"
 #include "adapters/store_common/webhook_claims.hpp"
 #include "adapters/store_sqlite/sqlite_store.hpp"
 
@@ -24,8 +25,8 @@ Result<std::vector<WebhookRecord>> SqliteStore::ListWebhooks(const std::string& 
                                                              const std::string& env) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookRecord>> {
     static const std::string sql = std::string("SELECT ") + kWebhookColumns +
-                                   " FROM webhooks WHERE org_id = ? AND env = ? ORDER BY "
-                                   "created_at_ms, id";
+                                   " FROM webhooks WHERE org_id = ? AND env = ? AND run_id = '' "
+                                   "ORDER BY created_at_ms, id";
     return c.Prepare(sql).Bind(org_id, env).All(ReadWebhook);
   });
 }
@@ -34,7 +35,7 @@ Result<bool> SqliteStore::DeleteWebhook(const std::string& org_id, const std::st
                                         const std::string& webhook_id) {
   return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
     sqlite::WriteTransaction tx(c);
-    c.Prepare("DELETE FROM webhooks WHERE id = ? AND org_id = ? AND env = ?")
+    c.Prepare("DELETE FROM webhooks WHERE id = ? AND org_id = ? AND env = ? AND run_id = ''")
         .Bind(webhook_id, org_id, env)
         .Run();
     if (c.Changes() == 0) return false;
@@ -100,6 +101,70 @@ Result<void> SqliteStore::RecordWebhookAttempt(const WebhookDelivery& d) {
         .Bind(d.status, d.attempts, d.next_attempt_at_ms, d.attempts_json, d.id)
         .Run();
     return {};
+  });
+}
+
+Result<PushConfigSaved> SqliteStore::SaveTaskPushConfig(const WebhookRecord& w, int max_per_run,
+                                                        std::int64_t now_ms) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<PushConfigSaved> {
+    sqlite::WriteTransaction tx(c);
+    c.Prepare(
+         "UPDATE webhooks SET url = ?, secret = ?, format = ?, auth_scheme = ? WHERE run_id = ? "
+         "AND config_id = ?")
+        .Bind(w.url, sqlite::AsBlob(w.sealed_secret), w.format, w.auth_scheme, w.run_id,
+              w.config_id)
+        .Run();
+    PushConfigSaved saved = PushConfigSaved::kReplaced;
+    if (c.Changes() == 0) {
+      auto count = c.Prepare("SELECT count(*) FROM webhooks WHERE run_id = ?");
+      count.Bind(w.run_id).Step();
+      if (count.Int(0) >= max_per_run) return PushConfigSaved::kFull;
+      c.Prepare(
+           "INSERT INTO webhooks(id, org_id, env, url, events, secret, created_at_ms, run_id, "
+           "config_id, format, auth_scheme) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+          .Bind(w.id, w.org_id, w.env, w.url, WebhookEventsColumn(w.events),
+                sqlite::AsBlob(w.sealed_secret), w.created_at_ms, w.run_id, w.config_id, w.format,
+                w.auth_scheme)
+          .Run();
+      saved = PushConfigSaved::kCreated;
+    }
+    // A run already paused or ended: where it stands, to this config.
+    auto run = c.Prepare("SELECT status, expires_at_ms FROM runs WHERE id = ?");
+    if (run.Bind(w.run_id).Step()) {
+      if (auto catch_up = TaskPushCatchUp(run.Text(0), run.Int(1))) {
+        c.Prepare(kEnqueueTaskWebhooks)
+            .Bind(w.run_id, catch_up->middle, catch_up->type, now_ms, w.id)
+            .Run();
+      }
+    }
+    tx.Commit();
+    return saved;
+  });
+}
+
+Result<std::vector<WebhookRecord>> SqliteStore::ListTaskPushConfigs(const std::string& run_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<std::vector<WebhookRecord>> {
+    static const std::string sql = std::string("SELECT ") + kWebhookColumns +
+                                   " FROM webhooks WHERE run_id = ? ORDER BY created_at_ms, id";
+    return c.Prepare(sql).Bind(run_id).All(ReadWebhook);
+  });
+}
+
+Result<bool> SqliteStore::DeleteTaskPushConfig(const std::string& run_id,
+                                               const std::string& config_id) {
+  return sqlite::WithConnection(*pool_, [&](Connection& c) -> Result<bool> {
+    sqlite::WriteTransaction tx(c);
+    c.Prepare(
+         "DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE "
+         "run_id = ? AND config_id = ?)")
+        .Bind(run_id, config_id)
+        .Run();
+    c.Prepare("DELETE FROM webhooks WHERE run_id = ? AND config_id = ? AND run_id <> ''")
+        .Bind(run_id, config_id)
+        .Run();
+    if (c.Changes() == 0) return false;
+    tx.Commit();
+    return true;
   });
 }
 

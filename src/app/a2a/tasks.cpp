@@ -108,18 +108,29 @@ asio::awaitable<Result<json::object>> CancelTask(Runs& runs, const Caller& calle
   co_return TaskOfRun(RunBody(canceled));
 }
 
+asio::awaitable<Result<void>> SaveInlinePush(const InlinePush* push, const RunRecord& task) {
+  if (push == nullptr) co_return Result<void>{};
+  AG_CO_TRYV(co_await push->configs.Save(task, push->asked, push->legacy));
+  co_return Result<void>{};
+}
+
 asio::awaitable<Result<json::object>> ReplayedTask(Runs& runs, const InvokeCall& call,
-                                                   const StoredResponse& stored) {
+                                                   const StoredResponse& stored,
+                                                   const InlinePush* push) {
   const std::string run_id = RunOfStoredAnswer(stored);
   if (run_id.empty()) {
     co_return Error(ErrorCode::kIdempotencyKeyReused,
                     "field 'message.messageId': was sent before in another kind of call");
   }
-  co_return co_await GetTask(runs, call.caller, call.agent_id, run_id);
+  AG_CO_TRY(const RunRecord run, co_await TaskRun(runs, call.caller, call.agent_id, run_id));
+  // Sent again with its config: the config is saved again (the same id replaces it).
+  AG_CO_TRYV(co_await SaveInlinePush(push, run));
+  co_return TaskOfRun(RunBody(run));
 }
 
 asio::awaitable<Result<json::object>> SendMessage(Runs& runs, const InvokeCall& call,
-                                                  bool immediately, std::int64_t now_ms) {
+                                                  bool immediately, std::int64_t now_ms,
+                                                  const InlinePush* push) {
   StreamAnswer begun;
   if (immediately) {
     begun.answer = co_await runs.Queue(call, /*notify=*/false);
@@ -127,13 +138,14 @@ asio::awaitable<Result<json::object>> SendMessage(Runs& runs, const InvokeCall& 
     begun = co_await runs.Stream(call, /*notify=*/false, /*hand_over=*/false);
   }
   if (const auto* replay = std::get_if<StoredResponse>(&begun.answer))
-    co_return co_await ReplayedTask(runs, call, *replay);
+    co_return co_await ReplayedTask(runs, call, *replay, push);
   const auto& run = std::get<Result<RunRecord>>(begun.answer);
   if (!run) {
     if (!RejectsTask(run.error())) co_return run.error();
     const std::string id = ids::Make(ids::kRun, crypto::RandomHex(16));
     co_return RejectedTask(id, call.request.conversation_id.value_or(""), run.error(), now_ms);
   }
+  AG_CO_TRYV(co_await SaveInlinePush(push, *run));
   if (immediately) co_return TaskOfRun(RunBody(*run));
   // Waited for to its end or pause; the run is read then, as GetTask reads it.
   RunCursor cursor{run->id, 0, nullptr, nullptr};

@@ -1,6 +1,9 @@
 #include "app/runs/webhook_sender.hpp"
 
+#include "app/runs/run_body.hpp"
 #include "app/seal_contexts.hpp"
+#include "domain/a2a/legacy.hpp"
+#include "domain/a2a/task.hpp"
 #include "domain/runs/paused_turn.hpp"
 
 #include "domain/governance/governance.hpp"
@@ -78,6 +81,12 @@ std::string WebhookBody(const WebhookDelivery& delivery, const RunRecord& run) {
   return json::serialize(json::object{{"type", delivery.type},
                                       {"timestamp", governance::IsoUtc(run.ended_at_ms)},
                                       {"data", std::move(data)}});
+}
+
+std::string A2aPushBody(const WebhookRecord& config, const RunRecord& run) {
+  json::value body = json::object{{"task", a2a::TaskOfRun(RunBody(run))}};
+  if (config.format == kA2aLegacyPush) body = a2a::legacy::LegacyResult(body);
+  return json::serialize(body);
 }
 
 struct WebhookSender::Timer {
@@ -226,31 +235,70 @@ asio::awaitable<void> WebhookSender::Attempt(WebhookJob job) {
   }
 }
 
-asio::awaitable<WebhookSender::AttemptOutcome> WebhookSender::Post(const WebhookRecord& webhook,
-                                                                   const WebhookDelivery& delivery,
-                                                                   const RunRecord& run,
-                                                                   const std::string& secret,
-                                                                   std::int64_t timestamp) {
-  std::string body = WebhookBody(delivery, run);
-  auto signature = SignWebhook(secret, delivery.id, timestamp, body);
-  AttemptOutcome outcome;
-  if (!signature) {
-    outcome.error =
-        "the webhook's secret is not a whsec_ signing secret: the delivery cannot be signed";
-    co_return outcome;
-  }
-  HttpClientRequest request;
-  request.method = "POST";
-  request.url = webhook.url;
-  request.body = std::move(body);
-  request.timeout = d_.timeout;
-  request.max_response_bytes = 64 * 1024;
-  request.public_addresses_only = !d_.allow_private;
+namespace {
+
+// A Standard Webhooks delivery: the run's end or pause, signed with the webhook's secret.
+std::optional<std::string> SignedDelivery(HttpClientRequest& request,
+                                          const WebhookDelivery& delivery, const RunRecord& run,
+                                          const std::string& secret, std::int64_t timestamp) {
+  request.body = WebhookBody(delivery, run);
+  auto signature = SignWebhook(secret, delivery.id, timestamp, request.body);
+  if (!signature)
+    return "the webhook's secret is not a whsec_ signing secret: the delivery cannot be signed";
   request.headers = {{"Content-Type", "application/json"},
                      {"User-Agent", "agentgate-webhooks"},
                      {"webhook-id", delivery.id},
                      {"webhook-timestamp", std::to_string(timestamp)},
                      {"webhook-signature", std::move(*signature)}};
+  return std::nullopt;
+}
+
+// An A2A task's push (docs/a2a.md): the task, authenticated as its config asked (its sealed
+// {token, credentials}); the delivery's id lets a receiver drop a retry it already has.
+std::optional<std::string> A2aPush(HttpClientRequest& request, const WebhookRecord& config,
+                                   const WebhookDelivery& delivery, const RunRecord& run,
+                                   const std::string& secret) {
+  boost::system::error_code ec;
+  const json::value opened = json::parse(secret, ec);
+  if (ec || !opened.is_object()) return "the push config's credentials cannot be read";
+  const auto text = [&](const char* key) {
+    const auto* v = opened.get_object().if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  request.body = A2aPushBody(config, run);
+  request.headers = {{"Content-Type", config.format == kA2aLegacyPush ? "application/json"
+                                                                      : "application/a2a+json"},
+                     {"User-Agent", "agentgate-a2a"},
+                     {"webhook-id", delivery.id}};
+  if (const std::string token = text("token"); !token.empty())
+    request.headers.emplace_back("X-A2A-Notification-Token", token);
+  if (const std::string credentials = text("credentials");
+      !config.auth_scheme.empty() && !credentials.empty())
+    request.headers.emplace_back("Authorization", config.auth_scheme + " " + credentials);
+  return std::nullopt;
+}
+
+}  // namespace
+
+asio::awaitable<WebhookSender::AttemptOutcome> WebhookSender::Post(const WebhookRecord& webhook,
+                                                                   const WebhookDelivery& delivery,
+                                                                   const RunRecord& run,
+                                                                   const std::string& secret,
+                                                                   std::int64_t timestamp) {
+  HttpClientRequest request;
+  request.method = "POST";
+  request.url = webhook.url;
+  request.timeout = d_.timeout;
+  request.max_response_bytes = 64 * 1024;
+  request.public_addresses_only = !d_.allow_private;
+  AttemptOutcome outcome;
+  const auto refused = webhook.run_id.empty()
+                           ? SignedDelivery(request, delivery, run, secret, timestamp)
+                           : A2aPush(request, webhook, delivery, run, secret);
+  if (refused) {
+    outcome.error = *refused;
+    co_return outcome;
+  }
   auto answer = co_await d_.http.Send(std::move(request));
   if (!answer) {
     outcome.error = answer.error().message;

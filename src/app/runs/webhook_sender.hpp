@@ -1,6 +1,7 @@
 #pragma once
-// Delivers run ends to webhooks (docs/webhooks.md): every server looks for due deliveries in the
-// store, holds each while it tries it (so two servers never send one at once), signs it as
+// Delivers run ends to webhooks (docs/webhooks.md), and an A2A task's pauses and end to its push
+// configs (docs/a2a.md), which are webhooks of one run: every server looks for due deliveries in
+// the store, holds each while it tries it (so two servers never send one at once), signs it as
 // Standard Webhooks does and records the attempt: delivered on a 2xx, else tried again later
 // (webhooks::RetryDelayMs) until its retries are spent. At least once: an attempt whose server
 // died is tried again once its hold ends. Shared fairly: each attempt goes on by itself (none
@@ -45,6 +46,9 @@ std::optional<std::string> SignWebhook(std::string_view secret, std::string_view
                                        std::int64_t timestamp_s, std::string_view body);
 // The delivery's body: {type, timestamp, data: {run_id, agent_id, status, result | error}}.
 std::string WebhookBody(const WebhookDelivery& delivery, const RunRecord& run);
+// An A2A task's push body (docs/a2a.md): the task as it stands when sent, as a StreamResponse
+// ({"task": ...}), or in 0.3 the Task itself.
+std::string A2aPushBody(const WebhookRecord& config, const RunRecord& run);
 
 class WebhookSender {
  public:

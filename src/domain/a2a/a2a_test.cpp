@@ -2,6 +2,7 @@
 #include "domain/a2a/legacy.hpp"
 #include "domain/a2a/list_tasks.hpp"
 #include "domain/a2a/protocol.hpp"
+#include "domain/a2a/push_config.hpp"
 #include "domain/a2a/send_message.hpp"
 #include "domain/a2a/task.hpp"
 #include "domain/a2a/task_answer.hpp"
@@ -64,10 +65,56 @@ TEST(A2aSendMessage, RefusalsNameTheFieldAndTheProtocolsError) {
       "configuration": {"returnImmediately": "yes"}})")
                 .field,
             "configuration.returnImmediately");
+  // A push config's URL is a webhook's: https, and no private address unless allowed.
   EXPECT_EQ(Refusal(R"({"message": {"messageId": "m", "parts": [{"text": "a"}]},
-      "configuration": {"taskPushNotificationConfig": {"url": "https://x"}}})")
-                .fault,
-            Fault::kPushNotificationNotSupported);
+      "configuration": {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/"}}})")
+                .field,
+            "configuration.taskPushNotificationConfig.url");
+}
+
+TEST(A2aPushConfig, IsReadWithItsCredentialsAndShownWithout) {
+  const auto read = ReadPushConfig(json::parse(R"({"taskId": "run_1", "id": "ops-1",
+      "url": "https://hooks.example.com/a2a", "token": "t-1",
+      "authentication": {"scheme": "Bearer", "credentials": "s3cret"}})"),
+                                   "", false, true);
+  ASSERT_TRUE(std::holds_alternative<PushConfigAsked>(read));
+  const auto& asked = std::get<PushConfigAsked>(read);
+  EXPECT_EQ(asked.task_id, "run_1");
+  EXPECT_EQ(asked.id, "ops-1");
+  EXPECT_EQ(asked.token, "t-1");
+  EXPECT_EQ(asked.scheme, "Bearer");
+  EXPECT_EQ(asked.credentials, "s3cret");
+  const auto shown = PushConfigJson(asked.task_id, asked.id, asked.url, asked.scheme);
+  EXPECT_EQ(json::serialize(shown),
+            R"({"taskId":"run_1","id":"ops-1","url":"https://hooks.example.com/a2a",)"
+            R"("authentication":{"scheme":"Bearer"}})");
+  // 0.3's list of schemes reads as its first; a private URL passes where allowed.
+  const auto legacy = ReadPushConfig(json::parse(R"({"url": "http://127.0.0.1:8080/hook",
+      "authentication": {"schemes": ["Basic"], "credentials": "dTpw"}})"),
+                                     "configuration.taskPushNotificationConfig", true, false);
+  ASSERT_TRUE(std::holds_alternative<PushConfigAsked>(legacy));
+  EXPECT_EQ(std::get<PushConfigAsked>(legacy).scheme, "Basic");
+
+  const auto field = [](std::string_view text) {
+    const auto refused = ReadPushConfig(json::parse(text), "", false, true);
+    return std::holds_alternative<ProtocolError>(refused) ? std::get<ProtocolError>(refused).field
+                                                          : std::string("(read)");
+  };
+  EXPECT_EQ(field(R"({"url": "https://h.example.com/"})"), "taskId");
+  EXPECT_EQ(field(R"({"taskId": "run_1"})"), "url");
+  EXPECT_EQ(field(R"({"taskId": "run_1", "url": "https://10.0.0.1/"})"), "url");
+  EXPECT_EQ(field(R"({"taskId": "run_1", "url": "https://h.example.com/", "id": "a b"})"), "id");
+  EXPECT_EQ(field(R"({"taskId": "run_1", "url": "https://h.example.com/", "token": "a\r\nX: y"})"),
+            "token");
+  EXPECT_EQ(field(R"({"taskId": "run_1", "url": "https://h.example.com/",
+      "authentication": {"scheme": "Bea rer", "credentials": "x"}})"),
+            "authentication.scheme");
+  EXPECT_EQ(field(R"({"taskId": "run_1", "url": "https://h.example.com/",
+      "authentication": {"scheme": "Bearer", "credentials": "x\ny"}})"),
+            "authentication.credentials");
+  const auto named = ReadPushConfigName(json::parse(R"({"taskId": "run_1"})"), true);
+  ASSERT_TRUE(std::holds_alternative<ProtocolError>(named));
+  EXPECT_EQ(std::get<ProtocolError>(named).field, "id");
 }
 
 TEST(A2aProtocol, ErrorsAreTheBindingsShapes) {
@@ -259,7 +306,7 @@ TEST(A2aCard, DeclaresBothBindingsAndZeroThreeStreamingAndTheAgentAsASkill) {
   EXPECT_EQ(interfaces[1].at("protocolBinding"), "HTTP+JSON");
   EXPECT_EQ(interfaces[2].at("protocolVersion"), "0.3");  // JSON-RPC for 0.3's clients
   EXPECT_EQ(interfaces[1].at("url"), "https://gw.example.com/a2a/acme/prod/bot/");
-  EXPECT_EQ(card.at("capabilities").at("pushNotifications"), false);
+  EXPECT_EQ(card.at("capabilities").at("pushNotifications"), false);  // none kept without a key
   EXPECT_EQ(card.at("skills").at(0).at("id"), "bot");
   EXPECT_EQ(card.at("defaultOutputModes").as_array().size(), 2u);  // structured: JSON too
   const auto& oauth = card.at("securitySchemes").at("agentgateOAuth").at("oauth2SecurityScheme");
@@ -350,6 +397,29 @@ TEST(A2aLegacy, ZeroThreeNamesAndParamsReadAsOneZero) {
   EXPECT_EQ(legacy::V1Method("tasks/resubscribe"), "SubscribeToTask");
   EXPECT_EQ(legacy::V1Method("tasks/pushNotificationConfig/set"),
             "CreateTaskPushNotificationConfig");
+  // A push config's params and results, both ways.
+  const auto set =
+      legacy::V1Params("CreateTaskPushNotificationConfig", boost::json::parse(R"({"taskId": "run_1",
+      "pushNotificationConfig": {"id": "c", "url": "https://h.example.com/"}})"));
+  ASSERT_TRUE(std::holds_alternative<boost::json::value>(set));
+  EXPECT_EQ(std::get<boost::json::value>(set).at("taskId"), "run_1");
+  EXPECT_EQ(std::get<boost::json::value>(set).at("url"), "https://h.example.com/");
+  const auto get =
+      legacy::V1Params("GetTaskPushNotificationConfig", boost::json::parse(R"({"id": "run_1",
+      "pushNotificationConfigId": "c"})"));
+  EXPECT_EQ(std::get<boost::json::value>(get).at("taskId"), "run_1");
+  EXPECT_EQ(std::get<boost::json::value>(get).at("id"), "c");
+  const auto shown = PushConfigJson("run_1", "c", "https://h.example.com/", "Bearer");
+  const auto one = legacy::LegacyPushConfigResult("GetTaskPushNotificationConfig", shown);
+  EXPECT_EQ(one.at("pushNotificationConfig").at("authentication").at("schemes").at(0), "Bearer");
+  const auto all = legacy::LegacyPushConfigResult(
+      "ListTaskPushNotificationConfigs",
+      boost::json::object{{"configs", boost::json::array{shown}}, {"nextPageToken", ""}});
+  ASSERT_TRUE(all.is_array());
+  EXPECT_EQ(all.at(0).at("taskId"), "run_1");
+  EXPECT_TRUE(
+      legacy::LegacyPushConfigResult("DeleteTaskPushNotificationConfig", boost::json::object{})
+          .is_null());
   EXPECT_FALSE(legacy::V1Method("SendMessage"));
   auto read = legacy::V1Params("SendMessage", boost::json::parse(R"({"message": {"kind": "message",
       "messageId": "m", "role": "user", "contextId": "conv_1", "parts": [{"kind": "text", "text":

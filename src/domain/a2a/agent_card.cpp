@@ -95,9 +95,9 @@ json::object AgentCard(const CardFacts& facts) {
                                                        {"protocolBinding", "JSONRPC"},
                                                        {"protocolVersion", "0.3"}}}},
       {"version", std::to_string(facts.version)},
-      {"capabilities",
-       json::object{
-           {"streaming", true}, {"pushNotifications", false}, {"extendedAgentCard", false}}},
+      {"capabilities", json::object{{"streaming", true},
+                                    {"pushNotifications", facts.push_notifications},
+                                    {"extendedAgentCard", false}}},
       {"securitySchemes",
        json::object{{kBearerScheme, std::move(bearer)}, {kOAuthScheme, std::move(oauth)}}},
       {"securityRequirements", std::move(requirements)},

@@ -14,15 +14,16 @@ struct CardFacts {
   std::string agent_id;
   std::string name;
   std::string description;
-  int version = 0;                 // the deployed version
-  bool structured = false;         // its answers keep to a schema: data is among its output modes
-  std::string token_url;           // the built-in authorization server's token endpoint
-  std::string oauth_metadata_url;  // its RFC 8414 metadata
+  int version = 0;                  // the deployed version
+  bool structured = false;          // its answers keep to a schema: data is among its output modes
+  std::string token_url;            // the built-in authorization server's token endpoint
+  std::string oauth_metadata_url;   // its RFC 8414 metadata
+  bool push_notifications = false;  // task push configs can be kept (a master key seals them)
 };
 
 // Both bindings at the one URL, protocol 1.0, and JSON-RPC for protocol 0.3 there too; streaming;
-// no push notifications and no extended card; the agent as one skill; API keys as Bearer tokens, or
-// OAuth client-credentials tokens with scope a2a.
+// push notifications where they are kept; no extended card; the agent as one skill; API keys as
+// Bearer tokens, or OAuth client-credentials tokens with scope a2a.
 boost::json::object AgentCard(const CardFacts& facts);
 
 // 0.3's top-level fields (protocolVersion, url, preferredTransport), so a 0.3 client reads the

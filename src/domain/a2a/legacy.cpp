@@ -163,7 +163,56 @@ json::object LegacyTask(const json::object& task) {
   return out;
 }
 
+// tasks/pushNotificationConfig/*'s params as 1.0's: set's {taskId, pushNotificationConfig} as
+// one TaskPushNotificationConfig; get's, list's and delete's {id, pushNotificationConfigId} as
+// {taskId, id}.
+std::variant<json::value, ProtocolError> V1PushConfigParams(std::string_view v1_method,
+                                                            const json::value& params) {
+  if (!params.is_object()) return Invalid("params", "must be an object");
+  const auto& p = params.get_object();
+  if (v1_method == "CreateTaskPushNotificationConfig") {
+    const auto* config = p.if_contains("pushNotificationConfig");
+    if (config == nullptr || !config->is_object())
+      return Invalid("pushNotificationConfig", "must be a PushNotificationConfig object");
+    json::object out = config->get_object();
+    if (const auto* task = p.if_contains("taskId")) out["taskId"] = *task;
+    return json::value(std::move(out));
+  }
+  json::object out;
+  if (const auto* task = p.if_contains("id")) out["taskId"] = *task;
+  if (const auto* id = p.if_contains("pushNotificationConfigId")) out["id"] = *id;
+  return json::value(std::move(out));
+}
+
+json::object LegacyPushConfig(const json::object& config) {
+  json::object inner;
+  for (const char* key : {"id", "url"}) {
+    if (const auto* v = config.if_contains(key)) inner[key] = *v;
+  }
+  if (const auto* auth = config.if_contains("authentication"); auth != nullptr && auth->is_object())
+    inner["authentication"] = json::object{
+        {"schemes", json::array{json::string(StringAt(auth->get_object(), "scheme"))}}};
+  return json::object{{"taskId", StringAt(config, "taskId")},
+                      {"pushNotificationConfig", std::move(inner)}};
+}
+
 }  // namespace
+
+json::value LegacyPushConfigResult(std::string_view v1_method, const json::value& v1_result) {
+  if (v1_method == "DeleteTaskPushNotificationConfig") return nullptr;
+  const json::object* o = v1_result.if_object();
+  if (o == nullptr) return v1_result;
+  if (v1_method == "ListTaskPushNotificationConfigs") {
+    json::array out;
+    if (const auto* configs = o->if_contains("configs");
+        configs != nullptr && configs->is_array()) {
+      for (const auto& c : configs->get_array())
+        if (c.is_object()) out.push_back(LegacyPushConfig(c.get_object()));
+    }
+    return out;
+  }
+  return LegacyPushConfig(*o);
+}
 
 std::optional<std::string> V1Method(std::string_view method) {
   for (const auto& [legacy_name, v1] : kMethods) {
@@ -174,6 +223,8 @@ std::optional<std::string> V1Method(std::string_view method) {
 
 std::variant<json::value, ProtocolError> V1Params(std::string_view v1_method,
                                                   const json::value& params) {
+  if (v1_method.find("PushNotificationConfig") != std::string_view::npos)
+    return V1PushConfigParams(v1_method, params);
   if (v1_method != "SendMessage" && v1_method != "SendStreamingMessage") return params;
   if (!params.is_object()) return Invalid("params", "must be a MessageSendParams object");
   const auto& p = params.get_object();

@@ -33,4 +33,10 @@ std::variant<boost::json::value, ProtocolError> V1Params(std::string_view v1_met
 // StreamResponse the event with its `kind`, a Task a task; anything else as it is.
 boost::json::value LegacyResult(const boost::json::value& v1_result);
 
+// A push config operation's 1.0 result as 0.3 writes it: a config as {taskId,
+// pushNotificationConfig: {id, url, authentication: {schemes}}}, a list as an array of them, a
+// delete as null.
+boost::json::value LegacyPushConfigResult(std::string_view v1_method,
+                                          const boost::json::value& v1_result);
+
 }  // namespace agentgate::a2a::legacy

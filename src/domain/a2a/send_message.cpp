@@ -71,7 +71,8 @@ std::variant<std::string, ProtocolError> TextOfParts(const json::value* parts) {
 
 }  // namespace
 
-std::variant<SentMessage, ProtocolError> ReadSendMessage(const json::value& params) {
+std::variant<SentMessage, ProtocolError> ReadSendMessage(const json::value& params,
+                                                         bool allow_private_push) {
   if (!params.is_object()) return Invalid("params", "must be a SendMessageRequest object");
   const auto& request = params.get_object();
   const auto* message_value = request.if_contains("message");
@@ -102,9 +103,10 @@ std::variant<SentMessage, ProtocolError> ReadSendMessage(const json::value& para
   const auto& config = configuration->get_object();
   if (const auto* push = config.if_contains("taskPushNotificationConfig");
       push != nullptr && !push->is_null()) {
-    return ProtocolError{Fault::kPushNotificationNotSupported,
-                         "push notifications are not offered by this agent (its card says "
-                         "capabilities.pushNotifications: false)"};
+    auto read = ReadPushConfig(*push, "configuration.taskPushNotificationConfig",
+                               allow_private_push, /*needs_task=*/false);
+    if (auto* refused = std::get_if<ProtocolError>(&read)) return std::move(*refused);
+    out.push = std::move(std::get<PushConfigAsked>(read));
   }
   if (const auto* immediately = config.if_contains("returnImmediately");
       immediately != nullptr && !immediately->is_null()) {

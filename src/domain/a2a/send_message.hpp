@@ -3,6 +3,7 @@
 // how the caller wants its task delivered. Pure.
 
 #include "domain/a2a/protocol.hpp"
+#include "domain/a2a/push_config.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
@@ -22,11 +23,14 @@ struct SentMessage {
   std::optional<std::string> task_id;     // a task this message answers
   bool return_immediately = false;
   std::optional<int> history_length;
+  std::optional<PushConfigAsked> push;  // configuration.taskPushNotificationConfig
 };
 
-// InvalidParams naming the field for a malformed request; ContentTypeNotSupported for a `raw`
-// or `url` part (files are not taken); PushNotificationNotSupported for a push config.
-std::variant<SentMessage, ProtocolError> ReadSendMessage(const boost::json::value& params);
+// InvalidParams naming the field for a malformed request (a push config's URL is checked as a
+// webhook's, `allow_private_push`); ContentTypeNotSupported for a `raw` or `url` part (files are
+// not taken).
+std::variant<SentMessage, ProtocolError> ReadSendMessage(const boost::json::value& params,
+                                                         bool allow_private_push = false);
 
 // The Idempotency-Key a message is sent under: one task and one bill per message, whatever the
 // retries ("a2a:{agent}:{messageId}").

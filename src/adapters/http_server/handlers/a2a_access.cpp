@@ -5,6 +5,7 @@
 #include "adapters/http_server/handlers/invoke_common.hpp"
 #include "adapters/http_server/handlers/oauth_common.hpp"
 #include "adapters/http_server/responses.hpp"
+#include "app/a2a/push_configs.hpp"
 #include "crypto/crypto.hpp"
 #include "domain/a2a/agent_card.hpp"
 #include "domain/admin/names.hpp"
@@ -146,7 +147,8 @@ asio::awaitable<Response> AgentCardResponse(RouteDeps& deps, Request& r) {
                        loaded.version,
                        loaded.config.output_schema.has_value(),
                        *base + std::string(oauth::kTokenPath),
-                       *base + std::string(oauth::kServerMetadataPath)};
+                       *base + std::string(oauth::kServerMetadataPath),
+                       deps.a2a_push != nullptr && deps.a2a_push->Offered()};
   json::object card = a2a::AgentCard(facts);
   const std::string canonical = a2a::CanonicalCard(card);
   // Signed as served, with the current key: a rotation re-signs it. Without a master key (no key

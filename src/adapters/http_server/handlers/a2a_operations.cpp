@@ -4,6 +4,7 @@
 
 #include "adapters/http_server/handlers/run_stream.hpp"
 #include "adapters/http_server/responses.hpp"
+#include "app/a2a/push_configs.hpp"
 #include "app/a2a/tasks.hpp"
 #include "app/runs/run_body.hpp"
 #include "app/turn/idempotency.hpp"
@@ -111,13 +112,13 @@ Response OneTaskStream(json::object task, const A2aInterface& at) {
 // state to its end or pause. A message sent before, or refused before it started, is a stream of
 // its task as it stands.
 asio::awaitable<A2aAnswer> StreamTask(RouteDeps& deps, Request& r, const InvokeCall& call,
-                                      const A2aInterface& at) {
+                                      const A2aInterface& at, const a2a::InlinePush* push) {
   auto ticket =
       deps.streams.Enter(call.caller, call.agent_id, "", co_await asio::this_coro::executor);
   if (!ticket) co_return a2a::FromError(ticket.error());
   StreamAnswer begun = co_await deps.runs.Stream(call, /*notify=*/false, /*hand_over=*/true);
   if (const auto* replay = std::get_if<StoredResponse>(&begun.answer)) {
-    auto task = co_await a2a::ReplayedTask(deps.runs, call, *replay);
+    auto task = co_await a2a::ReplayedTask(deps.runs, call, *replay, push);
     if (!task) co_return a2a::FromError(task.error());
     co_return OneTaskStream(std::move(*task), at);
   }
@@ -128,6 +129,8 @@ asio::awaitable<A2aAnswer> StreamTask(RouteDeps& deps, Request& r, const InvokeC
     co_return OneTaskStream(
         a2a::RejectedTask(id, call.request.conversation_id.value_or(""), run.error(), NowMs()), at);
   }
+  if (auto saved = co_await a2a::SaveInlinePush(push, *run); !saved)
+    co_return a2a::FromError(saved.error());
   auto format = std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at);
   if (begun.handed)
     co_return OwnRunStream(deps, std::move(begun.handed), std::move(*ticket), std::move(format));
@@ -197,10 +200,22 @@ asio::awaitable<A2aAnswer> AnswerTask(RouteDeps& deps, Request& r, const A2aInte
 
 asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aInterface& at,
                                          const json::value& params, bool stream) {
-  auto read = a2a::ReadSendMessage(params);
+  const bool offered = deps.a2a_push != nullptr && deps.a2a_push->Offered();
+  auto read = a2a::ReadSendMessage(params, offered && deps.a2a_push->AllowPrivate());
   if (auto* refused = std::get_if<ProtocolError>(&read)) co_return std::move(*refused);
   const a2a::SentMessage& sent = std::get<a2a::SentMessage>(read);
-  if (sent.task_id) co_return co_await AnswerTask(deps, r, at, sent, stream);
+  if (sent.push && !offered) co_return NotOffered("CreateTaskPushNotificationConfig");
+  if (sent.task_id) {
+    if (sent.push) {
+      co_return ProtocolError{Fault::kInvalidParams,
+                              "field 'configuration.taskPushNotificationConfig': an answer to a "
+                              "task adds no config; use CreateTaskPushNotificationConfig",
+                              "configuration.taskPushNotificationConfig"};
+    }
+    co_return co_await AnswerTask(deps, r, at, sent, stream);
+  }
+  std::optional<a2a::InlinePush> push;
+  if (sent.push) push.emplace(a2a::InlinePush{*deps.a2a_push, *sent.push, at.legacy});
   InvokeRequest request;
   request.message = sent.text;
   request.stateful = true;
@@ -218,13 +233,15 @@ asio::awaitable<A2aAnswer> SendMessageOp(RouteDeps& deps, Request& r, const A2aI
                   .fingerprint = fingerprint,
                   .answer = a2a::TaskAnswer(),
                   .trace = r.trace};
+  const a2a::InlinePush* pushed = push ? &*push : nullptr;
   if (!stream) {
-    auto task = co_await a2a::SendMessage(deps.runs, call, sent.return_immediately, NowMs());
+    auto task =
+        co_await a2a::SendMessage(deps.runs, call, sent.return_immediately, NowMs(), pushed);
     if (!task) co_return a2a::FromError(task.error());
     co_return json::value(
         json::object{{"task", json::value(std::move(*task))}});  // a SendMessageResponse
   }
-  co_return co_await StreamTask(deps, r, call, at);
+  co_return co_await StreamTask(deps, r, call, at, pushed);
 }
 
 asio::awaitable<A2aAnswer> GetTaskOp(RouteDeps& deps, const A2aInterface& at,
@@ -265,6 +282,43 @@ asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInt
   if (!ticket) co_return a2a::FromError(ticket.error());
   co_return RunEventStream(deps, run->id, 0, std::move(*ticket), r, false,
                            std::make_shared<TaskStreamFrames>(run->id, run->conversation_id, at));
+}
+
+asio::awaitable<A2aAnswer> PushConfigOp(RouteDeps& deps, const A2aInterface& at,
+                                        std::string_view method, const json::value& params) {
+  if (deps.a2a_push == nullptr || !deps.a2a_push->Offered()) co_return NotOffered(method);
+  // A pointer, not a reference: GCC 12 loses a coroutine's local references across a suspension.
+  a2a::TaskPushConfigs* configs = deps.a2a_push;
+  const bool create = method == "CreateTaskPushNotificationConfig";
+  std::string task_id;
+  std::string id;
+  std::optional<a2a::PushConfigAsked> asked;
+  if (create) {
+    auto read = a2a::ReadPushConfig(params, "", configs->AllowPrivate(), /*needs_task=*/true);
+    if (auto* refused = std::get_if<ProtocolError>(&read)) co_return std::move(*refused);
+    asked = std::move(std::get<a2a::PushConfigAsked>(read));
+    task_id = asked->task_id;
+  } else {
+    // Get without an id reads the task's default config (0.3 sends none).
+    auto read = a2a::ReadPushConfigName(params, method == "DeleteTaskPushNotificationConfig");
+    if (auto* refused = std::get_if<ProtocolError>(&read)) co_return std::move(*refused);
+    task_id = std::get<a2a::PushConfigNamed>(read).task_id;
+    id = std::get<a2a::PushConfigNamed>(read).id;
+  }
+  auto run = co_await a2a::TaskRun(deps.runs, at.caller, at.agent_id, task_id);
+  if (!run) co_return a2a::FromError(run.error());
+  Result<json::object> answer = json::object{};
+  if (create) {
+    answer = co_await configs->Save(*run, std::move(*asked), at.legacy);
+  } else if (method == "GetTaskPushNotificationConfig") {
+    answer = co_await configs->Get(*run, id);
+  } else if (method == "ListTaskPushNotificationConfigs") {
+    answer = co_await configs->List(*run);
+  } else if (auto deleted = co_await configs->Delete(*run, id); !deleted) {
+    answer = deleted.error();
+  }
+  if (!answer) co_return a2a::FromError(answer.error());
+  co_return json::value(std::move(*answer));
 }
 
 ProtocolError NotOffered(std::string_view operation) {

@@ -69,6 +69,11 @@ boost::asio::awaitable<A2aAnswer> ListTasksOp(RouteDeps& deps, const A2aInterfac
 boost::asio::awaitable<A2aAnswer> SubscribeOp(RouteDeps& deps, Request& r, const A2aInterface& at,
                                               const boost::json::value& params);
 
+// Create, Get, List and DeleteTaskPushNotificationConfig (`method`, 1.0's name), on a task the
+// caller may follow; PushNotificationNotSupported where configs cannot be kept.
+boost::asio::awaitable<A2aAnswer> PushConfigOp(RouteDeps& deps, const A2aInterface& at,
+                                               std::string_view method,
+                                               const boost::json::value& params);
 // The operations this release does not offer, each with the protocol's error for it.
 a2a::ProtocolError NotOffered(std::string_view operation);
 

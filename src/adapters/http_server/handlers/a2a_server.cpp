@@ -44,9 +44,9 @@ asio::awaitable<A2aAnswer> Dispatch(RouteDeps& deps, Request& r, const A2aInterf
   if (method == "CancelTask") co_return co_await CancelTaskOp(deps, at, params);
   if (method == "SubscribeToTask") co_return co_await SubscribeOp(deps, r, at, params);
   if (method == "ListTasks") co_return co_await ListTasksOp(deps, at, params);
-  if (method == "GetExtendedAgentCard" ||
-      method.find("TaskPushNotificationConfig") != std::string_view::npos)
-    co_return NotOffered(method);
+  if (method.find("TaskPushNotificationConfig") != std::string_view::npos)
+    co_return co_await PushConfigOp(deps, at, method, params);
+  if (method == "GetExtendedAgentCard") co_return NotOffered(method);
   co_return ProtocolError{Fault::kMethodNotFound, "Method not found: " + std::string(method)};
 }
 
@@ -97,7 +97,11 @@ asio::awaitable<Response> ServeRpc(RouteDeps& deps, Request& r) {
   const std::string name = v1_method.value_or(std::string(method->get_string()));
   A2aAnswer answer = co_await Dispatch(deps, r, at, name, std::get<json::value>(read));
   if (auto* result = std::get_if<json::value>(&answer)) {
-    if (at.legacy) *result = a2a::legacy::LegacyResult(*result);
+    if (at.legacy) {
+      *result = name.find("PushNotificationConfig") != std::string::npos
+                    ? a2a::legacy::LegacyPushConfigResult(name, *result)
+                    : a2a::legacy::LegacyResult(*result);
+    }
     co_return JsonResponse(200, a2a::JsonRpcResultBody(*id, std::move(*result)));
   }
   if (auto* error = std::get_if<ProtocolError>(&answer)) co_return RpcError(*id, std::move(*error));
@@ -171,6 +175,34 @@ asio::awaitable<A2aAnswer> SubscribeRestOp(RouteDeps& deps, Request& r, const A2
   return SubscribeOp(deps, r, at, params);
 }
 
+// tasks/{task}/pushNotificationConfigs[/{config}]: the task and config from the path.
+json::object ConfigParams(const Request& r, bool named) {
+  json::object params{{"taskId", r.Param("task")}};
+  if (named) params["id"] = r.Param("config");
+  return params;
+}
+asio::awaitable<A2aAnswer> CreateConfigOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                          const json::value& params) {
+  json::value config = params;
+  config.as_object()["taskId"] = r.Param("task");  // the path's task, whatever the body says
+  co_return co_await PushConfigOp(deps, at, "CreateTaskPushNotificationConfig", config);
+}
+asio::awaitable<A2aAnswer> GetConfigOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                       const json::value&) {
+  const json::value params = ConfigParams(r, true);  // kept for the coroutine it awaits
+  co_return co_await PushConfigOp(deps, at, "GetTaskPushNotificationConfig", params);
+}
+asio::awaitable<A2aAnswer> ListConfigsOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                         const json::value&) {
+  const json::value params = ConfigParams(r, false);
+  co_return co_await PushConfigOp(deps, at, "ListTaskPushNotificationConfigs", params);
+}
+asio::awaitable<A2aAnswer> DeleteConfigOp(RouteDeps& deps, Request& r, const A2aInterface& at,
+                                          const json::value&) {
+  const json::value params = ConfigParams(r, true);
+  co_return co_await PushConfigOp(deps, at, "DeleteTaskPushNotificationConfig", params);
+}
+
 asio::awaitable<A2aAnswer> BadBodyOp(RouteDeps&, Request&, const A2aInterface&,
                                      const json::value&) {
   co_return ProtocolError{Fault::kParseError, "the body is not a JSON object"};
@@ -230,10 +262,13 @@ void AddA2aRoutes(Router& router, RouteDeps& deps) {
       [&deps](Request& r) { return ServeRest(deps, r, ListOp, json::value()); });
   add("GET", base + "/extendedAgentCard", NotOfferedRoute(deps, "GetExtendedAgentCard"));
   const std::string configs = base + "/tasks/{task}/pushNotificationConfigs";
-  add("GET", configs, NotOfferedRoute(deps, "ListTaskPushNotificationConfigs"));
-  add("POST", configs, NotOfferedRoute(deps, "CreateTaskPushNotificationConfig"));
-  add("GET", configs + "/{config}", NotOfferedRoute(deps, "GetTaskPushNotificationConfig"));
-  add("DELETE", configs + "/{config}", NotOfferedRoute(deps, "DeleteTaskPushNotificationConfig"));
+  add("GET", configs,
+      [&deps](Request& r) { return ServeRest(deps, r, ListConfigsOp, json::value()); });
+  add("POST", configs, [&deps](Request& r) { return ServeMessage(deps, r, CreateConfigOp); });
+  add("GET", configs + "/{config}",
+      [&deps](Request& r) { return ServeRest(deps, r, GetConfigOp, json::value()); });
+  add("DELETE", configs + "/{config}",
+      [&deps](Request& r) { return ServeRest(deps, r, DeleteConfigOp, json::value()); });
   router.AddErrorShape("/a2a/", A2aHttpError);
 }
 

@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+namespace agentgate::a2a {
+class TaskPushConfigs;
+}
+
 namespace agentgate::http {
 
 struct RouteDeps {
@@ -46,6 +50,8 @@ struct RouteDeps {
   // Seals and opens the requestState of /mcp's input_required results (none: a paused call says
   // where to answer instead).
   const McpRequestStates* mcp_request_states = nullptr;
+  // A2A tasks' push notification configs (none: push notifications are not offered).
+  a2a::TaskPushConfigs* a2a_push = nullptr;
 };
 
 void AddOperatorRoutes(Router& router, RouteDeps& deps);
