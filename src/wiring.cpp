@@ -295,7 +295,8 @@ struct UseCases {
                                settings.config.crm.allow_http, &tracing.tracer}),
         tool_headers(&rt.runner, settings.master_key, HeaderEnvPolicyOf(settings.config)),
         mcp_tools(up.mcp, tool_headers, rt.clock),
-        tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers),
+        a2a_agents(up.http, tool_headers, rt.clock),
+        tools(rt.runner, up.http, rt.clock, gateway, mcp_tools, tool_headers, &a2a_agents),
         idempotency(rt.runner, rt.lease, rt.clock, rt.metrics, timing.hard_cap),
         invoke(InvokeDeps{rt.runner,
                           rt.tenants,
@@ -316,7 +317,8 @@ struct UseCases {
                           &tracing.tracer,
                           std::chrono::seconds(settings.config.runs.approval_timeout_seconds),
                           settings.config.runs.max_queued_per_org,
-                          static_cast<std::size_t>(settings.config.runs.max_events)}),
+                          static_cast<std::size_t>(settings.config.runs.max_events),
+                          &a2a_agents}),
         console(rt.clock, ConsoleSessions::Limits{}),
         run_worker(RunWorkerDeps{
             invoke, idempotency, rt.tenants, rt.runner, rt.committer, rt.lease, rt.clock,
@@ -366,6 +368,7 @@ struct UseCases {
   MetadataGateway gateway;
   ToolHeaders tool_headers;
   McpToolbox mcp_tools;
+  A2aToolbox a2a_agents;
   ToolRunner tools;
   Idempotency idempotency;
   InvokeAgent invoke;

@@ -19,7 +19,7 @@ const body = arg('body');
 const cutAfter = Number(arg('cut-after') ?? 0);
 const timeoutMs = Number(arg('timeout-ms') ?? 30000);
 const headers = { 'fl-api-org': arg('org'), 'fl-api-env': arg('env'), 'fl-api-token': arg('token') };
-const types = ['run.started', 'model.started', 'model.finished', 'tool.started', 'tool.finished',
+const types = ['run.started', 'model.started', 'model.finished', 'tool.started', 'tool.progress', 'tool.finished',
   'text.delta', 'action', 'text.retracted', 'run.completed', 'run.failed', 'run.requires_action',
   'stream.ended'];
 // The stream's own last event (its token revoked, its grant removed): the run goes on.

@@ -181,6 +181,7 @@ struct InvokeDeps {
   int max_waiting_runs_per_org = 10000;
   // The events a run keeps ([runs] max_events): half may be its reply's text.delta events.
   std::size_t max_run_events = 2000;
+  A2aToolbox* a2a = nullptr;  // the agents' remote A2A agents (none: they are not offered)
 };
 
 class ModelChain;

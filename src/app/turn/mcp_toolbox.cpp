@@ -18,12 +18,6 @@ constexpr std::int64_t kMinTtlMs = 10 * 1000;
 constexpr std::int64_t kMaxTtlMs = 10 * 60 * 1000;
 constexpr std::int64_t kFailureTtlMs = 5 * 1000;
 
-// Rounded up: a call cut by the turn's soft deadline ends at it, so the turn then answers.
-milliseconds Within(milliseconds limit, SteadyTime deadline, const Clock& clock) {
-  const auto left = std::chrono::ceil<milliseconds>(deadline - clock.SteadyNow());
-  return std::max(milliseconds(1), std::min(limit, left));
-}
-
 std::string ErrorText(const mcp::RpcError& error) {
   return "error: the MCP server refused the call (" + std::to_string(error.code) +
          "): " + error.message;
@@ -32,13 +26,11 @@ std::string ErrorText(const mcp::RpcError& error) {
 }  // namespace
 
 std::size_t McpToolbox::CachedServers() {
-  std::lock_guard lock(mutex_);
   return lists_.size();
 }
 
 void McpToolbox::Forget(const std::string& key) {
-  std::lock_guard lock(mutex_);
-  lists_.erase(key);
+  lists_.Forget(key);
 }
 
 asio::awaitable<McpToolbox::ToolList> McpToolbox::Fetch(const McpEndpoint& endpoint,
@@ -51,7 +43,7 @@ asio::awaitable<McpToolbox::ToolList> McpToolbox::Fetch(const McpEndpoint& endpo
   for (int page = 0; page < kMaxPages; ++page) {
     McpCall call{"tools/list", json::object{}, {}, trace};
     if (cursor) call.params["cursor"] = *cursor;
-    const milliseconds left = Within(timeout, deadline, clock_);
+    const milliseconds left = CallBudget(timeout, deadline, clock_);
     auto reply = co_await client_.Request(endpoint, call, left);
     if (!reply) {
       list.failure = reply.error().message;
@@ -82,16 +74,9 @@ asio::awaitable<McpToolbox::ToolList> McpToolbox::Fetch(const McpEndpoint& endpo
 asio::awaitable<std::shared_ptr<const McpToolbox::ToolList>> McpToolbox::ListOf(
     const McpEndpoint& endpoint, milliseconds timeout, const SpanContext* trace) {
   const std::string key = endpoint.Key();
-  {
-    std::lock_guard lock(mutex_);
-    auto it = lists_.find(key);
-    if (it != lists_.end() && it->second->fresh_until_ms > clock_.NowMs()) co_return it->second;
-  }
-  auto fetched = co_await Fetch(endpoint, timeout, trace);
-  auto list = std::make_shared<const ToolList>(std::move(fetched));
-  std::lock_guard lock(mutex_);
-  if (lists_.size() >= max_servers_ && !lists_.contains(key)) lists_.clear();
-  lists_[key] = list;
+  if (auto fresh = lists_.Find(key, clock_.NowMs())) co_return fresh;
+  auto list = std::make_shared<const ToolList>(co_await Fetch(endpoint, timeout, trace));
+  lists_.Put(key, list);
   co_return list;
 }
 
@@ -107,7 +92,7 @@ asio::awaitable<McpTurnTools> McpToolbox::ToolsFor(const std::string& org_id,
     }
     const McpEndpoint endpoint{server.url, std::move(*headers)};
     const milliseconds timeout = std::chrono::seconds(server.timeout_seconds);
-    const milliseconds left = Within(timeout, deadline, clock_);
+    const milliseconds left = CallBudget(timeout, deadline, clock_);
     auto list = co_await ListOf(endpoint, left, trace);
     if (!list->failure.empty()) {
       out.notes.push_back("mcp server '" + server.name + "' left out: " + list->failure);
@@ -150,7 +135,7 @@ asio::awaitable<McpToolbox::Answer> McpToolbox::Call(const McpToolTarget& target
   if (answering != nullptr) mcp::AddInputResponse(call.params, answering->ask, answering->content);
   for (auto& h : mcp::ParamHeaders(target.tool, arguments.get_object()))
     call.extra_headers.push_back(std::move(h));
-  const milliseconds left = Within(target.timeout, deadline, clock_);
+  const milliseconds left = CallBudget(target.timeout, deadline, clock_);
   auto reply = co_await client_.Request(target.endpoint, call, left);
   if (!reply) co_return Answer{"error: " + reply.error().message};
   if (reply->tools_list_changed) Forget(target.endpoint.Key());

@@ -6,6 +6,7 @@
 // goes on and notes it in the transcript; the failure is kept 5 s so a dead server does not slow
 // every turn.
 
+#include "app/turn/fresh_cache.hpp"
 #include "app/turn/tool_headers.hpp"
 #include "domain/admin/agent_config.hpp"
 #include "domain/agent/model_types.hpp"
@@ -17,7 +18,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,7 +45,7 @@ class McpToolbox {
 
   McpToolbox(McpCaller& client, ToolHeaders& headers, const Clock& clock,
              std::size_t max_servers = kMaxCachedServers)
-      : client_(client), headers_(headers), clock_(clock), max_servers_(max_servers) {}
+      : client_(client), headers_(headers), clock_(clock), lists_(max_servers) {}
 
   // The tools of `config`'s MCP servers for a turn of `org_id`; fetches what is not cached, within
   // `deadline`. `trace`: the span a fetch's requests go under (none: not traced).
@@ -90,9 +90,7 @@ class McpToolbox {
   McpCaller& client_;
   ToolHeaders& headers_;
   const Clock& clock_;
-  const std::size_t max_servers_;  // past it the cache starts again
-  std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const ToolList>> lists_;
+  FreshCache<ToolList> lists_;  // by endpoint
 };
 
 }  // namespace agentgate

@@ -6,11 +6,14 @@
 #include "crypto/crypto.hpp"
 #include "domain/admin/agent_config.hpp"
 #include "domain/admin/header_env.hpp"
+#include "ports/clock.hpp"
 #include "ports/http_caller.hpp"
 #include "runtime/store_runner.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,6 +21,14 @@
 #include <vector>
 
 namespace agentgate {
+
+// How long a remote tool's request may take: its own limit, within the turn's soft deadline
+// (rounded up: a call cut by the deadline ends at it, so the turn then answers), at least 1 ms.
+inline std::chrono::milliseconds CallBudget(std::chrono::milliseconds limit, SteadyTime deadline,
+                                            const Clock& clock) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock.SteadyNow());
+  return std::max(std::chrono::milliseconds(1), std::min(limit, left));
+}
 
 class ToolHeaders {
  public:

@@ -1,6 +1,8 @@
 #include "app/turn/tool_runner.hpp"
+
 #include "domain/agent/prompt.hpp"
 #include "domain/agent/user_question.hpp"
+#include "domain/runs/run_events.hpp"
 
 #include "domain/agent/approval_rules.hpp"
 #include "domain/json_text.hpp"
@@ -65,6 +67,12 @@ bool ToolRunner::NeedsApproval(const ToolCall& call, const ToolContext& context)
           approval::McpHints{target.tool.read_only_hint, target.tool.destructive_hint});
     }
   }
+  if (context.a2a_tools != nullptr) {
+    // A message may ask a remote agent for anything: "writes" gates every call, as "always".
+    if (auto it = context.a2a_tools->by_model_name.find(call.name);
+        it != context.a2a_tools->by_model_name.end())
+      return it->second.approval != Approval::kNever;
+  }
   for (const auto& tool : config.http_tools) {
     if (tool.name == call.name) return approval::HttpCallNeedsApproval(tool.approval, tool.method);
   }
@@ -119,15 +127,8 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
                            : "error: " + std::string(ErrorCodeName(envelope.error().code)) + ": " +
                                  envelope.error().message;
     }
-  } else if (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) {
-    const auto& target = context.mcp_tools->by_model_name.at(call.name);
-    const McpToolbox::InputAnswer* answering = nullptr;
-    if (context.answering != nullptr) {
-      if (auto it = context.answering->find(call.id); it != context.answering->end())
-        answering = &it->second;
-    }
-    auto answer = co_await mcp_.Call(target, call.arguments_json, context.deadline, kMaxResultChars,
-                                     trace, answering);
+  } else if (IsRemote(call, context)) {
+    auto answer = co_await CallRemote(call, context, trace);
     result.content = std::move(answer.text);
     result.ask = std::move(answer.ask);
   } else {
@@ -142,6 +143,35 @@ asio::awaitable<ToolResult> ToolRunner::Run(const ToolCall& call, const ToolCont
     }
   }
   co_return result;
+}
+
+bool ToolRunner::IsRemote(const ToolCall& call, const ToolContext& context) const {
+  return (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) ||
+         (a2a_ != nullptr && context.a2a_tools != nullptr &&
+          context.a2a_tools->by_model_name.contains(call.name));
+}
+
+asio::awaitable<McpToolbox::Answer> ToolRunner::CallRemote(const ToolCall& call,
+                                                           const ToolContext& context,
+                                                           const SpanContext* trace) {
+  // A resumed turn's answer to what the server or agent asked: the call is made again with it.
+  const McpToolbox::InputAnswer* answering = nullptr;
+  if (context.answering != nullptr) {
+    if (auto it = context.answering->find(call.id); it != context.answering->end())
+      answering = &it->second;
+  }
+  if (context.mcp_tools != nullptr && context.mcp_tools->by_model_name.contains(call.name)) {
+    co_return co_await mcp_.Call(context.mcp_tools->by_model_name.at(call.name),
+                                 call.arguments_json, context.deadline, kMaxResultChars, trace,
+                                 answering);
+  }
+  // Its task's progress goes to the run's followers as tool.progress events (never its text).
+  const RemoteProgress progress = [&call, &context](std::string_view state, std::int64_t chars) {
+    if (context.report) context.report(run_events::ToolProgress(call.id, call.name, state, chars));
+  };
+  co_return co_await a2a_->Call(context.a2a_tools->by_model_name.at(call.name), call.id,
+                                call.arguments_json, context.deadline, kMaxResultChars, trace,
+                                answering, &progress);
 }
 
 asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
@@ -169,12 +199,8 @@ asio::awaitable<std::string> ToolRunner::CallHttpTool(const HttpTool& tool,
     request.headers.emplace_back("content-type", "application/json");
     request.body = arguments.empty() ? "{}" : arguments;
   }
-  // Rounded up: a call cut by the turn's soft deadline ends at it, so the turn then answers.
-  const auto left =
-      std::chrono::ceil<std::chrono::milliseconds>(context.deadline - clock_.SteadyNow());
-  request.timeout = std::max(
-      std::chrono::milliseconds(1),
-      std::min<std::chrono::milliseconds>(std::chrono::seconds(tool.timeout_seconds), left));
+  request.timeout =
+      CallBudget(std::chrono::seconds(tool.timeout_seconds), context.deadline, clock_);
   request.max_response_bytes = kMaxToolResponseBytes;
   auto response = co_await http_.Send(std::move(request));
   if (!response) co_return "error: " + response.error().message;

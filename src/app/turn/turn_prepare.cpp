@@ -136,6 +136,16 @@ asio::awaitable<Result<void>> CheckStillLatest(InvokeDeps& d, const TurnRun& run
 
 }  // namespace
 
+// The remote A2A agents of the turn's agent, as its tools (their notes with the MCP servers').
+asio::awaitable<void> OfferRemoteAgents(InvokeDeps& d, TurnRun& run) {
+  const auto& config = run.agent.config;
+  if (config.a2a_agents.empty() || d.a2a == nullptr) co_return;
+  const SpanContext* trace = run.span != nullptr ? run.span->context_ptr() : nullptr;
+  run.a2a_tools =
+      co_await d.a2a->ToolsFor(run.command.caller.org_id, config, run.deadlines.soft, trace);
+  for (auto& note : run.a2a_tools.notes) run.mcp_tools.notes.push_back(std::move(note));
+}
+
 asio::awaitable<Result<void>> InvokeAgent::Prepare(TurnRun& run,
                                                    std::string& instance_instructions) {
   const auto& config = run.agent.config;
@@ -151,6 +161,8 @@ asio::awaitable<Result<void>> InvokeAgent::Prepare(TurnRun& run,
         co_await d_.mcp.ToolsFor(run.command.caller.org_id, config, run.deadlines.soft, trace);
     inputs.extra_tools = run.mcp_tools.offered;
   }
+  co_await OfferRemoteAgents(d_, run);
+  for (const auto& tool : run.a2a_tools.offered) inputs.extra_tools.push_back(tool);
   // The caller's functions may not take a name the model already has (inputs has no caller
   // tools in this look: only the agent's own are offered).
   if (!inputs.caller_tools.empty()) {

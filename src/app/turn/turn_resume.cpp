@@ -27,6 +27,7 @@ asio::awaitable<Result<void>> InvokeAgent::Restore(TurnRun& run) {
     run.mcp_tools =
         co_await d_.mcp.ToolsFor(run.command.caller.org_id, config, run.deadlines.soft, trace);
   }
+  co_await OfferRemoteAgents(d_, run);
   std::set<std::string> action_names;
   for (const auto& action : config.actions) action_names.insert(action.name);
   // A /v1 caller's own functions are not offered once the run goes on without that caller.

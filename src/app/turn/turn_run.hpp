@@ -49,7 +49,11 @@ struct TurnRun {
               deadlines_in.soft,
               &remembered,
               &mcp_tools,
-              &answering} {
+              &answering,
+              &a2a_tools,
+              [this](RunEvent event) {
+                if (command.observer != nullptr) command.observer->Report(std::move(event));
+              }} {
     result.conversation_id = place_in.conversation_id;
     if (command.observer != nullptr && command.observer->FollowsText()) {
       reply_stream.emplace(agent.safety, d.max_run_events / 2);
@@ -76,7 +80,8 @@ struct TurnRun {
   const std::int64_t started_ms;
   const SteadyTime started;
   MeteredModel metered;
-  McpTurnTools mcp_tools;
+  McpTurnTools mcp_tools;  // its notes are every remote tool's left out (remote agents' too)
+  A2aTurnTools a2a_tools;
   std::unique_ptr<SummaryStep> summary_step;  // a summarize agent's, when its history was folded
   std::string recorded_system;                // the prompt's system text as the transcript keeps it
   std::size_t history_sent = 0;
@@ -149,5 +154,9 @@ struct TurnState {
   // when the hard cap passed while the commit ran (a committed turn is never answered 504).
   std::optional<Result<void>> committed;
 };
+
+// The remote A2A agents of the run's agent fetched as its tools (turn_prepare): a turn and a
+// resumed one offer and call them alike.
+boost::asio::awaitable<void> OfferRemoteAgents(InvokeDeps& d, TurnRun& run);
 
 }  // namespace agentgate

@@ -3,6 +3,7 @@
 #include "domain/a2a/list_tasks.hpp"
 #include "domain/a2a/protocol.hpp"
 #include "domain/a2a/push_config.hpp"
+#include "domain/a2a/remote_agent.hpp"
 #include "domain/a2a/send_message.hpp"
 #include "domain/a2a/task.hpp"
 #include "domain/a2a/task_answer.hpp"
@@ -471,6 +472,86 @@ TEST(A2aLegacy, OneZeroResultsAreWrittenInZeroThreesShapes) {
       {"artifactId": "reply", "parts": [{"text": "a"}]}, "append": true, "lastChunk": false}})"));
   EXPECT_EQ(piece.at("kind"), "artifact-update");
   EXPECT_EQ(piece.at("artifact").at("parts").at(0).at("kind"), "text");
+}
+
+}  // namespace
+}  // namespace agentgate::a2a
+
+namespace agentgate::a2a {
+namespace {
+
+TEST(A2aRemoteAgent, ItsCardIsReadOnlyWithAnInterfaceOnTheCardsOrigin) {
+  EXPECT_EQ(OriginOf("https://A.example.com:443/a2a/x"), "https://a.example.com");
+  EXPECT_EQ(OriginOf("http://127.0.0.1:8080/.well-known/agent-card.json"), "http://127.0.0.1:8080");
+  EXPECT_EQ(OriginOf("ftp://x/y"), "");
+  EXPECT_EQ(OriginOf("https://user@x.example/"), "");
+  const auto card = boost::json::parse(R"({"name": "Billing", "description": "Balances.",
+      "capabilities": {"streaming": true},
+      "skills": [{"id": "b", "name": "balance", "description": "Reads a balance"}],
+      "supportedInterfaces": [
+        {"url": "https://other.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": "https://billing.example/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        {"url": "https://billing.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]})");
+  const auto read = ReadRemoteCard(card, "https://billing.example/.well-known/agent-card.json");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->rpc_url, "https://billing.example/rpc");
+  EXPECT_TRUE(read->streaming);
+  EXPECT_EQ(read->skills, "- balance: Reads a balance\n");
+  const auto tool = RemoteAgentTool("billing", *read);
+  EXPECT_EQ(tool.name, "billing");
+  EXPECT_NE(tool.description.find("Balances."), std::string::npos);
+  EXPECT_NE(tool.description.find("- balance: Reads a balance"), std::string::npos);
+  EXPECT_EQ(tool.parameters.at("required").at(0), "message");
+  // Elsewhere only: refused, naming both origins.
+  const auto elsewhere = ReadRemoteCard(card, "https://evil.example/card.json");
+  ASSERT_FALSE(elsewhere);
+  EXPECT_NE(elsewhere.error().message.find("https://evil.example"), std::string::npos);
+  EXPECT_FALSE(ReadRemoteCard(boost::json::parse(R"({"name": "x"})"), "https://x/card"));
+  EXPECT_FALSE(ReadRemoteCard(boost::json::parse("[1]"), "https://x/card"));
+}
+
+TEST(A2aRemoteAgent, ItsAnswerIsTheReplyAQuestionOrAnError) {
+  EXPECT_EQ(*RemoteMessageText(R"({"message": "balance of A-1?"})"), "balance of A-1?");
+  EXPECT_FALSE(RemoteMessageText(R"({"text": "x"})"));
+  const auto params = RemoteSendParams("m-1", "hi", "task-1", "ctx-1");
+  EXPECT_EQ(params.at("message").at("taskId"), "task-1");
+  EXPECT_EQ(params.at("message").at("parts").at(0).at("text"), "hi");
+  EXPECT_FALSE(RemoteSendParams("m-1", "hi", "", "").at("message").as_object().contains("taskId"));
+
+  const auto done = ReadRemoteResult(boost::json::parse(R"({"task": {"id": "t", "status":
+      {"state": "TASK_STATE_COMPLETED"}, "artifacts": [{"parts": [{"text": "Balance: 12 EUR"},
+      {"text": " today"}, {"data": {"eur": 12}}]}]}})"),
+                                     1000);
+  EXPECT_EQ(done.text, "Balance: 12 EUR today\n{\"eur\":12}");  // appended text is one text
+  EXPECT_FALSE(done.question);
+  const auto asks = ReadRemoteResult(boost::json::parse(R"({"task": {"id": "t", "contextId": "c",
+      "status": {"state": "TASK_STATE_INPUT_REQUIRED", "message": {"parts": [{"text":
+      "Which account?"}]}}}})"),
+                                     1000);
+  ASSERT_TRUE(asks.question);
+  EXPECT_EQ(asks.question->question, "Which account?");
+  const auto state = ReadRemoteAskState(RemoteAskState(*asks.question));
+  ASSERT_TRUE(state);
+  EXPECT_EQ(state->task_id, "t");
+  EXPECT_EQ(state->context_id, "c");
+  // 0.3's shapes, a failure, a message, and a long reply clipped.
+  const auto legacy = ReadRemoteResult(
+      boost::json::parse(R"({"kind": "task", "id": "t", "status": {"state": "input-required"}})"),
+      1000);
+  ASSERT_TRUE(legacy.question);
+  const auto failed = ReadRemoteResult(boost::json::parse(R"({"task": {"id": "t", "status":
+      {"state": "TASK_STATE_FAILED", "message": {"parts": [{"text": "no such account"}]}}}})"),
+                                       1000);
+  EXPECT_EQ(failed.text, "error: the agent's task is failed: no such account");
+  EXPECT_EQ(
+      ReadRemoteResult(boost::json::parse(R"({"message": {"parts": [{"text": "hi"}]}})"), 9).text,
+      "hi");
+  EXPECT_EQ(ReadRemoteResult(boost::json::parse(R"({"message": {"parts": [{"text":
+      "0123456789"}]}})"),
+                             4)
+                .text,
+            "0123...");
+  EXPECT_EQ(ReadRemoteResult(boost::json::parse("[]"), 9).text.substr(0, 6), "error:");
 }
 
 }  // namespace

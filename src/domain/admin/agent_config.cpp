@@ -265,6 +265,20 @@ Result<McpServerTool> ParseMcpTool(const object& o, const std::string& path) {
   return t;
 }
 
+Result<A2aAgentTool> ParseA2aAgentTool(const object& o, const std::string& path) {
+  AG_TRYV(jf::RejectUnknownKeys(
+      o, path, {"type", "name", "card_url", "headers", "timeout_seconds", "approval"}));
+  A2aAgentTool t;
+  AG_TRY(t.name, jf::RequiredString(o, "name", path));
+  AG_TRY(t.card_url, jf::RequiredString(o, "card_url", path));
+  if (!IsHttpUrl(t.card_url) || t.card_url.size() > 2048)
+    return InvalidField(path + ".card_url", "must be an http or https URL of its agent card");
+  AG_TRY(t.headers, ParseHeaders(o, path));
+  AG_TRY(t.timeout_seconds, ParseTimeout(o, path, t.timeout_seconds));
+  AG_TRY(t.approval, ParseApproval(o, path));
+  return t;
+}
+
 Result<CrmMetadataTool> ParseCrmMetadataTool(const object& o, const std::string& path) {
   AG_TRYV(jf::RejectUnknownKeys(o, path, {"type", "methods", "approval"}));
   CrmMetadataTool tool;
@@ -304,11 +318,22 @@ Result<void> ParseTools(const object& root, AgentConfig& c) {
           return InvalidField(item + ".name", "'" + t.name + "' names another mcp server");
       }
       c.mcp_servers.push_back(std::move(t));
+    } else if (type == "a2a") {
+      AG_TRY(A2aAgentTool t, ParseA2aAgentTool(*o, item));
+      // Its name is the model's tool: unique among the tools (its field named here, where it
+      // is known; CheckNamesUnique checks the rest).
+      if (!IsValidToolName(t.name))
+        return InvalidField(item + ".name", "must match [A-Za-z0-9_-]{1,64}");
+      for (const auto& other : c.a2a_agents) {
+        if (other.name == t.name)
+          return InvalidField(item + ".name", "'" + t.name + "' names another a2a agent");
+      }
+      c.a2a_agents.push_back(std::move(t));
     } else if (type == "crm_metadata") {
       if (c.crm_metadata_tool) return InvalidField(item + ".type", "crm_metadata is listed twice");
       AG_TRY(c.crm_metadata_tool, ParseCrmMetadataTool(*o, item));
     } else {
-      return InvalidField(item + ".type", "must be \"http\", \"mcp\" or \"crm_metadata\"");
+      return InvalidField(item + ".type", "must be \"http\", \"mcp\", \"a2a\" or \"crm_metadata\"");
     }
   }
   return {};
@@ -423,6 +448,7 @@ Result<void> CheckNamesUnique(const AgentConfig& c) {
   for (std::size_t i = 0; i < c.http_tools.size(); ++i) {
     AG_TRYV(claim(c.http_tools[i].name, Indexed("config.tools", i) + ".name"));
   }
+  for (const auto& agent : c.a2a_agents) AG_TRYV(claim(agent.name, "config.tools[].name"));
   for (std::size_t i = 0; i < c.actions.size(); ++i) {
     AG_TRYV(claim(c.actions[i].name, Indexed("config.actions", i) + ".name"));
   }

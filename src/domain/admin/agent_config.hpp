@@ -85,6 +85,16 @@ struct McpServerTool {
   bool Allows(std::string_view tool) const;
 };
 
+// A remote A2A agent (docs/a2a.md, "Remote agents as tools"), offered to the model as one tool
+// named `name` that sends it a message; its card at `card_url` says what it does.
+struct A2aAgentTool {
+  std::string name;
+  std::string card_url;  // its interface must be on this URL's origin
+  std::map<std::string, HeaderValue> headers;
+  int timeout_seconds = 60;  // per call, within the turn's deadline
+  Approval approval = Approval::kNever;
+};
+
 struct ActionSpec {
   std::string name;
   std::string description;
@@ -135,6 +145,7 @@ struct AgentConfig {
   int max_iterations = 10;
   std::vector<HttpTool> http_tools;
   std::vector<McpServerTool> mcp_servers;
+  std::vector<A2aAgentTool> a2a_agents;
   std::optional<CrmMetadataTool> crm_metadata_tool;
   std::vector<ActionSpec> actions;
   std::vector<TrustedResource> resources;

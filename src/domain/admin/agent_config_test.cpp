@@ -209,6 +209,29 @@ TEST(AgentConfig, ParsesAnMcpServerWithHeadersFromTheEnvironment) {
   EXPECT_EQ(server.timeout_seconds, 20);
 }
 
+TEST(AgentConfig, ARemoteA2aAgentIsOneToolWhoseNameAndCardUrlAreChecked) {
+  const std::string head = R"({"name": "a", "model": {"provider": "p", "name": "m"}, "tools": [)";
+  auto c = Parse(head + R"({"type": "a2a", "name": "billing",
+      "card_url": "https://billing.example/.well-known/agent-card.json",
+      "headers": {"Authorization": {"secret": "billing_key"}}, "timeout_seconds": 90}]})");
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->a2a_agents.size(), 1u);
+  EXPECT_EQ(c->a2a_agents[0].name, "billing");
+  EXPECT_EQ(c->a2a_agents[0].headers.at("Authorization").secret, "billing_key");
+  EXPECT_EQ(c->a2a_agents[0].timeout_seconds, 90);
+  ExpectFieldError(head + R"({"type": "a2a", "name": "b", "card_url": "ftp://x/card"}]})",
+                   "config.tools[0].card_url");
+  ExpectFieldError(head + R"({"type": "a2a", "name": "b c", "card_url": "https://x/c"}]})",
+                   "config.tools[0].name");
+  ExpectFieldError(head + R"({"type": "a2a", "name": "b", "card_url": "https://x/c", "url": 1}]})",
+                   "config.tools[0].url");
+  ExpectFieldError(head + R"({"type": "a2a", "name": "b", "card_url": "https://x/c"},
+      {"type": "a2a", "name": "b", "card_url": "https://y/c"}]})",
+                   "config.tools[1].name");
+  ExpectFieldError(head + R"({"type": "a2a", "name": "remember", "card_url": "https://x/c"}]})",
+                   "config.tools[].name");
+}
+
 TEST(AgentConfig, McpServerErrorsNameTheField) {
   const std::string head = R"({"name": "a", "model": {"provider": "p", "name": "m"}, "tools": [)";
   ExpectFieldError(head + R"({"type": "mcp", "name": "d", "url": "ftp://x/mcp"}]})",

@@ -40,6 +40,7 @@ std::vector<HeaderEnvFinding> RefusedHeaderEnvs(const AgentConfig& config,
   std::vector<HeaderEnvFinding> out;
   for (const auto& tool : config.http_tools) Collect(tool.headers, policy, out);
   for (const auto& server : config.mcp_servers) Collect(server.headers, policy, out);
+  for (const auto& agent : config.a2a_agents) Collect(agent.headers, policy, out);
   return out;
 }
 

@@ -24,6 +24,7 @@ bool CanPause(const AgentConfig& config) {
   return config.ask_user ||  // a question pauses as an approval does
          std::any_of(config.http_tools.begin(), config.http_tools.end(), gated) ||
          std::any_of(config.mcp_servers.begin(), config.mcp_servers.end(), gated) ||
+         !config.a2a_agents.empty() ||  // a remote agent's task may wait for input
          (config.crm_metadata_tool && gated(*config.crm_metadata_tool));
 }
 

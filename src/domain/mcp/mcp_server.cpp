@@ -288,6 +288,8 @@ std::optional<std::string> ProgressMessage(std::string_view event_type, std::str
     const bool succeeded = ok != nullptr && ok->is_bool() && ok->get_bool();
     return "tool " + text("name") + (succeeded ? " finished" : " failed");
   }
+  if (event_type == "tool.progress")
+    return "tool " + text("name") + ": " + text("state") + ", " + text("chars") + " characters";
   if (event_type == "text.delta") return "reply written";
   return std::nullopt;
 }

@@ -112,9 +112,16 @@ Result<void> ReadAnswers(const json::object& body, ApprovalRequest& request) {
   return {};
 }
 
-// An answer to an MCP server's form: an object within the form's schema, sent back as it is.
+// An answer to an MCP server's form: an object within the form's schema, sent back as it is. A
+// remote A2A agent's question (its schema a string) takes text.
 Result<std::string> FormAnswerText(const ToolAsk& ask, const json::value& answer,
                                    const std::string& field) {
+  if (ask.answer_schema.is_object() && ask.answer_schema.get_object().contains("type") &&
+      ask.answer_schema.at("type") == "string") {
+    if (!answer.is_string() || answer.get_string().empty())
+      return InvalidField(field, "must be the answer's text");
+    return json_text::Write(answer);
+  }
   if (!answer.is_object())
     return InvalidField(field, "must be an object: the fields of the MCP server's form");
   if (ask.answer_schema.is_object()) {

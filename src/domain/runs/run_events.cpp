@@ -90,6 +90,15 @@ RunEvent ToolFinished(std::string_view call_id, std::string_view name, bool ok, 
       ObjectWriter().String("call_id", call_id).String("name", name).Bool("ok", ok).Int("ms", ms));
 }
 
+RunEvent ToolProgress(std::string_view call_id, std::string_view name, std::string_view state,
+                      std::int64_t chars) {
+  return Of("tool.progress", ObjectWriter()
+                                 .String("call_id", call_id)
+                                 .String("name", name)
+                                 .String("state", state)
+                                 .Int("chars", chars));
+}
+
 RunEvent TextDelta(std::string_view text, std::optional<int> call) {
   ObjectWriter data(text.size() + 32);
   data.String("text", text);

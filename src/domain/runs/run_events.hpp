@@ -40,6 +40,10 @@ RunEvent ModelFinished(int call, std::int64_t input_tokens, std::int64_t output_
 RunEvent ModelFailed(int call, std::string_view failure);
 RunEvent ToolStarted(std::string_view call_id, std::string_view name);
 RunEvent ToolFinished(std::string_view call_id, std::string_view name, bool ok, std::int64_t ms);
+// A remote agent's task goes on (docs/a2a.md, "Remote agents as tools"): its state and how many
+// characters of its reply have come, never their text (nothing unchecked is shown).
+RunEvent ToolProgress(std::string_view call_id, std::string_view name, std::string_view state,
+                      std::int64_t chars);
 // `call`: the model call that wrote it (none for a reply sent whole after its verdict).
 RunEvent TextDelta(std::string_view text, std::optional<int> call = std::nullopt);
 RunEvent Action(std::string_view name, const boost::json::value& arguments);
