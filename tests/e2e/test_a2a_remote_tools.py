@@ -4,12 +4,12 @@ is built on the official A2A JS SDK's server (tests/counterparts/a2a_remote_agen
 card is read and its skills describe the tool, the call is a SendMessage with the operator's
 credential, the completed task's reply is the tool's result, its INPUT_REQUIRED pauses the run with
 a question whose answer continues the remote task, a streaming agent's progress reaches the run's
-followers (never its text), and a card whose interface is on another origin leaves the agent out."""
-import json
-
+followers (never its text), a card whose interface is on another origin leaves the agent out, and an
+agentgate agent calls another over A2A."""
 import counterparts
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
+from test_openai_api import new_key
 from test_runs import follow
 
 
@@ -142,3 +142,33 @@ def test_a_streaming_agents_progress_reaches_the_runs_followers_and_its_whole_re
         assert seen["events"][-1]["type"] == "run.completed"
     finally:
         remote.close()
+
+
+def test_an_agent_calls_another_agentgate_agent_over_a2a_and_follows_its_stream(start_server, llm):
+    """agentgate on both ends: its own A2A card (which streams) is the remote agent's, so the call
+    is a SendStreamingMessage to its own interface, the other agent's turn a task of its own."""
+    server = start_server(config_for(llm), env={"FAKE_LLM_KEY": API_KEY})
+    tenant = Tenant(server)
+    tenant.agent("bot", description="Knows the opening hours.")
+    key = new_key(tenant)
+    assert server.admin("PUT", "/orgs/acme/secrets/bot_key", {"value": f"Bearer {key}"})[0] == 200
+    card_url = f"http://{server.host}:{server.port}/a2a/acme/prod/bot/.well-known/agent-card.json"
+    tenant.agent("desk", tools=[{"type": "a2a", "name": "hours", "card_url": card_url,
+                                 "headers": {"Authorization": {"secret": "bot_key"}}}])
+    llm.push(openai_tools([("hours", {"message": "When do you open?"})]),
+             dict(openai_text("We open at nine and close at six, every weekday."), piece=8),
+             openai_text("The shop opens at nine."))
+    status, head, queued = tenant.invoke("desk", {"message": "when does the shop open?", "background": True})
+    assert status == 202, queued
+    seen = follow(tenant, head["location"] + "/events")
+    assert seen["error"] is None and seen["events"][-1]["type"] == "run.completed", seen
+    progress = [e["data"] for e in seen["events"] if e["type"] == "tool.progress"]
+    assert progress and progress[-1]["state"] == "completed", progress
+    assert "Knows the opening hours." in offered(llm.requests[0])["hours"]["description"]
+    assert llm.requests[1]["body"]["messages"][-1]["content"] == "When do you open?"
+    assert tool_results(llm.requests[2]) == ["We open at nine and close at six, every weekday."]
+    # The remote call was a task of the other agent's: a run of its own, listed as its task.
+    listed = counterparts.run_script(
+        "a2a_client.mjs", ["--url", card_url.replace(".well-known/agent-card.json", ""), "--key", key,
+                           "--transport", "JSONRPC", "--call", "list"], {})["result"]
+    assert [t["status"]["state"] for page in listed for t in page.get("tasks", [])] == ["TASK_STATE_COMPLETED"]
