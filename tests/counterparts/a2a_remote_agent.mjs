@@ -2,10 +2,12 @@
 // tests of remote A2A agents as tools (docs/a2a.md): "Billing", a JSON-RPC 1.0 interface at /rpc
 // and its card at /.well-known/agent-card.json.
 //   node a2a_remote_agent.mjs --port P [--key K] [--interface-url URL] [--streaming true]
+//                             [--piece-ms 50]
 // --key: the interface answers 401 without `Authorization: Bearer K` (the card is public).
 // --interface-url: the card names this interface instead of its own (another origin, say).
 // --streaming: the card says it streams, and a reply comes as a working status, then six
-// artifact updates 50 ms apart, then the completed status.
+// artifact updates --piece-ms apart, then the completed status. A task canceled meanwhile stops
+// and prints {"canceled": its id}.
 // Its executor: a message that asks for a balance without naming an account ("A-...") waits for
 // input ("Which account?"); the answer, or any message naming one, completes with the balance;
 // anything else is answered "Billing heard: <text>" (streamed, 600 characters of it). Prints one JSON line per message it is sent:
@@ -57,11 +59,14 @@ const agentMessage = (taskId, contextId, text) =>
 let seenAuthorization = null;
 
 // The reply as a stream: working, six pieces of 100 characters, then completed.
+const canceled = new Set();
+
 async function streamReply(bus, taskId, contextId, reply, base) {
   bus.publish(AgentEvent.task(base('TASK_STATE_WORKING', null)));
   const whole = reply.padEnd(600, '.');
   for (let i = 0; i < 6; i++) {
-    await new Promise((done) => setTimeout(done, 50));
+    await new Promise((done) => setTimeout(done, Number(arg('piece-ms') ?? 50)));
+    if (canceled.has(taskId)) return;
     bus.publish(
       AgentEvent.artifactUpdate(
         TaskArtifactUpdateEvent.fromJSON({
@@ -115,7 +120,13 @@ const executor = {
     bus.finished();
   },
   async cancelTask(taskId, bus) {
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: '', status: { state: 5 }, metadata: undefined }));
+    canceled.add(taskId);
+    console.log(JSON.stringify({ canceled: taskId }));
+    bus.publish(
+      AgentEvent.statusUpdate(
+        TaskStatusUpdateEvent.fromJSON({ taskId, status: { state: 'TASK_STATE_CANCELED' } })
+      )
+    );
     bus.finished();
   },
 };

@@ -4,19 +4,21 @@ is built on the official A2A JS SDK's server (tests/counterparts/a2a_remote_agen
 card is read and its skills describe the tool, the call is a SendMessage with the operator's
 credential, the completed task's reply is the tool's result, its INPUT_REQUIRED pauses the run with
 a question whose answer continues the remote task, a streaming agent's progress reaches the run's
-followers (never its text), a card whose interface is on another origin leaves the agent out, and an
-agentgate agent calls another over A2A."""
+followers (never its text) and a canceled run cancels its remote task, a card whose interface is on
+another origin leaves the agent out, and an agentgate agent calls another over A2A."""
+import time
+
 import counterparts
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import openai_text, openai_tools
 from test_openai_api import new_key
-from test_runs import follow
+from test_runs import cancel_run, follow, wait_status
 
 
 class RemoteAgent(counterparts.LineReader):
     """a2a_remote_agent.mjs on a free port; `seen` fills with the messages it is sent."""
 
-    def __init__(self, key=None, interface_url=None, streaming=False):
+    def __init__(self, key=None, interface_url=None, streaming=False, piece_ms=None):
         port = counterparts.free_port()
         self.card_url = f"http://127.0.0.1:{port}/.well-known/agent-card.json"
         args = ["--port", str(port)]
@@ -26,6 +28,8 @@ class RemoteAgent(counterparts.LineReader):
             args += ["--interface-url", interface_url]
         if streaming:
             args += ["--streaming", "true"]
+        if piece_ms:
+            args += ["--piece-ms", str(piece_ms)]
         super().__init__("a2a_remote_agent.mjs", args)
 
 
@@ -172,3 +176,22 @@ def test_an_agent_calls_another_agentgate_agent_over_a2a_and_follows_its_stream(
         "a2a_client.mjs", ["--url", card_url.replace(".well-known/agent-card.json", ""), "--key", key,
                            "--transport", "JSONRPC", "--call", "list"], {})["result"]
     assert [t["status"]["state"] for page in listed for t in page.get("tasks", [])] == ["TASK_STATE_COMPLETED"]
+
+
+def test_a_canceled_run_cancels_the_remote_task_it_was_streaming(start_server, llm):
+    remote = RemoteAgent(streaming=True, piece_ms=1000)
+    try:
+        tenant = start(start_server, llm, remote)
+        llm.push(openai_tools([("billing", {"message": "hello"})]), openai_text("never read"))
+        status, head, queued = tenant.invoke("desk", {"message": "greet billing", "background": True})
+        assert status == 202, queued
+        [asked] = remote.wait(1)
+        time.sleep(0.3)  # its first piece is on its way
+        status, _, canceled = cancel_run(tenant, queued["run_id"])
+        assert status == 200, canceled
+        assert wait_status(tenant, queued["run_id"], {"canceled"})["status"] == "canceled"
+        _, told = remote.wait(2)
+        assert told == {"canceled": asked["task_id"]}, told
+        assert len(llm.requests) == 1  # the model never read the reply
+    finally:
+        remote.close()

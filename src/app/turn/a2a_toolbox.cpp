@@ -4,6 +4,9 @@
 #include "domain/json_text.hpp"
 #include "domain/sse.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
@@ -221,7 +224,17 @@ asio::awaitable<Result<json::value>> A2aToolbox::Stream(const A2aToolTarget& tar
       if (seen->Add(*result)) progress(a2a::StateWord(seen->state), seen->chars);
     }
   };
-  AG_CO_TRY(const auto response, co_await http_.Send(std::move(request)));
+  auto sent = co_await http_.Send(std::move(request));
+  if (!sent) {
+    // The turn was canceled (or cut short) while the remote task went on: it is not left running.
+    const auto state = co_await asio::this_coro::cancellation_state;
+    if (state.cancelled() != asio::cancellation_type::none && !seen->task_id.empty()) {
+      asio::co_spawn(co_await asio::this_coro::executor, CancelRemoteTask(target, seen->task_id),
+                     asio::detached);
+    }
+    co_return sent.error();
+  }
+  const HttpClientResponse response = std::move(*sent);
   if (!response.body.empty()) {
     // Not a stream: a JSON-RPC answer whole (an error, most likely).
     boost::system::error_code ec;
@@ -245,6 +258,14 @@ asio::awaitable<Result<json::value>> A2aToolbox::Stream(const A2aToolTarget& tar
   json::object answer;
   answer["task"] = std::move(task);
   co_return json::value(std::move(answer));
+}
+
+asio::awaitable<void> A2aToolbox::CancelRemoteTask(A2aToolTarget target, std::string task_id) {
+  json::object params;
+  params["id"] = std::move(task_id);
+  auto canceled =
+      co_await Rpc(target, "CancelTask", std::move(params), milliseconds(5000), nullptr);
+  (void)canceled;  // best effort: the remote may have ended it already
 }
 
 asio::awaitable<McpToolbox::Answer> A2aToolbox::Call(

@@ -95,6 +95,10 @@ class A2aToolbox {
                                                             const SpanContext* trace,
                                                             const RemoteProgress& progress);
 
+  // A streamed call's turn was canceled: its remote task is canceled too, on its own (the turn
+  // does not wait for it), within 5 s.
+  boost::asio::awaitable<void> CancelRemoteTask(A2aToolTarget target, std::string task_id);
+
   HttpCaller& http_;
   ToolHeaders& headers_;
   const Clock& clock_;
