@@ -10,6 +10,7 @@ import pytest
 from daemon_harness import API_KEY, Tenant, config_for
 from fakes.fake_llm import FakeToolServer, openai_text, openai_tools
 from test_openai_api import new_key
+from test_run_streaming import without_ids
 
 BINDINGS = ["JSONRPC", "HTTP+JSON"]
 
@@ -45,15 +46,6 @@ def wait_for_model_calls(llm, n, within=10):
     while len(llm.requests) < n and time.time() < deadline:
         time.sleep(0.05)
     assert len(llm.requests) >= n, llm.requests
-
-
-def without_ids(value):
-    """Stream responses less their ids (id, taskId, contextId, messageId, ...)."""
-    if isinstance(value, dict):
-        return {k: without_ids(v) for k, v in value.items() if k != "id" and not k.endswith("Id")}
-    if isinstance(value, list):
-        return [without_ids(v) for v in value]
-    return value
 
 
 def reply_text(task):

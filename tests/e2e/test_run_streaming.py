@@ -23,9 +23,11 @@ def texts(events, call=None):
 
 
 def without_ids(value):
-    """The events as shown, less their ids: random hex ids may hold any four digits."""
+    """The events as shown, less their ids (`id`, `run_id`, A2A's `taskId`, ...): random hex ids may
+    hold any four digits."""
     if isinstance(value, dict):
-        return {k: without_ids(v) for k, v in value.items() if k != "id" and not k.endswith("_id")}
+        return {k: without_ids(v) for k, v in value.items()
+                if k != "id" and not k.endswith("_id") and not k.endswith("Id")}
     if isinstance(value, list):
         return [without_ids(v) for v in value]
     return value
