@@ -11,7 +11,8 @@ process, or nginx's worker) and its RSS per open stream (at the peak, over its i
 checks its replies for card numbers and secrets (`detect`), as a careful operator's does
 (`SAFETY=none`: no checks). The
 provider and the clients are asyncio in this process: on a 2-core host they share the CPU with the
-relay, alike for every path.
+relay, alike for every path. `PROFILE=dir` records a perf profile of each relay's process at each
+N (dir/NAME-N.perf).
 """
 import asyncio
 import json
@@ -112,8 +113,13 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def load(n, port, path, headers, body, kind, pid):
-    """N streams at once: their arrivals, the relay's CPU seconds and its peak RSS growth (KiB)."""
+async def load(n, port, path, headers, body, kind, pid, profile=None):
+    """N streams at once: their arrivals, the relay's CPU seconds and its peak RSS growth (KiB).
+    With `profile` (a file), perf records the relay's process meanwhile."""
+    recorder = None
+    if profile and pid:
+        recorder = subprocess.Popen(["perf", "record", "-F", os.environ.get("PROFILE_HZ", "999"), "-g", "-p", str(pid), "-o", profile],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     idle = rss_kib(pid) if pid else 0
     cpu = cpu_seconds(pid) if pid else 0.0
     out, peak = [], idle
@@ -124,6 +130,9 @@ async def load(n, port, path, headers, body, kind, pid):
         await asyncio.sleep(0.05)
     for t in tasks:
         t.result()
+    if recorder:
+        recorder.send_signal(2)
+        recorder.wait()
     return out, (cpu_seconds(pid) - cpu if pid else 0.0), peak - idle
 
 
@@ -199,7 +208,11 @@ async def main():
                 await load(5, *warm[1:])  # warm each server (a few: its RSS is measured next)
             direct_p50 = None
             for name, *rest in paths:
-                out, cpu, rss = await load(n, *rest)
+                profile = os.environ.get("PROFILE")
+                if profile:
+                    os.makedirs(profile, exist_ok=True)
+                    profile = os.path.join(profile, f"{name.split()[-1].strip('/')}-{n}.perf")
+                out, cpu, rss = await load(n, *rest, profile=profile)
                 firsts = [a[0] for a in out if a]
                 gaps = [b - a for arr in out for a, b in zip(arr, arr[1:])]
                 texts = sum(1 for a in out if a)

@@ -827,6 +827,32 @@ TYPED_TEST(StoreContract, RunsAreQueuedStartedOnceAndEndedWithTheirEvents) {
   EXPECT_EQ(listed[0].id, "r3");
   EXPECT_EQ(listed[1].id, "r2");
   EXPECT_EQ(listed[1].status, RunStatus::kRunning);
+  // The events written with a run's end (one column) follow those written while it ran (rows),
+  // read whole or in pages across the two.
+  RunRecord r2_done = listed[1];
+  r2_done.status = RunStatus::kCompleted;
+  r2_done.result_json = "{\"response\":\"parts\"}";
+  r2_done.ended_at_ms = 2100;
+  std::vector<RunEvent> last;
+  for (int i = 41; i <= 60; ++i)
+    last.push_back(Numbered(run_events::TextDelta("part " + std::to_string(i)), i));
+  last.push_back(Numbered(run_events::Completed(r2_done.result_json), 61));
+  ASSERT_TRUE(s.FinishRun(r2_done, last).value());
+  const auto whole = s.ListRunEvents("r2", 0, 100).value();
+  ASSERT_EQ(whole.size(), 61u);
+  for (int i = 1; i <= 60; ++i) {
+    EXPECT_EQ(whole[i - 1].seq, i);
+    EXPECT_EQ(whole[i - 1].data, "{\"text\":\"part " + std::to_string(i) + "\"}");
+  }
+  EXPECT_EQ(whole.back().type, "run.completed");
+  EXPECT_EQ(whole.back().data, r2_done.result_json);
+  const auto page = s.ListRunEvents("r2", 38, 5).value();
+  ASSERT_EQ(page.size(), 5u);
+  EXPECT_EQ(page.front().seq, 39);
+  EXPECT_EQ(page.back().seq, 43);
+  EXPECT_EQ(page.back().data, "{\"text\":\"part 43\"}");
+  EXPECT_EQ(s.ListRunEvents("r2", 60, 5).value().size(), 1u);
+  EXPECT_TRUE(s.ListRunEvents("r2", 61, 5).value().empty());
 }
 
 // One slow endpoint holds back nobody else's deliveries (docs/webhooks.md, "Sharing"): a claim

@@ -2,6 +2,8 @@
 
 #include "adapters/store_common/tab_fields.hpp"
 
+#include <limits>
+
 namespace agentgate {
 
 RunEventPacker::RunEventPacker(std::string_view outcome, std::string_view started,
@@ -65,6 +67,14 @@ std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_s
     if (seq > after_seq) events.push_back(RunEvent{seq, std::string(type), std::string(data)});
   }
   return events;
+}
+
+std::int64_t FirstFoldedSeq(std::string_view log) {
+  std::string_view seq_text;
+  std::int64_t seq = 0;
+  if (!Next(log, seq_text) || !Integer(seq_text, seq))
+    return std::numeric_limits<std::int64_t>::max();
+  return seq;
 }
 
 }  // namespace agentgate

@@ -44,6 +44,8 @@ std::string FoldRunEvents(const RunRecord& run, const std::vector<RunEvent>& eve
 // sense (what came before is returned).
 std::vector<RunEvent> UnpackRunEvents(std::string_view log, std::int64_t after_seq, int limit,
                                       std::string_view outcome = {}, std::string_view started = {});
+// The number of the log's first event; the largest number for a log that does not start with one.
+std::int64_t FirstFoldedSeq(std::string_view log);
 // A run's run.started data, as its row can make it again.
 inline std::string RunStartedData(std::string_view run_id, std::string_view conversation_id,
                                   std::string_view agent_id) {

@@ -21,8 +21,8 @@ void EnqueueEnd(RunRowWriter& rows, const RunRecord& run) {
 
 // `run`'s end as it says, with its last `events` (its terminal one among them).
 void End(RunRowWriter& rows, const RunRecord& run, const std::vector<RunEvent>& events) {
-  rows.UpdateEnd(run);
-  rows.InsertEvents(run.id, events);
+  // One column rather than a row an event: a streamed reply's end writes dozens.
+  rows.UpdateEnd(run, events.empty() ? std::string() : FoldRunEvents(run, events));
   EnqueueEnd(rows, run);
 }
 
@@ -125,12 +125,10 @@ void InterruptLockedRuns(RunRowWriter& rows, std::vector<RunRecord>& runs, std::
   }
 }
 
-std::optional<std::vector<RunEvent>> FoldedEvents(const std::string& run_id,
-                                                  const std::optional<FoldedEventsRow>& row,
-                                                  std::int64_t after_seq, int limit) {
-  if (!row || row->events.empty()) return std::nullopt;
-  return UnpackRunEvents(row->events, after_seq, limit, RunOutcome(row->result, row->error),
-                         RunStartedData(run_id, row->conversation_id, row->agent_id));
+std::vector<RunEvent> UnpackFoldedEvents(const std::string& run_id, const FoldedEventsRow& row,
+                                         std::int64_t after_seq, int limit) {
+  return UnpackRunEvents(row.events, after_seq, limit, RunOutcome(row.result, row.error),
+                         RunStartedData(run_id, row.conversation_id, row.agent_id));
 }
 
 }  // namespace agentgate

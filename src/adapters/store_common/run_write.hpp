@@ -4,10 +4,12 @@
 // supplies each step's SQL as a RunRowWriter, inside the transaction it opened, and does its own
 // locking (the rows these functions take as "locked" were read so, where the engine locks rows).
 
+#include "adapters/store_common/run_event_log.hpp"
 #include "domain/error.hpp"
 #include "ports/store_records.hpp"
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,8 +32,9 @@ class RunRowWriter {
   // for no such run.
   virtual std::optional<RunStatus> StatusForUpdate(const std::string& run_id) = 0;
   virtual std::int64_t LastEventSeq(const std::string& run_id) = 0;
-  // The run's end as `run` has it (status, result, error, end), and what it held to go on gone.
-  virtual void UpdateEnd(const RunRecord& run) = 0;
+  // The run's end as `run` has it (status, result, error, end), and what it held to go on gone;
+  // its last events folded into its row (run_event_log), after those in rows of their own.
+  virtual void UpdateEnd(const RunRecord& run, const std::string& folded_events) = 0;
   // Marks a running run for its server to cancel.
   virtual void AskCancel(const std::string& run_id) = 0;
   // A delivery of the run's end (`type`: run.completed, ...) per webhook of its environment that
@@ -69,10 +72,26 @@ struct FoldedEventsRow {
   std::string conversation_id;
   std::string agent_id;
 };
-// Where a run's events are read from: its row's folded column (the events after `after_seq`, at
-// most `limit`), or, for a run written before it ended or with no row, nullopt: its event rows.
-std::optional<std::vector<RunEvent>> FoldedEvents(const std::string& run_id,
-                                                  const std::optional<FoldedEventsRow>& row,
-                                                  std::int64_t after_seq, int limit);
+// The folded events of `row` after `after_seq`, at most `limit`.
+std::vector<RunEvent> UnpackFoldedEvents(const std::string& run_id, const FoldedEventsRow& row,
+                                         std::int64_t after_seq, int limit);
+// A run's events after `after_seq`, at most `limit`: first its event rows (what was written while
+// it ran), then those folded into its row at its end (all of them, for a run written once, at its
+// end). `read_rows(after_seq, limit)` reads its event rows, in order.
+template <class ReadRows>
+std::vector<RunEvent> ReadRunEvents(const std::string& run_id,
+                                    const std::optional<FoldedEventsRow>& row,
+                                    std::int64_t after_seq, int limit, ReadRows&& read_rows) {
+  if (!row || row->events.empty()) return read_rows(after_seq, limit);
+  std::vector<RunEvent> events;
+  // Every row comes before the log's first event: none to read from there on.
+  if (FirstFoldedSeq(row->events) > after_seq + 1) events = read_rows(after_seq, limit);
+  if (static_cast<int>(events.size()) >= limit) return events;
+  auto folded = UnpackFoldedEvents(run_id, *row, events.empty() ? after_seq : events.back().seq,
+                                   limit - static_cast<int>(events.size()));
+  events.insert(events.end(), std::make_move_iterator(folded.begin()),
+                std::make_move_iterator(folded.end()));
+  return events;
+}
 
 }  // namespace agentgate

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 namespace agentgate {
@@ -45,7 +46,8 @@ struct Rows final : RunRowWriter {
     const auto& all = events[run_id];
     return all.empty() ? 0 : all.back().seq;
   }
-  void UpdateEnd(const RunRecord& run) override {
+  void UpdateEnd(const RunRecord& run, const std::string& log) override {
+    folded[run.id] = log;
     RunRecord& stored = runs.at(run.id);
     stored.status = run.status;
     stored.result_json = run.result_json;
@@ -55,6 +57,18 @@ struct Rows final : RunRowWriter {
     stored.paused_json.clear();
   }
   void AskCancel(const std::string& run_id) override { runs.at(run_id).cancel_requested = true; }
+  // Every event of the run, as ListRunEvents reads them: its rows, then its folded ones.
+  std::vector<RunEvent> Read(const std::string& run_id, std::int64_t after = 0, int limit = 100) {
+    const RunRecord& run = runs.at(run_id);
+    const FoldedEventsRow row{folded[run_id], run.result_json, run.error_json, run.conversation_id,
+                              run.agent_id};
+    return ReadRunEvents(run_id, row, after, limit, [&](std::int64_t from, int most) {
+      std::vector<RunEvent> out;
+      for (const auto& e : events[run_id])
+        if (e.seq > from && static_cast<int>(out.size()) < most) out.push_back(e);
+      return out;
+    });
+  }
   void EnqueueEndWebhooks(const RunRecord& run, const std::string& type) override {
     deliveries.push_back(run.id + " " + type);
   }
@@ -114,7 +128,7 @@ TEST(RunWritePlan, OnlyARunningRunFinishesAndItsEndIsDelivered) {
   EXPECT_EQ(rows.deliveries, std::vector<std::string>{"r1 run.completed"});
   // Its second finish (or one after a cancel or an interrupt) is refused and writes nothing.
   EXPECT_FALSE(WriteRun(rows, finish).value());
-  EXPECT_EQ(rows.events["r1"].size(), 1u);
+  EXPECT_EQ(rows.Read("r1").size(), 1u);
   EXPECT_FALSE(
       WriteRun(
           rows,
@@ -135,15 +149,50 @@ TEST(RunWritePlan, ARunWrittenOnceAtItsEndKeepsItsEventsFoldedInItsRow) {
   // Its start and its outcome are references to what its row has.
   EXPECT_NE(rows.folded.at("r1").find("\trun.started\t@\t"), std::string::npos);
   EXPECT_NE(rows.folded.at("r1").find("\trun.completed\t=\t"), std::string::npos);
-  const FoldedEventsRow row{rows.folded.at("r1"), run.result_json, "", "", "bot"};
-  const auto read = FoldedEvents("r1", row, 1, 10);
-  ASSERT_TRUE(read);
-  ASSERT_EQ(read->size(), 2u);
-  EXPECT_EQ(read->back().data, run.result_json);
+  const auto read = rows.Read("r1", 1, 10);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read.back().data, run.result_json);
   EXPECT_EQ(rows.deliveries, std::vector<std::string>{"r1 run.completed"});
-  // A run written before it ended has its events in rows of their own.
-  EXPECT_FALSE(FoldedEvents("r2", FoldedEventsRow{}, 0, 10));
-  EXPECT_FALSE(FoldedEvents("r3", std::nullopt, 0, 10));
+}
+
+TEST(RunWritePlan, ARunWrittenWhileItRanKeepsThoseEventsInRowsAndItsLastFoldedAtItsEnd) {
+  Rows rows;
+  RunRecord run = ARun("r", RunStatus::kRunning);
+  const RunWrite create{RunWrite::Kind::kCreate,
+                        run,
+                        {Event(1, "run.started"), Event(2, "text.delta", R"({"text":"a"})")},
+                        0,
+                        std::nullopt};
+  ASSERT_TRUE(WriteRun(rows, create).value());
+  ASSERT_TRUE(WriteRun(rows, RunWrite{RunWrite::Kind::kAppend,
+                                      run,
+                                      {Event(3, "text.delta", R"({"text":"b"})")},
+                                      0,
+                                      std::nullopt})
+                  .value());
+  run.status = RunStatus::kCompleted;
+  run.result_json = R"({"response":"abcd"})";
+  const std::vector<RunEvent> last = {Event(4, "text.delta", R"({"text":"c"})"),
+                                      Event(5, "text.delta", R"({"text":"d"})"),
+                                      Event(6, "run.completed", run.result_json)};
+  ASSERT_TRUE(
+      WriteRun(rows, RunWrite{RunWrite::Kind::kFinish, run, last, 0, std::nullopt}).value());
+  EXPECT_EQ(rows.events["r"].size(), 3u);  // the end wrote no row
+  std::vector<std::int64_t> seqs;
+  for (const auto& e : rows.Read("r")) seqs.push_back(e.seq);
+  EXPECT_EQ(seqs, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(rows.Read("r").back().data, run.result_json);
+  // Read in pages across the two: from rows into the log, and within the log.
+  const auto across = rows.Read("r", 2, 2);
+  ASSERT_EQ(across.size(), 2u);
+  EXPECT_EQ(across.front().seq, 3);
+  EXPECT_EQ(across.back().seq, 4);
+  EXPECT_EQ(across.back().data, R"({"text":"c"})");
+  EXPECT_EQ(rows.Read("r", 4, 1).front().seq, 5);
+  EXPECT_TRUE(rows.Read("r", 6).empty());
+  // An ended run with no rows is read from its log alone.
+  EXPECT_EQ(FirstFoldedSeq(rows.folded.at("r")), 4);
+  EXPECT_EQ(FirstFoldedSeq("garbled"), std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(RunWritePlan, ACancelEndsAWaitingRunAtOnceAsksARunningOnesServerAndLeavesAnEndedOne) {
@@ -158,7 +207,7 @@ TEST(RunWritePlan, ACancelEndsAWaitingRunAtOnceAsksARunningOnesServerAndLeavesAn
   EXPECT_EQ(paused.ended_at_ms, 500);
   EXPECT_TRUE(paused.paused_json.empty());  // it keeps nothing of what it held
   EXPECT_EQ(rows.runs.at("p").status, RunStatus::kCanceled);
-  EXPECT_EQ(rows.events["p"].back().seq, 3);  // after its last
+  EXPECT_EQ(rows.Read("p").back().seq, 3);  // after its last
   EXPECT_EQ(rows.deliveries, std::vector<std::string>{"p run.canceled"});
 
   RunRecord running = ARun("r", RunStatus::kRunning);
@@ -205,7 +254,7 @@ TEST(RunWritePlan, ARunOfALapsedServerEndsInterruptedAndAnEndedOneIsLeft) {
   InterruptLockedRuns(rows, read, 700);
   EXPECT_EQ(rows.runs.at("r").status, RunStatus::kFailed);
   EXPECT_NE(rows.runs.at("r").error_json.find("interrupted"), std::string::npos);
-  EXPECT_EQ(rows.events["r"].back().seq, 2);
+  EXPECT_EQ(rows.Read("r").back().seq, 2);
   EXPECT_EQ(rows.runs.at("e").status, RunStatus::kCompleted);
 }
 

@@ -91,12 +91,12 @@ class PostgresRunRows final : public RunRowWriter {
     return c_.Exec("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = $1", {P(run_id)})
         .Int(0, 0);
   }
-  void UpdateEnd(const RunRecord& run) override {
+  void UpdateEnd(const RunRecord& run, const std::string& folded_events) override {
     c_.Exec(
         "UPDATE runs SET status = $1, result = $2, error = $3, ended_at_ms = $4, request = '', "
-        "paused = '' WHERE id = $5",
+        "paused = '', events = $5 WHERE id = $6",
         {P(std::string(RunStatusName(run.status))), P(run.result_json), P(run.error_json),
-         P(run.ended_at_ms), P(run.id)});
+         P(run.ended_at_ms), P(folded_events), P(run.id)});
     c_.Exec("DELETE FROM conversation_turn_queue WHERE run_id = $1", {P(run.id)});
   }
   void AskCancel(const std::string& run_id) override {
@@ -227,11 +227,12 @@ Result<std::vector<RunEvent>> PostgresStore::ListRunEvents(const std::string& ru
             .One([](const RowView& r) {
               return FoldedEventsRow{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4)};
             });
-    if (auto folded = FoldedEvents(run_id, row, after_seq, limit)) return std::move(*folded);
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq "
                                    "LIMIT $3";
-    return c.Exec(sql, {P(run_id), P(after_seq), P(limit)}).All(ReadRunEvent);
+    return ReadRunEvents(run_id, row, after_seq, limit, [&](std::int64_t after, int most) {
+      return c.Exec(sql, {P(run_id), P(after), P(most)}).All(ReadRunEvent);
+    });
   });
 }
 

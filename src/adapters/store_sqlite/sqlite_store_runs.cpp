@@ -100,11 +100,12 @@ class SqliteRunRows final : public RunRowWriter {
     s.Bind(run_id).Step();
     return s.Int(0);
   }
-  void UpdateEnd(const RunRecord& run) override {
+  void UpdateEnd(const RunRecord& run, const std::string& folded_events) override {
     c_.Prepare(
           "UPDATE runs SET status = ?, result = ?, error = ?, ended_at_ms = ?, request = '', "
-          "paused = '' WHERE id = ?")
-        .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms, run.id)
+          "paused = '', events = ? WHERE id = ?")
+        .Bind(RunStatusName(run.status), run.result_json, run.error_json, run.ended_at_ms,
+              folded_events, run.id)
         .Run();
     c_.Prepare("DELETE FROM conversation_turn_queue WHERE run_id = ?").Bind(run.id).Run();
   }
@@ -243,11 +244,12 @@ Result<std::vector<RunEvent>> SqliteStore::ListRunEvents(const std::string& run_
             .One([](const RowView& r) {
               return FoldedEventsRow{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4)};
             });
-    if (auto folded = FoldedEvents(run_id, row, after_seq, limit)) return std::move(*folded);
     static const std::string sql = std::string("SELECT ") + kRunEventColumns +
                                    " FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq "
                                    "LIMIT ?";
-    return c.Prepare(sql).Bind(run_id, after_seq, limit).All(ReadRunEvent);
+    return ReadRunEvents(run_id, row, after_seq, limit, [&](std::int64_t after, int most) {
+      return c.Prepare(sql).Bind(run_id, after, most).All(ReadRunEvent);
+    });
   });
 }
 
