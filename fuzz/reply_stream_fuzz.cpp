@@ -1,7 +1,8 @@
 // Fuzz target for the stream's hold-back (docs/runs.md, "Safety on a stream"): the input's first
-// byte picks the chunking, the rest is the reply; the property of
-// tests/support/reply_stream_property.hpp must hold for every detector and bounded block pattern,
-// or the target aborts. libFuzzer entry point; standalone_driver.cpp runs it in CI.
+// byte picks the chunking, the rest is the reply; the properties of
+// tests/support/reply_stream_property.hpp (nothing released at or past a match; the checks from
+// what was released agree with the whole text's) must hold for every detector and bounded block
+// pattern, or the target aborts. libFuzzer entry point; standalone_driver.cpp runs it in CI.
 #include "support/reply_stream_property.hpp"
 
 #include <cstdint>
@@ -24,8 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view reply(reinterpret_cast<const char*>(data) + 1, size - 1);
   // A model's text arrives JSON-decoded, so whole UTF-8 (its pieces may still split characters).
   if (!agentgate::testing::WholeCharacters(reply)) return 0;
-  const std::string broken =
+  std::string broken =
       agentgate::testing::CheckReplyStream(policy, reply, pieces, data[0] % 5 == 0 ? 6 : 1000);
+  if (broken.empty()) broken = agentgate::testing::CheckChecksFromReleased(policy, reply, pieces);
   if (!broken.empty()) {
     std::fprintf(stderr, "reply stream: %s; input (hex):", broken.c_str());
     for (std::size_t i = 0; i < size; ++i) std::fprintf(stderr, " %02x", data[i]);

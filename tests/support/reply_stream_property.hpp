@@ -157,4 +157,25 @@ inline std::string CheckReplyStream(const SafetyPolicy& policy, std::string_view
   return "";
 }
 
+// The checks a growing reply makes from what was released on (SafetyChecker::BlocksFrom) say what
+// the whole text's checks say, at every step of the hold-back, in the given chunking (as
+// CheckReplyStream's); "" when they do, else where they did not.
+inline std::string CheckChecksFromReleased(const SafetyPolicy& policy, std::string_view reply,
+                                           const std::vector<std::size_t>& pieces) {
+  const SafetyChecker safety(policy);
+  std::size_t released = 0;
+  for (std::size_t end = 0, k = 0; end < reply.size(); ++k) {
+    end += std::max<std::size_t>(1, pieces.empty() ? 1 : pieces[k % pieces.size()]);
+    end = std::min(end, reply.size());
+    const std::string_view text = reply.substr(0, end);
+    const bool whole = safety.Blocks(text);
+    if (safety.BlocksFrom(text, released) != whole)
+      return "the checks from " + std::to_string(released) + " disagree with the whole text's at " +
+             std::to_string(end);
+    if (whole) return "";
+    released = safety.HoldFrom(text, released);
+  }
+  return "";
+}
+
 }  // namespace agentgate::testing

@@ -56,6 +56,28 @@ TEST(Safety, PatternsAndDetectorsFollowThePolicy) {
   EXPECT_FALSE(SafetyChecker(hostile).Blocks(std::string(100000, 'a') + "!"));
 }
 
+TEST(Safety, ChecksFromAnOffsetFindEveryMatchStartingThereWithWhatComesBeforeAsContext) {
+  SafetyPolicy policy;
+  policy.block_patterns = {R"(\bproject alpha\b)", "secret.*plan"};
+  policy.detect_credit_card = true;
+  policy.detect_secret = true;
+  const SafetyChecker checker(policy);
+  // Each kind, starting exactly at the offset.
+  EXPECT_TRUE(checker.BlocksFrom("see project alpha", 4));
+  EXPECT_TRUE(checker.BlocksFrom("key sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX", 4));
+  EXPECT_TRUE(checker.BlocksFrom("pay 4111 1111 1111 1111", 4));
+  // A pattern's word boundary is read with the text before the offset: no match in "xproject".
+  EXPECT_FALSE(checker.BlocksFrom("xproject alpha", 1));
+  // A run of digits is read whole, not from the offset in it: its tail alone passes the Luhn
+  // check, the whole run does not.
+  EXPECT_TRUE(ContainsCardNumber("4111111111111111"));
+  EXPECT_FALSE(ContainsCardNumber("14111111111111111"));
+  EXPECT_FALSE(checker.BlocksFrom("14111111111111111", 1));
+  // A pattern with no bound of its own is read whole, wherever the offset.
+  EXPECT_TRUE(checker.BlocksFrom("the secret of the long plan", 20));
+  EXPECT_FALSE(checker.BlocksFrom("nothing here", 5));
+}
+
 TEST(Safety, ArgumentsAreCheckedAsTheyAreShownNotAsEscaped) {
   SafetyPolicy policy;
   policy.block_patterns = {"(?i)internal only", "(?m)^DROP TABLE"};

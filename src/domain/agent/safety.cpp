@@ -7,6 +7,8 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
+
 namespace agentgate {
 namespace {
 
@@ -161,7 +163,8 @@ SafetyChecker::SafetyChecker(const SafetyPolicy& policy)
     if (!compiled->ok()) continue;  // validated at creation
     const auto bound = MaxMatchBytes(p.pattern);
     patterns_.push_back(Pattern{std::move(compiled),
-                                bound.value_or(p.max_match_bytes.value_or(kDefaultPatternHold))});
+                                bound.value_or(p.max_match_bytes.value_or(kDefaultPatternHold)),
+                                bound.has_value()});
   }
 }
 
@@ -179,13 +182,24 @@ std::size_t SafetyChecker::HoldFrom(std::string_view text, std::size_t from) con
 SafetyChecker::~SafetyChecker() = default;
 SafetyChecker::SafetyChecker(SafetyChecker&&) noexcept = default;
 
-bool SafetyChecker::Blocks(std::string_view text) const {
+bool SafetyChecker::BlocksFrom(std::string_view text, std::size_t from) const {
+  from = std::min(from, text.size());
   const re2::StringPiece piece(text.data(), text.size());
   for (const auto& p : patterns_) {
-    if (re2::RE2::PartialMatch(piece, *p.compiled)) return true;
+    // Matches starting at or after `start`, read with the whole text as context (`^`, `\b`).
+    const std::size_t start = p.bounded ? from : 0;
+    if (p.compiled->Match(piece, start, text.size(), re2::RE2::UNANCHORED, nullptr, 0)) return true;
   }
-  if (detect_credit_card_ && ContainsCardNumber(text)) return true;
-  if (detect_secret_ && ContainsSecret(text)) return true;
+  if (detect_credit_card_) {
+    // From the start of the run of digits and separators `from` is in, so each run is read as
+    // the whole text has it (a run's tail alone could pass the Luhn check).
+    std::size_t start = from;
+    while (start > 0 && IsCardCharacter(text[start - 1])) --start;
+    if (ContainsCardNumber(text.substr(start))) return true;
+  }
+  // SecretPattern has no anchors or word boundaries: what follows `from` holds every match
+  // starting there.
+  if (detect_secret_ && ContainsSecret(text.substr(from))) return true;
   return false;
 }
 

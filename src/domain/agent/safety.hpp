@@ -23,7 +23,13 @@ class SafetyChecker {
   SafetyChecker(SafetyChecker&&) noexcept;
 
   // True when `text` must be withheld.
-  bool Blocks(std::string_view text) const;
+  bool Blocks(std::string_view text) const { return BlocksFrom(text, 0); }
+  // The same, for a text no match can start before `from` in (HoldFrom's promise for the text it
+  // was asked about, and for every text that grows from it): a check whose matches' length is
+  // known reads from `from` on (with what comes before as context), so a growing reply's checks
+  // read what is new rather than the whole of it again. One whose length is not known (a block
+  // pattern without a bound, or with an operator's `max_match_bytes`) reads the whole text.
+  bool BlocksFrom(std::string_view text, std::size_t from) const;
   // True when a tool call's arguments must be withheld: checked as they are shown (decoded, see
   // ShownArgumentsText) and as their JSON text, so no escape hides a match.
   bool BlocksArguments(std::string_view arguments_json) const;
@@ -42,6 +48,7 @@ class SafetyChecker {
   struct Pattern {
     std::unique_ptr<re2::RE2> compiled;
     std::size_t hold = kDefaultPatternHold;  // its longest match, in bytes
+    bool bounded = false;                    // `hold` is derived from the pattern itself
   };
   std::vector<Pattern> patterns_;
   bool detect_credit_card_;

@@ -43,8 +43,9 @@ std::optional<RunEvent> ReplyStream::Release() {
   // events reach any length.
   if (events_ >= text_events_ / 2 && (end - current_.released) * 8 < released_total_)
     return std::nullopt;
-  // The whole text so far, held-back part included: a match anywhere stops the call's release.
-  if (safety_.Blocks(current_.text)) {
+  // The text so far, held-back part included: a match anywhere stops the call's release. No match
+  // starts before what was released (HoldFrom's promise), so the checks read from there on.
+  if (safety_.BlocksFrom(current_.text, current_.released)) {
     current_.stopped = true;
     return std::nullopt;
   }

@@ -114,17 +114,22 @@ std::string Reply(std::mt19937& rng) {
   return reply;
 }
 
+// A chunking's piece sizes, cycled through: every fourth round one byte at a time.
+std::vector<std::size_t> Pieces(std::mt19937& rng, int round) {
+  std::vector<std::size_t> pieces;
+  if (round % 4 == 0) return pieces;
+  const int n = std::uniform_int_distribution<int>(1, 12)(rng);
+  for (int i = 0; i < n; ++i)
+    pieces.push_back(std::uniform_int_distribution<std::size_t>(1, 9)(rng));
+  return pieces;
+}
+
 TEST(ReplyStreamProperty, NothingReleasedLiesAtOrAfterAMatchAndAPassingReplyIsShownWhole) {
   std::mt19937 rng(20261207);
   int blocked = 0;
   for (int round = 0; round < 4000; ++round) {
     const std::string reply = Reply(rng);
-    std::vector<std::size_t> pieces;
-    if (round % 4 != 0) {  // every fourth one byte at a time
-      const int n = std::uniform_int_distribution<int>(1, 12)(rng);
-      for (int i = 0; i < n; ++i)
-        pieces.push_back(std::uniform_int_distribution<std::size_t>(1, 9)(rng));
-    }
+    const std::vector<std::size_t> pieces = Pieces(rng, round);
     const SafetyPolicy policy = Policy(round % 4);
     const std::size_t budget = round % 7 == 0 ? 8 : 1000;
     const std::string broken = testing::CheckReplyStream(policy, reply, pieces, budget);
@@ -132,6 +137,18 @@ TEST(ReplyStreamProperty, NothingReleasedLiesAtOrAfterAMatchAndAPassingReplyIsSh
     if (SafetyChecker(policy).Blocks(reply)) ++blocked;
   }
   EXPECT_GT(blocked, 800);  // the matches were there to be caught
+}
+
+// A growing reply's checks read from what was released on (BlocksFrom): at every step of the
+// hold-back they say what the whole text's checks say.
+TEST(ReplyStreamProperty, ChecksFromWhatWasReleasedAgreeWithChecksOfTheWholeText) {
+  std::mt19937 rng(20261208);
+  for (int round = 0; round < 4000; ++round) {
+    const std::string reply = Reply(rng);
+    const std::vector<std::size_t> pieces = Pieces(rng, round);
+    ASSERT_EQ(testing::CheckChecksFromReleased(Policy(round % 4), reply, pieces), "")
+        << "round " << round << ": " << reply;
+  }
 }
 
 }  // namespace
