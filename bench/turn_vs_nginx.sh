@@ -33,7 +33,8 @@
 #   COUNTED=1 bash bench/turn_vs_nginx.sh  the same two turns counted rather than timed: a second
 #   server of this build under valgrind's callgrind (handoff spin off: a spin counts waiting, not
 #   work), 200 turns of each to warm it, then 300 plain and 300 streamed on one connection, each
-#   batch's instructions dumped apart; the same on a noisy host as on a quiet one
+#   batch's instructions dumped apart; the same on a noisy host as on a quiet one (COUNTED=a2a:
+#   the keyed stateful invoke and an A2A SendMessage instead, a task each)
 #   STREAMED_AB=1 bash bench/turn_vs_nginx.sh  the streamed turn against the plain one the same way:
 #   alternating slices on one server
 #   CHAT_AB=1 bash bench/turn_vs_nginx.sh  the same turn as an OpenAI chat completion (POST
@@ -348,31 +349,46 @@ SH
   chmod +x "$work/counted.sh"
   counted=$(free_port)
   BIN=$work/counted.sh start_gate "$work/counted" "$counted" AGENTGATE_SERVER_HANDOFF_SPIN_MICROSECONDS=0
-  python3 - "$counted" "$token" "$gate_pid" <<'PY'
-import http.client, subprocess, sys
-port, token, pid = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-def turns(n, streamed):
+  python3 - "$counted" "$token" "$gate_pid" "$COUNTED" <<'PY'
+import http.client, json, subprocess, sys, time
+port, token, pid, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+kinds = ("keyed", "a2a") if mode == "a2a" else ("plain", "streamed")
+def turns(n, kind):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     h = {"content-type": "application/json", "fl-api-org": "acme", "fl-api-env": "prod", "fl-api-token": token}
-    if streamed:
-        h["accept"] = "text/event-stream"
-    for _ in range(n):
-        c.request("POST", "/api/agents/bench/invoke", '{"message":"hi"}', h)
+    for i in range(n):
+        key = f"{kind}-{time.time_ns()}-{i}"  # a task, a run and a key each, as each message is
+        if kind == "a2a":
+            c.request("POST", "/a2a/acme/prod/bench/", json.dumps({"jsonrpc": "2.0", "id": 1,
+                      "method": "SendMessage", "params": {"message": {"messageId": key,
+                      "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}),
+                      {"content-type": "application/json", "a2a-version": "1.0",
+                       "authorization": "Bearer agk_acme.prod." + token})
+        elif kind == "keyed":
+            c.request("POST", "/api/agents/bench/invoke", '{"message":"hi","stateful":true}',
+                      dict(h, **{"idempotency-key": key}))
+        else:
+            c.request("POST", "/api/agents/bench/invoke", '{"message":"hi"}',
+                      dict(h, accept="text/event-stream") if kind == "streamed" else h)
         r = c.getresponse(); body = r.read()
-        assert r.status == 200 and (b"run.completed" in body) == streamed, (r.status, body)
+        assert r.status == 200 and (b"run.completed" in body) == (kind == "streamed"), (r.status, body)
     c.close()
-turns(200, False); turns(200, True)
+turns(200, kinds[0]); turns(200, kinds[1])
 subprocess.run(["callgrind_control", "-z", pid], check=True, capture_output=True)
-turns(300, False)
-subprocess.run(["callgrind_control", "-d", "plain", pid], check=True, capture_output=True)
-turns(300, True)
-subprocess.run(["callgrind_control", "-d", "streamed", pid], check=True, capture_output=True)
+turns(300, kinds[0])
+subprocess.run(["callgrind_control", "-d", "first", pid], check=True, capture_output=True)
+turns(300, kinds[1])
+subprocess.run(["callgrind_control", "-d", "second", pid], check=True, capture_output=True)
 PY
   per_turn() { awk '/^summary:/ {printf "%.0f", $2 / 300}' "$1"; }
-  plain_count=$(per_turn "$(grep -l '^desc: Trigger: .*plain' "$work"/counted.out.*)")
-  streamed_count=$(per_turn "$(grep -l '^desc: Trigger: .*streamed' "$work"/counted.out.*)")
-  echo "command: COUNTED=1 bash bench/turn_vs_nginx.sh $BUILD  (callgrind; 300 turns of each on one connection)"
-  echo "instructions per turn: plain $plain_count, streamed $streamed_count; plain / streamed: $(awk -v p="$plain_count" -v s="$streamed_count" 'BEGIN {printf "%.3f", p / s}')"
+  first=$(per_turn "$(grep -l '^desc: Trigger: .*first' "$work"/counted.out.*)")
+  second=$(per_turn "$(grep -l '^desc: Trigger: .*second' "$work"/counted.out.*)")
+  echo "command: COUNTED=$COUNTED bash bench/turn_vs_nginx.sh $BUILD  (callgrind; 300 turns of each on one connection)"
+  if [ "$COUNTED" = a2a ]; then
+    echo "instructions per turn: invoke (stateful, keyed) $first, A2A SendMessage $second; invoke / SendMessage: $(awk -v p="$first" -v s="$second" 'BEGIN {printf "%.3f", p / s}')"
+  else
+    echo "instructions per turn: plain $first, streamed $second; plain / streamed: $(awk -v p="$first" -v s="$second" 'BEGIN {printf "%.3f", p / s}')"
+  fi
   exit 0
 fi
 if [ -n "${STREAMED_AB:-}" ]; then
