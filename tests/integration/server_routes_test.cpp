@@ -38,8 +38,8 @@ class ServerRoutesTest : public ::testing::Test {
     router_ = http::BuildRouter(deps_);
   }
 
-  void StartServer() {
-    server_ = std::make_unique<http::Server>(loop_.io(), router_, metrics_, http::ServerOptions{});
+  void StartServer(http::ServerOptions options = {}) {
+    server_ = std::make_unique<http::Server>(loop_.io(), router_, metrics_, options);
     base_ = "http://" + server_->Listen("127.0.0.1:0").value();
     server_->Start();
   }
@@ -249,6 +249,65 @@ TEST_F(ServerRoutesTest, AStreamedResponseIsChunkedAndItsWriterLearnsTheClientLe
   raw.close();
   for (int i = 0; i < 400 && !client_gone; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_TRUE(client_gone);
+}
+
+// A stream's writes larger than the socket takes at once: what it took goes at once, the rest
+// waits for the client, every byte in order for one that reads slowly; one that stops reading is
+// cut off at the write timeout, and its writer learns it.
+TEST_F(ServerRoutesTest, AStreamsWriteTheSocketCannotTakeWaitsForTheClientWithinTheTimeout) {
+  constexpr std::size_t kChunkBytes = 64 * 1024;
+  constexpr int kChunks = 48;           // 3 MiB: more than the socket takes at once
+  constexpr int kStalledChunks = 1024;  // 64 MiB: more than any socket buffers hold
+  std::atomic<int> written{0};
+  std::atomic<bool> refused{false};
+  const auto chunks_of = [&](int count) {
+    return [&, count](http::Request&) -> asio::awaitable<http::Response> {
+      http::Response r;
+      r.content_type = "text/event-stream";
+      r.stream = [&, count](http::ResponseStream& out) -> asio::awaitable<void> {
+        for (int i = 0; i < count; ++i) {
+          if (!co_await out.Write(std::string(kChunkBytes, static_cast<char>('a' + i % 26)))) {
+            refused = true;
+            co_return;
+          }
+          ++written;
+        }
+        co_await out.WriteLast("");
+      };
+      co_return r;
+    };
+  };
+  router_.Add("GET", "/big", chunks_of(kChunks));
+  router_.Add("GET", "/huge", chunks_of(kStalledChunks));
+  http::ServerOptions options;
+  options.read_timeout = std::chrono::seconds(1);
+  StartServer(options);
+  asio::io_context client_io;
+  // A slow reader gets all of it, in order.
+  asio::ip::tcp::socket slow = ConnectRaw(client_io);
+  asio::write(slow, asio::buffer(std::string("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")));
+  std::string body;
+  char buffer[16384];
+  boost::system::error_code ec;
+  while (body.find("\r\n0\r\n\r\n") == std::string::npos) {
+    const std::size_t n = slow.read_some(asio::buffer(buffer), ec);
+    if (ec) break;
+    body.append(buffer, n);
+    if (body.size() % 7 == 0) std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(written, kChunks);
+  for (int i = 0; i < kChunks; ++i) {
+    const std::string chunk(kChunkBytes, static_cast<char>('a' + i % 26));
+    EXPECT_NE(body.find("10000\r\n" + chunk + "\r\n"), std::string::npos) << "chunk " << i;
+  }
+  // One that never reads is cut off once a write has waited the timeout.
+  written = 0;
+  asio::ip::tcp::socket stalled = ConnectRaw(client_io);
+  asio::write(stalled, asio::buffer(std::string("GET /huge HTTP/1.1\r\nHost: x\r\n\r\n")));
+  for (int i = 0; i < 1000 && !refused; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(refused);
+  EXPECT_LT(written, kStalledChunks);
 }
 
 // The head leaves with the first chunk and the end with the last chunk: a short stream costs as

@@ -3,6 +3,7 @@
 #include "adapters/http_server/response_head.hpp"
 
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 
 #include <array>
 #include <cstdio>
@@ -10,6 +11,7 @@
 namespace agentgate::http {
 
 namespace asio = boost::asio;
+namespace beast = boost::beast;
 
 ChunkWriter::ChunkWriter(Connection& c, const Response& response, unsigned version, bool keep_alive,
                          std::chrono::seconds timeout)
@@ -64,9 +66,24 @@ asio::awaitable<bool> ChunkWriter::SendWhole(std::string body) {
 
 asio::awaitable<bool> ChunkWriter::Send(std::string_view tail) {
   if (unsent_.empty() && tail.empty()) co_return ok_;
-  c_.stream.expires_after(timeout_);
   const std::array<asio::const_buffer, 2> both{asio::buffer(unsent_), asio::buffer(tail)};
-  auto [ec, n] = co_await asio::async_write(c_.stream, both, kAsTuple);
+  // What the socket takes at once is written then and there, with no timer, no wait and no trip
+  // through the event loop (a stream's event mostly fits); only what it does not take waits for
+  // it, within the timeout, as a slow client's send must.
+  boost::system::error_code ec;
+  auto& socket = c_.stream.socket();
+  if (!socket.non_blocking()) socket.non_blocking(true, ec);
+  const std::size_t sent = ec ? 0 : socket.write_some(both, ec);
+  if (!ec || ec == asio::error::would_block) {
+    beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(both);
+    rest.consume(sent);
+    ec = {};
+    if (beast::buffer_bytes(rest) > 0) {
+      c_.stream.expires_after(timeout_);
+      auto [waited, n] = co_await asio::async_write(c_.stream, rest, kAsTuple);
+      ec = waited;
+    }
+  }
   unsent_.clear();
   ok_ = !ec;
   co_return ok_;
