@@ -17,6 +17,28 @@ struct SseEvent {
 
 class SseDecoder {
  public:
+  // Calls `each(const SseEvent&)` with every event the bytes complete, in order. The event is
+  // the decoder's own, valid during the call: a stream read piece by piece builds each event in
+  // the room the one before it had.
+  template <class OnEvent>
+  void Each(std::string_view bytes, OnEvent&& each) {
+    std::size_t start = 0;
+    for (std::size_t end = bytes.find('\n'); end != std::string_view::npos;
+         start = end + 1, end = bytes.find('\n', start)) {
+      std::string_view line = bytes.substr(start, end - start);
+      if (!partial_.empty()) {
+        partial_.append(line);
+        line = partial_;
+      }
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (Line(line)) {
+        each(static_cast<const SseEvent&>(event_));
+        Reset();
+      }
+      partial_.clear();
+    }
+    partial_.append(bytes.substr(start));
+  }
   // The events the bytes complete.
   std::vector<SseEvent> Feed(std::string_view bytes);
   // The stream ended: an event it left without its blank line, if any (a reader that accepts a
@@ -24,7 +46,9 @@ class SseDecoder {
   std::vector<SseEvent> Finish();
 
  private:
-  void Line(std::string_view line, std::vector<SseEvent>& out);
+  // Reads one line; true when it completes an event (in event_).
+  bool Line(std::string_view line);
+  void Reset();
   std::string partial_;  // an unfinished line
   SseEvent event_;
   bool has_data_ = false;

@@ -41,14 +41,14 @@ int AnthropicErrorStatus(std::string_view type) {
 }  // namespace
 
 void StreamedReply::Feed(std::string_view bytes, const TextSink& on_text) {
-  for (const auto& event : decoder_.Feed(bytes)) {
+  decoder_.Each(bytes, [&](const SseEvent& event) {
     if (failure_ || ended_) return;  // nothing after an error or the end counts
     if (dialect_ == StreamDialect::kOpenAi) {
       OpenAiEvent(event, on_text);
     } else {
       AnthropicEvent(event, on_text);
     }
-  }
+  });
 }
 
 void StreamedReply::Malformed() {
