@@ -2,8 +2,10 @@
 valgrind's callgrind; N paced streamed `/api` turns (the provider of bench/streams.py: first token
 after 300 ms, then one every 20 ms, 50 tokens; the agent checks for card numbers and secrets) warm
 it, and the counts of the next N are dumped apart. Prints the total and what it comes to a token
-(the turns' fixed costs included). The same on a noisy host as on a quiet one: a change's A/B in
-user-space instructions, where bench/streams.py's CPU figures move by a tenth between runs.
+(the turns' fixed costs included). Nearly the same on a noisy host as on a quiet one (a run
+varies by about 3 %: the pace decides how many events a wake gathers; take the median of a few):
+a change's A/B in user-space instructions, where bench/streams.py's CPU figures move by a tenth
+between runs.
 
     python3 bench/streams_counted.py [build-dir] [N]     (default: build-release 50)
 """
