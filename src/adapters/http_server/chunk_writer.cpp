@@ -70,14 +70,17 @@ asio::awaitable<bool> ChunkWriter::Send(std::string_view tail) {
   // What the socket takes at once is written then and there, with no timer, no wait and no trip
   // through the event loop (a stream's event mostly fits); only what it does not take waits for
   // it, within the timeout, as a slow client's send must.
-  boost::system::error_code ec;
   auto& socket = c_.stream.socket();
-  if (!socket.non_blocking()) socket.non_blocking(true, ec);
-  const std::size_t sent = ec ? 0 : socket.write_some(both, ec);
-  if (!ec || ec == asio::error::would_block) {
+  if (!socket.non_blocking()) {
+    boost::system::error_code unset;  // then every byte waits, as below
+    socket.non_blocking(true, unset);
+  }
+  boost::system::error_code ec;
+  const std::size_t sent = socket.non_blocking() ? socket.write_some(both, ec) : 0;
+  if (ec == asio::error::would_block) ec = {};
+  if (!ec) {
     beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(both);
     rest.consume(sent);
-    ec = {};
     if (beast::buffer_bytes(rest) > 0) {
       c_.stream.expires_after(timeout_);
       auto [waited, n] = co_await asio::async_write(c_.stream, rest, kAsTuple);

@@ -190,7 +190,7 @@ TEST(RunWritePlan, ARunWrittenWhileItRanKeepsThoseEventsInRowsAndItsLastFoldedAt
   EXPECT_EQ(across.back().data, R"({"text":"c"})");
   EXPECT_EQ(rows.Read("r", 4, 1).front().seq, 5);
   EXPECT_TRUE(rows.Read("r", 6).empty());
-  // An ended run with no rows is read from its log alone.
+  // The log says where it starts: rows are read only for what comes before.
   EXPECT_EQ(FirstFoldedSeq(rows.folded.at("r")), 4);
   EXPECT_EQ(FirstFoldedSeq("garbled"), std::numeric_limits<std::int64_t>::max());
 }
