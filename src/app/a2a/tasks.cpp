@@ -147,17 +147,13 @@ asio::awaitable<Result<json::object>> SendMessage(Runs& runs, const InvokeCall& 
   }
   AG_CO_TRYV(co_await SaveInlinePush(push, *run));
   if (immediately) co_return TaskOfRun(RunBody(*run));
-  // Waited for to its end or pause; the run is read then, as GetTask reads it: as its server ended
-  // it, when it ended here (its channel keeps that), else from the store.
+  // Waited for to its end or pause; the run is read then, as GetTask reads it.
   RunCursor cursor{run->id, 0, nullptr, nullptr};
   const RunEventSink ignore = [](const RunEvent&) {};
   for (;;) {
     AG_CO_TRY(const RunEventsRead read,
               co_await runs.NextEvents(cursor, kLookFor, ignore, /*until_end=*/true));
     if (read.ended) break;
-  }
-  if (cursor.channel) {
-    if (const auto ended = cursor.channel->ended_run()) co_return TaskOfRun(RunBody(*ended));
   }
   co_return co_await GetTask(runs, call.caller, call.agent_id, run->id);
 }

@@ -58,16 +58,6 @@ void RunChannel::Wake() {
     asio::post(waiter->timer.get_executor(), [waiter] { waiter->timer.cancel(); });
 }
 
-void RunChannel::KeepEnded(std::shared_ptr<const RunRecord> run) {
-  std::lock_guard lock(mutex_);
-  ended_run_ = std::move(run);
-}
-
-std::shared_ptr<const RunRecord> RunChannel::ended_run() const {
-  std::lock_guard lock(mutex_);
-  return ended_run_;
-}
-
 std::uint64_t RunChannel::Wakes() const {
   std::lock_guard lock(mutex_);
   return wakes_;

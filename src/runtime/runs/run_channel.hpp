@@ -47,10 +47,6 @@ class RunChannel {
     return static_cast<std::size_t>(events_.end() - first);
   }
   bool Ended() const;  // its terminal event was added (a pause too, for kPauseOrEnd)
-  // The run as its server ended it (RunRegistry::Ending), for a follower that answers with the
-  // whole run once it ended (an A2A SendMessage) without reading the store; null before.
-  void KeepEnded(std::shared_ptr<const RunRecord> run);
-  std::shared_ptr<const RunRecord> ended_run() const;
   std::int64_t starts_after() const { return starts_after_; }
   // Any thread: wakes every waiter without an event (what its events come from changed). Wakes()
   // counts them, so a follower that read the count before it looked misses none.
@@ -76,7 +72,6 @@ class RunChannel {
   // doubling would hold up to twice their room (and move them all at each growth).
   std::deque<RunEvent> events_;
   bool ended_ = false;
-  std::shared_ptr<const RunRecord> ended_run_;
   std::uint64_t wakes_ = 0;
   std::vector<std::weak_ptr<Waiter>> waiters_;
 };

@@ -29,7 +29,6 @@ void RunRegistry::Ending(const RunRecord& ended) {
   auto it = running_.find(ended.id);
   if (it == running_.end()) return;
   it->second.ahead = Registered::Ahead::kEnding;
-  it->second.channel->KeepEnded(record);
   it->second.record = std::move(record);
 }
 

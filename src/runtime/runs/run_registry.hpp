@@ -45,8 +45,7 @@ class RunRegistry {
                    std::shared_ptr<const RunRecord> unwritten,
                    const boost::asio::any_io_executor& executor, std::int64_t starts_after = 0);
   // The run ended as `ended` says: Ahead() answers with that until Ended(), while its end's write
-  // is on its way (its followers may have its terminal event already), and its channel keeps it
-  // for them.
+  // is on its way (its followers may have its terminal event already).
   void Ending(const RunRecord& ended);
   // The run ended or paused and its end is written: it no longer runs here. How it ran, if it did.
   std::optional<RunKind> Ended(const std::string& run_id);
