@@ -63,7 +63,7 @@ std::uint64_t RunChannel::Wakes() const {
   return wakes_;
 }
 
-std::deque<RunEvent>::const_iterator RunChannel::FirstAfter(std::int64_t after_seq) const {
+std::vector<RunEvent>::const_iterator RunChannel::FirstAfter(std::int64_t after_seq) const {
   return std::upper_bound(events_.begin(), events_.end(), after_seq,
                           [](std::int64_t seq, const RunEvent& e) { return seq < e.seq; });
 }

@@ -11,8 +11,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 
+#include <algorithm>
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,11 +27,13 @@ class RunChannel {
   // channel of its own); a watched run's only with the run's end.
   enum class EndsAt { kPauseOrEnd, kEnd };
 
-  // `starts_after`: the number of the event before its first (a resumed run's last event before
-  // its pause).
+  // Room for a quick run's events from the start: no growth while it runs. `starts_after`: the
+  // number of the event before its first (a resumed run's last event before its pause).
   explicit RunChannel(std::size_t max_events, std::int64_t starts_after = 0,
                       EndsAt ends_at = EndsAt::kPauseOrEnd)
-      : max_events_(max_events), starts_after_(starts_after), ends_at_(ends_at) {}
+      : max_events_(max_events), starts_after_(starts_after), ends_at_(ends_at) {
+    events_.reserve(std::min<std::size_t>(max_events, kFirstRoom));
+  }
 
   // Any thread. A run's events beyond `max_events` are dropped, but for its terminal one.
   void Add(RunEvent event);
@@ -63,14 +65,15 @@ class RunChannel {
 
  private:
   struct Waiter;
-  std::deque<RunEvent>::const_iterator FirstAfter(std::int64_t after_seq) const;
+  // Room for a quick run's events from the start, in a block under 1 KiB (served from the
+  // allocator's per-thread cache).
+  static constexpr std::size_t kFirstRoom = 12;
+  std::vector<RunEvent>::const_iterator FirstAfter(std::int64_t after_seq) const;
   const std::size_t max_events_;
   const std::int64_t starts_after_;
   const EndsAt ends_at_;
   mutable std::mutex mutex_;
-  // In blocks, not one array: a streaming run's events are held until its end, and an array's
-  // doubling would hold up to twice their room (and move them all at each growth).
-  std::deque<RunEvent> events_;
+  std::vector<RunEvent> events_;
   bool ended_ = false;
   std::uint64_t wakes_ = 0;
   std::vector<std::weak_ptr<Waiter>> waiters_;
