@@ -212,17 +212,17 @@ asio::awaitable<Result<json::value>> A2aToolbox::Stream(const A2aToolTarget& tar
   auto decoder = std::make_shared<SseDecoder>();
   auto seen = std::make_shared<StreamSeen>();
   request.on_event_stream = [decoder, seen, &progress](std::string_view bytes) {
-    for (const auto& event : decoder->Feed(bytes)) {
+    decoder->Each(bytes, [&](const SseEvent& event) {
       boost::system::error_code ec;
       const json::value frame = json::parse(event.data, ec);
-      if (ec) continue;
+      if (ec) return;
       auto result = RpcResult(frame, 200);
       if (!result) {
         seen->error = result.error();
-        continue;
+        return;
       }
       if (seen->Add(*result)) progress(a2a::StateWord(seen->state), seen->chars);
-    }
+    });
   };
   auto sent = co_await http_.Send(std::move(request));
   if (!sent) {
